@@ -1,0 +1,242 @@
+/*
+ * reduce.c - CPU summation kernels: seed 004's seven methods as the seed writes them, then
+ * Kahan, Neumaier and library-style pairwise summation.  Binary32 in and out.
+ *
+ * Compile line (inside ulpgate): cc -std=c11 -O2 ... (meson); the compensated kernels are also
+ * built with -O3 -ffast-math by the `fastmath` test to prove their protection holds.
+ *
+ *   serial_f32          method 1: a += x[i]                       D = n-1
+ *   serial_f64acc       method 2: binary64 accumulator            D = n-1 in binary64
+ *   sorted_abs_serial   method 3: sort by |x| ascending, serial   D = n-1
+ *   sqrt_blocks         method 4: recursive blocks of ceil(sqrt n) D = D(m) + ceil(n/m) - 1
+ *   pairwise_halves     method 5: recursive halves                D = ceil(log2 n)
+ *   fold                method 6: x[i] += x[n-1-i], halve          D = ceil(log2 n)
+ *   sorted_fold         method 7: sort ascending, then fold       D = ceil(log2 n)
+ *   kahan_f32           Kahan compensated summation               (2u + O(nu^2)) S
+ *   neumaier_f32        Neumaier's improvement (big/small branch) u|s| + gamma_{n-1}^2 S
+ *   pairwise_block8     halves down to blocks of <= 8, serial there  D <= 7 + ceil(log2(n/8))
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_kernels.h"
+
+/* Compensated summation relies on (t - s) - y not being simplified to 0.  Under -ffast-math
+ * (-fassociative-math) the compiler may do exactly that.  UG_OPAQUE hides a value behind an
+ * empty asm statement that "modifies" it: the compiler must materialise the rounded binary32
+ * value and cannot reassociate across it.  It costs no instruction. */
+#if defined(__x86_64__) || defined(__i386__)
+#define UG_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__aarch64__)
+#define UG_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define UG_OPAQUE(v)                                                                           \
+    do {                                                                                       \
+        volatile float ug_opaque_ = (v);                                                       \
+        (v) = ug_opaque_;                                                                      \
+    } while (0)
+#endif
+
+/* ---- helpers ------------------------------------------------------------------------------------ */
+
+static float *ug_copy(ug_call *c)
+{
+    float *v = malloc((c->n ? c->n : 1) * sizeof(float));
+    if (!v) {
+        snprintf(c->err, sizeof c->err, "out of memory copying %zu elements", c->n);
+        return NULL;
+    }
+    memcpy(v, c->x, c->n * sizeof(float));
+    return v;
+}
+
+/* Total orders for qsort: deterministic for equal keys (by value, then by bits). */
+static int ug_cmp_value(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int ug_cmp_abs(const void *a, const void *b)
+{
+    float x = fabsf(*(const float *)a), y = fabsf(*(const float *)b);
+    if (x != y) return (x > y) - (x < y);
+    return ug_cmp_value(a, b);
+}
+
+/* The seed's fold: for (n = size; n != 1; n = (n + 1) / 2) s[i] += s[n-1-i], i < n/2. */
+static float ug_fold_in_place(float *s, size_t n)
+{
+    if (n == 0) return 0.0f;
+    for (; n != 1; n = (n + 1) / 2)
+        for (size_t i = 0; i < n / 2; i++) s[i] += s[n - 1 - i];
+    return s[0];
+}
+
+/* ---- seed 004, methods 1-7 ---------------------------------------------------------------------- */
+
+int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float a = 0.0f;
+    for (size_t i = 0; i < c->n; i++) a += c->x[i];
+    c->out[0] = a;
+    return 0;
+}
+
+int ug_cpu_serial_f64acc(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    double a = 0.0;
+    for (size_t i = 0; i < c->n; i++) a += c->x[i];
+    c->out[0] = (float)a;
+    return 0;
+}
+
+int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
+{
+    float *s = ug_copy(c);
+    if (!s) return -1;
+    qsort(s, c->n, sizeof(float), ug_cmp_abs);
+    ug_call sc = *c;
+    sc.x = s;
+    ug_cpu_serial_f32(k, &sc);
+    free(s);
+    return 0;
+}
+
+/* Method 4 exactly as the seed: n == 1 and n == 2 by hand, else blocks of ceil(sqrt(n)). */
+static float ug_sqrt_blocks(const float *s, size_t l, size_t h)
+{
+    size_t n = h - l;
+    if (n == 1) return s[l];
+    if (n == 2) return s[l] + s[l + 1];
+    size_t sqrtn = (size_t)ceil(sqrt((double)n));
+    float a = 0.0f;
+    while (l < h) {
+        a += ug_sqrt_blocks(s, l, l + sqrtn < h ? l + sqrtn : h);
+        l += sqrtn;
+    }
+    return a;
+}
+
+/* Depth: the first block's sum passes through ceil(n/m)-1 roundings (0 + s_1 is exact),
+ * and the first block is a largest one. */
+size_t ug_depth_sqrt_blocks(size_t n)
+{
+    if (n <= 1) return 0;
+    if (n == 2) return 1;
+    size_t m = (size_t)ceil(sqrt((double)n));
+    size_t blocks = (n + m - 1) / m;
+    return ug_depth_sqrt_blocks(m) + blocks - 1;
+}
+
+int ug_cpu_sqrt_blocks(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    c->out[0] = c->n ? ug_sqrt_blocks(c->x, 0, c->n) : 0.0f;
+    return 0;
+}
+
+static float ug_halves(const float *s, size_t l, size_t h)
+{
+    if (l + 1 == h) return s[l];
+    size_t m = l + (h - l) / 2;
+    return ug_halves(s, l, m) + ug_halves(s, m, h);
+}
+
+int ug_cpu_pairwise_halves(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    c->out[0] = c->n ? ug_halves(c->x, 0, c->n) : 0.0f;
+    return 0;
+}
+
+int ug_cpu_fold(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float *s = ug_copy(c);
+    if (!s) return -1;
+    c->out[0] = ug_fold_in_place(s, c->n);
+    free(s);
+    return 0;
+}
+
+int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float *s = ug_copy(c);
+    if (!s) return -1;
+    qsort(s, c->n, sizeof(float), ug_cmp_value);
+    c->out[0] = ug_fold_in_place(s, c->n);
+    free(s);
+    return 0;
+}
+
+/* ---- compensated and library-style ------------------------------------------------------------ */
+
+int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float sum = 0.0f, comp = 0.0f;
+    for (size_t i = 0; i < c->n; i++) {
+        float y = c->x[i] - comp;
+        float t = sum + y;
+        UG_OPAQUE(t);
+        float hi = t - sum;
+        UG_OPAQUE(hi);
+        comp = hi - y;
+        sum = t;
+    }
+    c->out[0] = sum;
+    return 0;
+}
+
+int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float sum = 0.0f, comp = 0.0f;
+    for (size_t i = 0; i < c->n; i++) {
+        float x = c->x[i];
+        float t = sum + x;
+        UG_OPAQUE(t);
+        /* the error of t = sum + x, recovered exactly from the larger operand */
+        float big = fabsf(sum) >= fabsf(x) ? sum : x, small = fabsf(sum) >= fabsf(x) ? x : sum;
+        float d = big - t;
+        UG_OPAQUE(d);
+        comp += d + small;
+        sum = t;
+    }
+    c->out[0] = sum + comp;
+    return 0;
+}
+
+enum { UG_PAIRWISE_BLOCK = 8 };
+
+static float ug_pairwise_block(const float *s, size_t n)
+{
+    if (n <= UG_PAIRWISE_BLOCK) {
+        float a = 0.0f;
+        for (size_t i = 0; i < n; i++) a += s[i];
+        return a;
+    }
+    size_t m = n / 2;
+    return ug_pairwise_block(s, m) + ug_pairwise_block(s + m, n - m);
+}
+
+size_t ug_depth_pairwise_block8(size_t n)
+{
+    if (n <= UG_PAIRWISE_BLOCK) return n ? n - 1 : 0;
+    /* not simply the larger half: 8 is a leaf of depth 7, 9 splits into leaves of depth <= 4 */
+    size_t a = ug_depth_pairwise_block8(n / 2), b = ug_depth_pairwise_block8(n - n / 2);
+    return 1 + (a > b ? a : b);
+}
+
+int ug_cpu_pairwise_block8(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    c->out[0] = ug_pairwise_block(c->x, c->n);
+    return 0;
+}

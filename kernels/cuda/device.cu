@@ -1,0 +1,156 @@
+/*
+ * device.cu - the CUDA device as the harness sees it: probe, info, error recording with
+ * poisoned-context detection, entry checks of every run function, the median of timings.
+ *
+ * Compile (meson does it): nvcc -arch=sm_90 -lineinfo -Xcompiler=-Wall,-Wextra -c device.cu
+ *
+ * Not thread-safe: the harness calls CUDA kernels from one thread, one GPU process at a time.
+ */
+#include "ug_cuda.cuh"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// state
+
+static int g_probed = -1;        /* -1 not yet, 0 no usable device, 1 usable */
+static char g_probe_why[256];
+static int g_poisoned;           /* a sticky error happened: the context is gone */
+static char g_poison_why[400];
+
+// ----------------------------------------------------------------------------
+// probe and info
+
+/* Contract in cuda_api.h; `why` gets the detail only (the harness prints "no CUDA device
+ * (why)").  The first call selects device 0 and creates its context (cudaFree(0)), so later
+ * calls and the first kernel's timing do not pay for it. */
+extern "C" int ug_cuda_probe(char *why, size_t len)
+{
+    if (g_probed < 0) {
+        int count = 0;
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess || count == 0) {
+            snprintf(g_probe_why, sizeof g_probe_why, "cudaGetDeviceCount: %s",
+                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+            (void)cudaGetLastError();
+            g_probed = 0;
+        } else if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
+            snprintf(g_probe_why, sizeof g_probe_why, "device 0 unusable: %s: %s",
+                     cudaGetErrorName(e), cudaGetErrorString(e));
+            (void)cudaGetLastError();
+            g_probed = 0;
+        } else {
+            snprintf(g_probe_why, sizeof g_probe_why, "CUDA device 0 ready");
+            g_probed = 1;
+        }
+    }
+    if (why && len) snprintf(why, len, "%s", g_probe_why);
+    return g_probed;
+}
+
+extern "C" int ug_cuda_info(ug_gpu_info *info)
+{
+    cudaDeviceProp p;
+    memset(info, 0, sizeof *info);
+    if (!ug_cuda_probe(NULL, 0)) return 1;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 1;
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    info->sm_count = p.multiProcessorCount;
+    info->mem_gib = (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
+    if (cudaDriverGetVersion(&info->driver_version) != cudaSuccess) return 1;
+    if (cudaRuntimeGetVersion(&info->runtime_version) != cudaSuccess) return 1;
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// errors
+
+/* A sticky error (illegal address, misaligned access, trap, ...) is returned again by every
+ * later call: clear the error state once (which does clear the non-sticky kinds, such as a
+ * bad launch configuration or cudaErrorMemoryAllocation) and ask the device again. */
+static void ug_cuda_check_poison(cudaError_t e)
+{
+    (void)cudaGetLastError();
+    cudaError_t again = cudaDeviceSynchronize();
+    if (again == cudaSuccess) return;
+    g_poisoned = 1;
+    snprintf(g_poison_why, sizeof g_poison_why, "%s: %s (then %s)", cudaGetErrorName(e),
+             cudaGetErrorString(e), cudaGetErrorName(again));
+}
+
+void ug_cuda_fail(ug_call *c, cudaError_t e, const char *expr, const char *file, int line)
+{
+    const char *base = strrchr(file, '/');
+    snprintf(c->err, sizeof c->err, "%s:%d: %s: %s: %s", base ? base + 1 : file, line, expr,
+             cudaGetErrorName(e), cudaGetErrorString(e));
+    ug_cuda_check_poison(e);
+    if (g_poisoned) {
+        size_t used = strlen(c->err);
+        snprintf(c->err + used, sizeof c->err - used,
+                 " [sticky: the CUDA context is unusable for the rest of this process]");
+    }
+}
+
+void ug_cuda_failf(ug_call *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+}
+
+int ug_cuda_enter(const ug_kernel *k, ug_call *c)
+{
+    char why[256];
+    c->err[0] = 0;
+    c->time_ms = 0;
+    if (!ug_cuda_probe(why, sizeof why)) {
+        ug_cuda_failf(c, "%s: no CUDA device (%s)", k->name, why);
+        return 1;
+    }
+    if (g_poisoned) {
+        ug_cuda_failf(c, "%s: not run: an earlier CUDA error poisoned the context (%s); "
+                      "restart the process", k->name, g_poison_why);
+        return 1;
+    }
+    if (c->op != k->op) {
+        ug_cuda_failf(c, "%s: called for op %s, but it computes %s", k->name, ug_op_name(c->op),
+                      ug_op_name(k->op));
+        return 1;
+    }
+    if (!c->x || !c->out || (c->op != UG_OP_SUM && !c->y)) {
+        ug_cuda_failf(c, "%s: missing input or output buffer", k->name);
+        return 1;
+    }
+    if (c->n < 1 || (c->op == UG_OP_GEMM && (c->gemm_n < 1 || c->gemm_k < 1))) {
+        ug_cuda_failf(c, "%s: empty problem (n=%zu, gemm_n=%zu, gemm_k=%zu); sizes must be >= 1",
+                      k->name, c->n, c->gemm_n, c->gemm_k);
+        return 1;
+    }
+    if (k->max_n && c->n > k->max_n) {
+        ug_cuda_failf(c, "%s: n = %zu exceeds this kernel's limit max_n = %zu (%s)", k->name,
+                      c->n, k->max_n, k->doc);
+        return 1;
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// timing
+
+static int ug_cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+double ug_median_ms(float *ms, int count)
+{
+    if (count <= 0) return 0;
+    qsort(ms, (size_t)count, sizeof *ms, ug_cmp_float);
+    return count % 2 ? ms[count / 2] : 0.5 * ((double)ms[count / 2 - 1] + ms[count / 2]);
+}

@@ -1,0 +1,228 @@
+/*
+ * matmul.cu - fp32 row-major C = A*B (A M x K, B K x N, C M x N) as the seeds wrote it.
+ *
+ * Compile (meson does it): nvcc -arch=sm_90 -lineinfo -Xcompiler=-Wall,-Wextra -c matmul.cu
+ *
+ * Versions:
+ *   matmul_naive        seed 000: 1-D grid of 256-thread blocks, one output a thread,
+ *                       t += a*b over k in order.  Bound: tree, depth K-1 (gamma_K S).
+ *   matmul_kahan        seed 000's compensated loop as written: y -= a*b; r = t - y;
+ *                       y = (r - t) + y; t = r.  Bound: Kahan class.
+ *   matmul_tiled        seed 002's 16x16 shared-memory tiles, with bounds checks so that any
+ *                       M, N, K works (the seed assumes multiples of 16), the missing second
+ *                       __syncthreads() added and the store moved after the tile loop (the
+ *                       seed's listing stores inside the loop, as Pd[Row][Col]).  The dot
+ *                       product is still accumulated over k in order.  Bound: depth K-1.
+ *   matmul_tiled_kahan  the tiled kernel with seed 000's compensated update.  Bound: Kahan.
+ *   matmul_naive_nofma  matmul_naive with the product rounded on its own (__fmul_rn, never
+ *   matmul_kahan_nofma  contracted): seed 000 as built with -fmad=false or run on a GPU
+ *                       without fp32 FMA.  Same bounds.  They tell which build the seed's
+ *                       printed figures came from (cases/seed000.c).
+ *
+ * Floating point as the seeds built it: nvcc's default -fmad=true contracts t += a*b into
+ * t = fma(a, b, t) and y -= a*b into y = fma(-a, b, y): one rounding per step instead of two.
+ * This keeps every bound (each term still passes through at most K roundings, and Kahan's
+ * analysis holds for exact real terms a*b).  No -use_fast_math: nothing is reassociated, so
+ * the compensation is computed as written.
+ * The tiled kernels skip the tile's k beyond K (a test uniform over the block) instead of
+ * adding zero products: a Kahan step with a zero term is not a no-op (it folds the
+ * compensation in), so skipping keeps them equal to the untiled loops step for step.
+ * Limits: the seed's int indexing is kept, so M*N, M*K and K*N must stay below 2^31
+ * (checked in run(), clear error).
+ */
+#include "ug_cuda.cuh"
+
+#include <limits.h>
+
+#define THREAD_NUM 256
+#define TILE_WIDTH 16
+
+// ----------------------------------------------------------------------------
+// kernels
+
+// seed 000 matMultCUDA (without its clock() probes), generalised from n x n to M x N x K
+__global__ static void matmul_naive_kernel(const float *a, const float *b, float *c, int M, int N,
+                                           int K)
+{
+    const int tid = threadIdx.x;
+    const int bid = blockIdx.x;
+    const int idx = bid * THREAD_NUM + tid;
+    const int row = idx / N;
+    const int column = idx % N;
+    int i;
+
+    if (row < M && column < N) {
+        float t = 0;
+
+        for (i = 0; i < K; i++) {
+            t += a[row * K + i] * b[i * N + column];
+        }
+        c[row * N + column] = t;
+    }
+}
+
+// seed 000's compensated version: the same shape, Kahan's update with y as -(compensation)
+__global__ static void matmul_kahan_kernel(const float *a, const float *b, float *c, int M, int N,
+                                           int K)
+{
+    const int tid = threadIdx.x;
+    const int bid = blockIdx.x;
+    const int idx = bid * THREAD_NUM + tid;
+    const int row = idx / N;
+    const int column = idx % N;
+    int i;
+
+    if (row < M && column < N) {
+        float t = 0;
+        float y = 0;
+
+        for (i = 0; i < K; i++) {
+            float r;
+
+            y -= a[row * K + i] * b[i * N + column];
+            r = t - y;
+            y = (r - t) + y;
+            t = r;
+        }
+        c[row * N + column] = t;
+    }
+}
+
+// seed 000's two kernels with every product rounded before it is added (no FMA contraction)
+template <bool KAHAN>
+__global__ static void matmul_nofma_kernel(const float *a, const float *b, float *c, int M, int N,
+                                           int K)
+{
+    const int idx = blockIdx.x * THREAD_NUM + threadIdx.x;
+    const int row = idx / N;
+    const int column = idx % N;
+    if (row < M && column < N) {
+        float t = 0;
+        float y = 0;
+        for (int i = 0; i < K; i++) {
+            float p = __fmul_rn(a[row * K + i], b[i * N + column]);
+            if (KAHAN) {
+                float r;
+                y -= p;
+                r = t - y;
+                y = (r - t) + y;
+                t = r;
+            } else {
+                t += p;
+            }
+        }
+        c[row * N + column] = t;
+    }
+}
+
+// seed 002 MatrixMulKernel: tiles of A and B staged in shared memory, zero-filled at the edges
+template <bool KAHAN>
+__global__ static void matmul_tiled_kernel(const float *Md, const float *Nd, float *Pd, int M,
+                                           int N, int K)
+{
+    __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
+    __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];
+    int bx = blockIdx.x;
+    int by = blockIdx.y;
+    int tx = threadIdx.x;
+    int ty = threadIdx.y;
+    int Row = by * TILE_WIDTH + ty;
+    int Col = bx * TILE_WIDTH + tx;
+    float Pvalue = 0;
+    float y = 0; // Kahan only
+    for (int m = 0; m < (K + TILE_WIDTH - 1) / TILE_WIDTH; ++m) {
+        int kbase = m * TILE_WIDTH;
+        Mds[ty][tx] = (Row < M && kbase + tx < K) ? Md[Row * K + (kbase + tx)] : 0.0f;
+        Nds[ty][tx] = (kbase + ty < K && Col < N) ? Nd[(kbase + ty) * N + Col] : 0.0f;
+        __syncthreads();
+        int kend = K - kbase < TILE_WIDTH ? K - kbase : TILE_WIDTH;
+        for (int k = 0; k < kend; ++k) {
+            if (KAHAN) {
+                float r;
+                y -= Mds[ty][k] * Nds[k][tx];
+                r = Pvalue - y;
+                y = (r - Pvalue) + y;
+                Pvalue = r;
+            } else {
+                Pvalue += Mds[ty][k] * Nds[k][tx];
+            }
+        }
+        __syncthreads(); // the tiles are overwritten next iteration
+    }
+    if (Row < M && Col < N) Pd[Row * N + Col] = Pvalue;
+}
+
+// ----------------------------------------------------------------------------
+// launchers
+
+enum ug_matmul_kind {
+    UG_MM_NAIVE, UG_MM_KAHAN, UG_MM_TILED, UG_MM_TILED_KAHAN, UG_MM_NAIVE_NOFMA, UG_MM_KAHAN_NOFMA
+};
+
+static int ug_run_matmul(const ug_kernel *k, ug_call *c, ug_matmul_kind kind)
+{
+    float *d_a = NULL, *d_b = NULL, *d_c = NULL;
+    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    int m = 0, n = 0, kk = 0;
+    if (ug_cuda_enter(k, c)) return 1;
+    if (M * N > INT_MAX || M * K > INT_MAX || K * N > INT_MAX) {
+        ug_cuda_failf(c, "%s: M=%zu N=%zu K=%zu: M*N, M*K and K*N must be < 2^31 (the seed's "
+                      "int indexing)", k->name, M, N, K);
+        return 1;
+    }
+    m = (int)M;
+    n = (int)N;
+    kk = (int)K;
+    UG_CUDA_TRY(c, ug_cuda_upload(&d_a, c->x, M * K));
+    UG_CUDA_TRY(c, ug_cuda_upload(&d_b, c->y, K * N));
+    UG_CUDA_TRY(c, cudaMalloc(&d_c, M * N * sizeof(float)));
+    ug_cuda_run(c, d_c, M * N, ug_no_prepare, [&] {
+        unsigned blocks_1d = (unsigned)ug_div_up(M * N, THREAD_NUM);
+        dim3 tiles((unsigned)ug_div_up(N, TILE_WIDTH), (unsigned)ug_div_up(M, TILE_WIDTH));
+        dim3 tile(TILE_WIDTH, TILE_WIDTH);
+        switch (kind) {
+        case UG_MM_NAIVE: matmul_naive_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        case UG_MM_KAHAN: matmul_kahan_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        case UG_MM_TILED: matmul_tiled_kernel<false><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
+        case UG_MM_TILED_KAHAN: matmul_tiled_kernel<true><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
+        case UG_MM_NAIVE_NOFMA: matmul_nofma_kernel<false><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        case UG_MM_KAHAN_NOFMA: matmul_nofma_kernel<true><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        }
+        return cudaGetLastError();
+    });
+cleanup:
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    return c->err[0] != 0;
+}
+
+extern "C" int ug_cuda_matmul_naive(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_matmul(k, c, UG_MM_NAIVE);
+}
+
+extern "C" int ug_cuda_matmul_kahan(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_matmul(k, c, UG_MM_KAHAN);
+}
+
+extern "C" int ug_cuda_matmul_tiled(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_matmul(k, c, UG_MM_TILED);
+}
+
+extern "C" int ug_cuda_matmul_tiled_kahan(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_matmul(k, c, UG_MM_TILED_KAHAN);
+}
+
+extern "C" int ug_cuda_matmul_naive_nofma(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_matmul(k, c, UG_MM_NAIVE_NOFMA);
+}
+
+extern "C" int ug_cuda_matmul_kahan_nofma(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_matmul(k, c, UG_MM_KAHAN_NOFMA);
+}

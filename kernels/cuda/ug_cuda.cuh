@@ -1,0 +1,160 @@
+/*
+ * ug_cuda.cuh - what every .cu file of kernels/cuda shares on the host side: checked CUDA
+ * calls that write the error into the ug_call and jump to a cleanup label, the
+ * poisoned-context guard, argument checks, launch shapes fixed for reproducibility, and the
+ * event timer.
+ *
+ * Error discipline of a run function (see kernels/kernel.h):
+ *   int ug_cuda_x(const ug_kernel *k, ug_call *c) {
+ *       float *d_x = NULL; ...                       // every resource declared before a check
+ *       if (ug_cuda_enter(k, c)) return 1;            // no device / poisoned / bad arguments
+ *       UG_CUDA_TRY(c, cudaMalloc(...));              // failure: message in c->err, goto cleanup
+ *       kernel<<<...>>>(...); UG_CUDA_LAUNCHED(c);   // launch error or fault -> cleanup
+ *     cleanup:
+ *       cudaFree(d_x); ...
+ *       return c->err[0] != 0;
+ *   }
+ * A sticky error (illegal address, ...) leaves the CUDA context unusable for the life of the
+ * process; ug_cuda_fail() detects it and every later ug_cuda_enter() fails fast saying so.
+ */
+#ifndef UG_CUDA_CUH
+#define UG_CUDA_CUH
+
+#include <cuda_runtime.h>
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* kernel.h has no extern "C" of its own: give its functions (ug_op_name...) C linkage here;
+ * its include guard makes cuda_api.h's own #include of it a no-op. */
+extern "C" {
+#include "../kernel.h"
+}
+#include "cuda_api.h"
+
+/* ---- shapes ------------------------------------------------------------------------------ */
+
+/* Grid-wide reductions use a launch shape that depends on n alone, never on the device, so the
+ * summation tree (hence the result bits and the depth functions below) is the same on every
+ * GPU: at most UG_GRID_MAX_BLOCKS blocks of UG_GRID_BLOCK threads (1024 x 256 = 262144
+ * threads: 7.75 blocks of 256 on each of an H100's 132 SMs, about one full wave), each thread
+ * summing a grid-stride slice serially, then a block tree, then one block of
+ * UG_FINAL_BLOCK threads combining the per-block partials. */
+#define UG_GRID_BLOCK 256
+#define UG_GRID_BLOCK_LOG2 8
+#define UG_GRID_MAX_BLOCKS 1024
+#define UG_FINAL_BLOCK 1024
+/* Loads issued before the first of them is added (per thread, same serial order). */
+#define UG_GRID_UNROLL 8
+
+/* The seed kernels keep the seed's int arithmetic; 2^30 keeps every index expression in them
+ * (tid + blockDim.x, j + stride + mid, (size + 1) / 2) below INT_MAX. */
+#define UG_SEED_MAX_N ((size_t)1 << 30)
+
+static inline size_t ug_div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Blocks of the first pass of a grid-wide reduction of n >= 1 elements. */
+static inline unsigned ug_grid_blocks(size_t n)
+{
+    size_t g = ug_div_up(n, UG_GRID_BLOCK);
+    return (unsigned)(g < UG_GRID_MAX_BLOCKS ? g : UG_GRID_MAX_BLOCKS);
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+/* Record a failed CUDA call in c->err ("file:line: expr: cudaErrorX: text") and probe whether
+ * the context is now poisoned (then every later run fails fast). */
+void ug_cuda_fail(ug_call *c, cudaError_t e, const char *expr, const char *file, int line);
+/* Same for errors that are not cudaError_t (cuBLAS status, size limits): printf-style text. */
+void ug_cuda_failf(ug_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Entry check of every run function: device present and usable, context not poisoned,
+ * c->op == k->op, pointers set, sizes >= 1, n <= k->max_n.  Clears c->err and c->time_ms.
+ * Returns nonzero with the reason in c->err. */
+int ug_cuda_enter(const ug_kernel *k, ug_call *c);
+
+#define UG_CUDA_TRY(c, expr)                                                                  \
+    do {                                                                                       \
+        cudaError_t ug_e_ = (expr);                                                            \
+        if (ug_e_ != cudaSuccess) {                                                            \
+            ug_cuda_fail((c), ug_e_, #expr, __FILE__, __LINE__);                               \
+            goto cleanup;                                                                      \
+        }                                                                                      \
+    } while (0)
+
+/* After a launch: the launch itself (configuration, resources), then the execution (faults). */
+#define UG_CUDA_LAUNCHED(c)                                                                   \
+    do {                                                                                       \
+        UG_CUDA_TRY((c), cudaGetLastError());                                                  \
+        UG_CUDA_TRY((c), cudaDeviceSynchronize());                                             \
+    } while (0)
+
+/* ---- timing ------------------------------------------------------------------------------ */
+
+/* Median of the first count values (sorts them in place). */
+double ug_median_ms(float *ms, int count);
+
+/* Time `launch` c->reps times with CUDA events around the launch alone and store the median in
+ * c->time_ms.  `prepare` runs before each launch, outside the timed interval (restoring an
+ * input a kernel sorts in place, zeroing an atomic accumulator).  Both enqueue work on the
+ * default stream and return cudaGetLastError() or the error of what they called.  The caller
+ * has already made one normal run, which is the warm-up (module load, caches, cuBLAS init).
+ * Returns cudaSuccess or the first error (events are released either way). */
+template <class Prepare, class Launch>
+cudaError_t ug_cuda_time(ug_call *c, Prepare prepare, Launch launch)
+{
+    enum { UG_MAX_REPS = 1000 };
+    static float ms[UG_MAX_REPS];
+    cudaEvent_t start = NULL, stop = NULL;
+    cudaError_t e = cudaSuccess;
+    int reps = c->reps < UG_MAX_REPS ? c->reps : UG_MAX_REPS;
+    int done = 0;
+
+    if (reps <= 0) return cudaSuccess;
+    if ((e = cudaEventCreate(&start)) != cudaSuccess) goto out;
+    if ((e = cudaEventCreate(&stop)) != cudaSuccess) goto out;
+    for (; done < reps; done++) {
+        if ((e = prepare()) != cudaSuccess) goto out;
+        if ((e = cudaEventRecord(start)) != cudaSuccess) goto out;
+        if ((e = launch()) != cudaSuccess) goto out;
+        if ((e = cudaEventRecord(stop)) != cudaSuccess) goto out;
+        if ((e = cudaEventSynchronize(stop)) != cudaSuccess) goto out;
+        if ((e = cudaEventElapsedTime(&ms[done], start, stop)) != cudaSuccess) goto out;
+    }
+    c->time_ms = ug_median_ms(ms, done);
+out:
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    return e;
+}
+
+/* A prepare step that does nothing. */
+static inline cudaError_t ug_no_prepare(void) { return cudaSuccess; }
+
+/* The common tail of every run function once its inputs are on the device: one normal run
+ * (prepare, launch, wait, copy out_count floats from d_out to c->out), then the timing when
+ * c->reps > 0.  Returns 0, or 1 with the error in c->err; frees nothing (the caller does). */
+template <class Prepare, class Launch>
+int ug_cuda_run(ug_call *c, const float *d_out, size_t out_count, Prepare prepare, Launch launch)
+{
+    UG_CUDA_TRY(c, prepare());
+    UG_CUDA_TRY(c, launch());
+    UG_CUDA_TRY(c, cudaDeviceSynchronize());
+    UG_CUDA_TRY(c, cudaMemcpy(c->out, d_out, out_count * sizeof(float), cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, ug_cuda_time(c, prepare, launch));
+    return 0;
+cleanup:
+    return 1;
+}
+
+/* Upload n floats to a new device buffer *d (NULL on failure: the caller's cleanup frees). */
+static inline cudaError_t ug_cuda_upload(float **d, const float *h, size_t n)
+{
+    cudaError_t e = cudaMalloc((void **)d, n * sizeof(float));
+    if (e != cudaSuccess) {
+        *d = NULL;
+        return e;
+    }
+    return cudaMemcpy(*d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+}
+
+#endif

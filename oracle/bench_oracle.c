@@ -1,0 +1,277 @@
+/*
+ * bench_oracle.c - `ulpgate bench oracle [--big] [--threads N]`: how fast the oracles are.
+ *
+ * Single-threaded sum and dot of n = 2^20 normal(0,1) binary32 values (pairs), timed for
+ *   (a) seed 004's oracle loop: mpfr_set_flt + mpfr_add into a 1024-bit accumulator (dot: two
+ *       mpfr_set_flt, mpfr_mul, mpfr_add), rounding toward -inf as the seed does;
+ *   (b) mpfr_sum over the terms (setting the terms included, allocating them not);
+ *   (c) the fast exact path, checked bitwise against the MPFR oracle;
+ * then every element of an n x n x n SGEMM verified (ug_exact_gemm_f32 + ug_error_of of a
+ * dummy result) on ug_oracle_threads() threads for n = 1024, 2048 (and 4096 with --big), with a
+ * spot check of 64 elements against the MPFR oracle.  Median of several runs per figure (fewer
+ * for the slow MPFR loops).  The last line is `speedup vs seed loop: sum <X>x, dot <Y>x`.
+ * Exit status 1 if any fast result differs from MPFR's.  ~10-20 s on 2 cores without --big.
+ */
+#include <math.h>
+#include <mpfr.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oracle_int.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* splitmix64: the bench's own inputs need no reproducibility across machines beyond this. */
+static uint64_t mix_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void fill_normal(float *v, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i += 2) {
+        double u1 = ((double)(mix_next(&seed) >> 11) + 0.5) * 0x1p-53;
+        double u2 = (double)(mix_next(&seed) >> 11) * 0x1p-53;
+        double r = sqrt(-2.0 * log(u1));
+        v[i] = (float)(r * cos(6.283185307179586 * u2));
+        if (i + 1 < n)
+            v[i + 1] = (float)(r * sin(6.283185307179586 * u2));
+    }
+}
+
+/* (a) seed 004's loop; returns its RD32 result. */
+static float seed_loop(const float *x, const float *y, size_t n)
+{
+    mpfr_t a, t, u;
+    mpfr_inits2(1024, a, t, u, (mpfr_ptr)0);
+    mpfr_set_flt(a, 0.0f, MPFR_RNDD);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_flt(t, x[i], MPFR_RNDD);
+        if (y) {
+            mpfr_set_flt(u, y[i], MPFR_RNDD);
+            mpfr_mul(t, t, u, MPFR_RNDD);
+        }
+        mpfr_add(a, a, t, MPFR_RNDD);
+    }
+    float r = mpfr_get_flt(a, MPFR_RNDD);
+    mpfr_clears(a, t, u, (mpfr_ptr)0);
+    return r;
+}
+
+/* (b) mpfr_sum over terms[] (already allocated), result exact at 700 bits (products of binary32
+ * values span 2^-298 .. 2^256, plus carries: see exact_mpfr.c). */
+static void mpfr_sum_run(mpfr_t *terms, mpfr_ptr *ptrs, const float *x, const float *y, size_t n)
+{
+    mpfr_t s, u;
+    mpfr_init2(s, 700);
+    mpfr_init2(u, 24);
+    for (size_t i = 0; i < n; i++) {
+        mpfr_set_flt(terms[i], x[i], MPFR_RNDN);
+        if (y) {
+            mpfr_set_flt(u, y[i], MPFR_RNDN);
+            mpfr_mul(terms[i], terms[i], u, MPFR_RNDN);
+        }
+        ptrs[i] = terms[i];
+    }
+    mpfr_sum(s, ptrs, n, MPFR_RNDN);
+    mpfr_clear(u);
+    mpfr_clear(s);
+}
+
+typedef struct op_times {
+    double seed_ns, sum_ns, fast_ns;
+    int equal;
+} op_times;
+
+static op_times bench_op(const float *x, const float *y, size_t n, mpfr_t *terms,
+                         mpfr_ptr *ptrs)
+{
+    op_times r;
+    double t[21];
+    for (int i = 0; i < 3; i++) {
+        double t0 = now_s();
+        volatile float sink = seed_loop(x, y, n);
+        (void)sink;
+        t[i] = now_s() - t0;
+    }
+    r.seed_ns = median(t, 3) / (double)n * 1e9;
+    for (int i = 0; i < 3; i++) {
+        double t0 = now_s();
+        mpfr_sum_run(terms, ptrs, x, y, n);
+        t[i] = now_s() - t0;
+    }
+    r.sum_ns = median(t, 3) / (double)n * 1e9;
+    ug_exact fast, ref;
+    for (int i = 0; i < 21; i++) {
+        double t0 = now_s();
+        if (y)
+            ug_exact_dot_f32_fast(x, 1, y, 1, n, &fast);
+        else
+            ug_exact_sum_f32_fast(x, n, &fast);
+        t[i] = now_s() - t0;
+    }
+    r.fast_ns = median(t, 21) / (double)n * 1e9;
+    if (y)
+        ug_exact_dot_f32_mpfr(x, 1, y, 1, n, &ref);
+    else
+        ug_exact_sum_f32_mpfr(x, n, &ref);
+    r.equal = ug_exact_equal(&fast, &ref);
+    return r;
+}
+
+/* Every element of an n^3 GEMM: exact results plus the error of a dummy result (RN32 with its
+ * last bit flipped, so ug_error_of does real work).  Returns seconds, or -1 without memory;
+ * *mismatches: spot-checked elements that differ from MPFR. */
+static double bench_gemm(size_t n, int *mismatches)
+{
+    float *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B);
+    ug_exact *C = malloc(n * n * sizeof *C);
+    double secs = -1;
+    *mismatches = 0;
+    if (!A || !B || !C)
+        goto out;
+    fill_normal(A, n * n, 1000 + n);
+    fill_normal(B, n * n, 2000 + n);
+    double t0 = now_s();
+    ug_exact_gemm_f32_fast(A, B, n, n, n, C);
+    double ulp_sum = 0;
+    for (size_t i = 0; i < n * n; i++) {
+        uint32_t bits;
+        float got = C[i].rn;
+        memcpy(&bits, &got, sizeof bits);
+        bits ^= 1;
+        memcpy(&got, &bits, sizeof got);
+        ulp_sum += ug_error_of(&C[i], got).ulp;
+    }
+    secs = now_s() - t0;
+    if (!(ulp_sum > 0))
+        (*mismatches)++;
+    uint64_t seed = 42;
+    for (int c = 0; c < 64; c++) {
+        size_t i = mix_next(&seed) % n, j = mix_next(&seed) % n;
+        ug_exact ref;
+        ug_exact_dot_f32_mpfr(A + i * n, 1, B + j, n, n, &ref);
+        if (!ug_exact_equal(&C[i * n + j], &ref))
+            (*mismatches)++;
+    }
+out:
+    free(A);
+    free(B);
+    free(C);
+    return secs;
+}
+
+int ug_cmd_bench_oracle(int argc, char **argv)
+{
+    int big = 0, threads = 0;
+    if (argc < 2 || strcmp(argv[1], "oracle") != 0) {
+        fprintf(stderr, "usage: ulpgate bench oracle [--big] [--threads N]\n");
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) {
+        char *end;
+        if (!strcmp(argv[i], "--big")) {
+            big = 1;
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 0 || v > 1024) {
+                fprintf(stderr, "ulpgate bench oracle: --threads: '%s' is not a count 0..1024\n",
+                        argv[i]);
+                return 2;
+            }
+            threads = (int)v;
+        } else {
+            fprintf(stderr, "ulpgate bench oracle: unknown option '%s'\n"
+                            "usage: ulpgate bench oracle [--big] [--threads N]\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+
+    const size_t n = (size_t)1 << 20;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    mpfr_t *terms = malloc(n * sizeof *terms);
+    mpfr_ptr *ptrs = malloc(n * sizeof *ptrs);
+    if (!x || !y || !terms || !ptrs) {
+        fprintf(stderr, "ulpgate bench oracle: out of memory\n");
+        free(x);
+        free(y);
+        free(terms);
+        free(ptrs);
+        return 1;
+    }
+    fill_normal(x, n, 1);
+    fill_normal(y, n, 2);
+    for (size_t i = 0; i < n; i++)
+        mpfr_init2(terms[i], 64);
+
+    ug_oracle_set_threads(1);
+    printf("ulpgate bench oracle: fast kernels %s; sum/dot single-threaded, n = %zu, "
+           "normal(0,1) binary32\n",
+           ug_fast_kernels_get()->name, n);
+    op_times s = bench_op(x, NULL, n, terms, ptrs);
+    op_times d = bench_op(x, y, n, terms, ptrs);
+    for (size_t i = 0; i < n; i++)
+        mpfr_clear(terms[i]);
+    free(terms);
+    free(ptrs);
+    free(x);
+    free(y);
+
+    printf("%-36s %12s %12s %12s %12s\n", "", "sum ns/elem", "sum elem/s", "dot ns/elem",
+           "dot elem/s");
+    printf("%-36s %12.2f %12.3g %12.2f %12.3g\n", "(a) seed-004 loop (1024-bit MPFR)", s.seed_ns,
+           1e9 / s.seed_ns, d.seed_ns, 1e9 / d.seed_ns);
+    printf("%-36s %12.2f %12.3g %12.2f %12.3g\n", "(b) mpfr_sum", s.sum_ns, 1e9 / s.sum_ns,
+           d.sum_ns, 1e9 / d.sum_ns);
+    printf("%-36s %12.3f %12.3g %12.3f %12.3g\n", "(c) fast exact", s.fast_ns, 1e9 / s.fast_ns,
+           d.fast_ns, 1e9 / d.fast_ns);
+    printf("fast == MPFR (hi, lo, rn, rd, class): sum %s, dot %s\n", s.equal ? "yes" : "NO",
+           d.equal ? "yes" : "NO");
+    int failed = !s.equal || !d.equal;
+
+    ug_oracle_set_threads(threads);
+    printf("GEMM verification, every element (ug_exact_gemm_f32 + ug_error_of), %d threads:\n",
+           ug_oracle_threads());
+    printf("  %6s %10s %14s %14s %22s\n", "n", "seconds", "elements/s", "ns/MAC*thread",
+           "spot check vs MPFR");
+    size_t sizes[3] = {1024, 2048, 4096};
+    for (int k = 0; k < (big ? 3 : 2); k++) {
+        int mism;
+        double secs = bench_gemm(sizes[k], &mism);
+        double nn = (double)sizes[k];
+        if (secs < 0) {
+            printf("  %6zu out of memory\n", sizes[k]);
+            failed = 1;
+            continue;
+        }
+        printf("  %6zu %10.3f %14.4g %14.3f %19s\n", sizes[k], secs, nn * nn / secs,
+               secs * ug_oracle_threads() / (nn * nn * nn) * 1e9,
+               mism ? "MISMATCH" : "64/64 equal");
+        failed |= mism != 0;
+    }
+    printf("speedup vs seed loop: sum %.0fx, dot %.0fx\n", s.seed_ns / s.fast_ns,
+           d.seed_ns / d.fast_ns);
+    return failed ? 1 : 0;
+}

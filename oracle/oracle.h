@@ -1,0 +1,111 @@
+/*
+ * oracle.h - ground truth for sums and dot products of binary32/binary64 values.
+ *
+ * Every function here yields a ug_exact: a compact, *exact-enough* summary of the real
+ * value s = sum x_i (or sum x_i*y_i) from which the correctly rounded binary32 results and the
+ * error of any computed value follow without going back to the inputs.
+ *
+ * Two implementations produce identical ug_exact values (the test suite cross-checks them):
+ *   - UG_ORACLE_MPFR: MPFR, the ground truth (oracle/exact_mpfr.c).
+ *   - UG_ORACLE_FAST: an exact superaccumulator (oracle/exact_fast.c), multithreaded, the default.
+ * ug_oracle_select() switches between them for the whole process (`--oracle mpfr|fast`).
+ */
+#ifndef UG_ORACLE_H
+#define UG_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
+
+/* The exact value s, summarised.  For cls == UG_X_FINITE:
+ *   hi = RN64(s)            (round-to-nearest-even to binary64; +-inf if |s| overflows binary64)
+ *   lo = RN64(s - hi)       (0 when s is a binary64 number)
+ *   rn = RN32(s)            (binary32, nearest-even, subnormals, overflow to +-inf)
+ *   rd = RD32(s)            (binary32 rounded toward -inf: seed 004's oracle)
+ * For the special classes hi, lo, rn, rd hold NaN or the matching infinity.
+ * sum_abs is an upper bound on sum |x_i| (or sum |x_i*y_i|) within a factor (1 + 2^-40) of the
+ * true value; +inf when any term is not finite.  It feeds the a-priori error bounds.
+ * Rules for specials: any NaN term, inf - inf, or 0 * inf (dot) -> NaN; otherwise any +inf term
+ * -> +inf, any -inf term -> -inf. */
+typedef struct ug_exact {
+    double hi, lo;
+    double sum_abs;
+    float rn, rd;
+    uint8_t cls;
+} ug_exact;
+
+/* Error of a computed value against the exact one (all three are >= 0, or +inf).
+ *   abs = |got - s|             (rounded to binary64; exact to ~2^-100 relative, see oracle/error.c)
+ *   rel = abs / |s|             (0 if both are 0; +inf if s == 0 and got != 0)
+ *   ulp = abs / ulp32(RN32(s))  (fractional ULP in the binade of the exact value rounded to binary32)
+ * Specials: if s is NaN, only a NaN got is right (0) and anything else is +inf; if s is +-inf
+ * only the same infinity is right; if s is finite a NaN or inf got is +inf error, except an inf
+ * equal to RN32(s) (correct overflow), which is 0. */
+typedef struct ug_error {
+    double abs, rel, ulp;
+} ug_error;
+
+typedef enum { UG_ORACLE_FAST = 0, UG_ORACLE_MPFR = 1 } ug_oracle_kind;
+
+void ug_oracle_select(ug_oracle_kind kind);
+ug_oracle_kind ug_oracle_selected(void);
+const char *ug_oracle_name(ug_oracle_kind kind);
+/* Threads used by the multithreaded paths (GEMM, long sums). 0 = all online cores. */
+void ug_oracle_set_threads(int threads);
+int ug_oracle_threads(void);
+
+/* Exact sum of n binary32 / binary64 values.  n == 0 gives +0. */
+void ug_exact_sum_f32(const float *x, size_t n, ug_exact *out);
+void ug_exact_sum_f64(const double *x, size_t n, ug_exact *out);
+/* Exact dot product sum x[i*incx] * y[i*incy], binary32 inputs (products exact in binary64). */
+void ug_exact_dot_f32(const float *x, size_t incx, const float *y, size_t incy, size_t n,
+                      ug_exact *out);
+/* Exact C = A*B, A M x K and B K x N row-major binary32, C[i*N + j] for every element.
+ * Multithreaded over output elements. */
+void ug_exact_gemm_f32(const float *A, const float *B, size_t M, size_t N, size_t K, ug_exact *C);
+
+/* Same, forcing one implementation regardless of ug_oracle_select (for cross-checks, benches). */
+void ug_exact_sum_f32_mpfr(const float *x, size_t n, ug_exact *out);
+void ug_exact_sum_f64_mpfr(const double *x, size_t n, ug_exact *out);
+void ug_exact_dot_f32_mpfr(const float *x, size_t incx, const float *y, size_t incy, size_t n,
+                           ug_exact *out);
+void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out);
+void ug_exact_sum_f64_fast(const double *x, size_t n, ug_exact *out);
+void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t incy, size_t n,
+                           ug_exact *out);
+void ug_exact_gemm_f32_mpfr(const float *A, const float *B, size_t M, size_t N, size_t K,
+                            ug_exact *C);
+void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, size_t K,
+                            ug_exact *C);
+
+/* Error of got (binary32 or binary64) against e, rules above. */
+ug_error ug_error_of(const ug_exact *e, double got);
+/* ulp32(r): the quantum of r's binade in binary32: 2^(e-23) for normal |r| in [2^e, 2^(e+1)),
+ * 2^-149 for subnormals and zero, 2^104 for +-inf (the last finite binade). */
+double ug_ulp32(float r);
+/* 1 if the two summaries are identical (bitwise on hi, lo, rn, rd, cls; sum_abs within 1e-12). */
+int ug_exact_equal(const ug_exact *a, const ug_exact *b);
+
+/* Subcommands (argv[0] is the subcommand name).  Return the process exit code:
+ * 0 ok, 1 failure, 2 usage or input error (message on stderr naming the file/argument). */
+int ug_cmd_oracle(int argc, char **argv);
+int ug_cmd_bench_oracle(int argc, char **argv);
+
+/* The `oracle` subcommand with its output and error streams given (ug_cmd_oracle uses stdout
+ * and stderr); for in-process tests. */
+int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
+/* One value as the `oracle` subcommand reads it: decimal or C99 hex-float (strtof: rounded to the
+ * nearest binary32, ties to even; underflow to a subnormal or zero is accepted), "inf", "-inf",
+ * "nan" (any case).  Returns 0, or -1 with the reason in why (a value that overflows binary32,
+ * trailing characters, nothing at all). */
+int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen);
+/* An `oracle` input file (path "-": stdin): one value per line (dot != 0: two, separated by
+ * blanks or one comma), '#' starts a comment, blank lines are skipped.  Returns 0 with *x (and
+ * *y for a dot) malloc'ed (NULL when n == 0) and *n set, or 2 with "FILE:LINE: what is wrong"
+ * or "FILE: why it cannot be read" in err. */
+int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t *n, char *err,
+                         size_t errlen);
+
+#endif
