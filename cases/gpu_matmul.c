@@ -19,9 +19,10 @@
 static const size_t ug_mm_sizes[] = {1, 15, 16, 17, 255, 1000, 1024, 2048};
 static const size_t ug_mm_sizes_slow[] = {4096};
 
-/* Per-kernel limits on uniform(0,1), over every size above (K <= 2048), measured on the GPU
- * machine (an H200, seed 0x5eed) and given 2x headroom; the a-priori limit is ~K ulp
- * (gamma_K S with S = |s|) for the plain loops. */
+/* Per-kernel limits on uniform(0,1) (and the rectangular shapes), measured on the GPU machine
+ * (an H200, seed 0x5eed) over every size up to 2048, with 2x headroom; the slow case (4096)
+ * uses the same limits: there the plain loops measured 74.2 ulp, 4.62e-6 (1.3x headroom).
+ * A-priori the plain loops allow ~K ulp (gamma_K S with S = |s|), Kahan ~3 ulp. */
 typedef struct {
     const char *kernel;
     double ulp_max, rel_max;
@@ -31,12 +32,12 @@ typedef struct {
 static const ug_mm_limit ug_mm_limits[] = {
     {"matmul_naive", 2 * 49.6, 2 * 3.05e-6, "measured 49.6 ulp, 3.05e-6 (K = 2048)"},
     {"matmul_tiled", 2 * 49.6, 2 * 3.05e-6, "the same k order as naive: the same bits"},
-    {"matmul_kahan", 1.0, 0x1p-23, "faithful (<= 1 ulp, rel <= 2^-23): measured 0.55 ulp"},
-    {"matmul_tiled_kahan", 1.0, 0x1p-23, "the same k order as matmul_kahan"},
-    {"matmul_naive_nofma", 2 * 49.6, 2 * 3.05e-6, "as naive, one more rounding a term"},
-    {"matmul_kahan_nofma", 1.0, 0x1p-23, "as matmul_kahan"},
-    {"cublas_sgemm", 2 * 49.65, 2 * 3.05e-6, "pedantic SGEMM gave naive's bits: 49.65 ulp"},
-    {"cublas_sgemm_tf32", 8192.0, 6e-4, "TF32 operands: rel 2^-10 a product; measured below"},
+    {"matmul_kahan", 1.0, 0x1p-23, "faithful (<= 1 ulp, rel <= 2^-23): measured 0.87 ulp (K=15)"},
+    {"matmul_tiled_kahan", 1.0, 0x1p-23, "the same k order as matmul_kahan: the same bits"},
+    {"matmul_naive_nofma", 2 * 49.6, 2 * 3.05e-6, "one more rounding a term: measured 50.6 ulp"},
+    {"matmul_kahan_nofma", 1.0, 0x1p-23, "faithful: measured 0.88 ulp, 7.8e-8"},
+    {"cublas_sgemm", 2 * 49.6, 2 * 3.05e-6, "naive's errors exactly for K >= 1000 (a k-order FMA chain); split orders, smaller errors, below"},
+    {"cublas_sgemm_tf32", 8192.0, 6e-4, "TF32 operands (2^-10 a product): measured 3954 ulp, 3.07e-4 (K=16)"},
 };
 
 static const ug_mm_limit *ug_mm_limit_of(const ug_kernel *k)

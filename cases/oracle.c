@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle_int.h"
 #include "ug.h"
+#include "ug_config.h"
 
-/* ---- helpers ---------------------------------------------------------------------------------- */
+/* ---- helpers --------------------------------------------------------------------------------- */
 
 static int same64(double a, double b)
 {
@@ -117,7 +117,7 @@ static void check_dot32(ug_t *t, const char *what, const float *x, const float *
 
 #define FMAX 0x1.fffffep127f /* FLT_MAX = 2^128 - 2^104 */
 
-/* ---- exact sums and dots ------------------------------------------------------------------ */
+/* ---- exact sums and dots --------------------------------------------------------------------- */
 
 UG_CASE(oracle, cancellation)
 {
@@ -323,7 +323,7 @@ UG_CASE(oracle, specials)
     }
 }
 
-/* ---- ULP, error, equality ---------------------------------------------------------------------- */
+/* ---- ULP, error, equality -------------------------------------------------------------------- */
 
 UG_CASE(oracle, ulp32)
 {
@@ -477,7 +477,7 @@ UG_CASE(oracle, selection)
     UG_EXPECT(ug_oracle_threads() >= 1);
 }
 
-/* ---- the `oracle` subcommand: values, files, output -------------------------------------------- */
+/* ---- the `oracle` subcommand: values, files, output ------------------------------------------ */
 
 UG_CASE(oracle, parse_value)
 {
@@ -487,6 +487,7 @@ UG_CASE(oracle, parse_value)
     } ok[] = {
         {"1.5", 1.5f},
         {"  -2", -2.0f},
+        {"2.5 \t", 2.5f},             /* trailing blanks are fine */
         {"0x1.8p1", 3.0f},
         {"0.1", 0x1.99999ap-4f},      /* 0.1 = 0x1.9999999...p-4: RN32 rounds the 9 up to a */
         {"16777217", 16777216.0f},    /* 2^24 + 1: tie, even significand 2^24 */
@@ -525,8 +526,8 @@ UG_CASE(oracle, parse_value)
     }
 }
 
-/* Where the corpus is: $UG_CORPUS_DIR, else cases/corpus next to this source file (meson names
- * it relative to the build directory, where tests run), else ./cases/corpus. */
+/* Where the corpus is: $UG_CORPUS_DIR, else the source tree's cases/corpus (recorded at
+ * configure time), else ./cases/corpus. */
 static int corpus_dir(char *dir, size_t len)
 {
     const char *env = getenv("UG_CORPUS_DIR");
@@ -534,9 +535,7 @@ static int corpus_dir(char *dir, size_t len)
     int nc = 0;
     if (env && *env)
         snprintf(cand[nc++], sizeof cand[0], "%s", env);
-    const char *slash = strrchr(__FILE__, '/');
-    if (slash)
-        snprintf(cand[nc++], sizeof cand[0], "%.*s/corpus", (int)(slash - __FILE__), __FILE__);
+    snprintf(cand[nc++], sizeof cand[0], "%s/cases/corpus", UG_SOURCE_ROOT);
     snprintf(cand[nc++], sizeof cand[0], "cases/corpus");
     for (int i = 0; i < nc; i++) {
         DIR *d = opendir(cand[i]);
@@ -653,7 +652,8 @@ static void check_corpus_file(ug_t *t, const char *dir, const char *name)
     if (ce.output[0] || ce.error[0]) { /* the whole subcommand, in-process */
         char *out = NULL, *errs = NULL;
         char args[300];
-        snprintf(args, sizeof args, "%s%s", ce.args[0] ? ce.args : "--op ", ce.args[0] ? "" : ce.op);
+        snprintf(args, sizeof args, "%s%s", ce.args[0] ? ce.args : "--op ",
+                 ce.args[0] ? "" : ce.op);
         int crc = run_cmd(args, path, &out, &errs);
         if (ce.output[0]) {
             char want_out[600];
@@ -725,10 +725,107 @@ UG_CASE(oracle, command_errors)
                   err ? err : "");
     free(out);
     free(err);
+    static const struct {
+        const char *args, *msg;
+    } usage_errors[] = {
+        {"--oracle gmp", "--oracle: 'gmp' is neither fast nor mpfr"},
+        {"a.txt", "more than one FILE ('x.txt')"}, /* run_cmd appends x.txt */
+        {"--op", "--op: 'x.txt' is neither sum nor dot"}, /* --op takes x.txt as its value */
+    };
+    for (size_t i = 0; i < NOF(usage_errors); i++) {
+        out = err = NULL;
+        rc = run_cmd(usage_errors[i].args, "x.txt", &out, &err);
+        UG_EXPECT_MSG(rc == 2 && err && strstr(err, usage_errors[i].msg) &&
+                          strstr(err, "usage: ulpgate oracle"),
+                      "oracle %s x.txt: rc %d, stderr '%s'", usage_errors[i].args, rc,
+                      err ? err : "");
+        free(out);
+        free(err);
+    }
+    {
+        char *argv[] = {"oracle", "--json", NULL};
+        size_t ol, el;
+        out = err = NULL;
+        FILE *fo = open_memstream(&out, &ol), *fe = open_memstream(&err, &el);
+        UG_ASSERT(fo && fe);
+        rc = ug_cmd_oracle_io(2, argv, fo, fe);
+        fclose(fo);
+        fclose(fe);
+        UG_EXPECT_MSG(rc == 2 && strstr(err, "no FILE given"), "rc %d, stderr '%s'", rc, err);
+        free(out);
+        free(err);
+        char *argv2[] = {"oracle", "x.txt", "--op", NULL};
+        out = err = NULL;
+        fo = open_memstream(&out, &ol);
+        fe = open_memstream(&err, &el);
+        UG_ASSERT(fo && fe);
+        rc = ug_cmd_oracle_io(3, argv2, fo, fe);
+        fclose(fo);
+        fclose(fe);
+        UG_EXPECT_MSG(rc == 2 && strstr(err, "--op needs a value (sum or dot)"),
+                      "rc %d, stderr '%s'", rc, err);
+        free(out);
+        free(err);
+    }
     out = err = NULL;
     rc = run_cmd("--got 1e40", "x.txt", &out, &err);
     UG_EXPECT_MSG(rc == 2 && err && strstr(err, "--got: '1e40' overflows binary32"), "rc %d, '%s'",
                   rc, err ? err : "");
     free(out);
     free(err);
+}
+
+/* The text output, on corpus files (hand-derived lines; see the files' headers). */
+UG_CASE(oracle, command_text)
+{
+    char dir[1024];
+    UG_ASSERT_MSG(corpus_dir(dir, sizeof dir) == 0, "cases/corpus not found (set UG_CORPUS_DIR)");
+    static const struct {
+        const char *file, *args, *want;
+    } c[] = {
+        /* 1 + 2^-149: "0x1." then 37 zero hex digits and 8 (2^-149 = 2^3 * 2^-152, the top bit
+         * of the 38th digit); 150 significant bits; --got 1 is 2^-149 ~ 1.4013e-45 off, which
+         * is 2^-126 ~ 1.17549e-38 ulp32(1) */
+        {"oracle_sum_cancel.txt", "--op sum --oracle fast --got 1",
+         "op       sum of 4 binary32 values\n"
+         "exact    0x1.00000000000000000000000000000000000008p+0\n"
+         "         (does not fit binary64: 150 significant bits; nearest binary64 0x1p+0)\n"
+         "rounded  0x1p+0 = 1   (binary32, round to nearest even)\n"
+         "got      0x1p+0 = 1\n"
+         "error    1.17549e-38 ulp   abs 1.4013e-45   rel 1.4013e-45\n"
+         "oracle   fast\n"},
+        {"oracle_dot_basic.txt", "--op dot --oracle mpfr",
+         "op       dot of 4 binary32 pairs\n"
+         "exact    0x1.bcp+3\n"
+         "rounded  0x1.bcp+3 = 13.875   (binary32, round to nearest even)\n"
+         "oracle   mpfr\n"},
+        {"oracle_sum_negative.txt", "--oracle fast",
+         "op       sum of 2 binary32 values\n"
+         "exact    -0x1.000000000000001p+0\n"
+         "         (does not fit binary64: 61 significant bits; nearest binary64 -0x1p+0)\n"
+         "rounded  -0x1p+0 = -1   (binary32, round to nearest even)\n"
+         "oracle   fast\n"},
+        {"oracle_sum_specials.txt", "--oracle fast --got nan",
+         "op       sum of 3 binary32 values\n"
+         "exact    nan\n"
+         "rounded  nan = nan   (binary32, round to nearest even)\n"
+         "got      nan = nan\n"
+         "error    0 ulp   abs 0   rel 0\n"
+         "oracle   fast\n"},
+        {"oracle_sum_empty.txt", "--oracle fast",
+         "op       sum of 0 binary32 values\n"
+         "exact    0x0p+0\n"
+         "rounded  0x0p+0 = 0   (binary32, round to nearest even)\n"
+         "oracle   fast\n"},
+    };
+    for (size_t i = 0; i < NOF(c); i++) {
+        char path[2048], *out = NULL, *err = NULL;
+        snprintf(path, sizeof path, "%s/%s", dir, c[i].file);
+        int rc = run_cmd(c[i].args, path, &out, &err);
+        UG_EXPECT_MSG(rc == 0 && out && !strcmp(out, c[i].want),
+                      "oracle %s %s -> rc %d\n--- stdout:\n%s--- stderr:\n%s--- want:\n%s",
+                      c[i].args, c[i].file, rc, out ? out : "", err ? err : "", c[i].want);
+        free(out);
+        free(err);
+    }
 }

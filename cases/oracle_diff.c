@@ -24,7 +24,7 @@
 #include "rng.h"
 #include "ug.h"
 
-/* ---- random values ------------------------------------------------------------------------- */
+/* ---- random values --------------------------------------------------------------------------- */
 
 typedef struct drng {
     ug_stream s;
@@ -200,7 +200,7 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
     return n;
 }
 
-/* ---- comparison ------------------------------------------------------------------------------- */
+/* ---- comparison ------------------------------------------------------------------------------ */
 
 typedef struct tally {
     long vectors, bad;
@@ -267,7 +267,7 @@ static void finish(ug_t *t, const char *what, const tally *ty)
                   ty->vectors);
 }
 
-/* ---- short vectors ----------------------------------------------------------------------------- */
+/* ---- short vectors --------------------------------------------------------------------------- */
 
 enum { SHORT_CAP = 128 };
 
@@ -438,7 +438,7 @@ UG_CASE(oracle_diff, short_sum_f64)
     run_short_sum64(t, 250000, "oracle_diff/short_sum_f64");
 }
 
-/* ---- long vectors ---------------------------------------------------------------------------------- */
+/* ---- long vectors ---------------------------------------------------------------------------- */
 
 /* Piecewise data: segments of a few thousand terms, each from its own generator, so block bounds
  * go up and down (the fast path's guess from the previous block holds, or not). */
@@ -491,7 +491,7 @@ UG_CASE(oracle_diff, long_vectors)
     run_long(t, "oracle_diff/long_vectors", 40);
 }
 
-/* ---- GEMM -------------------------------------------------------------------------------------- */
+/* ---- GEMM ------------------------------------------------------------------------------------ */
 
 static void run_gemm(ug_t *t, const char *stream, int matrices)
 {
@@ -555,16 +555,96 @@ UG_CASE(oracle_diff, gemm)
     run_gemm(t, "oracle_diff/gemm", 24);
 }
 
-/* The generic kernels (GCC vector extensions: AVX2 or SSE2) where AVX-512 would be chosen. */
-UG_CASE(oracle_diff, generic_kernels)
+/* The exact accumulator's carry code: its self-test, then sums and dots with a normalisation
+ * after every 1, 2 or 5 additions. */
+UG_CASE(oracle_diff, normalisation)
 {
-    if (strcmp(ug_fast_kernels_get()->name, "generic") == 0)
-        ug_note(t, "generic kernels are the default here: this repeats a sample of the above");
-    UG_ASSERT(ug_fast_kernels_select("generic") == 0);
-    run_short_sum32(t, 30000, "oracle_diff/generic/sum32");
-    run_short_dot32(t, 30000, "oracle_diff/generic/dot32");
-    run_short_sum64(t, 20000, "oracle_diff/generic/sum64");
-    run_long(t, "oracle_diff/generic/long", 10);
-    run_gemm(t, "oracle_diff/generic/gemm", 8);
+    char why[512] = "";
+    UG_EXPECT_MSG(ug_fast_selftest(why, sizeof why) == 0, "xacc self-test: %s", why);
+    static const uint32_t every[] = {1, 2, 5};
+    for (size_t i = 0; i < sizeof every / sizeof every[0]; i++) {
+        ug_fast_set_norm_interval(every[i]);
+        run_short_sum32(t, 10000, "oracle_diff/normalisation/sum32");
+        run_short_sum64(t, 10000, "oracle_diff/normalisation/sum64");
+        run_long(t, "oracle_diff/normalisation/long", 3);
+    }
+    ug_fast_set_norm_interval(0);
+}
+
+/* Strided dots (the general path gathers them) and a GEMM big enough for each thread's
+ * two-or-three-levels statistics to roll over. */
+UG_CASE(oracle_diff, strided_and_larger_gemm)
+{
+    drng r = drng_make(t, "oracle_diff/strided");
+    tally ty = {0, 0};
+    enum { CAP = 3 * 5000 };
+    float *x = malloc(CAP * sizeof *x), *y = malloc(CAP * sizeof *y);
+    UG_ASSERT_MSG(x && y, "out of memory");
+    for (long v = 0; v < 3000; v++) {
+        size_t incx = 1 + rbelow(&r, 3), incy = 1 + rbelow(&r, 3);
+        size_t n = v % 100 == 0 ? 2500 + rbelow(&r, 2500) : short_len(&r);
+        gen gx = gen_pick(&r, -150, 120), gy = gen_pick(&r, -150, 120);
+        for (size_t i = 0; i < n * 3; i++) {
+            x[i] = gen_f32(&r, &gx);
+            y[i] = gen_f32(&r, &gy);
+        }
+        ug_exact a, b;
+        ug_exact_dot_f32_fast(x, incx, y, incy, n, &a);
+        ug_exact_dot_f32_mpfr(x, incx, y, incy, n, &b);
+        ty.vectors++;
+        if (!ug_exact_equal(&a, &b))
+            report_mismatch(t, &ty, "strided dot", v, x, y, NULL, n, &a, &b);
+    }
+    free(x);
+    free(y);
+    finish(t, "strided dots", &ty);
+
+    /* 72 x 64 x 96, normal values with one row scaled far down (three levels needed there) */
+    size_t M = 72, N = 64, K = 96;
+    float *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
+    ug_exact *C = malloc(M * N * sizeof *C);
+    UG_ASSERT_MSG(A && B && C, "out of memory");
+    gen g = {G_NORMAL, 0, 0, 0};
+    for (size_t i = 0; i < M * K; i++)
+        A[i] = gen_f32(&r, &g) * (i / K == 5 || i % 17 == 3 ? 0x1p-40f : 1.0f);
+    for (size_t i = 0; i < K * N; i++)
+        B[i] = gen_f32(&r, &g);
+    ug_exact_gemm_f32_fast(A, B, M, N, K, C);
+    tally tg = {0, 0};
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            ug_exact ref;
+            ug_exact_dot_f32_mpfr(A + i * K, 1, B + j, N, K, &ref);
+            tg.vectors++;
+            if (!ug_exact_equal(&C[i * N + j], &ref))
+                report_mismatch(t, &tg, "gemm element", (long)(i * N + j), A + i * K, NULL, NULL,
+                                K, &C[i * N + j], &ref);
+        }
+    free(A);
+    free(B);
+    free(C);
+    finish(t, "larger gemm", &tg);
+}
+
+/* The kernel sets other than the one chosen for this CPU (AVX2 intrinsics where AVX-512 would
+ * be used; the generic vector-extension kernels everywhere), on a sample of the above. */
+UG_CASE(oracle_diff, other_kernels)
+{
+    const char *best = ug_fast_kernels_get()->name;
+    static const char *const sets[] = {"avx2", "generic"};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        if (!strcmp(sets[i], best))
+            continue; /* the other cases ran it */
+        if (ug_fast_kernels_select(sets[i]) != 0) {
+            ug_note(t, "%s kernels: not supported by this CPU", sets[i]);
+            continue;
+        }
+        ug_note(t, "%s kernels:", sets[i]);
+        run_short_sum32(t, 30000, "oracle_diff/other/sum32");
+        run_short_dot32(t, 30000, "oracle_diff/other/dot32");
+        run_short_sum64(t, 20000, "oracle_diff/other/sum64");
+        run_long(t, "oracle_diff/other/long", 8);
+        run_gemm(t, "oracle_diff/other/gemm", 8);
+    }
     ug_fast_kernels_select("auto");
 }

@@ -1,16 +1,19 @@
 /*
  * bench_oracle.c - `ulpgate bench oracle [--big] [--threads N]`: how fast the oracles are.
  *
- * Single-threaded sum and dot of n = 2^20 normal(0,1) binary32 values (pairs), timed for
+ * Single-threaded sum and dot of n = 2^18 normal(0,1) binary32 values (pairs: 1 MiB per
+ * operand, cache-resident, so the figures measure computation rather than the memory system,
+ * which made 2^20 noisy on shared hosts), timed for
  *   (a) seed 004's oracle loop: mpfr_set_flt + mpfr_add into a 1024-bit accumulator (dot: two
  *       mpfr_set_flt, mpfr_mul, mpfr_add), rounding toward -inf as the seed does;
  *   (b) mpfr_sum over the terms (setting the terms included, allocating them not);
  *   (c) the fast exact path, checked bitwise against the MPFR oracle;
- * then every element of an n x n x n SGEMM verified (ug_exact_gemm_f32 + ug_error_of of a
- * dummy result) on ug_oracle_threads() threads for n = 1024, 2048 (and 4096 with --big), with a
- * spot check of 64 elements against the MPFR oracle.  Median of several runs per figure (fewer
- * for the slow MPFR loops).  The last line is `speedup vs seed loop: sum <X>x, dot <Y>x`.
- * Exit status 1 if any fast result differs from MPFR's.  ~10-20 s on 2 cores without --big.
+ * then every element of an n x n x n SGEMM verified (ug_exact_gemm_f32_fast + ug_error_of of a
+ * dummy result; the fast oracle whatever --oracle says) on ug_oracle_threads() threads for
+ * n = 1024, 2048 (and 4096 with --big), with a spot check of 64 elements against the MPFR
+ * oracle.  Median of 51 runs for the fast path, 5 for the MPFR loops.  The last line is
+ * `speedup vs seed loop: sum <X>x, dot <Y>x`.  Exit status 1 if any fast result differs from
+ * MPFR's.  ~5-10 s on 2 cores without --big; --big needs ~1 GiB (C: 16 M ug_exact).
  */
 #include <math.h>
 #include <mpfr.h>
@@ -108,22 +111,22 @@ static op_times bench_op(const float *x, const float *y, size_t n, mpfr_t *terms
                          mpfr_ptr *ptrs)
 {
     op_times r;
-    double t[21];
-    for (int i = 0; i < 3; i++) {
+    double t[51];
+    for (int i = 0; i < 5; i++) {
         double t0 = now_s();
         volatile float sink = seed_loop(x, y, n);
         (void)sink;
         t[i] = now_s() - t0;
     }
-    r.seed_ns = median(t, 3) / (double)n * 1e9;
-    for (int i = 0; i < 3; i++) {
+    r.seed_ns = median(t, 5) / (double)n * 1e9;
+    for (int i = 0; i < 5; i++) {
         double t0 = now_s();
         mpfr_sum_run(terms, ptrs, x, y, n);
         t[i] = now_s() - t0;
     }
-    r.sum_ns = median(t, 3) / (double)n * 1e9;
+    r.sum_ns = median(t, 5) / (double)n * 1e9;
     ug_exact fast, ref;
-    for (int i = 0; i < 21; i++) {
+    for (int i = 0; i < 51; i++) {
         double t0 = now_s();
         if (y)
             ug_exact_dot_f32_fast(x, 1, y, 1, n, &fast);
@@ -131,7 +134,7 @@ static op_times bench_op(const float *x, const float *y, size_t n, mpfr_t *terms
             ug_exact_sum_f32_fast(x, n, &fast);
         t[i] = now_s() - t0;
     }
-    r.fast_ns = median(t, 21) / (double)n * 1e9;
+    r.fast_ns = median(t, 51) / (double)n * 1e9;
     if (y)
         ug_exact_dot_f32_mpfr(x, 1, y, 1, n, &ref);
     else
@@ -209,7 +212,7 @@ int ug_cmd_bench_oracle(int argc, char **argv)
         }
     }
 
-    const size_t n = (size_t)1 << 20;
+    const size_t n = (size_t)1 << 18;
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     mpfr_t *terms = malloc(n * sizeof *terms);
     mpfr_ptr *ptrs = malloc(n * sizeof *ptrs);
@@ -252,7 +255,8 @@ int ug_cmd_bench_oracle(int argc, char **argv)
     int failed = !s.equal || !d.equal;
 
     ug_oracle_set_threads(threads);
-    printf("GEMM verification, every element (ug_exact_gemm_f32 + ug_error_of), %d threads:\n",
+    printf("GEMM verification, every element (ug_exact_gemm_f32_fast + ug_error_of), "
+           "%d threads:\n",
            ug_oracle_threads());
     printf("  %6s %10s %14s %14s %22s\n", "n", "seconds", "elements/s", "ns/MAC*thread",
            "spot check vs MPFR");

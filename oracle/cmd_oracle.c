@@ -23,7 +23,7 @@ static const char usage_text[] =
     "           \"rounded\" (binary32), \"ulp_error\" (with --got; null when infinite)}\n"
     "  --oracle which implementation computes the result (default fast; both are exact)\n";
 
-/* ---- parsing ---------------------------------------------------------------------------------- */
+/* ---- parsing --------------------------------------------------------------------------------- */
 
 int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen)
 {
@@ -189,7 +189,7 @@ out:
     return rc;
 }
 
-/* ---- output ------------------------------------------------------------------------------- */
+/* ---- output ---------------------------------------------------------------------------------- */
 
 /* The exact value of s in C99 hex-float, normalised like printf's %a for binary64 ("0x1.8p+1",
  * "-0x0p+0"): every significant bit, however many. */

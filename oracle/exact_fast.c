@@ -48,18 +48,28 @@
  * class.  Zero results: when the exact sum is zero the inputs are scanned once for the sign rule
  * (-0 iff every term is -0).
  *
- * sum_abs: |terms| summed in 16 vector lanes per block (at most 128 + 16 additions on any term's
- * path for a 2048-term block, 256 + 16 for a 4096-term GEMM chunk), blocks added with
- * Neumaier's compensated summation: relative error below 300 u + 2u + O(u^2) < 2^-44.7 for
- * nonnegative terms.  The result is multiplied by 1 + 2^-43: an upper bound within a factor
- * 1 + 2^-42.3 of the true sum (oracle.h asks for 1 + 2^-40; MPFR gives RU64 of it).
+ * sum_abs: |terms| summed in 8 or 16 vector lanes per block (at most 4096/8 + 8 = 520 additions
+ * on any term's path, for a 4096-term GEMM chunk in 8 lanes), blocks added with Neumaier's
+ * compensated summation: relative error below 520 u + 2u + O(u^2) < 2^-43.9 for nonnegative
+ * terms.  The result is multiplied by 1 + 2^-43: an upper bound (1 + 2^-43 > 1/(1 - 2^-43.9)
+ * even after the multiplication's own rounding) within a factor 1 + 2^-42.4 of the true sum
+ * (oracle.h asks for 1 + 2^-40; MPFR gives RU64 of it).
  *
- * Cost (one core, AVX2/AVX-512 via target_clones): ~0.3-0.6 ns per summed term (2 passes over an
- * L1-resident block of 2048 terms), dot ~0.5-1 ns; GEMM runs the first three levels fused in one
- * pass over the two K-vectors with sigmas from the row/column bound (no buffer), and redoes an
- * element by the general path in the rare case something is left after three levels.
- * Threads: long sums/dots split into chunks merged exactly (xacc addition); GEMM over tiles of
- * output elements, B transposed once so both K-vectors are contiguous.
+ * How the passes are arranged (fast_kernels.c has the vector loops: AVX-512 or AVX2 intrinsics,
+ * or GCC vector extensions for other CPUs).  Sums and dots go block by block (2048 terms).
+ * Fast path: one fused pass whose sigmas come from the previous block's maximum (binary32 sums:
+ * a plain binary64 sum after a check that makes it exact, see block_fused; dots and binary64
+ * sums: 2 levels), which also measures the block's own maximum; the block counts only if that
+ * maximum is within the assumed bound and nothing was left below the last level.  Otherwise
+ * (first block, wide dynamic range, specials) the general path: the terms and their maximum,
+ * then levels until nothing is left (2-4 passes).  GEMM: per element one fused pass over the two
+ * K-vectors with sigmas from row max times column max (2 levels, or 3 when recent elements of
+ * the thread needed them), no buffer; the general path for leftovers, specials and zero results.
+ * Measured on 2 GHz AVX-512 cores (bench oracle): ~0.25-0.3 ns per binary32 term summed,
+ * ~0.5 ns per dot term, ~0.7-0.8 ns per GEMM multiply-add including ~150 ns to finish each
+ * element.
+ * Threads: sums/dots of >= 2^18 terms split into chunks merged exactly (xacc addition); GEMM
+ * over tiles of output elements, B transposed once so both K-vectors are contiguous.
  */
 #include <float.h>
 #include <limits.h>
@@ -91,9 +101,18 @@ static inline double pow2(int e)
     return d;
 }
 
-/* ---- xacc: the exact fixed-point accumulator ------------------------------------------------ */
+/* ---- xacc: the exact fixed-point accumulator ------------------------------------------------- */
 
 enum { XA_N = 72, XA_BASE = -1074, XA_NORM_EVERY = 1 << 30 };
+
+/* Additions between normalisations: XA_NORM_EVERY, or less for the tests
+ * (ug_fast_set_norm_interval), so the carry code runs on real sums. */
+static _Atomic uint32_t xacc_norm_every = XA_NORM_EVERY;
+
+void ug_fast_set_norm_interval(uint32_t every)
+{
+    xacc_norm_every = every && every <= XA_NORM_EVERY ? every : XA_NORM_EVERY;
+}
 
 typedef struct xacc {
     int64_t c[XA_N]; /* chunk i worth 2^(32 i + XA_BASE) */
@@ -169,7 +188,7 @@ static void xacc_add(xacc *a, double d)
         a->lo = idx;
     if (idx + 2 > a->hi)
         a->hi = idx + 2;
-    if (++a->adds >= XA_NORM_EVERY)
+    if (++a->adds >= atomic_load_explicit(&xacc_norm_every, memory_order_relaxed))
         xacc_normalise(a);
 }
 
@@ -189,7 +208,7 @@ static void xacc_merge(xacc *dst, xacc *src)
     xacc_normalise(dst);
 }
 
-/* ---- reading xacc: magnitude digits and rounding ------------------------------------------ */
+/* ---- reading xacc: magnitude digits and rounding --------------------------------------------- */
 
 typedef struct xdig {
     uint32_t d[XA_N + 2]; /* magnitude, digit i worth 2^(32 i + XA_BASE) */
@@ -348,7 +367,7 @@ static float xdig_to_f32(const xdig *g, int round_down)
     return g->neg ? -r : r;
 }
 
-/* ---- accumulation state of one (part of a) sum ---------------------------------------------- */
+/* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
 
 typedef struct fast_acc {
     xacc x;
@@ -482,7 +501,7 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
         e->sum_abs = exact_sum_abs(src);
 }
 
-/* ---- blocks ------------------------------------------------------------------------------- */
+/* ---- blocks ---------------------------------------------------------------------------------- */
 
 /* ceil(log2(n)) for n >= 1. */
 static int ceil_log2(size_t n)
@@ -563,22 +582,32 @@ static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk
 /* The fast path for one block: one fused pass whose sigmas assume |term| <= 2^e (e: from the
  * previous block's maximum).  The pass also measures max |term|, so the assumption is checked
  * afterwards; the block counts only if it held, no term was special and nothing was left below
- * the last level (binary32 sums: 1 level, 52 - L bits below 2^e, enough for typical blocks;
- * binary64 sums and dots: 2 levels).  Returns 1 if the block was added; *maxabs: its max. */
+ * the last level (dots and binary64 sums: 2 levels, 2 (52 - L) bits below 2^e).  Returns 1 if
+ * the block was added; *maxabs: its max.
+ * binary32 sums need no extraction at all (UG_F_SUM32_DIRECT): with s = e + 1 + L and
+ * u = 2^(s-52), a binary32 x with |x| <= 2^e is a multiple of u when x = 0 or
+ * |x| >= t = 2^max(s-29, -126) (a normal x in [2^k, 2^(k+1)) is a multiple of 2^(k-23) >= u for
+ * k >= s - 29; subnormals, multiples of 2^-149 only, are excluded) - or always, when
+ * u <= 2^-149 (t = 0).  Then every partial sum of the block is a multiple of u no larger than
+ * 2^L 2^e = 2^(s-1) < 2^53 u in magnitude (point 4 with q = x): summing x in binary64 lanes is
+ * exact.  The kernel reports a nonzero |x| < t as a residual. */
 static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int e,
                        double *maxabs)
 {
     int L = ceil_log2(bk->n);
     int levels = bk->kind == UG_TERMS_SUM32 ? 1 : 2;
-    int which = bk->kind == UG_TERMS_SUM32   ? UG_F_SUM32_1M
+    int which = bk->kind == UG_TERMS_SUM32   ? UG_F_SUM32_DIRECT
               : bk->kind == UG_TERMS_SUM64 ? UG_F_SUM64_2M
                                            : UG_F_DOT32_2M;
     int s = e + 1 + L;
     if (s > 1022)
         return 0;
     double sig[3] = {0, 0, 0};
-    for (int l = 0; l < levels; l++, s += L - 52) /* level l+1 bound = level l residual bound */
-        sig[l] = 1.5 * pow2(s < -1022 ? -1022 : s);
+    if (bk->kind == UG_TERMS_SUM32)
+        sig[0] = s - 52 <= -149 ? 0.0 : ldexp(1.0, s - 29 > -126 ? s - 29 : -126);
+    else
+        for (int l = 0; l < levels; l++, s += L - 52) /* level l+1 bound: level l residual's */
+            sig[l] = 1.5 * pow2(s < -1022 ? -1022 : s);
     ug_fused_out o;
     k->fused[which](bk->a, bk->b, bk->n, sig, &o);
     *maxabs = o.max_abs;
@@ -619,9 +648,7 @@ static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t inc
     }
 }
 
-/* ---- the sign rule for exact zeros ---------------------------------------------------------- */
-
-/* ---- threads -------------------------------------------------------------------------------- */
+/* ---- threads --------------------------------------------------------------------------------- */
 
 typedef struct par_job {
     term_src src;
@@ -906,4 +933,83 @@ void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, 
     free(Bt);
     free(colmax);
     free(rowmax);
+}
+
+/* ---- self-test of xacc (cases/oracle_diff.c) ------------------------------------------------- */
+
+/* Sequences that the sums of the other tests do not produce: thousands of additions into one
+ * chunk (the signed top chunk outgrowing 2^31, carries beyond the touched range), an exact
+ * negative power of 2^32 (two's complement of all-zero digits), merges of partial
+ * accumulators, under several normalisation intervals.  Each result is compared with the MPFR
+ * oracle's sum of the same binary64 values.  Returns 0, or -1 with what differed. */
+int ug_fast_selftest(char *why, size_t whylen)
+{
+    enum { NV = 9000 };
+    static const uint32_t intervals[] = {XA_NORM_EVERY, 1, 3, 1000};
+    double *v = malloc(NV * sizeof *v);
+    xacc *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    int rc = -1;
+    if (!v || !a || !b) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    for (int scen = 0; scen < 6; scen++)
+        for (size_t iv = 0; iv < sizeof intervals / sizeof intervals[0]; iv++) {
+            size_t n = 0;
+            uint64_t st = 0x9e3779b97f4a7c15ULL * (uint64_t)(scen + 1);
+            for (; n < NV; n++) {
+                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                double r = (double)(st >> 11) * 0x1p-53;
+                switch (scen) {
+                case 0: /* one value many times; shifted by 31 bits into its 3 chunks, it adds
+                         * ~2^20 to the top one each time: past 2^31, and past 2^32 */
+                    v[n] = 0x1.fffffffffffffp+513;
+                    break;
+                case 1: /* the same, negative, with a tiny positive every 100th term */
+                    v[n] = n % 100 ? -0x1.fffffffffffffp+513 : 0x1p-1074;
+                    break;
+                case 2: /* 2^83 * 2^(32*7 - 1074): 2^19 in one chunk, zero below; 2^13 of
+                         * them negative make the chunk exactly -2^32 */
+                    v[n] = n < 8192 ? -0x1p-767 : 0.0;
+                    break;
+                case 3: /* random magnitudes over the whole range, random signs */
+                    v[n] = ldexp(1.0 + r, (int)(st % 2000) - 1000) * ((st >> 7) & 1 ? -1 : 1);
+                    break;
+                case 4: /* pairs cancelling to a negative remainder */
+                    v[n] = n % 2 ? -(0x1p+700 + 0x1p-300) : 0x1p+700;
+                    break;
+                default: /* huge values near DBL_MAX and subnormals */
+                    v[n] = n % 3 ? ((st >> 9) & 1 ? DBL_MAX : -DBL_MAX / 3) : 0x1p-1060 * r;
+                    break;
+                }
+            }
+            ug_fast_set_norm_interval(intervals[iv]);
+            xacc_init(a);
+            xacc_init(b);
+            for (size_t i = 0; i < n; i++) /* a third apart, merged (scenarios 0-2: one piece,
+                                              * so digits see the unnormalised chunks) */
+                xacc_add(i < n / 3 && scen > 2 ? b : a, v[i]);
+            xacc_merge(a, b);
+            ug_fast_set_norm_interval(0);
+            ug_exact got, ref;
+            ug_exact_sum_f64_mpfr(v, n, &ref);
+            memset(&got, 0, sizeof got);
+            int nonzero = xacc_fill(a, &got);
+            got.sum_abs = ref.sum_abs;
+            if (nonzero ? !ug_exact_equal(&got, &ref) : !(ref.hi == 0)) {
+                snprintf(why, whylen,
+                         "scenario %d, interval %u: hi=%a lo=%a rn=%a rd=%a, MPFR hi=%a lo=%a "
+                         "rn=%a rd=%a",
+                         scen, intervals[iv], got.hi, got.lo, (double)got.rn, (double)got.rd,
+                         ref.hi, ref.lo, (double)ref.rn, (double)ref.rd);
+                goto out;
+            }
+        }
+    rc = 0;
+out:
+    ug_fast_set_norm_interval(0);
+    free(b);
+    free(a);
+    free(v);
+    return rc;
 }

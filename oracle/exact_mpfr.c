@@ -247,7 +247,7 @@ ug_xclass ug_mpfr_exact_value_f32(const float *x, size_t incx, const float *y, s
     return cls;
 }
 
-/* ---- GEMM, element by element (ug_exact_gemm_f32 under --oracle mpfr) ---------------------- */
+/* ---- GEMM, element by element (ug_exact_gemm_f32 under --oracle mpfr) ------------------------ */
 
 typedef struct gemm_mpfr_job {
     const float *A, *B;

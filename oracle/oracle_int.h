@@ -26,7 +26,16 @@ void ug_exact_set_special(ug_exact *e, ug_xclass cls);
  * a 0*inf product counts as a NaN term). */
 ug_xclass ug_special_class(size_t nan_terms, size_t posinf_terms, size_t neginf_terms);
 
-/* ---- fast_kernels.c: the vector inner loops of exact_fast.c -------------------------------- */
+/* ---- exact_fast.c test hooks ----------------------------------------------------------------- */
+
+/* Normalise the exact accumulators every `every` additions (0: the normal interval, 2^30), so
+ * tests can run the carry code on real sums.  Process-wide. */
+void ug_fast_set_norm_interval(uint32_t every);
+/* Self-test of the exact accumulator on adversarial addition sequences against the MPFR
+ * oracle; 0, or -1 with what differed in why. */
+int ug_fast_selftest(char *why, size_t whylen);
+
+/* ---- fast_kernels.c: the vector inner loops of exact_fast.c ---------------------------------- */
 
 typedef enum { UG_TERMS_SUM32, UG_TERMS_SUM64, UG_TERMS_DOT32 } ug_terms_kind;
 
@@ -49,10 +58,11 @@ typedef void (*ug_terms_fn)(const void *a, const float *b, size_t n, double *buf
 typedef double (*ug_level_fn)(const double *src, double *dst, size_t n, double sigma,
                               double *sum);
 
-/* fused[] instances: <terms>_<levels>, M = also computes max_abs (the others leave it 0). */
+/* fused[] instances: <terms>_<levels>, M = also computes max_abs (the others leave it 0).
+ * UG_F_SUM32_DIRECT is no extraction: level[0] = sum x_i in binary64 lanes, max_abs, and
+ * residual = some nonzero |x_i| < sig[0] (exact_fast.c, block_fused, says why that suffices). */
 enum {
-    UG_F_SUM32_1M, UG_F_SUM32_2M, UG_F_SUM64_2M, UG_F_DOT32_2M, UG_F_DOT32_2, UG_F_DOT32_3,
-    UG_F_COUNT
+    UG_F_SUM32_DIRECT, UG_F_SUM64_2M, UG_F_DOT32_2M, UG_F_DOT32_2, UG_F_DOT32_3, UG_F_COUNT
 };
 
 typedef struct ug_fast_kernels {

@@ -31,6 +31,11 @@ int ug_cuda_info(ug_gpu_info *info);
 #include "cuda_kernels.inc"
 #undef UG_CUDA_KERNEL
 
+/* Depth functions of the grid kernels' own trees (kernels/cuda/reduce_grid.cu, derivations there). */
+size_t ug_cuda_depth_grid_tree(size_t n);   /* (m-1) + log2(256) + ceil(log2 G), capped at n-1 */
+size_t ug_cuda_depth_atomic_grid(size_t n); /* (m-1) + 255 + (G-1), capped at n-1 */
+size_t ug_cuda_depth_kahan_grid(size_t n);  /* effective depth 5 of reduce_kahan's bound */
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,10 +6,11 @@
  * Link: -lcublas (CUB is header-only, shipped with nvcc).
  *
  * Versions:
- *   cublas_sgemm       cublasSgemm, CUBLAS_PEDANTIC_MATH (fp32 FFMA, no TF32, no split-K
- *                      tricks that change precision).  Summation order unknown: bound tree
- *                      with depth K-1, which covers every order (any tree over K products
- *                      has depth <= K-1).
+ *   cublas_sgemm       cublasSgemm, CUBLAS_PEDANTIC_MATH (fp32 FFMA, no TF32).  Summation
+ *                      order unknown: bound tree with depth K-1, which covers every order (any
+ *                      tree over K products has depth <= K-1).  Observed on an H200: for
+ *                      K >= 1000 exactly matmul_naive's errors (a k-order FMA chain), below
+ *                      that other orders (smaller errors).
  *   cublas_sgemm_tf32  cublasSgemm, CUBLAS_TF32_TENSOR_OP_MATH: operands rounded to TF32 by
  *                      the tensor cores.  Bound: the TF32 class (kernels/bounds.c: rounded
  *                      operands, exact products, fp32 accumulation allowed to truncate) with
