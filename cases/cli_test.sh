@@ -50,7 +50,7 @@ assert len({x[\"id\"] for x in r}) == len(r)
 " "$tmp/rep/results.json"'
 check "no temporary file left beside the report" '[ "$(ls "$tmp/rep")" = results.json ]'
 
-run run --filter 'gpu_reduce/*' --tap
+run run --filter 'gpu_reduce/*' --n 1 --tap
 check "GPU cases: run, or a clean TAP skip without a device" '[ "$(rc)" = 0 ] && { grep -q "^1..0 # SKIP" "$tmp/out" || grep -q "^ok" "$tmp/out"; }'
 
 # the oracle subcommand

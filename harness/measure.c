@@ -327,6 +327,7 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
             double bound = 0, ratio = 0;
             if (x->cls == UG_X_FINITE && k->bound != UG_BOUND_NONE) {
                 bound = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
+                if (isinf(bound)) r->bound_vacuous++;
                 ratio = err.abs == 0 ? 0 : bound > 0 ? err.abs / bound : INFINITY;
             }
             if (!ug_same_f32(got, x->rn)) r->correctly_rounded = false;

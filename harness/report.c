@@ -51,6 +51,22 @@ static void ug_json_worst(ug_buf *b, const char *name, const ug_worst *w)
     ug_buf_printf(b, "}");
 }
 
+/* "cpu", or the GPU's name for CUDA kernels: part of a measurement's identity across machines. */
+static const char *ug_report_device(ug_backend be)
+{
+#ifdef UG_HAVE_CUDA
+    static ug_gpu_info gi;
+    static int have = -1;
+    if (be == UG_CUDA) {
+        if (have < 0) have = ug_cuda_info(&gi) == 0;
+        if (have) return gi.name;
+    }
+#else
+    (void)be;
+#endif
+    return "cpu";
+}
+
 void ug_report_row(ug_t *t, const ug_result *r, bool passed, int failures)
 {
     if (!t->opt->report_dir) return;
@@ -70,6 +86,7 @@ void ug_report_row(ug_t *t, const ug_result *r, bool passed, int failures)
     ug_json_field_str(b, "backend", k->backend == UG_CUDA ? "cuda" : "cpu");
     ug_json_field_str(b, "op", ug_op_name(k->op));
     ug_json_field_str(b, "variant", UG_VARIANT);
+    ug_json_field_str(b, "device", ug_report_device(k->backend));
     ug_json_field_str(b, "dist", r->dist);
     ug_json_field_num(b, "n", (double)r->n);
     if (k->op == UG_OP_GEMM) {
@@ -95,6 +112,7 @@ void ug_report_row(ug_t *t, const ug_result *r, bool passed, int failures)
     ug_json_field_str(b, "bound_class", ug_bound_class_name(k->bound));
     ug_json_field_num(b, "bound_ratio_max", r->bound_ratio_max);
     ug_json_field_num(b, "bound_ratio_mean", r->bound_ratio_mean);
+    ug_json_field_num(b, "bound_vacuous", (double)r->bound_vacuous);
     ug_json_field_num(b, "kappa_max", r->kappa_max);
     ug_buf_printf(b, ",\"correctly_rounded\":%s", r->correctly_rounded ? "true" : "false");
     ug_buf_printf(b, ",\"deterministic\":%s", k->deterministic ? "true" : "false");
@@ -165,12 +183,12 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv, boo
     for (int i = 0; i < argc; i++) ug_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
     ug_json_field_str(b, "command", cmd.s ? cmd.s : "");
     ug_buf_free(&cmd);
-    ug_json_field_str(b, "device", "cpu");
 #ifdef UG_HAVE_CUDA
     ug_gpu_info gi;
     if (gpu_used && ug_cuda_info(&gi) == 0) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", gi.cc_major, gi.cc_minor);
+        ug_json_field_str(b, "device", gi.name);
         ug_buf_printf(b, ",\"gpu\":{\"name\":");
         ug_buf_json_str(b, gi.name);
         ug_json_field_str(b, "cc", cc);
@@ -184,6 +202,7 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv, boo
 #else
     (void)gpu_used;
 #endif
+    if (!gpu_used) ug_json_field_str(b, "device", "cpu");
     ug_buf_printf(b, "}");
 }
 

@@ -115,6 +115,8 @@ typedef struct ug_result {
     double abs_err_sum, rel_err_sum;      /* sums over every output (seed 004's metric, exact) */
     double abs_err_sum_seedref, rel_err_sum_seedref; /* same against RD32(s), seed 004's oracle */
     double bound_ratio_max, bound_ratio_mean;
+    size_t bound_vacuous;       /* outputs whose a-priori bound is infinite (gamma_D with D u >= 1):
+                                   their ratio counts as 0, so say how many there were */
     double kappa_max;
     ug_worst worst_ulp, worst_rel, worst_abs, worst_ratio;
     uint64_t ulp_hist[16];      /* ulp error buckets: [0], (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... */
