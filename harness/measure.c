@@ -109,7 +109,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     char label[96], err[256];
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
-    ug_input *in = ug_input_alloc(t, op, label, op == UG_OP_GEMM ? M : M, ug_trials(t, trials));
+    ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
     in->dist = *d;
     in->gemm_m = M;
     in->gemm_n = N;

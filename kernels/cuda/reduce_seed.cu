@@ -261,7 +261,9 @@ extern "C" int ug_cuda_reduce_sequential(const ug_kernel *k, ug_call *c)
     return ug_run_tree(k, c, seed002_sequential_kernel);
 }
 
-extern "C" int ug_cuda_reduce_atomic(const ug_kernel *k, ug_call *c)
+/* Seed 004's single-block kernels that read the input and write one float: <<<1, 1024>>>. */
+static int ug_run_single_block(const ug_kernel *k, ug_call *c,
+                               void (*kernel)(const float *, float *, int))
 {
     float *d_x = NULL, *d_out = NULL;
     int size = 0;
@@ -270,7 +272,7 @@ extern "C" int ug_cuda_reduce_atomic(const ug_kernel *k, ug_call *c)
     UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, c->n));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
-        seed004_sum_kernel<<<1, UG_SEED_THREADS>>>(d_x, d_out, size);
+        kernel<<<1, UG_SEED_THREADS>>>(d_x, d_out, size);
         return cudaGetLastError();
     });
 cleanup:
@@ -279,22 +281,14 @@ cleanup:
     return c->err[0] != 0;
 }
 
+extern "C" int ug_cuda_reduce_atomic(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_single_block(k, c, seed004_sum_kernel);
+}
+
 extern "C" int ug_cuda_reduce_warp_shuffle(const ug_kernel *k, ug_call *c)
 {
-    float *d_x = NULL, *d_out = NULL;
-    int size = 0;
-    if (ug_cuda_enter(k, c)) return 1;
-    size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, c->n));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
-    ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
-        seed004_hierarchy_reduce_sum_kernel<<<1, UG_SEED_THREADS>>>(d_x, d_out, size);
-        return cudaGetLastError();
-    });
-cleanup:
-    cudaFree(d_x);
-    cudaFree(d_out);
-    return c->err[0] != 0;
+    return ug_run_single_block(k, c, seed004_hierarchy_reduce_sum_kernel);
 }
 
 /* Fold and bitonic+fold work in place: the input stays pristine in d_x and each run (timed or
