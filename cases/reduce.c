@@ -52,7 +52,14 @@ static void ug_reduce_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, in
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "*") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: Higham ch. 3-4, kernels/bounds.c */
-            if (one_signed) UG_EXPECT_ULP_MAX(r, ug_ulp_limit_of(k, n)); /* class limit, above */
+            if (!one_signed) continue;
+            UG_EXPECT_ULP_MAX(r, ug_ulp_limit_of(k, n)); /* class limit, above */
+            /* Compensated and binary64-accumulating kernels are correctly rounded on most
+             * outputs: their mean error stays within correct rounding's 0.5 ulp (measured at most
+             * 0.32 over these cases; a correctly rounded result averages ~0.25). */
+            if (k->bound == UG_BOUND_KAHAN || k->bound == UG_BOUND_NEUMAIER ||
+                k->bound == UG_BOUND_WIDE_ACC)
+                UG_EXPECT_ULP_MEAN(r, 0.5);
         }
         ug_input_free(t, in);
     }

@@ -5,9 +5,9 @@
  * Contract of a kernel's run function:
  *   - inputs are host memory and read-only (a kernel that reorders works on its own copy);
  *   - it writes the result(s) to c->out (1 value for sum/dot, M*N for gemm);
- *   - if c->reps > 0 it also times itself: warm-up, then c->reps timed runs (CUDA events for GPU
- *     kernels, monotonic clock for CPU ones), median in c->time_ms; the result written is that of
- *     a normal run;
+ *   - a GPU kernel with c->reps > 0 also times itself: warm-up, then c->reps timed runs with CUDA
+ *     events around the kernel(s) only, median in c->time_ms; the result written is that of a
+ *     normal run.  CPU kernels ignore reps: the harness times them with a monotonic clock;
  *   - it returns 0, or nonzero with a message in c->err (CUDA error text, size limit exceeded...);
  *     it never exits or aborts, and frees what it allocated on every path.
  */
