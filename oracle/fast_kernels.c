@@ -305,8 +305,31 @@ static void g_terms_dot32(const void *a, const float *b, size_t n, double *buf,
     terms_generic_body(UG_TERMS_DOT32, a, b, n, buf, st);
 }
 
-/* ---- avx512: intrinsics ---------------------------------------------------------------------- */
 #if UG_X86_GCC
+/* The vector sum32_direct kernels' scalar tail and finish: elements i..n-1, then max |x|, and
+ * whether the smallest nonzero |x| lies below the first extraction boundary.  kmin holds the
+ * unsigned minimum of (|x| bit pattern - 1), so +-0 maps to UINT32_MAX and never wins. */
+static void sum32_direct_tail(const float *x, size_t i, size_t n, uint32_t kmin, uint32_t bmax,
+                              const double *sig, ug_fused_out *o)
+{
+    for (; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, x + i, sizeof bits);
+        bits &= INT32_MAX;
+        kmin = bits - 1 < kmin ? bits - 1 : kmin;
+        bmax = bits > bmax ? bits : bmax;
+        o->level[0] += x[i];
+        o->sum_abs += fabs((double)x[i]);
+    }
+    uint32_t uk = kmin + 1;
+    float fmax, fmin;
+    memcpy(&fmax, &bmax, sizeof fmax);
+    memcpy(&fmin, &uk, sizeof fmin); /* smallest nonzero |x|; UINT32_MAX + 1 = 0 if none */
+    o->max_abs = fmax;
+    o->residual = uk != 0 && (double)fmin < sig[0];
+}
+
+/* ---- avx512: intrinsics ---------------------------------------------------------------------- */
 #include <immintrin.h>
 
 #define A512 __attribute__((target("avx512f")))
@@ -467,21 +490,7 @@ A512 static void x_sum32_direct(const void *a, const float *b, size_t n, const d
     o->level[0] = _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
     o->level[1] = o->level[2] = 0;
     o->sum_abs = _mm512_reduce_add_pd(_mm512_add_pd(sa0, sa1));
-    for (; i < n; i++) {
-        uint32_t bits;
-        memcpy(&bits, x + i, sizeof bits);
-        bits &= INT32_MAX;
-        kmin = bits - 1 < kmin ? bits - 1 : kmin;
-        bmax = bits > bmax ? bits : bmax;
-        o->level[0] += x[i];
-        o->sum_abs += fabs((double)x[i]);
-    }
-    uint32_t uk = kmin + 1;
-    float fmax, fmin;
-    memcpy(&fmax, &bmax, sizeof fmax);
-    memcpy(&fmin, &uk, sizeof fmin); /* smallest nonzero |x|; UINT32_MAX + 1 = 0 if none */
-    o->max_abs = fmax;
-    o->residual = uk != 0 && (double)fmin < sig[0];
+    sum32_direct_tail(x, i, n, kmin, bmax, sig, o);
 }
 
 A512 static void x_terms_sum32(const void *a, const float *b, size_t n, double *buf,
@@ -682,21 +691,7 @@ A2 static void x2_sum32_direct(const void *a, const float *b, size_t n, const do
     o->level[0] = hsum256(_mm256_add_pd(_mm256_add_pd(acc0, acc1), _mm256_add_pd(acc2, acc3)));
     o->level[1] = o->level[2] = 0;
     o->sum_abs = hsum256(_mm256_add_pd(_mm256_add_pd(sa0, sa1), _mm256_add_pd(sa2, sa3)));
-    for (; i < n; i++) {
-        uint32_t bits;
-        memcpy(&bits, x + i, sizeof bits);
-        bits &= INT32_MAX;
-        kmin = bits - 1 < kmin ? bits - 1 : kmin;
-        bmax = bits > bmax ? bits : bmax;
-        o->level[0] += x[i];
-        o->sum_abs += fabs((double)x[i]);
-    }
-    uint32_t uk = kmin + 1;
-    float fmax, fmin;
-    memcpy(&fmax, &bmax, sizeof fmax);
-    memcpy(&fmin, &uk, sizeof fmin); /* smallest nonzero |x|; UINT32_MAX + 1 = 0 if none */
-    o->max_abs = fmax;
-    o->residual = uk != 0 && (double)fmin < sig[0];
+    sum32_direct_tail(x, i, n, kmin, bmax, sig, o);
 }
 
 #define F256(name, kind, levels, want_max)                                                     \
