@@ -193,7 +193,7 @@ UG_CASE_EX(gpu_reduce, max_exceeded, UG_CASE_GPU)
         c.n = n;
         c.x = x;
         c.out = &out;
-        int rc = k->run(k, &c);
+        int rc = ug_kernel_run(k, &c);
         free(x);
         UG_EXPECT_MSG(rc != 0, "%s accepted n = %zu > max_n = %zu", k->name, n, k->max_n);
         UG_EXPECT_MSG(strstr(c.err, "max_n") && strstr(c.err, k->name),

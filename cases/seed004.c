@@ -84,9 +84,9 @@ static void ug_seed004_table(ug_t *t, size_t n, int trials)
     ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, trials);
     ug_result *r[UG_SEED_METHODS] = {0};
     UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "*") {
-        if (k->seed_method < 1 || k->seed_method > UG_SEED_METHODS) continue;
+        if (k->method < 1 || k->method > UG_SEED_METHODS) continue;
         ug_result *res = ug_measure(t, k, in);
-        r[k->seed_method - 1] = res;
+        r[k->method - 1] = res;
         /* every method stays inside its a-priori bound */
         UG_EXPECT_BOUND_RATIO_MAX(res, 1.0);
         const ug_seed_table *pub = ug_seed_row(n);
@@ -95,10 +95,10 @@ static void ug_seed004_table(ug_t *t, size_t n, int trials)
              * 1000 trials make the sum's relative standard error a few percent (the per-trial
              * errors have a coefficient of variation ~1), so 30% is far outside chance; the
              * seed's figures themselves carry 2 significant digits. */
-            double want = pub->abs[k->seed_method - 1], got = res->abs_err_sum_seedref;
+            double want = pub->abs[k->method - 1], got = res->abs_err_sum_seedref;
             UG_EXPECT_MSG(got > 0.7 * want && got < 1.3 * want,
                           "method %d: cumulative abs error (seed metric) %.3g, seed published %.2g (+-30%%)",
-                          k->seed_method, got, want);
+                          k->method, got, want);
         }
     }
     for (int m = 0; m < UG_SEED_METHODS; m++)

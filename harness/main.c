@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/par.h"
 #include "runner.h"
 #include "ug_config.h"
 
@@ -97,6 +98,7 @@ static int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, co
     }
     if (o.tap) o.progress = false;
     ug_oracle_select(o.oracle);
+    ug_par_set_threads(o.threads);
     ug_oracle_set_threads(o.threads);
     ug_dist_set_threads(o.threads); /* results do not depend on it: speed only */
     return ug_run(&o, full_argc, full_argv);

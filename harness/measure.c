@@ -233,7 +233,7 @@ static void ug_worst_update(ug_worst *w, double key, double cur, int trial, size
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
 {
     c->err[0] = 0;
-    int rc = k->run(k, c);
+    int rc = ug_kernel_run(k, c);
     if (rc != 0) {
         ug_fail_header(t, file, line, k->name, "kernel failed: %s",
                        c->err[0] ? c->err : "(no message)");
@@ -278,7 +278,7 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
     r->trials = in->trials;
     r->first_trial = in->first_trial;
     r->elements = ug_input_elements(in);
-    r->seed_method = k->seed_method;
+    r->seed_method = k->method;
     r->correctly_rounded = true;
     char name[256];
     if (in->op == UG_OP_GEMM && !(in->gemm_m == in->gemm_n && in->gemm_n == in->gemm_k))

@@ -17,9 +17,7 @@
 #include "runner.h"
 #include "ug_config.h"
 #include "ug_git.h"
-#ifdef UG_HAVE_CUDA
-#include "../kernels/cuda/cuda_api.h"
-#endif
+#include "../kernels/device.h"
 
 /* The build variant is part of a kernel's identity (roadmap: -fmad=false, fast-math, ...). */
 #define UG_VARIANT "default"
@@ -54,16 +52,12 @@ static void ug_json_worst(ug_buf *b, const char *name, const ug_worst *w)
 /* "cpu", or the GPU's name for CUDA kernels: part of a measurement's identity across machines. */
 static const char *ug_report_device(ug_backend be)
 {
-#ifdef UG_HAVE_CUDA
     static ug_gpu_info gi;
     static int have = -1;
     if (be == UG_CUDA) {
-        if (have < 0) have = ug_cuda_info(&gi) == 0;
+        if (have < 0) have = ug_device_info(&gi) == 0;
         if (have) return gi.name;
     }
-#else
-    (void)be;
-#endif
     return "cpu";
 }
 
@@ -115,7 +109,7 @@ void ug_report_row(ug_t *t, const ug_result *r, bool passed, int failures)
     ug_json_field_num(b, "bound_vacuous", (double)r->bound_vacuous);
     ug_json_field_num(b, "kappa_max", r->kappa_max);
     ug_buf_printf(b, ",\"correctly_rounded\":%s", r->correctly_rounded ? "true" : "false");
-    ug_buf_printf(b, ",\"deterministic\":%s", k->deterministic ? "true" : "false");
+    ug_buf_printf(b, ",\"deterministic\":%s", !k->nondeterministic ? "true" : "false");
     if (r->repeats) {
         ug_json_field_num(b, "repeats", r->repeats);
         ug_json_field_num(b, "distinct_results", r->distinct_results);
@@ -183,9 +177,8 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv, boo
     for (int i = 0; i < argc; i++) ug_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
     ug_json_field_str(b, "command", cmd.s ? cmd.s : "");
     ug_buf_free(&cmd);
-#ifdef UG_HAVE_CUDA
     ug_gpu_info gi;
-    if (gpu_used && ug_cuda_info(&gi) == 0) {
+    if (gpu_used && ug_device_info(&gi) == 0) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", gi.cc_major, gi.cc_minor);
         ug_json_field_str(b, "device", gi.name);
@@ -199,9 +192,6 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv, boo
         ug_json_field_str(b, "nvcc_flags", UG_NVCC_FLAGS);
         ug_buf_printf(b, "}");
     }
-#else
-    (void)gpu_used;
-#endif
     if (!gpu_used) ug_json_field_str(b, "device", "cpu");
     ug_buf_printf(b, "}");
 }

@@ -16,9 +16,7 @@
 
 #include "ug_config.h"
 
-#ifdef UG_HAVE_CUDA
-#include "../kernels/cuda/cuda_api.h"
-#endif
+#include "../kernels/device.h"
 
 /* ---- registration ---------------------------------------------------------------------------- */
 
@@ -65,11 +63,7 @@ static char ug_gpu_why[256] = "built without CUDA";
 bool ug_gpu_available(void)
 {
     if (ug_gpu_state < 0) {
-#ifdef UG_HAVE_CUDA
-        ug_gpu_state = ug_cuda_probe(ug_gpu_why, sizeof ug_gpu_why) ? 1 : 0;
-#else
-        ug_gpu_state = 0;
-#endif
+        ug_gpu_state = ug_device_probe(ug_gpu_why, sizeof ug_gpu_why) ? 1 : 0;
     }
     return ug_gpu_state == 1;
 }
@@ -97,9 +91,9 @@ int ug_list(void)
     printf("kernels:\n");
     for (size_t i = 0; i < ug_kernel_count(); i++) {
         const ug_kernel *k = ug_kernel_at(i);
-        printf("  %-26s %-4s %-4s %-9s %-13s %s\n", k->name, ug_op_name(k->op),
+        printf("  %-34s %-4s %-4s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
                k->backend == UG_CUDA ? "cuda" : "cpu", ug_bound_class_name(k->bound),
-               k->deterministic ? "deterministic" : "nondeterm.", k->doc);
+               !k->nondeterministic ? "deterministic" : "nondeterm.", k->doc);
     }
     return 0;
 }
@@ -196,8 +190,8 @@ const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, cons
         ++*it;
         if (k->op != op) continue;
         if (backend != UG_ANY_BACKEND && (int)k->backend != backend) continue;
-        if (glob && fnmatch(glob, k->name, 0) != 0) continue;
-        if (t->opt->kernel && fnmatch(t->opt->kernel, k->name, 0) != 0) continue;
+        if (glob && !ug_kernel_matches(k, glob)) continue;
+        if (t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) continue;
         return k;
     }
     return NULL;

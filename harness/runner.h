@@ -6,7 +6,10 @@
 #include <stdio.h>
 
 #include "ug.h"
-#include "util.h"
+#include "base/buf.h"
+#include "base/parse.h"
+#include "base/sys.h"
+#include "base/bits.h"
 
 typedef struct ug_options {
     const char *argv0;

@@ -30,7 +30,7 @@ size_t ug_depth_log2(size_t n)
     return d;
 }
 
-static size_t ug_kernel_depth(const ug_kernel *k, size_t n)
+size_t ug_kernel_depth(const ug_kernel *k, size_t n)
 {
     return k->depth ? k->depth(n) : ug_depth_serial(n);
 }
@@ -95,3 +95,5 @@ const char *ug_op_name(ug_op op)
 }
 
 const char *ug_fmt_name(ug_fmt f) { return f == UG_F32 ? "f32" : f == UG_F64 ? "f64" : "tf32"; }
+
+const char *ug_backend_name(ug_backend b) { return b == UG_CUDA ? "cuda" : "cpu"; }

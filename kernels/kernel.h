@@ -1,8 +1,22 @@
 /*
- * kernel.h - the kernel registry: every kernel under test, CPU and GPU, in one table
- * (kernels/registry.c).  A new kernel is one function in its family's file plus one line there.
+ * kernel.h - what a kernel under test is, and the registry of all of them.
  *
- * Contract of a kernel's run function:
+ * Kernels come in families: one file (kernels/cpu/reduce.c, kernels/cuda/matmul.cu, ...) holds
+ * the kernels of one family, a table of their registry rows in designated initialisers, and one
+ * launcher that switches on the row's .version (as llm.c's dev/cuda files switch on kernel_num):
+ *
+ *   static const ug_kernel ug_matmul_kernels[] = {
+ *       {.name = "matmul_naive", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+ *        .version = MATMUL_NAIVE, .doc = "one output a thread, t += a*b in k order"},
+ *       ...
+ *   };
+ *   UG_FAMILY(matmul, ug_matmul_kernels, ug_matmul_run)
+ *
+ * Adding a kernel to a family is one row and one case of the launcher's switch, in that one
+ * file.  kernels/meson.build lists the family files; the registry (kernels/registry.c)
+ * concatenates their tables, for every build variant the family was compiled in.
+ *
+ * Contract of a launcher, run(k, c):
  *   - inputs are host memory and read-only (a kernel that reorders works on its own copy);
  *   - it writes the result(s) to c->out (1 value for sum/dot, M*N for gemm);
  *   - a GPU kernel with c->reps > 0 also times itself: warm-up, then c->reps timed runs with CUDA
@@ -17,22 +31,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM } ug_op;
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
 typedef enum { UG_F32, UG_F64, UG_TF32 } ug_fmt;
 
 /* Error-bound classes (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3-4),
  * u = 2^-24, gamma_k = k u / (1 - k u).  S = sum |x_i| (sum) or sum |x_i y_i| (dot, gemm),
- * s the exact result, D = k->depth(n) the most additions any term passes through.
+ * s the exact result, D = depth(n) the most additions any term passes through.
  *   UG_BOUND_TREE      sum: gamma_D S;   dot/gemm: gamma_{D+1} S (one more rounding: the product)
- *   UG_BOUND_KAHAN     sum: (2u + 2n u^2) S;  dot/gemm: (3u + 2n u^2) S (products not compensated)
- *   UG_BOUND_NEUMAIER  sum: u|s| + gamma_{n-1}^2 S;  dot: u|s| + (u + gamma_{n}^2) S
+ *   UG_BOUND_KAHAN     sum: (2u + 4n u^2) S;  dot/gemm: (3u + 4n u^2) S (products not compensated)
+ *   UG_BOUND_NEUMAIER  sum: u|s| + gamma_{n-1}^2 S;  dot: u|s| + (u + gamma_{n-1}^2) S
  *   UG_BOUND_WIDE_ACC  binary64 accumulation (tree of depth D), rounded once to binary32:
  *                      u|s| + (1+u) gamma64_D S   (gamma64 with u = 2^-53)
  *   UG_BOUND_TF32      operands rounded to TF32 (10-bit fraction, either rounding: 2^-10 each),
  *                      products exact in binary32, binary32 accumulation of depth D:
- *                      (2^-9 + 2^-20 + gamma_D (1 + 2^-9 + 2^-20)) S
- *   UG_BOUND_NONE      no a-priori bound declared (bound ratio reported as 0).
+ *                      (2^-9 + 2^-20 + gamma_D(2u) (1 + 2^-9 + 2^-20)) S
+ *   UG_BOUND_NONE      no a-priori bound declared.
  */
 typedef enum {
     UG_BOUND_NONE = 0,
@@ -57,34 +75,87 @@ typedef struct ug_call {
 } ug_call;
 
 typedef struct ug_kernel ug_kernel;
+typedef struct ug_family ug_family;
+typedef int (*ug_launcher)(const ug_kernel *k, ug_call *c);
+
+/* One registry row.  A family file fills the fields up to .doc (designated initialisers, in
+ * this order: C++ wants declaration order); the registry fills the rest. */
 struct ug_kernel {
-    const char *name;        /* unique, says what it does: "serial_f32", "reduce_warp_shuffle" */
+    const char *name;        /* unique within its family, says what it does: "reduce_warp_shuffle" */
     ug_op op;
-    ug_backend backend;
-    ug_fmt in_fmt, acc_fmt, out_fmt;
-    bool deterministic;      /* same inputs -> bitwise same output, every run */
+    ug_backend backend;      /* default UG_CPU */
+    ug_fmt in_fmt, acc_fmt, out_fmt; /* default binary32 */
+    bool nondeterministic;   /* default false: same inputs -> bitwise same output, every run */
     ug_bound_class bound;
-    size_t (*depth)(size_t n); /* UG_BOUND_TREE / WIDE_ACC / TF32: max additions per term */
-    int (*run)(const ug_kernel *k, ug_call *c);
-    size_t max_n;            /* 0: no limit; else run() refuses larger n with a clear error */
-    int seed_method;         /* seed 004's method number 1..7, 0 if none */
+    size_t (*depth)(size_t n); /* most additions any term passes through; NULL: n - 1 */
+    int version;             /* what the family's launcher switches on */
+    size_t max_n;            /* 0: no limit; else the launcher refuses larger n, clearly */
+    int method;              /* the seven-methods post's method number 1..7, 0 if none */
     const char *doc;         /* one line: what it does and where it comes from */
+    /* filled by the registry */
+    const ug_family *family;
+    const char *variant;     /* the build variant: "default", ... */
+    char id[64];             /* name@variant: a kernel's identity in filters, reports, baselines */
 };
 
-/* The registry (kernels/registry.c).  NULL-terminated iteration via ug_kernel_at(). */
+struct ug_family {
+    const char *name;        /* the file's stem: "matmul" */
+    const char *variant;     /* the build variant this object was compiled as */
+    const ug_kernel *kernels;
+    size_t count;
+    ug_launcher run;
+};
+
+/* The family descriptor of a family file (one per file), named after its stem and the build
+ * variant it is compiled as (-DUG_BUILD_VARIANT=nofma; "default" when not given). */
+#ifndef UG_BUILD_VARIANT
+#define UG_BUILD_VARIANT default
+#endif
+#define UG_KSTR_(x) #x
+#define UG_KSTR(x) UG_KSTR_(x)
+#define UG_KCAT_(a, b, c, d) a##b##c##d
+#define UG_KCAT(a, b, c, d) UG_KCAT_(a, b, c, d)
+#define UG_FAMILY_SYMBOL(stem, variant) UG_KCAT(ug_family_, stem, _, variant)
+#ifdef __cplusplus
+#define UG_FAMILY_EXTERN extern "C"
+#else
+#define UG_FAMILY_EXTERN extern
+#endif
+#define UG_FAMILY(stem, table, launcher)                                                       \
+    UG_FAMILY_EXTERN const ug_family UG_FAMILY_SYMBOL(stem, UG_BUILD_VARIANT);                 \
+    const ug_family UG_FAMILY_SYMBOL(stem, UG_BUILD_VARIANT) = {                               \
+        #stem, UG_KSTR(UG_BUILD_VARIANT), table, sizeof(table) / sizeof((table)[0]), launcher};
+
+/* ---- the registry (kernels/registry.c) ---------------------------------------------------- */
+
+/* Every kernel of every family and variant built, in a fixed order (the family list of
+ * kernels/meson.build, then each table's order).  NULL past the end. */
 const ug_kernel *ug_kernel_at(size_t i);
-const ug_kernel *ug_kernel_find(const char *name);
 size_t ug_kernel_count(void);
+/* By identity "name@variant", or by plain "name" (its default variant).  NULL if none. */
+const ug_kernel *ug_kernel_find(const char *name);
+/* Whether glob (fnmatch) selects k: a glob with '@' is matched against k->id, one without
+ * against k->name (so "matmul_kahan" selects every variant of it). */
+bool ug_kernel_matches(const ug_kernel *k, const char *glob);
+/* Run k on c through its family's launcher (clears c->err first). */
+int ug_kernel_run(const ug_kernel *k, ug_call *c);
+/* k's depth at n (n - 1 when the row declares none). */
+size_t ug_kernel_depth(const ug_kernel *k, size_t n);
 
 /* The a-priori bound for one output: n terms, S = sum |terms| (upper bound), s = exact value.
- * Returns +inf when S is not finite, 0 for UG_BOUND_NONE. (kernels/bounds.c) */
+ * Returns +inf when S is not finite or the bound is vacuous, 0 for UG_BOUND_NONE.
+ * (kernels/bounds.c) */
 double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs);
 const char *ug_bound_class_name(ug_bound_class b);
 const char *ug_op_name(ug_op op);
 const char *ug_fmt_name(ug_fmt f);
+const char *ug_backend_name(ug_backend b);
 
 /* Common depth functions (kernels/bounds.c). */
 size_t ug_depth_serial(size_t n);   /* n - 1 */
 size_t ug_depth_log2(size_t n);     /* ceil(log2 n) */
 
+#ifdef __cplusplus
+}
+#endif
 #endif

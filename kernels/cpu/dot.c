@@ -7,15 +7,10 @@
  *                    y -= a*b; r = t - y; y = (r - t) + y; t = r   (3u + O(nu^2)) S
  *   gemm_naive_cpu   C[i][j] = dot_serial of row i and column j   gamma_K S per element
  */
-#include "cpu_kernels.h"
+#include <stdio.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#define UG_OPAQUE(v) __asm__("" : "+x"(v))
-#elif defined(__aarch64__)
-#define UG_OPAQUE(v) __asm__("" : "+w"(v))
-#else
-#define UG_OPAQUE(v) do { volatile float ug_opaque_ = (v); (v) = ug_opaque_; } while (0)
-#endif
+#include "../kernel.h"
+#include "opaque.h"
 
 static float ug_dot_serial(const float *x, size_t incx, const float *y, size_t incy, size_t n)
 {
@@ -27,7 +22,7 @@ static float ug_dot_serial(const float *x, size_t incx, const float *y, size_t i
     return a;
 }
 
-int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
+static int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     c->out[0] = ug_dot_serial(c->x, 1, c->y, 1, c->n);
@@ -35,7 +30,7 @@ int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
 }
 
 /* Seed 000's loop: the compensation y carries minus the lost low part of the running sum t. */
-int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
+static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float t = 0.0f, y = 0.0f;
@@ -53,7 +48,7 @@ int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-int ug_cpu_gemm_naive(const ug_kernel *k, ug_call *c)
+static int ug_cpu_gemm_naive(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
@@ -62,3 +57,29 @@ int ug_cpu_gemm_naive(const ug_kernel *k, ug_call *c)
             c->out[i * N + j] = ug_dot_serial(c->x + i * K, 1, c->y + j, N, K);
     return 0;
 }
+
+/* ---- the family: registry rows and the launcher ------------------------------------------------ */
+
+enum { DOT_SERIAL_F32, DOT_KAHAN_F32, GEMM_NAIVE_CPU };
+
+static const ug_kernel ug_cpu_dot_kernels[] = {
+    {.name = "dot_serial_f32", .op = UG_OP_DOT, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+     .version = DOT_SERIAL_F32, .doc = "a += x[i]*y[i] in binary32, product rounded then sum rounded"},
+    {.name = "dot_kahan_f32", .op = UG_OP_DOT, .bound = UG_BOUND_KAHAN, .version = DOT_KAHAN_F32,
+     .doc = "Kahan-compensated dot product in binary32 (the Kahan-matmul post's update, no FMA)"},
+    {.name = "gemm_naive_cpu", .op = UG_OP_GEMM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+     .version = GEMM_NAIVE_CPU, .doc = "C[i][j] = serial binary32 dot of row i and column j"},
+};
+
+static int ug_cpu_dot_run(const ug_kernel *k, ug_call *c)
+{
+    switch (k->version) {
+    case DOT_SERIAL_F32: return ug_cpu_dot_serial_f32(k, c);
+    case DOT_KAHAN_F32: return ug_cpu_dot_kahan_f32(k, c);
+    case GEMM_NAIVE_CPU: return ug_cpu_gemm_naive(k, c);
+    }
+    snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
+    return 1;
+}
+
+UG_FAMILY(cpu_dot, ug_cpu_dot_kernels, ug_cpu_dot_run)

@@ -21,23 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_kernels.h"
-
-/* Compensated summation relies on (t - s) - y not being simplified to 0.  Under -ffast-math
- * (-fassociative-math) the compiler may do exactly that.  UG_OPAQUE hides a value behind an
- * empty asm statement that "modifies" it: the compiler must materialise the rounded binary32
- * value and cannot reassociate across it.  It costs no instruction. */
-#if defined(__x86_64__) || defined(__i386__)
-#define UG_OPAQUE(v) __asm__("" : "+x"(v))
-#elif defined(__aarch64__)
-#define UG_OPAQUE(v) __asm__("" : "+w"(v))
-#else
-#define UG_OPAQUE(v)                                                                           \
-    do {                                                                                       \
-        volatile float ug_opaque_ = (v);                                                       \
-        (v) = ug_opaque_;                                                                      \
-    } while (0)
-#endif
+#include "../kernel.h"
+#include "opaque.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
@@ -77,7 +62,7 @@ static float ug_fold_in_place(float *s, size_t n)
 
 /* ---- seed 004, methods 1-7 ---------------------------------------------------------------------- */
 
-int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
+static int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float a = 0.0f;
@@ -86,7 +71,7 @@ int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-int ug_cpu_serial_f64acc(const ug_kernel *k, ug_call *c)
+static int ug_cpu_serial_f64acc(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     double a = 0.0;
@@ -95,7 +80,7 @@ int ug_cpu_serial_f64acc(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
+static int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
 {
     float *s = ug_copy(c);
     if (!s) return -1;
@@ -124,7 +109,7 @@ static float ug_sqrt_blocks(const float *s, size_t l, size_t h)
 
 /* Depth: the first block's sum passes through ceil(n/m)-1 roundings (0 + s_1 is exact),
  * and the first block is a largest one. */
-size_t ug_depth_sqrt_blocks(size_t n)
+static size_t ug_depth_sqrt_blocks(size_t n)
 {
     if (n <= 1) return 0;
     if (n == 2) return 1;
@@ -133,7 +118,7 @@ size_t ug_depth_sqrt_blocks(size_t n)
     return ug_depth_sqrt_blocks(m) + blocks - 1;
 }
 
-int ug_cpu_sqrt_blocks(const ug_kernel *k, ug_call *c)
+static int ug_cpu_sqrt_blocks(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     c->out[0] = c->n ? ug_sqrt_blocks(c->x, 0, c->n) : 0.0f;
@@ -147,14 +132,14 @@ static float ug_halves(const float *s, size_t l, size_t h)
     return ug_halves(s, l, m) + ug_halves(s, m, h);
 }
 
-int ug_cpu_pairwise_halves(const ug_kernel *k, ug_call *c)
+static int ug_cpu_pairwise_halves(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     c->out[0] = c->n ? ug_halves(c->x, 0, c->n) : 0.0f;
     return 0;
 }
 
-int ug_cpu_fold(const ug_kernel *k, ug_call *c)
+static int ug_cpu_fold(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float *s = ug_copy(c);
@@ -164,7 +149,7 @@ int ug_cpu_fold(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
+static int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float *s = ug_copy(c);
@@ -177,7 +162,7 @@ int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
 
 /* ---- compensated and library-style ------------------------------------------------------------ */
 
-int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
+static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float sum = 0.0f, comp = 0.0f;
@@ -194,7 +179,7 @@ int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
+static int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float sum = 0.0f, comp = 0.0f;
@@ -226,7 +211,7 @@ static float ug_pairwise_block(const float *s, size_t n)
     return ug_pairwise_block(s, m) + ug_pairwise_block(s + m, n - m);
 }
 
-size_t ug_depth_pairwise_block8(size_t n)
+static size_t ug_depth_pairwise_block8(size_t n)
 {
     if (n <= UG_PAIRWISE_BLOCK) return n ? n - 1 : 0;
     /* not simply the larger half: 8 is a leaf of depth 7, 9 splits into leaves of depth <= 4 */
@@ -234,9 +219,65 @@ size_t ug_depth_pairwise_block8(size_t n)
     return 1 + (a > b ? a : b);
 }
 
-int ug_cpu_pairwise_block8(const ug_kernel *k, ug_call *c)
+static int ug_cpu_pairwise_block8(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     c->out[0] = ug_pairwise_block(c->x, c->n);
     return 0;
 }
+
+/* ---- the family: registry rows and the launcher ------------------------------------------------ */
+
+enum {
+    SERIAL_F32, SERIAL_F64ACC, SORTED_ABS_SERIAL, SQRT_BLOCKS, PAIRWISE_HALVES, FOLD, SORTED_FOLD,
+    KAHAN_F32, NEUMAIER_F32, PAIRWISE_BLOCK8,
+};
+
+static const ug_kernel ug_cpu_reduce_kernels[] = {
+    {.name = "serial_f32", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+     .version = SERIAL_F32, .method = 1, .doc = "seven-methods post, method 1: a += x[i] in binary32"},
+    {.name = "serial_f64acc", .op = UG_OP_SUM, .acc_fmt = UG_F64, .bound = UG_BOUND_WIDE_ACC,
+     .depth = ug_depth_serial, .version = SERIAL_F64ACC, .method = 2,
+     .doc = "seven-methods post, method 2: binary64 accumulator, rounded once"},
+    {.name = "sorted_abs_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+     .version = SORTED_ABS_SERIAL, .method = 3,
+     .doc = "seven-methods post, method 3: sort by |x| ascending, then serial"},
+    {.name = "sqrt_blocks", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_sqrt_blocks,
+     .version = SQRT_BLOCKS, .method = 4,
+     .doc = "seven-methods post, method 4: recursive blocks of ceil(sqrt n)"},
+    {.name = "pairwise_halves", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_log2,
+     .version = PAIRWISE_HALVES, .method = 5,
+     .doc = "seven-methods post, method 5: recursive halves down to one element"},
+    {.name = "fold", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_log2,
+     .version = FOLD, .method = 6, .doc = "seven-methods post, method 6: x[i] += x[n-1-i], halve, repeat"},
+    {.name = "sorted_fold", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_log2,
+     .version = SORTED_FOLD, .method = 7,
+     .doc = "seven-methods post, method 7: sort ascending by value, then fold"},
+    {.name = "kahan_f32", .op = UG_OP_SUM, .bound = UG_BOUND_KAHAN, .version = KAHAN_F32,
+     .doc = "Kahan compensated summation in binary32"},
+    {.name = "neumaier_f32", .op = UG_OP_SUM, .bound = UG_BOUND_NEUMAIER, .version = NEUMAIER_F32,
+     .doc = "Neumaier (improved Kahan-Babuska) summation in binary32"},
+    {.name = "pairwise_block8", .op = UG_OP_SUM, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_pairwise_block8, .version = PAIRWISE_BLOCK8,
+     .doc = "pairwise halves with a serial base case of 8 (as libraries ship)"},
+};
+
+static int ug_cpu_reduce_run(const ug_kernel *k, ug_call *c)
+{
+    switch (k->version) {
+    case SERIAL_F32: return ug_cpu_serial_f32(k, c);
+    case SERIAL_F64ACC: return ug_cpu_serial_f64acc(k, c);
+    case SORTED_ABS_SERIAL: return ug_cpu_sorted_abs_serial(k, c);
+    case SQRT_BLOCKS: return ug_cpu_sqrt_blocks(k, c);
+    case PAIRWISE_HALVES: return ug_cpu_pairwise_halves(k, c);
+    case FOLD: return ug_cpu_fold(k, c);
+    case SORTED_FOLD: return ug_cpu_sorted_fold(k, c);
+    case KAHAN_F32: return ug_cpu_kahan_f32(k, c);
+    case NEUMAIER_F32: return ug_cpu_neumaier_f32(k, c);
+    case PAIRWISE_BLOCK8: return ug_cpu_pairwise_block8(k, c);
+    }
+    snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
+    return 1;
+}
+
+UG_FAMILY(cpu_reduce, ug_cpu_reduce_kernels, ug_cpu_reduce_run)

@@ -1,12 +1,16 @@
 /*
- * device.cu - the CUDA device as the harness sees it: probe, info, error recording with
- * poisoned-context detection, entry checks of every run function, the median of timings.
+ * device.cu - the CUDA device as the harness sees it (kernels/device.h: probe, info, count,
+ * selection), and what every family's launcher shares: error recording with poisoned-context
+ * detection, the entry checks, the median of timings.
  *
  * Compile (meson does it): nvcc -arch=sm_90 -lineinfo -Xcompiler=-Wall,-Wextra -c device.cu
  *
  * Not thread-safe: the harness calls CUDA kernels from one thread, one GPU process at a time.
  */
 #include "ug_cuda.cuh"
+
+#include <cublas_v2.h>
+#include <cuda/version>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 // ----------------------------------------------------------------------------
 // state
 
+static int g_device;              /* the device in use (ug_device_select) */
 static int g_probed = -1;        /* -1 not yet, 0 no usable device, 1 usable */
 static char g_probe_why[256];
 static int g_poisoned;           /* a sticky error happened: the context is gone */
@@ -23,10 +28,10 @@ static char g_poison_why[400];
 // ----------------------------------------------------------------------------
 // probe and info
 
-/* Contract in cuda_api.h; `why` gets the detail only (the harness prints "no CUDA device
- * (why)").  The first call selects device 0 and creates its context (cudaFree(0)), so later
+/* Contract in device.h; `why` gets the detail only (the harness prints "no CUDA device
+ * (why)").  The first call selects the device and creates its context (cudaFree(0)), so later
  * calls and the first kernel's timing do not pay for it. */
-extern "C" int ug_cuda_probe(char *why, size_t len)
+extern "C" int ug_device_probe(char *why, size_t len)
 {
     if (g_probed < 0) {
         int count = 0;
@@ -36,13 +41,17 @@ extern "C" int ug_cuda_probe(char *why, size_t len)
                      e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
             (void)cudaGetLastError();
             g_probed = 0;
-        } else if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
-            snprintf(g_probe_why, sizeof g_probe_why, "device 0 unusable: %s: %s",
+        } else if (g_device >= count) {
+            snprintf(g_probe_why, sizeof g_probe_why, "device %d requested, %d present", g_device,
+                     count);
+            g_probed = 0;
+        } else if ((e = cudaSetDevice(g_device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
+            snprintf(g_probe_why, sizeof g_probe_why, "device %d unusable: %s: %s", g_device,
                      cudaGetErrorName(e), cudaGetErrorString(e));
             (void)cudaGetLastError();
             g_probed = 0;
         } else {
-            snprintf(g_probe_why, sizeof g_probe_why, "CUDA device 0 ready");
+            snprintf(g_probe_why, sizeof g_probe_why, "CUDA device %d ready", g_device);
             g_probed = 1;
         }
     }
@@ -50,12 +59,13 @@ extern "C" int ug_cuda_probe(char *why, size_t len)
     return g_probed;
 }
 
-extern "C" int ug_cuda_info(ug_gpu_info *info)
+extern "C" int ug_device_info(ug_gpu_info *info)
 {
     cudaDeviceProp p;
+    int major = 0, minor = 0, patch = 0;
     memset(info, 0, sizeof *info);
-    if (!ug_cuda_probe(NULL, 0)) return 1;
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 1;
+    if (!ug_device_probe(NULL, 0)) return 1;
+    if (cudaGetDeviceProperties(&p, g_device) != cudaSuccess) return 1;
     snprintf(info->name, sizeof info->name, "%s", p.name);
     info->cc_major = p.major;
     info->cc_minor = p.minor;
@@ -63,6 +73,36 @@ extern "C" int ug_cuda_info(ug_gpu_info *info)
     info->mem_gib = (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
     if (cudaDriverGetVersion(&info->driver_version) != cudaSuccess) return 1;
     if (cudaRuntimeGetVersion(&info->runtime_version) != cudaSuccess) return 1;
+    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+        info->cublas_version = major * 10000 + minor * 100 + patch;
+    info->cccl_version = CCCL_VERSION;
+    return 0;
+}
+
+extern "C" int ug_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+extern "C" int ug_device_select(int index, char *why, size_t len)
+{
+    int count = ug_device_count();
+    if (index < 0 || index >= count) {
+        if (why && len) snprintf(why, len, "device %d: %d CUDA device(s) present", index, count);
+        return 1;
+    }
+    if (g_probed >= 0 && index != g_device) {
+        if (why && len) snprintf(why, len, "device %d: device %d is already in use", index, g_device);
+        return 1;
+    }
+    g_device = index;
     return 0;
 }
 
@@ -108,7 +148,7 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
     char why[256];
     c->err[0] = 0;
     c->time_ms = 0;
-    if (!ug_cuda_probe(why, sizeof why)) {
+    if (!ug_device_probe(why, sizeof why)) {
         ug_cuda_failf(c, "%s: no CUDA device (%s)", k->name, why);
         return 1;
     }

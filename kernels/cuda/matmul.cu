@@ -37,11 +37,13 @@
 #define THREAD_NUM 256
 #define TILE_WIDTH 16
 
+UG_CUDA_BEGIN
+
 // ----------------------------------------------------------------------------
 // kernels
 
 // seed 000 matMultCUDA (without its clock() probes), generalised from n x n to M x N x K
-__global__ static void matmul_naive_kernel(const float *a, const float *b, float *c, int M, int N,
+__global__ void matmul_naive_kernel(const float *a, const float *b, float *c, int M, int N,
                                            int K)
 {
     const int tid = threadIdx.x;
@@ -62,7 +64,7 @@ __global__ static void matmul_naive_kernel(const float *a, const float *b, float
 }
 
 // seed 000's compensated version: the same shape, Kahan's update with y as -(compensation)
-__global__ static void matmul_kahan_kernel(const float *a, const float *b, float *c, int M, int N,
+__global__ void matmul_kahan_kernel(const float *a, const float *b, float *c, int M, int N,
                                            int K)
 {
     const int tid = threadIdx.x;
@@ -90,7 +92,7 @@ __global__ static void matmul_kahan_kernel(const float *a, const float *b, float
 
 // seed 000's two kernels with every product rounded before it is added (no FMA contraction)
 template <bool KAHAN>
-__global__ static void matmul_nofma_kernel(const float *a, const float *b, float *c, int M, int N,
+__global__ void matmul_nofma_kernel(const float *a, const float *b, float *c, int M, int N,
                                            int K)
 {
     const int idx = blockIdx.x * THREAD_NUM + threadIdx.x;
@@ -117,7 +119,7 @@ __global__ static void matmul_nofma_kernel(const float *a, const float *b, float
 
 // seed 002 MatrixMulKernel: tiles of A and B staged in shared memory, zero-filled at the edges
 template <bool KAHAN>
-__global__ static void matmul_tiled_kernel(const float *Md, const float *Nd, float *Pd, int M,
+__global__ void matmul_tiled_kernel(const float *Md, const float *Nd, float *Pd, int M,
                                            int N, int K)
 {
     __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];
@@ -153,20 +155,19 @@ __global__ static void matmul_tiled_kernel(const float *Md, const float *Nd, flo
 }
 
 // ----------------------------------------------------------------------------
-// launchers
+// launcher
 
-enum ug_matmul_kind {
-    UG_MM_NAIVE, UG_MM_KAHAN, UG_MM_TILED, UG_MM_TILED_KAHAN, UG_MM_NAIVE_NOFMA, UG_MM_KAHAN_NOFMA
-};
+enum { MATMUL_NAIVE, MATMUL_KAHAN, MATMUL_TILED, MATMUL_TILED_KAHAN, MATMUL_NAIVE_NOFMA,
+       MATMUL_KAHAN_NOFMA };
 
-static int ug_run_matmul(const ug_kernel *k, ug_call *c, ug_matmul_kind kind)
+int ug_matmul_run(const ug_kernel *k, ug_call *c)
 {
     float *d_a = NULL, *d_b = NULL, *d_c = NULL;
     size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
     int m = 0, n = 0, kk = 0;
     if (ug_cuda_enter(k, c)) return 1;
     if (M * N > INT_MAX || M * K > INT_MAX || K * N > INT_MAX) {
-        ug_cuda_failf(c, "%s: M=%zu N=%zu K=%zu: M*N, M*K and K*N must be < 2^31 (the seed's "
+        ug_cuda_failf(c, "%s: M=%zu N=%zu K=%zu: M*N, M*K and K*N must be < 2^31 (the posts' "
                       "int indexing)", k->name, M, N, K);
         return 1;
     }
@@ -180,13 +181,14 @@ static int ug_run_matmul(const ug_kernel *k, ug_call *c, ug_matmul_kind kind)
         unsigned blocks_1d = (unsigned)ug_div_up(M * N, THREAD_NUM);
         dim3 tiles((unsigned)ug_div_up(N, TILE_WIDTH), (unsigned)ug_div_up(M, TILE_WIDTH));
         dim3 tile(TILE_WIDTH, TILE_WIDTH);
-        switch (kind) {
-        case UG_MM_NAIVE: matmul_naive_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
-        case UG_MM_KAHAN: matmul_kahan_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
-        case UG_MM_TILED: matmul_tiled_kernel<false><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
-        case UG_MM_TILED_KAHAN: matmul_tiled_kernel<true><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
-        case UG_MM_NAIVE_NOFMA: matmul_nofma_kernel<false><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
-        case UG_MM_KAHAN_NOFMA: matmul_nofma_kernel<true><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        switch (k->version) {
+        case MATMUL_NAIVE: matmul_naive_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        case MATMUL_KAHAN: matmul_kahan_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        case MATMUL_TILED: matmul_tiled_kernel<false><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
+        case MATMUL_TILED_KAHAN: matmul_tiled_kernel<true><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
+        case MATMUL_NAIVE_NOFMA: matmul_nofma_kernel<false><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        case MATMUL_KAHAN_NOFMA: matmul_nofma_kernel<true><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
+        default: return cudaErrorInvalidValue;
         }
         return cudaGetLastError();
     });
@@ -197,32 +199,30 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_matmul_naive(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_matmul(k, c, UG_MM_NAIVE);
-}
+// ----------------------------------------------------------------------------
+// registry rows.  nvcc contracts a*b + t into one FMA (the posts' builds did too); every bound
+// below holds with or without it.
 
-extern "C" int ug_cuda_matmul_kahan(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_matmul(k, c, UG_MM_KAHAN);
-}
+const ug_kernel ug_matmul_kernels[] = {
+    {.name = "matmul_naive", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_serial, .version = MATMUL_NAIVE,
+     .doc = "Kahan-matmul post: one output a thread, 1-D grid of 256, t += a*b in k order"},
+    {.name = "matmul_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
+     .version = MATMUL_KAHAN,
+     .doc = "Kahan-matmul post: y -= a*b; r = t - y; y = (r - t) + y; t = r (Kahan)"},
+    {.name = "matmul_tiled", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_serial, .version = MATMUL_TILED,
+     .doc = "tiled-matmul post: 16x16 shared-memory tiles, any size, k order kept"},
+    {.name = "matmul_tiled_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
+     .version = MATMUL_TILED_KAHAN, .doc = "the tiled kernel with the Kahan-matmul post's update"},
+    {.name = "matmul_naive_nofma", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_serial, .version = MATMUL_NAIVE_NOFMA,
+     .doc = "matmul_naive with products rounded (__fmul_rn): the post's build without FMA"},
+    {.name = "matmul_kahan_nofma", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
+     .version = MATMUL_KAHAN_NOFMA,
+     .doc = "matmul_kahan with products rounded (__fmul_rn): the post's build without FMA"},
+};
 
-extern "C" int ug_cuda_matmul_tiled(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_matmul(k, c, UG_MM_TILED);
-}
+UG_CUDA_END
 
-extern "C" int ug_cuda_matmul_tiled_kahan(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_matmul(k, c, UG_MM_TILED_KAHAN);
-}
-
-extern "C" int ug_cuda_matmul_naive_nofma(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_matmul(k, c, UG_MM_NAIVE_NOFMA);
-}
-
-extern "C" int ug_cuda_matmul_kahan_nofma(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_matmul(k, c, UG_MM_KAHAN_NOFMA);
-}
+UG_FAMILY(matmul, ug_matmul_kernels, ug_matmul_run)

@@ -34,7 +34,7 @@
  *     |res - s| <= u|s| + (1+u) gamma_{n-2} gamma_{n-1} S <= u|s| + gamma_{n-1}^2 S, the
  *     UG_BOUND_NEUMAIER class.
  *   reduce_kahan: Kahan's compensation is not exact, so the class is UG_BOUND_TREE with an
- *     effective depth (ug_cuda_depth_kahan_grid).  Per thread, fl(s_g - c_g) is Kahan's sum of
+ *     effective depth (ug_depth_kahan_grid).  Per thread, fl(s_g - c_g) is Kahan's sum of
  *     the slice with one more element 0, so by the UG_BOUND_KAHAN class (kernels/bounds.c:
  *     (2u + 4 n u^2) S) it is within (2u + 4(m+1)u^2) S_g of the slice's sum e_g; the real
  *     value s_g - c_g is one rounding further: |s_g - c_g - e_g| <= (3u + (4m+7)u^2) S_g, and
@@ -53,7 +53,9 @@
  */
 #include "ug_cuda.cuh"
 
-#include "seed004.cuh"
+#include "shuffle_reduce.cuh"
+
+UG_CUDA_BEGIN
 
 // ----------------------------------------------------------------------------
 // per-thread accumulators and the states they hand to the trees
@@ -71,13 +73,6 @@ __device__ __forceinline__ ug_comp ug_two_sum(float a, float b)
     float e = (a - (s - bb)) + (b - bb);
     return ug_comp{s, isfinite(s) ? e : 0.0f};
 }
-
-struct ug_op_f32 {
-    typedef float state;
-    __device__ static state zero() { return 0.0f; }
-    __device__ static state combine(state a, state b) { return a + b; }
-    __device__ static float result(state a) { return a; }
-};
 
 struct ug_op_f64 {
     typedef double state;
@@ -99,11 +94,10 @@ struct ug_op_comp {
     __device__ static float result(state a) { return isfinite(a.s) ? a.s + a.corr : a.s; }
 };
 
+// plain fp32 slices (the shuffle and atomic kernels combine them their own way)
 struct ug_acc_f32 {
-    typedef ug_op_f32 op;
     float s = 0.0f;
     __device__ void add(float x) { s += x; }
-    __device__ float state() const { return s; }
 };
 
 struct ug_acc_f64 {
@@ -203,7 +197,7 @@ ug_shuffle_partials_kernel(const float *__restrict__ x, size_t n, float *partial
 {
     ug_acc_f32 acc;
     ug_grid_slice(x, n, acc);
-    float sum = seed004_block_reduce_sum(acc.s);
+    float sum = shuffle_block_reduce_sum(acc.s);
     if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }
 
@@ -211,7 +205,7 @@ ug_shuffle_partials_kernel(const float *__restrict__ x, size_t n, float *partial
 __global__ void __launch_bounds__(UG_FINAL_BLOCK)
 ug_shuffle_final_kernel(const float *partials, unsigned G, float *out)
 {
-    float sum = seed004_block_reduce_sum(threadIdx.x < G ? partials[threadIdx.x] : 0.0f);
+    float sum = shuffle_block_reduce_sum(threadIdx.x < G ? partials[threadIdx.x] : 0.0f);
     if (threadIdx.x == 0) *out = sum;
 }
 
@@ -228,6 +222,49 @@ ug_atomic_grid_kernel(const float *__restrict__ x, size_t n, float *out)
     atomicAdd(&block_sum, acc.s);
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(out, block_sum);
+}
+
+// ----------------------------------------------------------------------------
+// depth functions (host; see the header for the derivations)
+
+static size_t ug_ceil_log2(size_t v)
+{
+    size_t d = 0;
+    while (((size_t)1 << d) < v) d++;
+    return d;
+}
+
+/* Elements per thread (at most) and blocks of the grid shape for n. */
+static void ug_grid_shape(size_t n, size_t *m, size_t *G)
+{
+    *G = ug_grid_blocks(n);
+    *m = ug_div_up(n, *G * UG_GRID_BLOCK);
+}
+
+size_t ug_depth_grid_tree(size_t n)
+{
+    size_t m, G, d;
+    if (n <= 1) return 0;
+    ug_grid_shape(n, &m, &G);
+    d = (m - 1) + UG_GRID_BLOCK_LOG2 + ug_ceil_log2(G);
+    return d < n - 1 ? d : n - 1;
+}
+
+size_t ug_depth_atomic_grid(size_t n)
+{
+    size_t m, G, d;
+    if (n <= 1) return 0;
+    ug_grid_shape(n, &m, &G);
+    d = (m - 1) + (UG_GRID_BLOCK - 1) + (G - 1);
+    return d < n - 1 ? d : n - 1;
+}
+
+size_t ug_depth_kahan_grid(size_t n)
+{
+    size_t m, G;
+    if (n <= 1) return 0;
+    ug_grid_shape(n, &m, &G);
+    return 5 + (m >> 21);
 }
 
 // ----------------------------------------------------------------------------
@@ -261,22 +298,7 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_reduce_f64acc(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_grid<ug_acc_f64>(k, c);
-}
-
-extern "C" int ug_cuda_reduce_kahan(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_grid<ug_acc_kahan>(k, c);
-}
-
-extern "C" int ug_cuda_reduce_neumaier(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_grid<ug_acc_neumaier>(k, c);
-}
-
-extern "C" int ug_cuda_reduce_warp_shuffle_grid(const ug_kernel *k, ug_call *c)
+static int ug_run_shuffle_grid(const ug_kernel *k, ug_call *c)
 {
     float *d_x = NULL, *d_part = NULL, *d_out = NULL;
     size_t n = c->n;
@@ -300,7 +322,7 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_reduce_atomic_grid(const ug_kernel *k, ug_call *c)
+static int ug_run_atomic_grid(const ug_kernel *k, ug_call *c)
 {
     float *d_x = NULL, *d_out = NULL;
     size_t n = c->n;
@@ -322,44 +344,40 @@ cleanup:
 }
 
 // ----------------------------------------------------------------------------
-// depth functions (host; see the header for the derivations)
+// the launcher and the registry rows
 
-static size_t ug_ceil_log2(size_t v)
+enum { REDUCE_ATOMIC_GRID, REDUCE_WARP_SHUFFLE_GRID, REDUCE_F64ACC, REDUCE_KAHAN, REDUCE_NEUMAIER };
+
+int ug_reduce_grid_run(const ug_kernel *k, ug_call *c)
 {
-    size_t d = 0;
-    while (((size_t)1 << d) < v) d++;
-    return d;
+    switch (k->version) {
+    case REDUCE_ATOMIC_GRID: return ug_run_atomic_grid(k, c);
+    case REDUCE_WARP_SHUFFLE_GRID: return ug_run_shuffle_grid(k, c);
+    case REDUCE_F64ACC: return ug_run_grid<ug_acc_f64>(k, c);
+    case REDUCE_KAHAN: return ug_run_grid<ug_acc_kahan>(k, c);
+    case REDUCE_NEUMAIER: return ug_run_grid<ug_acc_neumaier>(k, c);
+    }
+    ug_cuda_failf(c, "%s: unknown version %d", k->name, k->version);
+    return 1;
 }
 
-/* Elements per thread (at most) and blocks of the grid shape for n. */
-static void ug_grid_shape(size_t n, size_t *m, size_t *G)
-{
-    *G = ug_grid_blocks(n);
-    *m = ug_div_up(n, *G * UG_GRID_BLOCK);
-}
+const ug_kernel ug_reduce_grid_kernels[] = {
+    {.name = "reduce_atomic_grid", .op = UG_OP_SUM, .backend = UG_CUDA, .nondeterministic = true,
+     .bound = UG_BOUND_TREE, .depth = ug_depth_atomic_grid, .version = REDUCE_ATOMIC_GRID,
+     .doc = "per-thread fp32 partials, atomicAdd per block then into *out"},
+    {.name = "reduce_warp_shuffle_grid", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_grid_tree, .version = REDUCE_WARP_SHUFFLE_GRID,
+     .doc = "per-thread fp32 partials, the seven-methods post's shuffle block reduce, second pass"},
+    {.name = "reduce_f64acc", .op = UG_OP_SUM, .backend = UG_CUDA, .acc_fmt = UG_F64,
+     .bound = UG_BOUND_WIDE_ACC, .depth = ug_depth_grid_tree, .version = REDUCE_F64ACC,
+     .doc = "fp64 per-thread partials and trees, rounded once to fp32"},
+    {.name = "reduce_kahan", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_kahan_grid, .version = REDUCE_KAHAN,
+     .doc = "Kahan per thread, TwoSum trees carrying compensations; effective depth 5"},
+    {.name = "reduce_neumaier", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_NEUMAIER,
+     .version = REDUCE_NEUMAIER, .doc = "Neumaier per thread, TwoSum trees carrying compensations"},
+};
 
-extern "C" size_t ug_cuda_depth_grid_tree(size_t n)
-{
-    size_t m, G, d;
-    if (n <= 1) return 0;
-    ug_grid_shape(n, &m, &G);
-    d = (m - 1) + UG_GRID_BLOCK_LOG2 + ug_ceil_log2(G);
-    return d < n - 1 ? d : n - 1;
-}
+UG_CUDA_END
 
-extern "C" size_t ug_cuda_depth_atomic_grid(size_t n)
-{
-    size_t m, G, d;
-    if (n <= 1) return 0;
-    ug_grid_shape(n, &m, &G);
-    d = (m - 1) + (UG_GRID_BLOCK - 1) + (G - 1);
-    return d < n - 1 ? d : n - 1;
-}
-
-extern "C" size_t ug_cuda_depth_kahan_grid(size_t n)
-{
-    size_t m, G;
-    if (n <= 1) return 0;
-    ug_grid_shape(n, &m, &G);
-    return 5 + (m >> 21);
-}
+UG_FAMILY(reduce_grid, ug_reduce_grid_kernels, ug_reduce_grid_run)

@@ -4,8 +4,8 @@
  * poisoned-context guard, argument checks, launch shapes fixed for reproducibility, and the
  * event timer.
  *
- * Error discipline of a run function (see kernels/kernel.h):
- *   int ug_cuda_x(const ug_kernel *k, ug_call *c) {
+ * Error discipline of a launcher (see kernels/kernel.h):
+ *   static int ug_x_run(const ug_kernel *k, ug_call *c) {
  *       float *d_x = NULL; ...                       // every resource declared before a check
  *       if (ug_cuda_enter(k, c)) return 1;            // no device / poisoned / bad arguments
  *       UG_CUDA_TRY(c, cudaMalloc(...));              // failure: message in c->err, goto cleanup
@@ -25,12 +25,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* kernel.h has no extern "C" of its own: give its functions (ug_op_name...) C linkage here;
- * its include guard makes cuda_api.h's own #include of it a no-op. */
-extern "C" {
+#include "../device.h"
 #include "../kernel.h"
-}
-#include "cuda_api.h"
+
+/* Everything a family file defines lives in an anonymous namespace (UG_CUDA_BEGIN ... END):
+ * the same source is compiled once per build variant and linked into one program, so nothing
+ * but the family descriptor (UG_FAMILY) may have external linkage. */
+#define UG_CUDA_BEGIN namespace {
+#define UG_CUDA_END }
 
 /* ---- shapes ------------------------------------------------------------------------------ */
 
@@ -65,6 +67,7 @@ static inline unsigned ug_grid_blocks(size_t n)
 /* Record a failed CUDA call in c->err ("file:line: expr: cudaErrorX: text") and probe whether
  * the context is now poisoned (then every later run fails fast). */
 void ug_cuda_fail(ug_call *c, cudaError_t e, const char *expr, const char *file, int line);
+/* (device.cu, like the two below) */
 /* Same for errors that are not cudaError_t (cuBLAS status, size limits): printf-style text. */
 void ug_cuda_failf(ug_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Entry check of every run function: device present and usable, context not poisoned,
@@ -90,8 +93,10 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c);
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
-/* Median of the first count values (sorts them in place). */
+/* Median of the first count values (sorts them in place). (device.cu) */
 double ug_median_ms(float *ms, int count);
+
+namespace {
 
 /* Time `launch` c->reps times with CUDA events around the launch alone and store the median in
  * c->time_ms.  `prepare` runs before each launch, outside the timed interval (restoring an
@@ -156,5 +161,10 @@ static inline cudaError_t ug_cuda_upload(float **d, const float *h, size_t n)
     }
     return cudaMemcpy(*d, h, n * sizeof(float), cudaMemcpyHostToDevice);
 }
+
+} // namespace
+
+/* The depth functions of the grid kernels (reduce_grid.cu) and the fixed shapes they describe
+ * are needed by no one else: declared there. */
 
 #endif

@@ -32,6 +32,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <limits.h>
 
+UG_CUDA_BEGIN
+
 // ----------------------------------------------------------------------------
 // cuBLAS
 
@@ -97,20 +99,11 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_cublas_sgemm(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_sgemm(k, c, 0);
-}
-
-extern "C" int ug_cuda_cublas_sgemm_tf32(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_sgemm(k, c, 1);
-}
 
 // ----------------------------------------------------------------------------
 // CUB
 
-extern "C" int ug_cuda_cub_reduce(const ug_kernel *k, ug_call *c)
+static int ug_run_cub_reduce(const ug_kernel *k, ug_call *c)
 {
     float *d_x = NULL, *d_out = NULL;
     void *d_temp = NULL;
@@ -130,3 +123,35 @@ cleanup:
     cudaFree(d_temp);
     return c->err[0] != 0;
 }
+
+// ----------------------------------------------------------------------------
+// the launcher and the registry rows
+
+enum { CUBLAS_SGEMM, CUBLAS_SGEMM_TF32, CUB_REDUCE };
+
+int ug_vendor_run(const ug_kernel *k, ug_call *c)
+{
+    switch (k->version) {
+    case CUBLAS_SGEMM: return ug_run_sgemm(k, c, 0);
+    case CUBLAS_SGEMM_TF32: return ug_run_sgemm(k, c, 1);
+    case CUB_REDUCE: return ug_run_cub_reduce(k, c);
+    }
+    ug_cuda_failf(c, "%s: unknown version %d", k->name, k->version);
+    return 1;
+}
+
+const ug_kernel ug_vendor_kernels[] = {
+    {.name = "cublas_sgemm", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_serial, .version = CUBLAS_SGEMM,
+     .doc = "cuBLAS SGEMM, pedantic fp32 math; order unknown: depth K-1"},
+    {.name = "cublas_sgemm_tf32", .op = UG_OP_GEMM, .backend = UG_CUDA, .acc_fmt = UG_TF32,
+     .bound = UG_BOUND_TF32, .depth = ug_depth_serial, .version = CUBLAS_SGEMM_TF32,
+     .doc = "cuBLAS SGEMM, TF32 tensor-op math; depth K-1"},
+    {.name = "cub_reduce", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_serial, .version = CUB_REDUCE,
+     .doc = "cub::DeviceReduce::Sum (fp32); order unknown: depth n-1"},
+};
+
+UG_CUDA_END
+
+UG_FAMILY(vendor, ug_vendor_kernels, ug_vendor_run)

@@ -4,15 +4,15 @@
  * Shared by reduce_seed.cu (the seed's own single-block kernel) and reduce_grid.cu (the
  * grid-wide shuffle reduction).
  */
-#ifndef UG_SEED004_CUH
-#define UG_SEED004_CUH
+#ifndef UG_SHUFFLE_REDUCE_CUH
+#define UG_SHUFFLE_REDUCE_CUH
 
 #include <cuda_runtime.h>
 
 /* Seed: shfl_down with offsets 1, 2, 4, 8, 16.  Lane 0 ends with the complete binary tree of
  * the 32 lanes with adjacent pairing ((v0+v1)+(v2+v3))+...: 5 additions for every lane's
  * value.  (The other lanes hold partial garbage; only lane 0's value is used.) */
-__inline__ __device__ float seed004_warp_reduce_sum(float value)
+__inline__ __device__ float shuffle_warp_reduce_sum(float value)
 {
     const unsigned int FINAL_MASK = 0xffffffff;
     for (int i = 1; i < 32; i <<= 1)
@@ -24,18 +24,18 @@ __inline__ __device__ float seed004_warp_reduce_sum(float value)
  * Thread 0's result is the complete binary tree over the block's values in thread order:
  * log2(blockDim.x) additions for a block of a power-of-two size (32..1024).  The caller must
  * __syncthreads() before the next call (the seed's callers do). */
-__inline__ __device__ float seed004_block_reduce_sum(float val)
+__inline__ __device__ float shuffle_block_reduce_sum(float val)
 {
     static __shared__ float shared[32];
     int lane = threadIdx.x & 0x1f;
     int wid = threadIdx.x >> 5;
-    val = seed004_warp_reduce_sum(val);
+    val = shuffle_warp_reduce_sum(val);
     if (lane == 0) {
         shared[wid] = val;
     }
     __syncthreads();
     if (threadIdx.x < 32) {
-        val = seed004_warp_reduce_sum((threadIdx.x < (blockDim.x >> 5)) ? shared[lane] : 0);
+        val = shuffle_warp_reduce_sum((threadIdx.x < (blockDim.x >> 5)) ? shared[lane] : 0);
     }
     return val;
 }

@@ -4,9 +4,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "cpu/cpu_kernels.h"
 #include "ug.h"
 
 /* ---- depth by simulation ------------------------------------------------------------------------ */
@@ -61,17 +61,26 @@ static size_t ug_sim_fold(size_t n)
     return r;
 }
 
+static size_t ug_declared_depth(ug_t *t, const char *kernel, size_t n)
+{
+    const ug_kernel *k = ug_kernel_find(kernel);
+    UG_ASSERT_MSG(k != NULL, "kernel %s is not registered", kernel);
+    return ug_kernel_depth(k, n);
+}
+
 static void ug_check_depths(ug_t *t, size_t n, bool with_fold)
 {
-    UG_ASSERT_MSG(ug_depth_sqrt_blocks(n) == ug_sim_sqrt_blocks(n).depth,
-                  "n=%zu: sqrt_blocks declared %zu, tree has %zu", n, ug_depth_sqrt_blocks(n),
+    size_t sqrt_blocks = ug_declared_depth(t, "sqrt_blocks", n);
+    size_t block8 = ug_declared_depth(t, "pairwise_block8", n);
+    UG_ASSERT_MSG(sqrt_blocks == ug_sim_sqrt_blocks(n).depth,
+                  "n=%zu: sqrt_blocks declared %zu, tree has %zu", n, sqrt_blocks,
                   ug_sim_sqrt_blocks(n).depth);
     UG_ASSERT_MSG(ug_depth_log2(n) == ug_sim_halves(n).depth,
                   "n=%zu: pairwise_halves declared %zu, tree has %zu", n, ug_depth_log2(n),
                   ug_sim_halves(n).depth);
-    UG_ASSERT_MSG(ug_depth_pairwise_block8(n) == ug_sim_block8(n).depth,
-                  "n=%zu: pairwise_block8 declared %zu, tree has %zu", n,
-                  ug_depth_pairwise_block8(n), ug_sim_block8(n).depth);
+    UG_ASSERT_MSG(block8 == ug_sim_block8(n).depth,
+                  "n=%zu: pairwise_block8 declared %zu, tree has %zu", n, block8,
+                  ug_sim_block8(n).depth);
     if (with_fold)
         UG_ASSERT_MSG(ug_depth_log2(n) == ug_sim_fold(n), "n=%zu: fold declared %zu, tree has %zu",
                       n, ug_depth_log2(n), ug_sim_fold(n));
@@ -104,10 +113,15 @@ UG_CASE(bounds, gamma_values)
 }
 
 /* serial_f32's code under a pairwise class: the bound ratio must expose the wrong declaration. */
-static const ug_kernel ug_misdeclared = {
-    "serial_f32_declared_pairwise", UG_OP_SUM, UG_CPU, UG_F32, UG_F32, UG_F32, true,
-    UG_BOUND_TREE, ug_depth_log2, ug_cpu_serial_f32, 0, 0,
-    "serial summation wrongly declared with depth ceil(log2 n)"};
+static ug_kernel ug_misdeclared_row(const ug_kernel *serial)
+{
+    ug_kernel k = *serial;
+    k.name = "serial_f32_declared_pairwise";
+    k.depth = ug_depth_log2;
+    k.doc = "serial summation wrongly declared with depth ceil(log2 n)";
+    snprintf(k.id, sizeof k.id, "%s@%s", k.name, k.variant);
+    return k;
+}
 
 UG_CASE(bounds, wrong_class_is_caught)
 {
@@ -121,7 +135,11 @@ UG_CASE(bounds, wrong_class_is_caught)
     for (int i = 1; i < N; i++) x[i] = 0x1p-24f;
     ug_input *in = ug_input_from_data(t, UG_OP_SUM, "one_then_half_ulps", x, NULL, N);
     free(x);
-    ug_result *wrong = ug_measure(t, &ug_misdeclared, in);
+    const ug_kernel *serial = ug_kernel_find("serial_f32");
+    UG_ASSERT(serial != NULL);
+    static ug_kernel misdeclared;
+    misdeclared = ug_misdeclared_row(serial);
+    ug_result *wrong = ug_measure(t, &misdeclared, in);
     UG_EXPECT_MSG(wrong->bound_ratio_max > 100, "ratio %.3g: the wrong class went unnoticed",
                   wrong->bound_ratio_max);
     ug_result *right = ug_measure(t, ug_kernel_find("serial_f32"), in);

@@ -60,16 +60,18 @@
 
 #include <limits.h>
 
-#include "seed004.cuh"
+#include "shuffle_reduce.cuh"
 
 #define UG_SEED_THREADS 1024
 #define UG_TREE_BLOCK 1024
+
+UG_CUDA_BEGIN
 
 // ----------------------------------------------------------------------------
 // kernels
 
 // seed 004 method 1, as written: every element atomically added into *out by one block.
-__global__ void seed004_sum_kernel(const float *in, float *out, int size)
+__global__ void sum_atomic_kernel(const float *in, float *out, int size)
 {
     if (threadIdx.x == 0) {
         *out = 0.0f;
@@ -82,7 +84,7 @@ __global__ void seed004_sum_kernel(const float *in, float *out, int size)
 
 // seed 002 tree 1, as written (t % (2*stride)), over one element a thread with zeros past n;
 // one partial per block.  blockDim.x must be a power of two (t + stride stays in the block).
-__global__ void seed002_interleaved_kernel(const float *in, float *out, size_t size)
+__global__ void interleaved_tree_kernel(const float *in, float *out, size_t size)
 {
     __shared__ float partialSum[UG_TREE_BLOCK];
     unsigned int t = threadIdx.x;
@@ -97,7 +99,7 @@ __global__ void seed002_interleaved_kernel(const float *in, float *out, size_t s
 }
 
 // seed 002 tree 2, as written (stride halves, contiguous active threads); same framing.
-__global__ void seed002_sequential_kernel(const float *in, float *out, size_t size)
+__global__ void sequential_tree_kernel(const float *in, float *out, size_t size)
 {
     __shared__ float partialSum[UG_TREE_BLOCK];
     unsigned int t = threadIdx.x;
@@ -113,7 +115,7 @@ __global__ void seed002_sequential_kernel(const float *in, float *out, size_t si
 
 // seed 004 method 5, as written: one block walks the array 1024 elements at a time; block sums
 // climb 4 tiers of 1024 partials in shared memory; the tiers are flushed upward at the end.
-__global__ void seed004_hierarchy_reduce_sum_kernel(const float *in, float *out, int size)
+__global__ void hierarchy_reduce_sum_kernel(const float *in, float *out, int size)
 {
     const int BLOCK_SIZE = 1024;
     const int TIERS = 4; // the seed says "supports up to 1024^4(1TB) array"; see the header
@@ -123,13 +125,13 @@ __global__ void seed004_hierarchy_reduce_sum_kernel(const float *in, float *out,
         indices[threadIdx.x] = 0;
     }
     for (int tid = 0; tid < size; tid += blockDim.x) {
-        float sum = seed004_block_reduce_sum(tid + threadIdx.x < size ? in[tid + threadIdx.x] : 0.0f);
+        float sum = shuffle_block_reduce_sum(tid + threadIdx.x < size ? in[tid + threadIdx.x] : 0.0f);
         if (threadIdx.x == 0) {
             shared[indices[0]++] = sum;
         }
         __syncthreads();
         for (int i = 0; i < TIERS - 1 && indices[i] == blockDim.x; i++) {
-            float sum = seed004_block_reduce_sum(shared[BLOCK_SIZE * i + threadIdx.x]);
+            float sum = shuffle_block_reduce_sum(shared[BLOCK_SIZE * i + threadIdx.x]);
             if (threadIdx.x == 0) {
                 indices[i] = 0;
                 shared[BLOCK_SIZE * (i + 1) + indices[i + 1]++] = sum;
@@ -138,7 +140,7 @@ __global__ void seed004_hierarchy_reduce_sum_kernel(const float *in, float *out,
         }
     }
     for (int i = 0; i < TIERS - 1; i++) {
-        float sum = seed004_block_reduce_sum(
+        float sum = shuffle_block_reduce_sum(
             threadIdx.x < indices[i] ? shared[BLOCK_SIZE * i + threadIdx.x] : 0.0f);
         if (threadIdx.x == 0) {
             shared[BLOCK_SIZE * (i + 1) + indices[i + 1]++] = sum;
@@ -151,7 +153,7 @@ __global__ void seed004_hierarchy_reduce_sum_kernel(const float *in, float *out,
 }
 
 // seed 004 method 7's compare-exchange, as written (ascending: the larger value goes up).
-__inline__ __device__ void seed004_swap(float *arr, int a, int b)
+__inline__ __device__ void compare_swap(float *arr, int a, int b)
 {
     if (arr[a] > arr[b]) {
         float t = arr[a];
@@ -163,7 +165,7 @@ __inline__ __device__ void seed004_swap(float *arr, int a, int b)
 // seed 004 method 7: one pass of comparators at distance `stride`; the first pass of a stage
 // compares mirror pairs (inverted), which makes the network sort ascending with no direction
 // bits.  Comparators reaching past size are skipped (see the header: virtual +inf padding).
-__inline__ __device__ void seed004_bitonic_sort_merge(float *arr, int stride, int size, bool inverted)
+__inline__ __device__ void bitonic_sort_merge(float *arr, int stride, int size, bool inverted)
 {
     for (int tid = threadIdx.x;; tid += blockDim.x) {
         int gid = tid / stride;
@@ -173,18 +175,18 @@ __inline__ __device__ void seed004_bitonic_sort_merge(float *arr, int stride, in
         if (k >= size) {
             break;
         }
-        seed004_swap(arr, inverted ? j + stride - mid - 1 : j + mid, k);
+        compare_swap(arr, inverted ? j + stride - mid - 1 : j + mid, k);
     }
 }
 
 // seed 004 method 7, as written (the seed spells it bitnoic_sort_kernel): sort in place.
-__global__ void seed004_bitonic_sort_kernel(float *arr, int size)
+__global__ void bitonic_sort_kernel(float *arr, int size)
 {
     for (int i = 1; i < size; i *= 2) {
-        seed004_bitonic_sort_merge(arr, i, size, true);
+        bitonic_sort_merge(arr, i, size, true);
         __syncthreads();
         for (int j = i / 2; j != 0; j /= 2) {
-            seed004_bitonic_sort_merge(arr, j, size, false);
+            bitonic_sort_merge(arr, j, size, false);
             __syncthreads();
         }
     }
@@ -192,7 +194,7 @@ __global__ void seed004_bitonic_sort_kernel(float *arr, int size)
 
 // seed 004 method 6, as written: fold the array onto its first half until one value is left
 // (in place: the caller passes a scratch copy).
-__global__ void seed004_fold_reduce_sum_kernel(float *in, float *out, int size)
+__global__ void fold_reduce_sum_kernel(float *in, float *out, int size)
 {
     for (; size != 1; size = (size + 1) / 2) {
         for (int tid = threadIdx.x; tid < size / 2; tid += blockDim.x) {
@@ -251,16 +253,6 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_reduce_interleaved(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_tree(k, c, seed002_interleaved_kernel);
-}
-
-extern "C" int ug_cuda_reduce_sequential(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_tree(k, c, seed002_sequential_kernel);
-}
-
 /* Seed 004's single-block kernels that read the input and write one float: <<<1, 1024>>>. */
 static int ug_run_single_block(const ug_kernel *k, ug_call *c,
                                void (*kernel)(const float *, float *, int))
@@ -281,16 +273,6 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_reduce_atomic(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_single_block(k, c, seed004_sum_kernel);
-}
-
-extern "C" int ug_cuda_reduce_warp_shuffle(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_single_block(k, c, seed004_hierarchy_reduce_sum_kernel);
-}
-
 /* Fold and bitonic+fold work in place: the input stays pristine in d_x and each run (timed or
  * not) starts from a device-to-device copy made outside the timed interval. */
 static int ug_run_in_place(const ug_kernel *k, ug_call *c, bool sort_first)
@@ -307,11 +289,11 @@ static int ug_run_in_place(const ug_kernel *k, ug_call *c, bool sort_first)
         [&] { return cudaMemcpyAsync(d_work, d_x, c->n * sizeof(float), cudaMemcpyDeviceToDevice); },
         [&] {
             if (sort_first) {
-                seed004_bitonic_sort_kernel<<<1, UG_SEED_THREADS>>>(d_work, size);
+                bitonic_sort_kernel<<<1, UG_SEED_THREADS>>>(d_work, size);
                 cudaError_t e = cudaGetLastError();
                 if (e != cudaSuccess) return e;
             }
-            seed004_fold_reduce_sum_kernel<<<1, UG_SEED_THREADS>>>(d_work, d_out, size);
+            fold_reduce_sum_kernel<<<1, UG_SEED_THREADS>>>(d_work, d_out, size);
             return cudaGetLastError();
         });
 cleanup:
@@ -321,12 +303,48 @@ cleanup:
     return c->err[0] != 0;
 }
 
-extern "C" int ug_cuda_reduce_fold(const ug_kernel *k, ug_call *c)
+enum { REDUCE_ATOMIC, REDUCE_INTERLEAVED, REDUCE_SEQUENTIAL, REDUCE_WARP_SHUFFLE, REDUCE_FOLD,
+       REDUCE_BITONIC_FOLD };
+
+int ug_reduce_posts_run(const ug_kernel *k, ug_call *c)
 {
-    return ug_run_in_place(k, c, false);
+    switch (k->version) {
+    case REDUCE_ATOMIC: return ug_run_single_block(k, c, sum_atomic_kernel);
+    case REDUCE_INTERLEAVED: return ug_run_tree(k, c, interleaved_tree_kernel);
+    case REDUCE_SEQUENTIAL: return ug_run_tree(k, c, sequential_tree_kernel);
+    case REDUCE_WARP_SHUFFLE: return ug_run_single_block(k, c, hierarchy_reduce_sum_kernel);
+    case REDUCE_FOLD: return ug_run_in_place(k, c, false);
+    case REDUCE_BITONIC_FOLD: return ug_run_in_place(k, c, true);
+    }
+    ug_cuda_failf(c, "%s: unknown version %d", k->name, k->version);
+    return 1;
 }
 
-extern "C" int ug_cuda_reduce_bitonic_fold(const ug_kernel *k, ug_call *c)
-{
-    return ug_run_in_place(k, c, true);
-}
+// ----------------------------------------------------------------------------
+// registry rows.  max_n 2^30 keeps the posts' int index arithmetic from overflowing.
+
+const ug_kernel ug_reduce_posts_kernels[] = {
+    {.name = "reduce_atomic", .op = UG_OP_SUM, .backend = UG_CUDA, .nondeterministic = true,
+     .bound = UG_BOUND_TREE, .depth = ug_depth_serial, .version = REDUCE_ATOMIC,
+     .max_n = UG_SEED_MAX_N, .method = 1,
+     .doc = "seven-methods post, method 1: <<<1,1024>>>, atomicAdd of every element (n <= 2^30)"},
+    {.name = "reduce_interleaved", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_log2, .version = REDUCE_INTERLEAVED,
+     .doc = "CUDA-optimisation post, tree 1 (t % (2*stride)), 1024 a block, repeated on the partials"},
+    {.name = "reduce_sequential", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_log2, .version = REDUCE_SEQUENTIAL,
+     .doc = "CUDA-optimisation post, tree 2 (stride >>= 1), 1024 a block, repeated on the partials"},
+    {.name = "reduce_warp_shuffle", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_log2, .version = REDUCE_WARP_SHUFFLE, .max_n = UG_SEED_MAX_N, .method = 5,
+     .doc = "seven-methods post, method 5: <<<1,1024>>> warp/block shuffle tiers (n <= 2^30)"},
+    {.name = "reduce_fold", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_log2, .version = REDUCE_FOLD, .max_n = UG_SEED_MAX_N, .method = 6,
+     .doc = "seven-methods post, method 6: <<<1,1024>>> fold x[i] += x[n-1-i] (n <= 2^30)"},
+    {.name = "reduce_bitonic_fold", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+     .depth = ug_depth_log2, .version = REDUCE_BITONIC_FOLD, .max_n = (size_t)1 << 24, .method = 7,
+     .doc = "seven-methods post, method 7: <<<1,1024>>> bitonic sort, then fold (n <= 2^24: one-SM sort time)"},
+};
+
+UG_CUDA_END
+
+UG_FAMILY(reduce_posts, ug_reduce_posts_kernels, ug_reduce_posts_run)

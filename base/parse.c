@@ -1,0 +1,63 @@
+/* parse.c - see parse.h. */
+#include "parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool ug_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end) return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+bool ug_parse_size(const char *s, size_t *out)
+{
+    uint64_t v;
+    if (!s || !*s) return false;
+    if (s[0] == '2' && s[1] == '^') {
+        long k;
+        if (!ug_parse_int(s + 2, 0, 62, &k)) return false;
+        *out = (size_t)1 << k;
+        return true;
+    }
+    if (strchr(s, 'e') && strncmp(s, "0x", 2) != 0) {
+        char *end;
+        errno = 0;
+        double d = strtod(s, &end);
+        if (errno || *end || !(d >= 0) || d > 9e15 || d != floor(d)) return false;
+        *out = (size_t)d;
+        return true;
+    }
+    if (!ug_parse_u64(s, &v)) return false;
+    *out = (size_t)v;
+    return true;
+}
+
+bool ug_parse_int(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s || *s == ' ') return false;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 0);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+bool ug_parse_double(const char *s, double *out)
+{
+    if (!s || !*s || *s == ' ') return false;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || (errno == ERANGE && isinf(v))) return false;
+    *out = v;
+    return true;
+}

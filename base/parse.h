@@ -1,0 +1,17 @@
+/*
+ * parse.h - whole-string number parsing for command lines and files.  Each returns false on
+ * anything malformed (empty, trailing characters, out of range) and leaves *out unchanged.
+ */
+#ifndef UG_PARSE_H
+#define UG_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+bool ug_parse_u64(const char *s, uint64_t *out);           /* decimal or 0x hex, no sign */
+bool ug_parse_size(const char *s, size_t *out);            /* also 2^k and 1e6 forms */
+bool ug_parse_int(const char *s, long lo, long hi, long *out);
+bool ug_parse_double(const char *s, double *out);          /* strtod: decimal, hex, inf, nan */
+
+#endif

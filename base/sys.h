@@ -1,0 +1,16 @@
+/* sys.h - allocation that ends the process on exhaustion, and the monotonic clock. */
+#ifndef UG_SYS_H
+#define UG_SYS_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+/* malloc/calloc/realloc, or exit(2) with "ulpgate: out of memory (N bytes)" on stderr. */
+void *ug_xmalloc(size_t n);
+void *ug_xcalloc(size_t n, size_t size);
+void *ug_xrealloc(void *p, size_t n);
+char *ug_xstrdup(const char *s);
+/* Monotonic seconds (CLOCK_MONOTONIC). */
+double ug_now_s(void);
+
+#endif
