@@ -42,13 +42,13 @@ static void ug_print_table(ug_t *t, const char *title, size_t n, ug_result *cons
     ug_note(t, "%s, n = %zu, %d trials, normal(0,1)", title, n, r[0]->trials);
     ug_note(t, "method  kernel              cum.abs.err  vs m1   vs m2    cum.rel.err  vs m1   vs m2   %s",
             pub && seedref ? "| seed: abs     rel" : "");
-    double a1 = seedref ? r[0]->abs_err_sum_seedref : r[0]->abs_err_sum;
-    double a2 = seedref ? r[1]->abs_err_sum_seedref : r[1]->abs_err_sum;
-    double r1 = seedref ? r[0]->rel_err_sum_seedref : r[0]->rel_err_sum;
-    double r2 = seedref ? r[1]->rel_err_sum_seedref : r[1]->rel_err_sum;
+    double a1 = seedref ? r[0]->abs_err_sum_rd : r[0]->abs_err_sum;
+    double a2 = seedref ? r[1]->abs_err_sum_rd : r[1]->abs_err_sum;
+    double r1 = seedref ? r[0]->rel_err_sum_rd : r[0]->rel_err_sum;
+    double r2 = seedref ? r[1]->rel_err_sum_rd : r[1]->rel_err_sum;
     for (int m = 0; m < UG_SEED_METHODS; m++) {
-        double a = seedref ? r[m]->abs_err_sum_seedref : r[m]->abs_err_sum;
-        double rl = seedref ? r[m]->rel_err_sum_seedref : r[m]->rel_err_sum;
+        double a = seedref ? r[m]->abs_err_sum_rd : r[m]->abs_err_sum;
+        double rl = seedref ? r[m]->rel_err_sum_rd : r[m]->rel_err_sum;
         char pubs[64] = "";
         if (pub && seedref) snprintf(pubs, sizeof pubs, "|   %.1e  %.1e", pub->abs[m], pub->rel[m]);
         ug_note(t, "%6d  %-18s  %11.2e  %5.0f%%  %5.0f%%  %11.2e  %5.0f%%  %5.0f%%  %s", m + 1,
@@ -63,7 +63,7 @@ static void ug_check_ordering(ug_t *t, ug_result *const *r, bool seedref)
 {
     double a[UG_SEED_METHODS];
     for (int m = 0; m < UG_SEED_METHODS; m++)
-        a[m] = seedref ? r[m]->abs_err_sum_seedref : r[m]->abs_err_sum;
+        a[m] = seedref ? r[m]->abs_err_sum_rd : r[m]->abs_err_sum;
     const char *which = seedref ? "seed metric" : "exact metric";
     for (int m = 0; m < UG_SEED_METHODS; m++) {
         if (m == 1 || m == 6) continue;
@@ -95,7 +95,7 @@ static void ug_seed004_table(ug_t *t, size_t n, int trials)
              * 1000 trials make the sum's relative standard error a few percent (the per-trial
              * errors have a coefficient of variation ~1), so 30% is far outside chance; the
              * seed's figures themselves carry 2 significant digits. */
-            double want = pub->abs[k->method - 1], got = res->abs_err_sum_seedref;
+            double want = pub->abs[k->method - 1], got = res->abs_err_sum_rd;
             UG_EXPECT_MSG(got > 0.7 * want && got < 1.3 * want,
                           "method %d: cumulative abs error (seed metric) %.3g, seed published %.2g (+-30%%)",
                           k->method, got, want);
@@ -108,7 +108,7 @@ static void ug_seed004_table(ug_t *t, size_t n, int trials)
     ug_print_table(t, "seed 004 metric (error vs RD32(exact), the seed's oracle)", n, r, true, pub);
     ug_print_table(t, "exact metric (error vs the exact sum)", n, r, false, NULL);
     ug_note(t, "exact / seed metric, methods 2 and 7: %.2f and %.2f (the rounded-down oracle inflates the best methods' error)",
-            r[1]->abs_err_sum / r[1]->abs_err_sum_seedref, r[6]->abs_err_sum / r[6]->abs_err_sum_seedref);
+            r[1]->abs_err_sum / r[1]->abs_err_sum_rd, r[6]->abs_err_sum / r[6]->abs_err_sum_rd);
     ug_check_ordering(t, r, true);
     ug_check_ordering(t, r, false);
 }

@@ -1,175 +1,19 @@
 /*
- * measure.c - inputs (generated once per size, with their exact results) and measurements
- * (a kernel run on every trial, every output compared with the oracle).
+ * measure.c - a measurement: a kernel run on every trial of an input, every output compared
+ * with the oracle's exact result, the figures of a test point (errors, bound ratio, histogram,
+ * worst elements, time, distinct results over repeats).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
-#include "runner.h"
+#include "base/bits.h"
+#include "base/sys.h"
+#include "context.h"
 
-/* ---- inputs ------------------------------------------------------------------------------------ */
-
-static void ug_track_input(ug_t *t, ug_input *in)
-{
-    if (t->n_inputs == t->cap_inputs) {
-        t->cap_inputs = t->cap_inputs ? 2 * t->cap_inputs : 8;
-        ug_input **v = realloc(t->inputs, t->cap_inputs * sizeof *v);
-        if (!v) {
-            fprintf(stderr, "ulpgate: out of memory\n");
-            exit(2);
-        }
-        t->inputs = v;
-    }
-    t->inputs[t->n_inputs++] = in;
-}
-
-void ug_input_release(ug_input *in)
-{
-    if (!in) return;
-    int made = in->trials;
-    for (int i = 0; i < made; i++) {
-        if (in->x) free(in->x[i]);
-        if (in->y) free(in->y[i]);
-        if (in->exact) free(in->exact[i]);
-    }
-    free(in->x);
-    free(in->y);
-    free(in->exact);
-    free(in->kappa);
-    free(in);
-}
-
-void ug_input_free(ug_t *t, ug_input *in)
-{
-    if (t->tp_result && t->tp_result->in == in) ug_tp_close(t);
-    for (size_t i = 0; i < t->n_inputs; i++)
-        if (t->inputs[i] == in) {
-            t->inputs[i] = t->inputs[--t->n_inputs];
-            break;
-        }
-    /* results measured on it keep a pointer: detach them */
-    for (size_t i = 0; i < t->n_results; i++)
-        if (t->results[i]->in == in) t->results[i]->in = NULL;
-    ug_input_release(in);
-}
-
-static size_t ug_input_elements(const ug_input *in)
-{
-    return in->op == UG_OP_GEMM ? in->gemm_m * in->gemm_n : 1;
-}
-
-/* Exact results and condition numbers of every trial (the oracle's cost lives here, once). */
-static void ug_input_exact(ug_input *in, int i)
-{
-    size_t m = ug_input_elements(in);
-    in->exact[i] = ug_xmalloc(m * sizeof(ug_exact));
-    switch (in->op) {
-    case UG_OP_SUM: ug_exact_sum_f32(in->x[i], in->n, in->exact[i]); break;
-    case UG_OP_DOT: ug_exact_dot_f32(in->x[i], 1, in->y[i], 1, in->n, in->exact[i]); break;
-    case UG_OP_GEMM:
-        ug_exact_gemm_f32(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k, in->exact[i]);
-        break;
-    }
-    double kappa = 0;
-    for (size_t e = 0; e < m; e++) {
-        const ug_exact *x = &in->exact[i][e];
-        double k = x->cls != UG_X_FINITE ? NAN : x->hi != 0 ? x->sum_abs / fabs(x->hi)
-                                              : x->sum_abs > 0 ? INFINITY : 1;
-        if (k > kappa) kappa = k;
-    }
-    in->kappa[i] = kappa;
-}
-
-static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, int trials)
-{
-    ug_input *in = ug_xcalloc(1, sizeof *in);
-    in->op = op;
-    in->n = n;
-    snprintf(in->label, sizeof in->label, "%s", label);
-    in->first_trial = 0;
-    in->trials = trials;
-    if (t->opt->trial >= 0) {
-        in->first_trial = (int)t->opt->trial;
-        in->trials = 1;
-    }
-    in->x = ug_xcalloc((size_t)in->trials, sizeof(float *));
-    in->y = ug_xcalloc((size_t)in->trials, sizeof(float *));
-    in->exact = ug_xcalloc((size_t)in->trials, sizeof(ug_exact *));
-    in->kappa = ug_xcalloc((size_t)in->trials, sizeof(double));
-    in->stream_id = ug_hash64(label, ug_hash64(t->c->name, UG_HASH64_INIT));
-    ug_track_input(t, in);
-    return in;
-}
-
-static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M, size_t N,
-                                   size_t K, int trials)
-{
-    char label[96], err[256];
-    ug_dist_describe(d, label, sizeof label);
-    if (trials < 1) trials = 1;
-    ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
-    in->dist = *d;
-    in->gemm_m = M;
-    in->gemm_n = N;
-    in->gemm_k = K;
-    for (int i = 0; i < in->trials; i++) {
-        uint32_t trial = (uint32_t)(in->first_trial + i);
-        int rc;
-        err[0] = 0;
-        if (op == UG_OP_GEMM) {
-            in->x[i] = ug_xmalloc(M * K * sizeof(float));
-            in->y[i] = ug_xmalloc(K * N * sizeof(float));
-            rc = ug_dist_fill_gemm(d, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i], M,
-                                   N, K, err, sizeof err);
-        } else if (op == UG_OP_DOT) {
-            in->x[i] = ug_xmalloc(M * sizeof(float));
-            in->y[i] = ug_xmalloc(M * sizeof(float));
-            rc = ug_dist_fill_dot(d, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i], M,
-                                  err, sizeof err);
-        } else {
-            in->x[i] = ug_xmalloc(M * sizeof(float));
-            rc = ug_dist_fill_sum(d, t->opt->seed, in->stream_id, trial, in->x[i], M, err,
-                                  sizeof err);
-        }
-        if (rc != 0) {
-            ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, M, err);
-            ug_abort_case(t);
-        }
-        ug_input_exact(in, i);
-    }
-    return in;
-}
-
-ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trials)
-{
-    return ug_input_generate(t, op, d, n, n, n, trials);
-}
-
-ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials)
-{
-    return ug_input_generate(t, UG_OP_GEMM, d, M, N, K, trials);
-}
-
-ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
-                             size_t n)
-{
-    ug_input *in = ug_input_alloc(t, op, label, n, 1);
-    in->first_trial = 0;
-    in->trials = 1;
-    in->gemm_m = in->gemm_n = in->gemm_k = n;
-    in->x[0] = ug_xmalloc(n * sizeof(float));
-    memcpy(in->x[0], x, n * sizeof(float));
-    if (op == UG_OP_DOT) {
-        in->y[0] = ug_xmalloc(n * sizeof(float));
-        memcpy(in->y[0], y, n * sizeof(float));
-    }
-    ug_input_exact(in, 0);
-    return in;
-}
-
-/* ---- measurements ---------------------------------------------------------------------------------- */
+/* GPU kernels time themselves (events, median of reps after a warm-up); CPU kernels are timed
+ * here, one wall-clock run per trial, median over trials. */
+enum { UG_GPU_TIMING_REPS = 10 };
 
 void ug_result_free(ug_result *r)
 {
@@ -192,19 +36,15 @@ void ug_result_extra(ug_result *r, const char *name, double value)
     r->extra[r->n_extra++].value = value;
 }
 
-static void ug_track_result(ug_t *t, ug_result *r)
+int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
 {
-    if (t->n_results == t->cap_results) {
-        t->cap_results = t->cap_results ? 2 * t->cap_results : 16;
-        ug_result **v = realloc(t->results, t->cap_results * sizeof *v);
-        if (!v) {
-            fprintf(stderr, "ulpgate: out of memory\n");
-            exit(2);
-        }
-        t->results = v;
-    }
-    t->results[t->n_results++] = r;
+    int rc = ug_kernel_run(k, c);
+    if (rc != 0)
+        ug_fail_header(t, file, line, k->id, "kernel failed: %s", c->err[0] ? c->err : "(no message)");
+    return rc;
 }
+
+/* ---- one output into the figures ------------------------------------------------------------- */
 
 static int ug_hist_bucket(double ulp)
 {
@@ -220,26 +60,85 @@ static void ug_worst_update(ug_worst *w, double key, double cur, int trial, size
                             const ug_exact *e, const ug_error *err, double bound, double ratio)
 {
     if (w->set && !(key > cur)) return;
-    w->set = true;
-    w->trial = trial;
-    w->index = idx;
-    w->got = got;
-    w->exact = *e;
-    w->err = *err;
-    w->bound = bound;
-    w->ratio = ratio;
+    *w = (ug_worst){trial, idx, got, *e, *err, bound, ratio, true};
 }
 
-int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
+/* Running sums of a measurement (the means are taken at the end). */
+typedef struct {
+    double ulp, rel, ratio;
+} ug_sums;
+
+/* Compare one output with its exact value and fold it into r's figures.  nterms: terms per
+ * output (the bound's n). */
+static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, int trial, size_t e, float got,
+                       const ug_exact *x)
 {
-    c->err[0] = 0;
-    int rc = ug_kernel_run(k, c);
-    if (rc != 0) {
-        ug_fail_header(t, file, line, k->name, "kernel failed: %s",
-                       c->err[0] ? c->err : "(no message)");
-        return rc;
+    const ug_kernel *k = r->kernel;
+    ug_error err = ug_error_of(x, got);
+    double bound = 0, ratio = 0;
+    if (x->cls == UG_X_FINITE && k->bound != UG_BOUND_NONE) {
+        bound = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
+        if (isinf(bound)) r->bound_vacuous++;
+        ratio = err.abs == 0 ? 0 : bound > 0 ? err.abs / bound : INFINITY;
     }
-    return 0;
+    if (ug_same_f32(got, x->rn)) r->correctly_rounded++;
+    ug_worst_update(&r->worst_ulp, err.ulp, r->ulp_max, trial, e, got, x, &err, bound, ratio);
+    ug_worst_update(&r->worst_rel, err.rel, r->rel_max, trial, e, got, x, &err, bound, ratio);
+    ug_worst_update(&r->worst_abs, err.abs, r->abs_max, trial, e, got, x, &err, bound, ratio);
+    ug_worst_update(&r->worst_ratio, ratio, r->bound_ratio_max, trial, e, got, x, &err, bound, ratio);
+    if (!(err.ulp <= r->ulp_max)) r->ulp_max = err.ulp;
+    if (!(err.rel <= r->rel_max)) r->rel_max = err.rel;
+    if (!(err.abs <= r->abs_max)) r->abs_max = err.abs;
+    if (!(ratio <= r->bound_ratio_max)) r->bound_ratio_max = ratio;
+    sums->ulp += err.ulp;
+    sums->rel += err.rel;
+    sums->ratio += ratio;
+    r->abs_err_sum += err.abs;
+    r->rel_err_sum += err.rel;
+    /* the seven-methods post's own metric: against RD32(s), its MPFR_RNDD reference */
+    if (x->cls == UG_X_FINITE) {
+        double d = fabs((double)got - (double)x->rd);
+        r->abs_err_sum_rd += d;
+        r->rel_err_sum_rd += x->rd != 0 ? d / fabs((double)x->rd) : d == 0 ? 0 : INFINITY;
+    }
+    r->ulp_hist[ug_hist_bucket(err.ulp)]++;
+    r->count++;
+}
+
+/* ---- the phases of a measurement ------------------------------------------------------------- */
+
+static ug_result *ug_result_new(ug_t *t, const ug_kernel *k, const ug_input *in)
+{
+    ug_result *r = ug_xcalloc(1, sizeof *r);
+    if (t->n_results == t->cap_results) {
+        t->cap_results = t->cap_results ? 2 * t->cap_results : 16;
+        t->results = ug_xrealloc(t->results, t->cap_results * sizeof *t->results);
+    }
+    t->results[t->n_results++] = r;
+    r->kernel = k;
+    r->in = in;
+    r->n = in->n;
+    r->gemm_m = in->gemm_m;
+    r->gemm_n = in->gemm_n;
+    r->gemm_k = in->gemm_k;
+    snprintf(r->dist, sizeof r->dist, "%s", in->label);
+    r->trials = in->trials;
+    r->first_trial = in->first_trial;
+    r->elements = ug_input_elements(in);
+    return r;
+}
+
+/* The test point's name: "case kernel@variant n=N" (n=MxNxK for a rectangular GEMM). */
+static void ug_measure_open(ug_t *t, ug_result *r)
+{
+    char name[256];
+    const ug_input *in = r->in;
+    if (in->op == UG_OP_GEMM && !(in->gemm_m == in->gemm_n && in->gemm_n == in->gemm_k))
+        snprintf(name, sizeof name, "%s %s n=%zux%zux%zu", t->unit->name, r->kernel->id,
+                 in->gemm_m, in->gemm_n, in->gemm_k);
+    else
+        snprintf(name, sizeof name, "%s %s n=%zu", t->unit->name, r->kernel->id, in->n);
+    ug_point_open(t, name, r);
 }
 
 static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
@@ -260,49 +159,16 @@ static int ug_dcmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* GPU kernels time themselves (events, median of reps after a warm-up); CPU kernels are timed
- * here, one wall-clock run per trial, median over trials. */
-enum { UG_GPU_TIMING_REPS = 10 };
-
-static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
+/* Run the kernel on every trial and account every output.  Returns 0, or -1 after recording
+ * the kernel's failure on the test point. */
+static int ug_measure_trials(ug_t *t, ug_result *r)
 {
-    ug_result *r = ug_xcalloc(1, sizeof *r);
-    ug_track_result(t, r);
-    r->kernel = k;
-    r->in = in;
-    r->n = in->n;
-    r->gemm_m = in->gemm_m;
-    r->gemm_n = in->gemm_n;
-    r->gemm_k = in->gemm_k;
-    snprintf(r->dist, sizeof r->dist, "%s", in->label);
-    r->trials = in->trials;
-    r->first_trial = in->first_trial;
-    r->elements = ug_input_elements(in);
-    r->seed_method = k->method;
-    r->correctly_rounded = true;
-    char name[256];
-    if (in->op == UG_OP_GEMM && !(in->gemm_m == in->gemm_n && in->gemm_n == in->gemm_k))
-        snprintf(name, sizeof name, "%s %s n=%zux%zux%zu", t->c->name, k->name, in->gemm_m,
-                 in->gemm_n, in->gemm_k);
-    else
-        snprintf(name, sizeof name, "%s %s n=%zu", t->c->name, k->name, in->n);
-    ug_tp_open(t, name, r);
-    if (k->op != in->op) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",
-                       k->name, ug_op_name(k->op), ug_op_name(in->op));
-        r->failed_run = true;
-        return r;
-    }
-    if (k->backend == UG_CUDA && !ug_gpu_available()) {
-        t->tp_skipped = true;
-        snprintf(t->tp_skip_reason, sizeof t->tp_skip_reason, "no CUDA device");
-        return r;
-    }
-
-    r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
-    double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
+    const ug_kernel *k = r->kernel;
+    const ug_input *in = r->in;
     size_t nterms = in->op == UG_OP_GEMM ? in->gemm_k : in->n;
-    double ulp_sum = 0, rel_sum = 0, ratio_sum = 0;
+    double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
+    ug_sums sums = {0, 0, 0};
+    r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
     for (int i = 0; i < r->trials; i++) {
         int trial = in->first_trial + i;
         r->out[i] = ug_xmalloc(r->elements * sizeof(float));
@@ -317,49 +183,16 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
             r->failed_run = true;
             ug_rerun_line(t, r, trial);
             free(times);
-            return r;
+            return -1;
         }
         times[i] = k->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
-        for (size_t e = 0; e < r->elements; e++) {
-            const ug_exact *x = &in->exact[i][e];
-            float got = r->out[i][e];
-            ug_error err = ug_error_of(x, got);
-            double bound = 0, ratio = 0;
-            if (x->cls == UG_X_FINITE && k->bound != UG_BOUND_NONE) {
-                bound = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
-                if (isinf(bound)) r->bound_vacuous++;
-                ratio = err.abs == 0 ? 0 : bound > 0 ? err.abs / bound : INFINITY;
-            }
-            if (!ug_same_f32(got, x->rn)) r->correctly_rounded = false;
-            ug_worst_update(&r->worst_ulp, err.ulp, r->ulp_max, trial, e, got, x, &err, bound, ratio);
-            ug_worst_update(&r->worst_rel, err.rel, r->rel_max, trial, e, got, x, &err, bound, ratio);
-            ug_worst_update(&r->worst_abs, err.abs, r->abs_max, trial, e, got, x, &err, bound, ratio);
-            ug_worst_update(&r->worst_ratio, ratio, r->bound_ratio_max, trial, e, got, x, &err,
-                            bound, ratio);
-            if (!(err.ulp <= r->ulp_max)) r->ulp_max = err.ulp;
-            if (!(err.rel <= r->rel_max)) r->rel_max = err.rel;
-            if (!(err.abs <= r->abs_max)) r->abs_max = err.abs;
-            if (!(ratio <= r->bound_ratio_max)) r->bound_ratio_max = ratio;
-            ulp_sum += err.ulp;
-            rel_sum += err.rel;
-            ratio_sum += ratio;
-            r->abs_err_sum += err.abs;
-            r->rel_err_sum += err.rel;
-            /* seed 004's own metric: against RD32(s), the seed's MPFR_RNDD oracle */
-            if (x->cls == UG_X_FINITE) {
-                double d = fabs((double)got - (double)x->rd);
-                r->abs_err_sum_seedref += d;
-                r->rel_err_sum_seedref += x->rd != 0 ? d / fabs((double)x->rd) : d == 0 ? 0 : INFINITY;
-            }
-            r->ulp_hist[ug_hist_bucket(err.ulp)]++;
-            r->count++;
-        }
+        for (size_t e = 0; e < r->elements; e++)
+            ug_account(r, &sums, nterms, trial, e, r->out[i][e], &in->exact[i][e]);
         if (in->kappa[i] > r->kappa_max || isnan(in->kappa[i])) r->kappa_max = in->kappa[i];
     }
-    r->ulp_mean = r->count ? ulp_sum / (double)r->count : 0;
-    r->rel_mean = r->count ? rel_sum / (double)r->count : 0;
-    r->bound_ratio_mean = r->count ? ratio_sum / (double)r->count : 0;
-
+    r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
+    r->rel_mean = r->count ? sums.rel / (double)r->count : 0;
+    r->bound_ratio_mean = r->count ? sums.ratio / (double)r->count : 0;
     /* time: GPU = trial 0's median over reps; CPU = median over trials */
     if (k->backend == UG_CUDA) {
         r->time_ms = times[0];
@@ -375,35 +208,55 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         else
             r->gbps = (double)in->n * (in->op == UG_OP_DOT ? 8.0 : 4.0) / s / 1e9;
     }
+    return 0;
+}
 
-    /* determinism: the same input `repeats` more times, distinct bitwise outputs counted */
-    if (repeats > 0) {
-        float **seen = ug_xcalloc((size_t)repeats + 1, sizeof(float *));
-        size_t bytes = r->elements * sizeof(float);
-        int distinct = 1;
-        seen[0] = r->out[0];
-        float *buf = ug_xmalloc(bytes);
-        for (int rep = 0; rep < repeats; rep++) {
-            ug_call c;
-            ug_call_setup(&c, in, 0, buf);
-            if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) {
-                r->failed_run = true;
-                snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
-                break;
-            }
-            bool found = false;
-            for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], buf, bytes) == 0;
-            if (!found) {
-                seen[distinct++] = buf;
-                buf = ug_xmalloc(bytes);
-            }
+/* Determinism: trial 0 `repeats` more times, distinct bitwise outputs counted. */
+static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
+{
+    float **seen = ug_xcalloc((size_t)repeats + 1, sizeof(float *));
+    size_t bytes = r->elements * sizeof(float);
+    int distinct = 1;
+    seen[0] = r->out[0];
+    float *buf = ug_xmalloc(bytes);
+    for (int rep = 0; rep < repeats; rep++) {
+        ug_call c;
+        ug_call_setup(&c, r->in, 0, buf);
+        if (ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__) != 0) {
+            r->failed_run = true;
+            snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
+            break;
         }
-        r->repeats = repeats + 1;
-        r->distinct_results = distinct;
-        for (int s = 1; s < distinct; s++) free(seen[s]);
-        free(seen);
-        free(buf);
+        bool found = false;
+        for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], buf, bytes) == 0;
+        if (!found) {
+            seen[distinct++] = buf;
+            buf = ug_xmalloc(bytes);
+        }
     }
+    r->repeats = repeats + 1;
+    r->distinct_results = distinct;
+    for (int s = 1; s < distinct; s++) free(seen[s]);
+    free(seen);
+    free(buf);
+}
+
+static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
+{
+    ug_result *r = ug_result_new(t, k, in);
+    ug_measure_open(t, r);
+    if (k->op != in->op) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",
+                       k->id, ug_op_name(k->op), ug_op_name(in->op));
+        r->failed_run = true;
+        return r;
+    }
+    if (k->backend == UG_CUDA && !ug_gpu_available()) {
+        t->pt.skipped = true;
+        snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
+        return r;
+    }
+    if (ug_measure_trials(t, r) == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
     return r;
 }
 
@@ -414,5 +267,5 @@ ug_result *ug_measure(ug_t *t, const ug_kernel *k, const ug_input *in)
 
 ug_result *ug_measure_repeat(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
 {
-    return ug_measure_impl(t, k, in, repeats < 1 ? 1 : repeats - 1);
+    return ug_measure_impl(t, k, in, repeats);
 }

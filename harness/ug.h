@@ -15,11 +15,18 @@
  *       }
  *   }
  *
- * Each ug_measure() opens a TAP test point "case kernel n=N"; the assertions that follow attach
- * to it until the next ug_measure() or the end of the case.  Assertions made before any
+ * One body over a table of distributions (as µnit's parameters): every row is a case of its own,
+ * "<suite>/<row name>", and the body reads its row with ug_param(t):
+ *
+ *   static const ug_param dists[] = {{"normal", ug_normal(0, 1)}, {"uniform01", ug_uniform(0, 1)}};
+ *   UG_CASE_OVER(reduce, dists, 0) { const ug_dist *d = &ug_param(t)->dist; ... }
+ *
+ * Each ug_measure() opens a TAP test point "case kernel@variant n=N"; the assertions that follow
+ * attach to it until the next ug_measure() or the end of the case.  Assertions made before any
  * measurement attach to a test point named after the case itself.
- * UG_EXPECT_* records a failure and goes on; UG_ASSERT_* records it and ends the case.
- * The loops honour --kernel, --n and --trial, so a failure's rerun line reproduces exactly it.
+ * UG_EXPECT_* records a failure and goes on; UG_ASSERT_* records it and ends the case.  Every
+ * check has both forms (one template below).  The loops honour --kernel, --n and --trial, so a
+ * failure's rerun line reproduces exactly it.
  */
 #ifndef UG_H
 #define UG_H
@@ -42,28 +49,45 @@ enum {
     UG_CASE_SHOULD_FAIL = 1 << 2, /* a canary: left out of a plain run, runs when --filter names it */
 };
 
+/* One row of a case's parameter table: the case "<suite>/<name>" runs the body with it. */
+typedef struct ug_param {
+    const char *name;
+    ug_dist dist;
+    const size_t *sizes;  /* NULL: the body's own sizes (UG_FOR_SIZES) */
+    size_t n_sizes;
+} ug_param;
+#define UG_SIZES(array) (array), sizeof(array) / sizeof((array)[0])
+
 typedef struct ug_case {
-    const char *name; /* "suite/name" */
+    const char *name;     /* "suite/name", or "suite" for a parameter table */
     const char *file;
     int line;
     unsigned flags;
     void (*fn)(ug_t *t);
+    const ug_param *params; /* NULL, or a table of n_params rows */
+    size_t n_params;
     struct ug_case *next;
 } ug_case;
 
 void ug_case_register(ug_case *c);
-const ug_case *ug_cases(void); /* in registration order sorted by name */
 
-#define UG_CASE_EX(suite, cname, cflags)                                                     \
+#define UG_CASE_DEFINE_(suite, cname, fullname, cflags, ptable, pcount)                      \
     static void ug_case_fn_##suite##_##cname(ug_t *t);                                      \
-    static ug_case ug_case_##suite##_##cname = {#suite "/" #cname, __FILE__, __LINE__,       \
-                                                (cflags), ug_case_fn_##suite##_##cname, 0};  \
+    static ug_case ug_case_##suite##_##cname = {fullname, __FILE__, __LINE__, (cflags),      \
+                                                ug_case_fn_##suite##_##cname, ptable, pcount, 0}; \
     __attribute__((constructor)) static void ug_case_reg_##suite##_##cname(void)            \
     {                                                                                        \
         ug_case_register(&ug_case_##suite##_##cname);                                       \
     }                                                                                        \
     static void ug_case_fn_##suite##_##cname(ug_t *t __attribute__((unused)))
+#define UG_CASE_EX(suite, cname, cflags) UG_CASE_DEFINE_(suite, cname, #suite "/" #cname, cflags, 0, 0)
 #define UG_CASE(suite, cname) UG_CASE_EX(suite, cname, 0)
+/* One case per row of table (a static const ug_param array): "<suite>/<row name>". */
+#define UG_CASE_OVER(suite, table, cflags)                                                     \
+    UG_CASE_DEFINE_(suite, table, #suite, cflags, table, sizeof(table) / sizeof((table)[0]))
+
+/* The running case's parameter row (NULL for a plain case). */
+const ug_param *ug_param_of(const ug_t *t);
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
@@ -72,7 +96,7 @@ const ug_case *ug_cases(void); /* in registration order sorted by name */
 typedef struct ug_input {
     ug_op op;
     ug_dist dist;
-    char label[96];       /* distribution description, part of the stream id */
+    char label[160];      /* distribution description (or data label), part of the stream id */
     size_t n;             /* sum/dot length; gemm: M = N = K = n unless gemm_* set */
     size_t gemm_m, gemm_n, gemm_k;
     int trials;           /* how many trials exist (the case's count, or --trials) */
@@ -86,7 +110,8 @@ typedef struct ug_input {
 ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trials);
 /* Rectangular GEMM: A M x K, B K x N. */
 ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials);
-/* Inputs supplied by the case (e.g. read from a corpus file): one trial, data copied. */
+/* Inputs supplied by the case (e.g. read from a corpus file): one trial, data copied; y only
+ * for a dot. */
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n);
 void ug_input_free(ug_t *t, ug_input *in);
@@ -106,28 +131,27 @@ typedef struct ug_worst {
 typedef struct ug_result {
     const ug_kernel *kernel;
     const ug_input *in;         /* NULL once the case frees the input */
-    char dist[96];              /* the input's distribution label */
+    char dist[160];             /* the input's distribution label */
     size_t n, gemm_m, gemm_n, gemm_k;
     int trials, first_trial;
     size_t elements;            /* outputs per trial */
     size_t count;               /* trials * elements */
     double ulp_max, ulp_mean, rel_max, rel_mean, abs_max;
-    double abs_err_sum, rel_err_sum;      /* sums over every output (seed 004's metric, exact) */
-    double abs_err_sum_seedref, rel_err_sum_seedref; /* same against RD32(s), seed 004's oracle */
+    double abs_err_sum, rel_err_sum;      /* sums over every output (the seven-methods post's metric) */
+    double abs_err_sum_rd, rel_err_sum_rd; /* same against RD32(s), the post's rounded-down reference */
     double bound_ratio_max, bound_ratio_mean;
     size_t bound_vacuous;       /* outputs whose a-priori bound is infinite (gamma_D with D u >= 1):
                                    their ratio counts as 0, so say how many there were */
     double kappa_max;
     ug_worst worst_ulp, worst_rel, worst_abs, worst_ratio;
     uint64_t ulp_hist[16];      /* ulp error buckets: [0], (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... */
-    bool correctly_rounded;     /* every output == RN32(s) (bitwise, NaN == NaN) */
+    size_t correctly_rounded;   /* outputs == RN32(s) (bitwise, NaN == NaN) */
     int distinct_results;       /* ug_measure_repeat: distinct outputs over the repeats */
     int repeats;
     double time_ms, gbps, gflops; /* median time of one run (trial 0); 0 when not timed */
     float **out;                /* [trial] outputs, kept for bitwise comparisons */
     bool failed_run;            /* the kernel itself failed (error in run_error) */
     char run_error[512];
-    int seed_method;
     /* extra numeric fields for results.json (name, value) */
     int n_extra;
     struct { char name[40]; double value; } extra[16];
@@ -141,6 +165,8 @@ ug_result *ug_measure(ug_t *t, const ug_kernel *k, const ug_input *in);
  * also measures the first run like ug_measure. */
 ug_result *ug_measure_repeat(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats);
 void ug_result_extra(ug_result *r, const char *name, double value);
+/* All outputs correctly rounded (r->correctly_rounded == r->count). */
+bool ug_result_correctly_rounded(const ug_result *r);
 
 /* ---- loops that honour --kernel / --n / --trial -------------------------------------------- */
 
@@ -155,6 +181,15 @@ bool ug_gpu_available(void);
 #define UG_FOR_N(t, n, array)                                                                 \
     for (size_t n##_i = 0, n = 0; n##_i < sizeof(array) / sizeof((array)[0]); n##_i++)        \
         if ((n = (array)[n##_i]), ug_n_selected((t), n))
+/* The sizes of the running parameter row when it has its own, else array. */
+#define UG_FOR_SIZES(t, n, array)                                                             \
+    for (size_t n##_i = 0, n = 0, n##_c = ug_param_of(t) && ug_param_of(t)->sizes            \
+                                              ? ug_param_of(t)->n_sizes                        \
+                                              : sizeof(array) / sizeof((array)[0]);            \
+         n##_i < n##_c; n##_i++)                                                               \
+        if ((n = ug_param_of(t) && ug_param_of(t)->sizes ? ug_param_of(t)->sizes[n##_i]       \
+                                                          : (array)[n##_i]),                   \
+            ug_n_selected((t), n))
 
 /* ---- notes and context --------------------------------------------------------------------- */
 
@@ -179,57 +214,60 @@ typedef enum {
     UG_M_ULP_MAX, UG_M_ULP_MEAN, UG_M_REL_MAX, UG_M_REL_MEAN, UG_M_ABS_MAX, UG_M_RATIO_MAX,
 } ug_metric;
 
+/* Each returns true when the check holds; otherwise it records the failure (file:line, the
+ * expression, the worst element, the rerun line) on the open test point and returns false. */
 bool ug_check_metric(ug_t *t, const ug_result *r, ug_metric m, double limit, const char *expr,
-                     const char *file, int line, bool fatal);
+                     const char *file, int line);
 bool ug_check_bitwise(ug_t *t, const ug_result *a, const ug_result *b, const char *expr,
-                      const char *file, int line, bool fatal);
+                      const char *file, int line);
 bool ug_check_correctly_rounded(ug_t *t, const ug_result *r, const char *expr, const char *file,
-                                int line, bool fatal);
+                                int line);
 bool ug_check_distinct_max(ug_t *t, const ug_result *r, int max, const char *expr,
-                           const char *file, int line, bool fatal);
-bool ug_check(ug_t *t, bool ok, const char *expr, const char *file, int line, bool fatal,
-              const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+                           const char *file, int line);
+bool ug_check(ug_t *t, bool ok, const char *expr, const char *file, int line, const char *fmt,
+              ...) __attribute__((format(printf, 6, 7)));
 /* For UG_ASSERT_*: leaves the case (longjmp to its end). */
 void ug_abort_case(ug_t *t) __attribute__((noreturn));
 
-#define UG__M(t, r, m, lim, expr, fatal)                                                      \
+/* The one template every check goes through: EXPECT (fatal 0) records and goes on, ASSERT
+ * (fatal 1) ends the case. */
+#define UG__CHECK(fatal, call)                                                                 \
     do {                                                                                       \
-        if (!ug_check_metric((t), (r), (m), (lim), (expr), __FILE__, __LINE__, (fatal)) &&   \
-            (fatal))                                                                          \
-            ug_abort_case(t);                                                                  \
+        if (!(call) && (fatal)) ug_abort_case(t);                                              \
     } while (0)
+#define UG__METRIC(fatal, form, m, r, lim)                                                     \
+    UG__CHECK(fatal, ug_check_metric(t, (r), (m), (lim), form "(" #r ", " #lim ")", __FILE__, __LINE__))
 
-#define UG_EXPECT_ULP_MAX(r, lim) UG__M(t, r, UG_M_ULP_MAX, lim, "UG_EXPECT_ULP_MAX(" #r ", " #lim ")", 0)
-#define UG_ASSERT_ULP_MAX(r, lim) UG__M(t, r, UG_M_ULP_MAX, lim, "UG_ASSERT_ULP_MAX(" #r ", " #lim ")", 1)
-#define UG_EXPECT_ULP_MEAN(r, lim) UG__M(t, r, UG_M_ULP_MEAN, lim, "UG_EXPECT_ULP_MEAN(" #r ", " #lim ")", 0)
-#define UG_ASSERT_ULP_MEAN(r, lim) UG__M(t, r, UG_M_ULP_MEAN, lim, "UG_ASSERT_ULP_MEAN(" #r ", " #lim ")", 1)
-#define UG_EXPECT_REL_MAX(r, lim) UG__M(t, r, UG_M_REL_MAX, lim, "UG_EXPECT_REL_MAX(" #r ", " #lim ")", 0)
-#define UG_ASSERT_REL_MAX(r, lim) UG__M(t, r, UG_M_REL_MAX, lim, "UG_ASSERT_REL_MAX(" #r ", " #lim ")", 1)
-#define UG_EXPECT_REL_MEAN(r, lim) UG__M(t, r, UG_M_REL_MEAN, lim, "UG_EXPECT_REL_MEAN(" #r ", " #lim ")", 0)
-#define UG_EXPECT_ABS_MAX(r, lim) UG__M(t, r, UG_M_ABS_MAX, lim, "UG_EXPECT_ABS_MAX(" #r ", " #lim ")", 0)
-#define UG_ASSERT_ABS_MAX(r, lim) UG__M(t, r, UG_M_ABS_MAX, lim, "UG_ASSERT_ABS_MAX(" #r ", " #lim ")", 1)
-#define UG_EXPECT_BOUND_RATIO_MAX(r, lim) UG__M(t, r, UG_M_RATIO_MAX, lim, "UG_EXPECT_BOUND_RATIO_MAX(" #r ", " #lim ")", 0)
-#define UG_ASSERT_BOUND_RATIO_MAX(r, lim) UG__M(t, r, UG_M_RATIO_MAX, lim, "UG_ASSERT_BOUND_RATIO_MAX(" #r ", " #lim ")", 1)
+#define UG_EXPECT_ULP_MAX(r, lim) UG__METRIC(0, "UG_EXPECT_ULP_MAX", UG_M_ULP_MAX, r, lim)
+#define UG_ASSERT_ULP_MAX(r, lim) UG__METRIC(1, "UG_ASSERT_ULP_MAX", UG_M_ULP_MAX, r, lim)
+#define UG_EXPECT_ULP_MEAN(r, lim) UG__METRIC(0, "UG_EXPECT_ULP_MEAN", UG_M_ULP_MEAN, r, lim)
+#define UG_ASSERT_ULP_MEAN(r, lim) UG__METRIC(1, "UG_ASSERT_ULP_MEAN", UG_M_ULP_MEAN, r, lim)
+#define UG_EXPECT_REL_MAX(r, lim) UG__METRIC(0, "UG_EXPECT_REL_MAX", UG_M_REL_MAX, r, lim)
+#define UG_ASSERT_REL_MAX(r, lim) UG__METRIC(1, "UG_ASSERT_REL_MAX", UG_M_REL_MAX, r, lim)
+#define UG_EXPECT_REL_MEAN(r, lim) UG__METRIC(0, "UG_EXPECT_REL_MEAN", UG_M_REL_MEAN, r, lim)
+#define UG_ASSERT_REL_MEAN(r, lim) UG__METRIC(1, "UG_ASSERT_REL_MEAN", UG_M_REL_MEAN, r, lim)
+#define UG_EXPECT_ABS_MAX(r, lim) UG__METRIC(0, "UG_EXPECT_ABS_MAX", UG_M_ABS_MAX, r, lim)
+#define UG_ASSERT_ABS_MAX(r, lim) UG__METRIC(1, "UG_ASSERT_ABS_MAX", UG_M_ABS_MAX, r, lim)
+#define UG_EXPECT_BOUND_RATIO_MAX(r, lim) UG__METRIC(0, "UG_EXPECT_BOUND_RATIO_MAX", UG_M_RATIO_MAX, r, lim)
+#define UG_ASSERT_BOUND_RATIO_MAX(r, lim) UG__METRIC(1, "UG_ASSERT_BOUND_RATIO_MAX", UG_M_RATIO_MAX, r, lim)
 
 #define UG_EXPECT_BITWISE_EQ(a, b)                                                             \
-    ((void)ug_check_bitwise(t, (a), (b), "UG_EXPECT_BITWISE_EQ(" #a ", " #b ")", __FILE__, __LINE__, 0))
+    UG__CHECK(0, ug_check_bitwise(t, (a), (b), "UG_EXPECT_BITWISE_EQ(" #a ", " #b ")", __FILE__, __LINE__))
+#define UG_ASSERT_BITWISE_EQ(a, b)                                                             \
+    UG__CHECK(1, ug_check_bitwise(t, (a), (b), "UG_ASSERT_BITWISE_EQ(" #a ", " #b ")", __FILE__, __LINE__))
 #define UG_EXPECT_CORRECTLY_ROUNDED(r)                                                         \
-    ((void)ug_check_correctly_rounded(t, (r), "UG_EXPECT_CORRECTLY_ROUNDED(" #r ")", __FILE__, __LINE__, 0))
+    UG__CHECK(0, ug_check_correctly_rounded(t, (r), "UG_EXPECT_CORRECTLY_ROUNDED(" #r ")", __FILE__, __LINE__))
+#define UG_ASSERT_CORRECTLY_ROUNDED(r)                                                         \
+    UG__CHECK(1, ug_check_correctly_rounded(t, (r), "UG_ASSERT_CORRECTLY_ROUNDED(" #r ")", __FILE__, __LINE__))
 #define UG_EXPECT_DISTINCT_MAX(r, m)                                                           \
-    ((void)ug_check_distinct_max(t, (r), (m), "UG_EXPECT_DISTINCT_MAX(" #r ", " #m ")", __FILE__, __LINE__, 0))
+    UG__CHECK(0, ug_check_distinct_max(t, (r), (m), "UG_EXPECT_DISTINCT_MAX(" #r ", " #m ")", __FILE__, __LINE__))
+#define UG_ASSERT_DISTINCT_MAX(r, m)                                                           \
+    UG__CHECK(1, ug_check_distinct_max(t, (r), (m), "UG_ASSERT_DISTINCT_MAX(" #r ", " #m ")", __FILE__, __LINE__))
 
 /* Plain unit-test checks (oracle and distribution tests).  fmt/...: what the values were. */
-#define UG_EXPECT(cond) ((void)ug_check(t, !!(cond), "UG_EXPECT(" #cond ")", __FILE__, __LINE__, 0, "%s", ""))
-#define UG_ASSERT(cond)                                                                        \
-    do {                                                                                       \
-        if (!ug_check(t, !!(cond), "UG_ASSERT(" #cond ")", __FILE__, __LINE__, 1, "%s", ""))       \
-            ug_abort_case(t);                                                                  \
-    } while (0)
-#define UG_EXPECT_MSG(cond, ...) ((void)ug_check(t, !!(cond), "UG_EXPECT(" #cond ")", __FILE__, __LINE__, 0, __VA_ARGS__))
-#define UG_ASSERT_MSG(cond, ...)                                                               \
-    do {                                                                                       \
-        if (!ug_check(t, !!(cond), "UG_ASSERT(" #cond ")", __FILE__, __LINE__, 1, __VA_ARGS__)) \
-            ug_abort_case(t);                                                                  \
-    } while (0)
+#define UG_EXPECT(cond) UG__CHECK(0, ug_check(t, !!(cond), "UG_EXPECT(" #cond ")", __FILE__, __LINE__, "%s", ""))
+#define UG_ASSERT(cond) UG__CHECK(1, ug_check(t, !!(cond), "UG_ASSERT(" #cond ")", __FILE__, __LINE__, "%s", ""))
+#define UG_EXPECT_MSG(cond, ...) UG__CHECK(0, ug_check(t, !!(cond), "UG_EXPECT(" #cond ")", __FILE__, __LINE__, __VA_ARGS__))
+#define UG_ASSERT_MSG(cond, ...) UG__CHECK(1, ug_check(t, !!(cond), "UG_ASSERT(" #cond ")", __FILE__, __LINE__, __VA_ARGS__))
 
 #endif

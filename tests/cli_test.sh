@@ -29,8 +29,8 @@ check "filter matching nothing: exit 2" '[ "$(rc)" = 2 ] && grep -q "no case mat
 
 run run --filter 'canary/*'
 check "canary: exit 1" '[ "$(rc)" = 1 ]'
-check "canary: not ok line, file:line of the assertion" 'grep -q "^not ok 1 - canary/fails serial_f32 n=10000" "$tmp/out" && grep -q "# cases/canary.c:[0-9]*: UG_EXPECT_ULP_MAX(r, 0.5) failed: max" "$tmp/out"'
-check "canary: worst element in hex, seed and rerun line" 'grep -q "worst: trial 0, element 0: got 0x" "$tmp/out" && grep -q "seed 0x5eed" "$tmp/out" && grep -q "rerun: .* run --filter canary/fails --kernel serial_f32 --n 10000 --trial 0 --seed 0x5eed" "$tmp/out"'
+check "canary: not ok line, file:line of the assertion" 'grep -q "^not ok 1 - canary/fails serial_f32@default n=10000" "$tmp/out" && grep -q "# cases/canary.c:[0-9]*: UG_EXPECT_ULP_MAX(r, 0.5) failed: max" "$tmp/out"'
+check "canary: worst element in hex, seed and rerun line" 'grep -q "worst: trial 0, element 0: got 0x" "$tmp/out" && grep -q "seed 0x5eed" "$tmp/out" && grep -q "rerun: .* run --filter canary/fails --kernel serial_f32@default --n 10000 --trial 0 --seed 0x5eed" "$tmp/out"'
 worst=$(grep "worst:" "$tmp/out")
 rerun=$(sed -n 's/^#   rerun: //p' "$tmp/out")
 # the rerun line names the binary as it was invoked: run it as printed

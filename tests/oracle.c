@@ -55,7 +55,7 @@ static void check_exact(ug_t *t, const char *what, const char *impl, const ug_ex
              same32(got->rd, w->rd);
     if (w->cls != UG_X_FINITE)
         ok = ok && got->sum_abs == INFINITY;
-    ug_check(t, ok, what, __FILE__, line, false,
+    ug_check(t, ok, what, __FILE__, line,
              "[%s] got cls=%d hi=%a lo=%a rn=%a rd=%a sum_abs=%a; want cls=%d hi=%a lo=%a rn=%a "
              "rd=%a",
              impl, got->cls, got->hi, got->lo, (double)got->rn, (double)got->rd, got->sum_abs,
@@ -357,7 +357,7 @@ static void check_error(ug_t *t, const char *what, const ug_exact *e, double got
 {
     ug_error r = ug_error_of(e, got);
     int ok = r.abs == abs && r.rel == rel && r.ulp == ulp;
-    ug_check(t, ok, what, __FILE__, line, false,
+    ug_check(t, ok, what, __FILE__, line,
              "got=%a: abs=%a rel=%a ulp=%a; want abs=%a rel=%a ulp=%a", got, r.abs, r.rel, r.ulp,
              abs, rel, ulp);
 }
