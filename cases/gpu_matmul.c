@@ -40,29 +40,27 @@ static const ug_mm_limit ug_mm_limits[] = {
     {"cublas_sgemm_tf32", 8192.0, 6e-4, "TF32 operands (2^-10 a product): measured 3954 ulp, 3.07e-4 (K=16)"},
 };
 
-static const ug_mm_limit *ug_mm_limit_of(const ug_kernel *k)
+static const ug_mm_limit *ug_mm_limit_of(ug_t *t, const ug_kernel *k)
 {
-    for (size_t i = 0; i < sizeof ug_mm_limits / sizeof ug_mm_limits[0]; i++)
-        if (strcmp(ug_mm_limits[i].kernel, k->name) == 0) return &ug_mm_limits[i];
-    return NULL; /* a new kernel: only its a-priori bound until it is measured */
+    return UG_KERNEL_ROW(t, ug_mm_limits, k); /* NULL: a new kernel, only its a-priori bound */
 }
 
 /* Trials: a few for the small sizes, one from 1000 on (the oracle does K exact products per
  * element: 8.6e9 of them at 2048). */
 static int ug_mm_trials(ug_t *t, size_t n) { return ug_trials(t, n <= 255 ? 3 : 1); }
 
-static void ug_mm_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, bool one_signed)
+static void ug_mm_all(ug_t *t)
 {
-    for (size_t i = 0; i < count; i++) {
-        size_t n = ns[i];
-        if (!ug_n_selected(t, n)) continue;
+    const ug_dist d = ug_param_of(t)->dist;
+    bool one_signed = ug_dist_one_signed(&d);
+    UG_FOR_SIZES(t, n, ug_mm_sizes) {
         ug_input *in = ug_input_make_gemm(t, &d, n, n, n, ug_mm_trials(t, n));
         char speed[16][80];
         int kernels = 0;
         UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c */
-            const ug_mm_limit *lim = ug_mm_limit_of(k);
+            const ug_mm_limit *lim = ug_mm_limit_of(t, k);
             if (one_signed && lim) {
                 UG_EXPECT_ULP_MAX(r, lim->ulp_max);
                 UG_EXPECT_REL_MAX(r, lim->rel_max);
@@ -81,14 +79,20 @@ static void ug_mm_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, bool o
     }
 }
 
-#define UG_ALL(ns) ns, sizeof(ns) / sizeof((ns)[0])
+static const ug_param ug_mm_dists[] = {
+    {"uniform01", UG_UNIFORM(0, 1)},
+    {"normal", UG_NORMAL(0, 1)},
+    {"gendot_1e6", UG_GENDOT(1e6)},
+    {"gendot_1e12", UG_GENDOT(1e12)},
+};
 
-UG_CASE_EX(gpu_matmul, uniform01, UG_CASE_GPU) { ug_mm_all(t, ug_uniform(0, 1), UG_ALL(ug_mm_sizes), true); }
-UG_CASE_EX(gpu_matmul, normal, UG_CASE_GPU) { ug_mm_all(t, ug_normal(0, 1), UG_ALL(ug_mm_sizes), false); }
-UG_CASE_EX(gpu_matmul, gendot_1e6, UG_CASE_GPU) { ug_mm_all(t, ug_gendot(1e6), UG_ALL(ug_mm_sizes), false); }
-UG_CASE_EX(gpu_matmul, gendot_1e12, UG_CASE_GPU) { ug_mm_all(t, ug_gendot(1e12), UG_ALL(ug_mm_sizes), false); }
-UG_CASE_EX(gpu_matmul, uniform01_4096, UG_CASE_GPU | UG_CASE_SLOW) { ug_mm_all(t, ug_uniform(0, 1), UG_ALL(ug_mm_sizes_slow), true); }
-UG_CASE_EX(gpu_matmul, normal_4096, UG_CASE_GPU | UG_CASE_SLOW) { ug_mm_all(t, ug_normal(0, 1), UG_ALL(ug_mm_sizes_slow), false); }
+static const ug_param ug_mm_dists_slow[] = {
+    {"uniform01_4096", UG_UNIFORM(0, 1), UG_SIZES(ug_mm_sizes_slow)},
+    {"normal_4096", UG_NORMAL(0, 1), UG_SIZES(ug_mm_sizes_slow)},
+};
+
+UG_CASE_OVER(gpu_matmul, ug_mm_dists, UG_CASE_GPU) { ug_mm_all(t); }
+UG_CASE_OVER(gpu_matmul, ug_mm_dists_slow, UG_CASE_GPU | UG_CASE_SLOW) { ug_mm_all(t); }
 
 /* Rectangular shapes: the launchers' M, N, K handling (the tiles' edges in every direction). */
 UG_CASE_EX(gpu_matmul, rectangular, UG_CASE_GPU)
@@ -100,7 +104,7 @@ UG_CASE_EX(gpu_matmul, rectangular, UG_CASE_GPU)
         UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
-            const ug_mm_limit *lim = ug_mm_limit_of(k);
+            const ug_mm_limit *lim = ug_mm_limit_of(t, k);
             if (lim) UG_EXPECT_ULP_MAX(r, lim->ulp_max);
         }
         ug_input_free(t, in);

@@ -61,11 +61,10 @@ static const ug_red_limit ug_red_limits[] = {
      * accumulator stops growing); only the a-priori bound gamma_D S is asserted */
 };
 
-static double ug_red_limit_of(const ug_kernel *k)
+static double ug_red_limit_of(ug_t *t, const ug_kernel *k)
 {
-    for (size_t i = 0; i < sizeof ug_red_limits / sizeof ug_red_limits[0]; i++)
-        if (strcmp(ug_red_limits[i].kernel, k->name) == 0) return ug_red_limits[i].ulp_max;
-    return INFINITY; /* atomic kernels, or a new kernel until it is measured */
+    const ug_red_limit *lim = UG_KERNEL_ROW(t, ug_red_limits, k);
+    return lim ? lim->ulp_max : INFINITY; /* atomic kernels, or a new kernel until it is measured */
 }
 
 /* One table line per kernel for the sizes the issue reports on. */
@@ -89,9 +88,11 @@ static void ug_red_table(ug_t *t, const ug_dist *d, size_t n, const ug_red_row *
     }
 }
 
-/* Every GPU reduction on d over the sizes; one_signed: assert the ULP table too. */
-static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, bool one_signed)
+/* Every GPU reduction on d over the sizes; on one-signed data (the distribution says so) the ULP
+ * table is asserted too. */
+static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count)
 {
+    bool one_signed = ug_dist_one_signed(&d);
     for (size_t i = 0; i < count; i++) {
         size_t n = ns[i];
         if (!ug_n_selected(t, n)) continue;
@@ -107,7 +108,7 @@ static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, bool 
             }
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c, depths in kernels/cuda */
-            if (one_signed) UG_EXPECT_ULP_MAX(r, ug_red_limit_of(k));
+            if (one_signed) UG_EXPECT_ULP_MAX(r, ug_red_limit_of(t, k));
             if (row) {
                 row->ulp_max = r->ulp_max;
                 row->ratio = r->bound_ratio_max;
@@ -122,20 +123,37 @@ static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, bool 
 
 #define UG_ALL(ns) ns, sizeof(ns) / sizeof((ns)[0])
 
-UG_CASE_EX(gpu_reduce, uniform01, UG_CASE_GPU) { ug_red_all(t, ug_uniform(0, 1), UG_ALL(ug_sizes), true); }
-UG_CASE_EX(gpu_reduce, uniform_pm1, UG_CASE_GPU) { ug_red_all(t, ug_uniform(-1, 1), UG_ALL(ug_sizes), false); }
-UG_CASE_EX(gpu_reduce, normal, UG_CASE_GPU) { ug_red_all(t, ug_normal(0, 1), UG_ALL(ug_sizes), false); }
-UG_CASE_EX(gpu_reduce, lognormal, UG_CASE_GPU) { ug_red_all(t, ug_lognormal(0, 1), UG_ALL(ug_sizes), true); }
-UG_CASE_EX(gpu_reduce, expuniform, UG_CASE_GPU) { ug_red_all(t, ug_expuniform(-60, 60), UG_ALL(ug_sizes), false); }
-UG_CASE_EX(gpu_reduce, constant, UG_CASE_GPU) { ug_red_all(t, ug_constant(0.1), UG_ALL(ug_sizes), true); }
-UG_CASE_EX(gpu_reduce, sorted_asc, UG_CASE_GPU) { ug_red_all(t, ug_sorted(ug_normal(0, 1), UG_ORDER_ASC), UG_ALL(ug_sizes), false); }
-UG_CASE_EX(gpu_reduce, sorted_desc, UG_CASE_GPU) { ug_red_all(t, ug_sorted(ug_normal(0, 1), UG_ORDER_DESC), UG_ALL(ug_sizes), false); }
-UG_CASE_EX(gpu_reduce, alternating, UG_CASE_GPU) { ug_red_all(t, ug_alternating(ug_uniform(0, 1)), UG_ALL(ug_sizes), false); }
-UG_CASE_EX(gpu_reduce, gensum_1e3, UG_CASE_GPU) { ug_red_all(t, ug_gensum(1e3), UG_ALL(ug_sizes_gensum), false); }
-UG_CASE_EX(gpu_reduce, gensum_1e8, UG_CASE_GPU) { ug_red_all(t, ug_gensum(1e8), UG_ALL(ug_sizes_gensum), false); }
-UG_CASE_EX(gpu_reduce, gensum_1e16, UG_CASE_GPU) { ug_red_all(t, ug_gensum(1e16), UG_ALL(ug_sizes_gensum), false); }
-UG_CASE_EX(gpu_reduce, normal_2e28, UG_CASE_GPU | UG_CASE_SLOW) { ug_red_all(t, ug_normal(0, 1), UG_ALL(ug_sizes_slow), false); }
-UG_CASE_EX(gpu_reduce, uniform01_2e28, UG_CASE_GPU | UG_CASE_SLOW) { ug_red_all(t, ug_uniform(0, 1), UG_ALL(ug_sizes_slow), true); }
+static const ug_param ug_red_dists[] = {
+    {"uniform01", UG_UNIFORM(0, 1)},
+    {"uniform_pm1", UG_UNIFORM(-1, 1)},
+    {"normal", UG_NORMAL(0, 1)},
+    {"lognormal", UG_LOGNORMAL(0, 1)},
+    {"expuniform", UG_EXPUNIFORM(-60, 60)},
+    {"constant", UG_CONSTANT(0.1)},
+    {"sorted_asc", UG_NORMAL(0, 1, .order = UG_ORDER_ASC)},
+    {"sorted_desc", UG_NORMAL(0, 1, .order = UG_ORDER_DESC)},
+    {"alternating", UG_UNIFORM(0, 1, .alternate = 1)},
+    {"gensum_1e3", UG_GENSUM(1e3), UG_SIZES(ug_sizes_gensum)},
+    {"gensum_1e8", UG_GENSUM(1e8), UG_SIZES(ug_sizes_gensum)},
+    {"gensum_1e16", UG_GENSUM(1e16), UG_SIZES(ug_sizes_gensum)},
+};
+
+static const ug_param ug_red_dists_slow[] = {
+    {"normal_2e28", UG_NORMAL(0, 1), UG_SIZES(ug_sizes_slow)},
+    {"uniform01_2e28", UG_UNIFORM(0, 1), UG_SIZES(ug_sizes_slow)},
+};
+
+static void ug_red_row_all(ug_t *t)
+{
+    const ug_param *p = ug_param_of(t);
+    if (p->sizes)
+        ug_red_all(t, p->dist, p->sizes, p->n_sizes);
+    else
+        ug_red_all(t, p->dist, UG_ALL(ug_sizes));
+}
+
+UG_CASE_OVER(gpu_reduce, ug_red_dists, UG_CASE_GPU) { ug_red_row_all(t); }
+UG_CASE_OVER(gpu_reduce, ug_red_dists_slow, UG_CASE_GPU | UG_CASE_SLOW) { ug_red_row_all(t); }
 
 /* Special values on one-signed data: NaN, +inf, -inf and signed zeros injected; a NaN or
  * infinite exact sum must come out exactly (ULP error 0), a finite one within the table.
@@ -145,8 +163,8 @@ UG_CASE_EX(gpu_reduce, specials, UG_CASE_GPU)
     static const size_t tiny[] = {1, 2, 3, 17};
     static const size_t big[] = {1000, 1025, 10000, 1000000};
     const unsigned mask = UG_SP_NAN | UG_SP_POSINF | UG_SP_NEGINF | UG_SP_ZERO;
-    ug_red_all(t, ug_with_specials(ug_uniform(0, 1), 0.3, mask), UG_ALL(tiny), true);
-    ug_red_all(t, ug_with_specials(ug_uniform(0, 1), 0.01, mask), UG_ALL(big), true);
+    ug_red_all(t, ug_with_specials(ug_uniform(0, 1), 0.3, mask), UG_ALL(tiny));
+    ug_red_all(t, ug_with_specials(ug_uniform(0, 1), 0.01, mask), UG_ALL(big));
 }
 
 /* Subnormals (random signs): ordinary fp32 adds of subnormals round only once a sum needs
@@ -162,7 +180,7 @@ UG_CASE_EX(gpu_reduce, subnormals, UG_CASE_GPU)
         ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, ug_red_trials(t, n));
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CUDA, "*") {
             ug_result *r = ug_measure(t, k, in);
-            if (strncmp(k->name, "reduce_atomic", 13) == 0) {
+            if (k->nondeterministic) { /* the atomic kernels */
                 ug_note(t, "%s on subnormals: got %.9g (trial 0), rel_max %.3g, bound ratio %.3g "
                         "(atomics flush subnormals to 0)", k->name,
                         r->out && r->out[0] ? (double)r->out[0][0] : NAN, r->rel_max,

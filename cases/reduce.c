@@ -15,7 +15,6 @@
 
 /* Sizes: tiny, around a power of two, and larger (10^6 in the slow case). */
 static const size_t ug_sizes[] = {1, 2, 3, 1000, 1023, 1024, 1025, 10000};
-static const size_t ug_sizes_big[] = {1000000};
 /* GenSum needs room for its construction; the tiny sizes carry no cancellation to speak of. */
 static const size_t ug_sizes_gensum[] = {1000, 1023, 1024, 1025, 10000};
 
@@ -31,7 +30,7 @@ enum { UG_TRIALS = 20 };
  *   wide_acc: correctly rounded but for the binary64 accumulation error, 0.5 + gamma64_D 2^24. */
 static double ug_ulp_limit_of(const ug_kernel *k, size_t n)
 {
-    double D = (double)(k->depth ? k->depth(n) : n - 1);
+    double D = (double)ug_kernel_depth(k, n);
     switch (k->bound) {
     case UG_BOUND_TREE: return 0.5 + 0.5 * D;
     case UG_BOUND_KAHAN:
@@ -41,14 +40,41 @@ static double ug_ulp_limit_of(const ug_kernel *k, size_t n)
     }
 }
 
-/* Every CPU reduction on d, over the sizes; one_signed: assert the ULP table too. */
-static void ug_reduce_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, int trials,
-                          bool one_signed)
+/* Every CPU reduction on the row's distribution over its sizes; on one-signed data (the
+ * distribution says so: ug_dist_one_signed) the ULP table is asserted too. */
+static const size_t ug_sizes_big[] = {1000000};
+static const size_t ug_sizes_specials[] = {1, 3, 1000, 10000};
+
+static const ug_param ug_reduce_dists[] = {
+    {"uniform01", UG_UNIFORM(0, 1)},
+    {"uniform_pm1", UG_UNIFORM(-1, 1)},
+    {"normal", UG_NORMAL(0, 1)},
+    {"lognormal", UG_LOGNORMAL(0, 1)},
+    {"expuniform", UG_EXPUNIFORM(-60, 60)},
+    {"constant", UG_CONSTANT(0.1), .trials = 1}, /* every trial the same */
+    {"sorted_asc", UG_NORMAL(0, 1, .order = UG_ORDER_ASC)},
+    {"sorted_desc", UG_NORMAL(0, 1, .order = UG_ORDER_DESC)},
+    {"sorted_abs_desc_pos", UG_UNIFORM(0, 1, .order = UG_ORDER_ABS_DESC)},
+    {"alternating", UG_UNIFORM(0, 1, .alternate = 1)},
+    {"gensum_1e3", UG_GENSUM(1e3), UG_SIZES(ug_sizes_gensum)},
+    {"gensum_1e8", UG_GENSUM(1e8), UG_SIZES(ug_sizes_gensum)},
+    {"gensum_1e16", UG_GENSUM(1e16), UG_SIZES(ug_sizes_gensum)},
+    /* Special values: only NaN is right where the exact sum is NaN, the right infinity where it
+     * is infinite; finite sums among them are measured as usual. */
+    {"specials", UG_NORMAL(0, 1, .special_rate = 0.001, .specials = UG_SP_ALL), UG_SIZES(ug_sizes_specials)},
+};
+
+static const ug_param ug_reduce_dists_slow[] = {
+    {"normal_1e6", UG_NORMAL(0, 1), UG_SIZES(ug_sizes_big), 10},
+    {"uniform01_1e6", UG_UNIFORM(0, 1), UG_SIZES(ug_sizes_big), 10},
+};
+
+static void ug_reduce_all(ug_t *t)
 {
-    for (size_t i = 0; i < count; i++) {
-        size_t n = ns[i];
-        if (!ug_n_selected(t, n)) continue;
-        ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, trials);
+    const ug_param *p = ug_param_of(t);
+    bool one_signed = ug_dist_one_signed(&p->dist);
+    UG_FOR_SIZES(t, n, ug_sizes) {
+        ug_input *in = ug_input_make(t, UG_OP_SUM, &p->dist, n, p->trials ? p->trials : UG_TRIALS);
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "*") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: Higham ch. 3-4, kernels/bounds.c */
@@ -65,39 +91,8 @@ static void ug_reduce_all(ug_t *t, ug_dist d, const size_t *ns, size_t count, in
     }
 }
 
-#define UG_ALL(ns) ns, sizeof(ns) / sizeof((ns)[0])
-
-UG_CASE(reduce, uniform01) { ug_reduce_all(t, ug_uniform(0, 1), UG_ALL(ug_sizes), UG_TRIALS, true); }
-UG_CASE(reduce, uniform_pm1) { ug_reduce_all(t, ug_uniform(-1, 1), UG_ALL(ug_sizes), UG_TRIALS, false); }
-UG_CASE(reduce, normal) { ug_reduce_all(t, ug_normal(0, 1), UG_ALL(ug_sizes), UG_TRIALS, false); }
-UG_CASE(reduce, lognormal) { ug_reduce_all(t, ug_lognormal(0, 1), UG_ALL(ug_sizes), UG_TRIALS, true); }
-UG_CASE(reduce, expuniform) { ug_reduce_all(t, ug_expuniform(-60, 60), UG_ALL(ug_sizes), UG_TRIALS, false); }
-UG_CASE(reduce, constant) { ug_reduce_all(t, ug_constant(0.1), UG_ALL(ug_sizes), 1, true); }
-UG_CASE(reduce, sorted_asc) { ug_reduce_all(t, ug_sorted(ug_normal(0, 1), UG_ORDER_ASC), UG_ALL(ug_sizes), UG_TRIALS, false); }
-UG_CASE(reduce, sorted_desc) { ug_reduce_all(t, ug_sorted(ug_normal(0, 1), UG_ORDER_DESC), UG_ALL(ug_sizes), UG_TRIALS, false); }
-UG_CASE(reduce, sorted_abs_desc_pos) { ug_reduce_all(t, ug_sorted(ug_uniform(0, 1), UG_ORDER_ABS_DESC), UG_ALL(ug_sizes), UG_TRIALS, true); }
-UG_CASE(reduce, alternating) { ug_reduce_all(t, ug_alternating(ug_uniform(0, 1)), UG_ALL(ug_sizes), UG_TRIALS, false); }
-UG_CASE(reduce, gensum_1e3) { ug_reduce_all(t, ug_gensum(1e3), UG_ALL(ug_sizes_gensum), UG_TRIALS, false); }
-UG_CASE(reduce, gensum_1e8) { ug_reduce_all(t, ug_gensum(1e8), UG_ALL(ug_sizes_gensum), UG_TRIALS, false); }
-UG_CASE(reduce, gensum_1e16) { ug_reduce_all(t, ug_gensum(1e16), UG_ALL(ug_sizes_gensum), UG_TRIALS, false); }
-UG_CASE_EX(reduce, normal_1e6, UG_CASE_SLOW) { ug_reduce_all(t, ug_normal(0, 1), UG_ALL(ug_sizes_big), 10, false); }
-UG_CASE_EX(reduce, uniform01_1e6, UG_CASE_SLOW) { ug_reduce_all(t, ug_uniform(0, 1), UG_ALL(ug_sizes_big), 10, true); }
-
-/* Special values: only NaN is right where the exact sum is NaN, the right infinity where it is
- * infinite; finite sums among them are measured as usual. */
-UG_CASE(reduce, specials)
-{
-    ug_dist d = ug_with_specials(ug_normal(0, 1), 0.001, UG_SP_ALL);
-    static const size_t ns[] = {1, 3, 1000, 10000};
-    UG_FOR_N(t, n, ns) {
-        ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, UG_TRIALS);
-        UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "*") {
-            ug_result *r = ug_measure(t, k, in);
-            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
-        }
-        ug_input_free(t, in);
-    }
-}
+UG_CASE_OVER(reduce, ug_reduce_dists, 0) { ug_reduce_all(t); }
+UG_CASE_OVER(reduce, ug_reduce_dists_slow, UG_CASE_SLOW) { ug_reduce_all(t); }
 
 /* ---- findings ------------------------------------------------------------------------------------ */
 

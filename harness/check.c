@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/bits.h"
 #include "context.h"
@@ -138,4 +139,22 @@ bool ug_check(ug_t *t, bool ok, const char *expr, const char *file, int line, co
     ug_buf_free(&msg);
     ug_rerun_line(t, NULL, -1);
     return false;
+}
+
+const void *ug_kernel_row(ug_t *t, const void *table, size_t count, size_t size, const ug_kernel *k)
+{
+    const void *found = NULL;
+    for (size_t i = 0; i < count; i++) {
+        const void *row = (const char *)table + i * size;
+        const char *name = *(const char *const *)row;
+        bool known = false;
+        for (size_t j = 0; j < ug_kernel_count() && !known; j++)
+            known = strcmp(ug_kernel_at(j)->name, name) == 0;
+        if (!known)
+            ug_fail_header(t, __FILE__, __LINE__, "ug_kernel_row",
+                           "a per-kernel table of this case names '%s', which is not a registered "
+                           "kernel (see 'ulpgate list')", name);
+        if (k && strcmp(name, k->name) == 0) found = row;
+    }
+    return found;
 }

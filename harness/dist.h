@@ -70,6 +70,20 @@ ug_dist ug_sorted(ug_dist d, ug_order order);
 ug_dist ug_alternating(ug_dist d);
 ug_dist ug_with_specials(ug_dist d, double rate, unsigned mask);
 
+/* The same as constant initialisers, for static tables (a case's parameter rows); transforms
+ * as designated fields after the parameters:
+ *   UG_NORMAL(0, 1, .order = UG_ORDER_ASC)      = ug_sorted(ug_normal(0, 1), UG_ORDER_ASC)
+ *   UG_UNIFORM(0, 1, .alternate = 1)            = ug_alternating(ug_uniform(0, 1))
+ *   UG_NORMAL(0, 1, .special_rate = 0.001, .specials = UG_SP_ALL)  = ug_with_specials(...) */
+#define UG_DIST_INIT(k, a, b, ...) {.kind = (k), .p1 = (a), .p2 = (b), __VA_ARGS__}
+#define UG_UNIFORM(a, b, ...) UG_DIST_INIT(UG_D_UNIFORM, a, b, __VA_ARGS__)
+#define UG_NORMAL(mu, sigma, ...) UG_DIST_INIT(UG_D_NORMAL, mu, sigma, __VA_ARGS__)
+#define UG_LOGNORMAL(mu, sigma, ...) UG_DIST_INIT(UG_D_LOGNORMAL, mu, sigma, __VA_ARGS__)
+#define UG_EXPUNIFORM(lo, hi, ...) UG_DIST_INIT(UG_D_EXPUNIFORM, lo, hi, __VA_ARGS__)
+#define UG_CONSTANT(c, ...) UG_DIST_INIT(UG_D_CONSTANT, c, 0, __VA_ARGS__)
+#define UG_GENSUM(kappa, ...) UG_DIST_INIT(UG_D_GENSUM, kappa, 0, __VA_ARGS__)
+#define UG_GENDOT(kappa, ...) UG_DIST_INIT(UG_D_GENDOT, kappa, 0, __VA_ARGS__)
+
 /* A short, stable, human-readable name, e.g. "normal(0,1)", "gensum(1e+08)|sorted(abs_asc)".
  * Also part of the stream id of an input, so two distributions never share random numbers. */
 const char *ug_dist_describe(const ug_dist *d, char *buf, size_t len);

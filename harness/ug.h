@@ -55,6 +55,7 @@ typedef struct ug_param {
     ug_dist dist;
     const size_t *sizes;  /* NULL: the body's own sizes (UG_FOR_SIZES) */
     size_t n_sizes;
+    int trials;           /* 0: the body's own count */
 } ug_param;
 #define UG_SIZES(array) (array), sizeof(array) / sizeof((array)[0])
 
@@ -190,6 +191,15 @@ bool ug_gpu_available(void);
         if ((n = ug_param_of(t) && ug_param_of(t)->sizes ? ug_param_of(t)->sizes[n##_i]       \
                                                           : (array)[n##_i]),                   \
             ug_n_selected((t), n))
+
+/* A case's per-kernel table: an array of structs whose first member is `const char *kernel`
+ * (a kernel's name).  Returns the row for k, or NULL when the table has none.  Every name in
+ * the table must be a registered kernel: an unknown one fails the test point, naming it (a
+ * table cannot go silently stale when a kernel is renamed). */
+const void *ug_kernel_row(ug_t *t, const void *table, size_t count, size_t size, const ug_kernel *k);
+#define UG_KERNEL_ROW(t, table, k)                                                            \
+    ((const __typeof__((table)[0]) *)ug_kernel_row((t), (table), sizeof(table) / sizeof((table)[0]), \
+                                                   sizeof((table)[0]), (k)))
 
 /* ---- notes and context --------------------------------------------------------------------- */
 

@@ -1,11 +1,12 @@
 /*
- * seed004.c - seed 004's tables, reproduced.
+ * seven_methods.c - the tables of the seven-methods post (shared/seeds/004: "精度问题", seven
+ * ways to sum a binary32 array against an MPFR reference), reproduced.
  *
- * The seed sums random binary32 arrays (1000 trials per length) with seven methods and reports
+ * The post sums random binary32 arrays (1000 trials per length) with seven methods and reports
  * cumulative absolute and relative errors against MPFR at 1024 bits rounded toward -inf to
  * binary32 (its oracle: mpfr_set_flt/mpfr_add/mpfr_get_flt with MPFR_RNDD).  It does not name its
  * distribution; standard normal reproduces its tables.  We print its metric (against RD32(s),
- * results.json's *_seedref fields) beside the exact one (against s itself).
+ * results.json's *_rd fields: the rounded-down reference) beside the exact one (against s itself).
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,13 +15,13 @@
 
 enum { UG_SEED_METHODS = 7 };
 
-/* The seed's published cumulative errors, methods 1..7 (its tables, 1000 trials each). */
+/* The post's published cumulative errors, methods 1..7 (its tables, 1000 trials each). */
 typedef struct {
     size_t n;
     double abs[UG_SEED_METHODS], rel[UG_SEED_METHODS];
-} ug_seed_table;
+} ug_published_table;
 
-static const ug_seed_table ug_seed004[] = {
+static const ug_published_table ug_published[] = {
     {1024, {1.3e-2, 1.1e-3, 8.1e-3, 3.0e-3, 2.4e-3, 2.4e-3, 1.1e-3},
            {1.1e-3, 4.3e-5, 7.4e-4, 3.1e-4, 4.0e-4, 2.9e-4, 4.5e-5}},
     {10000, {1.3e-1, 3.3e-3, 7.5e-2, 1.4e-2, 8.2e-3, 8.0e-3, 3.7e-3},
@@ -29,42 +30,42 @@ static const ug_seed_table ug_seed004[] = {
               {8.5e-2, 4.1e-5, 1.0e-1, 5.2e-3, 8.0e-4, 7.5e-4, 4.4e-5}},
 };
 
-static const ug_seed_table *ug_seed_row(size_t n)
+static const ug_published_table *ug_published_row(size_t n)
 {
-    for (size_t i = 0; i < sizeof ug_seed004 / sizeof ug_seed004[0]; i++)
-        if (ug_seed004[i].n == n) return &ug_seed004[i];
+    for (size_t i = 0; i < sizeof ug_published / sizeof ug_published[0]; i++)
+        if (ug_published[i].n == n) return &ug_published[i];
     return NULL;
 }
 
-static void ug_print_table(ug_t *t, const char *title, size_t n, ug_result *const *r, bool seedref,
-                           const ug_seed_table *pub)
+static void ug_print_table(ug_t *t, const char *title, size_t n, ug_result *const *r, bool rdref,
+                           const ug_published_table *pub)
 {
     ug_note(t, "%s, n = %zu, %d trials, normal(0,1)", title, n, r[0]->trials);
     ug_note(t, "method  kernel              cum.abs.err  vs m1   vs m2    cum.rel.err  vs m1   vs m2   %s",
-            pub && seedref ? "| seed: abs     rel" : "");
-    double a1 = seedref ? r[0]->abs_err_sum_rd : r[0]->abs_err_sum;
-    double a2 = seedref ? r[1]->abs_err_sum_rd : r[1]->abs_err_sum;
-    double r1 = seedref ? r[0]->rel_err_sum_rd : r[0]->rel_err_sum;
-    double r2 = seedref ? r[1]->rel_err_sum_rd : r[1]->rel_err_sum;
+            pub && rdref ? "| post: abs     rel" : "");
+    double a1 = rdref ? r[0]->abs_err_sum_rd : r[0]->abs_err_sum;
+    double a2 = rdref ? r[1]->abs_err_sum_rd : r[1]->abs_err_sum;
+    double r1 = rdref ? r[0]->rel_err_sum_rd : r[0]->rel_err_sum;
+    double r2 = rdref ? r[1]->rel_err_sum_rd : r[1]->rel_err_sum;
     for (int m = 0; m < UG_SEED_METHODS; m++) {
-        double a = seedref ? r[m]->abs_err_sum_rd : r[m]->abs_err_sum;
-        double rl = seedref ? r[m]->rel_err_sum_rd : r[m]->rel_err_sum;
+        double a = rdref ? r[m]->abs_err_sum_rd : r[m]->abs_err_sum;
+        double rl = rdref ? r[m]->rel_err_sum_rd : r[m]->rel_err_sum;
         char pubs[64] = "";
-        if (pub && seedref) snprintf(pubs, sizeof pubs, "|   %.1e  %.1e", pub->abs[m], pub->rel[m]);
+        if (pub && rdref) snprintf(pubs, sizeof pubs, "|   %.1e  %.1e", pub->abs[m], pub->rel[m]);
         ug_note(t, "%6d  %-18s  %11.2e  %5.0f%%  %5.0f%%  %11.2e  %5.0f%%  %5.0f%%  %s", m + 1,
                 r[m]->kernel->name, a, 100 * a / a1, 100 * a / a2, rl, 100 * rl / r1, 100 * rl / r2,
                 pubs);
     }
 }
 
-/* The seed's findings as assertions, on either metric:
+/* The post's findings as assertions, on either metric:
  * methods 7 and 2 are the best two, 1 and 3 the worst two, and 5 ~ 6 (within 25%). */
-static void ug_check_ordering(ug_t *t, ug_result *const *r, bool seedref)
+static void ug_check_ordering(ug_t *t, ug_result *const *r, bool rdref)
 {
     double a[UG_SEED_METHODS];
     for (int m = 0; m < UG_SEED_METHODS; m++)
-        a[m] = seedref ? r[m]->abs_err_sum_rd : r[m]->abs_err_sum;
-    const char *which = seedref ? "seed metric" : "exact metric";
+        a[m] = rdref ? r[m]->abs_err_sum_rd : r[m]->abs_err_sum;
+    const char *which = rdref ? "rounded-down metric" : "exact metric";
     for (int m = 0; m < UG_SEED_METHODS; m++) {
         if (m == 1 || m == 6) continue;
         UG_EXPECT_MSG(a[1] < a[m] && a[6] < a[m], "%s: methods 2 (%.3g) and 7 (%.3g) must beat method %d (%.3g)",
@@ -77,7 +78,7 @@ static void ug_check_ordering(ug_t *t, ug_result *const *r, bool seedref)
                   which, a[4], a[5]);
 }
 
-static void ug_seed004_table(ug_t *t, size_t n, int trials)
+static void ug_seven_methods_table(ug_t *t, size_t n, int trials)
 {
     ug_dist d = ug_normal(0, 1);
     if (!ug_n_selected(t, n)) return;
@@ -89,37 +90,37 @@ static void ug_seed004_table(ug_t *t, size_t n, int trials)
         r[k->method - 1] = res;
         /* every method stays inside its a-priori bound */
         UG_EXPECT_BOUND_RATIO_MAX(res, 1.0);
-        const ug_seed_table *pub = ug_seed_row(n);
+        const ug_published_table *pub = ug_published_row(n);
         if (pub && in->trials == 1000 && in->first_trial == 0) {
-            /* Acceptance: the seed's metric within +-30% of its published cumulative error.
+            /* The post's metric within +-30% of its published cumulative error.
              * 1000 trials make the sum's relative standard error a few percent (the per-trial
              * errors have a coefficient of variation ~1), so 30% is far outside chance; the
-             * seed's figures themselves carry 2 significant digits. */
+             * post's figures themselves carry 2 significant digits. */
             double want = pub->abs[k->method - 1], got = res->abs_err_sum_rd;
             UG_EXPECT_MSG(got > 0.7 * want && got < 1.3 * want,
-                          "method %d: cumulative abs error (seed metric) %.3g, seed published %.2g (+-30%%)",
+                          "method %d: cumulative abs error (rounded-down metric) %.3g, the post published %.2g (+-30%%)",
                           k->method, got, want);
         }
     }
     for (int m = 0; m < UG_SEED_METHODS; m++)
         if (!r[m]) return; /* --kernel selected a subset: no table */
-    const ug_seed_table *pub = ug_seed_row(n);
+    const ug_published_table *pub = ug_published_row(n);
     ug_point(t, "table n=%zu", n);
-    ug_print_table(t, "seed 004 metric (error vs RD32(exact), the seed's oracle)", n, r, true, pub);
+    ug_print_table(t, "the post's metric (error vs RD32(exact), its rounded-down reference)", n, r, true, pub);
     ug_print_table(t, "exact metric (error vs the exact sum)", n, r, false, NULL);
-    ug_note(t, "exact / seed metric, methods 2 and 7: %.2f and %.2f (the rounded-down oracle inflates the best methods' error)",
+    ug_note(t, "exact / rounded-down metric, methods 2 and 7: %.2f and %.2f (the rounded-down oracle inflates the best methods' error)",
             r[1]->abs_err_sum / r[1]->abs_err_sum_rd, r[6]->abs_err_sum / r[6]->abs_err_sum_rd);
     ug_check_ordering(t, r, true);
     ug_check_ordering(t, r, false);
 }
 
-UG_CASE(seed004, table)
+UG_CASE(seven_methods, table)
 {
-    ug_seed004_table(t, 1024, ug_trials(t, 1000));
-    ug_seed004_table(t, 10000, ug_trials(t, 1000));
+    ug_seven_methods_table(t, 1024, ug_trials(t, 1000));
+    ug_seven_methods_table(t, 10000, ug_trials(t, 1000));
 }
 
-UG_CASE_EX(seed004, table_1e6, UG_CASE_SLOW)
+UG_CASE_EX(seven_methods, table_1e6, UG_CASE_SLOW)
 {
-    ug_seed004_table(t, 1000000, ug_trials(t, 1000));
+    ug_seven_methods_table(t, 1000000, ug_trials(t, 1000));
 }

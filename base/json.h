@@ -1,0 +1,41 @@
+/*
+ * json.h - a small JSON reader: the whole text parsed into a tree of values (RFC 8259; numbers
+ * as binary64 by strtod, so %.17g output reads back exactly), for results.json, baselines and
+ * merge inputs.  Depth and size are bounded by the text; errors name the line and column.
+ */
+#ifndef UG_JSON_H
+#define UG_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { UG_JSON_NULL, UG_JSON_BOOL, UG_JSON_NUM, UG_JSON_STR, UG_JSON_ARR, UG_JSON_OBJ } ug_json_type;
+
+typedef struct ug_json ug_json;
+struct ug_json {
+    ug_json_type type;
+    bool b;
+    double num;
+    char *str;            /* UG_JSON_STR: the decoded string (UTF-8) */
+    char *key;            /* the member's name when this value is in an object */
+    ug_json **items;      /* UG_JSON_ARR / UG_JSON_OBJ: count values in order */
+    size_t count;
+};
+
+/* Parse text (len bytes, need not be NUL-terminated).  Returns the root, or NULL with
+ * "line L, column C: what is wrong" in err.  Nesting deeper than 64 is an error. */
+ug_json *ug_json_parse(const char *text, size_t len, char *err, size_t errlen);
+/* Read and parse a whole file; NULL with "PATH: why" or "PATH: line L, column C: ..." in err. */
+ug_json *ug_json_parse_file(const char *path, char *err, size_t errlen);
+void ug_json_free(ug_json *v);
+
+/* Member `key` of an object (NULL if v is not an object or has none). */
+const ug_json *ug_json_get(const ug_json *v, const char *key);
+/* A number: a JSON number, or one of the strings "inf", "-inf", "nan" (how this project writes
+ * non-finite values, base/buf.h).  dflt when v is missing or neither. */
+double ug_json_num_of(const ug_json *v, double dflt);
+/* A string member's text, or dflt. */
+const char *ug_json_str_of(const ug_json *v, const char *dflt);
+bool ug_json_bool_of(const ug_json *v, bool dflt);
+
+#endif

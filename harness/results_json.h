@@ -1,0 +1,15 @@
+/* results_json.h - reading a results.json back (harness/results_json.c). */
+#ifndef UG_RESULTS_JSON_H
+#define UG_RESULTS_JSON_H
+
+#include <stddef.h>
+
+#include "base/json.h"
+#include "results.h"
+
+/* Read path into res (rows in file order).  Returns the parsed document (its "meta" object is
+ * what compare and merge look at; ug_json_free it), or NULL with "PATH: what is wrong" in err
+ * and res empty. */
+ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t errlen);
+
+#endif
