@@ -42,8 +42,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "base/bits.h"
+#include "base/par.h"
 #include "rng.h"
 
 /* ---- errors ----------------------------------------------------------------------------- */
@@ -180,10 +181,7 @@ static inline int ug_floor_int(double v)
 /* 2^k for -1022 <= k <= 1023, exactly. */
 static inline double ug_pow2i(int k)
 {
-    uint64_t b = (uint64_t)(k + 1023) << 52;
-    double d;
-    memcpy(&d, &b, 8);
-    return d;
+    return ug_bits_f64((uint64_t)(k + 1023) << 52);
 }
 
 /* ln u for u in [2^-1022, 1]: u = m 2^e, m in [1,2); c = 1 + k/128 the grid point nearest m
@@ -194,12 +192,10 @@ static inline double ug_pow2i(int k)
  * term < 2^-61).  Measured: within 3 ulps of glibc's log. */
 static inline double ug_fast_log(double u)
 {
-    uint64_t b;
-    memcpy(&b, &u, 8);
+    uint64_t b = ug_f64_bits(u);
     int e = (int)(b >> 52) - 1023;
     uint64_t mb = (b & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
-    double m;
-    memcpy(&m, &mb, 8);
+    double m = ug_bits_f64(mb);
     int k = (int)((mb >> (52 - UG_LOG_BITS - 1)) & ((1u << (UG_LOG_BITS + 1)) - 1));
     k = (k + 1) >> 1; /* nearest grid point: 0 .. 128 */
     double c = 1 + (double)k / (1 << UG_LOG_BITS);
@@ -281,89 +277,6 @@ enum {
 static inline double ug_unit53(uint32_t lo, uint32_t hi)
 {
     return (double)(((uint64_t)hi << 32 | lo) >> 11) * 0x1p-53;
-}
-
-static inline uint32_t ug_f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float ug_u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static inline uint64_t ug_d2u(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-
-/* ---- threads ------------------------------------------------------------------------------- */
-
-static int ug_dist_thread_count; /* 0: every online core */
-
-void ug_dist_set_threads(int threads)
-{
-    ug_dist_thread_count = threads < 0 ? 0 : threads;
-}
-
-int ug_dist_threads(void)
-{
-    if (ug_dist_thread_count > 0) return ug_dist_thread_count;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
-}
-
-typedef void (*ug_range_fn)(void *ctx, size_t lo, size_t hi);
-typedef struct {
-    ug_range_fn fn;
-    void *ctx;
-    size_t lo, hi;
-} ug_range_task;
-
-static void *ug_range_task_run(void *p)
-{
-    ug_range_task *t = p;
-    t->fn(t->ctx, t->lo, t->hi);
-    return NULL;
-}
-
-/* fn(ctx, lo, hi) over [0, n) in contiguous chunks of at least min_chunk, one per thread (at
- * most max_threads when > 0).
- * Callers make every element a function of its index only, so the result does not depend on
- * the split.  A thread that cannot be created runs its chunk on the calling thread. */
-static void ug_parallel(size_t n, size_t min_chunk, int max_threads, ug_range_fn fn, void *ctx)
-{
-    enum { MAXT = 64 };
-    size_t nt = (size_t)ug_dist_threads();
-    if (max_threads > 0 && nt > (size_t)max_threads) nt = (size_t)max_threads;
-    if (nt > MAXT) nt = MAXT;
-    if (min_chunk < 1) min_chunk = 1;
-    if (nt > n / min_chunk) nt = n / min_chunk;
-    if (nt <= 1) {
-        if (n) fn(ctx, 0, n);
-        return;
-    }
-    pthread_t th[MAXT];
-    ug_range_task task[MAXT];
-    bool started[MAXT];
-    for (size_t k = 0; k < nt; k++) {
-        task[k] = (ug_range_task){fn, ctx, n / nt * k + (k < n % nt ? k : n % nt), 0};
-        task[k].hi = task[k].lo + n / nt + (k < n % nt);
-    }
-    for (size_t k = 1; k < nt; k++)
-        started[k] = pthread_create(&th[k], NULL, ug_range_task_run, &task[k]) == 0;
-    ug_range_task_run(&task[0]);
-    for (size_t k = 1; k < nt; k++) {
-        if (started[k])
-            pthread_join(th[k], NULL);
-        else
-            ug_range_task_run(&task[k]);
-    }
 }
 
 /* ---- validation and names ------------------------------------------------------------------ */
@@ -593,7 +506,7 @@ static void ug_fill_base(const ug_dist *d, const ug_stream *s, unsigned purpose,
 {
     ug_base_job job = {d, s, purpose, x};
     ug_tabs();
-    ug_parallel(n, 1 << 15, 0, ug_base_range, &job);
+    ug_par_range(n, 1 << 15, 0, ug_base_range, &job);
 }
 
 /* ---- seed 000 ------------------------------------------------------------------------------ */
@@ -642,7 +555,7 @@ static void ug_seed000_range(void *ctx, size_t lo, size_t hi)
 static void ug_fill_seed000(uint32_t trial, uint64_t first_call, float *x, size_t n)
 {
     ug_seed000_job job = {trial, first_call, x};
-    ug_parallel(n, 1 << 16, 0, ug_seed000_range, &job);
+    ug_par_range(n, 1 << 16, 0, ug_seed000_range, &job);
 }
 
 /* ---- GenDot / GenSum ----------------------------------------------------------------------
@@ -848,11 +761,11 @@ static int ug_permute_pairs(const ug_stream *s, uint32_t vec, float *x, float *y
 {
     uint64_t *a = malloc(n * sizeof *a);
     if (!a) return UG_GEN_OOM;
-    for (size_t i = 0; i < n; i++) a[i] = (uint64_t)ug_f2u(y[i]) << 32 | ug_f2u(x[i]);
+    for (size_t i = 0; i < n; i++) a[i] = (uint64_t)ug_f32_bits(y[i]) << 32 | ug_f32_bits(x[i]);
     ug_permute_u64(s, vec, a, n);
     for (size_t i = 0; i < n; i++) {
-        x[i] = ug_u2f((uint32_t)a[i]);
-        y[i] = ug_u2f((uint32_t)(a[i] >> 32));
+        x[i] = ug_bits_f32((uint32_t)a[i]);
+        y[i] = ug_bits_f32((uint32_t)(a[i] >> 32));
     }
     free(a);
     return 0;
@@ -892,30 +805,30 @@ static int ug_gensum_vec(const ug_stream *s, uint32_t vec, double kappa, float *
  * ... < +inf < +NaN); the magnitude keys order by |x| and then by value (negative first). */
 static inline uint32_t ug_key_val32(float f)
 {
-    uint32_t b = ug_f2u(f);
+    uint32_t b = ug_f32_bits(f);
     return (b & 0x80000000u) ? ~b : b | 0x80000000u;
 }
 static inline float ug_unkey_val32(uint32_t k)
 {
-    return ug_u2f((k & 0x80000000u) ? k & 0x7fffffffu : ~k);
+    return ug_bits_f32((k & 0x80000000u) ? k & 0x7fffffffu : ~k);
 }
 static inline uint32_t ug_key_abs32(float f)
 {
-    uint32_t b = ug_f2u(f);
+    uint32_t b = ug_f32_bits(f);
     return (b & 0x7fffffffu) << 1 | (b >> 31 ^ 1u);
 }
 static inline float ug_unkey_abs32(uint32_t k)
 {
-    return ug_u2f((k >> 1) | ((k & 1u) ? 0u : 0x80000000u));
+    return ug_bits_f32((k >> 1) | ((k & 1u) ? 0u : 0x80000000u));
 }
 static inline uint64_t ug_key_val64(double d)
 {
-    uint64_t b = ug_d2u(d);
+    uint64_t b = ug_f64_bits(d);
     return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 static inline uint64_t ug_key_abs64(double d)
 {
-    uint64_t b = ug_d2u(d);
+    uint64_t b = ug_f64_bits(d);
     return (b & 0x7fffffffffffffffull) << 1 | (b >> 63 ^ 1u);
 }
 
@@ -1035,13 +948,13 @@ static float ug_special_value(unsigned mask, const uint32_t w[4])
     unsigned kind = kinds[((uint64_t)w[2] * nk) >> 32];
     uint32_t sign = (w[3] & 1u) << 31;
     switch (kind) {
-    case UG_SP_NAN: return ug_u2f(0x7fc00000u);
+    case UG_SP_NAN: return ug_bits_f32(0x7fc00000u);
     case UG_SP_POSINF: return INFINITY;
     case UG_SP_NEGINF: return -INFINITY;
-    case UG_SP_ZERO: return ug_u2f(sign);
+    case UG_SP_ZERO: return ug_bits_f32(sign);
     default: {
         uint32_t mant = 1u + (uint32_t)(((uint64_t)(w[3] >> 1) * 0x7ffffeu) >> 31);
-        return ug_u2f(sign | mant);
+        return ug_bits_f32(sign | mant);
     }
     }
 }
@@ -1072,7 +985,7 @@ static void ug_inject_specials(const ug_dist *d, const ug_stream *s, unsigned pu
 {
     if (!(d->special_rate > 0)) return;
     ug_special_job job = {s, purpose, d->specials, d->special_rate, x};
-    ug_parallel(n, 1 << 15, 0, ug_special_range, &job);
+    ug_par_range(n, 1 << 15, 0, ug_special_range, &job);
 }
 
 /* ---- the fill entry points ----------------------------------------------------------------- */
@@ -1112,14 +1025,14 @@ static int ug_oom(const ug_dist *d, size_t n, char *err, size_t errlen)
 static void ug_alternate_signs(float *x, size_t n, size_t stride)
 {
     for (size_t i = 0; i < n; i++) {
-        uint32_t b = ug_f2u(x[i * stride]) & 0x7fffffffu;
-        x[i * stride] = ug_u2f(b | (uint32_t)(i & 1) << 31);
+        uint32_t b = ug_f32_bits(x[i * stride]) & 0x7fffffffu;
+        x[i * stride] = ug_bits_f32(b | (uint32_t)(i & 1) << 31);
     }
 }
 
 static void ug_abs_all(float *x, size_t n)
 {
-    for (size_t i = 0; i < n; i++) x[i] = ug_u2f(ug_f2u(x[i]) & 0x7fffffffu);
+    for (size_t i = 0; i < n; i++) x[i] = ug_bits_f32(ug_f32_bits(x[i]) & 0x7fffffffu);
 }
 
 /* Sum input: base values, then the transforms: order (by value or magnitude), alternating signs
@@ -1276,7 +1189,7 @@ int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint3
         ug_gemm_gen_job job = {d, &s, A, B, M, N, K, 0};
         atomic_init(&job.failed, 0);
         size_t vecs = d->kind == UG_D_GENDOT ? (M > N ? M : N) : M + N;
-        if (K) ug_parallel(vecs, 1, mpfr_buildopt_tls_p() ? 0 : 1, ug_gemm_gen_range, &job);
+        if (K) ug_par_range(vecs, 1, mpfr_buildopt_tls_p() ? 0 : 1, ug_gemm_gen_range, &job);
         int rc = atomic_load(&job.failed);
         if (rc) return ug_gen_fail(d, K, rc, err, errlen);
     } else {

@@ -3,9 +3,9 @@
  *
  * A ug_dist is a plain value: a base distribution with its parameters, plus transforms (order,
  * alternating signs, injected special values).  Filling is deterministic and independent of the
- * thread count: element i depends only on (seed, stream id, trial, i) -- except for the
- * sequential constructions (GenSum/GenDot second halves, sorting), which are deterministic
- * functions of the whole vector.
+ * thread count (the fills run on base/par.h's threads, ug_par_set_threads): element i depends
+ * only on (seed, stream id, trial, i) -- except for the sequential constructions (GenSum/GenDot
+ * second halves, sorting), which are deterministic functions of the whole vector.
  */
 #ifndef UG_DIST_H
 #define UG_DIST_H
@@ -85,9 +85,6 @@ int ug_dist_fill_dot(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32
                      float *x, float *y, size_t n, char *err, size_t errlen);
 /* 0, or -1 with a message naming the distribution (the checks every fill makes first). */
 int ug_dist_validate(const ug_dist *d, char *err, size_t errlen);
-/* Threads used by the fills (0 = every online core, the default).  Results do not depend on it. */
-void ug_dist_set_threads(int threads);
-int ug_dist_threads(void);
 /* Element `element` of seed 000's sequence after srand(trial): calls 2*element, 2*element+1. */
 float ug_seed000_at(uint32_t trial, uint64_t element);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/par.h"
 #include "rng.h"
 #include "ug.h"
 
@@ -697,16 +698,16 @@ UG_CASE(dist, determinism)
     float *ref = ug_d_alloc(t, n), *x = ug_d_alloc(t, n), *y = ug_d_alloc(t, n),
           *ry = ug_d_alloc(t, n);
     uint64_t id = ug_d_stream("dist/determinism");
-    int saved = ug_dist_threads();
+    int saved = ug_par_threads();
     static const int threads[] = {1, 2, 3, 5};
     char name[96];
     for (size_t k = 0; k < nd; k++) {
         ug_dist d = ds[k];
         ug_dist_describe(&d, name, sizeof name);
-        ug_dist_set_threads(1);
+        ug_par_set_threads(1);
         ug_d_fill(t, d, id, 3, ref, n);
         for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
-            ug_dist_set_threads(threads[ti]);
+            ug_par_set_threads(threads[ti]);
             ug_d_fill(t, d, id, 3, x, n);
             UG_EXPECT_MSG(memcmp(x, ref, n * sizeof *x) == 0, "%s: %d threads differ from 1", name,
                           threads[ti]);
@@ -729,15 +730,15 @@ UG_CASE(dist, determinism)
     }
     /* dot and gemm with the parallel GenDot rows */
     ug_dist gd = ug_gendot(1e16);
-    ug_dist_set_threads(1);
+    ug_par_set_threads(1);
     ug_d_fill_dot(t, gd, id, 0, ref, ry, 5001);
-    ug_dist_set_threads(3);
+    ug_par_set_threads(3);
     ug_d_fill_dot(t, gd, id, 0, x, y, 5001);
     UG_EXPECT_MSG(memcmp(x, ref, 5001 * sizeof *x) == 0 && memcmp(y, ry, 5001 * sizeof *y) == 0,
                   "gendot: 3 threads differ from 1");
     char err[256];
     for (int th = 1; th <= 4; th += 3) {
-        ug_dist_set_threads(th);
+        ug_par_set_threads(th);
         int rc = ug_dist_fill_gemm(&gd, ug_seed(t), id, 0, th == 1 ? ref : x, th == 1 ? ry : y, 40,
                                    50, 60, err, sizeof err);
         UG_ASSERT_MSG(rc == 0, "%s", err);
@@ -745,7 +746,7 @@ UG_CASE(dist, determinism)
     UG_EXPECT_MSG(memcmp(x, ref, 40 * 60 * sizeof *x) == 0 &&
                       memcmp(y, ry, 60 * 50 * sizeof *y) == 0,
                   "gemm gendot: 4 threads differ from 1");
-    ug_dist_set_threads(saved);
+    ug_par_set_threads(saved);
     free(ref);
     free(x);
     free(y);
