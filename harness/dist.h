@@ -28,7 +28,7 @@ typedef enum {
     UG_D_GENDOT,     /* Ogita-Rump-Oishi GenDot: condition number p1 (1 .. 1e30); dot/gemm only.
                         Condition number = sum|terms| / |sum| (half of ORO's 2|x'||y|/|x'y|);
                         achieved: within 3e-6 relative of p1 for n >= 64 (measured; tests
-                        assert 1e-3); small n: see harness/dist.c */
+                        assert 1e-3); small n: see harness/gen.c */
 } ug_dist_kind;
 
 typedef enum {

@@ -425,7 +425,7 @@ static double ug_d_kappa_dot(const float *x, size_t incx, const float *y, size_t
     return e.sum_abs / fabs(e.hi);
 }
 
-/* The construction (harness/dist.c) calibrates its last term so that the condition number is
+/* The construction (harness/gen.c) calibrates its last term so that the condition number is
  * the target in real arithmetic; what is left is the binary32 rounding of that term's y,
  * relative 2^-24 |T - D| / |T|.  Measured over 10 trials at n >= 64: |kappa/target - 1| <=
  * 2.2e-6 for every target 1 .. 1e30.  The tolerance 1e-3 is that with ~500x headroom, far
