@@ -109,7 +109,7 @@ enum { UG_SEED000_KERNELS = sizeof ug_seed000_kernels / sizeof ug_seed000_kernel
 UG_CASE_EX(seed000, matmul, UG_CASE_GPU)
 {
     const size_t n = UG_SEED000_N;
-    ug_dist d = ug_seed000();
+    ug_dist d = ug_msvc_rand01();
     ug_input *in = ug_input_make_gemm(t, &d, n, n, n, 1);
     if (in->first_trial != 0) {
         ug_skip(t, "seed000/matmul is trial 0 (srand(0)) only");

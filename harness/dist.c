@@ -9,7 +9,7 @@
  *
  * The parts:
  *   elementwise.c  the base distributions uniform, normal, lognormal, expuniform, constant, and
- *                  seed 000's MSVC rand() sequence;
+ *                  msvc_rand01 (the Kahan-matmul post's MSVC rand() sequence);
  *   gen.c          gensum, gendot: Ogita-Rump-Oishi with a calibrated last term;
  *   order.c        the ordering transform;
  *   detmath.c      deterministic log, exp, exp2, sin/cos.
@@ -86,7 +86,7 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
         if (d->p2 < d->p1) return ug_dist_fail(err, errlen, "dist %s: hi < lo", name);
         break;
     case UG_D_CONSTANT:
-    case UG_D_SEED000:
+    case UG_D_MSVC_RAND01:
         break;
     case UG_D_GENSUM:
     case UG_D_GENDOT:
@@ -132,7 +132,7 @@ const char *ug_dist_describe(const ug_dist *d, char *buf, size_t len)
     case UG_D_LOGNORMAL: used = snprintf(buf, len, "lognormal(%s,%s)", a, b); break;
     case UG_D_EXPUNIFORM: used = snprintf(buf, len, "expuniform(%s,%s)", a, b); break;
     case UG_D_CONSTANT: used = snprintf(buf, len, "constant(%s)", a); break;
-    case UG_D_SEED000: used = snprintf(buf, len, "seed000"); break;
+    case UG_D_MSVC_RAND01: used = snprintf(buf, len, "msvc_rand01"); break;
     case UG_D_GENSUM: used = snprintf(buf, len, "gensum(%s)", a); break;
     case UG_D_GENDOT: used = snprintf(buf, len, "gendot(%s)", a); break;
     default: used = snprintf(buf, len, "unknown(%d)", (int)d->kind); break;
@@ -173,7 +173,7 @@ ug_dist ug_normal(double mu, double sigma) { return ug_dist_base(UG_D_NORMAL, mu
 ug_dist ug_lognormal(double mu, double sigma) { return ug_dist_base(UG_D_LOGNORMAL, mu, sigma); }
 ug_dist ug_expuniform(double lo, double hi) { return ug_dist_base(UG_D_EXPUNIFORM, lo, hi); }
 ug_dist ug_constant(double c) { return ug_dist_base(UG_D_CONSTANT, c, 0); }
-ug_dist ug_seed000(void) { return ug_dist_base(UG_D_SEED000, 0, 0); }
+ug_dist ug_msvc_rand01(void) { return ug_dist_base(UG_D_MSVC_RAND01, 0, 0); }
 ug_dist ug_gensum(double kappa) { return ug_dist_base(UG_D_GENSUM, kappa, 0); }
 ug_dist ug_gendot(double kappa) { return ug_dist_base(UG_D_GENDOT, kappa, 0); }
 
@@ -309,8 +309,8 @@ int ug_dist_fill_sum(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32
                             ug_dist_describe(d, name, sizeof name));
     }
     ug_stream s = ug_stream_make(seed, stream_id, trial);
-    if (d->kind == UG_D_SEED000) {
-        ug_fill_seed000(trial, 0, x, n);
+    if (d->kind == UG_D_MSVC_RAND01) {
+        ug_fill_msvc_rand01(trial, 0, x, n);
     } else if (d->kind == UG_D_GENSUM) {
         int rc = ug_gen_fill_sum(&s, d->p1, x, n);
         if (rc) return ug_gen_fail(d, n, rc, err, errlen);
@@ -329,7 +329,7 @@ int ug_dist_fill_sum(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32
 }
 
 /* Dot input: x and y from independent sub-streams (GenDot: the pair; GenSum: two independent
- * GenSum vectors; seed000: x then y in one rand() stream).  Order: the pairs by product.
+ * GenSum vectors; msvc_rand01: x then y in one rand() stream).  Order: the pairs by product.
  * Alternate: x_i = (-1)^i |x_i|, y_i = |y_i|, so the products alternate in sign.  Specials: x
  * and y independently. */
 int ug_dist_fill_dot(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32_t trial,
@@ -337,9 +337,9 @@ int ug_dist_fill_dot(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32
 {
     if (ug_fill_check(d, n, err, errlen)) return -1;
     ug_stream s = ug_stream_make(seed, stream_id, trial);
-    if (d->kind == UG_D_SEED000) {
-        ug_fill_seed000(trial, 0, x, n);
-        ug_fill_seed000(trial, 2 * (uint64_t)n, y, n);
+    if (d->kind == UG_D_MSVC_RAND01) {
+        ug_fill_msvc_rand01(trial, 0, x, n);
+        ug_fill_msvc_rand01(trial, 2 * (uint64_t)n, y, n);
     } else if (ug_is_gen(d)) {
         int rc = ug_gen_fill_dot(&s, d->kind, d->p1, x, y, n);
         if (rc) return ug_gen_fail(d, n, rc, err, errlen);
@@ -375,9 +375,9 @@ int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint3
                             ug_dist_describe(d, name, sizeof name), M, N, K);
     }
     ug_stream s = ug_stream_make(seed, stream_id, trial);
-    if (d->kind == UG_D_SEED000) {
-        ug_fill_seed000(trial, 0, A, na);
-        ug_fill_seed000(trial, 2 * (uint64_t)na, B, nb);
+    if (d->kind == UG_D_MSVC_RAND01) {
+        ug_fill_msvc_rand01(trial, 0, A, na);
+        ug_fill_msvc_rand01(trial, 2 * (uint64_t)na, B, nb);
     } else if (ug_is_gen(d)) {
         int rc = ug_gen_fill_gemm(&s, d->kind, d->p1, A, B, M, N, K);
         if (rc) return ug_gen_fail(d, K, rc, err, errlen);

@@ -22,8 +22,9 @@ typedef enum {
                         m * 2^floor(e) with m = 2^frac(e) in [1,2) (log-uniform mantissa); for
                         integer p1, p2 every |x| is in [2^p1, 2^p2]; -149 <= p1 <= p2 <= 127 */
     UG_D_CONSTANT,   /* every element (float)p1 */
-    UG_D_SEED000,    /* seed 000: (float)rand()/RAND_MAX + (float)rand()/(RAND_MAX*RAND_MAX),
-                        MSVC rand, srand(trial); the global seed does not enter */
+    UG_D_MSVC_RAND01, /* the Kahan-matmul post's generator: (float)rand()/RAND_MAX +
+                         (float)rand()/(RAND_MAX*RAND_MAX), MSVC rand, srand(trial); the
+                         global seed does not enter */
     UG_D_GENSUM,     /* Ogita-Rump-Oishi GenSum: condition number p1 (1 .. 1e30) */
     UG_D_GENDOT,     /* Ogita-Rump-Oishi GenDot: condition number p1 (1 .. 1e30); dot/gemm only.
                         Condition number = sum|terms| / |sum| (half of ORO's 2|x'||y|/|x'y|);
@@ -63,7 +64,7 @@ ug_dist ug_normal(double mu, double sigma);
 ug_dist ug_lognormal(double mu, double sigma);
 ug_dist ug_expuniform(double lo, double hi);
 ug_dist ug_constant(double c);
-ug_dist ug_seed000(void);
+ug_dist ug_msvc_rand01(void);
 ug_dist ug_gensum(double kappa);
 ug_dist ug_gendot(double kappa);
 ug_dist ug_sorted(ug_dist d, ug_order order);
@@ -85,16 +86,16 @@ int ug_dist_fill_dot(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32
                      float *x, float *y, size_t n, char *err, size_t errlen);
 /* 0, or -1 with a message naming the distribution (the checks every fill makes first). */
 int ug_dist_validate(const ug_dist *d, char *err, size_t errlen);
-/* Element `element` of seed 000's sequence after srand(trial): calls 2*element, 2*element+1. */
-float ug_seed000_at(uint32_t trial, uint64_t element);
+/* Element `element` of msvc_rand01 after srand(trial): rand() calls 2*element, 2*element+1. */
+float ug_msvc_rand01_at(uint32_t trial, uint64_t element);
 
-/* A (M x K) and B (K x N), row-major.  For UG_D_SEED000, A then B are consecutive in one
- * rand() stream exactly as the seed's matgen(a); matgen(b).  For GenDot, row i of A and column
- * i of B (i < min(M,N)) form a GenDot pair of condition kappa; other rows/columns are further
- * independent GenDot vectors, so off-diagonal elements pair unrelated vectors of the same
- * exponent profile.  GenSum: every row of A and column of B its own GenSum vector.  Ordering
- * sorts each row of A and each column of B by its own values (this breaks GenDot pairs);
- * alternate: A[r][k] = (-1)^k |A[r][k]|, B = |B|. */
+/* A (M x K) and B (K x N), row-major.  For UG_D_MSVC_RAND01, A then B are consecutive in one
+ * rand() stream exactly as the Kahan-matmul post's matgen(a); matgen(b).  For GenDot, row i of
+ * A and column i of B (i < min(M,N)) form a GenDot pair of condition kappa; other rows/columns
+ * are further independent GenDot vectors, so off-diagonal elements pair unrelated vectors of
+ * the same exponent profile.  GenSum: every row of A and column of B its own GenSum vector.
+ * Ordering sorts each row of A and each column of B by its own values (this breaks GenDot
+ * pairs); alternate: A[r][k] = (-1)^k |A[r][k]|, B = |B|. */
 int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32_t trial,
                       float *A, float *B, size_t M, size_t N, size_t K, char *err,
                       size_t errlen);

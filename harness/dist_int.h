@@ -38,8 +38,8 @@ static inline double ug_unit53(uint32_t lo, uint32_t hi)
 /* x[0..n) of an elementwise base kind (uniform, normal, lognormal, expuniform, constant) from
  * the blocks of `purpose` (UG_P_X or UG_P_Y): element i depends on (stream, purpose, i) only. */
 void ug_fill_base(const ug_dist *d, const ug_stream *s, unsigned purpose, float *x, size_t n);
-/* x[0..n) of seed 000's sequence after srand(trial), x[0] starting at rand() call first_call. */
-void ug_fill_seed000(uint32_t trial, uint64_t first_call, float *x, size_t n);
+/* x[0..n) of msvc_rand01 after srand(trial), x[0] starting at rand() call first_call. */
+void ug_fill_msvc_rand01(uint32_t trial, uint64_t first_call, float *x, size_t n);
 
 /* ---- gen.c: Ogita-Rump-Oishi GenSum / GenDot ------------------------------------------ */
 

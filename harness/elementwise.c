@@ -17,8 +17,9 @@
  *                     in [2^lo, 2^hi] and its binade exponent in [lo, hi]; -149 <= lo <= hi <= 127
  *                     keeps every value finite and nonzero (normal when lo >= -126).
  *   constant(c)       x = RN32(c).
- *   seed000           (float)rand()/RAND_MAX + (float)rand()/(RAND_MAX*RAND_MAX) with MSVC's
- *                     rand() after srand(trial): see ug_seed000_value.
+ *   msvc_rand01       (float)rand()/RAND_MAX + (float)rand()/(RAND_MAX*RAND_MAX) with MSVC's
+ *                     rand() after srand(trial), the Kahan-matmul post's generator: see
+ *                     ug_msvc_rand01_value.
  */
 #include <math.h>
 #include <string.h>
@@ -101,7 +102,7 @@ void ug_fill_base(const ug_dist *d, const ug_stream *s, unsigned purpose, float 
     ug_par_range(n, 1 << 15, 0, ug_base_range, &job);
 }
 
-/* ---- seed 000 ------------------------------------------------------------------------------ */
+/* ---- msvc_rand01: the Kahan-matmul post's generator ------------------------------------- */
 
 /* a[i] = (float)rand() / RAND_MAX + (float)rand() / (RAND_MAX * RAND_MAX), evaluated as the C
  * expression is on MSVC x64 (SSE, FLT_EVAL_METHOD 0): RAND_MAX (int) converts to 32767.0f,
@@ -110,7 +111,7 @@ void ug_fill_base(const ug_dist *d, const ug_stream *s, unsigned purpose, float 
  * (C leaves the order unspecified; MSVC evaluates them in this order).  The casts round each
  * step to binary32 even where FLT_EVAL_METHOD != 0, and a binary64 or x87 intermediate rounded
  * to binary32 gives the same value (double rounding is innocuous for +, / at 53 >= 2*24+2). */
-static float ug_seed000_value(uint32_t r1, uint32_t r2)
+static float ug_msvc_rand01_value(uint32_t r1, uint32_t r2)
 {
     const float rmax = (float)UG_MSVC_RAND_MAX;
     const float rmax2 = (float)(UG_MSVC_RAND_MAX * UG_MSVC_RAND_MAX);
@@ -119,33 +120,33 @@ static float ug_seed000_value(uint32_t r1, uint32_t r2)
     return (float)(q1 + q2);
 }
 
-float ug_seed000_at(uint32_t trial, uint64_t element)
+float ug_msvc_rand01_at(uint32_t trial, uint64_t element)
 {
-    return ug_seed000_value(ug_msvc_rand_at(trial, 2 * element),
-                            ug_msvc_rand_at(trial, 2 * element + 1));
+    return ug_msvc_rand01_value(ug_msvc_rand_at(trial, 2 * element),
+                                ug_msvc_rand_at(trial, 2 * element + 1));
 }
 
 typedef struct {
     uint32_t trial;
     uint64_t first_call; /* rand() call index of x[0]'s first call */
     float *x;
-} ug_seed000_job;
+} ug_msvc_rand01_job;
 
-static void ug_seed000_range(void *ctx, size_t lo, size_t hi)
+static void ug_msvc_rand01_range(void *ctx, size_t lo, size_t hi)
 {
-    const ug_seed000_job *job = ctx;
+    const ug_msvc_rand01_job *job = ctx;
     uint32_t x = ug_msvc_state_after(job->trial, job->first_call + 2 * (uint64_t)lo);
     for (size_t i = lo; i < hi; i++) {
         x = x * 214013u + 2531011u;
         uint32_t r1 = (x >> 16) & 0x7fffu;
         x = x * 214013u + 2531011u;
         uint32_t r2 = (x >> 16) & 0x7fffu;
-        job->x[i] = ug_seed000_value(r1, r2);
+        job->x[i] = ug_msvc_rand01_value(r1, r2);
     }
 }
 
-void ug_fill_seed000(uint32_t trial, uint64_t first_call, float *x, size_t n)
+void ug_fill_msvc_rand01(uint32_t trial, uint64_t first_call, float *x, size_t n)
 {
-    ug_seed000_job job = {trial, first_call, x};
-    ug_par_range(n, 1 << 16, 0, ug_seed000_range, &job);
+    ug_msvc_rand01_job job = {trial, first_call, x};
+    ug_par_range(n, 1 << 16, 0, ug_msvc_rand01_range, &job);
 }

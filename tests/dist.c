@@ -126,9 +126,10 @@ UG_CASE(dist, msvc_rand)
     }
 }
 
-/* Seed 000's a[i] = (float)rand()/RAND_MAX + (float)rand()/(RAND_MAX*RAND_MAX) with the rand()
- * values above, in binary32; sum, dot (y continues x) and gemm (B continues A) layouts. */
-UG_CASE(dist, seed000_values)
+/* msvc_rand01, the Kahan-matmul post's a[i] = (float)rand()/RAND_MAX +
+ * (float)rand()/(RAND_MAX*RAND_MAX) with the rand() values above, in binary32; sum, dot (y
+ * continues x) and gemm (B continues A) layouts. */
+UG_CASE(dist, msvc_rand01_values)
 {
     const float rmax = 32767.0f, rmax2 = 1073676288.0f; /* (float)1073676289 */
     UG_EXPECT_MSG((float)(32767 * 32767) == rmax2, "(float)(RAND_MAX*RAND_MAX) = %.1f",
@@ -137,35 +138,39 @@ UG_CASE(dist, seed000_values)
     float want1 = (float)((float)((float)21238 / rmax) + (float)((float)2437 / rmax2));
     enum { N = 6 };
     float x[2 * N * N], y[2 * N * N];
-    ug_d_fill(t, ug_seed000(), 0, 0, x, N);
+    ug_d_fill(t, ug_msvc_rand01(), 0, 0, x, N);
     UG_EXPECT_MSG(ug_f32_bits(x[0]) == ug_f32_bits(want0), "a[0] = %a, expected %a", (double)x[0],
                   (double)want0);
     UG_EXPECT_MSG(ug_f32_bits(x[1]) == ug_f32_bits(want1), "a[1] = %a, expected %a", (double)x[1],
                   (double)want1);
     for (int i = 0; i < N; i++)
-        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_seed000_at(0, (uint64_t)i)), "sum element %d",
-                      i);
+        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)i)),
+                      "sum element %d", i);
     /* the global seed and the stream id do not enter; the trial is srand's argument */
     float other[N];
     char err[256];
-    ug_dist d = ug_seed000();
+    ug_dist d = ug_msvc_rand01();
     UG_ASSERT_MSG(ug_dist_fill_sum(&d, 999, 12345, 0, other, N, err, sizeof err) == 0, "%s", err);
-    UG_EXPECT_MSG(memcmp(other, x, sizeof other) == 0, "seed000 depends on the seed or stream id");
+    UG_EXPECT_MSG(memcmp(other, x, sizeof other) == 0,
+                  "msvc_rand01 depends on the seed or stream id");
     UG_ASSERT_MSG(ug_dist_fill_sum(&d, 999, 12345, 1, other, N, err, sizeof err) == 0, "%s", err);
     UG_EXPECT_MSG(ug_f32_bits(other[0]) ==
                       ug_f32_bits((float)((float)(41.0f / rmax) + (float)(18467.0f / rmax2))),
                   "trial 1 = srand(1): %a", (double)other[0]);
     ug_d_fill_dot(t, d, 0, 0, x, y, N);
     for (int i = 0; i < N; i++) {
-        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_seed000_at(0, (uint64_t)i)), "dot x[%d]", i);
-        UG_EXPECT_MSG(ug_f32_bits(y[i]) == ug_f32_bits(ug_seed000_at(0, (uint64_t)(N + i))),
+        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)i)),
+                      "dot x[%d]", i);
+        UG_EXPECT_MSG(ug_f32_bits(y[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)(N + i))),
                       "dot y[%d]", i);
     }
     /* matgen(a); matgen(b) for n x n: A takes calls 0 .. 2n^2-1, B the next 2n^2 */
     UG_ASSERT_MSG(ug_dist_fill_gemm(&d, 0, 0, 0, x, y, N, N, N, err, sizeof err) == 0, "%s", err);
     for (int i = 0; i < N * N; i++) {
-        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_seed000_at(0, (uint64_t)i)), "gemm A[%d]", i);
-        UG_EXPECT_MSG(ug_f32_bits(y[i]) == ug_f32_bits(ug_seed000_at(0, (uint64_t)(N * N + i))),
+        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)i)),
+                      "gemm A[%d]", i);
+        UG_EXPECT_MSG(ug_f32_bits(y[i]) ==
+                          ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)(N * N + i))),
                       "gemm B[%d]", i);
     }
 }
@@ -346,8 +351,8 @@ UG_CASE(dist, constant)
 
 /* Bit-for-bit: the same fill with 1, 2, 3 and 5 threads (different chunk borders, odd n), the
  * same fill twice; elementwise distributions also give the same first elements for any n
- * (element i depends on i only); another trial, stream or seed changes the data (seed000 takes
- * the trial only). */
+ * (element i depends on i only); another trial, stream or seed changes the data (msvc_rand01
+ * takes the trial only). */
 UG_CASE(dist, determinism)
 {
     const size_t n = 200003, n_short = 1001;
@@ -357,7 +362,7 @@ UG_CASE(dist, determinism)
         ug_lognormal(0, 1),
         ug_expuniform(-60, 60),
         ug_constant(0.1),
-        ug_seed000(),
+        ug_msvc_rand01(),
         ug_gensum(1e8),
         ug_with_specials(ug_alternating(ug_sorted(ug_normal(0, 1), UG_ORDER_ABS_ASC)), 0.01,
                          UG_SP_ALL),
@@ -392,9 +397,9 @@ UG_CASE(dist, determinism)
             ug_d_fill(t, d, id, 4, x, n);
             UG_EXPECT_MSG(memcmp(x, ref, n * sizeof *x) != 0, "%s: trial 4 repeats trial 3", name);
             ug_d_fill(t, d, id + 1, 3, x, n);
-            UG_EXPECT_MSG((memcmp(x, ref, n * sizeof *x) != 0) == (d.kind != UG_D_SEED000),
+            UG_EXPECT_MSG((memcmp(x, ref, n * sizeof *x) != 0) == (d.kind != UG_D_MSVC_RAND01),
                           "%s: the stream id %s", name,
-                          d.kind == UG_D_SEED000 ? "entered" : "did not change the data");
+                          d.kind == UG_D_MSVC_RAND01 ? "entered" : "did not change the data");
         }
     }
     /* dot and gemm with the parallel GenDot rows */
@@ -442,7 +447,7 @@ UG_CASE(dist, golden)
         {UG_D_EXPUNIFORM, -60, 60, {0xadc515bd, 0x28474291, 0xcdd4a130, 0x3e93363c}},
         {UG_D_EXPUNIFORM, -149, 127, {0x91466235, 0x04a541d9, 0xdb07adea, 0x37e8f958}},
         {UG_D_CONSTANT, 0.1, 0, {0x3dcccccd, 0x3dcccccd, 0x3dcccccd, 0x3dcccccd}},
-        {UG_D_SEED000, 0, 0, {0x3ac0e264, 0x3e913a3e, 0x3e5bbf79, 0x3f0a4e84}},
+        {UG_D_MSVC_RAND01, 0, 0, {0x3ac0e264, 0x3e913a3e, 0x3e5bbf79, 0x3f0a4e84}},
         {UG_D_GENSUM, 1e16, 0, {0xcd164410, 0x4c9936c0, 0x599169f2, 0xd99169f2}},
         {UG_D_GENSUM, 1, 0, {0xb2164410, 0x3146a6d0, 0x3e9169f2, 0x3dca86ad}},
     };
@@ -453,8 +458,9 @@ UG_CASE(dist, golden)
         UG_ASSERT_MSG(ug_dist_fill_sum(&d, 1, 2, 3, x, 4, err, sizeof err) == 0, "%s", err);
         ug_dist_describe(&d, name, sizeof name);
         for (int i = 0; i < 4; i++)
-            UG_EXPECT_MSG(ug_f32_bits(x[i]) == gold[g].bits[i], "%s element %d: %08x, recorded %08x",
-                          name, i, ug_f32_bits(x[i]), gold[g].bits[i]);
+            UG_EXPECT_MSG(ug_f32_bits(x[i]) == gold[g].bits[i],
+                          "%s element %d: %08x, recorded %08x", name, i, ug_f32_bits(x[i]),
+                          gold[g].bits[i]);
     }
 }
 
@@ -521,7 +527,7 @@ UG_CASE(dist, describe)
         {{UG_D_LOGNORMAL, 0, 1, 0, 0, 0, 0}, "lognormal(0,1)"},
         {{UG_D_EXPUNIFORM, -60, 60, 0, 0, 0, 0}, "expuniform(-60,60)"},
         {{UG_D_CONSTANT, 0.1, 0, 0, 0, 0, 0}, "constant(0.1)"},
-        {{UG_D_SEED000, 0, 0, 0, 0, 0, 0}, "seed000"},
+        {{UG_D_MSVC_RAND01, 0, 0, 0, 0, 0, 0}, "msvc_rand01"},
         {{UG_D_GENSUM, 1e8, 0, 0, 0, 0, 0}, "gensum(1e+08)"},
         {{UG_D_GENDOT, 1e30, 0, 0, 0, 0, 0}, "gendot(1e+30)"},
         {{UG_D_GENSUM, 1000, 0, 0, 0, 0, 0}, "gensum(1000)"},

@@ -179,7 +179,8 @@ UG_CASE(dist, sorted)
             if (o == UG_ORDER_ASC || o == UG_ORDER_ABS_ASC) memcpy(asc, x, N * sizeof *x);
             if (o == UG_ORDER_DESC || o == UG_ORDER_ABS_DESC) {
                 size_t bad = 0;
-                for (size_t i = 0; i < N; i++) bad += ug_f32_bits(x[i]) != ug_f32_bits(asc[N - 1 - i]);
+                for (size_t i = 0; i < N; i++)
+                    bad += ug_f32_bits(x[i]) != ug_f32_bits(asc[N - 1 - i]);
                 UG_EXPECT_MSG(bad == 0, "base %zu sorted(%s) is not the ascending order reversed",
                               bi, ug_d_order_names[o]);
             }
@@ -193,8 +194,8 @@ UG_CASE(dist, sorted)
     for (int pass = 0; pass < 2; pass++) /* products -1 first, then +1, each in index order */
         for (size_t i = 0; i < N; i++)
             if ((plain[i] * py[i] > 0) == (pass == 1)) {
-                bad +=
-                    ug_f32_bits(x[k]) != ug_f32_bits(plain[i]) || ug_f32_bits(y[k]) != ug_f32_bits(py[i]);
+                bad += ug_f32_bits(x[k]) != ug_f32_bits(plain[i]) ||
+                       ug_f32_bits(y[k]) != ug_f32_bits(py[i]);
                 k++;
             }
     UG_EXPECT_MSG(bad == 0, "dot sorted(asc) on ties: %zu pairs out of stable order", bad);
