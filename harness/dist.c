@@ -1,6 +1,6 @@
 /*
- * dist.c - the input distributions of dist.h: constructors, validation, names, the fill entry
- * points, and the transforms done here (alternating signs, special values).
+ * dist.c - the input distributions of dist.h: constructors, validation, names, one sign, the
+ * fill entry points, and the transforms done here (alternating signs, special values).
  *
  * Reproducibility.  Every random number comes from Philox4x32-10 (rng.c) at a counter that
  * names what it is for (dist_int.h), so element i of any elementwise distribution depends only
@@ -44,8 +44,6 @@ static int ug_dist_fail(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- validation and names ------------------------------------------------------------------ */
 
-/* Largest |z| the normal generator can produce: u1 >= 2^-53, r = sqrt(106 ln 2). */
-#define UG_NORMAL_ZMAX 8.5717
 #define UG_GEN_KAPPA_MAX 1e30
 
 static int ug_f32_finite(double v)
@@ -194,6 +192,30 @@ ug_dist ug_with_specials(ug_dist d, double rate, unsigned mask)
     d.special_rate = rate;
     d.specials = mask;
     return d;
+}
+
+/* ---- one sign ------------------------------------------------------------------------------ */
+
+bool ug_dist_one_signed(const ug_dist *d)
+{
+    bool one;
+    switch (d->kind) {
+    case UG_D_UNIFORM: /* every value in [RN32(a), RN32(b)] */
+        one = (float)d->p1 >= 0 || (float)d->p2 <= 0;
+        break;
+    case UG_D_NORMAL: /* every value RN32(mu + sigma z), |z| < UG_NORMAL_ZMAX */
+        one = fabs(d->p1) >= UG_NORMAL_ZMAX * d->p2;
+        break;
+    case UG_D_LOGNORMAL:
+    case UG_D_CONSTANT:
+    case UG_D_MSVC_RAND01: one = true; break;
+    default: one = false; break; /* expuniform: random signs; gensum, gendot: cancellation */
+    }
+    bool all_zero = ug_base_all_zero(d); /* then any signs are zeros' signs */
+    if (all_zero) one = true;
+    if (d->alternate && !all_zero) one = false;
+    if (d->special_rate > 0 && (d->specials & UG_SP_SUBNORMAL)) one = false;
+    return one;
 }
 
 /* ---- special values ------------------------------------------------------------------------ */

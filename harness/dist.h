@@ -10,6 +10,7 @@
 #ifndef UG_DIST_H
 #define UG_DIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,20 @@ ug_dist ug_gendot(double kappa);
 ug_dist ug_sorted(ug_dist d, ug_order order);
 ug_dist ug_alternating(ug_dist d);
 ug_dist ug_with_specials(ug_dist d, double rate, unsigned mask);
+
+/* True when every finite value d can produce has one sign (zeros of either sign allowed), so
+ * that the exact sum of any finite subset of its values has condition number 1 (sum |x_i| =
+ * |sum x_i|) and an ULP error is meaningful.  The same answer holds for dot and GEMM inputs:
+ * their two factors come from d on independent streams, and one-signed factors give one-signed
+ * products.  d must be valid (ug_dist_validate).
+ *   base kinds: uniform(a,b) with RN32(a) >= 0 or RN32(b) <= 0; normal(mu,sigma) with
+ *     |mu| >= 8.5717 sigma (the generator's largest |z|: sigma = 0 and normal(3,0.25) are
+ *     one-signed); lognormal; constant; msvc_rand01.  Not: expuniform (random signs), gensum,
+ *     gendot (cancellation is their purpose).
+ *   transforms: ordering keeps it; alternating signs make it false unless every value is 0
+ *     (dot: x alternates, y >= 0, so the products do); specials keep it unless they can be
+ *     subnormals (random signs): NaN and infinities never leave a finite sum. */
+bool ug_dist_one_signed(const ug_dist *d);
 
 /* A short, stable, human-readable name, e.g. "normal(0,1)", "gensum(1e+08)|sorted(abs_asc)".
  * Also part of the stream id of an input, so two distributions never share random numbers. */

@@ -9,6 +9,7 @@
 #ifndef UG_DIST_INT_H
 #define UG_DIST_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@ enum {
     UG_P_GEN = 5,    /* GenSum/GenDot terms, per vector (block = pair index) */
 };
 
+/* Largest |z| the normal generator can produce: u1 >= 2^-53, r = sqrt(106 ln 2) = 8.57158. */
+#define UG_NORMAL_ZMAX 8.5717
+
 #define UG_DIST_MAX_ELEMS 0xffffffffull /* element index must fit the 32-bit block field */
 #define UG_DIST_MAX_VECS (1u << 24)     /* vector index field */
 
@@ -38,6 +42,8 @@ static inline double ug_unit53(uint32_t lo, uint32_t hi)
 /* x[0..n) of an elementwise base kind (uniform, normal, lognormal, expuniform, constant) from
  * the blocks of `purpose` (UG_P_X or UG_P_Y): element i depends on (stream, purpose, i) only. */
 void ug_fill_base(const ug_dist *d, const ug_stream *s, unsigned purpose, float *x, size_t n);
+/* True when every value of d's base kind is +0 or -0 (the transforms aside). */
+bool ug_base_all_zero(const ug_dist *d);
 /* x[0..n) of msvc_rand01 after srand(trial), x[0] starting at rand() call first_call. */
 void ug_fill_msvc_rand01(uint32_t trial, uint64_t first_call, float *x, size_t n);
 

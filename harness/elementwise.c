@@ -102,6 +102,21 @@ void ug_fill_base(const ug_dist *d, const ug_stream *s, unsigned purpose, float 
     ug_par_range(n, 1 << 15, 0, ug_base_range, &job);
 }
 
+/* Every value +-0: the largest magnitude the kind can make rounds to 0 in binary32 (for the
+ * lognormal with sigma = 0, the value itself, computed as the fill does). */
+bool ug_base_all_zero(const ug_dist *d)
+{
+    switch (d->kind) {
+    case UG_D_UNIFORM: return (float)d->p1 == 0 && (float)d->p2 == 0;
+    case UG_D_NORMAL: return (float)(fabs(d->p1) + UG_NORMAL_ZMAX * d->p2) == 0;
+    case UG_D_LOGNORMAL:
+        ug_det_init();
+        return (float)ug_fast_exp(d->p1 + UG_NORMAL_ZMAX * d->p2) == 0;
+    case UG_D_CONSTANT: return (float)d->p1 == 0;
+    default: return false; /* expuniform: |x| >= 2^-149; msvc_rand01, gensum, gendot: not all 0 */
+    }
+}
+
 /* ---- msvc_rand01: the Kahan-matmul post's generator ------------------------------------- */
 
 /* a[i] = (float)rand() / RAND_MAX + (float)rand() / (RAND_MAX * RAND_MAX), evaluated as the C

@@ -1,6 +1,7 @@
 /*
- * dist_gen.c - unit tests of GenSum/GenDot (harness/gen.c: the achieved condition number) and
- * of the transforms (harness/order.c, dist.c: ordering, alternating signs, special values).
+ * dist_gen.c - unit tests of GenSum/GenDot (harness/gen.c: the achieved condition number), of
+ * the transforms (harness/order.c, dist.c: ordering, alternating signs, special values), and of
+ * ug_dist_one_signed.
  * Statistical checks as in tests/dist.c: 6 standard errors.
  */
 #include <math.h>
@@ -303,4 +304,97 @@ UG_CASE(dist, specials)
     UG_EXPECT_MSG(memcmp(x, plain, n * sizeof *x) == 0, "rate 0 changed the data");
     free(x);
     free(plain);
+}
+
+/* ---- one sign ------------------------------------------------------------------------------- */
+
+/* True when the finite nonzero values of v[0..n) all have one sign. */
+static bool ug_d_seen_one_sign(const double *v, size_t n)
+{
+    size_t pos = 0, neg = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]) || v[i] == 0) continue;
+        pos += v[i] > 0;
+        neg += v[i] < 0;
+    }
+    return pos == 0 || neg == 0;
+}
+
+/* ug_dist_one_signed on every distribution the cases use, and corner cases; and as a property:
+ * for each, 4096 values (sum input) and 4096 products x_i*y_i (dot input, exact in binary64)
+ * with two seeds (trials 0 and 1, since msvc_rand01 takes the trial, not the seed): their
+ * finite nonzero values have one sign exactly when the function says so.  (No case here is
+ * one-signed only with a probability too small to show up in 4096 draws.) */
+UG_CASE(dist, one_signed)
+{
+    const unsigned nif = UG_SP_NAN | UG_SP_POSINF | UG_SP_NEGINF | UG_SP_ZERO;
+    const struct {
+        ug_dist d;
+        bool want;
+    } cases[] = {
+        /* the cases' distributions */
+        {ug_uniform(0, 1), true},
+        {ug_uniform(-1, 1), false},
+        {ug_normal(0, 1), false},
+        {ug_lognormal(0, 1), true},
+        {ug_expuniform(-60, 60), false},
+        {ug_constant(0.1), true},
+        {ug_sorted(ug_normal(0, 1), UG_ORDER_ASC), false},
+        {ug_sorted(ug_normal(0, 1), UG_ORDER_DESC), false},
+        {ug_sorted(ug_uniform(0, 1), UG_ORDER_ABS_DESC), true},
+        {ug_alternating(ug_uniform(0, 1)), false},
+        {ug_gensum(1e3), false},
+        {ug_gensum(1e8), false},
+        {ug_gensum(1e16), false},
+        {ug_gendot(1e6), false},
+        {ug_gendot(1e12), false},
+        {ug_with_specials(ug_uniform(0, 1), 0.3, nif), true},
+        {ug_with_specials(ug_uniform(0, 1), 0.01, nif), true},
+        {ug_with_specials(ug_uniform(0, 1), 1.0, UG_SP_SUBNORMAL), false},
+        {ug_with_specials(ug_normal(0, 1), 0.001, UG_SP_ALL), false},
+        {ug_msvc_rand01(), true},
+        /* corners */
+        {ug_uniform(-1, 0), true},
+        {ug_uniform(-1e-50, 1), true}, /* RN32(a) = -0 */
+        {ug_normal(-2, 0), true},
+        {ug_normal(3, 0.25), true}, /* 12 sigma from 0: beyond the generator's 8.5716 */
+        {ug_sorted(ug_lognormal(-1, 2), UG_ORDER_DESC), true},
+        {ug_alternating(ug_constant(0)), true},
+        {ug_alternating(ug_normal(0, 1e-60)), true},   /* every value rounds to 0 */
+        {ug_alternating(ug_lognormal(-200, 1)), true}, /* likewise */
+        {ug_alternating(ug_lognormal(-1, 0)), false},
+        {ug_with_specials(ug_uniform(0, 1), 0, UG_SP_SUBNORMAL), true}, /* rate 0: none */
+        {ug_with_specials(ug_constant(-3), 0.5, UG_SP_SUBNORMAL), false},
+        {ug_with_specials(ug_lognormal(0, 1), 0.5, UG_SP_ALL & ~UG_SP_SUBNORMAL), true},
+    };
+    enum { N = 4096 };
+    float x[N], y[N];
+    double v[N];
+    char name[128];
+    uint64_t id = ug_d_stream("dist/one_signed");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const ug_dist *d = &cases[c].d;
+        bool want = cases[c].want;
+        ug_dist_describe(d, name, sizeof name);
+        UG_EXPECT_MSG(ug_dist_one_signed(d) == want, "%s: one_signed %d, expected %d", name,
+                      (int)ug_dist_one_signed(d), (int)want);
+        for (uint32_t k = 0; k < 2; k++) {
+            uint64_t seed = ug_seed(t) + k;
+            char err[256] = "";
+            if (d->kind != UG_D_GENDOT) {
+                int rc = ug_dist_fill_sum(d, seed, id, k, x, N, err, sizeof err);
+                UG_ASSERT_MSG(rc == 0, "%s: %s", name, err);
+                for (size_t i = 0; i < N; i++) v[i] = x[i];
+                UG_EXPECT_MSG(ug_d_seen_one_sign(v, N) == want,
+                              "%s, seed %llu: sum input %s one-signed", name,
+                              (unsigned long long)seed, want ? "not" : "unexpectedly");
+            }
+            int rc = ug_dist_fill_dot(d, seed, id, k, x, y, N, err, sizeof err);
+            UG_ASSERT_MSG(rc == 0, "%s: %s", name, err);
+            for (size_t i = 0; i < N; i++) v[i] = (double)x[i] * (double)y[i];
+            UG_EXPECT_MSG(ug_d_seen_one_sign(v, N) == want,
+                          "%s, seed %llu: dot products %s one-signed", name,
+                          (unsigned long long)seed, want ? "not" : "unexpectedly");
+        }
+    }
 }
