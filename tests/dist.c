@@ -1,7 +1,8 @@
 /*
- * dist.c - unit tests of the random numbers and input distributions (harness/rng.c, dist.c):
- * each distribution against its defining property, the generator against published answers,
- * and reproducibility (same bits for any thread count, chunking, length).
+ * dist.c - unit tests of the random numbers and input distributions (harness/rng.c, dist.c,
+ * elementwise.c): the generator against published answers, each base distribution against its
+ * defining property, reproducibility (same bits for any thread count, chunking, length), and
+ * parameters and names.  GenSum/GenDot and the transforms: tests/dist_gen.c.
  *
  * Statistical checks use 6 standard errors (two-sided): for a statistic that is normal by the
  * central limit theorem (n = 10^6 here) a false alarm has probability 2e-9 per check, and
@@ -13,73 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
-#include "ug.h"
-
-#define UG_NSTAT 1000000 /* sample size of the moment checks */
-
-static uint64_t ug_d_stream(const char *what)
-{
-    return ug_hash64(what, UG_HASH64_INIT);
-}
-
-static float *ug_d_alloc(ug_t *t, size_t n)
-{
-    float *p = malloc((n ? n : 1) * sizeof *p);
-    UG_ASSERT_MSG(p != NULL, "out of memory for %zu floats", n);
-    return p;
-}
-
-/* Fill a sum input; a failure ends the case with the library's message. */
-static void ug_d_fill(ug_t *t, ug_dist d, uint64_t stream, uint32_t trial, float *x, size_t n)
-{
-    char err[256] = "";
-    int rc = ug_dist_fill_sum(&d, ug_seed(t), stream, trial, x, n, err, sizeof err);
-    UG_ASSERT_MSG(rc == 0, "fill_sum: %s", err);
-}
-
-static void ug_d_fill_dot(ug_t *t, ug_dist d, uint64_t stream, uint32_t trial, float *x, float *y,
-                          size_t n)
-{
-    char err[256] = "";
-    int rc = ug_dist_fill_dot(&d, ug_seed(t), stream, trial, x, y, n, err, sizeof err);
-    UG_ASSERT_MSG(rc == 0, "fill_dot: %s", err);
-}
-
-static uint32_t ug_d_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static int ug_d_cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int ug_d_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Same multiset of bit patterns (sorts copies). */
-static bool ug_d_same_multiset(const float *a, const float *b, size_t n)
-{
-    uint32_t *p = malloc(2 * n * sizeof *p);
-    if (!p) return false;
-    for (size_t i = 0; i < n; i++) {
-        p[i] = ug_d_bits(a[i]);
-        p[n + i] = ug_d_bits(b[i]);
-    }
-    qsort(p, n, sizeof *p, ug_d_cmp_u32);
-    qsort(p + n, n, sizeof *p, ug_d_cmp_u32);
-    bool same = memcmp(p, p + n, n * sizeof *p) == 0;
-    free(p);
-    return same;
-}
+#include "base/par.h"
+#include "dist_test.h"
 
 /* ---- generator ------------------------------------------------------------------------------ */
 
@@ -190,9 +126,10 @@ UG_CASE(dist, msvc_rand)
     }
 }
 
-/* Seed 000's a[i] = (float)rand()/RAND_MAX + (float)rand()/(RAND_MAX*RAND_MAX) with the rand()
- * values above, in binary32; sum, dot (y continues x) and gemm (B continues A) layouts. */
-UG_CASE(dist, seed000_values)
+/* msvc_rand01, the Kahan-matmul post's a[i] = (float)rand()/RAND_MAX +
+ * (float)rand()/(RAND_MAX*RAND_MAX) with the rand() values above, in binary32; sum, dot (y
+ * continues x) and gemm (B continues A) layouts. */
+UG_CASE(dist, msvc_rand01_values)
 {
     const float rmax = 32767.0f, rmax2 = 1073676288.0f; /* (float)1073676289 */
     UG_EXPECT_MSG((float)(32767 * 32767) == rmax2, "(float)(RAND_MAX*RAND_MAX) = %.1f",
@@ -201,35 +138,39 @@ UG_CASE(dist, seed000_values)
     float want1 = (float)((float)((float)21238 / rmax) + (float)((float)2437 / rmax2));
     enum { N = 6 };
     float x[2 * N * N], y[2 * N * N];
-    ug_d_fill(t, ug_seed000(), 0, 0, x, N);
-    UG_EXPECT_MSG(ug_d_bits(x[0]) == ug_d_bits(want0), "a[0] = %a, expected %a", (double)x[0],
+    ug_d_fill(t, ug_msvc_rand01(), 0, 0, x, N);
+    UG_EXPECT_MSG(ug_f32_bits(x[0]) == ug_f32_bits(want0), "a[0] = %a, expected %a", (double)x[0],
                   (double)want0);
-    UG_EXPECT_MSG(ug_d_bits(x[1]) == ug_d_bits(want1), "a[1] = %a, expected %a", (double)x[1],
+    UG_EXPECT_MSG(ug_f32_bits(x[1]) == ug_f32_bits(want1), "a[1] = %a, expected %a", (double)x[1],
                   (double)want1);
     for (int i = 0; i < N; i++)
-        UG_EXPECT_MSG(ug_d_bits(x[i]) == ug_d_bits(ug_seed000_at(0, (uint64_t)i)), "sum element %d",
-                      i);
+        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)i)),
+                      "sum element %d", i);
     /* the global seed and the stream id do not enter; the trial is srand's argument */
     float other[N];
     char err[256];
-    ug_dist d = ug_seed000();
+    ug_dist d = ug_msvc_rand01();
     UG_ASSERT_MSG(ug_dist_fill_sum(&d, 999, 12345, 0, other, N, err, sizeof err) == 0, "%s", err);
-    UG_EXPECT_MSG(memcmp(other, x, sizeof other) == 0, "seed000 depends on the seed or stream id");
+    UG_EXPECT_MSG(memcmp(other, x, sizeof other) == 0,
+                  "msvc_rand01 depends on the seed or stream id");
     UG_ASSERT_MSG(ug_dist_fill_sum(&d, 999, 12345, 1, other, N, err, sizeof err) == 0, "%s", err);
-    UG_EXPECT_MSG(ug_d_bits(other[0]) ==
-                      ug_d_bits((float)((float)(41.0f / rmax) + (float)(18467.0f / rmax2))),
+    UG_EXPECT_MSG(ug_f32_bits(other[0]) ==
+                      ug_f32_bits((float)((float)(41.0f / rmax) + (float)(18467.0f / rmax2))),
                   "trial 1 = srand(1): %a", (double)other[0]);
     ug_d_fill_dot(t, d, 0, 0, x, y, N);
     for (int i = 0; i < N; i++) {
-        UG_EXPECT_MSG(ug_d_bits(x[i]) == ug_d_bits(ug_seed000_at(0, (uint64_t)i)), "dot x[%d]", i);
-        UG_EXPECT_MSG(ug_d_bits(y[i]) == ug_d_bits(ug_seed000_at(0, (uint64_t)(N + i))),
+        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)i)),
+                      "dot x[%d]", i);
+        UG_EXPECT_MSG(ug_f32_bits(y[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)(N + i))),
                       "dot y[%d]", i);
     }
     /* matgen(a); matgen(b) for n x n: A takes calls 0 .. 2n^2-1, B the next 2n^2 */
     UG_ASSERT_MSG(ug_dist_fill_gemm(&d, 0, 0, 0, x, y, N, N, N, err, sizeof err) == 0, "%s", err);
     for (int i = 0; i < N * N; i++) {
-        UG_EXPECT_MSG(ug_d_bits(x[i]) == ug_d_bits(ug_seed000_at(0, (uint64_t)i)), "gemm A[%d]", i);
-        UG_EXPECT_MSG(ug_d_bits(y[i]) == ug_d_bits(ug_seed000_at(0, (uint64_t)(N * N + i))),
+        UG_EXPECT_MSG(ug_f32_bits(x[i]) == ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)i)),
+                      "gemm A[%d]", i);
+        UG_EXPECT_MSG(ug_f32_bits(y[i]) ==
+                          ug_f32_bits(ug_msvc_rand01_at(0, (uint64_t)(N * N + i))),
                       "gemm B[%d]", i);
     }
 }
@@ -401,283 +342,17 @@ UG_CASE(dist, constant)
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         ug_d_fill(t, ug_constant(cs[c]), ug_d_stream("dist/constant"), 0, x, 1001);
         size_t bad = 0;
-        for (size_t i = 0; i < 1001; i++) bad += ug_d_bits(x[i]) != ug_d_bits((float)cs[c]);
+        for (size_t i = 0; i < 1001; i++) bad += ug_f32_bits(x[i]) != ug_f32_bits((float)cs[c]);
         UG_EXPECT_MSG(bad == 0, "constant(%g): %zu elements differ from RN32(c)", cs[c], bad);
     }
-}
-
-/* ---- GenSum / GenDot ------------------------------------------------------------------------ */
-
-/* Achieved condition number sum|terms| / |sum| from the MPFR oracle (sum_abs is within 1+2^-40
- * of the truth, hi = RN64(s)). */
-static double ug_d_kappa_sum(const float *x, size_t n)
-{
-    ug_exact e;
-    ug_exact_sum_f32_mpfr(x, n, &e);
-    return e.sum_abs / fabs(e.hi);
-}
-
-static double ug_d_kappa_dot(const float *x, size_t incx, const float *y, size_t incy, size_t n)
-{
-    ug_exact e;
-    ug_exact_dot_f32_mpfr(x, incx, y, incy, n, &e);
-    return e.sum_abs / fabs(e.hi);
-}
-
-/* The construction (harness/dist.c) calibrates its last term so that the condition number is
- * the target in real arithmetic; what is left is the binary32 rounding of that term's y,
- * relative 2^-24 |T - D| / |T|.  Measured over 10 trials at n >= 64: |kappa/target - 1| <=
- * 2.2e-6 for every target 1 .. 1e30.  The tolerance 1e-3 is that with ~500x headroom, far
- * tighter than the "within a factor" a generator without calibration (the paper's) achieves. */
-#define UG_KAPPA_RTOL 1e-3
-
-UG_CASE(dist, gen_kappa)
-{
-    static const double kappas[] = {1, 10, 1e3, 1e8, 1e16, 1e30};
-    static const size_t ns[] = {64, 1000, 10001};
-    size_t nmax = 10001;
-    float *x = ug_d_alloc(t, nmax), *y = ug_d_alloc(t, nmax);
-    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
-        for (size_t b = 0; b < sizeof kappas / sizeof kappas[0]; b++)
-            for (uint32_t trial = 0; trial < 2; trial++) {
-                size_t n = ns[a];
-                double k = kappas[b];
-                ug_d_fill(t, ug_gensum(k), ug_d_stream("dist/gen_kappa"), trial, x, n);
-                double ks = ug_d_kappa_sum(x, n);
-                UG_EXPECT_MSG(fabs(ks / k - 1) <= UG_KAPPA_RTOL,
-                              "gensum(%g) n=%zu trial %u: kappa %.6g", k, n, trial, ks);
-                ug_d_fill_dot(t, ug_gendot(k), ug_d_stream("dist/gen_kappa"), trial, x, y, n);
-                double kd = ug_d_kappa_dot(x, 1, y, 1, n);
-                UG_EXPECT_MSG(fabs(kd / k - 1) <= UG_KAPPA_RTOL,
-                              "gendot(%g) n=%zu trial %u: kappa %.6g", k, n, trial, kd);
-                if (trial == 0 && n == 1000)
-                    ug_note(t, "target %-6g n=%zu  gensum %.9g  gendot %.9g", k, n, ks, kd);
-            }
-    /* Small n: the cancellation needs ~log2(kappa)/24 steps; documented, not asserted. */
-    static const size_t small[] = {4, 8, 16, 32};
-    for (size_t a = 0; a < sizeof small / sizeof small[0]; a++) {
-        char line[256];
-        int at = snprintf(line, sizeof line, "n=%-3zu achieved/target:", small[a]);
-        for (size_t b = 2; b < sizeof kappas / sizeof kappas[0]; b++) {
-            ug_d_fill_dot(t, ug_gendot(kappas[b]), ug_d_stream("dist/gen_kappa"), 0, x, y,
-                          small[a]);
-            double kd = ug_d_kappa_dot(x, 1, y, 1, small[a]);
-            at += snprintf(line + at, sizeof line - (size_t)at, " gendot(%g) %.3g", kappas[b],
-                           kd / kappas[b]);
-        }
-        ug_note(t, "%s", line);
-    }
-    /* odd n: exactly n terms, sum unchanged by the dropped zero */
-    ug_d_fill(t, ug_gensum(1e8), ug_d_stream("dist/gen_kappa"), 0, x, 1);
-    UG_EXPECT_MSG(isfinite(x[0]) && x[0] != 0, "gensum n=1: %g", (double)x[0]);
-    free(x);
-    free(y);
-}
-
-/* GEMM GenDot: row i of A with column i of B has the target condition (i < min(M, N)). */
-UG_CASE(dist, gen_gemm)
-{
-    const size_t M = 3, N = 5, K = 100;
-    const double k = 1e16;
-    float *A = ug_d_alloc(t, M * K), *B = ug_d_alloc(t, K * N);
-    char err[256];
-    ug_dist d = ug_gendot(k);
-    int rc = ug_dist_fill_gemm(&d, ug_seed(t), ug_d_stream("dist/gen_gemm"), 0, A, B, M, N, K, err,
-                               sizeof err);
-    UG_ASSERT_MSG(rc == 0, "%s", err);
-    for (size_t i = 0; i < M; i++) {
-        double kd = ug_d_kappa_dot(A + i * K, 1, B + i, N, K);
-        UG_EXPECT_MSG(fabs(kd / k - 1) <= UG_KAPPA_RTOL, "C[%zu][%zu]: kappa %.6g", i, i, kd);
-    }
-    /* the same for gensum rows/columns: each row of A a GenSum vector */
-    d = ug_gensum(1e8);
-    rc = ug_dist_fill_gemm(&d, ug_seed(t), ug_d_stream("dist/gen_gemm"), 0, A, B, M, N, K, err,
-                           sizeof err);
-    UG_ASSERT_MSG(rc == 0, "%s", err);
-    for (size_t i = 0; i < M; i++) {
-        double ks = ug_d_kappa_sum(A + i * K, K);
-        UG_EXPECT_MSG(fabs(ks / 1e8 - 1) <= UG_KAPPA_RTOL, "row %zu of A: kappa %.6g", i, ks);
-    }
-    free(A);
-    free(B);
-}
-
-/* ---- transforms ----------------------------------------------------------------------------- */
-
-static const char *const ug_d_order_names[] = {"none", "asc", "desc", "abs_asc", "abs_desc"};
-
-/* x sorted by `o` (strict order check including the tie rule: by |x| then by value). */
-static size_t ug_d_order_violations(const float *x, size_t n, ug_order o)
-{
-    size_t bad = 0;
-    for (size_t i = 1; i < n; i++) {
-        float a = x[i - 1], b = x[i];
-        if (o == UG_ORDER_DESC || o == UG_ORDER_ABS_DESC) {
-            float tmp = a;
-            a = b;
-            b = tmp;
-        }
-        bool ok;
-        if (o == UG_ORDER_ASC || o == UG_ORDER_DESC)
-            ok = a < b || (a == b && (a != 0 || !!signbit(a) >= !!signbit(b))); /* -0 before +0 */
-        else
-            ok = fabsf(a) < fabsf(b) || (fabsf(a) == fabsf(b) && (a <= b));
-        bad += !ok;
-    }
-    return bad;
-}
-
-UG_CASE(dist, sorted)
-{
-    enum { N = 20001 };
-    float *x = ug_d_alloc(t, N), *plain = ug_d_alloc(t, N), *asc = ug_d_alloc(t, N);
-    float *y = ug_d_alloc(t, N), *py = ug_d_alloc(t, N);
-    uint64_t id = ug_d_stream("dist/sorted");
-    /* normal: no ties; expuniform(0,0): every value +-1, all magnitudes tie */
-    ug_dist bases[] = {ug_normal(0, 1), ug_expuniform(0, 0)};
-    for (size_t bi = 0; bi < 2; bi++) {
-        ug_d_fill(t, bases[bi], id, 0, plain, N);
-        for (int o = UG_ORDER_ASC; o <= UG_ORDER_ABS_DESC; o++) {
-            ug_d_fill(t, ug_sorted(bases[bi], (ug_order)o), id, 0, x, N);
-            UG_EXPECT_MSG(ug_d_order_violations(x, N, (ug_order)o) == 0,
-                          "base %zu sorted(%s): %zu violations", bi, ug_d_order_names[o],
-                          ug_d_order_violations(x, N, (ug_order)o));
-            UG_EXPECT_MSG(ug_d_same_multiset(x, plain, N), "base %zu sorted(%s): not a permutation",
-                          bi, ug_d_order_names[o]);
-            if (o == UG_ORDER_ASC || o == UG_ORDER_ABS_ASC) memcpy(asc, x, N * sizeof *x);
-            if (o == UG_ORDER_DESC || o == UG_ORDER_ABS_DESC) {
-                size_t bad = 0;
-                for (size_t i = 0; i < N; i++) bad += ug_d_bits(x[i]) != ug_d_bits(asc[N - 1 - i]);
-                UG_EXPECT_MSG(bad == 0, "base %zu sorted(%s) is not the ascending order reversed",
-                              bi, ug_d_order_names[o]);
-            }
-        }
-    }
-    /* dot: pairs ordered by their product, kept together; equal products keep index order */
-    ug_dist pm1 = ug_expuniform(0, 0);
-    ug_d_fill_dot(t, pm1, id, 0, plain, py, N);
-    ug_d_fill_dot(t, ug_sorted(pm1, UG_ORDER_ASC), id, 0, x, y, N);
-    size_t k = 0, bad = 0;
-    for (int pass = 0; pass < 2; pass++) /* products -1 first, then +1, each in index order */
-        for (size_t i = 0; i < N; i++)
-            if ((plain[i] * py[i] > 0) == (pass == 1)) {
-                bad +=
-                    ug_d_bits(x[k]) != ug_d_bits(plain[i]) || ug_d_bits(y[k]) != ug_d_bits(py[i]);
-                k++;
-            }
-    UG_EXPECT_MSG(bad == 0, "dot sorted(asc) on ties: %zu pairs out of stable order", bad);
-    ug_d_fill_dot(t, ug_normal(0, 1), id, 1, plain, py, N);
-    ug_d_fill_dot(t, ug_sorted(ug_normal(0, 1), UG_ORDER_ABS_DESC), id, 1, x, y, N);
-    bad = 0;
-    for (size_t i = 1; i < N; i++)
-        bad += fabs((double)x[i] * y[i]) > fabs((double)x[i - 1] * y[i - 1]);
-    UG_EXPECT_MSG(bad == 0, "dot sorted(abs_desc): %zu products out of order", bad);
-    /* the pairs themselves are preserved: the same multiset of (x, y) packed in 64-bit words */
-    uint64_t *pairs = malloc(2 * (size_t)N * sizeof *pairs);
-    UG_ASSERT_MSG(pairs != NULL, "out of memory");
-    for (size_t i = 0; i < N; i++) {
-        pairs[i] = (uint64_t)ug_d_bits(x[i]) << 32 | ug_d_bits(y[i]);
-        pairs[N + i] = (uint64_t)ug_d_bits(plain[i]) << 32 | ug_d_bits(py[i]);
-    }
-    qsort(pairs, N, sizeof *pairs, ug_d_cmp_u64);
-    qsort(pairs + N, N, sizeof *pairs, ug_d_cmp_u64);
-    UG_EXPECT_MSG(memcmp(pairs, pairs + N, N * sizeof *pairs) == 0,
-                  "dot sorted: pairs not preserved");
-    free(pairs);
-    free(x);
-    free(plain);
-    free(asc);
-    free(y);
-    free(py);
-}
-
-/* Alternating signs after ordering: sum x_i = (-1)^i |x_i| with the magnitudes of the same
- * distribution without it; dot: x alternates, y >= 0, so the products alternate. */
-UG_CASE(dist, alternating)
-{
-    enum { N = 10001 };
-    float *x = ug_d_alloc(t, N), *plain = ug_d_alloc(t, N), *y = ug_d_alloc(t, N);
-    uint64_t id = ug_d_stream("dist/alternating");
-    ug_dist bases[] = {ug_normal(0, 1), ug_sorted(ug_normal(0, 1), UG_ORDER_ABS_DESC),
-                       ug_uniform(0, 1)};
-    for (size_t bi = 0; bi < 3; bi++) {
-        ug_d_fill(t, bases[bi], id, 0, plain, N);
-        ug_d_fill(t, ug_alternating(bases[bi]), id, 0, x, N);
-        size_t bad = 0;
-        for (size_t i = 0; i < N; i++)
-            bad += (ug_d_bits(x[i]) >> 31) != (i & 1) ||
-                   (ug_d_bits(x[i]) & 0x7fffffffu) != (ug_d_bits(plain[i]) & 0x7fffffffu);
-        UG_EXPECT_MSG(bad == 0, "base %zu: %zu elements not (-1)^i |x_i|", bi, bad);
-    }
-    ug_d_fill_dot(t, ug_alternating(ug_normal(0, 1)), id, 0, x, y, N);
-    size_t bad = 0;
-    for (size_t i = 0; i < N; i++) bad += (signbit(x[i]) != 0) != (i & 1) || signbit(y[i]);
-    UG_EXPECT_MSG(bad == 0, "dot: %zu pairs whose product does not have sign (-1)^i", bad);
-    free(x);
-    free(plain);
-    free(y);
-}
-
-/* Specials at rate p = 0.1, n = 10^6: the replaced count is binomial(n, p), checked within 6 SD
- * (1.8% of the mean: a rate off by 2% or more is caught), and
- * each of the k kinds in the mask binomial(n, p/k); zeros are +0 or -0 about equally (6 SD);
- * elements not replaced are exactly those of the distribution without specials; rate 1 with
- * one kind replaces everything, rate 0 nothing. */
-UG_CASE(dist, specials)
-{
-    size_t n = UG_NSTAT;
-    const double p = 0.1;
-    float *x = ug_d_alloc(t, n), *plain = ug_d_alloc(t, n);
-    uint64_t id = ug_d_stream("dist/specials");
-    ug_d_fill(t, ug_normal(0, 1), id, 0, plain, n);
-    ug_d_fill(t, ug_with_specials(ug_normal(0, 1), p, UG_SP_ALL), id, 0, x, n);
-    size_t cnt[5] = {0}, negzero = 0, changed_other = 0;
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i];
-        if (isnan(v))
-            cnt[0]++;
-        else if (isinf(v) && v > 0)
-            cnt[1]++;
-        else if (isinf(v))
-            cnt[2]++;
-        else if (v == 0) {
-            cnt[3]++;
-            negzero += signbit(v) != 0;
-        } else if (fpclassify(v) == FP_SUBNORMAL)
-            cnt[4]++;
-        else
-            changed_other += ug_d_bits(v) != ug_d_bits(plain[i]);
-    }
-    double dn = (double)n;
-    size_t total = cnt[0] + cnt[1] + cnt[2] + cnt[3] + cnt[4];
-    UG_EXPECT_MSG(fabs((double)total - dn * p) <= 6 * sqrt(dn * p * (1 - p)),
-                  "%zu specials, expected %.0f +- %.0f", total, dn * p, 6 * sqrt(dn * p * (1 - p)));
-    static const char *const kinds[5] = {"NaN", "+inf", "-inf", "zero", "subnormal"};
-    for (int k = 0; k < 5; k++) {
-        double q = p / 5;
-        UG_EXPECT_MSG(fabs((double)cnt[k] - dn * q) <= 6 * sqrt(dn * q * (1 - q)),
-                      "%zu %s, expected %.0f", cnt[k], kinds[k], dn * q);
-    }
-    UG_EXPECT_MSG(fabs((double)negzero - cnt[3] / 2.0) <= 6 * sqrt(cnt[3] / 4.0),
-                  "%zu of %zu zeros negative", negzero, cnt[3]);
-    UG_EXPECT_MSG(changed_other == 0, "%zu ordinary elements differ from the plain distribution",
-                  changed_other);
-    ug_d_fill(t, ug_with_specials(ug_normal(0, 1), 1.0, UG_SP_SUBNORMAL), id, 0, x, n);
-    size_t not_sub = 0;
-    for (size_t i = 0; i < n; i++) not_sub += fpclassify(x[i]) != FP_SUBNORMAL;
-    UG_EXPECT_MSG(not_sub == 0, "rate 1, subnormals only: %zu other values", not_sub);
-    ug_d_fill(t, ug_with_specials(ug_normal(0, 1), 0.0, UG_SP_ALL), id, 0, x, n);
-    UG_EXPECT_MSG(memcmp(x, plain, n * sizeof *x) == 0, "rate 0 changed the data");
-    free(x);
-    free(plain);
 }
 
 /* ---- reproducibility ------------------------------------------------------------------------ */
 
 /* Bit-for-bit: the same fill with 1, 2, 3 and 5 threads (different chunk borders, odd n), the
  * same fill twice; elementwise distributions also give the same first elements for any n
- * (element i depends on i only); another trial, stream or seed changes the data (seed000 takes
- * the trial only). */
+ * (element i depends on i only); another trial, stream or seed changes the data (msvc_rand01
+ * takes the trial only). */
 UG_CASE(dist, determinism)
 {
     const size_t n = 200003, n_short = 1001;
@@ -687,7 +362,7 @@ UG_CASE(dist, determinism)
         ug_lognormal(0, 1),
         ug_expuniform(-60, 60),
         ug_constant(0.1),
-        ug_seed000(),
+        ug_msvc_rand01(),
         ug_gensum(1e8),
         ug_with_specials(ug_alternating(ug_sorted(ug_normal(0, 1), UG_ORDER_ABS_ASC)), 0.01,
                          UG_SP_ALL),
@@ -697,16 +372,16 @@ UG_CASE(dist, determinism)
     float *ref = ug_d_alloc(t, n), *x = ug_d_alloc(t, n), *y = ug_d_alloc(t, n),
           *ry = ug_d_alloc(t, n);
     uint64_t id = ug_d_stream("dist/determinism");
-    int saved = ug_dist_threads();
+    int saved = ug_par_threads();
     static const int threads[] = {1, 2, 3, 5};
     char name[96];
     for (size_t k = 0; k < nd; k++) {
         ug_dist d = ds[k];
         ug_dist_describe(&d, name, sizeof name);
-        ug_dist_set_threads(1);
+        ug_par_set_threads(1);
         ug_d_fill(t, d, id, 3, ref, n);
         for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
-            ug_dist_set_threads(threads[ti]);
+            ug_par_set_threads(threads[ti]);
             ug_d_fill(t, d, id, 3, x, n);
             UG_EXPECT_MSG(memcmp(x, ref, n * sizeof *x) == 0, "%s: %d threads differ from 1", name,
                           threads[ti]);
@@ -722,22 +397,22 @@ UG_CASE(dist, determinism)
             ug_d_fill(t, d, id, 4, x, n);
             UG_EXPECT_MSG(memcmp(x, ref, n * sizeof *x) != 0, "%s: trial 4 repeats trial 3", name);
             ug_d_fill(t, d, id + 1, 3, x, n);
-            UG_EXPECT_MSG((memcmp(x, ref, n * sizeof *x) != 0) == (d.kind != UG_D_SEED000),
+            UG_EXPECT_MSG((memcmp(x, ref, n * sizeof *x) != 0) == (d.kind != UG_D_MSVC_RAND01),
                           "%s: the stream id %s", name,
-                          d.kind == UG_D_SEED000 ? "entered" : "did not change the data");
+                          d.kind == UG_D_MSVC_RAND01 ? "entered" : "did not change the data");
         }
     }
     /* dot and gemm with the parallel GenDot rows */
     ug_dist gd = ug_gendot(1e16);
-    ug_dist_set_threads(1);
+    ug_par_set_threads(1);
     ug_d_fill_dot(t, gd, id, 0, ref, ry, 5001);
-    ug_dist_set_threads(3);
+    ug_par_set_threads(3);
     ug_d_fill_dot(t, gd, id, 0, x, y, 5001);
     UG_EXPECT_MSG(memcmp(x, ref, 5001 * sizeof *x) == 0 && memcmp(y, ry, 5001 * sizeof *y) == 0,
                   "gendot: 3 threads differ from 1");
     char err[256];
     for (int th = 1; th <= 4; th += 3) {
-        ug_dist_set_threads(th);
+        ug_par_set_threads(th);
         int rc = ug_dist_fill_gemm(&gd, ug_seed(t), id, 0, th == 1 ? ref : x, th == 1 ? ry : y, 40,
                                    50, 60, err, sizeof err);
         UG_ASSERT_MSG(rc == 0, "%s", err);
@@ -745,7 +420,7 @@ UG_CASE(dist, determinism)
     UG_EXPECT_MSG(memcmp(x, ref, 40 * 60 * sizeof *x) == 0 &&
                       memcmp(y, ry, 60 * 50 * sizeof *y) == 0,
                   "gemm gendot: 4 threads differ from 1");
-    ug_dist_set_threads(saved);
+    ug_par_set_threads(saved);
     free(ref);
     free(x);
     free(y);
@@ -772,7 +447,7 @@ UG_CASE(dist, golden)
         {UG_D_EXPUNIFORM, -60, 60, {0xadc515bd, 0x28474291, 0xcdd4a130, 0x3e93363c}},
         {UG_D_EXPUNIFORM, -149, 127, {0x91466235, 0x04a541d9, 0xdb07adea, 0x37e8f958}},
         {UG_D_CONSTANT, 0.1, 0, {0x3dcccccd, 0x3dcccccd, 0x3dcccccd, 0x3dcccccd}},
-        {UG_D_SEED000, 0, 0, {0x3ac0e264, 0x3e913a3e, 0x3e5bbf79, 0x3f0a4e84}},
+        {UG_D_MSVC_RAND01, 0, 0, {0x3ac0e264, 0x3e913a3e, 0x3e5bbf79, 0x3f0a4e84}},
         {UG_D_GENSUM, 1e16, 0, {0xcd164410, 0x4c9936c0, 0x599169f2, 0xd99169f2}},
         {UG_D_GENSUM, 1, 0, {0xb2164410, 0x3146a6d0, 0x3e9169f2, 0x3dca86ad}},
     };
@@ -783,8 +458,9 @@ UG_CASE(dist, golden)
         UG_ASSERT_MSG(ug_dist_fill_sum(&d, 1, 2, 3, x, 4, err, sizeof err) == 0, "%s", err);
         ug_dist_describe(&d, name, sizeof name);
         for (int i = 0; i < 4; i++)
-            UG_EXPECT_MSG(ug_d_bits(x[i]) == gold[g].bits[i], "%s element %d: %08x, recorded %08x",
-                          name, i, ug_d_bits(x[i]), gold[g].bits[i]);
+            UG_EXPECT_MSG(ug_f32_bits(x[i]) == gold[g].bits[i],
+                          "%s element %d: %08x, recorded %08x", name, i, ug_f32_bits(x[i]),
+                          gold[g].bits[i]);
     }
 }
 
@@ -851,7 +527,7 @@ UG_CASE(dist, describe)
         {{UG_D_LOGNORMAL, 0, 1, 0, 0, 0, 0}, "lognormal(0,1)"},
         {{UG_D_EXPUNIFORM, -60, 60, 0, 0, 0, 0}, "expuniform(-60,60)"},
         {{UG_D_CONSTANT, 0.1, 0, 0, 0, 0, 0}, "constant(0.1)"},
-        {{UG_D_SEED000, 0, 0, 0, 0, 0, 0}, "seed000"},
+        {{UG_D_MSVC_RAND01, 0, 0, 0, 0, 0, 0}, "msvc_rand01"},
         {{UG_D_GENSUM, 1e8, 0, 0, 0, 0, 0}, "gensum(1e+08)"},
         {{UG_D_GENDOT, 1e30, 0, 0, 0, 0, 0}, "gendot(1e+30)"},
         {{UG_D_GENSUM, 1000, 0, 0, 0, 0, 0}, "gensum(1000)"},
