@@ -1,5 +1,5 @@
 /*
- * gpu_matmul.c - every GPU matmul kernel (seed 000's naive and Kahan, seed 002's tiles,
+ * gpu_matmul.c - every GPU matmul kernel (the Kahan-matmul post's naive and Kahan, the CUDA-optimisation post's tiles,
  * cuBLAS fp32 and TF32) on square problems, every output element checked against the oracle.
  *
  * What is asserted, and why:

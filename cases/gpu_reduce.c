@@ -193,7 +193,7 @@ UG_CASE_EX(gpu_reduce, subnormals, UG_CASE_GPU)
     }
 }
 
-/* Past max_n a kernel refuses with a clear error instead of overflowing the seed's int
+/* Past max_n a kernel refuses with a clear error instead of overflowing the posts' int
  * indices.  The input is calloc'ed (pages untouched unless read) and never read: the refusal
  * comes before any copy. */
 UG_CASE_EX(gpu_reduce, max_exceeded, UG_CASE_GPU)

@@ -1,5 +1,5 @@
 /*
- * reduce.c - every CPU summation kernel on every distribution, and the findings of seed 004 and
+ * reduce.c - every CPU summation kernel on every distribution, and the findings of the seven-methods post and
  * of the textbooks as assertions.
  *
  * What is asserted, and why:
@@ -140,7 +140,7 @@ UG_CASE(reduce, finding_serial_grows_like_nu)
 
 UG_CASE(reduce, finding_sorting_helps_less_than_pairwise)
 {
-    /* Seed 004's result: sorting by magnitude (method 3) gains far less than pairwise (5). */
+    /* The seven-methods post's result: sorting by magnitude (method 3) gains far less than pairwise (5). */
     ug_dist d = ug_normal(0, 1);
     ug_input *in = ug_input_make(t, UG_OP_SUM, &d, 10000, 200);
     ug_result *serial = ug_one(t, "serial_f32", in), *sorted = ug_one(t, "sorted_abs_serial", in);

@@ -3,7 +3,7 @@
  *
  *   dot_serial_f32   a += x[i]*y[i]: product rounded, then sum rounded (no FMA: c11 mode
  *                    compiles with -ffp-contract=off)              gamma_n S
- *   dot_kahan_f32    seed 000's compensated update without FMA:
+ *   dot_kahan_f32    the Kahan-matmul post's compensated update without FMA:
  *                    y -= a*b; r = t - y; y = (r - t) + y; t = r   (3u + O(nu^2)) S
  *   gemm_naive_cpu   C[i][j] = dot_serial of row i and column j   gamma_K S per element
  */
@@ -29,7 +29,7 @@ static int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-/* Seed 000's loop: the compensation y carries minus the lost low part of the running sum t. */
+/* The Kahan-matmul post's loop: the compensation y carries minus the lost low part of the running sum t. */
 static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;

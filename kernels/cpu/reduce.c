@@ -1,5 +1,5 @@
 /*
- * reduce.c - CPU summation kernels: seed 004's seven methods as the seed writes them, then
+ * reduce.c - CPU summation kernels: the seven-methods post's methods as it writes them, then
  * Kahan, Neumaier and library-style pairwise summation.  Binary32 in and out.
  *
  * Compile line (inside ulpgate): cc -std=c11 -O2 ... (meson); the compensated kernels are also
@@ -51,7 +51,7 @@ static int ug_cmp_abs(const void *a, const void *b)
     return ug_cmp_value(a, b);
 }
 
-/* The seed's fold: for (n = size; n != 1; n = (n + 1) / 2) s[i] += s[n-1-i], i < n/2. */
+/* The post's fold: for (n = size; n != 1; n = (n + 1) / 2) s[i] += s[n-1-i], i < n/2. */
 static float ug_fold_in_place(float *s, size_t n)
 {
     if (n == 0) return 0.0f;
@@ -60,7 +60,7 @@ static float ug_fold_in_place(float *s, size_t n)
     return s[0];
 }
 
-/* ---- seed 004, methods 1-7 ---------------------------------------------------------------------- */
+/* ---- the seven-methods post, methods 1-7 ---------------------------------------------------------------------- */
 
 static int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
 {
@@ -92,7 +92,7 @@ static int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-/* Method 4 exactly as the seed: n == 1 and n == 2 by hand, else blocks of ceil(sqrt(n)). */
+/* Method 4 exactly as the post: n == 1 and n == 2 by hand, else blocks of ceil(sqrt(n)). */
 static float ug_sqrt_blocks(const float *s, size_t l, size_t h)
 {
     size_t n = h - l;

@@ -1,25 +1,25 @@
 /*
- * matmul.cu - fp32 row-major C = A*B (A M x K, B K x N, C M x N) as the seeds wrote it.
+ * matmul.cu - fp32 row-major C = A*B (A M x K, B K x N, C M x N) as the published posts wrote it.
  *
  * Compile (meson does it): nvcc -arch=sm_90 -lineinfo -Xcompiler=-Wall,-Wextra -c matmul.cu
  *
  * Versions:
- *   matmul_naive        seed 000: 1-D grid of 256-thread blocks, one output a thread,
+ *   matmul_naive        the Kahan-matmul post: 1-D grid of 256-thread blocks, one output a thread,
  *                       t += a*b over k in order.  Bound: tree, depth K-1 (gamma_K S).
- *   matmul_kahan        seed 000's compensated loop as written: y -= a*b; r = t - y;
+ *   matmul_kahan        the Kahan-matmul post's compensated loop as written: y -= a*b; r = t - y;
  *                       y = (r - t) + y; t = r.  Bound: Kahan class.
- *   matmul_tiled        seed 002's 16x16 shared-memory tiles, with bounds checks so that any
- *                       M, N, K works (the seed assumes multiples of 16), the missing second
+ *   matmul_tiled        the CUDA-optimisation post's 16x16 shared-memory tiles, with bounds checks so that any
+ *                       M, N, K works (the post assumes multiples of 16), the missing second
  *                       __syncthreads() added and the store moved after the tile loop (the
- *                       seed's listing stores inside the loop, as Pd[Row][Col]).  The dot
+ *                       post's listing stores inside the loop, as Pd[Row][Col]).  The dot
  *                       product is still accumulated over k in order.  Bound: depth K-1.
- *   matmul_tiled_kahan  the tiled kernel with seed 000's compensated update.  Bound: Kahan.
+ *   matmul_tiled_kahan  the tiled kernel with the Kahan-matmul post's compensated update.  Bound: Kahan.
  *   matmul_naive_nofma  matmul_naive with the product rounded on its own (__fmul_rn, never
- *   matmul_kahan_nofma  contracted): seed 000 as built with -fmad=false or run on a GPU
- *                       without fp32 FMA.  Same bounds.  They tell which build the seed's
- *                       printed figures came from (cases/seed000.c).
+ *   matmul_kahan_nofma  contracted): the Kahan-matmul post's kernels as built with -fmad=false or run on a GPU
+ *                       without fp32 FMA.  Same bounds.  They tell which build the post's
+ *                       printed figures came from (cases/kahan_matmul.c).
  *
- * Floating point as the seeds built it: nvcc's default -fmad=true contracts t += a*b into
+ * Floating point as the posts built it: nvcc's default -fmad=true contracts t += a*b into
  * t = fma(a, b, t) and y -= a*b into y = fma(-a, b, y): one rounding per step instead of two.
  * This keeps every bound (each term still passes through at most K roundings, and Kahan's
  * analysis holds for exact real terms a*b).  No -use_fast_math: nothing is reassociated, so
@@ -27,7 +27,7 @@
  * The tiled kernels skip the tile's k beyond K (a test uniform over the block) instead of
  * adding zero products: a Kahan step with a zero term is not a no-op (it folds the
  * compensation in), so skipping keeps them equal to the untiled loops step for step.
- * Limits: the seed's int indexing is kept, so M*N, M*K and K*N must stay below 2^31
+ * Limits: the posts' int indexing is kept, so M*N, M*K and K*N must stay below 2^31
  * (checked in run(), clear error).
  */
 #include "ug_cuda.cuh"
@@ -42,7 +42,7 @@ UG_CUDA_BEGIN
 // ----------------------------------------------------------------------------
 // kernels
 
-// seed 000 matMultCUDA (without its clock() probes), generalised from n x n to M x N x K
+// the Kahan-matmul post's matMultCUDA (without its clock() probes), generalised from n x n to M x N x K
 __global__ void matmul_naive_kernel(const float *a, const float *b, float *c, int M, int N,
                                            int K)
 {
@@ -63,7 +63,7 @@ __global__ void matmul_naive_kernel(const float *a, const float *b, float *c, in
     }
 }
 
-// seed 000's compensated version: the same shape, Kahan's update with y as -(compensation)
+// the Kahan-matmul post's compensated version: the same shape, Kahan's update with y as -(compensation)
 __global__ void matmul_kahan_kernel(const float *a, const float *b, float *c, int M, int N,
                                            int K)
 {
@@ -90,7 +90,7 @@ __global__ void matmul_kahan_kernel(const float *a, const float *b, float *c, in
     }
 }
 
-// seed 000's two kernels with every product rounded before it is added (no FMA contraction)
+// the Kahan-matmul post's two kernels with every product rounded before it is added (no FMA contraction)
 template <bool KAHAN>
 __global__ void matmul_nofma_kernel(const float *a, const float *b, float *c, int M, int N,
                                            int K)
@@ -117,7 +117,7 @@ __global__ void matmul_nofma_kernel(const float *a, const float *b, float *c, in
     }
 }
 
-// seed 002 MatrixMulKernel: tiles of A and B staged in shared memory, zero-filled at the edges
+// the CUDA-optimisation post's MatrixMulKernel: tiles of A and B staged in shared memory, zero-filled at the edges
 template <bool KAHAN>
 __global__ void matmul_tiled_kernel(const float *Md, const float *Nd, float *Pd, int M,
                                            int N, int K)

@@ -12,11 +12,11 @@
  *
  * Versions (registry name: per-thread accumulation / block combine / final combine):
  *   reduce_atomic_grid       fp32 serial / atomicAdd into a shared word / atomicAdd into *out.
- *                            Nondeterministic (seed 004 method 1's idea, whole GPU).
- *   reduce_warp_shuffle_grid fp32 serial / seed 004 block_reduce_sum (shuffles) / the same
- *                            over the partials (seed 004 method 5's primitives, whole GPU).
+ *                            Nondeterministic (seven-methods post, method 1's idea, whole GPU).
+ *   reduce_warp_shuffle_grid fp32 serial / the seven-methods post's block_reduce_sum (shuffles) / the same
+ *                            over the partials (seven-methods post, method 5's primitives, whole GPU).
  *   reduce_f64acc            fp64 serial / fp64 tree / fp64 tree, rounded once to fp32.
- *   reduce_kahan             Kahan (seed 000's update) / TwoSum tree of the sums with the
+ *   reduce_kahan             Kahan (the Kahan-matmul post's update) / TwoSum tree of the sums with the
  *                            compensations and TwoSum errors summed alongside / same; result
  *                            s + corr rounded once.
  *   reduce_neumaier          Neumaier (Fast2Sum by magnitude) / same combine as reduce_kahan.
@@ -107,7 +107,7 @@ struct ug_acc_f64 {
     __device__ double state() const { return s; }
 };
 
-// Kahan as seed 000 writes it (y = x - c; t = s + y; c = (t - s) - y; s = t), c dropped when t
+// Kahan as the Kahan-matmul post writes it (y = x - c; t = s + y; c = (t - s) - y; s = t), c dropped when t
 // is not finite; the state is s - c (corr = -c).
 struct ug_acc_kahan {
     typedef ug_op_comp op;
@@ -191,7 +191,7 @@ ug_grid_final_kernel(const typename Op::state *partials, unsigned G, float *out)
     if (threadIdx.x == 0) *out = Op::result(v);
 }
 
-// seed 004 method 5's block_reduce_sum as the block combine of fp32 slices
+// seven-methods post, method 5's block_reduce_sum as the block combine of fp32 slices
 __global__ void __launch_bounds__(UG_GRID_BLOCK)
 ug_shuffle_partials_kernel(const float *__restrict__ x, size_t n, float *partials)
 {

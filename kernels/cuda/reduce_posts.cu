@@ -1,22 +1,22 @@
 /*
- * reduce_seed.cu - the seeds' own GPU reductions, fp32 in and out, kept as the seeds wrote
- * them (single block where the seed used one), with the host side made safe for any n >= 1.
+ * reduce_posts.cu - the published posts' own GPU reductions, fp32 in and out, kept as the posts wrote
+ * them (single block where the post used one), with the host side made safe for any n >= 1.
  *
  * Compile (meson does it): nvcc -arch=sm_90 -lineinfo -Xcompiler=-Wall,-Wextra -c reduce_seed.cu
  *
  * Versions (registry name: kernel; depth = most rounding additions any element passes through):
- *   reduce_atomic       seed 004 method 1: one block of 1024, every element atomicAdd'ed into
+ *   reduce_atomic       seven-methods post, method 1: one block of 1024, every element atomicAdd'ed into
  *                       *out; order unknown -> depth n-1; nondeterministic.  n <= 2^30.
- *   reduce_interleaved  seed 002 tree 1: t % (2*stride) == 0 in shared memory, 1024 elements a
+ *   reduce_interleaved  CUDA-optimisation post, tree 1: t % (2*stride) == 0 in shared memory, 1024 elements a
  *                       block, one partial per block; the same kernel again on the partials
  *                       until one is left (deterministic).  depth ceil(log2 n).
- *   reduce_sequential   seed 002 tree 2: stride = blockDim/2 ... >>= 1, if (t < stride); the
+ *   reduce_sequential   CUDA-optimisation post, tree 2: stride = blockDim/2 ... >>= 1, if (t < stride); the
  *                       same multi-pass scheme.  depth ceil(log2 n).
- *   reduce_warp_shuffle seed 004 method 5: <<<1,1024>>> warp/block shuffle hierarchy with its
+ *   reduce_warp_shuffle seven-methods post, method 5: <<<1,1024>>> warp/block shuffle hierarchy with its
  *                       4 tiers in shared memory.  depth ceil(log2 n).  n <= 2^30.
- *   reduce_fold         seed 004 method 6: <<<1,1024>>> x[i] += x[size-1-i], size = (size+1)/2.
+ *   reduce_fold         seven-methods post, method 6: <<<1,1024>>> x[i] += x[size-1-i], size = (size+1)/2.
  *                       depth ceil(log2 n).  n <= 2^30.
- *   reduce_bitonic_fold seed 004 method 7: <<<1,1024>>> bitonic sort ascending, then the fold.
+ *   reduce_bitonic_fold seven-methods post, method 7: <<<1,1024>>> bitonic sort ascending, then the fold.
  *                       depth ceil(log2 n).  n <= 2^24: the sort is log2(n)(log2(n)+1)/2
  *                       passes over the array by one SM, latency-bound once the array leaves
  *                       L2.  Measured on an H200 (event time of one call): 25 ms at 2^20,
@@ -39,10 +39,10 @@
  *    tier zero-padded into the next one at its next index, which is where the complete
  *    1024-ary tree of 1024-leaf binary trees would put it: again one complete binary tree over
  *    a zero-padded prefix, ceil(log2 n).  (Its shared array has one slot in the top tier, so
- *    the seed's comment "1024^4 elements" is wrong past 2^40; int indexing limits it first.)
+ *    the post's comment "1024^4 elements" is wrong past 2^40; int indexing limits it first.)
  *  - Fold: each pass adds at most one value to each survivor and halves the count (rounded
  *    up): ceil(log2 n).
- *  - Bitonic sort on a non-power-of-two n: the seed's `if (k >= size) break` skips exactly the
+ *  - Bitonic sort on a non-power-of-two n: the post's `if (k >= size) break` skips exactly the
  *    comparators whose upper index is past the end.  That is the power-of-two network run on
  *    the data padded with +inf at the end: a comparator (a < k) with k past the end would
  *    compare x[a] <= +inf and never swap, and a pad is never moved below the end (a swap
@@ -70,7 +70,7 @@ UG_CUDA_BEGIN
 // ----------------------------------------------------------------------------
 // kernels
 
-// seed 004 method 1, as written: every element atomically added into *out by one block.
+// seven-methods post, method 1, as written: every element atomically added into *out by one block.
 __global__ void sum_atomic_kernel(const float *in, float *out, int size)
 {
     if (threadIdx.x == 0) {
@@ -82,7 +82,7 @@ __global__ void sum_atomic_kernel(const float *in, float *out, int size)
     }
 }
 
-// seed 002 tree 1, as written (t % (2*stride)), over one element a thread with zeros past n;
+// CUDA-optimisation post, tree 1, as written (t % (2*stride)), over one element a thread with zeros past n;
 // one partial per block.  blockDim.x must be a power of two (t + stride stays in the block).
 __global__ void interleaved_tree_kernel(const float *in, float *out, size_t size)
 {
@@ -98,7 +98,7 @@ __global__ void interleaved_tree_kernel(const float *in, float *out, size_t size
     if (t == 0) out[blockIdx.x] = partialSum[0];
 }
 
-// seed 002 tree 2, as written (stride halves, contiguous active threads); same framing.
+// CUDA-optimisation post, tree 2, as written (stride halves, contiguous active threads); same framing.
 __global__ void sequential_tree_kernel(const float *in, float *out, size_t size)
 {
     __shared__ float partialSum[UG_TREE_BLOCK];
@@ -113,12 +113,12 @@ __global__ void sequential_tree_kernel(const float *in, float *out, size_t size)
     if (t == 0) out[blockIdx.x] = partialSum[0];
 }
 
-// seed 004 method 5, as written: one block walks the array 1024 elements at a time; block sums
+// seven-methods post, method 5, as written: one block walks the array 1024 elements at a time; block sums
 // climb 4 tiers of 1024 partials in shared memory; the tiers are flushed upward at the end.
 __global__ void hierarchy_reduce_sum_kernel(const float *in, float *out, int size)
 {
     const int BLOCK_SIZE = 1024;
-    const int TIERS = 4; // the seed says "supports up to 1024^4(1TB) array"; see the header
+    const int TIERS = 4; // the post says "supports up to 1024^4(1TB) array"; see the header
     static __shared__ float shared[(TIERS - 1) * BLOCK_SIZE + 1];
     static __shared__ int indices[TIERS];
     if (threadIdx.x < TIERS) {
@@ -152,7 +152,7 @@ __global__ void hierarchy_reduce_sum_kernel(const float *in, float *out, int siz
     }
 }
 
-// seed 004 method 7's compare-exchange, as written (ascending: the larger value goes up).
+// seven-methods post, method 7's compare-exchange, as written (ascending: the larger value goes up).
 __inline__ __device__ void compare_swap(float *arr, int a, int b)
 {
     if (arr[a] > arr[b]) {
@@ -162,7 +162,7 @@ __inline__ __device__ void compare_swap(float *arr, int a, int b)
     }
 }
 
-// seed 004 method 7: one pass of comparators at distance `stride`; the first pass of a stage
+// seven-methods post, method 7: one pass of comparators at distance `stride`; the first pass of a stage
 // compares mirror pairs (inverted), which makes the network sort ascending with no direction
 // bits.  Comparators reaching past size are skipped (see the header: virtual +inf padding).
 __inline__ __device__ void bitonic_sort_merge(float *arr, int stride, int size, bool inverted)
@@ -179,7 +179,7 @@ __inline__ __device__ void bitonic_sort_merge(float *arr, int stride, int size, 
     }
 }
 
-// seed 004 method 7, as written (the seed spells it bitnoic_sort_kernel): sort in place.
+// seven-methods post, method 7, as written (the post spells it bitnoic_sort_kernel): sort in place.
 __global__ void bitonic_sort_kernel(float *arr, int size)
 {
     for (int i = 1; i < size; i *= 2) {
@@ -192,7 +192,7 @@ __global__ void bitonic_sort_kernel(float *arr, int size)
     }
 }
 
-// seed 004 method 6, as written: fold the array onto its first half until one value is left
+// seven-methods post, method 6, as written: fold the array onto its first half until one value is left
 // (in place: the caller passes a scratch copy).
 __global__ void fold_reduce_sum_kernel(float *in, float *out, int size)
 {
@@ -253,7 +253,7 @@ cleanup:
     return c->err[0] != 0;
 }
 
-/* Seed 004's single-block kernels that read the input and write one float: <<<1, 1024>>>. */
+/* The seven-methods post's single-block kernels that read the input and write one float: <<<1, 1024>>>. */
 static int ug_run_single_block(const ug_kernel *k, ug_call *c,
                                void (*kernel)(const float *, float *, int))
 {

@@ -1,7 +1,7 @@
 /*
- * seed004.cuh - seed 004's device helpers, as written (only renamed with a seed004_ prefix so
+ * shuffle_reduce.cuh - the seven-methods post's device helpers, as written (only renamed with a shuffle_ prefix so
  * they cannot collide with std:: names): the warp and block shuffle reductions of its method 5.
- * Shared by reduce_seed.cu (the seed's own single-block kernel) and reduce_grid.cu (the
+ * Shared by reduce_posts.cu (the post's own single-block kernel) and reduce_grid.cu (the
  * grid-wide shuffle reduction).
  */
 #ifndef UG_SHUFFLE_REDUCE_CUH
@@ -23,7 +23,7 @@ __inline__ __device__ float shuffle_warp_reduce_sum(float value)
 /* Seed: warp sums into shared[warp], then warp 0 reduces them (zeros beyond blockDim/32).
  * Thread 0's result is the complete binary tree over the block's values in thread order:
  * log2(blockDim.x) additions for a block of a power-of-two size (32..1024).  The caller must
- * __syncthreads() before the next call (the seed's callers do). */
+ * __syncthreads() before the next call (the post's callers do). */
 __inline__ __device__ float shuffle_block_reduce_sum(float val)
 {
     static __shared__ float shared[32];

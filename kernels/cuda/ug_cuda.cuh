@@ -49,7 +49,7 @@
 /* Loads issued before the first of them is added (per thread, same serial order). */
 #define UG_GRID_UNROLL 8
 
-/* The seed kernels keep the seed's int arithmetic; 2^30 keeps every index expression in them
+/* The posts' kernels keep their int arithmetic; 2^30 keeps every index expression in them
  * (tid + blockDim.x, j + stride + mid, (size + 1) / 2) below INT_MAX. */
 #define UG_SEED_MAX_N ((size_t)1 << 30)
 
