@@ -14,6 +14,7 @@ static void ug_det_all(ug_t *t, ug_op op, const ug_input *in)
 {
     UG_FOR_KERNELS(t, k, op, UG_CUDA, "*") {
         ug_result *r = ug_measure_repeat(t, k, in, UG_REPEATS);
+        UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c (the first run) */
         if (!k->nondeterministic) {
             UG_EXPECT_DISTINCT_MAX(r, 1); /* declared deterministic: one result, bitwise */
         } else {

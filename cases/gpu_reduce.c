@@ -4,15 +4,15 @@
  *
  * What is asserted, and why:
  *  - every kernel, distribution and size: bound ratio <= 1 (the a-priori class and depth of the
- *    kernel's registry line; a ratio above 1 is a bug in the kernel or in its declared depth);
- *  - on one-signed data (uniform(0,1), lognormal, constant; condition number 1, so ULP error is
- *    meaningful): max ULP error below a per-kernel limit measured on the GPU machine, with the
- *    headroom given in the table;
- *  - special values: an exact sum that is NaN or infinite must come out as exactly that (ULP
- *    error 0, see oracle.h), so the same ULP limits hold with NaN/inf/0 injected;
+ *    kernel's registry line, or the probabilistic bound at lambda = 9 where that is vacuous; a
+ *    ratio above 1 is a bug in the kernel or in its declared depth).  Atomics too;
+ *  - special values: an exact sum that is NaN or infinite must come out as exactly that, else
+ *    the ratio is infinite (oracle.h's rules);
+ *  - expected failures, each declared per kernel with its reason (strict: a pass is reported);
  *  - a kernel whose max_n is below n is skipped at that n; max_exceeded asserts the clear
  *    refusal past max_n.
- * Tables: at n = 2^20 and 2^26, per kernel, max ULP, bound ratio and GB/s.
+ * Tables: at n = 2^20 and 2^26, per kernel, max ULP, bound ratio and GB/s.  Measured figures
+ * are not bounds: they are gated by the per-device baselines (reports/baselines/).
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,38 +33,20 @@ static int ug_red_trials(ug_t *t, size_t n)
     return ug_trials(t, n <= 10000 ? 10 : n <= ((size_t)1 << 20) ? 3 : 1);
 }
 
-/* Max ULP error on one-signed data (uniform(0,1), lognormal(0,1), constant 0.1, with specials),
- * every size up to 2^26: measured on the GPU machine (an H200, seed 0x5eed), x 2 headroom.
- * A-priori the limit is gamma_D 2^24 ~ D ulp (S = |s| < 2^24 ulp(s)): D = 26 for the trees at
- * 2^26, 281 for the grid kernels' serial slices; the measured errors are far below. */
-typedef struct {
-    const char *kernel;
-    double ulp_max;
-    const char *why;
-} ug_red_limit;
+/* The probabilistic bound where the worst case is vacuous (D u >= 1: the unknown-order kernels,
+ * cub_reduce and reduce_atomic, at n >= 2^24): lambda = 9, so an output of n terms exceeds
+ * gamma~_D(9) S with probability at most 2n exp(-9^2 (1-u)^2 / 2) = 5.2e-18 n, 3.5e-10 at
+ * n = 2^26 (Higham & Mary 2019; kernels/bounds.c).  The model (independent mean-zero errors)
+ * does not hold for constant inputs accumulated in arrival order: there a binary32 accumulator
+ * stagnates (0.1 is below half an ulp once the sum passes 2^21), and that is declared below as
+ * the expected failure it is. */
+#define UG_RED_LAMBDA 9.0
 
-static const ug_red_limit ug_red_limits[] = {
-    {"reduce_interleaved", 2 * 1.74, "measured 1.74 (uniform(0,1), n=1025)"},
-    {"reduce_sequential", 2 * 1.15, "measured 1.15 (uniform(0,1), n=1025)"},
-    {"reduce_warp_shuffle", 2 * 1.74, "the same complete tree as interleaved: measured 1.74"},
-    {"reduce_fold", 2 * 1.08, "measured 1.07 (uniform(0,1), n=10^4)"},
-    {"reduce_bitonic_fold", 2 * 1.27, "measured 1.27 (uniform(0,1), n=10^6)"},
-    {"reduce_warp_shuffle_grid", 2 * 32.0, "256-term serial slices: measured 32 (constant, 2^26)"},
-    /* a-priori: fl32 of a value within gamma64_D S of s (D <= 281): 0.5 ulp + 2^-20 at most */
-    {"reduce_f64acc", 0.5 + 0x1p-20, "correctly rounded but for binary64 error: measured 0.5"},
-    {"reduce_kahan", 1.0, "faithful (the a-priori gamma_5 S allows ~5 ulp): measured 0.5"},
-    /* a-priori: u|s| + gamma^2 S -> 0.5 ulp + a tiny term on one-signed data */
-    {"reduce_neumaier", 0.5 + 0x1p-20, "measured 0.5"},
-    {"cub_reduce", 2 * 2.0, "measured 2.0 (constant, 2^20)"},
-    /* reduce_atomic, reduce_atomic_grid: arrival-order serial sums, error grows with n and
-     * differs run to run (measured up to 9.2e6 ulp, constant 0.1 at 2^26, where the fp32
-     * accumulator stops growing); only the a-priori bound gamma_D S is asserted */
-};
-
-static double ug_red_limit_of(ug_t *t, const ug_kernel *k)
+/* Kernels that accumulate in arrival order into one binary32 word (atomics), on a constant input
+ * large enough that the worst case is vacuous and the probabilistic model does not hold. */
+static bool ug_red_stagnates(const ug_kernel *k, const ug_dist *d, size_t n)
 {
-    const ug_red_limit *lim = UG_KERNEL_ROW(t, ug_red_limits, k);
-    return lim ? lim->ulp_max : INFINITY; /* atomic kernels, or a new kernel until it is measured */
+    return k->nondeterministic && d->kind == UG_D_CONSTANT && ug_kernel_depth(k, n) * 0x1p-24 >= 1;
 }
 
 /* One table line per kernel for the sizes the issue reports on. */
@@ -76,7 +58,7 @@ typedef struct {
 
 static void ug_red_table(ug_t *t, const ug_dist *d, size_t n, const ug_red_row *rows, int count)
 {
-    char label[96];
+    char label[160];
     ug_point(t, "table n=%zu %s", n, ug_dist_describe(d, label, sizeof label));
     ug_note(t, "%-26s %10s %10s %10s %9s", "kernel", "ulp_max", "ratio", "ms", "GB/s");
     for (int i = 0; i < count; i++) {
@@ -92,7 +74,7 @@ static void ug_red_table(ug_t *t, const ug_dist *d, size_t n, const ug_red_row *
  * table is asserted too. */
 static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count)
 {
-    bool one_signed = ug_dist_one_signed(&d);
+    ug_prob_lambda(t, UG_RED_LAMBDA);
     for (size_t i = 0; i < count; i++) {
         size_t n = ns[i];
         if (!ug_n_selected(t, n)) continue;
@@ -107,8 +89,11 @@ static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count)
                 continue;
             }
             ug_result *r = ug_measure(t, k, in);
-            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c, depths in kernels/cuda */
-            if (one_signed) UG_EXPECT_ULP_MAX(r, ug_red_limit_of(t, k));
+            if (ug_red_stagnates(k, &d, n))
+                ug_xfail(t, "arrival-order binary32 accumulation of a constant stagnates once the "
+                            "sum passes 2^21: the probabilistic model does not hold");
+            /* a-priori (kernels/bounds.c, depths in kernels/cuda), probabilistic where vacuous */
+            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
             if (row) {
                 row->ulp_max = r->ulp_max;
                 row->ratio = r->bound_ratio_max;
@@ -180,13 +165,9 @@ UG_CASE_EX(gpu_reduce, subnormals, UG_CASE_GPU)
         ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, ug_red_trials(t, n));
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CUDA, "*") {
             ug_result *r = ug_measure(t, k, in);
-            if (k->nondeterministic) { /* the atomic kernels */
-                ug_note(t, "%s on subnormals: got %.9g (trial 0), rel_max %.3g, bound ratio %.3g "
-                        "(atomics flush subnormals to 0)", k->name,
-                        r->out && r->out[0] ? (double)r->out[0][0] : NAN, r->rel_max,
-                        r->bound_ratio_max);
-                continue;
-            }
+            if (k->nondeterministic) /* the atomic kernels */
+                ug_xfail(t, "PTX atom.add.f32 flushes subnormal inputs and results to zero, which "
+                            "the tree class does not model");
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
         }
         ug_input_free(t, in);

@@ -1,13 +1,16 @@
 /*
- * reduce.c - every CPU summation kernel on every distribution, and the findings of the seven-methods post and
- * of the textbooks as assertions.
+ * reduce.c - every CPU summation kernel on every distribution, and the findings of the
+ * seven-methods post and of the textbooks as assertions.
  *
  * What is asserted, and why:
- *  - every kernel, every distribution, every size: bound ratio <= 1 (a-priori class: a ratio
- *    above 1 is a bug in the kernel or in its declared class);
- *  - where ULP is meaningful (all inputs of one sign, condition number 1): max ULP error below a
- *    per-kernel limit measured on these cases, with the headroom stated in the table;
- *  - where cancellation makes ULP meaningless: relative error through the bound ratio only.
+ *  - every kernel, every distribution, every size: bound ratio <= 1 (the a-priori class of its
+ *    registry row: a ratio above 1 is a bug in the kernel or in its declared class; kernels/
+ *    bounds.c).  A special value where the exact sum is NaN or infinite counts as an infinite
+ *    ratio unless it is that same special, so specials are checked by the same assertion.  No
+ *    CPU sum here reaches a vacuous worst case (D u >= 1 needs 2^24 terms).
+ *  - the findings below, each with its reason.
+ * Measured figures (the ULP error each kernel reaches) are not bounds: they belong to the
+ * per-device baselines of the merge gate (reports/baselines/).
  */
 #include <math.h>
 
@@ -17,33 +20,10 @@
 static const size_t ug_sizes[] = {1, 2, 3, 1000, 1023, 1024, 1025, 10000};
 /* GenSum needs room for its construction; the tiny sizes carry no cancellation to speak of. */
 static const size_t ug_sizes_gensum[] = {1000, 1023, 1024, 1025, 10000};
-
-enum { UG_TRIALS = 20 };
-
-/* Max ULP error on one-signed, condition-1 data (uniform(0,1), lognormal, constant, sorted of
- * these), by bound class.  A-priori: S = |s| and |s| < 2^24 ulp(s), so the class bound
- * gamma_D S is about D ulp.  What we measured over these cases (seed 0x5eed, 20 trials, every n up
- * to 10^4), as (ulp_max - 0.5) / D: at most 0.25 for every tree kernel (n = 3: 1 ulp at D = 2;
- * serial on constant 0.1f: 1591 ulp at D = 9999, 0.16).  The limit 0.5 + 0.5 D keeps 2x headroom
- * over that and is still twice as tight as the a-priori bound.
- *   kahan, neumaier: 1 ulp (the textbook finding on condition-1 data; measured max 0.81);
- *   wide_acc: correctly rounded but for the binary64 accumulation error, 0.5 + gamma64_D 2^24. */
-static double ug_ulp_limit_of(const ug_kernel *k, size_t n)
-{
-    double D = (double)ug_kernel_depth(k, n);
-    switch (k->bound) {
-    case UG_BOUND_TREE: return 0.5 + 0.5 * D;
-    case UG_BOUND_KAHAN:
-    case UG_BOUND_NEUMAIER: return 1.0;
-    case UG_BOUND_WIDE_ACC: return 0.5 + 0x1p24 * (D * 0x1p-53) / (1 - D * 0x1p-53) * (1 + 0x1p-24);
-    default: return INFINITY; /* no class limit: the bound ratio alone */
-    }
-}
-
-/* Every CPU reduction on the row's distribution over its sizes; on one-signed data (the
- * distribution says so: ug_dist_one_signed) the ULP table is asserted too. */
 static const size_t ug_sizes_big[] = {1000000};
 static const size_t ug_sizes_specials[] = {1, 3, 1000, 10000};
+
+enum { UG_TRIALS = 20 };
 
 static const ug_param ug_reduce_dists[] = {
     {"uniform01", UG_UNIFORM(0, 1)},
@@ -69,23 +49,15 @@ static const ug_param ug_reduce_dists_slow[] = {
     {"uniform01_1e6", UG_UNIFORM(0, 1), UG_SIZES(ug_sizes_big), 10},
 };
 
+/* Every CPU reduction on the row's distribution over its sizes. */
 static void ug_reduce_all(ug_t *t)
 {
     const ug_param *p = ug_param_of(t);
-    bool one_signed = ug_dist_one_signed(&p->dist);
     UG_FOR_SIZES(t, n, ug_sizes) {
         ug_input *in = ug_input_make(t, UG_OP_SUM, &p->dist, n, p->trials ? p->trials : UG_TRIALS);
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "*") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: Higham ch. 3-4, kernels/bounds.c */
-            if (!one_signed) continue;
-            UG_EXPECT_ULP_MAX(r, ug_ulp_limit_of(k, n)); /* class limit, above */
-            /* Compensated and binary64-accumulating kernels are correctly rounded on most
-             * outputs: their mean error stays within correct rounding's 0.5 ulp (measured at most
-             * 0.32 over these cases; a correctly rounded result averages ~0.25). */
-            if (k->bound == UG_BOUND_KAHAN || k->bound == UG_BOUND_NEUMAIER ||
-                k->bound == UG_BOUND_WIDE_ACC)
-                UG_EXPECT_ULP_MEAN(r, 0.5);
         }
         ug_input_free(t, in);
     }
@@ -100,18 +72,24 @@ static ug_result *ug_one(ug_t *t, const char *kernel, const ug_input *in)
 {
     const ug_kernel *k = ug_kernel_find(kernel);
     UG_ASSERT_MSG(k != NULL, "kernel %s is not registered", kernel);
-    return ug_measure(t, k, in);
+    ug_result *r = ug_measure(t, k, in);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* its a-priori class, whatever the finding */
+    return r;
 }
 
 UG_CASE(reduce, finding_compensated_within_one_ulp)
 {
-    /* Kahan and Neumaier stay within 1 ulp on condition-1 data at every size we test. */
+    /* On condition-1 data (uniform(0,1): S = |s|) the compensated classes are nearly correctly
+     * rounded, a-priori: Neumaier's u|s| + gamma_{n-1}^2 S is (1 + gamma^2 2^24) ulp at most
+     * (|s| < 2^24 ulp(s)); Kahan's (2u + 4nu^2) S is 2 + 4 n u ulp.  Asserted in ULP, the
+     * textbook way of stating it. */
     static const size_t ns[] = {1000, 10000, 100000};
     ug_dist d = ug_uniform(0, 1);
     UG_FOR_N(t, n, ns) {
+        double g = (double)n * 0x1p-24 / (1 - (double)n * 0x1p-24);
         ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, UG_TRIALS);
-        UG_EXPECT_ULP_MAX(ug_one(t, "kahan_f32", in), 1.0);
-        UG_EXPECT_ULP_MAX(ug_one(t, "neumaier_f32", in), 1.0);
+        UG_EXPECT_ULP_MAX(ug_one(t, "kahan_f32", in), 2 + 4 * (double)n * 0x1p-24);
+        UG_EXPECT_ULP_MAX(ug_one(t, "neumaier_f32", in), 1 + g * g * 0x1p24);
         ug_input_free(t, in);
     }
 }
@@ -119,16 +97,15 @@ UG_CASE(reduce, finding_compensated_within_one_ulp)
 UG_CASE(reduce, finding_serial_grows_like_nu)
 {
     /* Serial binary32 on constant 0.1f: every addition rounds the same way within a binade, so the
-     * errors do not cancel and the relative error grows like n u (measured 0.16 n u at n = 10^4 and
-     * at 10^6; it dips between, e.g. 0.02 n u at 10^5, where the binades' errors partly cancel).
-     * Asserted: > 0.05 n u at both sizes, and 100x the length gives > 30x the relative error
-     * (linear growth gives 100x, a random walk 10x); pairwise stays within 2 ulp at 10^6. */
+     * errors do not cancel and the relative error grows like n u (0.16 n u at n = 10^4 and at
+     * 10^6 with this input; a random walk would give sqrt(n) u).  Asserted: > 0.05 n u at both
+     * sizes, and 100x the length gives > 30x the relative error (linear growth gives 100x, a
+     * random walk 10x); pairwise (depth ceil(log2 n) = 20) stays within its class. */
     ug_dist d = ug_constant(0.1);
     ug_input *a = ug_input_make(t, UG_OP_SUM, &d, 10000, 1);
     ug_input *b = ug_input_make(t, UG_OP_SUM, &d, 1000000, 1);
     ug_result *s1 = ug_one(t, "serial_f32", a), *s2 = ug_one(t, "serial_f32", b);
     ug_result *p2 = ug_one(t, "pairwise_halves", b);
-    UG_EXPECT_ULP_MAX(p2, 2.0);
     ug_point(t, "serial_vs_n");
     ug_note(t, "serial_f32 on 0.1f: rel %.3g (%.3f n u) at n=1e4, %.3g (%.3f n u) at n=1e6; pairwise %.3g ulp at 1e6",
             s1->rel_max, s1->rel_max / (1e4 * 0x1p-24), s2->rel_max, s2->rel_max / (1e6 * 0x1p-24), p2->ulp_max);
@@ -140,7 +117,8 @@ UG_CASE(reduce, finding_serial_grows_like_nu)
 
 UG_CASE(reduce, finding_sorting_helps_less_than_pairwise)
 {
-    /* The seven-methods post's result: sorting by magnitude (method 3) gains far less than pairwise (5). */
+    /* The seven-methods post's result: sorting by magnitude (method 3) gains far less than
+     * pairwise (method 5). */
     ug_dist d = ug_normal(0, 1);
     ug_input *in = ug_input_make(t, UG_OP_SUM, &d, 10000, 200);
     ug_result *serial = ug_one(t, "serial_f32", in), *sorted = ug_one(t, "sorted_abs_serial", in);
@@ -152,4 +130,30 @@ UG_CASE(reduce, finding_sorting_helps_less_than_pairwise)
     UG_EXPECT_MSG(pairwise->abs_err_sum < 0.5 * sorted->abs_err_sum,
                   "pairwise (%.3g) not clearly better than sorting (%.3g)", pairwise->abs_err_sum,
                   sorted->abs_err_sum);
+}
+
+UG_CASE(reduce, finding_specials_propagate)
+{
+    /* The special-value rules (oracle.h) on hand-made inputs, every CPU kernel: NaN anywhere is
+     * NaN; +inf with finite terms is +inf; +inf and -inf together are NaN; an all -0 sum is -0.
+     * A kernel that returns 0, a finite value or the wrong special fails its bound ratio. */
+    static const struct {
+        const char *name;
+        float x[4];
+    } rows[] = {
+        {"nan", {1.0f, NAN, 2.0f, 3.0f}},
+        {"posinf", {1.0f, INFINITY, -2.0f, 3.0f}},
+        {"neginf", {-INFINITY, 1.0f, 2.0f, 3.0f}},
+        {"inf_minus_inf", {INFINITY, 1.0f, -INFINITY, 3.0f}},
+        {"negzeros", {-0.0f, -0.0f, -0.0f, -0.0f}},
+        {"cancel_to_zero", {1.0f, -1.0f, 2.0f, -2.0f}},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ug_input *in = ug_input_from_data(t, UG_OP_SUM, rows[i].name, rows[i].x, NULL, 4);
+        UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "*") {
+            ug_result *r = ug_measure(t, k, in);
+            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+        }
+        ug_input_free(t, in);
+    }
 }

@@ -4,6 +4,7 @@
  * (got and exact in hex and decimal, its errors), the seed and a rerun line.  Whether a failed
  * check ends the case is the caller's (UG__CHECK in ug.h).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +71,9 @@ bool ug_check_metric(ug_t *t, const ug_result *r, ug_metric m, double limit, con
 {
     if (!r) return true;
     if (r->failed_run) return false; /* already reported by ug_measure */
+    /* effective: a finite limit, and for the bound ratio a finite bound on every output */
+    if (isfinite(limit) && (m != UG_M_RATIO_MAX || r->bound_unchecked == 0))
+        ((ug_result *)r)->checked = true;
     double v = ug_metric_value(r, m);
     if (v <= limit) return true;
     ug_fail_header(t, file, line, expr, "%s %.4g%s > %g", ug_metric_name(m), v,
@@ -82,6 +86,7 @@ bool ug_check_bitwise(ug_t *t, const ug_result *a, const ug_result *b, const cha
                       const char *file, int line)
 {
     if (a->failed_run || b->failed_run) return false;
+    ((ug_result *)a)->checked = ((ug_result *)b)->checked = true;
     if (a->trials != b->trials || a->elements != b->elements) {
         ug_fail_header(t, file, line, expr, "shapes differ (%d x %zu vs %d x %zu)", a->trials,
                        a->elements, b->trials, b->elements);
@@ -108,6 +113,7 @@ bool ug_check_correctly_rounded(ug_t *t, const ug_result *r, const char *expr, c
                                 int line)
 {
     if (r->failed_run) return false;
+    ((ug_result *)r)->checked = true;
     if (ug_result_correctly_rounded(r)) return true;
     ug_fail_header(t, file, line, expr, "%zu of %zu outputs are not the correctly rounded result",
                    r->count - r->correctly_rounded, r->count);

@@ -43,6 +43,7 @@ typedef struct ug_open_point {
     bool failed, skipped;
     int failures;
     char skip_reason[160];
+    char xfail[256];       /* declared expected failure (ug_xfail), or "" */
     ug_buf diag;           /* "# ..." lines: failures and notes */
     ug_result *result;     /* the measurement it reports, or NULL */
 } ug_open_point;
@@ -59,6 +60,7 @@ struct ug_t {
     ug_point_sink sink;
     void *sink_ctx;
     int points;            /* points closed in this case */
+    double lambda;         /* of the probabilistic bound (ug_prob_lambda) */
     /* owned memory, freed when the case ends */
     ug_input **inputs;
     size_t n_inputs, cap_inputs;

@@ -11,6 +11,10 @@
 #include "base/sys.h"
 #include "context.h"
 
+/* The poison pattern of unwritten outputs: a negative quiet NaN with every payload bit set, which
+ * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
+#define UG_POISON_BITS 0xffffffffu
+
 /* GPU kernels time themselves (events, median of reps after a warm-up); CPU kernels are timed
  * here, one wall-clock run per trial, median over trials. */
 enum { UG_GPU_TIMING_REPS = 10 };
@@ -68,19 +72,52 @@ typedef struct {
     double ulp, rel, ratio;
 } ug_sums;
 
-/* Compare one output with its exact value and fold it into r's figures.  nterms: terms per
- * output (the bound's n). */
-static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, int trial, size_t e, float got,
-                       const ug_exact *x)
+static double ug_ratio(double err, double bound)
+{
+    return err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
+}
+
+/* The bound and ratio of one output: the a-priori bound where it is finite, else the
+ * probabilistic one at lambda; where the exact value is NaN or infinite, only that special is
+ * right (ratio 0) and anything else is an infinite error. */
+static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *x, const ug_error *err,
+                              double lambda, double *bound)
 {
     const ug_kernel *k = r->kernel;
-    ug_error err = ug_error_of(x, got);
-    double bound = 0, ratio = 0;
-    if (x->cls == UG_X_FINITE && k->bound != UG_BOUND_NONE) {
-        bound = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
-        if (isinf(bound)) r->bound_vacuous++;
-        ratio = err.abs == 0 ? 0 : bound > 0 ? err.abs / bound : INFINITY;
+    *bound = 0;
+    if (x->cls != UG_X_FINITE) return err->abs == 0 ? 0 : INFINITY;
+    if (k->bound == UG_BOUND_NONE) {
+        r->bound_unchecked++;
+        return 0;
     }
+    double ab = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
+    double pb = lambda > 0 ? ug_kernel_bound_prob(k, nterms, x->sum_abs, fabs(x->hi), lambda) : INFINITY;
+    double pratio = isfinite(pb) ? ug_ratio(err->abs, pb) : 0;
+    if (!(pratio <= r->prob_ratio_max)) r->prob_ratio_max = pratio;
+    if (isfinite(ab)) {
+        double ratio = ug_ratio(err->abs, ab);
+        if (!(ratio <= r->apriori_ratio_max)) r->apriori_ratio_max = ratio;
+        *bound = ab;
+        return ratio;
+    }
+    if (isfinite(pb)) {
+        double pf = ug_prob_failure(nterms, lambda);
+        r->bound_vacuous++;
+        if (pf > r->prob_failure) r->prob_failure = pf;
+        *bound = pb;
+        return pratio;
+    }
+    r->bound_unchecked++;
+    return 0;
+}
+
+/* Compare one output with its exact value and fold it into r's figures.  nterms: terms per
+ * output (the bound's n). */
+static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
+                       size_t e, float got, const ug_exact *x)
+{
+    ug_error err = ug_error_of(x, got);
+    double bound, ratio = ug_output_ratio(r, nterms, x, &err, lambda, &bound);
     if (ug_same_f32(got, x->rn)) r->correctly_rounded++;
     ug_worst_update(&r->worst_ulp, err.ulp, r->ulp_max, trial, e, got, x, &err, bound, ratio);
     ug_worst_update(&r->worst_rel, err.rel, r->rel_max, trial, e, got, x, &err, bound, ratio);
@@ -153,6 +190,23 @@ static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
     c->out = out;
 }
 
+/* An output still holding the poison pattern was never written: a kernel bug, whatever the
+ * metrics say (GPU launchers poison their device buffers the same way before every launch). */
+static void ug_check_written(ug_t *t, ug_result *r, int i)
+{
+    size_t first = 0, count = 0;
+    for (size_t e = 0; e < r->elements; e++)
+        if (ug_f32_bits(r->out[i][e]) == UG_POISON_BITS) {
+            if (!count) first = e;
+            count++;
+        }
+    if (!count) return;
+    r->unwritten += count;
+    ug_fail_header(t, __FILE__, __LINE__, "every output written",
+                   "%s left %zu of %zu outputs unwritten in trial %d (first: element %zu)",
+                   r->kernel->id, count, r->elements, r->in->first_trial + i, first);
+}
+
 static int ug_dcmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -172,8 +226,8 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     for (int i = 0; i < r->trials; i++) {
         int trial = in->first_trial + i;
         r->out[i] = ug_xmalloc(r->elements * sizeof(float));
-        /* poison: an output the kernel never writes shows up as NaN, not as a stale value */
-        for (size_t e = 0; e < r->elements; e++) r->out[i][e] = NAN;
+        /* poison: an output the kernel never writes keeps a NaN pattern no arithmetic makes */
+        for (size_t e = 0; e < r->elements; e++) r->out[i][e] = ug_bits_f32(UG_POISON_BITS);
         ug_call c;
         ug_call_setup(&c, in, i, r->out[i]);
         if (k->backend == UG_CUDA && i == 0) c.reps = UG_GPU_TIMING_REPS;
@@ -186,8 +240,9 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
             return -1;
         }
         times[i] = k->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
+        ug_check_written(t, r, i);
         for (size_t e = 0; e < r->elements; e++)
-            ug_account(r, &sums, nterms, trial, e, r->out[i][e], &in->exact[i][e]);
+            ug_account(r, &sums, nterms, t->lambda, trial, e, r->out[i][e], &in->exact[i][e]);
         if (in->kappa[i] > r->kappa_max || isnan(in->kappa[i])) r->kappa_max = in->kappa[i];
     }
     r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
@@ -244,6 +299,7 @@ static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
 static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
 {
     ug_result *r = ug_result_new(t, k, in);
+    r->prob_lambda = t->lambda;
     ug_measure_open(t, r);
     if (k->op != in->op) {
         ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",

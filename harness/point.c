@@ -18,19 +18,48 @@ void ug_point_open(ug_t *t, const char *name, ug_result *r)
     p->failed = p->skipped = false;
     p->failures = 0;
     p->skip_reason[0] = 0;
+    p->xfail[0] = 0;
     p->result = r;
     ug_buf_clear(&p->diag);
+}
+
+/* A measurement that no effective check looked at is a failure of its own: a pass must mean
+ * every output was checked. */
+static void ug_point_require_check(ug_t *t)
+{
+    const ug_result *r = t->pt.result;
+    if (!r || t->pt.skipped || r->failed_run || r->checked) return;
+    ug_fail_header(t, __FILE__, __LINE__, "an effective check",
+                   "%s was measured but nothing effective was asserted on it: assert a finite "
+                   "bound ratio (a-priori, or probabilistic with ug_prob_lambda) or a ULP limit",
+                   r->kernel->id);
+    if (r->bound_unchecked)
+        ug_buf_printf(&t->pt.diag, "#   %zu of %zu outputs have no finite bound (class %s, lambda %g)\n",
+                      r->bound_unchecked, r->count, ug_bound_class_name(r->kernel->bound), r->prob_lambda);
+}
+
+static ug_status ug_point_status(ug_t *t)
+{
+    ug_open_point *p = &t->pt;
+    if (p->skipped) return UG_ST_SKIP;
+    if (!p->xfail[0]) return p->failed ? UG_ST_FAIL : UG_ST_PASS;
+    if (p->failed) return UG_ST_XFAIL;
+    ug_buf_printf(&p->diag, "# expected to fail (%s), but every check held: the declaration is "
+                            "stale, remove it\n", p->xfail);
+    return UG_ST_XPASS;
 }
 
 void ug_point_close(ug_t *t)
 {
     ug_open_point *p = &t->pt;
     if (!p->open) return;
+    ug_point_require_check(t);
     ug_point_record rec = {
         .name = p->name,
-        .status = p->skipped ? UG_ST_SKIP : p->failed ? UG_ST_FAIL : UG_ST_PASS,
+        .status = ug_point_status(t),
         .failures = p->failures,
         .skip_reason = p->skip_reason,
+        .xfail = p->xfail,
         .diag = ug_buf_str(&p->diag),
         .result = p->result,
     };
@@ -86,6 +115,14 @@ void ug_skip(ug_t *t, const char *reason)
 }
 
 void ug_abort_case(ug_t *t) { longjmp(t->jb, 1); }
+
+void ug_xfail(ug_t *t, const char *reason)
+{
+    ug_point_ensure(t);
+    snprintf(t->pt.xfail, sizeof t->pt.xfail, "%s", reason && *reason ? reason : "expected to fail");
+}
+
+void ug_prob_lambda(ug_t *t, double lambda) { t->lambda = lambda > 0 ? lambda : 0; }
 
 /* __FILE__ as meson passes it ("../cases/x.c", "../../src/cases/x.c"): shown from the project
  * root, as a user would open it. */

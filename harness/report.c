@@ -111,7 +111,13 @@ static void ug_json_row(ug_buf *b, const ug_row *r)
     ug_json_str(b, "bound_class", r->bound_class);
     ug_json_num(b, "bound_ratio_max", r->bound_ratio_max);
     ug_json_num(b, "bound_ratio_mean", r->bound_ratio_mean);
+    ug_json_num(b, "apriori_ratio_max", r->apriori_ratio_max);
+    ug_json_num(b, "prob_ratio_max", r->prob_ratio_max);
+    ug_json_num(b, "prob_lambda", r->prob_lambda);
+    ug_json_num(b, "prob_failure", r->prob_failure);
     ug_json_num(b, "bound_vacuous", (double)r->bound_vacuous);
+    ug_json_num(b, "bound_unchecked", (double)r->bound_unchecked);
+    ug_json_num(b, "unwritten", (double)r->unwritten);
     ug_json_num(b, "kappa_max", r->kappa_max);
     ug_json_num(b, "correctly_rounded", (double)r->correctly_rounded);
     if (r->repeats) {

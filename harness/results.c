@@ -142,7 +142,13 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
     row->rel_err_sum_rd = r->rel_err_sum_rd;
     row->bound_ratio_max = r->bound_ratio_max;
     row->bound_ratio_mean = r->bound_ratio_mean;
+    row->apriori_ratio_max = r->apriori_ratio_max;
+    row->prob_ratio_max = r->prob_ratio_max;
+    row->prob_lambda = r->prob_lambda;
+    row->prob_failure = r->prob_failure;
     row->bound_vacuous = r->bound_vacuous;
+    row->bound_unchecked = r->bound_unchecked;
+    row->unwritten = r->unwritten;
     row->correctly_rounded = r->correctly_rounded;
     row->kappa_max = r->kappa_max;
     row->repeats = r->repeats;
@@ -157,4 +163,14 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
     row->n_extra = r->n_extra;
     memcpy(row->extra, r->extra, sizeof row->extra);
     ug_row_make_id(row);
+}
+
+void ug_results_summary(const ug_results *res, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%d passed, %d failed, %d skipped", res->passed, res->failed,
+                     res->skipped);
+    if (res->xfailed && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, ", %d failed as expected", res->xfailed);
+    if (res->xpassed && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", %d passed unexpectedly", res->xpassed);
 }

@@ -66,8 +66,9 @@ typedef struct ug_row {
     /* figures */
     double ulp_max, ulp_mean, rel_max, rel_mean, abs_max;
     double abs_err_sum, rel_err_sum, abs_err_sum_rd, rel_err_sum_rd;
-    double bound_ratio_max, bound_ratio_mean;
-    size_t bound_vacuous, correctly_rounded;
+    double bound_ratio_max, bound_ratio_mean, apriori_ratio_max, prob_ratio_max;
+    double prob_lambda, prob_failure;
+    size_t bound_vacuous, bound_unchecked, unwritten, correctly_rounded;
     double kappa_max;
     int repeats, distinct_results;
     double time_ms, gbps, gflops;
@@ -93,6 +94,8 @@ void ug_results_add(ug_results *res, const ug_row *row);
 void ug_results_free(ug_results *res);
 /* The row with this id, or NULL (linear: callers that look up many build their own index). */
 const ug_row *ug_results_find(const ug_results *res, const char *id);
+/* "N passed, N failed, N skipped[, N failed as expected][, N passed unexpectedly]" */
+void ug_results_summary(const ug_results *res, char *buf, size_t len);
 /* The run's verdict: 1 if any row failed or passed unexpectedly, else 0. */
 int ug_results_status(const ug_results *res);
 

@@ -89,7 +89,13 @@ static int ug_read_row(const ug_json *o, ug_row *r, char *err, size_t errlen)
     r->rel_err_sum_rd = ug_num(o, "rel_err_sum_rd");
     r->bound_ratio_max = ug_num(o, "bound_ratio_max");
     r->bound_ratio_mean = ug_num(o, "bound_ratio_mean");
+    r->apriori_ratio_max = ug_num(o, "apriori_ratio_max");
+    r->prob_ratio_max = ug_num(o, "prob_ratio_max");
+    r->prob_lambda = ug_num(o, "prob_lambda");
+    r->prob_failure = ug_num(o, "prob_failure");
     r->bound_vacuous = (size_t)ug_num(o, "bound_vacuous");
+    r->bound_unchecked = (size_t)ug_num(o, "bound_unchecked");
+    r->unwritten = (size_t)ug_num(o, "unwritten");
     r->correctly_rounded = (size_t)ug_num(o, "correctly_rounded");
     r->kappa_max = ug_num(o, "kappa_max");
     r->repeats = (int)ug_num(o, "repeats");

@@ -139,8 +139,10 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     }
     if (opt->progress) fprintf(stderr, "\r\033[K");
     ug_tap_plan(out, col.tap_index);
-    fprintf(out, "# %d passed, %d failed, %d skipped\n", res->passed, res->failed, res->skipped);
-    if (!opt->tap) fprintf(out, "%d passed, %d failed, %d skipped\n", res->passed, res->failed, res->skipped);
+    char summary[200];
+    ug_results_summary(res, summary, sizeof summary);
+    fprintf(out, "# %s\n", summary);
+    if (!opt->tap) fprintf(out, "%s\n", summary);
     fflush(out);
     return ug_results_status(res);
 }

@@ -140,9 +140,19 @@ typedef struct ug_result {
     double ulp_max, ulp_mean, rel_max, rel_mean, abs_max;
     double abs_err_sum, rel_err_sum;      /* sums over every output (the seven-methods post's metric) */
     double abs_err_sum_rd, rel_err_sum_rd; /* same against RD32(s), the post's rounded-down reference */
+    /* bound ratio |got - s| / bound per output: the a-priori bound where it is finite, else the
+     * probabilistic one at the case's lambda (ug_prob_lambda); a special value where s is NaN
+     * or infinite is right (0) or an infinite error */
     double bound_ratio_max, bound_ratio_mean;
-    size_t bound_vacuous;       /* outputs whose a-priori bound is infinite (gamma_D with D u >= 1):
-                                   their ratio counts as 0, so say how many there were */
+    double apriori_ratio_max;   /* over the outputs with a finite a-priori bound */
+    double prob_ratio_max;      /* the probabilistic bound's ratio (lambda > 0), every output */
+    double prob_lambda, prob_failure; /* lambda, and the largest failure probability it implies */
+    size_t bound_vacuous;       /* outputs whose a-priori bound is vacuous (gamma_D, D u >= 1):
+                                   checked by the probabilistic bound instead */
+    size_t bound_unchecked;     /* outputs with no finite bound at all (no class, or vacuous and
+                                   lambda = 0): the bound ratio check cannot hold for them */
+    size_t unwritten;           /* outputs the kernel never wrote (the poison pattern was left) */
+    bool checked;               /* some effective check looked at this measurement */
     double kappa_max;
     ug_worst worst_ulp, worst_rel, worst_abs, worst_ratio;
     uint64_t ulp_hist[16];      /* ulp error buckets: [0], (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... */
@@ -200,6 +210,18 @@ const void *ug_kernel_row(ug_t *t, const void *table, size_t count, size_t size,
 #define UG_KERNEL_ROW(t, table, k)                                                            \
     ((const __typeof__((table)[0]) *)ug_kernel_row((t), (table), sizeof(table) / sizeof((table)[0]), \
                                                    sizeof((table)[0]), (k)))
+
+/* ---- expected failures and the probabilistic bound ------------------------------------------- */
+
+/* Declare that the open test point (the last measurement) fails, with the reason: its failures
+ * then report as TAP "not ok ... # TODO reason" (expected), and if every check holds the point
+ * is an unexpected pass, which fails the run: the declaration cannot go stale unnoticed. */
+void ug_xfail(ug_t *t, const char *reason);
+/* lambda of the probabilistic bound for the measurements that follow in this case (0, the
+ * default: none, so a vacuous a-priori bound leaves an output unchecked).  A case that measures
+ * where the worst case is vacuous states its lambda, with the failure probability it implies:
+ * 2n exp(-lambda^2/2) per output of n terms (ug_prob_failure). */
+void ug_prob_lambda(ug_t *t, double lambda);
 
 /* ---- notes and context --------------------------------------------------------------------- */
 

@@ -76,6 +76,44 @@ double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs)
     return b * (1 + 0x1p-40);
 }
 
+/* Higham & Mary, "A new approach to probabilistic rounding error analysis", SIAM J. Sci.
+ * Comput. 41(5), 2019, Thm 3.1 and its corollaries for sums and dot products: with rounding
+ * errors modelled as independent random variables of mean zero, a sum or dot of n terms through
+ * depth D satisfies |error| <= gamma~_D(lambda) S with probability at least
+ * 1 - 2n exp(-lambda^2 (1-u)^2 / 2), where gamma~_D(lambda) = exp(lambda sqrt(D) u + D u^2/(1-u)) - 1.
+ * Only rounding to nearest is modelled (TF32's accumulation may truncate: no probabilistic
+ * bound there), and only the classes whose worst case can be vacuous need it (tree; wide_acc
+ * for completeness). */
+static double ug_gamma_prob(double D, double u, double lambda)
+{
+    return expm1(lambda * sqrt(D) * u + D * u * u / (1 - u));
+}
+
+double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs, double lambda)
+{
+    if (!isfinite(S) || !(lambda > 0)) return INFINITY;
+    double D = (double)ug_kernel_depth(k, n);
+    bool dot = k->op != UG_OP_SUM;
+    double b;
+    switch (k->bound) {
+    case UG_BOUND_TREE:
+        b = ug_gamma_prob(dot ? D + 1 : D, ug_u32, lambda) * S;
+        break;
+    case UG_BOUND_WIDE_ACC:
+        b = ug_u32 * s_abs + (1 + ug_u32) * ug_gamma_prob(dot ? D + 1 : D, ug_u64, lambda) * S;
+        break;
+    default:
+        return ug_kernel_bound(k, n, S, s_abs);
+    }
+    return b * (1 + 0x1p-40);
+}
+
+double ug_prob_failure(size_t n, double lambda)
+{
+    double p = 2.0 * (double)n * exp(-lambda * lambda * (1 - ug_u32) * (1 - ug_u32) / 2);
+    return p < 1 ? p : 1;
+}
+
 const char *ug_bound_class_name(ug_bound_class b)
 {
     switch (b) {

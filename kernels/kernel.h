@@ -146,6 +146,13 @@ size_t ug_kernel_depth(const ug_kernel *k, size_t n);
  * Returns +inf when S is not finite or the bound is vacuous, 0 for UG_BOUND_NONE.
  * (kernels/bounds.c) */
 double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs);
+/* The probabilistic bound (Higham & Mary 2019, kernels/bounds.c) for the classes whose
+ * worst-case bound can be vacuous (tree, wide_acc): gamma~_D(lambda) S; the a-priori bound for
+ * the others.  +inf when S is not finite or lambda <= 0. */
+double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
+/* The probability that the probabilistic bound fails for one output of n terms:
+ * at most 2n exp(-lambda^2 (1-u)^2 / 2) (capped at 1). */
+double ug_prob_failure(size_t n, double lambda);
 const char *ug_bound_class_name(ug_bound_class b);
 const char *ug_op_name(ug_op op);
 const char *ug_fmt_name(ug_fmt f);

@@ -41,7 +41,7 @@ static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
         UG_OPAQUE(r);
         float d = r - t;
         UG_OPAQUE(d);
-        y = d + y;
+        y = ug_finite_f32(r) ? d + y : 0.0f; /* no compensation once the sum is inf or NaN */
         t = r;
     }
     c->out[0] = t;

@@ -21,4 +21,15 @@
     } while (0)
 #endif
 
+/* Whether v is finite, by its exponent bits: -ffinite-math-only (implied by -ffast-math) lets
+ * a compiler fold isfinite() to true, but not an integer test. */
+#include <stdint.h>
+#include <string.h>
+static inline int ug_finite_f32(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return (u & 0x7f800000u) != 0x7f800000u;
+}
+
 #endif

@@ -172,7 +172,9 @@ static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
         UG_OPAQUE(t);
         float hi = t - sum;
         UG_OPAQUE(hi);
-        comp = hi - y;
+        /* once the sum is infinite or NaN the compensation would be NaN: drop it, so an
+         * infinite exact sum comes out as that infinity */
+        comp = ug_finite_f32(t) ? hi - y : 0.0f;
         sum = t;
     }
     c->out[0] = sum;
@@ -191,10 +193,12 @@ static int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
         float big = fabsf(sum) >= fabsf(x) ? sum : x, small = fabsf(sum) >= fabsf(x) ? x : sum;
         float d = big - t;
         UG_OPAQUE(d);
-        comp += d + small;
+        float e = d + small; /* kept apart: fast-math may not regroup comp + (d + small) */
+        UG_OPAQUE(e);
+        if (ug_finite_f32(t)) comp += e; /* no error term once the sum is inf or NaN */
         sum = t;
     }
-    c->out[0] = sum + comp;
+    c->out[0] = ug_finite_f32(sum) ? sum + comp : sum;
     return 0;
 }
 
