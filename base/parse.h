@@ -14,4 +14,8 @@ bool ug_parse_size(const char *s, size_t *out);            /* also 2^k and 1e6 f
 bool ug_parse_int(const char *s, long lo, long hi, long *out);
 bool ug_parse_double(const char *s, double *out);          /* strtod: decimal, hex, inf, nan */
 
+/* Levenshtein distance (insertions, deletions, substitutions), for "did you mean" messages;
+ * strings longer than 255 give the longer length. */
+size_t ug_edit_distance(const char *a, const char *b);
+
 #endif

@@ -85,6 +85,12 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
     snprintf(in->label, sizeof in->label, "%s", label);
     in->first_trial = 0;
     in->trials = trials;
+    if (t->opt->trial >= trials) {
+        char why[160];
+        snprintf(why, sizeof why, "--trial %ld: this input has %d trial(s)", t->opt->trial, trials);
+        free(in);
+        ug_skip(t, why);
+    }
     if (t->opt->trial >= 0) {
         in->first_trial = (int)t->opt->trial;
         in->trials = 1;

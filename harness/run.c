@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../kernels/device.h"
+#include "base/parse.h"
+#include "base/sys.h"
 #include "context.h"
 #include "run.h"
 #include "tap.h"
@@ -27,7 +29,103 @@ bool ug_gpu_available(void)
 
 /* ---- the loops cases use ------------------------------------------------------------------------ */
 
-bool ug_n_selected(ug_t *t, size_t n) { return t->opt->n == 0 || t->opt->n == n; }
+/* Every size a case offered to ug_n_selected during the run: what a --n that selects nothing
+ * is told about. */
+enum { UG_MAX_SEEN_SIZES = 512 };
+static size_t ug_seen_sizes[UG_MAX_SEEN_SIZES];
+static size_t ug_n_seen_sizes;
+
+bool ug_n_selected(ug_t *t, size_t n)
+{
+    bool seen = false;
+    for (size_t i = 0; i < ug_n_seen_sizes && !seen; i++) seen = ug_seen_sizes[i] == n;
+    if (!seen && ug_n_seen_sizes < UG_MAX_SEEN_SIZES) ug_seen_sizes[ug_n_seen_sizes++] = n;
+    return t->opt->n == 0 || t->opt->n == n;
+}
+
+/* ---- usage errors: a selection that selects nothing, with the nearest names ------------------ */
+
+typedef struct {
+    const char *name;
+    size_t dist;
+} ug_near;
+
+/* Keep the 3 candidates nearest to want (edit distance on the glob with its '*' and '?' taken
+ * out), into buf as "a, b, c". */
+static void ug_nearest(const char *want, const char *const *names, size_t count, char *buf, size_t len)
+{
+    char plain[128];
+    size_t p = 0;
+    for (const char *c = want; *c && p + 1 < sizeof plain; c++)
+        if (*c != '*' && *c != '?') plain[p++] = *c;
+    plain[p] = 0;
+    ug_near best[3] = {{NULL, (size_t)-1}, {NULL, (size_t)-1}, {NULL, (size_t)-1}};
+    for (size_t i = 0; i < count; i++) {
+        size_t d = ug_edit_distance(plain, names[i]);
+        for (int b = 0; b < 3; b++) {
+            if (best[b].name && strcmp(best[b].name, names[i]) == 0) break;
+            if (d < best[b].dist) {
+                memmove(&best[b + 1], &best[b], (size_t)(2 - b) * sizeof best[0]);
+                best[b] = (ug_near){names[i], d};
+                break;
+            }
+        }
+    }
+    buf[0] = 0;
+    for (int b = 0; b < 3 && best[b].name; b++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", b ? ", " : "", best[b].name);
+}
+
+static int ug_no_kernel_error(const ug_options *opt)
+{
+    size_t count = ug_kernel_count();
+    const char **names = ug_xcalloc(count, sizeof *names);
+    for (size_t i = 0; i < count; i++) names[i] = ug_kernel_at(i)->id;
+    char near[400];
+    ug_nearest(opt->kernel, names, count, near, sizeof near);
+    free(names);
+    fprintf(stderr, "ulpgate: --kernel '%s' matches no kernel; nearest: %s (see 'ulpgate list')\n",
+            opt->kernel, near);
+    return 2;
+}
+
+static int ug_no_case_error(const ug_options *opt, const ug_unit *units, size_t count)
+{
+    const char **names = ug_xcalloc(count, sizeof *names);
+    for (size_t i = 0; i < count; i++) names[i] = units[i].name;
+    char near[400];
+    ug_nearest(opt->filter ? opt->filter : "*", names, count, near, sizeof near);
+    free(names);
+    fprintf(stderr, "ulpgate: no case matches --filter '%s'; nearest: %s (see 'ulpgate list')\n",
+            opt->filter ? opt->filter : "*", near);
+    return 2;
+}
+
+/* After the run: a --n or --trial that selected no measurement is a usage error. */
+static int ug_selection_error(const ug_options *opt, const ug_results *res)
+{
+    size_t measured = 0, gpu_skips = 0;
+    for (size_t i = 0; i < res->count; i++) {
+        measured += res->rows[i].measured && res->rows[i].status != UG_ST_SKIP;
+        gpu_skips += res->rows[i].status == UG_ST_SKIP && strstr(res->rows[i].note, "no CUDA device");
+    }
+    if (measured || gpu_skips) return 0;
+    if (opt->n) {
+        char sizes[400] = "";
+        for (size_t i = 0; i < ug_n_seen_sizes && strlen(sizes) < sizeof sizes - 24; i++)
+            snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu", i ? " " : "",
+                     ug_seen_sizes[i]);
+        fprintf(stderr, "ulpgate: --n %zu: no selected case measures that size; its sizes: %s\n",
+                opt->n, sizes[0] ? sizes : "(none)");
+        return 2;
+    }
+    if (opt->trial >= 0) {
+        fprintf(stderr, "ulpgate: --trial %ld: beyond every selected case's trials (--trials N "
+                        "raises the count)\n", opt->trial);
+        return 2;
+    }
+    return 0;
+}
 
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
 {
@@ -71,6 +169,37 @@ static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
     if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
 }
 
+/* After a whole run (no selection narrowing it): every registered kernel that can run here must
+ * have been measured by some case, else a registered kernel could be broken and nothing would
+ * say so.  One test point, "coverage/every_kernel_measured". */
+static void ug_check_coverage(const ug_options *opt, ug_collector *col)
+{
+    if (opt->filter || opt->kernel || opt->n || opt->trial >= 0 || opt->slow_only) return;
+    ug_buf diag = {0};
+    int missing = 0;
+    for (size_t i = 0; i < ug_kernel_count(); i++) {
+        const ug_kernel *k = ug_kernel_at(i);
+        if (k->backend == UG_CUDA && !ug_gpu_available()) continue;
+        bool seen = false;
+        for (size_t r = 0; r < col->res->count && !seen; r++)
+            seen = col->res->rows[r].measured && strcmp(col->res->rows[r].kernel, k->id) == 0;
+        if (!seen) {
+            ug_buf_printf(&diag, "# %s (%s) is registered but no case measures it\n", k->id, k->doc);
+            missing++;
+        }
+    }
+    static const ug_unit coverage_unit = {.name = "coverage"};
+    ug_t t;
+    memset(&t, 0, sizeof t);
+    t.unit = &coverage_unit;
+    ug_point_record rec = {.name = "coverage every_kernel_measured",
+                           .status = missing ? UG_ST_FAIL : UG_ST_PASS,
+                           .failures = missing,
+                           .diag = ug_buf_str(&diag)};
+    ug_collect(col, &t, &rec);
+    ug_buf_free(&diag);
+}
+
 /* ---- the loop ---------------------------------------------------------------------------------- */
 
 static void ug_case_cleanup(ug_t *t)
@@ -108,10 +237,12 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             n_sel++;
             n_gpu += (units[i].c->flags & UG_CASE_GPU) != 0;
         }
-    if (n_sel == 0) {
-        fprintf(stderr, "ulpgate: no case matches --filter '%s' (see 'ulpgate list')\n",
-                opt->filter ? opt->filter : "*");
-        return 2;
+    if (n_sel == 0) return ug_no_case_error(opt, units, count);
+    if (opt->kernel) {
+        bool any = false;
+        for (size_t i = 0; i < ug_kernel_count() && !any; i++)
+            any = ug_kernel_matches(ug_kernel_at(i), opt->kernel);
+        if (!any) return ug_no_kernel_error(opt);
     }
     char comment[256];
     snprintf(comment, sizeof comment, "ulpgate %s, seed 0x%llx, oracle %s", UG_VERSION,
@@ -137,6 +268,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         }
         ug_run_unit(opt, u, &col);
     }
+    ug_check_coverage(opt, &col);
     if (opt->progress) fprintf(stderr, "\r\033[K");
     ug_tap_plan(out, col.tap_index);
     char summary[200];
@@ -144,7 +276,8 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     fprintf(out, "# %s\n", summary);
     if (!opt->tap) fprintf(out, "%s\n", summary);
     fflush(out);
-    return ug_results_status(res);
+    int usage = ug_selection_error(opt, res);
+    return usage ? usage : ug_results_status(res);
 }
 
 bool ug_run_used_gpu(void) { return ug_gpu_state == 1; }

@@ -137,6 +137,9 @@ const ug_kernel *ug_kernel_find(const char *name);
 /* Whether glob (fnmatch) selects k: a glob with '@' is matched against k->id, one without
  * against k->name (so "matmul_kahan" selects every variant of it). */
 bool ug_kernel_matches(const ug_kernel *k, const char *glob);
+/* A family of a test program's own (kernels built to be wrong, for the harness's self-tests):
+ * call from a constructor, before anything looks at the registry. */
+void ug_registry_add_family(const ug_family *f);
 /* Run k on c through its family's launcher (clears c->err first). */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
 /* k's depth at n (n - 1 when the row declares none). */

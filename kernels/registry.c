@@ -23,29 +23,52 @@ enum { UG_N_FAMILIES = sizeof ug_families / sizeof ug_families[0] };
 static ug_kernel *ug_registry;
 static size_t ug_registry_count;
 static pthread_once_t ug_registry_once = PTHREAD_ONCE_INIT;
+static bool ug_registry_built;
+
+/* Families a test program adds (ug_registry_add_family), after the built-in ones. */
+enum { UG_MAX_EXTRA_FAMILIES = 8 };
+static const ug_family *ug_extra_families[UG_MAX_EXTRA_FAMILIES];
+static int ug_n_extra;
+
+void ug_registry_add_family(const ug_family *f)
+{
+    if (ug_registry_built || ug_n_extra == UG_MAX_EXTRA_FAMILIES) {
+        fprintf(stderr, "ulpgate: family %s added after the registry was built (or too many)\n",
+                f->name);
+        exit(2);
+    }
+    ug_extra_families[ug_n_extra++] = f;
+}
+
+static const ug_family *ug_family_at(int i)
+{
+    return i < UG_N_FAMILIES ? ug_families[i] : ug_extra_families[i - UG_N_FAMILIES];
+}
 
 /* Build the table once: rows copied from the families, identity filled in.  A duplicate name
  * across families is a programming error caught here, at start-up, with both names. */
 static void ug_registry_build(void)
 {
+    const int nf = UG_N_FAMILIES + ug_n_extra;
     size_t total = 0;
-    for (int f = 0; f < UG_N_FAMILIES; f++) total += ug_families[f]->count;
+    ug_registry_built = true;
+    for (int f = 0; f < nf; f++) total += ug_family_at(f)->count;
     ug_registry = calloc(total ? total : 1, sizeof *ug_registry);
     if (!ug_registry) {
         fprintf(stderr, "ulpgate: out of memory building the kernel registry\n");
         exit(2);
     }
     /* families of the same stem (its variants) are interleaved row by row */
-    for (int f = 0; f < UG_N_FAMILIES; f++) {
+    for (int f = 0; f < nf; f++) {
         int first = f;
-        while (first > 0 && strcmp(ug_families[first - 1]->name, ug_families[f]->name) == 0) first--;
+        while (first > 0 && strcmp(ug_family_at(first - 1)->name, ug_family_at(f)->name) == 0) first--;
         if (first != f) continue; /* handled with the first variant of its stem */
         int last = f;
-        while (last + 1 < UG_N_FAMILIES && strcmp(ug_families[last + 1]->name, ug_families[f]->name) == 0)
+        while (last + 1 < nf && strcmp(ug_family_at(last + 1)->name, ug_family_at(f)->name) == 0)
             last++;
-        for (size_t i = 0; i < ug_families[f]->count; i++)
+        for (size_t i = 0; i < ug_family_at(f)->count; i++)
             for (int v = first; v <= last; v++) {
-                const ug_family *fam = ug_families[v];
+                const ug_family *fam = ug_family_at(v);
                 ug_kernel *k = &ug_registry[ug_registry_count++];
                 *k = fam->kernels[i];
                 k->family = fam;

@@ -135,17 +135,27 @@ out:
 /* A prepare step that does nothing. */
 static inline cudaError_t ug_no_prepare(void) { return cudaSuccess; }
 
-/* The common tail of every run function once its inputs are on the device: one normal run
- * (prepare, launch, wait, copy out_count floats from d_out to c->out), then the timing when
- * c->reps > 0.  Returns 0, or 1 with the error in c->err; frees nothing (the caller does). */
+/* The poison pattern the harness looks for in outputs a kernel never wrote (harness/measure.c):
+ * every byte 0xff, a negative quiet NaN with a full payload that no arithmetic produces. */
+#define UG_CUDA_POISON_BYTE 0xff
+
+/* The common tail of every launcher once its inputs are on the device: one normal run (poison
+ * d_out, prepare, launch, wait, copy out_count floats from d_out to c->out), then the timing
+ * when c->reps > 0, every timed launch poisoned too (outside the timed interval).  Returns 0,
+ * or 1 with the error in c->err; frees nothing (the caller does). */
 template <class Prepare, class Launch>
-int ug_cuda_run(ug_call *c, const float *d_out, size_t out_count, Prepare prepare, Launch launch)
+int ug_cuda_run(ug_call *c, float *d_out, size_t out_count, Prepare prepare, Launch launch)
 {
-    UG_CUDA_TRY(c, prepare());
+    size_t bytes = out_count * sizeof(float);
+    auto poisoned = [&]() -> cudaError_t {
+        cudaError_t e = cudaMemsetAsync(d_out, UG_CUDA_POISON_BYTE, bytes);
+        return e != cudaSuccess ? e : prepare();
+    };
+    UG_CUDA_TRY(c, poisoned());
     UG_CUDA_TRY(c, launch());
     UG_CUDA_TRY(c, cudaDeviceSynchronize());
-    UG_CUDA_TRY(c, cudaMemcpy(c->out, d_out, out_count * sizeof(float), cudaMemcpyDeviceToHost));
-    UG_CUDA_TRY(c, ug_cuda_time(c, prepare, launch));
+    UG_CUDA_TRY(c, cudaMemcpy(c->out, d_out, bytes, cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, ug_cuda_time(c, poisoned, launch));
     return 0;
 cleanup:
     return 1;
