@@ -489,13 +489,8 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
         ug_exact_set_special(e, cls);
         return;
     }
-    if (!xacc_fill(&f->x, e)) {
-        double z = zero_negative_terms(src) ? -0.0 : 0.0;
-        e->cls = UG_X_FINITE;
-        e->hi = z;
-        e->lo = 0.0;
-        e->rn = e->rd = (float)z;
-    }
+    if (!xacc_fill(&f->x, e))
+        ug_exact_set_zero(e, zero_negative_terms(src));
     e->sum_abs = (f->sabs_hi + f->sabs_lo) * SABS_UP;
     if (!isfinite(e->sum_abs))
         e->sum_abs = exact_sum_abs(src);

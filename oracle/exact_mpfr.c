@@ -176,10 +176,7 @@ static void mp_sum_fill(mp_sum *m, ug_exact *e)
     e->cls = UG_X_FINITE;
     e->sum_abs = mpfr_get_d(m->sabs, MPFR_RNDU);
     if (mpfr_zero_p(m->s)) {
-        double z = mpfr_signbit(m->s) ? -0.0 : 0.0;
-        e->hi = z;
-        e->lo = 0.0;
-        e->rn = e->rd = (float)z;
+        ug_exact_set_zero(e, mpfr_signbit(m->s) != 0);
         return;
     }
     e->hi = mpfr_get_d(m->s, MPFR_RNDN);

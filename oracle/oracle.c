@@ -1,8 +1,7 @@
 /*
- * oracle.c - which oracle answers (fast by default, MPFR on request), how many threads it uses,
- * and the rules shared by both implementations.
+ * oracle.c - which oracle answers (fast by default, MPFR on request), how many threads it uses.
+ * The rules both implementations share are in special.c.
  */
-#include <math.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -80,29 +79,4 @@ void ug_exact_gemm_f32(const float *A, const float *B, size_t M, size_t N, size_
         ug_exact_gemm_f32_mpfr(A, B, M, N, K, C);
     else
         ug_exact_gemm_f32_fast(A, B, M, N, K, C);
-}
-
-double ug_oracle_nan(void)
-{
-    return NAN; /* positive quiet NaN; both implementations store this one */
-}
-
-void ug_exact_set_special(ug_exact *e, ug_xclass cls)
-{
-    double v = cls == UG_X_POSINF ? INFINITY : cls == UG_X_NEGINF ? -INFINITY : ug_oracle_nan();
-    e->cls = (uint8_t)cls;
-    e->hi = e->lo = v;
-    e->rn = e->rd = (float)v;
-    e->sum_abs = INFINITY;
-}
-
-ug_xclass ug_special_class(size_t nan_terms, size_t posinf_terms, size_t neginf_terms)
-{
-    if (nan_terms || (posinf_terms && neginf_terms))
-        return UG_X_NAN;
-    if (posinf_terms)
-        return UG_X_POSINF;
-    if (neginf_terms)
-        return UG_X_NEGINF;
-    return UG_X_FINITE;
 }

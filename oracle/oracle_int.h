@@ -9,22 +9,13 @@
 #include <stdint.h>
 
 #include "oracle.h"
+#include "special.h"
 
 /* The exact value of sum x_i (y == NULL) or sum x_i*y_i of binary32 inputs, as an MPFR number
  * of the precision that holds it exactly (s is initialised here; the caller clears it).
  * Special values follow oracle.h's rules: s becomes NaN or +-inf.  Returns the class. */
 ug_xclass ug_mpfr_exact_value_f32(const float *x, size_t incx, const float *y, size_t incy,
                                   size_t n, mpfr_t s);
-
-/* Canonical special values, so both implementations agree bitwise. */
-double ug_oracle_nan(void);
-
-/* Fill e for a special class (hi = lo = rn = rd = NaN or the matching infinity, sum_abs = +inf). */
-void ug_exact_set_special(ug_exact *e, ug_xclass cls);
-
-/* Class of a set of terms from the counts of NaN, +inf and -inf terms (oracle.h's rules;
- * a 0*inf product counts as a NaN term). */
-ug_xclass ug_special_class(size_t nan_terms, size_t posinf_terms, size_t neginf_terms);
 
 /* ---- exact_fast.c test hooks ----------------------------------------------------------------- */
 
