@@ -99,7 +99,6 @@ static int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, co
     if (o.tap) o.progress = false;
     ug_oracle_select(o.oracle);
     ug_par_set_threads(o.threads);
-    ug_oracle_set_threads(o.threads);
     ug_dist_set_threads(o.threads); /* results do not depend on it: speed only */
     return ug_run(&o, full_argc, full_argv);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/par.h"
 #include "runner.h"
 #include "ug_config.h"
 #include "ug_git.h"
@@ -168,7 +169,7 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv, boo
     ug_buf_printf(b, ",\"cuda_built\":%s", UG_CUDA_BUILT ? "true" : "false");
     ug_json_field_str(b, "variant", UG_VARIANT);
     ug_json_field_str(b, "oracle", ug_oracle_name(opt->oracle));
-    ug_json_field_num(b, "oracle_threads", ug_oracle_threads());
+    ug_json_field_num(b, "oracle_threads", ug_par_threads());
     ug_json_field_num(b, "seed", (double)opt->seed);
     char seedhex[32];
     snprintf(seedhex, sizeof seedhex, "0x%llx", (unsigned long long)opt->seed);

@@ -9,7 +9,7 @@
  *   (b) mpfr_sum over the terms (setting the terms included, allocating them not);
  *   (c) the fast exact path, checked bitwise against the MPFR oracle;
  * then every element of an n x n x n SGEMM verified (ug_exact_gemm_f32_fast + ug_error_of of a
- * dummy result; the fast oracle whatever --oracle says) on ug_oracle_threads() threads for
+ * dummy result; the fast oracle whatever --oracle says) on ug_par_threads() threads for
  * n = 1024, 2048 (and 4096 with --big), with a spot check of 64 elements against the MPFR
  * oracle.  Median of 51 runs for the fast path, 5 for the MPFR loops.  The last line is
  * `speedup vs seed loop: sum <X>x, dot <Y>x`.  Exit status 1 if any fast result differs from
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/par.h"
 #include "oracle_int.h"
 
 static double now_s(void)
@@ -229,7 +230,7 @@ int ug_cmd_bench_oracle(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         mpfr_init2(terms[i], 64);
 
-    ug_oracle_set_threads(1);
+    ug_par_set_threads(1);
     printf("ulpgate bench oracle: fast kernels %s; sum/dot single-threaded, n = %zu, "
            "normal(0,1) binary32\n",
            ug_fast_kernels_get()->name, n);
@@ -254,10 +255,10 @@ int ug_cmd_bench_oracle(int argc, char **argv)
            d.equal ? "yes" : "NO");
     int failed = !s.equal || !d.equal;
 
-    ug_oracle_set_threads(threads);
+    ug_par_set_threads(threads);
     printf("GEMM verification, every element (ug_exact_gemm_f32_fast + ug_error_of), "
            "%d threads:\n",
-           ug_oracle_threads());
+           ug_par_threads());
     printf("  %6s %10s %14s %14s %22s\n", "n", "seconds", "elements/s", "ns/MAC*thread",
            "spot check vs MPFR");
     size_t sizes[3] = {1024, 2048, 4096};
@@ -271,7 +272,7 @@ int ug_cmd_bench_oracle(int argc, char **argv)
             continue;
         }
         printf("  %6zu %10.3f %14.4g %14.3f %19s\n", sizes[k], secs, nn * nn / secs,
-               secs * ug_oracle_threads() / (nn * nn * nn) * 1e9,
+               secs * ug_par_threads() / (nn * nn * nn) * 1e9,
                mism ? "MISMATCH" : "64/64 equal");
         failed |= mism != 0;
     }

@@ -74,12 +74,13 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/par.h"
+#include "base/sys.h"
 #include "oracle_int.h"
 
 __extension__ typedef unsigned __int128 u128;
@@ -647,22 +648,19 @@ static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t inc
 
 typedef struct par_job {
     term_src src;
-    fast_acc *parts;
-    size_t chunk; /* terms per part, a multiple of BLK */
+    fast_acc *parts; /* one per worker */
+    size_t chunk;    /* terms per part, a multiple of BLK */
 } par_job;
 
-typedef struct par_arg {
-    par_job *job;
-    int part;
-} par_arg;
-
-static void *par_worker(void *arg)
+/* Worker w sums terms [w chunk, (w + 1) chunk) into parts[w]. */
+static void par_worker(void *ctx, int w, int workers)
 {
-    par_arg *a = arg;
-    par_job *j = a->job;
-    size_t lo = (size_t)a->part * j->chunk;
+    (void)workers;
+    par_job *j = ctx;
+    size_t lo = (size_t)w * j->chunk;
     size_t n = lo < j->src.n ? (j->src.n - lo < j->chunk ? j->src.n - lo : j->chunk) : 0;
-    fast_acc *f = &j->parts[a->part];
+    fast_acc *f = &j->parts[w];
+    fast_acc_init(f);
     if (j->src.xd)
         range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n);
     else if (j->src.y)
@@ -670,57 +668,24 @@ static void *par_worker(void *arg)
                   j->src.y + lo * j->src.incy, j->src.incy, n);
     else
         range_sum(f, UG_TERMS_SUM32, j->src.xf + lo, 1, NULL, 1, n);
-    return NULL;
 }
 
-/* Splits the sum into nthreads chunks (multiples of BLK) summed on nthreads threads, the
- * calling one included, and merges them exactly into parts[0].  A thread that cannot be
- * started has its chunk summed on the calling thread. */
-static void run_parts(const term_src *src, fast_acc *parts, par_arg *args, pthread_t *tid,
-                      int nthreads)
-{
-    size_t blocks = (src->n + BLK - 1) / BLK;
-    par_job job = {*src, parts, ((blocks + (size_t)nthreads - 1) / (size_t)nthreads) * BLK};
-    for (int i = 0; i < nthreads; i++) {
-        fast_acc_init(&parts[i]);
-        args[i] = (par_arg){&job, i};
-    }
-    int started = 1;
-    while (started < nthreads &&
-           pthread_create(&tid[started], NULL, par_worker, &args[started]) == 0)
-        started++;
-    for (int i = started; i < nthreads; i++)
-        par_worker(&args[i]);
-    par_worker(&args[0]);
-    for (int i = 1; i < nthreads; i++) {
-        if (i < started)
-            pthread_join(tid[i], NULL);
-        fast_acc_merge(&parts[0], &parts[i]);
-    }
-}
-
-/* The whole sum described by src into out: on the calling thread when short (or when memory
- * for the threads' state is lacking), else over ug_oracle_threads() threads. */
+/* The whole sum described by src into out: on the calling thread when short, else split into
+ * ug_par_threads() chunks (multiples of BLK) summed by ug_par_run's workers and merged exactly,
+ * in worker order, into parts[0]. */
 static void run_sum(const term_src *src, ug_exact *out)
 {
-    int nthreads = src->n >= PAR_MIN ? ug_oracle_threads() : 1;
-    fast_acc *parts = nthreads > 1 ? malloc((size_t)nthreads * sizeof *parts) : NULL;
-    par_arg *args = parts ? malloc((size_t)nthreads * sizeof *args) : NULL;
-    pthread_t *tid = args ? malloc((size_t)nthreads * sizeof *tid) : NULL;
-    if (tid) {
-        run_parts(src, parts, args, tid, nthreads);
-        fast_acc_finish(&parts[0], src, out);
-    } else {
-        fast_acc f;
-        fast_acc_init(&f);
-        par_job job = {*src, &f, src->n};
-        par_arg a = {&job, 0};
-        par_worker(&a);
-        fast_acc_finish(&f, src, out);
-    }
-    free(tid);
-    free(args);
-    free(parts);
+    int workers = src->n >= PAR_MIN ? ug_par_threads() : 1;
+    size_t blocks = (src->n + BLK - 1) / BLK;
+    fast_acc one;
+    fast_acc *parts = workers > 1 ? ug_xmalloc((size_t)workers * sizeof *parts) : &one;
+    par_job job = {*src, parts, ((blocks + (size_t)workers - 1) / (size_t)workers) * BLK};
+    ug_par_run(workers, par_worker, &job);
+    for (int w = 1; w < workers; w++)
+        fast_acc_merge(&parts[0], &parts[w]);
+    fast_acc_finish(&parts[0], src, out);
+    if (parts != &one)
+        free(parts);
 }
 
 void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out)
@@ -854,15 +819,14 @@ static void gemm_worker_init(gemm_worker_state *w)
     w->tried2 = w->failed2 = 0;
 }
 
-static void *gemm_worker(void *arg)
+/* One ug_par_run worker: its own state (on its stack), tiles until none is left. */
+static void gemm_worker(void *ctx, int w, int workers)
 {
-    gemm_worker_state *w = malloc(sizeof *w);
-    if (w) { /* without memory this thread does nothing: the others take its tiles */
-        gemm_worker_init(w);
-        gemm_tiles(arg, w);
-    }
-    free(w);
-    return NULL;
+    (void)w;
+    (void)workers;
+    gemm_worker_state st;
+    gemm_worker_init(&st);
+    gemm_tiles(ctx, &st);
 }
 
 /* max |v_k| over n values with stride inc; NaN when any is NaN or infinite. */
@@ -878,24 +842,15 @@ static float abs_max_f32(const float *v, size_t inc, size_t n)
     return m;
 }
 
-/* Runs g's tiles on ug_oracle_threads() threads, the calling one included. */
+/* Runs g's tiles on ug_par_threads() workers (at most one per tile), the calling thread
+ * included. */
 static void gemm_run(gemm_job *g)
 {
     size_t tiles = g->tiles_i * g->tiles_j;
-    int nthreads = ug_oracle_threads();
-    if ((size_t)nthreads > tiles)
-        nthreads = tiles ? (int)tiles : 1;
-    pthread_t *tid = nthreads > 1 ? malloc((size_t)(nthreads - 1) * sizeof *tid) : NULL;
-    int started = 0;
-    while (tid && started < nthreads - 1 &&
-           pthread_create(&tid[started], NULL, gemm_worker, g) == 0)
-        started++;
-    gemm_worker_state w;
-    gemm_worker_init(&w);
-    gemm_tiles(g, &w);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
+    int workers = ug_par_threads();
+    if ((size_t)workers > tiles)
+        workers = tiles ? (int)tiles : 1;
+    ug_par_run(workers, gemm_worker, g);
 }
 
 /* Cost: the transpose of B (N K), the row/column maxima, then M N K fused multiply-extracts of

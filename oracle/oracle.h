@@ -9,6 +9,8 @@
  *   - UG_ORACLE_MPFR: MPFR, the ground truth (oracle/exact_mpfr.c).
  *   - UG_ORACLE_FAST: an exact superaccumulator (oracle/exact_fast.c), multithreaded, the default.
  * ug_oracle_select() switches between them for the whole process (`--oracle mpfr|fast`).
+ * Their multithreaded paths (GEMM, long sums) use ug_par_threads() threads (base/par.h,
+ * `--threads`); results never depend on the count.
  */
 #ifndef UG_ORACLE_H
 #define UG_ORACLE_H
@@ -52,9 +54,6 @@ typedef enum { UG_ORACLE_FAST = 0, UG_ORACLE_MPFR = 1 } ug_oracle_kind;
 void ug_oracle_select(ug_oracle_kind kind);
 ug_oracle_kind ug_oracle_selected(void);
 const char *ug_oracle_name(ug_oracle_kind kind);
-/* Threads used by the multithreaded paths (GEMM, long sums). 0 = all online cores. */
-void ug_oracle_set_threads(int threads);
-int ug_oracle_threads(void);
 
 /* Exact sum of n binary32 / binary64 values.  n == 0 gives +0. */
 void ug_exact_sum_f32(const float *x, size_t n, ug_exact *out);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/par.h"
 #include "ug.h"
 #include "ug_config.h"
 
@@ -474,7 +475,7 @@ UG_CASE(oracle, selection)
     UG_EXPECT(ug_exact_equal(&a, &b));
     UG_EXPECT(strcmp(ug_oracle_name(UG_ORACLE_FAST), "fast") == 0);
     UG_EXPECT(strcmp(ug_oracle_name(UG_ORACLE_MPFR), "mpfr") == 0);
-    UG_EXPECT(ug_oracle_threads() >= 1);
+    UG_EXPECT(ug_par_threads() >= 1);
 }
 
 /* ---- the `oracle` subcommand: values, files, output ------------------------------------------ */
