@@ -33,14 +33,8 @@
  * (sigma and 2^(s+1) finite): terms of magnitude >= 2^(1020-L), which only binary64 inputs can
  * have, are added one by one into xacc instead (exact, ~5 ns each).
  *
- * xacc: 72 signed 64-bit chunks, chunk i worth 2^(32 i - 1074), covering every binary64 quantum
- * (2^-1074) up to 2^1230, i.e. any sum of up to 2^64 binary64 numbers with room for the sign.
- * A binary64 number (53-bit integer times 2^e, e >= -1074) is shifted into 3 consecutive chunks,
- * each receiving less than 2^32 in magnitude, so 2^30 additions cannot overflow a chunk; carries
- * are propagated (normalisation) before that.  Reading it: carry-propagate into 32-bit digits
- * (two's complement, then magnitude and sign), find the top bit and round the magnitude with
- * round and sticky bits: RN64 (hi), RN64 of the exact difference s - hi (lo), RN32 and RD32 with
- * binary32's subnormal quantum 2^-149 and its overflow threshold.
+ * xacc (xacc.h, which gives the argument): an exact fixed-point accumulator of binary64
+ * numbers, read with round and sticky bits into hi, lo, RN32 and RD32.
  *
  * Specials: each block's sum of |terms| is non-finite iff the block holds a NaN or infinite term
  * (or, for binary64 inputs only, the finite sum overflowed); such a block is scanned and the NaN,
@@ -79,11 +73,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "base/par.h"
 #include "base/sys.h"
 #include "oracle_int.h"
-
-__extension__ typedef unsigned __int128 u128;
+#include "xacc.h"
 
 enum {
     BLK = 2048,       /* terms per block of the general path (a 16 KiB buffer of doubles) */
@@ -96,289 +90,20 @@ static const double SABS_UP = 1.0 + 0x1p-43; /* see sum_abs in the file comment 
  * GEMM element). */
 static inline double pow2(int e)
 {
-    uint64_t b = (uint64_t)(e + 1023) << 52;
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-/* ---- xacc: the exact fixed-point accumulator ------------------------------------------------- */
-
-enum { XA_N = 72, XA_BASE = -1074, XA_NORM_EVERY = 1 << 30 };
-
-/* Additions between normalisations: XA_NORM_EVERY, or less for the tests
- * (ug_fast_set_norm_interval), so the carry code runs on real sums. */
-static _Atomic uint32_t xacc_norm_every = XA_NORM_EVERY;
-
-void ug_fast_set_norm_interval(uint32_t every)
-{
-    xacc_norm_every = every && every <= XA_NORM_EVERY ? every : XA_NORM_EVERY;
-}
-
-typedef struct xacc {
-    int64_t c[XA_N]; /* chunk i worth 2^(32 i + XA_BASE) */
-    int lo, hi;      /* touched chunks (hi < lo: none); c[hi] carries the sign */
-    uint32_t adds;   /* additions since the last normalisation */
-} xacc;
-
-static void xacc_init(xacc *a)
-{
-    memset(a->c, 0, sizeof a->c);
-    a->lo = XA_N;
-    a->hi = -1;
-    a->adds = 0;
-}
-
-/* Clears only what was touched: O(span), so one xacc serves many GEMM elements. */
-static void xacc_reset(xacc *a)
-{
-    if (a->hi >= a->lo)
-        memset(a->c + a->lo, 0, (size_t)(a->hi - a->lo + 1) * sizeof a->c[0]);
-    a->lo = XA_N;
-    a->hi = -1;
-    a->adds = 0;
-}
-
-/* Carry propagation: chunks lo..hi-1 into [0, 2^32), the top one signed and below 2^31 in
- * magnitude.  (>> on a negative int64_t is an arithmetic shift in GCC and Clang.) */
-static void xacc_normalise(xacc *a)
-{
-    if (a->hi < a->lo)
-        return;
-    int64_t carry = 0;
-    for (int i = a->lo; i < a->hi; i++) {
-        int64_t v = a->c[i] + carry;
-        a->c[i] = v & 0xffffffffLL;
-        carry = v >> 32;
-    }
-    int64_t top = a->c[a->hi] + carry;
-    while ((top >= (1LL << 31) || top < -(1LL << 31)) && a->hi < XA_N - 1) {
-        a->c[a->hi++] = top & 0xffffffffLL;
-        top >>= 32;
-    }
-    a->c[a->hi] = top;
-    a->adds = 0;
-}
-
-/* Adds a finite binary64 number exactly. ~3 ns. */
-static void xacc_add(xacc *a, double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    unsigned biased = (unsigned)(b >> 52) & 0x7ff;
-    uint64_t m = b & ((1ULL << 52) - 1);
-    int pos; /* bit index of m's least significant bit, from 2^-1074 */
-    if (biased == 0) {
-        if (m == 0)
-            return;
-        pos = 0;
-    } else {
-        m |= 1ULL << 52;
-        pos = (int)biased - 1;
-    }
-    int idx = pos >> 5;
-    u128 t = (u128)m << (pos & 31);
-    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1 */
-    int64_t d0 = (int64_t)(uint32_t)t, d1 = (int64_t)(uint32_t)(t >> 32), d2 = (int64_t)(t >> 64);
-    a->c[idx] += (d0 ^ neg) - neg;
-    a->c[idx + 1] += (d1 ^ neg) - neg;
-    a->c[idx + 2] += (d2 ^ neg) - neg;
-    /* a previous signed top chunk may now sit below the new top: the representation is the
-     * plain sum of c[i] 2^(32 i), so a negative middle chunk is fine until normalisation */
-    if (idx < a->lo)
-        a->lo = idx;
-    if (idx + 2 > a->hi)
-        a->hi = idx + 2;
-    if (++a->adds >= atomic_load_explicit(&xacc_norm_every, memory_order_relaxed))
-        xacc_normalise(a);
-}
-
-/* dst += src, exactly. */
-static void xacc_merge(xacc *dst, xacc *src)
-{
-    if (src->hi < src->lo)
-        return;
-    xacc_normalise(src);
-    xacc_normalise(dst);
-    for (int i = src->lo; i <= src->hi; i++)
-        dst->c[i] += src->c[i];
-    if (src->lo < dst->lo)
-        dst->lo = src->lo;
-    if (src->hi > dst->hi)
-        dst->hi = src->hi;
-    xacc_normalise(dst);
-}
-
-/* ---- reading xacc: magnitude digits and rounding --------------------------------------------- */
-
-typedef struct xdig {
-    uint32_t d[XA_N + 2]; /* magnitude, digit i worth 2^(32 i + XA_BASE) */
-    int lo, top;          /* lowest and highest nonzero digit; top < lo: zero */
-    int neg;
-} xdig;
-
-static void xdig_trim(xdig *g)
-{
-    while (g->top >= g->lo && g->d[g->top] == 0)
-        g->top--;
-    while (g->lo <= g->top && g->d[g->lo] == 0)
-        g->lo++;
-}
-
-/* Two's complement negation of digits lo..top (value 2^(32(top+1)) - D). */
-static void xdig_negate(xdig *g)
-{
-    uint64_t c = 1;
-    for (int j = g->lo; j <= g->top; j++) {
-        uint64_t v = (uint64_t)(uint32_t)~g->d[j] + c;
-        g->d[j] = (uint32_t)v;
-        c = v >> 32;
-    }
-    if (c)
-        g->d[++g->top] = 1; /* D was 0 */
-}
-
-/* Magnitude and sign of the value held by a (which is left unchanged).  Cost O(span). */
-static void xacc_digits(const xacc *a, xdig *g)
-{
-    g->neg = 0;
-    g->lo = 0;
-    g->top = -1;
-    if (a->hi < a->lo)
-        return;
-    int64_t carry = 0;
-    int i;
-    for (i = a->lo; i <= a->hi; i++) {
-        int64_t v = a->c[i] + carry;
-        g->d[i] = (uint32_t)v;
-        carry = v >> 32;
-    }
-    while (carry != 0 && carry != -1 && i < XA_N + 1) {
-        g->d[i++] = (uint32_t)carry;
-        carry >>= 32;
-    }
-    g->lo = a->lo;
-    g->top = i - 1;
-    if (carry == -1) {
-        g->neg = 1;
-        xdig_negate(g);
-    }
-    xdig_trim(g);
-}
-
-static inline uint32_t xdig_at(const xdig *g, int i)
-{
-    return (i >= g->lo && i <= g->top) ? g->d[i] : 0;
-}
-
-/* Bits [pos, pos + cnt) of the magnitude, 0 <= cnt <= 60. */
-static uint64_t xdig_bits(const xdig *g, int pos, int cnt)
-{
-    if (cnt <= 0)
-        return 0;
-    int idx = pos >> 5;
-    u128 w = ((u128)xdig_at(g, idx + 2) << 64) | ((u128)xdig_at(g, idx + 1) << 32) |
-             (u128)xdig_at(g, idx);
-    return (uint64_t)(w >> (pos & 31)) & ((1ULL << cnt) - 1);
-}
-
-/* 1 if any bit below index pos is set (g trimmed, so g->lo is the lowest nonzero digit). */
-static int xdig_any_below(const xdig *g, int pos)
-{
-    if (pos <= 0 || g->top < g->lo)
-        return 0;
-    int idx = pos >> 5;
-    if (g->lo < idx)
-        return 1;
-    return g->lo == idx && (g->d[idx] & ((1u << (pos & 31)) - 1)) != 0;
-}
-
-static int xdig_msb(const xdig *g)
-{
-    return 32 * g->top + 31 - __builtin_clz(g->d[g->top]);
-}
-
-enum { RND_NEAREST_EVEN, RND_MAG_DOWN, RND_MAG_UP };
-
-/* The magnitude rounded to prec significant bits with quantum at least 2^qmin (a nonzero,
- * trimmed g).  The result M 2^Q (M <= 2^prec) as a binary64 number: exact when it fits
- * (always for prec <= 53 and 2^Q >= 2^-1074 below 2^1024), +inf beyond. */
-static double xdig_round(const xdig *g, int prec, int qmin, int mode)
-{
-    int t = xdig_msb(g);
-    int q = t - prec + 1;
-    if (q < qmin - XA_BASE)
-        q = qmin - XA_BASE;
-    uint64_t M = xdig_bits(g, q, t - q + 1);
-    int round_bit = q >= 1 ? (int)xdig_bits(g, q - 1, 1) : 0;
-    int sticky = xdig_any_below(g, q - 1);
-    if (mode == RND_NEAREST_EVEN ? (round_bit && (sticky || (M & 1)))
-                                 : (mode == RND_MAG_UP && (round_bit || sticky)))
-        M++;
-    int Q = q + XA_BASE;
-    if (Q >= -1022 && Q <= 1023)
-        return (double)M * pow2(Q); /* exact, or +inf on overflow (the rounding's answer) */
-    return ldexp((double)M, Q);
-}
-
-/* out = |g| - h for a binary64 h > 0 (finite), as magnitude and sign (out->neg: |g| < h). */
-static void xdig_sub(const xdig *g, double h, xdig *out)
-{
-    uint64_t b;
-    memcpy(&b, &h, sizeof b);
-    unsigned biased = (unsigned)(b >> 52) & 0x7ff;
-    uint64_t m = b & ((1ULL << 52) - 1);
-    int pos = 0;
-    if (biased) {
-        m |= 1ULL << 52;
-        pos = (int)biased - 1;
-    }
-    int hidx = pos >> 5;
-    u128 t = (u128)m << (pos & 31);
-    uint32_t hd[3] = {(uint32_t)t, (uint32_t)(t >> 32), (uint32_t)(t >> 64)};
-    int lo = g->top >= g->lo && g->lo < hidx ? g->lo : hidx;
-    int top = g->top > hidx + 2 ? g->top : hidx + 2;
-    int64_t borrow = 0;
-    for (int i = lo; i <= top; i++) {
-        int64_t v = (int64_t)xdig_at(g, i) - (i >= hidx && i <= hidx + 2 ? hd[i - hidx] : 0) +
-                    borrow;
-        out->d[i] = (uint32_t)v;
-        borrow = v >> 32;
-    }
-    out->lo = lo;
-    out->top = top;
-    out->neg = 0;
-    if (borrow) {
-        out->neg = 1;
-        xdig_negate(out);
-    }
-    xdig_trim(out);
-}
-
-/* RN32 or RD32 of the signed value in g (nonzero), with binary32's overflow rules. */
-static float xdig_to_f32(const xdig *g, int round_down)
-{
-    int mode = RND_NEAREST_EVEN;
-    if (round_down)
-        mode = g->neg ? RND_MAG_UP : RND_MAG_DOWN;
-    double m = xdig_round(g, 24, -149, mode);
-    if (m >= 0x1p128) /* overflow: RN and RD of a negative go to inf, RD of a positive to max */
-        m = (round_down && !g->neg) ? (double)FLT_MAX : (double)INFINITY;
-    float r = (float)m; /* exact: 24 bits, quantum >= 2^-149, below 2^128 or inf */
-    return g->neg ? -r : r;
+    return ug_bits_f64((uint64_t)(e + 1023) << 52);
 }
 
 /* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
 
 typedef struct fast_acc {
-    xacc x;
+    ug_xacc x;
     double sabs_hi, sabs_lo;                  /* Neumaier sum of the blocks' sums of |terms| */
     size_t nan_terms, posinf_terms, neginf_terms;
 } fast_acc;
 
 static void fast_acc_init(fast_acc *f)
 {
-    xacc_init(&f->x);
+    ug_xacc_init(&f->x);
     f->sabs_hi = f->sabs_lo = 0;
     f->nan_terms = f->posinf_terms = f->neginf_terms = 0;
 }
@@ -397,7 +122,7 @@ static void sabs_add(fast_acc *f, double v)
 
 static void fast_acc_merge(fast_acc *dst, fast_acc *src)
 {
-    xacc_merge(&dst->x, &src->x);
+    ug_xacc_merge(&dst->x, &src->x);
     sabs_add(dst, src->sabs_hi);
     sabs_add(dst, src->sabs_lo);
     dst->nan_terms += src->nan_terms;
@@ -413,31 +138,6 @@ static void count_special(fast_acc *f, double p)
         f->posinf_terms++;
     else if (p == -INFINITY)
         f->neginf_terms++;
-}
-
-/* hi, lo, rn, rd and cls of the nonzero value held by x (left unchanged); returns 0, touching
- * nothing, when the value is zero.  ~100-200 ns (a few digits). */
-static int xacc_fill(const xacc *x, ug_exact *e)
-{
-    xdig g;
-    xacc_digits(x, &g);
-    if (g.top < g.lo)
-        return 0;
-    e->cls = UG_X_FINITE;
-    double hmag = xdig_round(&g, 53, -1074, RND_NEAREST_EVEN);
-    e->hi = g.neg ? -hmag : hmag;
-    e->lo = 0.0;
-    if (isfinite(hmag)) { /* when |s| overflows binary64, lo is defined as 0 */
-        xdig diff;
-        xdig_sub(&g, hmag, &diff);
-        if (diff.top >= diff.lo) {
-            double lmag = xdig_round(&diff, 53, -1074, RND_NEAREST_EVEN);
-            e->lo = (diff.neg != g.neg) ? -lmag : lmag;
-        }
-    }
-    e->rn = xdig_to_f32(&g, 0);
-    e->rd = xdig_to_f32(&g, 1);
-    return 1;
 }
 
 typedef struct term_src {
@@ -472,13 +172,11 @@ static int zero_negative_terms(const term_src *t)
  * inputs near DBL_MAX), where the bound's slack could cross DBL_MAX.  One xacc pass. */
 static double exact_sum_abs(const term_src *t)
 {
-    xacc x;
-    xacc_init(&x);
+    ug_xacc x;
+    ug_xacc_init(&x);
     for (size_t i = 0; i < t->n; i++)
-        xacc_add(&x, fabs(term_value(t, i)));
-    xdig g;
-    xacc_digits(&x, &g);
-    return g.top < g.lo ? 0.0 : xdig_round(&g, 53, -1074, RND_MAG_UP);
+        ug_xacc_add(&x, fabs(term_value(t, i)));
+    return ug_xacc_mag_up(&x);
 }
 
 /* The ug_exact of the whole sum from its accumulated state (src: its terms, for the two rare
@@ -490,7 +188,7 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
         ug_exact_set_special(e, cls);
         return;
     }
-    if (!xacc_fill(&f->x, e))
+    if (!ug_xacc_fill(&f->x, e))
         ug_exact_set_zero(e, zero_negative_terms(src));
     e->sum_abs = (f->sabs_hi + f->sabs_lo) * SABS_UP;
     if (!isfinite(e->sum_abs))
@@ -527,13 +225,13 @@ static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *sr
     int s = level_exponent(maxabs, L);
     if (s == INT_MAX) { /* binary64 terms near the top of the range: one by one */
         for (size_t i = 0; i < n; i++)
-            xacc_add(&f->x, src[i]);
+            ug_xacc_add(&f->x, src[i]);
         return;
     }
     for (;;) {
         double level_sum;
         double rmax = k->level(src, buf, n, 1.5 * pow2(s), &level_sum);
-        xacc_add(&f->x, level_sum);
+        ug_xacc_add(&f->x, level_sum);
         if (rmax == 0)
             return;
         src = buf;
@@ -610,7 +308,7 @@ static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int
     if (!isfinite(o.sum_abs) || o.max_abs > ldexp(1.0, e) || o.residual)
         return 0;
     for (int l = 0; l < levels; l++)
-        xacc_add(&f->x, o.level[l]);
+        ug_xacc_add(&f->x, o.level[l]);
     sabs_add(f, o.sum_abs);
     return 1;
 }
@@ -724,7 +422,7 @@ enum { TILE_I = 16, TILE_J = 64 };
 /* One thread's state: its accumulator, and how often two fused levels were not enough lately
  * (when often, it starts with three: a wasted two-level pass costs more than a third level). */
 typedef struct gemm_worker_state {
-    xacc x;
+    ug_xacc x;
     unsigned tried2, failed2;
 } gemm_worker_state;
 
@@ -754,7 +452,7 @@ static void gemm_element(const gemm_job *g, gemm_worker_state *w, size_t i, size
     }
     const float *a = g->A + i * g->K, *b = g->Bt + j * g->K;
     double sh = 0, sl = 0; /* Neumaier sum of the chunks' sum |a_k b_k| */
-    xacc_reset(&w->x);
+    ug_xacc_reset(&w->x);
     for (size_t k = 0; k < g->K; k += GEMM_CHUNK) {
         size_t n = g->K - k < GEMM_CHUNK ? g->K - k : GEMM_CHUNK;
         int L = ceil_log2(n);
@@ -782,14 +480,14 @@ static void gemm_element(const gemm_job *g, gemm_worker_state *w, size_t i, size
             gemm_element_general(g, i, j, e);
             return;
         }
-        xacc_add(&w->x, o.level[0]);
-        xacc_add(&w->x, o.level[1]);
-        xacc_add(&w->x, o.level[2]);
+        ug_xacc_add(&w->x, o.level[0]);
+        ug_xacc_add(&w->x, o.level[1]);
+        ug_xacc_add(&w->x, o.level[2]);
         double t = sh + o.sum_abs;
         sl += fabs(sh) >= o.sum_abs ? (sh - t) + o.sum_abs : (o.sum_abs - t) + sh;
         sh = t;
     }
-    if (!xacc_fill(&w->x, e)) { /* exact zero: the sign rule needs the terms */
+    if (!ug_xacc_fill(&w->x, e)) { /* exact zero: the sign rule needs the terms */
         gemm_element_general(g, i, j, e);
         return;
     }
@@ -815,7 +513,7 @@ static void gemm_tiles(gemm_job *g, gemm_worker_state *w)
 
 static void gemm_worker_init(gemm_worker_state *w)
 {
-    xacc_init(&w->x);
+    ug_xacc_init(&w->x);
     w->tried2 = w->failed2 = 0;
 }
 
@@ -895,9 +593,9 @@ void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, 
 int ug_fast_selftest(char *why, size_t whylen)
 {
     enum { NV = 9000 };
-    static const uint32_t intervals[] = {XA_NORM_EVERY, 1, 3, 1000};
+    static const uint32_t intervals[] = {UG_XACC_NORM_EVERY, 1, 3, 1000};
     double *v = malloc(NV * sizeof *v);
-    xacc *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    ug_xacc *a = malloc(sizeof *a), *b = malloc(sizeof *b);
     int rc = -1;
     if (!v || !a || !b) {
         snprintf(why, whylen, "out of memory");
@@ -933,18 +631,18 @@ int ug_fast_selftest(char *why, size_t whylen)
                     break;
                 }
             }
-            ug_fast_set_norm_interval(intervals[iv]);
-            xacc_init(a);
-            xacc_init(b);
+            ug_xacc_set_norm_interval(intervals[iv]);
+            ug_xacc_init(a);
+            ug_xacc_init(b);
             for (size_t i = 0; i < n; i++) /* a third apart, merged (scenarios 0-2: one piece,
                                               * so digits see the unnormalised chunks) */
-                xacc_add(i < n / 3 && scen > 2 ? b : a, v[i]);
-            xacc_merge(a, b);
-            ug_fast_set_norm_interval(0);
+                ug_xacc_add(i < n / 3 && scen > 2 ? b : a, v[i]);
+            ug_xacc_merge(a, b);
+            ug_xacc_set_norm_interval(0);
             ug_exact got, ref;
             ug_exact_sum_f64_mpfr(v, n, &ref);
             memset(&got, 0, sizeof got);
-            int nonzero = xacc_fill(a, &got);
+            int nonzero = ug_xacc_fill(a, &got);
             got.sum_abs = ref.sum_abs;
             if (nonzero ? !ug_exact_equal(&got, &ref) : !(ref.hi == 0)) {
                 snprintf(why, whylen,
@@ -957,7 +655,7 @@ int ug_fast_selftest(char *why, size_t whylen)
         }
     rc = 0;
 out:
-    ug_fast_set_norm_interval(0);
+    ug_xacc_set_norm_interval(0);
     free(b);
     free(a);
     free(v);

@@ -19,9 +19,6 @@ ug_xclass ug_mpfr_exact_value_f32(const float *x, size_t incx, const float *y, s
 
 /* ---- exact_fast.c test hooks ----------------------------------------------------------------- */
 
-/* Normalise the exact accumulators every `every` additions (0: the normal interval, 2^30), so
- * tests can run the carry code on real sums.  Process-wide. */
-void ug_fast_set_norm_interval(uint32_t every);
 /* Self-test of the exact accumulator on adversarial addition sequences against the MPFR
  * oracle; 0, or -1 with what differed in why. */
 int ug_fast_selftest(char *why, size_t whylen);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "oracle_int.h"
+#include "xacc.h"
 #include "rng.h"
 #include "ug.h"
 
@@ -563,12 +564,12 @@ UG_CASE(oracle_diff, normalisation)
     UG_EXPECT_MSG(ug_fast_selftest(why, sizeof why) == 0, "xacc self-test: %s", why);
     static const uint32_t every[] = {1, 2, 5};
     for (size_t i = 0; i < sizeof every / sizeof every[0]; i++) {
-        ug_fast_set_norm_interval(every[i]);
+        ug_xacc_set_norm_interval(every[i]);
         run_short_sum32(t, 10000, "oracle_diff/normalisation/sum32");
         run_short_sum64(t, 10000, "oracle_diff/normalisation/sum64");
         run_long(t, "oracle_diff/normalisation/long", 3);
     }
-    ug_fast_set_norm_interval(0);
+    ug_xacc_set_norm_interval(0);
 }
 
 /* Strided dots (the general path gathers them) and a GEMM big enough for each thread's
