@@ -1,6 +1,6 @@
 /*
- * exact_fast.c - the fast exact oracle (issue 5): the same ug_exact as exact_mpfr.c, bit for bit,
- * at well under a nanosecond per term.
+ * exact_fast.c - the fast exact oracle's sums and dot products (issue 5): the same ug_exact as
+ * exact_mpfr.c, bit for bit, at well under a nanosecond per term.
  *
  * Method: error-free extraction at fixed exponent boundaries (Rump, Ogita and Oishi's
  * ExtractVector, "Accurate floating-point summation part I", SISC 2008; also Demmel and Nguyen's
@@ -8,8 +8,8 @@
  * themselves, the binary64 inputs, or the products x*y of binary32 pairs, which are exact in
  * binary64 (24 x 24 = 48 significant bits; 2^-298 <= |x*y| < 2^256, far inside binary64's
  * normal range).  The few binary64 partial sums this produces are added into an exact
- * fixed-point integer (xacc, Neal's "small superaccumulator", arXiv:1505.05571), from which the
- * roundings of ug_exact are read off with integer arithmetic.
+ * fixed-point integer (xacc.h: Neal's "small superaccumulator", arXiv:1505.05571), from which
+ * the roundings of ug_exact are read off with integer arithmetic.
  *
  * Exactness of one extraction level.  Let s be an integer with -1022 <= s <= 1022,
  * sigma = 1.5 * 2^s, u = 2^(s-52), and let at most 2^L terms p, all with |p| <= 2^(s-1-L),
@@ -49,31 +49,27 @@
  * even after the multiplication's own rounding) within a factor 1 + 2^-42.4 of the true sum
  * (oracle.h asks for 1 + 2^-40; MPFR gives RU64 of it).
  *
- * How the passes are arranged (fast_kernels.c has the vector loops: AVX-512 or AVX2 intrinsics,
- * or GCC vector extensions for other CPUs).  Sums and dots go block by block (2048 terms).
+ * How the passes are arranged (the vector loops are in fast_generic.c, fast_avx2.c and
+ * fast_avx512.c: AVX-512 or AVX2 intrinsics, or GCC vector extensions for other CPUs; GEMM is in
+ * exact_gemm.c).  Sums and dots go block by block (2048 terms).
  * Fast path: one fused pass whose sigmas come from the previous block's maximum (binary32 sums:
  * a plain binary64 sum after a check that makes it exact, see block_fused; dots and binary64
  * sums: 2 levels), which also measures the block's own maximum; the block counts only if that
  * maximum is within the assumed bound and nothing was left below the last level.  Otherwise
  * (first block, wide dynamic range, specials) the general path: the terms and their maximum,
- * then levels until nothing is left (2-4 passes).  GEMM: per element one fused pass over the two
- * K-vectors with sigmas from row max times column max (2 levels, or 3 when recent elements of
- * the thread needed them), no buffer; the general path for leftovers, specials and zero results.
+ * then levels until nothing is left (2-4 passes).
  * Measured on 2 GHz AVX-512 cores (bench oracle): ~0.25-0.3 ns per binary32 term summed,
- * ~0.5 ns per dot term, ~0.7-0.8 ns per GEMM multiply-add including ~150 ns to finish each
- * element.
- * Threads: sums/dots of >= 2^18 terms split into chunks merged exactly (xacc addition); GEMM
- * over tiles of output elements, B transposed once so both K-vectors are contiguous.
+ * ~0.5 ns per dot term.
+ * Threads: sums/dots of >= 2^18 terms split into chunks (ug_par_run) merged exactly (xacc
+ * addition).
  */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bits.h"
 #include "base/par.h"
 #include "base/sys.h"
 #include "oracle_int.h"
@@ -81,18 +77,8 @@
 
 enum {
     BLK = 2048,       /* terms per block of the general path (a 16 KiB buffer of doubles) */
-    GEMM_CHUNK = 4096, /* K-terms per fused GEMM pass */
     PAR_MIN = 1 << 18, /* shorter sums/dots run on the calling thread */
 };
-static const double SABS_UP = 1.0 + 0x1p-43; /* see sum_abs in the file comment */
-
-/* 2^e for -1022 <= e <= 1023, built from its bits (ldexp is a libm call, and this runs per
- * GEMM element). */
-static inline double pow2(int e)
-{
-    return ug_bits_f64((uint64_t)(e + 1023) << 52);
-}
-
 /* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
 
 typedef struct fast_acc {
@@ -190,21 +176,12 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
     }
     if (!ug_xacc_fill(&f->x, e))
         ug_exact_set_zero(e, zero_negative_terms(src));
-    e->sum_abs = (f->sabs_hi + f->sabs_lo) * SABS_UP;
+    e->sum_abs = (f->sabs_hi + f->sabs_lo) * UG_FAST_SABS_UP;
     if (!isfinite(e->sum_abs))
         e->sum_abs = exact_sum_abs(src);
 }
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
-
-/* ceil(log2(n)) for n >= 1. */
-static int ceil_log2(size_t n)
-{
-    int L = 0;
-    while (((size_t)1 << L) < n)
-        L++;
-    return L;
-}
 
 /* The level exponent s for terms bounded by B > 0 (finite), 2^L terms: s = ilogb(B) + 2 + L,
  * at least -1022.  Returns INT_MAX when s would exceed 1022. */
@@ -221,7 +198,7 @@ static int level_exponent(double B, int L)
 static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *src, double *buf,
                          size_t n, double maxabs)
 {
-    int L = ceil_log2(n);
+    int L = ug_fast_ceil_log2(n);
     int s = level_exponent(maxabs, L);
     if (s == INT_MAX) { /* binary64 terms near the top of the range: one by one */
         for (size_t i = 0; i < n; i++)
@@ -230,7 +207,7 @@ static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *sr
     }
     for (;;) {
         double level_sum;
-        double rmax = k->level(src, buf, n, 1.5 * pow2(s), &level_sum);
+        double rmax = k->level(src, buf, n, 1.5 * ug_fast_pow2(s), &level_sum);
         ug_xacc_add(&f->x, level_sum);
         if (rmax == 0)
             return;
@@ -288,7 +265,7 @@ static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk
 static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int e,
                        double *maxabs)
 {
-    int L = ceil_log2(bk->n);
+    int L = ug_fast_ceil_log2(bk->n);
     int levels = bk->kind == UG_TERMS_SUM32 ? 1 : 2;
     int which = bk->kind == UG_TERMS_SUM32   ? UG_F_SUM32_DIRECT
               : bk->kind == UG_TERMS_SUM64 ? UG_F_SUM64_2M
@@ -301,7 +278,7 @@ static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int
         sig[0] = s - 52 <= -149 ? 0.0 : ldexp(1.0, s - 29 > -126 ? s - 29 : -126);
     else
         for (int l = 0; l < levels; l++, s += L - 52) /* level l+1 bound: level l residual's */
-            sig[l] = 1.5 * pow2(s < -1022 ? -1022 : s);
+            sig[l] = 1.5 * ug_fast_pow2(s < -1022 ? -1022 : s);
     ug_fused_out o;
     k->fused[which](bk->a, bk->b, bk->n, sig, &o);
     *maxabs = o.max_abs;
@@ -403,184 +380,6 @@ void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t i
 {
     term_src src = {x, y, NULL, incx, incy, n};
     run_sum(&src, out);
-}
-
-/* ---- GEMM ------------------------------------------------------------------------------------ */
-
-typedef struct gemm_job {
-    const float *A, *B, *Bt; /* Bt: B transposed (N x K), or NULL: strided columns of B */
-    size_t M, N, K;
-    ug_exact *C;
-    const float *rowmax, *colmax; /* max |.| of A's rows and B's columns; NaN if non-finite */
-    size_t tiles_i, tiles_j;
-    atomic_size_t next;
-    const ug_fast_kernels *k;
-} gemm_job;
-
-enum { TILE_I = 16, TILE_J = 64 };
-
-/* One thread's state: its accumulator, and how often two fused levels were not enough lately
- * (when often, it starts with three: a wasted two-level pass costs more than a third level). */
-typedef struct gemm_worker_state {
-    ug_xacc x;
-    unsigned tried2, failed2;
-} gemm_worker_state;
-
-/* One element C[i][j] with the general path (specials, zeros, what the fused levels missed). */
-static void gemm_element_general(const gemm_job *g, size_t i, size_t j, ug_exact *e)
-{
-    const float *a = g->A + i * g->K;
-    if (g->Bt)
-        ug_exact_dot_f32_fast(a, 1, g->Bt + j * g->K, 1, g->K, e);
-    else
-        ug_exact_dot_f32_fast(a, 1, g->B + j, g->N, g->K, e);
-}
-
-/* One element with the fused path.  The bound T = rowmax * colmax >= |a_k b_k| (exact product of
- * two binary32 values) gives level exponents s1 = ilogb(T) + 2 + L, s2 = s1 - 52 + L,
- * s3 = s2 - 52 + L for chunks of 2^L terms: level j+1's bound 2^(s_{j+1} - 1 - L) equals level
- * j's residual bound 2^(s_j - 53).  T >= 2^-298, so s3 >= -298 - 1 + 2 - 104 > -1022;
- * T < 2^256, so s1 < 256 + 2 + 12 < 1022.  Two levels cover the 2 (52 - L) bits below T (80 for
- * K = 4096): all of a product's 48 bits unless it is below ~2^-32 T, rare for most data. */
-static void gemm_element(const gemm_job *g, gemm_worker_state *w, size_t i, size_t j,
-                         ug_exact *e)
-{
-    double T = (double)g->rowmax[i] * (double)g->colmax[j];
-    if (!(T > 0) || !g->Bt) { /* NaN/inf somewhere, an all-zero row or column, or no Bt */
-        gemm_element_general(g, i, j, e);
-        return;
-    }
-    const float *a = g->A + i * g->K, *b = g->Bt + j * g->K;
-    double sh = 0, sl = 0; /* Neumaier sum of the chunks' sum |a_k b_k| */
-    ug_xacc_reset(&w->x);
-    for (size_t k = 0; k < g->K; k += GEMM_CHUNK) {
-        size_t n = g->K - k < GEMM_CHUNK ? g->K - k : GEMM_CHUNK;
-        int L = ceil_log2(n);
-        int s1 = ilogb(T) + 2 + L, s2 = s1 - 52 + L, s3 = s2 - 52 + L;
-        double sig[3] = {1.5 * pow2(s1), 1.5 * pow2(s2), 1.5 * pow2(s3)};
-        ug_fused_out o;
-        /* three levels first when more than 1 in 8 recent elements needed them; each element
-         * counts as a try, so two levels get probed again about every 8th element */
-        int three = w->failed2 * 8 > w->tried2;
-        w->tried2++;
-        if (!three) {
-            g->k->fused[UG_F_DOT32_2](a + k, b + k, n, sig, &o);
-            if (o.residual) {
-                w->failed2++;
-                three = 1;
-            }
-        }
-        if (w->tried2 >= 1024) { /* forget slowly */
-            w->tried2 /= 2;
-            w->failed2 /= 2;
-        }
-        if (three)
-            g->k->fused[UG_F_DOT32_3](a + k, b + k, n, sig, &o);
-        if (o.residual) {
-            gemm_element_general(g, i, j, e);
-            return;
-        }
-        ug_xacc_add(&w->x, o.level[0]);
-        ug_xacc_add(&w->x, o.level[1]);
-        ug_xacc_add(&w->x, o.level[2]);
-        double t = sh + o.sum_abs;
-        sl += fabs(sh) >= o.sum_abs ? (sh - t) + o.sum_abs : (o.sum_abs - t) + sh;
-        sh = t;
-    }
-    if (!ug_xacc_fill(&w->x, e)) { /* exact zero: the sign rule needs the terms */
-        gemm_element_general(g, i, j, e);
-        return;
-    }
-    e->sum_abs = (sh + sl) * SABS_UP;
-}
-
-/* Takes tiles until none is left. */
-static void gemm_tiles(gemm_job *g, gemm_worker_state *w)
-{
-    size_t tiles = g->tiles_i * g->tiles_j;
-    for (;;) {
-        size_t t = atomic_fetch_add(&g->next, 1);
-        if (t >= tiles)
-            break;
-        size_t i0 = (t / g->tiles_j) * TILE_I, j0 = (t % g->tiles_j) * TILE_J;
-        size_t i1 = i0 + TILE_I < g->M ? i0 + TILE_I : g->M;
-        size_t j1 = j0 + TILE_J < g->N ? j0 + TILE_J : g->N;
-        for (size_t j = j0; j < j1; j++) /* Bt row j stays in L1 over the tile's rows */
-            for (size_t i = i0; i < i1; i++)
-                gemm_element(g, w, i, j, &g->C[i * g->N + j]);
-    }
-}
-
-static void gemm_worker_init(gemm_worker_state *w)
-{
-    ug_xacc_init(&w->x);
-    w->tried2 = w->failed2 = 0;
-}
-
-/* One ug_par_run worker: its own state (on its stack), tiles until none is left. */
-static void gemm_worker(void *ctx, int w, int workers)
-{
-    (void)w;
-    (void)workers;
-    gemm_worker_state st;
-    gemm_worker_init(&st);
-    gemm_tiles(ctx, &st);
-}
-
-/* max |v_k| over n values with stride inc; NaN when any is NaN or infinite. */
-static float abs_max_f32(const float *v, size_t inc, size_t n)
-{
-    float m = 0;
-    for (size_t k = 0; k < n; k++) {
-        float a = fabsf(v[k * inc]);
-        if (!(a <= FLT_MAX))
-            return NAN;
-        m = a > m ? a : m;
-    }
-    return m;
-}
-
-/* Runs g's tiles on ug_par_threads() workers (at most one per tile), the calling thread
- * included. */
-static void gemm_run(gemm_job *g)
-{
-    size_t tiles = g->tiles_i * g->tiles_j;
-    int workers = ug_par_threads();
-    if ((size_t)workers > tiles)
-        workers = tiles ? (int)tiles : 1;
-    ug_par_run(workers, gemm_worker, g);
-}
-
-/* Cost: the transpose of B (N K), the row/column maxima, then M N K fused multiply-extracts of
- * ~20 vector-lane operations each, spread over the threads; ~0.5 ns per multiply-add per core
- * with AVX2. */
-void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, size_t K,
-                            ug_exact *C)
-{
-    float *rowmax = malloc((M ? M : 1) * sizeof *rowmax);
-    float *colmax = malloc((N ? N : 1) * sizeof *colmax);
-    float *Bt = malloc((N * K > 0 ? N * K : 1) * sizeof *Bt);
-    if (!rowmax || !colmax) { /* out of memory: element by element, still exact */
-        for (size_t i = 0; i < M; i++)
-            for (size_t j = 0; j < N; j++)
-                ug_exact_dot_f32_fast(A + i * K, 1, B + j, N, K, &C[i * N + j]);
-    } else {
-        for (size_t i = 0; i < M; i++)
-            rowmax[i] = abs_max_f32(A + i * K, 1, K);
-        for (size_t j = 0; j < N; j++)
-            colmax[j] = abs_max_f32(B + j, N, K);
-        if (Bt) /* blocked: B's rows are read 64 columns at a time */
-            for (size_t j0 = 0; j0 < N; j0 += 64)
-                for (size_t k = 0; k < K; k++)
-                    for (size_t j = j0; j < j0 + 64 && j < N; j++)
-                        Bt[j * K + k] = B[k * N + j];
-        gemm_job g = {A, B, Bt, M, N, K, C, rowmax, colmax, (M + TILE_I - 1) / TILE_I,
-                      (N + TILE_J - 1) / TILE_J, 0, ug_fast_kernels_get()};
-        gemm_run(&g);
-    }
-    free(Bt);
-    free(colmax);
-    free(rowmax);
 }
 
 /* ---- self-test of xacc (cases/oracle_diff.c) ------------------------------------------------- */
