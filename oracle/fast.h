@@ -66,7 +66,7 @@ enum {
 };
 
 typedef struct ug_fast_kernels {
-    const char *name; /* "avx512" or "generic" */
+    const char *name; /* "avx512", "avx2" or "generic" */
     ug_fused_fn fused[UG_F_COUNT];
     ug_terms_fn terms[3]; /* by ug_terms_kind */
     ug_level_fn level;
@@ -74,7 +74,8 @@ typedef struct ug_fast_kernels {
 
 /* The kernels in use (the best the CPU runs, unless ug_fast_kernels_select chose). */
 const ug_fast_kernels *ug_fast_kernels_get(void);
-/* "avx512", "generic", or "auto"/NULL; returns -1 (and changes nothing) if the CPU lacks it. */
+/* "avx512", "avx2", "generic", or "auto"/NULL (the best); returns -1 (and changes nothing) if
+ * the CPU lacks it.  Process-wide. */
 int ug_fast_kernels_select(const char *name);
 
 #endif
