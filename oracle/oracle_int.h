@@ -18,10 +18,4 @@
 ug_xclass ug_mpfr_exact_value_f32(const float *x, size_t incx, const float *y, size_t incy,
                                   size_t n, mpfr_t s);
 
-/* ---- exact_fast.c test hooks ----------------------------------------------------------------- */
-
-/* Self-test of the exact accumulator on adversarial addition sequences against the MPFR
- * oracle; 0, or -1 with what differed in why. */
-int ug_fast_selftest(char *why, size_t whylen);
-
 #endif

@@ -556,12 +556,10 @@ UG_CASE(oracle_diff, gemm)
     run_gemm(t, "oracle_diff/gemm", 24);
 }
 
-/* The exact accumulator's carry code: its self-test, then sums and dots with a normalisation
- * after every 1, 2 or 5 additions. */
+/* The exact accumulator's carry code on real sums and dots, with a normalisation after every 1,
+ * 2 or 5 additions (oracle/xacc on its own: tests/oracle_xacc.c). */
 UG_CASE(oracle_diff, normalisation)
 {
-    char why[512] = "";
-    UG_EXPECT_MSG(ug_fast_selftest(why, sizeof why) == 0, "xacc self-test: %s", why);
     static const uint32_t every[] = {1, 2, 5};
     for (size_t i = 0; i < sizeof every / sizeof every[0]; i++) {
         ug_xacc_set_norm_interval(every[i]);
