@@ -22,7 +22,8 @@
 #include <time.h>
 
 #include "base/par.h"
-#include "oracle_int.h"
+#include "fast.h"
+#include "oracle.h"
 
 static double now_s(void)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle_int.h"
+#include "exact_mpfr.h"
 
 static const char usage_text[] =
     "usage: ulpgate oracle [--op sum|dot] [--json] [--got X] [--oracle fast|mpfr] FILE\n"

@@ -1,6 +1,6 @@
 /*
  * exact_fast.c - the fast exact oracle's sums and dot products (issue 5): the same ug_exact as
- * exact_mpfr.c, bit for bit, at well under a nanosecond per term.
+ * the MPFR ground truth, bit for bit, at well under a nanosecond per term.
  *
  * Method: error-free extraction at fixed exponent boundaries (Rump, Ogita and Oishi's
  * ExtractVector, "Accurate floating-point summation part I", SISC 2008; also Demmel and Nguyen's
@@ -72,7 +72,8 @@
 
 #include "base/par.h"
 #include "base/sys.h"
-#include "oracle_int.h"
+#include "fast.h"
+#include "special.h"
 #include "xacc.h"
 
 enum {

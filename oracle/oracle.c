@@ -5,7 +5,7 @@
  */
 #include <stdatomic.h>
 
-#include "oracle_int.h"
+#include "oracle.h"
 
 /* Process-wide setting, written by option parsing and read by any thread. */
 static atomic_int selected_kind = UG_ORACLE_FAST;

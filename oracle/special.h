@@ -1,5 +1,5 @@
 /*
- * special.h - the rules both oracles share (exact_mpfr.c and the fast oracle): special values
+ * special.h - the rules both oracles share (the MPFR one and the fast one): special values
  * and the sign of an exact zero.  Internal to oracle/; oracle.h states the rules for users.
  * Neither implementation calls back into oracle.c (the dispatcher): they meet only here.
  */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle_int.h"
+#include "fast.h"
 #include "xacc.h"
 #include "rng.h"
 #include "ug.h"
