@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/par.h"
+#include "cli.h"
 #include "runner.h"
 #include "ug_config.h"
 

@@ -17,7 +17,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
 
@@ -86,25 +85,5 @@ ug_error ug_error_of(const ug_exact *e, double got);
 double ug_ulp32(float r);
 /* 1 if the two summaries are identical (bitwise on hi, lo, rn, rd, cls; sum_abs within 1e-12). */
 int ug_exact_equal(const ug_exact *a, const ug_exact *b);
-
-/* Subcommands (argv[0] is the subcommand name).  Return the process exit code:
- * 0 ok, 1 failure, 2 usage or input error (message on stderr naming the file/argument). */
-int ug_cmd_oracle(int argc, char **argv);
-int ug_cmd_bench_oracle(int argc, char **argv);
-
-/* The `oracle` subcommand with its output and error streams given (ug_cmd_oracle uses stdout
- * and stderr); for in-process tests. */
-int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
-/* One value as the `oracle` subcommand reads it: decimal or C99 hex-float (strtof: rounded to the
- * nearest binary32, ties to even; underflow to a subnormal or zero is accepted), "inf", "-inf",
- * "nan" (any case).  Returns 0, or -1 with the reason in why (a value that overflows binary32,
- * trailing characters, nothing at all). */
-int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen);
-/* An `oracle` input file (path "-": stdin): one value per line (dot != 0: two, separated by
- * blanks or one comma), '#' starts a comment, blank lines are skipped.  Returns 0 with *x (and
- * *y for a dot) malloc'ed (NULL when n == 0) and *n set, or 2 with "FILE:LINE: what is wrong"
- * or "FILE: why it cannot be read" in err. */
-int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t *n, char *err,
-                         size_t errlen);
 
 #endif

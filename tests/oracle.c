@@ -16,8 +16,10 @@
 #include <string.h>
 
 #include "base/par.h"
+#include "cli.h"
 #include "ug.h"
 #include "ug_config.h"
+#include "values.h"
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
