@@ -230,7 +230,8 @@ int ug_cmd_bench_oracle(int argc, char **argv)
 
     printf("%-40s %12s %12s %12s %12s\n", "", "sum ns/elem", "sum elem/s", "dot ns/elem",
            "dot elem/s");
-    printf("%-40s %12.2f %12.3g %12.2f %12.3g\n", "(a) the seven-methods post's MPFR loop", s.post_ns,
+    printf("%-40s %12.2f %12.3g %12.2f %12.3g\n", "(a) the seven-methods post's MPFR loop",
+           s.post_ns,
            1e9 / s.post_ns, d.post_ns, 1e9 / d.post_ns);
     printf("%-40s %12.2f %12.3g %12.2f %12.3g\n", "(b) mpfr_sum", s.sum_ns, 1e9 / s.sum_ns,
            d.sum_ns, 1e9 / d.sum_ns);

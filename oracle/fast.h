@@ -13,7 +13,7 @@
 #include "base/bits.h"
 #include "oracle.h"
 
-/* ---- shared by exact_fast.c and exact_gemm.c -------------------------------------------------- */
+/* ---- shared by exact_fast.c and exact_gemm.c ------------------------------------------------- */
 
 /* The upper-bound factor applied to a Neumaier sum of |terms| (exact_fast.c, sum_abs, says why
  * 1 + 2^-43 suffices). */
@@ -35,7 +35,7 @@ static inline int ug_fast_ceil_log2(size_t n)
     return L;
 }
 
-/* ---- the vector kernels: the inner loops of the extraction passes ------------------------------ */
+/* ---- the vector kernels: the inner loops of the extraction passes ---------------------------- */
 
 typedef enum { UG_TERMS_SUM32, UG_TERMS_SUM64, UG_TERMS_DOT32 } ug_terms_kind;
 

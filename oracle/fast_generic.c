@@ -204,7 +204,8 @@ static void g_sum32_direct(const void *a, const float *b, size_t n, const double
         o->level[0] += x[i];
         o->sum_abs += fabs((double)x[i]);
     }
-    float fmin = ug_bits_f32((uint32_t)kmin + 1); /* smallest nonzero |x|; INT32_MAX + 1 = -0 if none */
+    /* smallest nonzero |x|; INT32_MAX + 1 = -0 if none */
+    float fmin = ug_bits_f32((uint32_t)kmin + 1);
     o->max_abs = ug_bits_f32((uint32_t)bmax);
     o->residual = kmin != INT32_MAX && (double)fmin < sig[0];
 }
@@ -244,7 +245,7 @@ const ug_fast_kernels ug_fast_generic_kernels = {
     level_generic,
 };
 
-/* ---- shared by the x86 kernels (fast_avx2.c, fast_avx512.c) ------------------------------------ */
+/* ---- shared by the x86 kernels (fast_avx2.c, fast_avx512.c) ---------------------------------- */
 
 void ug_fast_sum32_direct_tail(const float *x, size_t i, size_t n, uint32_t kmin, uint32_t bmax,
                                const double *sig, ug_fused_out *o)

@@ -7,7 +7,9 @@
  *
  * Two implementations produce identical ug_exact values (the test suite cross-checks them):
  *   - UG_ORACLE_MPFR: MPFR, the ground truth (oracle/exact_mpfr.c).
- *   - UG_ORACLE_FAST: an exact superaccumulator (oracle/exact_fast.c), multithreaded, the default.
+ *   - UG_ORACLE_FAST: error-free extraction into an exact accumulator, vectorised and
+ *     multithreaded, the default (oracle/exact_fast.c: sums and dots; oracle/exact_gemm.c;
+ *     oracle/xacc.h); it does not use MPFR (oracle/meson.build builds it without).
  * ug_oracle_select() switches between them for the whole process (`--oracle mpfr|fast`).
  * Their multithreaded paths (GEMM, long sums) use ug_par_threads() threads (base/par.h,
  * `--threads`); results never depend on the count.
@@ -24,7 +26,7 @@ typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
  *   hi = RN64(s)            (round-to-nearest-even to binary64; +-inf if |s| overflows binary64)
  *   lo = RN64(s - hi)       (0 when s is a binary64 number)
  *   rn = RN32(s)            (binary32, nearest-even, subnormals, overflow to +-inf)
- *   rd = RD32(s)            (binary32 rounded toward -inf: seed 004's oracle)
+ *   rd = RD32(s)            (binary32 rounded toward -inf: the seven-methods post's oracle)
  * For the special classes hi, lo, rn, rd hold NaN or the matching infinity.
  * sum_abs is an upper bound on sum |x_i| (or sum |x_i*y_i|) within a factor (1 + 2^-40) of the
  * true value; +inf when any term is not finite.  It feeds the a-priori error bounds.
@@ -38,9 +40,10 @@ typedef struct ug_exact {
 } ug_exact;
 
 /* Error of a computed value against the exact one (all three are >= 0, or +inf).
- *   abs = |got - s|             (rounded to binary64; exact to ~2^-100 relative, see oracle/error.c)
+ *   abs = |got - s|             (rounded to binary64; exact to ~2^-100 relative, oracle/error.c)
  *   rel = abs / |s|             (0 if both are 0; +inf if s == 0 and got != 0)
- *   ulp = abs / ulp32(RN32(s))  (fractional ULP in the binade of the exact value rounded to binary32)
+ *   ulp = abs / ulp32(RN32(s))  (fractional ULP in the binade of the exact value rounded to
+ *                                binary32)
  * Specials: if s is NaN, only a NaN got is right (0) and anything else is +inf; if s is +-inf
  * only the same infinity is right; if s is finite a NaN or inf got is +inf error, except an inf
  * equal to RN32(s) (correct overflow), which is 0. */

@@ -104,7 +104,7 @@ void ug_xacc_merge(ug_xacc *dst, ug_xacc *src)
     xacc_normalise(dst);
 }
 
-/* ---- reading: magnitude digits and rounding --------------------------------------------- */
+/* ---- reading: magnitude digits and rounding -------------------------------------------------- */
 
 typedef struct xdig {
     uint32_t d[UG_XACC_N + 2]; /* magnitude, digit i worth 2^(32 i + UG_XACC_BASE) */
@@ -262,7 +262,7 @@ static float xdig_to_f32(const xdig *g, int round_down)
     return g->neg ? -r : r;
 }
 
-/* ---- reading: what ug_exact needs ---------------------------------------------------------- */
+/* ---- reading: what ug_exact needs ------------------------------------------------------------ */
 
 int ug_xacc_fill(const ug_xacc *a, ug_exact *e)
 {

@@ -61,7 +61,8 @@ static float ulpf(float x)
 gen od_gen_pick(drng *r, int emin, int emax)
 {
     gen g = {(int)od_rbelow(r, G_NKINDS), 0, 0, 0};
-    int w = (int)od_rbelow(r, 4) == 0 ? (int)od_rbelow(r, (uint32_t)(emax - emin)) : (int)od_rbelow(r, 40);
+    int w = (int)od_rbelow(r, 4) == 0 ? (int)od_rbelow(r, (uint32_t)(emax - emin))
+                                      : (int)od_rbelow(r, 40);
     g.e0 = emin + (int)od_rbelow(r, (uint32_t)(emax - emin - w + 1));
     g.e1 = g.e0 + w;
     g.scale = (int)od_rbelow(r, 60) - 30;
@@ -89,7 +90,8 @@ float od_gen_f32(drng *r, const gen *g)
         return sign ? -v : v;
     }
     case G_SUBNORMAL:
-        return ug_bits_f32(sign | ((uint32_t)od_r64(r) & (od_rbelow(r, 2) ? 0x7fffffu : 0xffffffu)));
+        return ug_bits_f32(sign |
+                           ((uint32_t)od_r64(r) & (od_rbelow(r, 2) ? 0x7fffffu : 0xffffffu)));
     case G_FEWBITS: { /* 1-4 significant bits: sums full of ties */
         int e = g->e0 + (int)od_rbelow(r, (uint32_t)(g->e1 - g->e0 + 1));
         float m = (float)(1 + od_rbelow(r, 15));
@@ -101,7 +103,8 @@ float od_gen_f32(drng *r, const gen *g)
         return v * pow2f(g->scale);
     }
     default: { /* normal(0, 1) by Box-Muller */
-        double u1 = ((double)(od_r64(r) >> 11) + 0.5) * 0x1p-53, u2 = (double)(od_r64(r) >> 11) * 0x1p-53;
+        double u1 = ((double)(od_r64(r) >> 11) + 0.5) * 0x1p-53;
+        double u2 = (double)(od_r64(r) >> 11) * 0x1p-53;
         return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
     }
     }
@@ -358,7 +361,8 @@ void od_run_short_sum64(ug_t *t, long count, const char *stream)
                 x[i + 1] = -x[i];
             break;
         case 2: { /* binary64 tie m + ulp64(m)/2 among pairs, maybe broken by 2^-1074 */
-            double m = ldexp(1.0 + (double)(od_r64(&r) >> 12) * 0x1p-52, (int)od_rbelow(&r, 1800) - 900);
+            double m = ldexp(1.0 + (double)(od_r64(&r) >> 12) * 0x1p-52,
+                             (int)od_rbelow(&r, 1800) - 900);
             for (size_t i = 0; i + 1 < n; i += 2)
                 x[i + 1] = -x[i];
             if (n % 2)
