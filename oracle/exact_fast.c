@@ -68,7 +68,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/par.h"
 #include "base/sys.h"
@@ -77,14 +76,15 @@
 #include "xacc.h"
 
 enum {
-    BLK = 2048,       /* terms per block of the general path (a 16 KiB buffer of doubles) */
+    BLK = 2048,        /* terms per block of the general path (a 16 KiB buffer of doubles) */
     PAR_MIN = 1 << 18, /* shorter sums/dots run on the calling thread */
 };
+
 /* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
 
 typedef struct fast_acc {
     ug_xacc x;
-    double sabs_hi, sabs_lo;                  /* Neumaier sum of the blocks' sums of |terms| */
+    double sabs_hi, sabs_lo; /* Neumaier sum of the blocks' sums of |terms| */
     size_t nan_terms, posinf_terms, neginf_terms;
 } fast_acc;
 

@@ -28,6 +28,7 @@ void ug_xacc_init(ug_xacc *a)
     a->adds = 0;
 }
 
+/* Clears only the touched chunks lo..hi. */
 void ug_xacc_reset(ug_xacc *a)
 {
     if (a->hi >= a->lo)
@@ -58,6 +59,8 @@ static void xacc_normalise(ug_xacc *a)
     a->adds = 0;
 }
 
+/* m 2^(pos - 1074) lands in chunks idx..idx+2, each piece below 2^32; a negative d adds the
+ * pieces negated. */
 void ug_xacc_add(ug_xacc *a, double d)
 {
     uint64_t b = ug_f64_bits(d);
@@ -89,6 +92,7 @@ void ug_xacc_add(ug_xacc *a, double d)
         xacc_normalise(a);
 }
 
+/* Both normalised first: each chunk sum is then below 2^33 in magnitude. */
 void ug_xacc_merge(ug_xacc *dst, ug_xacc *src)
 {
     if (src->hi < src->lo)
