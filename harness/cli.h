@@ -1,13 +1,31 @@
-/* cli.h - the subcommands of the ulpgate command line (harness/cli_*.c, main.c). */
+/*
+ * cli.h - the subcommands of the ulpgate command line (main.c dispatches; harness/cli_*.c).
+ * Each takes its own argv (argv[0] is the subcommand's name) and returns the process exit code:
+ * 0 ok, 1 a failure, 2 a usage or input error (message on stderr naming the file or argument).
+ */
 #ifndef UG_CLI_H
 #define UG_CLI_H
+
+#include <stdio.h>
 
 /* The usage text, and a usage error: "ulpgate: <message>" and the usage on stderr; returns 2. */
 extern const char ug_usage_text[];
 int ug_usage_error(const char *fmt, const char *arg);
 
-/* Each returns the process exit status: 0 ok, 1 a failure, 2 a usage or input error. */
+/* `ulpgate run [options]` (cli_run.c).  full_argc/full_argv: the whole command line, for the
+ * report; argv0: how the binary was invoked, for rerun lines. */
 int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const char *argv0);
+/* `ulpgate list` (cli_list.c). */
 int ug_cmd_list(int argc, char **argv);
+
+/* `ulpgate oracle [--op sum|dot] [--json] [--got X] [--oracle fast|mpfr] FILE` (cli_oracle.c):
+ * the exact sum or dot product of a file of binary32 values (values.h). */
+int ug_cmd_oracle(int argc, char **argv);
+/* The same with its output and error streams given (ug_cmd_oracle passes stdout and stderr);
+ * for in-process tests. */
+int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
+
+/* `ulpgate bench oracle [--big] [--threads N]` (cli_bench.c): how fast the oracles are. */
+int ug_cmd_bench_oracle(int argc, char **argv);
 
 #endif

@@ -23,9 +23,9 @@
  * +inf; likewise if got - hi overflows binary64.
  */
 #include <math.h>
-#include <string.h>
 
-#include "oracle_int.h"
+#include "base/bits.h"
+#include "oracle.h"
 
 static void two_sum(double a, double b, double *s, double *t)
 {
@@ -84,20 +84,11 @@ double ug_ulp32(float r)
     return ldexp(1.0, ilogbf(a) - 23);
 }
 
-static int same_bits64(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-static int same_bits32(float a, float b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 int ug_exact_equal(const ug_exact *a, const ug_exact *b)
 {
-    if (a->cls != b->cls || !same_bits64(a->hi, b->hi) || !same_bits64(a->lo, b->lo) ||
-        !same_bits32(a->rn, b->rn) || !same_bits32(a->rd, b->rd))
+    if (a->cls != b->cls || ug_f64_bits(a->hi) != ug_f64_bits(b->hi) ||
+        ug_f64_bits(a->lo) != ug_f64_bits(b->lo) || ug_f32_bits(a->rn) != ug_f32_bits(b->rn) ||
+        ug_f32_bits(a->rd) != ug_f32_bits(b->rd))
         return 0;
     if (a->sum_abs == b->sum_abs)
         return 1;

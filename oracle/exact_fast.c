@@ -1,6 +1,6 @@
 /*
- * exact_fast.c - the fast exact oracle (issue 5): the same ug_exact as exact_mpfr.c, bit for bit,
- * at well under a nanosecond per term.
+ * exact_fast.c - the fast exact oracle's sums and dot products (issue 5): the same ug_exact as
+ * the MPFR ground truth, bit for bit, at well under a nanosecond per term.
  *
  * Method: error-free extraction at fixed exponent boundaries (Rump, Ogita and Oishi's
  * ExtractVector, "Accurate floating-point summation part I", SISC 2008; also Demmel and Nguyen's
@@ -8,8 +8,8 @@
  * themselves, the binary64 inputs, or the products x*y of binary32 pairs, which are exact in
  * binary64 (24 x 24 = 48 significant bits; 2^-298 <= |x*y| < 2^256, far inside binary64's
  * normal range).  The few binary64 partial sums this produces are added into an exact
- * fixed-point integer (xacc, Neal's "small superaccumulator", arXiv:1505.05571), from which the
- * roundings of ug_exact are read off with integer arithmetic.
+ * fixed-point integer (xacc.h: Neal's "small superaccumulator", arXiv:1505.05571), from which
+ * the roundings of ug_exact are read off with integer arithmetic.
  *
  * Exactness of one extraction level.  Let s be an integer with -1022 <= s <= 1022,
  * sigma = 1.5 * 2^s, u = 2^(s-52), and let at most 2^L terms p, all with |p| <= 2^(s-1-L),
@@ -33,14 +33,8 @@
  * (sigma and 2^(s+1) finite): terms of magnitude >= 2^(1020-L), which only binary64 inputs can
  * have, are added one by one into xacc instead (exact, ~5 ns each).
  *
- * xacc: 72 signed 64-bit chunks, chunk i worth 2^(32 i - 1074), covering every binary64 quantum
- * (2^-1074) up to 2^1230, i.e. any sum of up to 2^64 binary64 numbers with room for the sign.
- * A binary64 number (53-bit integer times 2^e, e >= -1074) is shifted into 3 consecutive chunks,
- * each receiving less than 2^32 in magnitude, so 2^30 additions cannot overflow a chunk; carries
- * are propagated (normalisation) before that.  Reading it: carry-propagate into 32-bit digits
- * (two's complement, then magnitude and sign), find the top bit and round the magnitude with
- * round and sticky bits: RN64 (hi), RN64 of the exact difference s - hi (lo), RN32 and RD32 with
- * binary32's subnormal quantum 2^-149 and its overflow threshold.
+ * xacc (xacc.h, which gives the argument): an exact fixed-point accumulator of binary64
+ * numbers, read with round and sticky bits into hi, lo, RN32 and RD32.
  *
  * Specials: each block's sum of |terms| is non-finite iff the block holds a NaN or infinite term
  * (or, for binary64 inputs only, the finite sum overflowed); such a block is scanned and the NaN,
@@ -55,329 +49,48 @@
  * even after the multiplication's own rounding) within a factor 1 + 2^-42.4 of the true sum
  * (oracle.h asks for 1 + 2^-40; MPFR gives RU64 of it).
  *
- * How the passes are arranged (fast_kernels.c has the vector loops: AVX-512 or AVX2 intrinsics,
- * or GCC vector extensions for other CPUs).  Sums and dots go block by block (2048 terms).
+ * How the passes are arranged (the vector loops are in fast_generic.c, fast_avx2.c and
+ * fast_avx512.c: AVX-512 or AVX2 intrinsics, or GCC vector extensions for other CPUs; GEMM is in
+ * exact_gemm.c).  Sums and dots go block by block (2048 terms).
  * Fast path: one fused pass whose sigmas come from the previous block's maximum (binary32 sums:
  * a plain binary64 sum after a check that makes it exact, see block_fused; dots and binary64
  * sums: 2 levels), which also measures the block's own maximum; the block counts only if that
  * maximum is within the assumed bound and nothing was left below the last level.  Otherwise
  * (first block, wide dynamic range, specials) the general path: the terms and their maximum,
- * then levels until nothing is left (2-4 passes).  GEMM: per element one fused pass over the two
- * K-vectors with sigmas from row max times column max (2 levels, or 3 when recent elements of
- * the thread needed them), no buffer; the general path for leftovers, specials and zero results.
+ * then levels until nothing is left (2-4 passes).
  * Measured on 2 GHz AVX-512 cores (bench oracle): ~0.25-0.3 ns per binary32 term summed,
- * ~0.5 ns per dot term, ~0.7-0.8 ns per GEMM multiply-add including ~150 ns to finish each
- * element.
- * Threads: sums/dots of >= 2^18 terms split into chunks merged exactly (xacc addition); GEMM
- * over tiles of output elements, B transposed once so both K-vectors are contiguous.
+ * ~0.5 ns per dot term.
+ * Threads: sums/dots of >= 2^18 terms split into chunks (ug_par_run) merged exactly (xacc
+ * addition).
  */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "oracle_int.h"
-
-__extension__ typedef unsigned __int128 u128;
+#include "base/par.h"
+#include "base/sys.h"
+#include "fast.h"
+#include "special.h"
+#include "xacc.h"
 
 enum {
-    BLK = 2048,       /* terms per block of the general path (a 16 KiB buffer of doubles) */
-    GEMM_CHUNK = 4096, /* K-terms per fused GEMM pass */
+    BLK = 2048,        /* terms per block of the general path (a 16 KiB buffer of doubles) */
     PAR_MIN = 1 << 18, /* shorter sums/dots run on the calling thread */
 };
-static const double SABS_UP = 1.0 + 0x1p-43; /* see sum_abs in the file comment */
-
-/* 2^e for -1022 <= e <= 1023, built from its bits (ldexp is a libm call, and this runs per
- * GEMM element). */
-static inline double pow2(int e)
-{
-    uint64_t b = (uint64_t)(e + 1023) << 52;
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-/* ---- xacc: the exact fixed-point accumulator ------------------------------------------------- */
-
-enum { XA_N = 72, XA_BASE = -1074, XA_NORM_EVERY = 1 << 30 };
-
-/* Additions between normalisations: XA_NORM_EVERY, or less for the tests
- * (ug_fast_set_norm_interval), so the carry code runs on real sums. */
-static _Atomic uint32_t xacc_norm_every = XA_NORM_EVERY;
-
-void ug_fast_set_norm_interval(uint32_t every)
-{
-    xacc_norm_every = every && every <= XA_NORM_EVERY ? every : XA_NORM_EVERY;
-}
-
-typedef struct xacc {
-    int64_t c[XA_N]; /* chunk i worth 2^(32 i + XA_BASE) */
-    int lo, hi;      /* touched chunks (hi < lo: none); c[hi] carries the sign */
-    uint32_t adds;   /* additions since the last normalisation */
-} xacc;
-
-static void xacc_init(xacc *a)
-{
-    memset(a->c, 0, sizeof a->c);
-    a->lo = XA_N;
-    a->hi = -1;
-    a->adds = 0;
-}
-
-/* Clears only what was touched: O(span), so one xacc serves many GEMM elements. */
-static void xacc_reset(xacc *a)
-{
-    if (a->hi >= a->lo)
-        memset(a->c + a->lo, 0, (size_t)(a->hi - a->lo + 1) * sizeof a->c[0]);
-    a->lo = XA_N;
-    a->hi = -1;
-    a->adds = 0;
-}
-
-/* Carry propagation: chunks lo..hi-1 into [0, 2^32), the top one signed and below 2^31 in
- * magnitude.  (>> on a negative int64_t is an arithmetic shift in GCC and Clang.) */
-static void xacc_normalise(xacc *a)
-{
-    if (a->hi < a->lo)
-        return;
-    int64_t carry = 0;
-    for (int i = a->lo; i < a->hi; i++) {
-        int64_t v = a->c[i] + carry;
-        a->c[i] = v & 0xffffffffLL;
-        carry = v >> 32;
-    }
-    int64_t top = a->c[a->hi] + carry;
-    while ((top >= (1LL << 31) || top < -(1LL << 31)) && a->hi < XA_N - 1) {
-        a->c[a->hi++] = top & 0xffffffffLL;
-        top >>= 32;
-    }
-    a->c[a->hi] = top;
-    a->adds = 0;
-}
-
-/* Adds a finite binary64 number exactly. ~3 ns. */
-static void xacc_add(xacc *a, double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    unsigned biased = (unsigned)(b >> 52) & 0x7ff;
-    uint64_t m = b & ((1ULL << 52) - 1);
-    int pos; /* bit index of m's least significant bit, from 2^-1074 */
-    if (biased == 0) {
-        if (m == 0)
-            return;
-        pos = 0;
-    } else {
-        m |= 1ULL << 52;
-        pos = (int)biased - 1;
-    }
-    int idx = pos >> 5;
-    u128 t = (u128)m << (pos & 31);
-    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1 */
-    int64_t d0 = (int64_t)(uint32_t)t, d1 = (int64_t)(uint32_t)(t >> 32), d2 = (int64_t)(t >> 64);
-    a->c[idx] += (d0 ^ neg) - neg;
-    a->c[idx + 1] += (d1 ^ neg) - neg;
-    a->c[idx + 2] += (d2 ^ neg) - neg;
-    /* a previous signed top chunk may now sit below the new top: the representation is the
-     * plain sum of c[i] 2^(32 i), so a negative middle chunk is fine until normalisation */
-    if (idx < a->lo)
-        a->lo = idx;
-    if (idx + 2 > a->hi)
-        a->hi = idx + 2;
-    if (++a->adds >= atomic_load_explicit(&xacc_norm_every, memory_order_relaxed))
-        xacc_normalise(a);
-}
-
-/* dst += src, exactly. */
-static void xacc_merge(xacc *dst, xacc *src)
-{
-    if (src->hi < src->lo)
-        return;
-    xacc_normalise(src);
-    xacc_normalise(dst);
-    for (int i = src->lo; i <= src->hi; i++)
-        dst->c[i] += src->c[i];
-    if (src->lo < dst->lo)
-        dst->lo = src->lo;
-    if (src->hi > dst->hi)
-        dst->hi = src->hi;
-    xacc_normalise(dst);
-}
-
-/* ---- reading xacc: magnitude digits and rounding --------------------------------------------- */
-
-typedef struct xdig {
-    uint32_t d[XA_N + 2]; /* magnitude, digit i worth 2^(32 i + XA_BASE) */
-    int lo, top;          /* lowest and highest nonzero digit; top < lo: zero */
-    int neg;
-} xdig;
-
-static void xdig_trim(xdig *g)
-{
-    while (g->top >= g->lo && g->d[g->top] == 0)
-        g->top--;
-    while (g->lo <= g->top && g->d[g->lo] == 0)
-        g->lo++;
-}
-
-/* Two's complement negation of digits lo..top (value 2^(32(top+1)) - D). */
-static void xdig_negate(xdig *g)
-{
-    uint64_t c = 1;
-    for (int j = g->lo; j <= g->top; j++) {
-        uint64_t v = (uint64_t)(uint32_t)~g->d[j] + c;
-        g->d[j] = (uint32_t)v;
-        c = v >> 32;
-    }
-    if (c)
-        g->d[++g->top] = 1; /* D was 0 */
-}
-
-/* Magnitude and sign of the value held by a (which is left unchanged).  Cost O(span). */
-static void xacc_digits(const xacc *a, xdig *g)
-{
-    g->neg = 0;
-    g->lo = 0;
-    g->top = -1;
-    if (a->hi < a->lo)
-        return;
-    int64_t carry = 0;
-    int i;
-    for (i = a->lo; i <= a->hi; i++) {
-        int64_t v = a->c[i] + carry;
-        g->d[i] = (uint32_t)v;
-        carry = v >> 32;
-    }
-    while (carry != 0 && carry != -1 && i < XA_N + 1) {
-        g->d[i++] = (uint32_t)carry;
-        carry >>= 32;
-    }
-    g->lo = a->lo;
-    g->top = i - 1;
-    if (carry == -1) {
-        g->neg = 1;
-        xdig_negate(g);
-    }
-    xdig_trim(g);
-}
-
-static inline uint32_t xdig_at(const xdig *g, int i)
-{
-    return (i >= g->lo && i <= g->top) ? g->d[i] : 0;
-}
-
-/* Bits [pos, pos + cnt) of the magnitude, 0 <= cnt <= 60. */
-static uint64_t xdig_bits(const xdig *g, int pos, int cnt)
-{
-    if (cnt <= 0)
-        return 0;
-    int idx = pos >> 5;
-    u128 w = ((u128)xdig_at(g, idx + 2) << 64) | ((u128)xdig_at(g, idx + 1) << 32) |
-             (u128)xdig_at(g, idx);
-    return (uint64_t)(w >> (pos & 31)) & ((1ULL << cnt) - 1);
-}
-
-/* 1 if any bit below index pos is set (g trimmed, so g->lo is the lowest nonzero digit). */
-static int xdig_any_below(const xdig *g, int pos)
-{
-    if (pos <= 0 || g->top < g->lo)
-        return 0;
-    int idx = pos >> 5;
-    if (g->lo < idx)
-        return 1;
-    return g->lo == idx && (g->d[idx] & ((1u << (pos & 31)) - 1)) != 0;
-}
-
-static int xdig_msb(const xdig *g)
-{
-    return 32 * g->top + 31 - __builtin_clz(g->d[g->top]);
-}
-
-enum { RND_NEAREST_EVEN, RND_MAG_DOWN, RND_MAG_UP };
-
-/* The magnitude rounded to prec significant bits with quantum at least 2^qmin (a nonzero,
- * trimmed g).  The result M 2^Q (M <= 2^prec) as a binary64 number: exact when it fits
- * (always for prec <= 53 and 2^Q >= 2^-1074 below 2^1024), +inf beyond. */
-static double xdig_round(const xdig *g, int prec, int qmin, int mode)
-{
-    int t = xdig_msb(g);
-    int q = t - prec + 1;
-    if (q < qmin - XA_BASE)
-        q = qmin - XA_BASE;
-    uint64_t M = xdig_bits(g, q, t - q + 1);
-    int round_bit = q >= 1 ? (int)xdig_bits(g, q - 1, 1) : 0;
-    int sticky = xdig_any_below(g, q - 1);
-    if (mode == RND_NEAREST_EVEN ? (round_bit && (sticky || (M & 1)))
-                                 : (mode == RND_MAG_UP && (round_bit || sticky)))
-        M++;
-    int Q = q + XA_BASE;
-    if (Q >= -1022 && Q <= 1023)
-        return (double)M * pow2(Q); /* exact, or +inf on overflow (the rounding's answer) */
-    return ldexp((double)M, Q);
-}
-
-/* out = |g| - h for a binary64 h > 0 (finite), as magnitude and sign (out->neg: |g| < h). */
-static void xdig_sub(const xdig *g, double h, xdig *out)
-{
-    uint64_t b;
-    memcpy(&b, &h, sizeof b);
-    unsigned biased = (unsigned)(b >> 52) & 0x7ff;
-    uint64_t m = b & ((1ULL << 52) - 1);
-    int pos = 0;
-    if (biased) {
-        m |= 1ULL << 52;
-        pos = (int)biased - 1;
-    }
-    int hidx = pos >> 5;
-    u128 t = (u128)m << (pos & 31);
-    uint32_t hd[3] = {(uint32_t)t, (uint32_t)(t >> 32), (uint32_t)(t >> 64)};
-    int lo = g->top >= g->lo && g->lo < hidx ? g->lo : hidx;
-    int top = g->top > hidx + 2 ? g->top : hidx + 2;
-    int64_t borrow = 0;
-    for (int i = lo; i <= top; i++) {
-        int64_t v = (int64_t)xdig_at(g, i) - (i >= hidx && i <= hidx + 2 ? hd[i - hidx] : 0) +
-                    borrow;
-        out->d[i] = (uint32_t)v;
-        borrow = v >> 32;
-    }
-    out->lo = lo;
-    out->top = top;
-    out->neg = 0;
-    if (borrow) {
-        out->neg = 1;
-        xdig_negate(out);
-    }
-    xdig_trim(out);
-}
-
-/* RN32 or RD32 of the signed value in g (nonzero), with binary32's overflow rules. */
-static float xdig_to_f32(const xdig *g, int round_down)
-{
-    int mode = RND_NEAREST_EVEN;
-    if (round_down)
-        mode = g->neg ? RND_MAG_UP : RND_MAG_DOWN;
-    double m = xdig_round(g, 24, -149, mode);
-    if (m >= 0x1p128) /* overflow: RN and RD of a negative go to inf, RD of a positive to max */
-        m = (round_down && !g->neg) ? (double)FLT_MAX : (double)INFINITY;
-    float r = (float)m; /* exact: 24 bits, quantum >= 2^-149, below 2^128 or inf */
-    return g->neg ? -r : r;
-}
 
 /* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
 
 typedef struct fast_acc {
-    xacc x;
-    double sabs_hi, sabs_lo;                  /* Neumaier sum of the blocks' sums of |terms| */
+    ug_xacc x;
+    double sabs_hi, sabs_lo; /* Neumaier sum of the blocks' sums of |terms| */
     size_t nan_terms, posinf_terms, neginf_terms;
 } fast_acc;
 
 static void fast_acc_init(fast_acc *f)
 {
-    xacc_init(&f->x);
+    ug_xacc_init(&f->x);
     f->sabs_hi = f->sabs_lo = 0;
     f->nan_terms = f->posinf_terms = f->neginf_terms = 0;
 }
@@ -396,7 +109,7 @@ static void sabs_add(fast_acc *f, double v)
 
 static void fast_acc_merge(fast_acc *dst, fast_acc *src)
 {
-    xacc_merge(&dst->x, &src->x);
+    ug_xacc_merge(&dst->x, &src->x);
     sabs_add(dst, src->sabs_hi);
     sabs_add(dst, src->sabs_lo);
     dst->nan_terms += src->nan_terms;
@@ -412,31 +125,6 @@ static void count_special(fast_acc *f, double p)
         f->posinf_terms++;
     else if (p == -INFINITY)
         f->neginf_terms++;
-}
-
-/* hi, lo, rn, rd and cls of the nonzero value held by x (left unchanged); returns 0, touching
- * nothing, when the value is zero.  ~100-200 ns (a few digits). */
-static int xacc_fill(const xacc *x, ug_exact *e)
-{
-    xdig g;
-    xacc_digits(x, &g);
-    if (g.top < g.lo)
-        return 0;
-    e->cls = UG_X_FINITE;
-    double hmag = xdig_round(&g, 53, -1074, RND_NEAREST_EVEN);
-    e->hi = g.neg ? -hmag : hmag;
-    e->lo = 0.0;
-    if (isfinite(hmag)) { /* when |s| overflows binary64, lo is defined as 0 */
-        xdig diff;
-        xdig_sub(&g, hmag, &diff);
-        if (diff.top >= diff.lo) {
-            double lmag = xdig_round(&diff, 53, -1074, RND_NEAREST_EVEN);
-            e->lo = (diff.neg != g.neg) ? -lmag : lmag;
-        }
-    }
-    e->rn = xdig_to_f32(&g, 0);
-    e->rd = xdig_to_f32(&g, 1);
-    return 1;
 }
 
 typedef struct term_src {
@@ -471,13 +159,11 @@ static int zero_negative_terms(const term_src *t)
  * inputs near DBL_MAX), where the bound's slack could cross DBL_MAX.  One xacc pass. */
 static double exact_sum_abs(const term_src *t)
 {
-    xacc x;
-    xacc_init(&x);
+    ug_xacc x;
+    ug_xacc_init(&x);
     for (size_t i = 0; i < t->n; i++)
-        xacc_add(&x, fabs(term_value(t, i)));
-    xdig g;
-    xacc_digits(&x, &g);
-    return g.top < g.lo ? 0.0 : xdig_round(&g, 53, -1074, RND_MAG_UP);
+        ug_xacc_add(&x, fabs(term_value(t, i)));
+    return ug_xacc_mag_up(&x);
 }
 
 /* The ug_exact of the whole sum from its accumulated state (src: its terms, for the two rare
@@ -489,28 +175,14 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
         ug_exact_set_special(e, cls);
         return;
     }
-    if (!xacc_fill(&f->x, e)) {
-        double z = zero_negative_terms(src) ? -0.0 : 0.0;
-        e->cls = UG_X_FINITE;
-        e->hi = z;
-        e->lo = 0.0;
-        e->rn = e->rd = (float)z;
-    }
-    e->sum_abs = (f->sabs_hi + f->sabs_lo) * SABS_UP;
+    if (!ug_xacc_fill(&f->x, e))
+        ug_exact_set_zero(e, zero_negative_terms(src));
+    e->sum_abs = (f->sabs_hi + f->sabs_lo) * UG_FAST_SABS_UP;
     if (!isfinite(e->sum_abs))
         e->sum_abs = exact_sum_abs(src);
 }
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
-
-/* ceil(log2(n)) for n >= 1. */
-static int ceil_log2(size_t n)
-{
-    int L = 0;
-    while (((size_t)1 << L) < n)
-        L++;
-    return L;
-}
 
 /* The level exponent s for terms bounded by B > 0 (finite), 2^L terms: s = ilogb(B) + 2 + L,
  * at least -1022.  Returns INT_MAX when s would exceed 1022. */
@@ -527,17 +199,17 @@ static int level_exponent(double B, int L)
 static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *src, double *buf,
                          size_t n, double maxabs)
 {
-    int L = ceil_log2(n);
+    int L = ug_fast_ceil_log2(n);
     int s = level_exponent(maxabs, L);
     if (s == INT_MAX) { /* binary64 terms near the top of the range: one by one */
         for (size_t i = 0; i < n; i++)
-            xacc_add(&f->x, src[i]);
+            ug_xacc_add(&f->x, src[i]);
         return;
     }
     for (;;) {
         double level_sum;
-        double rmax = k->level(src, buf, n, 1.5 * pow2(s), &level_sum);
-        xacc_add(&f->x, level_sum);
+        double rmax = k->level(src, buf, n, 1.5 * ug_fast_pow2(s), &level_sum);
+        ug_xacc_add(&f->x, level_sum);
         if (rmax == 0)
             return;
         src = buf;
@@ -594,7 +266,7 @@ static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk
 static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int e,
                        double *maxabs)
 {
-    int L = ceil_log2(bk->n);
+    int L = ug_fast_ceil_log2(bk->n);
     int levels = bk->kind == UG_TERMS_SUM32 ? 1 : 2;
     int which = bk->kind == UG_TERMS_SUM32   ? UG_F_SUM32_DIRECT
               : bk->kind == UG_TERMS_SUM64 ? UG_F_SUM64_2M
@@ -607,14 +279,14 @@ static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int
         sig[0] = s - 52 <= -149 ? 0.0 : ldexp(1.0, s - 29 > -126 ? s - 29 : -126);
     else
         for (int l = 0; l < levels; l++, s += L - 52) /* level l+1 bound: level l residual's */
-            sig[l] = 1.5 * pow2(s < -1022 ? -1022 : s);
+            sig[l] = 1.5 * ug_fast_pow2(s < -1022 ? -1022 : s);
     ug_fused_out o;
     k->fused[which](bk->a, bk->b, bk->n, sig, &o);
     *maxabs = o.max_abs;
     if (!isfinite(o.sum_abs) || o.max_abs > ldexp(1.0, e) || o.residual)
         return 0;
     for (int l = 0; l < levels; l++)
-        xacc_add(&f->x, o.level[l]);
+        ug_xacc_add(&f->x, o.level[l]);
     sabs_add(f, o.sum_abs);
     return 1;
 }
@@ -652,22 +324,19 @@ static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t inc
 
 typedef struct par_job {
     term_src src;
-    fast_acc *parts;
-    size_t chunk; /* terms per part, a multiple of BLK */
+    fast_acc *parts; /* one per worker */
+    size_t chunk;    /* terms per part, a multiple of BLK */
 } par_job;
 
-typedef struct par_arg {
-    par_job *job;
-    int part;
-} par_arg;
-
-static void *par_worker(void *arg)
+/* Worker w sums terms [w chunk, (w + 1) chunk) into parts[w]. */
+static void par_worker(void *ctx, int w, int workers)
 {
-    par_arg *a = arg;
-    par_job *j = a->job;
-    size_t lo = (size_t)a->part * j->chunk;
+    (void)workers;
+    par_job *j = ctx;
+    size_t lo = (size_t)w * j->chunk;
     size_t n = lo < j->src.n ? (j->src.n - lo < j->chunk ? j->src.n - lo : j->chunk) : 0;
-    fast_acc *f = &j->parts[a->part];
+    fast_acc *f = &j->parts[w];
+    fast_acc_init(f);
     if (j->src.xd)
         range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n);
     else if (j->src.y)
@@ -675,57 +344,24 @@ static void *par_worker(void *arg)
                   j->src.y + lo * j->src.incy, j->src.incy, n);
     else
         range_sum(f, UG_TERMS_SUM32, j->src.xf + lo, 1, NULL, 1, n);
-    return NULL;
 }
 
-/* Splits the sum into nthreads chunks (multiples of BLK) summed on nthreads threads, the
- * calling one included, and merges them exactly into parts[0].  A thread that cannot be
- * started has its chunk summed on the calling thread. */
-static void run_parts(const term_src *src, fast_acc *parts, par_arg *args, pthread_t *tid,
-                      int nthreads)
-{
-    size_t blocks = (src->n + BLK - 1) / BLK;
-    par_job job = {*src, parts, ((blocks + (size_t)nthreads - 1) / (size_t)nthreads) * BLK};
-    for (int i = 0; i < nthreads; i++) {
-        fast_acc_init(&parts[i]);
-        args[i] = (par_arg){&job, i};
-    }
-    int started = 1;
-    while (started < nthreads &&
-           pthread_create(&tid[started], NULL, par_worker, &args[started]) == 0)
-        started++;
-    for (int i = started; i < nthreads; i++)
-        par_worker(&args[i]);
-    par_worker(&args[0]);
-    for (int i = 1; i < nthreads; i++) {
-        if (i < started)
-            pthread_join(tid[i], NULL);
-        fast_acc_merge(&parts[0], &parts[i]);
-    }
-}
-
-/* The whole sum described by src into out: on the calling thread when short (or when memory
- * for the threads' state is lacking), else over ug_oracle_threads() threads. */
+/* The whole sum described by src into out: on the calling thread when short, else split into
+ * ug_par_threads() chunks (multiples of BLK) summed by ug_par_run's workers and merged exactly,
+ * in worker order, into parts[0]. */
 static void run_sum(const term_src *src, ug_exact *out)
 {
-    int nthreads = src->n >= PAR_MIN ? ug_oracle_threads() : 1;
-    fast_acc *parts = nthreads > 1 ? malloc((size_t)nthreads * sizeof *parts) : NULL;
-    par_arg *args = parts ? malloc((size_t)nthreads * sizeof *args) : NULL;
-    pthread_t *tid = args ? malloc((size_t)nthreads * sizeof *tid) : NULL;
-    if (tid) {
-        run_parts(src, parts, args, tid, nthreads);
-        fast_acc_finish(&parts[0], src, out);
-    } else {
-        fast_acc f;
-        fast_acc_init(&f);
-        par_job job = {*src, &f, src->n};
-        par_arg a = {&job, 0};
-        par_worker(&a);
-        fast_acc_finish(&f, src, out);
-    }
-    free(tid);
-    free(args);
-    free(parts);
+    int workers = src->n >= PAR_MIN ? ug_par_threads() : 1;
+    size_t blocks = (src->n + BLK - 1) / BLK;
+    fast_acc one;
+    fast_acc *parts = workers > 1 ? ug_xmalloc((size_t)workers * sizeof *parts) : &one;
+    par_job job = {*src, parts, ((blocks + (size_t)workers - 1) / (size_t)workers) * BLK};
+    ug_par_run(workers, par_worker, &job);
+    for (int w = 1; w < workers; w++)
+        fast_acc_merge(&parts[0], &parts[w]);
+    fast_acc_finish(&parts[0], src, out);
+    if (parts != &one)
+        free(parts);
 }
 
 void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out)
@@ -745,271 +381,4 @@ void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t i
 {
     term_src src = {x, y, NULL, incx, incy, n};
     run_sum(&src, out);
-}
-
-/* ---- GEMM ------------------------------------------------------------------------------------ */
-
-typedef struct gemm_job {
-    const float *A, *B, *Bt; /* Bt: B transposed (N x K), or NULL: strided columns of B */
-    size_t M, N, K;
-    ug_exact *C;
-    const float *rowmax, *colmax; /* max |.| of A's rows and B's columns; NaN if non-finite */
-    size_t tiles_i, tiles_j;
-    atomic_size_t next;
-    const ug_fast_kernels *k;
-} gemm_job;
-
-enum { TILE_I = 16, TILE_J = 64 };
-
-/* One thread's state: its accumulator, and how often two fused levels were not enough lately
- * (when often, it starts with three: a wasted two-level pass costs more than a third level). */
-typedef struct gemm_worker_state {
-    xacc x;
-    unsigned tried2, failed2;
-} gemm_worker_state;
-
-/* One element C[i][j] with the general path (specials, zeros, what the fused levels missed). */
-static void gemm_element_general(const gemm_job *g, size_t i, size_t j, ug_exact *e)
-{
-    const float *a = g->A + i * g->K;
-    if (g->Bt)
-        ug_exact_dot_f32_fast(a, 1, g->Bt + j * g->K, 1, g->K, e);
-    else
-        ug_exact_dot_f32_fast(a, 1, g->B + j, g->N, g->K, e);
-}
-
-/* One element with the fused path.  The bound T = rowmax * colmax >= |a_k b_k| (exact product of
- * two binary32 values) gives level exponents s1 = ilogb(T) + 2 + L, s2 = s1 - 52 + L,
- * s3 = s2 - 52 + L for chunks of 2^L terms: level j+1's bound 2^(s_{j+1} - 1 - L) equals level
- * j's residual bound 2^(s_j - 53).  T >= 2^-298, so s3 >= -298 - 1 + 2 - 104 > -1022;
- * T < 2^256, so s1 < 256 + 2 + 12 < 1022.  Two levels cover the 2 (52 - L) bits below T (80 for
- * K = 4096): all of a product's 48 bits unless it is below ~2^-32 T, rare for most data. */
-static void gemm_element(const gemm_job *g, gemm_worker_state *w, size_t i, size_t j,
-                         ug_exact *e)
-{
-    double T = (double)g->rowmax[i] * (double)g->colmax[j];
-    if (!(T > 0) || !g->Bt) { /* NaN/inf somewhere, an all-zero row or column, or no Bt */
-        gemm_element_general(g, i, j, e);
-        return;
-    }
-    const float *a = g->A + i * g->K, *b = g->Bt + j * g->K;
-    double sh = 0, sl = 0; /* Neumaier sum of the chunks' sum |a_k b_k| */
-    xacc_reset(&w->x);
-    for (size_t k = 0; k < g->K; k += GEMM_CHUNK) {
-        size_t n = g->K - k < GEMM_CHUNK ? g->K - k : GEMM_CHUNK;
-        int L = ceil_log2(n);
-        int s1 = ilogb(T) + 2 + L, s2 = s1 - 52 + L, s3 = s2 - 52 + L;
-        double sig[3] = {1.5 * pow2(s1), 1.5 * pow2(s2), 1.5 * pow2(s3)};
-        ug_fused_out o;
-        /* three levels first when more than 1 in 8 recent elements needed them; each element
-         * counts as a try, so two levels get probed again about every 8th element */
-        int three = w->failed2 * 8 > w->tried2;
-        w->tried2++;
-        if (!three) {
-            g->k->fused[UG_F_DOT32_2](a + k, b + k, n, sig, &o);
-            if (o.residual) {
-                w->failed2++;
-                three = 1;
-            }
-        }
-        if (w->tried2 >= 1024) { /* forget slowly */
-            w->tried2 /= 2;
-            w->failed2 /= 2;
-        }
-        if (three)
-            g->k->fused[UG_F_DOT32_3](a + k, b + k, n, sig, &o);
-        if (o.residual) {
-            gemm_element_general(g, i, j, e);
-            return;
-        }
-        xacc_add(&w->x, o.level[0]);
-        xacc_add(&w->x, o.level[1]);
-        xacc_add(&w->x, o.level[2]);
-        double t = sh + o.sum_abs;
-        sl += fabs(sh) >= o.sum_abs ? (sh - t) + o.sum_abs : (o.sum_abs - t) + sh;
-        sh = t;
-    }
-    if (!xacc_fill(&w->x, e)) { /* exact zero: the sign rule needs the terms */
-        gemm_element_general(g, i, j, e);
-        return;
-    }
-    e->sum_abs = (sh + sl) * SABS_UP;
-}
-
-/* Takes tiles until none is left. */
-static void gemm_tiles(gemm_job *g, gemm_worker_state *w)
-{
-    size_t tiles = g->tiles_i * g->tiles_j;
-    for (;;) {
-        size_t t = atomic_fetch_add(&g->next, 1);
-        if (t >= tiles)
-            break;
-        size_t i0 = (t / g->tiles_j) * TILE_I, j0 = (t % g->tiles_j) * TILE_J;
-        size_t i1 = i0 + TILE_I < g->M ? i0 + TILE_I : g->M;
-        size_t j1 = j0 + TILE_J < g->N ? j0 + TILE_J : g->N;
-        for (size_t j = j0; j < j1; j++) /* Bt row j stays in L1 over the tile's rows */
-            for (size_t i = i0; i < i1; i++)
-                gemm_element(g, w, i, j, &g->C[i * g->N + j]);
-    }
-}
-
-static void gemm_worker_init(gemm_worker_state *w)
-{
-    xacc_init(&w->x);
-    w->tried2 = w->failed2 = 0;
-}
-
-static void *gemm_worker(void *arg)
-{
-    gemm_worker_state *w = malloc(sizeof *w);
-    if (w) { /* without memory this thread does nothing: the others take its tiles */
-        gemm_worker_init(w);
-        gemm_tiles(arg, w);
-    }
-    free(w);
-    return NULL;
-}
-
-/* max |v_k| over n values with stride inc; NaN when any is NaN or infinite. */
-static float abs_max_f32(const float *v, size_t inc, size_t n)
-{
-    float m = 0;
-    for (size_t k = 0; k < n; k++) {
-        float a = fabsf(v[k * inc]);
-        if (!(a <= FLT_MAX))
-            return NAN;
-        m = a > m ? a : m;
-    }
-    return m;
-}
-
-/* Runs g's tiles on ug_oracle_threads() threads, the calling one included. */
-static void gemm_run(gemm_job *g)
-{
-    size_t tiles = g->tiles_i * g->tiles_j;
-    int nthreads = ug_oracle_threads();
-    if ((size_t)nthreads > tiles)
-        nthreads = tiles ? (int)tiles : 1;
-    pthread_t *tid = nthreads > 1 ? malloc((size_t)(nthreads - 1) * sizeof *tid) : NULL;
-    int started = 0;
-    while (tid && started < nthreads - 1 &&
-           pthread_create(&tid[started], NULL, gemm_worker, g) == 0)
-        started++;
-    gemm_worker_state w;
-    gemm_worker_init(&w);
-    gemm_tiles(g, &w);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
-}
-
-/* Cost: the transpose of B (N K), the row/column maxima, then M N K fused multiply-extracts of
- * ~20 vector-lane operations each, spread over the threads; ~0.5 ns per multiply-add per core
- * with AVX2. */
-void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, size_t K,
-                            ug_exact *C)
-{
-    float *rowmax = malloc((M ? M : 1) * sizeof *rowmax);
-    float *colmax = malloc((N ? N : 1) * sizeof *colmax);
-    float *Bt = malloc((N * K > 0 ? N * K : 1) * sizeof *Bt);
-    if (!rowmax || !colmax) { /* out of memory: element by element, still exact */
-        for (size_t i = 0; i < M; i++)
-            for (size_t j = 0; j < N; j++)
-                ug_exact_dot_f32_fast(A + i * K, 1, B + j, N, K, &C[i * N + j]);
-    } else {
-        for (size_t i = 0; i < M; i++)
-            rowmax[i] = abs_max_f32(A + i * K, 1, K);
-        for (size_t j = 0; j < N; j++)
-            colmax[j] = abs_max_f32(B + j, N, K);
-        if (Bt) /* blocked: B's rows are read 64 columns at a time */
-            for (size_t j0 = 0; j0 < N; j0 += 64)
-                for (size_t k = 0; k < K; k++)
-                    for (size_t j = j0; j < j0 + 64 && j < N; j++)
-                        Bt[j * K + k] = B[k * N + j];
-        gemm_job g = {A, B, Bt, M, N, K, C, rowmax, colmax, (M + TILE_I - 1) / TILE_I,
-                      (N + TILE_J - 1) / TILE_J, 0, ug_fast_kernels_get()};
-        gemm_run(&g);
-    }
-    free(Bt);
-    free(colmax);
-    free(rowmax);
-}
-
-/* ---- self-test of xacc (cases/oracle_diff.c) ------------------------------------------------- */
-
-/* Sequences that the sums of the other tests do not produce: thousands of additions into one
- * chunk (the signed top chunk outgrowing 2^31, carries beyond the touched range), an exact
- * negative power of 2^32 (two's complement of all-zero digits), merges of partial
- * accumulators, under several normalisation intervals.  Each result is compared with the MPFR
- * oracle's sum of the same binary64 values.  Returns 0, or -1 with what differed. */
-int ug_fast_selftest(char *why, size_t whylen)
-{
-    enum { NV = 9000 };
-    static const uint32_t intervals[] = {XA_NORM_EVERY, 1, 3, 1000};
-    double *v = malloc(NV * sizeof *v);
-    xacc *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-    int rc = -1;
-    if (!v || !a || !b) {
-        snprintf(why, whylen, "out of memory");
-        goto out;
-    }
-    for (int scen = 0; scen < 6; scen++)
-        for (size_t iv = 0; iv < sizeof intervals / sizeof intervals[0]; iv++) {
-            size_t n = 0;
-            uint64_t st = 0x9e3779b97f4a7c15ULL * (uint64_t)(scen + 1);
-            for (; n < NV; n++) {
-                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-                double r = (double)(st >> 11) * 0x1p-53;
-                switch (scen) {
-                case 0: /* one value many times; shifted by 31 bits into its 3 chunks, it adds
-                         * ~2^20 to the top one each time: past 2^31, and past 2^32 */
-                    v[n] = 0x1.fffffffffffffp+513;
-                    break;
-                case 1: /* the same, negative, with a tiny positive every 100th term */
-                    v[n] = n % 100 ? -0x1.fffffffffffffp+513 : 0x1p-1074;
-                    break;
-                case 2: /* 2^83 * 2^(32*7 - 1074): 2^19 in one chunk, zero below; 2^13 of
-                         * them negative make the chunk exactly -2^32 */
-                    v[n] = n < 8192 ? -0x1p-767 : 0.0;
-                    break;
-                case 3: /* random magnitudes over the whole range, random signs */
-                    v[n] = ldexp(1.0 + r, (int)(st % 2000) - 1000) * ((st >> 7) & 1 ? -1 : 1);
-                    break;
-                case 4: /* pairs cancelling to a negative remainder */
-                    v[n] = n % 2 ? -(0x1p+700 + 0x1p-300) : 0x1p+700;
-                    break;
-                default: /* huge values near DBL_MAX and subnormals */
-                    v[n] = n % 3 ? ((st >> 9) & 1 ? DBL_MAX : -DBL_MAX / 3) : 0x1p-1060 * r;
-                    break;
-                }
-            }
-            ug_fast_set_norm_interval(intervals[iv]);
-            xacc_init(a);
-            xacc_init(b);
-            for (size_t i = 0; i < n; i++) /* a third apart, merged (scenarios 0-2: one piece,
-                                              * so digits see the unnormalised chunks) */
-                xacc_add(i < n / 3 && scen > 2 ? b : a, v[i]);
-            xacc_merge(a, b);
-            ug_fast_set_norm_interval(0);
-            ug_exact got, ref;
-            ug_exact_sum_f64_mpfr(v, n, &ref);
-            memset(&got, 0, sizeof got);
-            int nonzero = xacc_fill(a, &got);
-            got.sum_abs = ref.sum_abs;
-            if (nonzero ? !ug_exact_equal(&got, &ref) : !(ref.hi == 0)) {
-                snprintf(why, whylen,
-                         "scenario %d, interval %u: hi=%a lo=%a rn=%a rd=%a, MPFR hi=%a lo=%a "
-                         "rn=%a rd=%a",
-                         scen, intervals[iv], got.hi, got.lo, (double)got.rn, (double)got.rd,
-                         ref.hi, ref.lo, (double)ref.rn, (double)ref.rd);
-                goto out;
-            }
-        }
-    rc = 0;
-out:
-    ug_fast_set_norm_interval(0);
-    free(b);
-    free(a);
-    free(v);
-    return rc;
 }

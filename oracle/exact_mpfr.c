@@ -34,11 +34,11 @@
 #include <assert.h>
 #include <math.h>
 #include <mpfr.h>
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 
-#include "oracle_int.h"
+#include "base/par.h"
+#include "exact_mpfr.h"
+#include "special.h"
 
 enum { Q_F32 = -149, E_F32 = 128, Q_F64 = -1074, E_F64 = 1024, Q_DOT = -298, E_DOT = 256 };
 
@@ -176,10 +176,7 @@ static void mp_sum_fill(mp_sum *m, ug_exact *e)
     e->cls = UG_X_FINITE;
     e->sum_abs = mpfr_get_d(m->sabs, MPFR_RNDU);
     if (mpfr_zero_p(m->s)) {
-        double z = mpfr_signbit(m->s) ? -0.0 : 0.0;
-        e->hi = z;
-        e->lo = 0.0;
-        e->rn = e->rd = (float)z;
+        ug_exact_set_zero(e, mpfr_signbit(m->s) != 0);
         return;
     }
     e->hi = mpfr_get_d(m->s, MPFR_RNDN);
@@ -256,9 +253,11 @@ typedef struct gemm_mpfr_job {
     atomic_size_t next_row;
 } gemm_mpfr_job;
 
-static void *gemm_mpfr_worker(void *arg)
+static void gemm_mpfr_worker(void *ctx, int w, int workers)
 {
-    gemm_mpfr_job *job = arg;
+    (void)w;
+    (void)workers;
+    gemm_mpfr_job *job = ctx;
     for (;;) {
         size_t i = atomic_fetch_add(&job->next_row, 1);
         if (i >= job->M)
@@ -267,26 +266,16 @@ static void *gemm_mpfr_worker(void *arg)
             ug_exact_dot_f32_mpfr(job->A + i * job->K, 1, job->B + j, job->N, job->K,
                                   &job->C[i * job->N + j]);
     }
-    return NULL;
 }
 
-/* Rows are handed out one at a time to ug_oracle_threads() threads (MPFR keeps its state per
+/* Rows are handed out one at a time to ug_par_threads() workers (MPFR keeps its state per
  * thread when built with TLS, as Debian's is; without TLS this runs on the calling thread). */
 void ug_exact_gemm_f32_mpfr(const float *A, const float *B, size_t M, size_t N, size_t K,
                             ug_exact *C)
 {
     gemm_mpfr_job job = {A, B, M, N, K, C, 0};
-    int nthreads = mpfr_buildopt_tls_p() ? ug_oracle_threads() : 1;
-    if ((size_t)nthreads > M)
-        nthreads = (int)(M ? M : 1);
-    pthread_t *tid = nthreads > 1 ? calloc((size_t)nthreads, sizeof *tid) : NULL;
-    int started = 0;
-    if (tid)
-        for (; started < nthreads - 1; started++)
-            if (pthread_create(&tid[started], NULL, gemm_mpfr_worker, &job) != 0)
-                break;
-    gemm_mpfr_worker(&job);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
+    int workers = mpfr_buildopt_tls_p() ? ug_par_threads() : 1;
+    if ((size_t)workers > M)
+        workers = (int)(M ? M : 1);
+    ug_par_run(workers, gemm_mpfr_worker, &job);
 }

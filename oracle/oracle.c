@@ -1,16 +1,14 @@
 /*
- * oracle.c - which oracle answers (fast by default, MPFR on request), how many threads it uses,
- * and the rules shared by both implementations.
+ * oracle.c - which oracle answers (fast by default, MPFR on request), and the dispatching
+ * ug_exact_* functions.  The rules both implementations share are in special.c; their threads
+ * follow the program's one setting, ug_par_threads() (base/par.h).
  */
-#include <math.h>
 #include <stdatomic.h>
-#include <unistd.h>
 
-#include "oracle_int.h"
+#include "oracle.h"
 
-/* Process-wide settings, written by option parsing and read by any thread. */
+/* Process-wide setting, written by option parsing and read by any thread. */
 static atomic_int selected_kind = UG_ORACLE_FAST;
-static atomic_int thread_setting = 0;
 
 void ug_oracle_select(ug_oracle_kind kind)
 {
@@ -31,22 +29,6 @@ const char *ug_oracle_name(ug_oracle_kind kind)
         return "mpfr";
     }
     return "unknown";
-}
-
-void ug_oracle_set_threads(int threads)
-{
-    atomic_store(&thread_setting, threads > 0 ? threads : 0);
-}
-
-/* 0 means every online core (sysconf); at least 1, at most 1024. */
-int ug_oracle_threads(void)
-{
-    int t = atomic_load(&thread_setting);
-    if (t <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        t = cores > 0 ? (int)cores : 1;
-    }
-    return t > 1024 ? 1024 : t;
 }
 
 void ug_exact_sum_f32(const float *x, size_t n, ug_exact *out)
@@ -80,29 +62,4 @@ void ug_exact_gemm_f32(const float *A, const float *B, size_t M, size_t N, size_
         ug_exact_gemm_f32_mpfr(A, B, M, N, K, C);
     else
         ug_exact_gemm_f32_fast(A, B, M, N, K, C);
-}
-
-double ug_oracle_nan(void)
-{
-    return NAN; /* positive quiet NaN; both implementations store this one */
-}
-
-void ug_exact_set_special(ug_exact *e, ug_xclass cls)
-{
-    double v = cls == UG_X_POSINF ? INFINITY : cls == UG_X_NEGINF ? -INFINITY : ug_oracle_nan();
-    e->cls = (uint8_t)cls;
-    e->hi = e->lo = v;
-    e->rn = e->rd = (float)v;
-    e->sum_abs = INFINITY;
-}
-
-ug_xclass ug_special_class(size_t nan_terms, size_t posinf_terms, size_t neginf_terms)
-{
-    if (nan_terms || (posinf_terms && neginf_terms))
-        return UG_X_NAN;
-    if (posinf_terms)
-        return UG_X_POSINF;
-    if (neginf_terms)
-        return UG_X_NEGINF;
-    return UG_X_FINITE;
 }

@@ -7,15 +7,18 @@
  *
  * Two implementations produce identical ug_exact values (the test suite cross-checks them):
  *   - UG_ORACLE_MPFR: MPFR, the ground truth (oracle/exact_mpfr.c).
- *   - UG_ORACLE_FAST: an exact superaccumulator (oracle/exact_fast.c), multithreaded, the default.
+ *   - UG_ORACLE_FAST: error-free extraction into an exact accumulator, vectorised and
+ *     multithreaded, the default (oracle/exact_fast.c: sums and dots; oracle/exact_gemm.c;
+ *     oracle/xacc.h); it does not use MPFR (oracle/meson.build builds it without).
  * ug_oracle_select() switches between them for the whole process (`--oracle mpfr|fast`).
+ * Their multithreaded paths (GEMM, long sums) use ug_par_threads() threads (base/par.h,
+ * `--threads`); results never depend on the count.
  */
 #ifndef UG_ORACLE_H
 #define UG_ORACLE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
 
@@ -23,7 +26,7 @@ typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
  *   hi = RN64(s)            (round-to-nearest-even to binary64; +-inf if |s| overflows binary64)
  *   lo = RN64(s - hi)       (0 when s is a binary64 number)
  *   rn = RN32(s)            (binary32, nearest-even, subnormals, overflow to +-inf)
- *   rd = RD32(s)            (binary32 rounded toward -inf: seed 004's oracle)
+ *   rd = RD32(s)            (binary32 rounded toward -inf: the seven-methods post's oracle)
  * For the special classes hi, lo, rn, rd hold NaN or the matching infinity.
  * sum_abs is an upper bound on sum |x_i| (or sum |x_i*y_i|) within a factor (1 + 2^-40) of the
  * true value; +inf when any term is not finite.  It feeds the a-priori error bounds.
@@ -37,9 +40,10 @@ typedef struct ug_exact {
 } ug_exact;
 
 /* Error of a computed value against the exact one (all three are >= 0, or +inf).
- *   abs = |got - s|             (rounded to binary64; exact to ~2^-100 relative, see oracle/error.c)
+ *   abs = |got - s|             (rounded to binary64; exact to ~2^-100 relative, oracle/error.c)
  *   rel = abs / |s|             (0 if both are 0; +inf if s == 0 and got != 0)
- *   ulp = abs / ulp32(RN32(s))  (fractional ULP in the binade of the exact value rounded to binary32)
+ *   ulp = abs / ulp32(RN32(s))  (fractional ULP in the binade of the exact value rounded to
+ *                                binary32)
  * Specials: if s is NaN, only a NaN got is right (0) and anything else is +inf; if s is +-inf
  * only the same infinity is right; if s is finite a NaN or inf got is +inf error, except an inf
  * equal to RN32(s) (correct overflow), which is 0. */
@@ -52,9 +56,6 @@ typedef enum { UG_ORACLE_FAST = 0, UG_ORACLE_MPFR = 1 } ug_oracle_kind;
 void ug_oracle_select(ug_oracle_kind kind);
 ug_oracle_kind ug_oracle_selected(void);
 const char *ug_oracle_name(ug_oracle_kind kind);
-/* Threads used by the multithreaded paths (GEMM, long sums). 0 = all online cores. */
-void ug_oracle_set_threads(int threads);
-int ug_oracle_threads(void);
 
 /* Exact sum of n binary32 / binary64 values.  n == 0 gives +0. */
 void ug_exact_sum_f32(const float *x, size_t n, ug_exact *out);
@@ -87,25 +88,5 @@ ug_error ug_error_of(const ug_exact *e, double got);
 double ug_ulp32(float r);
 /* 1 if the two summaries are identical (bitwise on hi, lo, rn, rd, cls; sum_abs within 1e-12). */
 int ug_exact_equal(const ug_exact *a, const ug_exact *b);
-
-/* Subcommands (argv[0] is the subcommand name).  Return the process exit code:
- * 0 ok, 1 failure, 2 usage or input error (message on stderr naming the file/argument). */
-int ug_cmd_oracle(int argc, char **argv);
-int ug_cmd_bench_oracle(int argc, char **argv);
-
-/* The `oracle` subcommand with its output and error streams given (ug_cmd_oracle uses stdout
- * and stderr); for in-process tests. */
-int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
-/* One value as the `oracle` subcommand reads it: decimal or C99 hex-float (strtof: rounded to the
- * nearest binary32, ties to even; underflow to a subnormal or zero is accepted), "inf", "-inf",
- * "nan" (any case).  Returns 0, or -1 with the reason in why (a value that overflows binary32,
- * trailing characters, nothing at all). */
-int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen);
-/* An `oracle` input file (path "-": stdin): one value per line (dot != 0: two, separated by
- * blanks or one comma), '#' starts a comment, blank lines are skipped.  Returns 0 with *x (and
- * *y for a dot) malloc'ed (NULL when n == 0) and *n set, or 2 with "FILE:LINE: what is wrong"
- * or "FILE: why it cannot be read" in err. */
-int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t *n, char *err,
-                         size_t errlen);
 
 #endif

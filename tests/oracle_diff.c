@@ -10,7 +10,7 @@
  * a tiny term), sums at binary32's overflow threshold, binary64 sums near DBL_MAX, signed zeros
  * and special values.  Then long vectors (up to 400 000 terms: the fast path's block bounds,
  * its three-level and general fallbacks, the multithreaded split) and GEMM against per-element
- * MPFR dots, once more with the generic (non-AVX-512) kernels.
+ * MPFR dots (tests/oracle_diff_gemm.c), once more with the generic (non-AVX-512) kernels.
  * Everything derives from the run's seed (--seed): a failure message gives the vector's index,
  * and the same seed reproduces it.
  */
@@ -20,52 +20,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle_int.h"
-#include "rng.h"
-#include "ug.h"
+#include "base/bits.h"
+#include "oracle_diff.h"
+#include "xacc.h"
 
 /* ---- random values --------------------------------------------------------------------------- */
 
-typedef struct drng {
-    ug_stream s;
-    uint64_t i;
-} drng;
-
-static drng drng_make(ug_t *t, const char *what)
+drng od_drng_make(ug_t *t, const char *what)
 {
     drng r = {ug_stream_make(ug_seed(t), ug_hash64(what, UG_HASH64_INIT), 0), 0};
     return r;
 }
 
-static uint64_t r64(drng *r)
+uint64_t od_r64(drng *r)
 {
     return ug_rng_u64(&r->s, r->i++);
 }
 
 /* uniform in [0, n) */
-static uint32_t rbelow(drng *r, uint32_t n)
+uint32_t od_rbelow(drng *r, uint32_t n)
 {
-    return (uint32_t)(((r64(r) >> 32) * n) >> 32);
-}
-
-static float f32_of_bits(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-static double f64_of_bits(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
+    return (uint32_t)(((od_r64(r) >> 32) * n) >> 32);
 }
 
 /* 2^e as binary32 for -149 <= e <= 127 (subnormal powers included) */
 static float pow2f(int e)
 {
-    return e >= -126 ? f32_of_bits((uint32_t)(e + 127) << 23) : f32_of_bits(1u << (e + 149));
+    return e >= -126 ? ug_bits_f32((uint32_t)(e + 127) << 23) : ug_bits_f32(1u << (e + 149));
 }
 
 /* binary32 ulp of a finite x (2^-149 in the subnormal range) */
@@ -77,59 +58,53 @@ static float ulpf(float x)
     return pow2f(ilogbf(x) - 23);
 }
 
-enum { G_BITS, G_WINDOW, G_SUBNORMAL, G_FEWBITS, G_SMALLINT, G_NORMAL, G_NKINDS };
-
-/* A generator: its kind and, for windows, the exponent range of the vector. */
-typedef struct gen {
-    int kind;
-    int e0, e1; /* G_WINDOW, G_FEWBITS: exponents in [e0, e1] */
-    int scale;  /* G_SMALLINT: common power of two */
-} gen;
-
-static gen gen_pick(drng *r, int emin, int emax)
+gen od_gen_pick(drng *r, int emin, int emax)
 {
-    gen g = {(int)rbelow(r, G_NKINDS), 0, 0, 0};
-    int w = (int)rbelow(r, 4) == 0 ? (int)rbelow(r, (uint32_t)(emax - emin)) : (int)rbelow(r, 40);
-    g.e0 = emin + (int)rbelow(r, (uint32_t)(emax - emin - w + 1));
+    gen g = {(int)od_rbelow(r, G_NKINDS), 0, 0, 0};
+    int w = (int)od_rbelow(r, 4) == 0 ? (int)od_rbelow(r, (uint32_t)(emax - emin))
+                                      : (int)od_rbelow(r, 40);
+    g.e0 = emin + (int)od_rbelow(r, (uint32_t)(emax - emin - w + 1));
     g.e1 = g.e0 + w;
-    g.scale = (int)rbelow(r, 60) - 30;
+    g.scale = (int)od_rbelow(r, 60) - 30;
     return g;
 }
 
-static float gen_f32(drng *r, const gen *g)
+float od_gen_f32(drng *r, const gen *g)
 {
-    uint32_t sign = (uint32_t)(r64(r) & 1) << 31;
+    uint32_t sign = (uint32_t)(od_r64(r) & 1) << 31;
     switch (g->kind) {
     case G_BITS: { /* any finite binary32: uniform over bit patterns */
         uint32_t b;
         do
-            b = (uint32_t)r64(r);
+            b = (uint32_t)od_r64(r);
         while (((b >> 23) & 0xff) == 0xff);
-        return f32_of_bits(b);
+        return ug_bits_f32(b);
     }
     case G_WINDOW: { /* random significand, exponent in the window (subnormal below -126) */
-        int e = g->e0 + (int)rbelow(r, (uint32_t)(g->e1 - g->e0 + 1));
+        int e = g->e0 + (int)od_rbelow(r, (uint32_t)(g->e1 - g->e0 + 1));
         if (e < -126) { /* a subnormal with fewer bits the lower e is */
             int shift = -126 - e > 22 ? 22 : -126 - e;
-            return f32_of_bits(sign | (uint32_t)((r64(r) & 0x7fffff) >> shift));
+            return ug_bits_f32(sign | (uint32_t)((od_r64(r) & 0x7fffff) >> shift));
         }
-        float v = f32_of_bits(0x3f800000u | ((uint32_t)r64(r) & 0x7fffff)) * pow2f(e);
+        float v = ug_bits_f32(0x3f800000u | ((uint32_t)od_r64(r) & 0x7fffff)) * pow2f(e);
         return sign ? -v : v;
     }
     case G_SUBNORMAL:
-        return f32_of_bits(sign | ((uint32_t)r64(r) & (rbelow(r, 2) ? 0x7fffffu : 0xffffffu)));
+        return ug_bits_f32(sign |
+                           ((uint32_t)od_r64(r) & (od_rbelow(r, 2) ? 0x7fffffu : 0xffffffu)));
     case G_FEWBITS: { /* 1-4 significant bits: sums full of ties */
-        int e = g->e0 + (int)rbelow(r, (uint32_t)(g->e1 - g->e0 + 1));
-        float m = (float)(1 + rbelow(r, 15));
+        int e = g->e0 + (int)od_rbelow(r, (uint32_t)(g->e1 - g->e0 + 1));
+        float m = (float)(1 + od_rbelow(r, 15));
         float v = m * pow2f(e < -149 ? -149 : e > 120 ? 120 : e);
         return sign ? -v : v;
     }
     case G_SMALLINT: {
-        float v = (float)(int)(rbelow(r, 2001)) - 1000.0f;
+        float v = (float)(int)(od_rbelow(r, 2001)) - 1000.0f;
         return v * pow2f(g->scale);
     }
     default: { /* normal(0, 1) by Box-Muller */
-        double u1 = ((double)(r64(r) >> 11) + 0.5) * 0x1p-53, u2 = (double)(r64(r) >> 11) * 0x1p-53;
+        double u1 = ((double)(od_r64(r) >> 11) + 0.5) * 0x1p-53;
+        double u2 = (double)(od_r64(r) >> 11) * 0x1p-53;
         return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
     }
     }
@@ -142,7 +117,7 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
 {
     switch (mode) {
     case 1: { /* append the negations of a prefix, then shuffle: the sum is the rest's */
-        size_t k = rbelow(r, (uint32_t)n + 1);
+        size_t k = od_rbelow(r, (uint32_t)n + 1);
         for (size_t i = 0; i < k && n < cap; i++)
             x[n++] = -x[i];
         break;
@@ -151,10 +126,10 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
     case 3: { /* m + half an ulp (binary32 or binary64 ulp), among cancelling pairs */
         float m = x[0];
         if (!(fabsf(m) >= 0x1p-90f && fabsf(m) <= 0x1p120f))
-            m = 1.0f + (float)rbelow(r, 1000) * 0x1p-10f;
+            m = 1.0f + (float)od_rbelow(r, 1000) * 0x1p-10f;
         /* binary64's half ulp of m is 2^(e-53) = ulp32(m) 2^-30 (m normal) */
         float h = mode == 2 ? 0.5f * ulpf(m) : ldexpf(ulpf(m), -30);
-        h = (r64(r) & 1) ? h : -h;
+        h = (od_r64(r) & 1) ? h : -h;
         for (size_t i = 0; i + 1 < n; i += 2)
             x[i + 1] = -x[i];
         if (n % 2)
@@ -162,28 +137,28 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
         if (n + 3 <= cap) {
             x[n++] = m;
             x[n++] = h;
-            if (rbelow(r, 3) == 0) /* break the tie by a tiny term */
-                x[n++] = (r64(r) & 1 ? 1 : -1) * 0x1p-149f * (float)(1 + rbelow(r, 4));
+            if (od_rbelow(r, 3) == 0) /* break the tie by a tiny term */
+                x[n++] = (od_r64(r) & 1 ? 1 : -1) * 0x1p-149f * (float)(1 + od_rbelow(r, 4));
         }
         break;
     }
     case 4: { /* at binary32's overflow threshold FLT_MAX + 2^103, either sign */
-        float s = (r64(r) & 1) ? 1.0f : -1.0f;
+        float s = (od_r64(r) & 1) ? 1.0f : -1.0f;
         n = 0;
         x[n++] = s * 0x1.fffffep127f;
-        x[n++] = s * (rbelow(r, 2) ? 0x1p103f : 0x1p102f);
-        if (rbelow(r, 2))
-            x[n++] = (r64(r) & 1 ? 1 : -1) * 0x1p-149f;
-        if (rbelow(r, 2))
+        x[n++] = s * (od_rbelow(r, 2) ? 0x1p103f : 0x1p102f);
+        if (od_rbelow(r, 2))
+            x[n++] = (od_r64(r) & 1 ? 1 : -1) * 0x1p-149f;
+        if (od_rbelow(r, 2))
             x[n++] = s * 0x1.fffffep127f;
         break;
     }
     case 5: { /* specials and signed zeros at random places */
         static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, -0.0f};
-        size_t k = 1 + rbelow(r, 3);
+        size_t k = 1 + od_rbelow(r, 3);
         for (size_t i = 0; i < k && n > 0; i++)
-            x[rbelow(r, (uint32_t)n)] = sp[rbelow(r, sizeof sp / sizeof sp[0])];
-        if (rbelow(r, 3) == 0)
+            x[od_rbelow(r, (uint32_t)n)] = sp[od_rbelow(r, sizeof sp / sizeof sp[0])];
+        if (od_rbelow(r, 3) == 0)
             for (size_t i = 0; i < n; i++)
                 x[i] = -0.0f;
         break;
@@ -192,7 +167,7 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
         break;
     }
     for (size_t i = n; i > 1; i--) { /* shuffle */
-        size_t j = rbelow(r, (uint32_t)i);
+        size_t j = od_rbelow(r, (uint32_t)i);
         float tmp = x[i - 1];
         x[i - 1] = x[j];
         x[j] = tmp;
@@ -202,13 +177,9 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
 
 /* ---- comparison ------------------------------------------------------------------------------ */
 
-typedef struct tally {
-    long vectors, bad;
-} tally;
-
-static void report_mismatch(ug_t *t, tally *ty, const char *what, long index, const float *x,
-                            const float *y, const double *xd, size_t n, const ug_exact *a,
-                            const ug_exact *b)
+void od_report_mismatch(ug_t *t, tally *ty, const char *what, long index, const float *x,
+                        const float *y, const double *xd, size_t n, const ug_exact *a,
+                        const ug_exact *b)
 {
     ty->bad++;
     if (ty->bad > 5)
@@ -237,7 +208,7 @@ static void diff_sum32(ug_t *t, tally *ty, long idx, const float *x, size_t n)
     ug_exact_sum_f32_mpfr(x, n, &b);
     ty->vectors++;
     if (!ug_exact_equal(&a, &b))
-        report_mismatch(t, ty, "sum f32", idx, x, NULL, NULL, n, &a, &b);
+        od_report_mismatch(t, ty, "sum f32", idx, x, NULL, NULL, n, &a, &b);
 }
 
 static void diff_dot32(ug_t *t, tally *ty, long idx, const float *x, const float *y, size_t n)
@@ -247,7 +218,7 @@ static void diff_dot32(ug_t *t, tally *ty, long idx, const float *x, const float
     ug_exact_dot_f32_mpfr(x, 1, y, 1, n, &b);
     ty->vectors++;
     if (!ug_exact_equal(&a, &b))
-        report_mismatch(t, ty, "dot f32", idx, x, y, NULL, n, &a, &b);
+        od_report_mismatch(t, ty, "dot f32", idx, x, y, NULL, n, &a, &b);
 }
 
 static void diff_sum64(ug_t *t, tally *ty, long idx, const double *x, size_t n)
@@ -257,10 +228,10 @@ static void diff_sum64(ug_t *t, tally *ty, long idx, const double *x, size_t n)
     ug_exact_sum_f64_mpfr(x, n, &b);
     ty->vectors++;
     if (!ug_exact_equal(&a, &b))
-        report_mismatch(t, ty, "sum f64", idx, NULL, NULL, x, n, &a, &b);
+        od_report_mismatch(t, ty, "sum f64", idx, NULL, NULL, x, n, &a, &b);
 }
 
-static void finish(ug_t *t, const char *what, const tally *ty)
+void od_finish(ug_t *t, const char *what, const tally *ty)
 {
     ug_note(t, "%s: %ld vectors, %ld differ", what, ty->vectors, ty->bad);
     UG_EXPECT_MSG(ty->bad == 0, "%s: %ld of %ld vectors differ from MPFR", what, ty->bad,
@@ -271,44 +242,44 @@ static void finish(ug_t *t, const char *what, const tally *ty)
 
 enum { SHORT_CAP = 128 };
 
-static size_t short_len(drng *r)
+size_t od_short_len(drng *r)
 {
-    return 1 + rbelow(r, 1 + rbelow(r, 48));
+    return 1 + od_rbelow(r, 1 + od_rbelow(r, 48));
 }
 
-static void run_short_sum32(ug_t *t, long count, const char *stream)
+void od_run_short_sum32(ug_t *t, long count, const char *stream)
 {
-    drng r = drng_make(t, stream);
+    drng r = od_drng_make(t, stream);
     tally ty = {0, 0};
     float x[SHORT_CAP];
     for (long v = 0; v < count; v++) {
-        gen g = gen_pick(&r, -160, 127);
-        size_t n = short_len(&r);
+        gen g = od_gen_pick(&r, -160, 127);
+        size_t n = od_short_len(&r);
         for (size_t i = 0; i < n; i++)
-            x[i] = gen_f32(&r, &g);
-        int m = (int)rbelow(&r, 11); /* modes 0-4 twice as often as 5 (specials) */
+            x[i] = od_gen_f32(&r, &g);
+        int m = (int)od_rbelow(&r, 11); /* modes 0-4 twice as often as 5 (specials) */
         n = adversarial_f32(&r, x, n, SHORT_CAP, m < 10 ? m / 2 : 5);
         diff_sum32(t, &ty, v, x, n);
     }
-    finish(t, "sum f32", &ty);
+    od_finish(t, "sum f32", &ty);
 }
 
-static void run_short_dot32(ug_t *t, long count, const char *stream)
+void od_run_short_dot32(ug_t *t, long count, const char *stream)
 {
-    drng r = drng_make(t, stream);
+    drng r = od_drng_make(t, stream);
     tally ty = {0, 0};
     float x[SHORT_CAP], y[SHORT_CAP];
     for (long v = 0; v < count; v++) {
-        gen gx = gen_pick(&r, -160, 127), gy = gen_pick(&r, -160, 127);
-        size_t n = short_len(&r);
+        gen gx = od_gen_pick(&r, -160, 127), gy = od_gen_pick(&r, -160, 127);
+        size_t n = od_short_len(&r);
         for (size_t i = 0; i < n; i++) {
-            x[i] = gen_f32(&r, &gx);
-            y[i] = gen_f32(&r, &gy);
+            x[i] = od_gen_f32(&r, &gx);
+            y[i] = od_gen_f32(&r, &gy);
         }
-        switch (rbelow(&r, 6)) {
+        switch (od_rbelow(&r, 6)) {
         case 1: /* exact cancellation: (x, y) and (-x, y) or (x, -y) pairs */
             for (size_t i = 0; i + 1 < n; i += 2) {
-                x[i + 1] = (r64(&r) & 1) ? -x[i] : x[i];
+                x[i + 1] = (od_r64(&r) & 1) ? -x[i] : x[i];
                 y[i + 1] = x[i + 1] == x[i] ? -y[i] : y[i];
             }
             break;
@@ -326,15 +297,15 @@ static void run_short_dot32(ug_t *t, long count, const char *stream)
             x[n] = m;
             y[n++] = 1.0f;
             x[n] = 0.5f * ulpf(m);
-            y[n++] = (r64(&r) & 1) ? 1.0f : -1.0f;
+            y[n++] = (od_r64(&r) & 1) ? 1.0f : -1.0f;
             break;
         }
         case 3: { /* specials: 0 * inf, inf * x, NaN, signed zeros */
             static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f};
-            size_t i = rbelow(&r, (uint32_t)n);
-            x[i] = sp[rbelow(&r, 5)];
-            if (rbelow(&r, 2))
-                y[rbelow(&r, (uint32_t)n)] = sp[rbelow(&r, 5)];
+            size_t i = od_rbelow(&r, (uint32_t)n);
+            x[i] = sp[od_rbelow(&r, 5)];
+            if (od_rbelow(&r, 2))
+                y[od_rbelow(&r, (uint32_t)n)] = sp[od_rbelow(&r, 5)];
             break;
         }
         default:
@@ -342,55 +313,56 @@ static void run_short_dot32(ug_t *t, long count, const char *stream)
         }
         diff_dot32(t, &ty, v, x, y, n);
     }
-    finish(t, "dot f32", &ty);
+    od_finish(t, "dot f32", &ty);
 }
 
 static double gen_f64(drng *r, int kind, int e0, int e1)
 {
-    double s = (r64(r) & 1) ? -1.0 : 1.0;
+    double s = (od_r64(r) & 1) ? -1.0 : 1.0;
     switch (kind) {
     case 0: { /* any finite binary64 */
         uint64_t b;
         do
-            b = r64(r);
+            b = od_r64(r);
         while (((b >> 52) & 0x7ff) == 0x7ff);
-        return f64_of_bits(b);
+        return ug_bits_f64(b);
     }
     case 1: /* exponent window */
-        return s * ldexp(1.0 + (double)(r64(r) >> 12) * 0x1p-52,
-                         e0 + (int)rbelow(r, (uint32_t)(e1 - e0 + 1)));
+        return s * ldexp(1.0 + (double)(od_r64(r) >> 12) * 0x1p-52,
+                         e0 + (int)od_rbelow(r, (uint32_t)(e1 - e0 + 1)));
     case 2: /* subnormal binary64 */
-        return s * f64_of_bits(r64(r) & 0x000fffffffffffffULL);
+        return s * ug_bits_f64(od_r64(r) & 0x000fffffffffffffULL);
     case 3: { /* few bits (e <= 1019: 15 * 2^1019 < DBL_MAX) */
-        int e = e0 + (int)rbelow(r, (uint32_t)(e1 - e0 + 1));
-        return s * ldexp((double)(1 + rbelow(r, 15)), e > 1019 ? 1019 : e);
+        int e = e0 + (int)od_rbelow(r, (uint32_t)(e1 - e0 + 1));
+        return s * ldexp((double)(1 + od_rbelow(r, 15)), e > 1019 ? 1019 : e);
     }
     default: /* binary32 values, as binary64 */
-        return (double)(float)(s * (double)(r64(r) >> 40) * 0x1p-12);
+        return (double)(float)(s * (double)(od_r64(r) >> 40) * 0x1p-12);
     }
 }
 
-static void run_short_sum64(ug_t *t, long count, const char *stream)
+void od_run_short_sum64(ug_t *t, long count, const char *stream)
 {
-    drng r = drng_make(t, stream);
+    drng r = od_drng_make(t, stream);
     tally ty = {0, 0};
     double x[SHORT_CAP];
     for (long v = 0; v < count; v++) {
-        int kind = (int)rbelow(&r, 5);
-        int w = rbelow(&r, 4) == 0 ? (int)rbelow(&r, 2090) : (int)rbelow(&r, 60);
-        int e0 = -1074 + (int)rbelow(&r, (uint32_t)(2098 - w)), e1 = e0 + w;
+        int kind = (int)od_rbelow(&r, 5);
+        int w = od_rbelow(&r, 4) == 0 ? (int)od_rbelow(&r, 2090) : (int)od_rbelow(&r, 60);
+        int e0 = -1074 + (int)od_rbelow(&r, (uint32_t)(2098 - w)), e1 = e0 + w;
         if (e1 > 1023)
             e1 = 1023;
-        size_t n = short_len(&r);
+        size_t n = od_short_len(&r);
         for (size_t i = 0; i < n; i++)
             x[i] = gen_f64(&r, kind, e0, e1);
-        switch (rbelow(&r, 6)) {
+        switch (od_rbelow(&r, 6)) {
         case 1: /* cancellation */
             for (size_t i = 0; i + 1 < n; i += 2)
                 x[i + 1] = -x[i];
             break;
         case 2: { /* binary64 tie m + ulp64(m)/2 among pairs, maybe broken by 2^-1074 */
-            double m = ldexp(1.0 + (double)(r64(&r) >> 12) * 0x1p-52, (int)rbelow(&r, 1800) - 900);
+            double m = ldexp(1.0 + (double)(od_r64(&r) >> 12) * 0x1p-52,
+                             (int)od_rbelow(&r, 1800) - 900);
             for (size_t i = 0; i + 1 < n; i += 2)
                 x[i + 1] = -x[i];
             if (n % 2)
@@ -398,21 +370,21 @@ static void run_short_sum64(ug_t *t, long count, const char *stream)
             if (n + 3 <= SHORT_CAP) {
                 x[n++] = m;
                 x[n++] = ldexp(1.0, ilogb(m) - 53);
-                if (rbelow(&r, 2))
-                    x[n++] = (r64(&r) & 1 ? 1 : -1) * 0x1p-1074;
+                if (od_rbelow(&r, 2))
+                    x[n++] = (od_r64(&r) & 1 ? 1 : -1) * 0x1p-1074;
             }
             break;
         }
         case 3: /* near DBL_MAX: binary64 overflow of hi, and its threshold */
             x[0] = DBL_MAX;
             if (n > 1)
-                x[1] = rbelow(&r, 2) ? 0x1p970 : 0x1p969;
-            if (n > 2 && rbelow(&r, 2))
+                x[1] = od_rbelow(&r, 2) ? 0x1p970 : 0x1p969;
+            if (n > 2 && od_rbelow(&r, 2))
                 x[2] = -0x1p-1074;
             break;
         case 4: { /* specials, signed zeros */
             static const double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0};
-            x[rbelow(&r, (uint32_t)n)] = sp[rbelow(&r, 5)];
+            x[od_rbelow(&r, (uint32_t)n)] = sp[od_rbelow(&r, 5)];
             break;
         }
         default:
@@ -420,22 +392,22 @@ static void run_short_sum64(ug_t *t, long count, const char *stream)
         }
         diff_sum64(t, &ty, v, x, n);
     }
-    finish(t, "sum f64", &ty);
+    od_finish(t, "sum f64", &ty);
 }
 
 UG_CASE(oracle_diff, short_sum_f32)
 {
-    run_short_sum32(t, 400000, "oracle_diff/short_sum_f32");
+    od_run_short_sum32(t, 400000, "oracle_diff/short_sum_f32");
 }
 
 UG_CASE(oracle_diff, short_dot_f32)
 {
-    run_short_dot32(t, 350000, "oracle_diff/short_dot_f32");
+    od_run_short_dot32(t, 350000, "oracle_diff/short_dot_f32");
 }
 
 UG_CASE(oracle_diff, short_sum_f64)
 {
-    run_short_sum64(t, 250000, "oracle_diff/short_sum_f64");
+    od_run_short_sum64(t, 250000, "oracle_diff/short_sum_f64");
 }
 
 /* ---- long vectors ---------------------------------------------------------------------------- */
@@ -446,19 +418,19 @@ static void fill_long(drng *r, float *x, size_t n)
 {
     size_t i = 0;
     while (i < n) {
-        gen g = gen_pick(r, -150, 120);
-        if (rbelow(r, 2))
+        gen g = od_gen_pick(r, -150, 120);
+        if (od_rbelow(r, 2))
             g.kind = G_NORMAL;
-        size_t seg = 1 + rbelow(r, 9000);
-        float scale = pow2f((int)rbelow(r, 40) - 20);
+        size_t seg = 1 + od_rbelow(r, 9000);
+        float scale = pow2f((int)od_rbelow(r, 40) - 20);
         for (size_t k = 0; k < seg && i < n; k++, i++)
-            x[i] = g.kind == G_NORMAL ? gen_f32(r, &g) * scale : gen_f32(r, &g);
+            x[i] = g.kind == G_NORMAL ? od_gen_f32(r, &g) * scale : od_gen_f32(r, &g);
     }
 }
 
-static void run_long(ug_t *t, const char *stream, int vectors)
+void od_run_long(ug_t *t, const char *stream, int vectors)
 {
-    drng r = drng_make(t, stream);
+    drng r = od_drng_make(t, stream);
     tally ty = {0, 0};
     size_t cap = 400000;
     float *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
@@ -466,7 +438,7 @@ static void run_long(ug_t *t, const char *stream, int vectors)
     UG_ASSERT_MSG(x && y && xd, "out of memory");
     for (int v = 0; v < vectors; v++) {
         /* mostly 2k..70k terms; every 8th beyond 2^18 (the multithreaded split) */
-        size_t n = v % 8 == 7 ? 262144 + rbelow(&r, 130000) : 2000 + rbelow(&r, 68000);
+        size_t n = v % 8 == 7 ? 262144 + od_rbelow(&r, 130000) : 2000 + od_rbelow(&r, 68000);
         fill_long(&r, x, n);
         fill_long(&r, y, n);
         if (v % 5 == 4) /* exact cancellation over the whole vector */
@@ -483,168 +455,24 @@ static void run_long(ug_t *t, const char *stream, int vectors)
     free(x);
     free(y);
     free(xd);
-    finish(t, "long vectors", &ty);
+    od_finish(t, "long vectors", &ty);
 }
 
 UG_CASE(oracle_diff, long_vectors)
 {
-    run_long(t, "oracle_diff/long_vectors", 40);
+    od_run_long(t, "oracle_diff/long_vectors", 40);
 }
 
-/* ---- GEMM ------------------------------------------------------------------------------------ */
-
-static void run_gemm(ug_t *t, const char *stream, int matrices)
-{
-    drng r = drng_make(t, stream);
-    tally ty = {0, 0};
-    for (int m = 0; m < matrices; m++) {
-        size_t M = 1 + rbelow(&r, 20), N = 1 + rbelow(&r, 24);
-        size_t K = m % 4 == 3 ? 4000 + rbelow(&r, 5000) : 1 + rbelow(&r, 600);
-        float *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
-        ug_exact *C = malloc(M * N * sizeof *C);
-        UG_ASSERT_MSG(A && B && C, "out of memory");
-        gen ga = gen_pick(&r, -150, 120), gb = gen_pick(&r, -150, 120);
-        if (m % 3 == 0)
-            ga.kind = gb.kind = G_NORMAL;
-        for (size_t i = 0; i < M * K; i++)
-            A[i] = gen_f32(&r, &ga);
-        for (size_t i = 0; i < K * N; i++)
-            B[i] = gen_f32(&r, &gb);
-        switch (m % 6) {
-        case 1: /* a zero row of A and a zero column of B (signed zeros) */
-            for (size_t k = 0; k < K; k++) {
-                A[k] = (k % 2) ? -0.0f : 0.0f;
-                B[k * N] = -0.0f;
-            }
-            break;
-        case 2: /* row 0 of A cancels in pairs: exact zeros against columns with equal pairs */
-            for (size_t k = 0; k + 1 < K; k += 2) {
-                A[k + 1] = -A[k];
-                for (size_t j = 0; j < N; j++)
-                    B[(k + 1) * N + j] = B[k * N + j];
-            }
-            if (K % 2)
-                A[K - 1] = 0.0f;
-            break;
-        case 4: /* a special in one row and one column */
-            A[(M - 1) * K + rbelow(&r, (uint32_t)K)] = (r64(&r) & 1) ? INFINITY : NAN;
-            B[rbelow(&r, (uint32_t)K) * N + N - 1] = -INFINITY;
-            break;
-        default:
-            break;
-        }
-        ug_exact_gemm_f32_fast(A, B, M, N, K, C);
-        for (size_t i = 0; i < M; i++)
-            for (size_t j = 0; j < N; j++) {
-                ug_exact ref;
-                ug_exact_dot_f32_mpfr(A + i * K, 1, B + j, N, K, &ref);
-                ty.vectors++;
-                if (!ug_exact_equal(&C[i * N + j], &ref))
-                    report_mismatch(t, &ty, "gemm element", (long)(m * 10000 + (int)(i * N + j)),
-                                    A + i * K, NULL, NULL, K, &C[i * N + j], &ref);
-            }
-        free(A);
-        free(B);
-        free(C);
-    }
-    finish(t, "gemm elements", &ty);
-}
-
-UG_CASE(oracle_diff, gemm)
-{
-    run_gemm(t, "oracle_diff/gemm", 24);
-}
-
-/* The exact accumulator's carry code: its self-test, then sums and dots with a normalisation
- * after every 1, 2 or 5 additions. */
+/* The exact accumulator's carry code on real sums and dots, with a normalisation after every 1,
+ * 2 or 5 additions (oracle/xacc on its own: tests/oracle_xacc.c). */
 UG_CASE(oracle_diff, normalisation)
 {
-    char why[512] = "";
-    UG_EXPECT_MSG(ug_fast_selftest(why, sizeof why) == 0, "xacc self-test: %s", why);
     static const uint32_t every[] = {1, 2, 5};
     for (size_t i = 0; i < sizeof every / sizeof every[0]; i++) {
-        ug_fast_set_norm_interval(every[i]);
-        run_short_sum32(t, 10000, "oracle_diff/normalisation/sum32");
-        run_short_sum64(t, 10000, "oracle_diff/normalisation/sum64");
-        run_long(t, "oracle_diff/normalisation/long", 3);
+        ug_xacc_set_norm_interval(every[i]);
+        od_run_short_sum32(t, 10000, "oracle_diff/normalisation/sum32");
+        od_run_short_sum64(t, 10000, "oracle_diff/normalisation/sum64");
+        od_run_long(t, "oracle_diff/normalisation/long", 3);
     }
-    ug_fast_set_norm_interval(0);
-}
-
-/* Strided dots (the general path gathers them) and a GEMM big enough for each thread's
- * two-or-three-levels statistics to roll over. */
-UG_CASE(oracle_diff, strided_and_larger_gemm)
-{
-    drng r = drng_make(t, "oracle_diff/strided");
-    tally ty = {0, 0};
-    enum { CAP = 3 * 5000 };
-    float *x = malloc(CAP * sizeof *x), *y = malloc(CAP * sizeof *y);
-    UG_ASSERT_MSG(x && y, "out of memory");
-    for (long v = 0; v < 3000; v++) {
-        size_t incx = 1 + rbelow(&r, 3), incy = 1 + rbelow(&r, 3);
-        size_t n = v % 100 == 0 ? 2500 + rbelow(&r, 2500) : short_len(&r);
-        gen gx = gen_pick(&r, -150, 120), gy = gen_pick(&r, -150, 120);
-        for (size_t i = 0; i < n * 3; i++) {
-            x[i] = gen_f32(&r, &gx);
-            y[i] = gen_f32(&r, &gy);
-        }
-        ug_exact a, b;
-        ug_exact_dot_f32_fast(x, incx, y, incy, n, &a);
-        ug_exact_dot_f32_mpfr(x, incx, y, incy, n, &b);
-        ty.vectors++;
-        if (!ug_exact_equal(&a, &b))
-            report_mismatch(t, &ty, "strided dot", v, x, y, NULL, n, &a, &b);
-    }
-    free(x);
-    free(y);
-    finish(t, "strided dots", &ty);
-
-    /* 72 x 64 x 96, normal values with one row scaled far down (three levels needed there) */
-    size_t M = 72, N = 64, K = 96;
-    float *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
-    ug_exact *C = malloc(M * N * sizeof *C);
-    UG_ASSERT_MSG(A && B && C, "out of memory");
-    gen g = {G_NORMAL, 0, 0, 0};
-    for (size_t i = 0; i < M * K; i++)
-        A[i] = gen_f32(&r, &g) * (i / K == 5 || i % 17 == 3 ? 0x1p-40f : 1.0f);
-    for (size_t i = 0; i < K * N; i++)
-        B[i] = gen_f32(&r, &g);
-    ug_exact_gemm_f32_fast(A, B, M, N, K, C);
-    tally tg = {0, 0};
-    for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++) {
-            ug_exact ref;
-            ug_exact_dot_f32_mpfr(A + i * K, 1, B + j, N, K, &ref);
-            tg.vectors++;
-            if (!ug_exact_equal(&C[i * N + j], &ref))
-                report_mismatch(t, &tg, "gemm element", (long)(i * N + j), A + i * K, NULL, NULL,
-                                K, &C[i * N + j], &ref);
-        }
-    free(A);
-    free(B);
-    free(C);
-    finish(t, "larger gemm", &tg);
-}
-
-/* The kernel sets other than the one chosen for this CPU (AVX2 intrinsics where AVX-512 would
- * be used; the generic vector-extension kernels everywhere), on a sample of the above. */
-UG_CASE(oracle_diff, other_kernels)
-{
-    const char *best = ug_fast_kernels_get()->name;
-    static const char *const sets[] = {"avx2", "generic"};
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        if (!strcmp(sets[i], best))
-            continue; /* the other cases ran it */
-        if (ug_fast_kernels_select(sets[i]) != 0) {
-            ug_note(t, "%s kernels: not supported by this CPU", sets[i]);
-            continue;
-        }
-        ug_note(t, "%s kernels:", sets[i]);
-        run_short_sum32(t, 30000, "oracle_diff/other/sum32");
-        run_short_dot32(t, 30000, "oracle_diff/other/dot32");
-        run_short_sum64(t, 20000, "oracle_diff/other/sum64");
-        run_long(t, "oracle_diff/other/long", 8);
-        run_gemm(t, "oracle_diff/other/gemm", 8);
-    }
-    ug_fast_kernels_select("auto");
+    ug_xacc_set_norm_interval(0);
 }

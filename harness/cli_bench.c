@@ -1,34 +1,32 @@
 /*
- * bench_oracle.c - `ulpgate bench oracle [--big] [--threads N]`: how fast the oracles are.
+ * cli_bench.c - `ulpgate bench oracle [--big] [--threads N]`: how fast the oracles are.
  *
  * Single-threaded sum and dot of n = 2^18 normal(0,1) binary32 values (pairs: 1 MiB per
  * operand, cache-resident, so the figures measure computation rather than the memory system,
  * which made 2^20 noisy on shared hosts), timed for
- *   (a) seed 004's oracle loop: mpfr_set_flt + mpfr_add into a 1024-bit accumulator (dot: two
- *       mpfr_set_flt, mpfr_mul, mpfr_add), rounding toward -inf as the seed does;
+ *   (a) the seven-methods post's MPFR loop: mpfr_set_flt + mpfr_add into a 1024-bit accumulator
+ *       (dot: two mpfr_set_flt, mpfr_mul, mpfr_add), rounding toward -inf as the post does;
  *   (b) mpfr_sum over the terms (setting the terms included, allocating them not);
  *   (c) the fast exact path, checked bitwise against the MPFR oracle;
  * then every element of an n x n x n SGEMM verified (ug_exact_gemm_f32_fast + ug_error_of of a
- * dummy result; the fast oracle whatever --oracle says) on ug_oracle_threads() threads for
+ * dummy result; the fast oracle whatever --oracle says) on ug_par_threads() threads for
  * n = 1024, 2048 (and 4096 with --big), with a spot check of 64 elements against the MPFR
  * oracle.  Median of 51 runs for the fast path, 5 for the MPFR loops.  The last line is
- * `speedup vs seed loop: sum <X>x, dot <Y>x`.  Exit status 1 if any fast result differs from
- * MPFR's.  ~5-10 s on 2 cores without --big; --big needs ~1 GiB (C: 16 M ug_exact).
+ * `speedup vs the seven-methods post's MPFR loop: sum <X>x, dot <Y>x`.  Exit status 1 if any
+ * fast result differs from MPFR's.  ~5-10 s on 2 cores without --big; --big needs ~1 GiB
+ * (C: 16 M ug_exact).
  */
 #include <math.h>
 #include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "oracle_int.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "base/bits.h"
+#include "base/par.h"
+#include "base/sys.h"
+#include "cli.h"
+#include "fast.h"
+#include "oracle.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -63,8 +61,8 @@ static void fill_normal(float *v, size_t n, uint64_t seed)
     }
 }
 
-/* (a) seed 004's loop; returns its RD32 result. */
-static float seed_loop(const float *x, const float *y, size_t n)
+/* (a) the seven-methods post's loop; returns its RD32 result. */
+static float post_loop(const float *x, const float *y, size_t n)
 {
     mpfr_t a, t, u;
     mpfr_inits2(1024, a, t, u, (mpfr_ptr)0);
@@ -103,7 +101,7 @@ static void mpfr_sum_run(mpfr_t *terms, mpfr_ptr *ptrs, const float *x, const fl
 }
 
 typedef struct op_times {
-    double seed_ns, sum_ns, fast_ns;
+    double post_ns, sum_ns, fast_ns;
     int equal;
 } op_times;
 
@@ -113,26 +111,26 @@ static op_times bench_op(const float *x, const float *y, size_t n, mpfr_t *terms
     op_times r;
     double t[51];
     for (int i = 0; i < 5; i++) {
-        double t0 = now_s();
-        volatile float sink = seed_loop(x, y, n);
+        double t0 = ug_now_s();
+        volatile float sink = post_loop(x, y, n);
         (void)sink;
-        t[i] = now_s() - t0;
+        t[i] = ug_now_s() - t0;
     }
-    r.seed_ns = median(t, 5) / (double)n * 1e9;
+    r.post_ns = median(t, 5) / (double)n * 1e9;
     for (int i = 0; i < 5; i++) {
-        double t0 = now_s();
+        double t0 = ug_now_s();
         mpfr_sum_run(terms, ptrs, x, y, n);
-        t[i] = now_s() - t0;
+        t[i] = ug_now_s() - t0;
     }
     r.sum_ns = median(t, 5) / (double)n * 1e9;
     ug_exact fast, ref;
     for (int i = 0; i < 51; i++) {
-        double t0 = now_s();
+        double t0 = ug_now_s();
         if (y)
             ug_exact_dot_f32_fast(x, 1, y, 1, n, &fast);
         else
             ug_exact_sum_f32_fast(x, n, &fast);
-        t[i] = now_s() - t0;
+        t[i] = ug_now_s() - t0;
     }
     r.fast_ns = median(t, 51) / (double)n * 1e9;
     if (y)
@@ -156,18 +154,14 @@ static double bench_gemm(size_t n, int *mismatches)
         goto out;
     fill_normal(A, n * n, 1000 + n);
     fill_normal(B, n * n, 2000 + n);
-    double t0 = now_s();
+    double t0 = ug_now_s();
     ug_exact_gemm_f32_fast(A, B, n, n, n, C);
     double ulp_sum = 0;
     for (size_t i = 0; i < n * n; i++) {
-        uint32_t bits;
-        float got = C[i].rn;
-        memcpy(&bits, &got, sizeof bits);
-        bits ^= 1;
-        memcpy(&got, &bits, sizeof got);
+        float got = ug_bits_f32(ug_f32_bits(C[i].rn) ^ 1);
         ulp_sum += ug_error_of(&C[i], got).ulp;
     }
-    secs = now_s() - t0;
+    secs = ug_now_s() - t0;
     if (!(ulp_sum > 0))
         (*mismatches)++;
     uint64_t seed = 42;
@@ -213,23 +207,15 @@ int ug_cmd_bench_oracle(int argc, char **argv)
     }
 
     const size_t n = (size_t)1 << 18;
-    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    mpfr_t *terms = malloc(n * sizeof *terms);
-    mpfr_ptr *ptrs = malloc(n * sizeof *ptrs);
-    if (!x || !y || !terms || !ptrs) {
-        fprintf(stderr, "ulpgate bench oracle: out of memory\n");
-        free(x);
-        free(y);
-        free(terms);
-        free(ptrs);
-        return 1;
-    }
+    float *x = ug_xmalloc(n * sizeof *x), *y = ug_xmalloc(n * sizeof *y);
+    mpfr_t *terms = ug_xmalloc(n * sizeof *terms);
+    mpfr_ptr *ptrs = ug_xmalloc(n * sizeof *ptrs);
     fill_normal(x, n, 1);
     fill_normal(y, n, 2);
     for (size_t i = 0; i < n; i++)
         mpfr_init2(terms[i], 64);
 
-    ug_oracle_set_threads(1);
+    ug_par_set_threads(1);
     printf("ulpgate bench oracle: fast kernels %s; sum/dot single-threaded, n = %zu, "
            "normal(0,1) binary32\n",
            ug_fast_kernels_get()->name, n);
@@ -242,22 +228,23 @@ int ug_cmd_bench_oracle(int argc, char **argv)
     free(x);
     free(y);
 
-    printf("%-36s %12s %12s %12s %12s\n", "", "sum ns/elem", "sum elem/s", "dot ns/elem",
+    printf("%-40s %12s %12s %12s %12s\n", "", "sum ns/elem", "sum elem/s", "dot ns/elem",
            "dot elem/s");
-    printf("%-36s %12.2f %12.3g %12.2f %12.3g\n", "(a) seed-004 loop (1024-bit MPFR)", s.seed_ns,
-           1e9 / s.seed_ns, d.seed_ns, 1e9 / d.seed_ns);
-    printf("%-36s %12.2f %12.3g %12.2f %12.3g\n", "(b) mpfr_sum", s.sum_ns, 1e9 / s.sum_ns,
+    printf("%-40s %12.2f %12.3g %12.2f %12.3g\n", "(a) the seven-methods post's MPFR loop",
+           s.post_ns,
+           1e9 / s.post_ns, d.post_ns, 1e9 / d.post_ns);
+    printf("%-40s %12.2f %12.3g %12.2f %12.3g\n", "(b) mpfr_sum", s.sum_ns, 1e9 / s.sum_ns,
            d.sum_ns, 1e9 / d.sum_ns);
-    printf("%-36s %12.3f %12.3g %12.3f %12.3g\n", "(c) fast exact", s.fast_ns, 1e9 / s.fast_ns,
+    printf("%-40s %12.3f %12.3g %12.3f %12.3g\n", "(c) fast exact", s.fast_ns, 1e9 / s.fast_ns,
            d.fast_ns, 1e9 / d.fast_ns);
     printf("fast == MPFR (hi, lo, rn, rd, class): sum %s, dot %s\n", s.equal ? "yes" : "NO",
            d.equal ? "yes" : "NO");
     int failed = !s.equal || !d.equal;
 
-    ug_oracle_set_threads(threads);
+    ug_par_set_threads(threads);
     printf("GEMM verification, every element (ug_exact_gemm_f32_fast + ug_error_of), "
            "%d threads:\n",
-           ug_oracle_threads());
+           ug_par_threads());
     printf("  %6s %10s %14s %14s %22s\n", "n", "seconds", "elements/s", "ns/MAC*thread",
            "spot check vs MPFR");
     size_t sizes[3] = {1024, 2048, 4096};
@@ -271,11 +258,12 @@ int ug_cmd_bench_oracle(int argc, char **argv)
             continue;
         }
         printf("  %6zu %10.3f %14.4g %14.3f %19s\n", sizes[k], secs, nn * nn / secs,
-               secs * ug_oracle_threads() / (nn * nn * nn) * 1e9,
+               secs * ug_par_threads() / (nn * nn * nn) * 1e9,
                mism ? "MISMATCH" : "64/64 equal");
         failed |= mism != 0;
     }
-    printf("speedup vs seed loop: sum %.0fx, dot %.0fx\n", s.seed_ns / s.fast_ns,
-           d.seed_ns / d.fast_ns);
+    printf("speedup vs the seven-methods post's MPFR loop: sum %.0fx, dot %.0fx\n",
+           s.post_ns / s.fast_ns,
+           d.post_ns / d.fast_ns);
     return failed ? 1 : 0;
 }

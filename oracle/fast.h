@@ -1,41 +1,41 @@
 /*
- * oracle_int.h - what the oracle's own files share (not part of the public contract).
+ * fast.h - inside the fast oracle: the vector kernels' table (fast_generic.c, fast_avx2.c,
+ * fast_avx512.c, chosen in fast_select.c) and the helpers that exact_fast.c (sums, dots) and
+ * exact_gemm.c share.  Not part of the oracle's public contract (oracle.h); nothing here
+ * depends on MPFR.
  */
-#ifndef UG_ORACLE_INT_H
-#define UG_ORACLE_INT_H
+#ifndef UG_ORACLE_FAST_H
+#define UG_ORACLE_FAST_H
 
-#include <mpfr.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bits.h"
 #include "oracle.h"
 
-/* The exact value of sum x_i (y == NULL) or sum x_i*y_i of binary32 inputs, as an MPFR number
- * of the precision that holds it exactly (s is initialised here; the caller clears it).
- * Special values follow oracle.h's rules: s becomes NaN or +-inf.  Returns the class. */
-ug_xclass ug_mpfr_exact_value_f32(const float *x, size_t incx, const float *y, size_t incy,
-                                  size_t n, mpfr_t s);
+/* ---- shared by exact_fast.c and exact_gemm.c ------------------------------------------------- */
 
-/* Canonical special values, so both implementations agree bitwise. */
-double ug_oracle_nan(void);
+/* The upper-bound factor applied to a Neumaier sum of |terms| (exact_fast.c, sum_abs, says why
+ * 1 + 2^-43 suffices). */
+#define UG_FAST_SABS_UP (1.0 + 0x1p-43)
 
-/* Fill e for a special class (hi = lo = rn = rd = NaN or the matching infinity, sum_abs = +inf). */
-void ug_exact_set_special(ug_exact *e, ug_xclass cls);
+/* 2^e for -1022 <= e <= 1023, built from its bits (ldexp is a libm call, and this runs per
+ * GEMM element). */
+static inline double ug_fast_pow2(int e)
+{
+    return ug_bits_f64((uint64_t)(e + 1023) << 52);
+}
 
-/* Class of a set of terms from the counts of NaN, +inf and -inf terms (oracle.h's rules;
- * a 0*inf product counts as a NaN term). */
-ug_xclass ug_special_class(size_t nan_terms, size_t posinf_terms, size_t neginf_terms);
+/* ceil(log2(n)) for n >= 1. */
+static inline int ug_fast_ceil_log2(size_t n)
+{
+    int L = 0;
+    while (((size_t)1 << L) < n)
+        L++;
+    return L;
+}
 
-/* ---- exact_fast.c test hooks ----------------------------------------------------------------- */
-
-/* Normalise the exact accumulators every `every` additions (0: the normal interval, 2^30), so
- * tests can run the carry code on real sums.  Process-wide. */
-void ug_fast_set_norm_interval(uint32_t every);
-/* Self-test of the exact accumulator on adversarial addition sequences against the MPFR
- * oracle; 0, or -1 with what differed in why. */
-int ug_fast_selftest(char *why, size_t whylen);
-
-/* ---- fast_kernels.c: the vector inner loops of exact_fast.c ---------------------------------- */
+/* ---- the vector kernels: the inner loops of the extraction passes ---------------------------- */
 
 typedef enum { UG_TERMS_SUM32, UG_TERMS_SUM64, UG_TERMS_DOT32 } ug_terms_kind;
 
@@ -66,7 +66,7 @@ enum {
 };
 
 typedef struct ug_fast_kernels {
-    const char *name; /* "avx512" or "generic" */
+    const char *name; /* "avx512", "avx2" or "generic" */
     ug_fused_fn fused[UG_F_COUNT];
     ug_terms_fn terms[3]; /* by ug_terms_kind */
     ug_level_fn level;
@@ -74,7 +74,8 @@ typedef struct ug_fast_kernels {
 
 /* The kernels in use (the best the CPU runs, unless ug_fast_kernels_select chose). */
 const ug_fast_kernels *ug_fast_kernels_get(void);
-/* "avx512", "generic", or "auto"/NULL; returns -1 (and changes nothing) if the CPU lacks it. */
+/* "avx512", "avx2", "generic", or "auto"/NULL (the best); returns -1 (and changes nothing) if
+ * the CPU lacks it.  Process-wide. */
 int ug_fast_kernels_select(const char *name);
 
 #endif
