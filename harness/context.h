@@ -81,6 +81,9 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial);
 /* __FILE__ as meson passes it, shown from the project root ("cases/x.c"). */
 const char *ug_src_path(const char *file);
 
+/* gpu.c: why no GPU can be used ("built without CUDA", the CUDA error...). */
+const char *ug_gpu_why(void);
+
 /* input.c / measure.c */
 void ug_input_release(ug_input *in);
 size_t ug_input_elements(const ug_input *in); /* outputs per trial: 1, or M*N for a GEMM */

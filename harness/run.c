@@ -16,17 +16,6 @@
 #include "tap.h"
 #include "ug_config.h"
 
-/* ---- the GPU, as cases see it ----------------------------------------------------------------- */
-
-static int ug_gpu_state = -1; /* -1 unknown, 0 no, 1 yes */
-static char ug_gpu_why[256];
-
-bool ug_gpu_available(void)
-{
-    if (ug_gpu_state < 0) ug_gpu_state = ug_device_probe(ug_gpu_why, sizeof ug_gpu_why) ? 1 : 0;
-    return ug_gpu_state == 1;
-}
-
 /* ---- the loops cases use ------------------------------------------------------------------------ */
 
 /* Every size a case offered to ug_n_selected during the run: what a --n that selects nothing
@@ -249,7 +238,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
              (unsigned long long)opt->seed, ug_oracle_name(opt->oracle));
     ug_tap_begin(out, comment);
     if (n_gpu == n_sel && !ug_gpu_available()) {
-        fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why);
+        fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
         return 0;
     }
     ug_collector col = {.opt = opt, .res = res, .out = out};
@@ -258,7 +247,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         if (!ug_unit_selected(opt, u)) continue;
         if ((u->c->flags & UG_CASE_GPU) && !ug_gpu_available()) {
             char why[300];
-            snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why);
+            snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
             ug_point_record rec = {.name = u->name, .status = UG_ST_SKIP, .skip_reason = why, .diag = ""};
             ug_t t;
             memset(&t, 0, sizeof t);
@@ -280,4 +269,3 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     return usage ? usage : ug_results_status(res);
 }
 
-bool ug_run_used_gpu(void) { return ug_gpu_state == 1; }
