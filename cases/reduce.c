@@ -121,6 +121,7 @@ UG_CASE(reduce, finding_sorting_helps_less_than_pairwise)
      * pairwise (method 5). */
     ug_dist d = ug_normal(0, 1);
     ug_input *in = ug_input_make(t, UG_OP_SUM, &d, 10000, 200);
+    if (in->trials < 200) ug_skip(t, "a finding over 200 trials: --trial/--trials narrow it");
     ug_result *serial = ug_one(t, "serial_f32", in), *sorted = ug_one(t, "sorted_abs_serial", in);
     ug_result *pairwise = ug_one(t, "pairwise_halves", in);
     ug_point(t, "sorting_vs_pairwise");

@@ -17,7 +17,7 @@ void ug_tap_point(FILE *out, int index, const ug_point_record *p, const ug_row *
     }
     fputs(p->diag, out);
     if (row && row->measured && p->status != UG_ST_SKIP && row->count > 0)
-        fprintf(out, "#   figures: ulp_max %.6g, ulp_mean %.6g, rel_max %.3g, bound_ratio_max %.4g\n",
+        fprintf(out, "#   figures: ulp_max %.6g, ulp_mean %.6g, rel_max %.6g, bound_ratio_max %.6g\n",
                 row->ulp_max, row->ulp_mean, row->rel_max, row->bound_ratio_max);
     fflush(out);
 }

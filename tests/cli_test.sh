@@ -1,6 +1,7 @@
 #!/bin/sh
-# cli_test.sh ULPGATE SRCDIR - the command line as a user meets it: exit codes, messages, the
-# canary's failure report and its rerun line, the report file, the oracle subcommand.  TAP.
+# cli_test.sh ULPGATE SRCDIR - the command line as a user meets it: exit codes and messages, the
+# seed and the rerun line, selections that select nothing, the report file and what it says,
+# the oracle subcommand.  TAP on stdout.  Every check asserts an exit status and a message.
 ug="$1"
 src="$2"
 tmp=$(mktemp -d)
@@ -12,10 +13,14 @@ notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -20; fi; }
 run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 rc() { cat "$tmp/rc"; }
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
 
 echo "TAP version 13"
+
+# ---- usage errors -----------------------------------------------------------------------------
 run list
-check "list exits 0 and names the canary" '[ "$(rc)" = 0 ] && grep -q "canary/fails" "$tmp/out"'
+check "list exits 0, names the canary and every kernel with its variant" \
+  '[ "$(rc)" = 0 ] && grep -q "canary/fails" "$tmp/out" && grep -q "serial_f32@default" "$tmp/out"'
 run
 check "no command: exit 2 with usage" '[ "$(rc)" = 2 ] && grep -q usage "$tmp/err"'
 run run --no-such-flag
@@ -24,36 +29,78 @@ run run --n abc
 check "bad --n: exit 2, named on stderr" '[ "$(rc)" = 2 ] && grep -q -- "--n: .abc." "$tmp/err"'
 run run --seed
 check "missing value: exit 2" '[ "$(rc)" = 2 ] && grep -q -- "--seed needs a value" "$tmp/err"'
-run run --filter 'no_such_case/*'
-check "filter matching nothing: exit 2" '[ "$(rc)" = 2 ] && grep -q "no case matches" "$tmp/err"'
+run run --filter 'reduce/normall'
+check "filter matching nothing: exit 2, nearest case named" \
+  '[ "$(rc)" = 2 ] && grep -q "no case matches" "$tmp/err" && grep -q "nearest: reduce/normal" "$tmp/err"'
+run run --filter 'reduce/normal' --kernel serial_f3
+check "--kernel matching no kernel: exit 2, nearest kernel named" \
+  '[ "$(rc)" = 2 ] && grep -q "matches no kernel; nearest: serial_f32@default" "$tmp/err"'
+run run --filter 'reduce/normal' --kernel serial_f32 --n 999
+check "--n that no selected case measures: exit 2, its sizes listed" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--n 999: no selected case measures that size; its sizes: .*1000" "$tmp/err"'
+run run --filter 'reduce/constant' --kernel serial_f32 --trial 3
+check "--trial beyond the case's trials: exit 2" '[ "$(rc)" = 2 ] && grep -q -- "--trial 3: beyond" "$tmp/err"'
 
-run run --filter 'canary/*'
-check "canary: exit 1" '[ "$(rc)" = 1 ]'
-check "canary: not ok line, file:line of the assertion" 'grep -q "^not ok 1 - canary/fails serial_f32@default n=10000" "$tmp/out" && grep -q "# cases/canary.c:[0-9]*: UG_EXPECT_ULP_MAX(r, 0.5) failed: max" "$tmp/out"'
-check "canary: worst element in hex, seed and rerun line" 'grep -q "worst: trial 0, element 0: got 0x" "$tmp/out" && grep -q "seed 0x5eed" "$tmp/out" && grep -q "rerun: .* run --filter canary/fails --kernel serial_f32@default --n 10000 --trial 0 --seed 0x5eed" "$tmp/out"'
-worst=$(grep "worst:" "$tmp/out")
-rerun=$(sed -n 's/^#   rerun: //p' "$tmp/out")
-# the rerun line names the binary as it was invoked: run it as printed
-$rerun >"$tmp/out2" 2>&1
-check "rerun line replays the same failure" '[ $? = 1 ] || true; grep -qF "$worst" "$tmp/out2"'
+# ---- what a plain run selects ------------------------------------------------------------------
+run run --kernel serial_f32 --n 10000 --trial 0
+check "a plain run (no --filter) leaves the canary out and passes" \
+  '[ "$(rc)" = 0 ] && ! grep -q "canary" "$tmp/out" && grep -q "^ok .* reduce/normal serial_f32@default n=10000" "$tmp/out"'
 
-run run --filter 'reduce/constant' --report "$tmp/rep" --tap
+# ---- the seed: it changes seed-dependent inputs, and the rerun line replays it -----------------
+seed=0xdeadbeefcafebabf
+run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --report "$tmp/a" --tap
 check "report run passes" '[ "$(rc)" = 0 ]'
-check "results.json is valid JSON with the documented fields" 'python3 -c "
-import json,sys
-d=json.load(open(sys.argv[1]))
-m=d[\"meta\"]; assert all(k in m for k in (\"version\",\"git\",\"date\",\"host\",\"compiler\",\"cflags\"))
-r=d[\"results\"]; assert r
-for k in (\"case\",\"kernel\",\"n\",\"trials\",\"ulp_max\",\"ulp_mean\",\"rel_max\",\"rel_mean\",\"abs_err_sum\",\"rel_err_sum\",\"bound_ratio_max\",\"passed\",\"id\"):
+run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --seed $seed --report "$tmp/b" --tap
+check "a run with --seed $seed passes and prints the seed" '[ "$(rc)" = 0 ] && grep -q "seed $seed" "$tmp/out"'
+check "another seed gives other inputs (another result for the same case, kernel, n, trial)" \
+  'json "$tmp/b/results.json" "
+a=json.load(open(\"$tmp/a/results.json\"))[\"results\"][0]; b=d[\"results\"][0]
+assert a[\"id\"]==b[\"id\"] and a[\"worst_ulp\"][\"got\"]!=b[\"worst_ulp\"][\"got\"], (a[\"worst_ulp\"], b[\"worst_ulp\"])"'
+check "the seed round-trips through results.json as a hex string, every bit" \
+  'json "$tmp/b/results.json" "assert d[\"meta\"][\"seed\"]==\"$seed\" and all(r[\"seed\"]==\"$seed\" for r in d[\"results\"])"'
+# a failure under that seed: its rerun line carries the seed and reproduces the failure
+run run --filter 'canary/fails' --seed $seed
+rerun=$(sed -n 's/^#   rerun: //p' "$tmp/out")
+worst=$(grep "^#   worst:" "$tmp/out")
+check "the canary under --seed $seed: exit 1, rerun line with the seed" \
+  '[ "$(rc)" = 1 ] && echo "$rerun" | grep -q -- "--seed $seed\$"'
+$rerun >"$tmp/out2" 2>&1
+rc2=$?
+check "that rerun line reproduces the failure (exit 1, same worst element)" \
+  '[ "$rc2" = 1 ] && grep -qF "$worst" "$tmp/out2"'
+
+# ---- the report says what the TAP stream says --------------------------------------------------
+run run --filter 'reduce/uniform01' --kernel 'serial_f32*' --report "$tmp/rep" --tap
+check "report run passes" '[ "$(rc)" = 0 ]'
+check "results.json: valid JSON with the documented fields" 'json "$tmp/rep/results.json" "
+m=d[\"meta\"]; assert all(k in m for k in (\"version\",\"git\",\"date\",\"host\",\"compiler\",\"cflags\",\"seed\",\"oracle\"))
+r=[x for x in d[\"results\"] if x[\"measured\"]]; assert r
+for k in (\"id\",\"case\",\"kernel\",\"variant\",\"dist\",\"n\",\"trials\",\"ulp_max\",\"ulp_mean\",\"rel_max\",\"rel_mean\",\"abs_err_sum\",\"bound_ratio_max\",\"apriori_ratio_max\",\"status\",\"passed\",\"ulp_hist\"):
     assert all(k in x for x in r), k
-assert len({x[\"id\"] for x in r}) == len(r)
-" "$tmp/rep/results.json"'
+assert len({x[\"id\"] for x in d[\"results\"]}) == len(d[\"results\"])
+assert d[\"summary\"][\"passed\"] == len([x for x in d[\"results\"] if x[\"status\"]==\"pass\"])"'
+check "results.json figures equal the TAP figures lines, row by row" 'json "$tmp/rep/results.json" "
+import re
+tap=open(\"$tmp/out\").read().split(\"\\n\")
+rows=[x for x in d[\"results\"] if x[\"measured\"]]
+figs=[l for l in tap if l.startswith(\"#   figures:\")]
+assert len(figs)==len(rows), (len(figs), len(rows))
+for x,l in zip(rows, figs):
+    v=dict(re.findall(r\"(\\w+) ([-+0-9.e]+|inf|nan)\", l))
+    for k in (\"ulp_max\",\"ulp_mean\",\"bound_ratio_max\"):
+        assert abs(float(v[k]) - float(x[k])) <= 1e-5*abs(float(x[k])) + 1e-300, (k, v[k], x[k])"'
+check "the row ids name case, kernel@variant, distribution and n" \
+  'json "$tmp/rep/results.json" "assert any(x[\"id\"]==\"reduce/uniform01 serial_f32@default uniform(0,1) 1000\" for x in d[\"results\"])"'
 check "no temporary file left beside the report" '[ "$(ls "$tmp/rep")" = results.json ]'
+run run --filter 'reduce/specials' --kernel kahan_f32 --n 1000 --report "$tmp/sp" --tap
+check "non-finite figures are written as strings JSON readers keep" \
+  'json "$tmp/sp/results.json" "r=[x for x in d[\"results\"] if x[\"measured\"]][0]; assert r[\"ulp_max\"]==0 or isinstance(r[\"ulp_max\"], (int,float)); assert \"1e999\" not in open(sys.argv[1]).read()"'
 
 run run --filter 'gpu_reduce/*' --n 1 --tap
-check "GPU cases: run, or a clean TAP skip without a device" '[ "$(rc)" = 0 ] && { grep -q "^1..0 # SKIP" "$tmp/out" || grep -q "^ok" "$tmp/out"; }'
+check "GPU cases: run, or a clean TAP skip without a device" \
+  '[ "$(rc)" = 0 ] && { grep -q "^1..0 # SKIP" "$tmp/out" || grep -q "^ok" "$tmp/out"; }'
 
-# the oracle subcommand
+# ---- the oracle subcommand ----------------------------------------------------------------------
 printf '# 1e8 + 1 - 1e8\n1e8\n1\n-1e8\n' >"$tmp/s.txt"
 run oracle --op sum "$tmp/s.txt"
 check "oracle: 1e8 + 1 - 1e8 = 1 exactly" '[ "$(rc)" = 0 ] && grep -q "0x1p+0" "$tmp/out"'
@@ -69,7 +116,7 @@ check "oracle: missing file -> exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q "mi
 run oracle --op sum --json "$tmp/empty.txt"
 check "oracle: empty file is the empty sum +0" '[ "$(rc)" = 0 ] && grep -q "\"rounded\":\"0x0p+0\"" "$tmp/out"'
 run oracle --op dot --bogus "$tmp/s.txt"
-check "oracle: unknown option -> exit 2" '[ "$(rc)" = 2 ]'
+check "oracle: unknown option -> exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--bogus" "$tmp/err"'
 
 echo "1..$n"
 exit $fail
