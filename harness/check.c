@@ -76,8 +76,15 @@ bool ug_check_metric(ug_t *t, const ug_result *r, ug_metric m, double limit, con
         ((ug_result *)r)->checked = true;
     double v = ug_metric_value(r, m);
     if (v <= limit) return true;
-    ug_fail_header(t, file, line, expr, "%s %.4g%s > %g", ug_metric_name(m), v,
-                   ug_metric_unit(m), limit);
+    /* short figures, unless they would read as equal */
+    char vs[32], ls[32];
+    snprintf(vs, sizeof vs, "%.4g", v);
+    snprintf(ls, sizeof ls, "%.4g", limit);
+    if (strcmp(vs, ls) == 0) {
+        snprintf(vs, sizeof vs, "%.17g", v);
+        snprintf(ls, sizeof ls, "%.17g", limit);
+    }
+    ug_fail_header(t, file, line, expr, "%s %s%s > %s", ug_metric_name(m), vs, ug_metric_unit(m), ls);
     ug_worst_lines(t, r, ug_metric_worst(r, m));
     return false;
 }

@@ -81,6 +81,10 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial);
 /* __FILE__ as meson passes it, shown from the project root ("cases/x.c"). */
 const char *ug_src_path(const char *file);
 
+/* run.c: the registered kernels (GPU ones only when gpu) that no measured row of res names:
+ * their ids into missing[0..cap), the count returned. */
+size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missing, size_t cap);
+
 /* gpu.c: why no GPU can be used ("built without CUDA", the CUDA error...). */
 const char *ug_gpu_why(void);
 

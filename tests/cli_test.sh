@@ -4,6 +4,7 @@
 # the oracle subcommand.  TAP on stdout.  Every check asserts an exit status and a message.
 ug="$1"
 src="$2"
+selftest="$3"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -95,6 +96,11 @@ check "no temporary file left beside the report" '[ "$(ls "$tmp/rep")" = results
 run run --filter 'reduce/specials' --kernel kahan_f32 --n 1000 --report "$tmp/sp" --tap
 check "non-finite figures are written as strings JSON readers keep" \
   'json "$tmp/sp/results.json" "r=[x for x in d[\"results\"] if x[\"measured\"]][0]; assert r[\"ulp_max\"]==0 or isinstance(r[\"ulp_max\"], (int,float)); assert \"1e999\" not in open(sys.argv[1]).read()"'
+
+# ---- a stale expected-failure declaration fails the run (an unexpected pass) ---------------------
+"$selftest" run --filter 'harness_xpass/*' >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "a point declared to fail that passes: 'ok ... # TODO', exit 1, the stale declaration named" \
+  '[ "$(rc)" = 1 ] && grep -q "^ok 1 - harness_xpass/stale_declaration serial_f32@default n=2 # TODO" "$tmp/out" && grep -q "the declaration is stale" "$tmp/out" && grep -q "1 passed unexpectedly" "$tmp/out"'
 
 run run --filter 'gpu_reduce/*' --n 1 --tap
 check "GPU cases: run, or a clean TAP skip without a device" \

@@ -1,0 +1,106 @@
+/*
+ * harness_checks.c - the assertions themselves: a limit exactly at the measured value holds, one
+ * just below fails (and the failure is recorded, not lost); a declared expected failure turns a
+ * failure into XFAIL; specials count as infinite errors; the coverage rule names a kernel no case
+ * measured.  Inputs with errors known exactly by hand.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "context.h"
+
+/* 1 + 2^-24 summed serially in binary32 gives 1 (the tie rounds to even): error exactly 2^-24,
+ * half an ulp of 1 (ulp32(1) = 2^-23); relative error 2^-24 / (1 + 2^-24). */
+static ug_input *ug_half_ulp_input(ug_t *t)
+{
+    float x[2] = {1.0f, 0x1p-24f};
+    return ug_input_from_data(t, UG_OP_SUM, "one_plus_half_ulp", x, NULL, 2);
+}
+
+UG_CASE(harness, limits_are_inclusive_and_exact)
+{
+    ug_input *in = ug_half_ulp_input(t);
+    const ug_kernel *k = ug_kernel_find("serial_f32");
+    UG_ASSERT(k != NULL);
+    ug_result *r = ug_measure(t, k, in);
+    UG_EXPECT_ULP_MAX(r, 0.5);              /* exactly at the value: holds */
+    UG_EXPECT_ULP_MEAN(r, 0.5);
+    UG_EXPECT_REL_MAX(r, 0x1p-24 / (1 + 0x1p-24));
+    UG_EXPECT_ABS_MAX(r, 0x1p-24);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+    UG_EXPECT_MSG(r->ulp_max == 0.5 && r->abs_max == 0x1p-24, "errors %g ulp, %a abs: not the hand values",
+                  r->ulp_max, r->abs_max);
+    /* RN32(1 + 2^-24) = 1 (the tie goes to even): half an ulp off, and correctly rounded */
+    UG_EXPECT_CORRECTLY_ROUNDED(r);
+    UG_EXPECT_MSG(r->correctly_rounded == 1 && r->ulp_hist[2] == 1,
+                  "correctly rounded %zu, histogram bucket (1/4,1/2] %llu", r->correctly_rounded,
+                  (unsigned long long)r->ulp_hist[2]);
+    /* just below the value: each check must fail, and say so */
+    ug_result *r2 = ug_measure(t, k, in);
+    ug_xfail(t, "limits just below the measured errors on purpose");
+    UG_EXPECT_ULP_MAX(r2, nextafter(0.5, 0));
+    UG_EXPECT_ULP_MEAN(r2, nextafter(0.5, 0));
+    UG_EXPECT_ABS_MAX(r2, nextafter(0x1p-24, 0));
+    UG_EXPECT_BOUND_RATIO_MAX(r2, r->bound_ratio_max * (1 - 0x1p-52));
+    int failures = t->pt.failures;
+    ug_point(t, "every check below the value failed");
+    UG_EXPECT_MSG(failures == 4, "%d of the 4 checks below the value failed", failures);
+}
+
+UG_CASE(harness, assert_ends_the_case)
+{
+    ug_input *in = ug_half_ulp_input(t);
+    ug_result *r = ug_measure(t, ug_kernel_find("serial_f32"), in);
+    ug_xfail(t, "an ASSERT that fails on purpose");
+    UG_ASSERT_ULP_MAX(r, 0.25);
+    ug_point(t, "not reached");
+    UG_EXPECT_MSG(0, "the case went on after a failed UG_ASSERT");
+}
+
+UG_CASE(harness, specials_are_infinite_errors)
+{
+    /* exact sum +inf: a kernel result NaN or finite is an infinite error in every metric */
+    float x[3] = {1.0f, INFINITY, 2.0f};
+    ug_input *in = ug_input_from_data(t, UG_OP_SUM, "with_inf", x, NULL, 3);
+    ug_result *r = ug_measure(t, ug_kernel_find("serial_f32"), in);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* serial_f32 returns +inf: right */
+    ug_error e = ug_error_of(&in->exact[0][0], NAN);
+    ug_point(t, "nan where the sum is +inf");
+    UG_EXPECT_MSG(isinf(e.abs) && isinf(e.rel) && isinf(e.ulp), "NaN for +inf: errors %g %g %g", e.abs, e.rel, e.ulp);
+    e = ug_error_of(&in->exact[0][0], 3.0);
+    UG_EXPECT_MSG(isinf(e.ulp), "3 for +inf: ulp error %g", e.ulp);
+    e = ug_error_of(&in->exact[0][0], INFINITY);
+    UG_EXPECT_MSG(e.ulp == 0 && e.abs == 0, "+inf for +inf: error %g", e.ulp);
+}
+
+UG_CASE(harness, coverage_names_unmeasured_kernels)
+{
+    /* a results list that measured serial_f32 only: every other CPU kernel is unmeasured */
+    ug_results res = {0};
+    ug_row row;
+    memset(&row, 0, sizeof row);
+    row.measured = true;
+    row.status = UG_ST_PASS;
+    snprintf(row.kernel, sizeof row.kernel, "serial_f32@default");
+    ug_results_add(&res, &row);
+    const char *missing[64];
+    size_t count = ug_unmeasured_kernels(&res, false, missing, 64);
+    bool has_kahan = false, has_serial = false;
+    for (size_t i = 0; i < count && i < 64; i++) {
+        has_kahan |= strcmp(missing[i], "kahan_f32@default") == 0;
+        has_serial |= strcmp(missing[i], "serial_f32@default") == 0;
+    }
+    UG_EXPECT_MSG(has_kahan && !has_serial, "%zu unmeasured: kahan_f32 %s, serial_f32 %s", count,
+                  has_kahan ? "named" : "missing", has_serial ? "wrongly named" : "not named");
+    ug_results_free(&res);
+}
+
+/* A canary of the harness: it declares an expected failure and then passes, so the run must
+ * report an unexpected pass and fail (tests/cli_test.sh runs it by name). */
+UG_CASE_EX(harness_xpass, stale_declaration, UG_CASE_SHOULD_FAIL)
+{
+    ug_input *in = ug_half_ulp_input(t);
+    ug_result *r = ug_measure(t, ug_kernel_find("serial_f32"), in);
+    ug_xfail(t, "declared to fail, but it holds");
+    UG_EXPECT_ULP_MAX(r, 0.5);
+}
