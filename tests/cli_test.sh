@@ -99,7 +99,7 @@ check "non-finite figures are written as strings JSON readers keep" \
 
 # ---- a stale expected-failure declaration fails the run (an unexpected pass) ---------------------
 "$selftest" run --filter 'harness_xpass/*' >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
-check "a point declared to fail that passes: 'ok ... # TODO', exit 1, the stale declaration named" \
+check "a point declared to fail that passes: an ok line with a TODO directive, exit 1, the stale declaration named" \
   '[ "$(rc)" = 1 ] && grep -q "^ok 1 - harness_xpass/stale_declaration serial_f32@default n=2 # TODO" "$tmp/out" && grep -q "the declaration is stale" "$tmp/out" && grep -q "1 passed unexpectedly" "$tmp/out"'
 
 run run --filter 'gpu_reduce/*' --n 1 --tap
