@@ -18,6 +18,8 @@
 /* GPU kernels time themselves (events, median of reps after a warm-up); CPU kernels are timed
  * here, one wall-clock run per trial, median over trials. */
 enum { UG_GPU_TIMING_REPS = 10 };
+/* Runs of a nondeterministic kernel on each trial (the merge gate compares the worst of them). */
+enum { UG_NONDET_REPEATS = 9 };
 
 void ug_result_free(ug_result *r)
 {
@@ -192,11 +194,11 @@ static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
 
 /* An output still holding the poison pattern was never written: a kernel bug, whatever the
  * metrics say (GPU launchers poison their device buffers the same way before every launch). */
-static void ug_check_written(ug_t *t, ug_result *r, int i)
+static void ug_check_written(ug_t *t, ug_result *r, int i, const float *out)
 {
     size_t first = 0, count = 0;
     for (size_t e = 0; e < r->elements; e++)
-        if (ug_f32_bits(r->out[i][e]) == UG_POISON_BITS) {
+        if (ug_f32_bits(out[e]) == UG_POISON_BITS) {
             if (!count) first = e;
             count++;
         }
@@ -215,47 +217,91 @@ static int ug_dcmp(const void *a, const void *b)
 
 /* Run the kernel on every trial and account every output.  Returns 0, or -1 after recording
  * the kernel's failure on the test point. */
+static void ug_measure_time(ug_result *r, double *times);
+
+/* One run of the kernel on trial i into out (poisoned first); 0, or -1 after recording the
+ * kernel's failure.  *ms: its time (GPU: the median of its timed reps when reps > 0). */
+static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, double *ms)
+{
+    for (size_t e = 0; e < r->elements; e++) out[e] = ug_bits_f32(UG_POISON_BITS);
+    ug_call c;
+    ug_call_setup(&c, r->in, i, out);
+    c.reps = reps;
+    double t0 = ug_now_s();
+    if (ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__) != 0) {
+        snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
+        r->failed_run = true;
+        ug_rerun_line(t, r, r->in->first_trial + i);
+        return -1;
+    }
+    *ms = r->kernel->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
+    return 0;
+}
+
+/* Run the kernel on every trial and account every output.  A nondeterministic kernel runs
+ * UG_NONDET_REPEATS times on each trial: every repeat's outputs are accounted (the figures are
+ * the worst over the repeats, which is what the merge gate compares) and the distinct bitwise
+ * results counted (the most of any trial).  Returns 0, or -1 after recording the kernel's
+ * failure on the test point. */
 static int ug_measure_trials(ug_t *t, ug_result *r)
 {
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
     size_t nterms = in->op == UG_OP_GEMM ? in->gemm_k : in->n;
+    int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1;
+    size_t bytes = r->elements * sizeof(float);
     double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
+    float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
     ug_sums sums = {0, 0, 0};
+    int rc = 0;
     r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
-    for (int i = 0; i < r->trials; i++) {
-        int trial = in->first_trial + i;
-        r->out[i] = ug_xmalloc(r->elements * sizeof(float));
-        /* poison: an output the kernel never writes keeps a NaN pattern no arithmetic makes */
-        for (size_t e = 0; e < r->elements; e++) r->out[i][e] = ug_bits_f32(UG_POISON_BITS);
-        ug_call c;
-        ug_call_setup(&c, in, i, r->out[i]);
-        if (k->backend == UG_CUDA && i == 0) c.reps = UG_GPU_TIMING_REPS;
-        double t0 = ug_now_s();
-        if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) {
-            snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
-            r->failed_run = true;
-            ug_rerun_line(t, r, trial);
-            free(times);
-            return -1;
+    for (int i = 0; i < r->trials && rc == 0; i++) {
+        int trial = in->first_trial + i, distinct = 0;
+        r->out[i] = ug_xmalloc(bytes);
+        for (int rep = 0; rep < repeats && rc == 0; rep++) {
+            float *out = rep == 0 ? r->out[i] : ug_xmalloc(bytes);
+            double ms = 0;
+            int reps = k->backend == UG_CUDA && i == 0 && rep == 0 ? UG_GPU_TIMING_REPS : 0;
+            if (ug_run_trial(t, r, i, out, reps, &ms) != 0) {
+                rc = -1;
+                if (rep) free(out);
+                break;
+            }
+            if (rep == 0) times[i] = ms;
+            ug_check_written(t, r, i, out);
+            for (size_t e = 0; e < r->elements; e++)
+                ug_account(r, &sums, nterms, t->lambda, trial, e, out[e], &in->exact[i][e]);
+            bool found = false;
+            for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], out, bytes) == 0;
+            if (!found)
+                seen[distinct++] = out;
+            else if (rep)
+                free(out);
         }
-        times[i] = k->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
-        ug_check_written(t, r, i);
-        for (size_t e = 0; e < r->elements; e++)
-            ug_account(r, &sums, nterms, t->lambda, trial, e, r->out[i][e], &in->exact[i][e]);
+        for (int s = 1; s < distinct; s++) free(seen[s]);
+        if (distinct > r->distinct_results) r->distinct_results = distinct;
         if (in->kappa[i] > r->kappa_max || isnan(in->kappa[i])) r->kappa_max = in->kappa[i];
     }
+    free(seen);
+    if (repeats > 1) r->repeats = repeats;
     r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
     r->rel_mean = r->count ? sums.rel / (double)r->count : 0;
     r->bound_ratio_mean = r->count ? sums.ratio / (double)r->count : 0;
-    /* time: GPU = trial 0's median over reps; CPU = median over trials */
-    if (k->backend == UG_CUDA) {
+    if (rc == 0) ug_measure_time(r, times);
+    free(times);
+    return rc;
+}
+
+/* time: GPU = trial 0's median over its timed reps; CPU = median over trials */
+static void ug_measure_time(ug_result *r, double *times)
+{
+    const ug_input *in = r->in;
+    if (r->kernel->backend == UG_CUDA) {
         r->time_ms = times[0];
     } else {
         qsort(times, (size_t)r->trials, sizeof *times, ug_dcmp);
         r->time_ms = times[r->trials / 2];
     }
-    free(times);
     if (r->time_ms > 0) {
         double s = r->time_ms * 1e-3;
         if (in->op == UG_OP_GEMM)
@@ -263,7 +309,6 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
         else
             r->gbps = (double)in->n * (in->op == UG_OP_DOT ? 8.0 : 4.0) / s / 1e9;
     }
-    return 0;
 }
 
 /* Determinism: trial 0 `repeats` more times, distinct bitwise outputs counted. */

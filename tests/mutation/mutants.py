@@ -77,7 +77,7 @@ MUTANTS = [
          replace="if (x->cls != UG_X_FINITE) return 0;",
          tests=["reduce", "faulty", "harness"], what="a wrong special value counts as ratio 0 (the old bug)"),
     dict(id="measure.unwritten_not_checked", file="harness/measure.c",
-         find="        ug_check_written(t, r, i);\n", replace="",
+         find="            ug_check_written(t, r, i, out);\n", replace="",
          tests=["faulty"], what="outputs left unwritten go unnoticed"),
     dict(id="measure.mean_over_n_minus_1", file="harness/measure.c",
          find="r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;",
