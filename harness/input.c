@@ -160,11 +160,12 @@ ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *
     in->first_trial = 0;
     in->trials = 1;
     in->gemm_m = in->gemm_n = in->gemm_k = n;
-    in->x[0] = ug_xmalloc(n * sizeof(float));
-    memcpy(in->x[0], x, n * sizeof(float));
-    if (op == UG_OP_DOT) {
-        in->y[0] = ug_xmalloc(n * sizeof(float));
-        memcpy(in->y[0], y, n * sizeof(float));
+    size_t count = op == UG_OP_GEMM ? n * n : n; /* a GEMM's A and B are n x n */
+    in->x[0] = ug_xmalloc(count * sizeof(float));
+    memcpy(in->x[0], x, count * sizeof(float));
+    if (op != UG_OP_SUM) {
+        in->y[0] = ug_xmalloc(count * sizeof(float));
+        memcpy(in->y[0], y, count * sizeof(float));
     }
     ug_input_exact(in, 0);
     return in;

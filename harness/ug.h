@@ -112,7 +112,7 @@ ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trial
 /* Rectangular GEMM: A M x K, B K x N. */
 ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials);
 /* Inputs supplied by the case (e.g. read from a corpus file): one trial, data copied; y only
- * for a dot. */
+ * for a dot or GEMM (a GEMM's A and B are n x n, row-major). */
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n);
 void ug_input_free(ug_t *t, ug_input *in);

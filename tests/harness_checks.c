@@ -47,6 +47,19 @@ UG_CASE(harness, limits_are_inclusive_and_exact)
     UG_EXPECT_MSG(failures == 4, "%d of the 4 checks below the value failed", failures);
 }
 
+UG_CASE(harness, means_over_every_output)
+{
+    /* C = A B, 2 x 2: A = [1 2^-24; 1 0], B = [1 1; 1 0].  C00 = 1 + 2^-24 rounds to 1 (half an
+     * ulp); the three others are 1 exactly.  Mean ULP error 0.5 / 4, exactly. */
+    float a[4] = {1.0f, 0x1p-24f, 1.0f, 0.0f}, b[4] = {1.0f, 1.0f, 1.0f, 0.0f};
+    ug_input *in = ug_input_from_data(t, UG_OP_GEMM, "half_ulp_in_one_of_four", a, b, 2);
+    ug_result *r = ug_measure(t, ug_kernel_find("gemm_naive_cpu"), in);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+    UG_EXPECT_MSG(r->count == 4 && r->ulp_mean == 0.125 && r->ulp_max == 0.5,
+                  "%zu outputs, mean %.17g, max %g ulp: by hand 4, 0.125, 0.5", r->count,
+                  r->ulp_mean, r->ulp_max);
+}
+
 UG_CASE(harness, assert_ends_the_case)
 {
     ug_input *in = ug_half_ulp_input(t);

@@ -96,8 +96,10 @@ def main():
                 verdict, why = "no build", out.strip().split("\n")[-1][:100]
             else:
                 rc, out = run_tests(build, m["tests"])
-                failed = [l.split("/")[-1].split()[0] for l in out.split("\n")
-                          if (" FAIL " in l or " ERROR " in l or "UNEXPECTEDPASS" in l or "TIMEOUT" in l) and "/" in l]
+                # meson's result lines: " 3/15 ulpgate:cpu+reduce / bounds   FAIL  ..."
+                failed = [l.split(" / ")[1].split()[0] for l in out.split("\n")
+                          if " / " in l and l.strip()[:1].isdigit() and
+                          any(w in l for w in (" FAIL ", " ERROR ", "UNEXPECTEDPASS", "TIMEOUT"))]
                 verdict = "killed" if rc else ("equivalent" if m.get("equivalent") else "SURVIVED")
                 why = ("by " + ", ".join(sorted(set(failed)))) if rc else m.get("equivalent", "")
         finally:
