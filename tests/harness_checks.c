@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "rng.h"
 
 /* 1 + 2^-24 summed serially in binary32 gives 1 (the tie rounds to even): error exactly 2^-24,
  * half an ulp of 1 (ulp32(1) = 2^-23); relative error 2^-24 / (1 + 2^-24). */
@@ -84,6 +85,19 @@ UG_CASE(harness, specials_are_infinite_errors)
     UG_EXPECT_MSG(isinf(e.ulp), "3 for +inf: ulp error %g", e.ulp);
     e = ug_error_of(&in->exact[0][0], INFINITY);
     UG_EXPECT_MSG(e.ulp == 0 && e.abs == 0, "+inf for +inf: error %g", e.ulp);
+}
+
+UG_CASE(harness, streams_differ_by_case)
+{
+    /* An input's random stream is a function of the case and the distribution's name (README,
+     * "Input distributions"): the same distribution in two cases draws different numbers. */
+    ug_dist d = ug_normal(0, 1);
+    ug_input *in = ug_input_make(t, UG_OP_SUM, &d, 16, 1);
+    uint64_t want = ug_hash64("normal(0,1)", ug_hash64("harness/streams_differ_by_case", UG_HASH64_INIT));
+    UG_EXPECT_MSG(in->stream_id == want, "stream id %#llx, by the documented formula %#llx",
+                  (unsigned long long)in->stream_id, (unsigned long long)want);
+    UG_EXPECT_MSG(want != ug_hash64("normal(0,1)", ug_hash64("harness/other", UG_HASH64_INIT)),
+                  "two cases share a stream");
 }
 
 UG_CASE(harness, coverage_names_unmeasured_kernels)
