@@ -44,7 +44,7 @@ typedef enum { UG_F32, UG_F64, UG_TF32 } ug_fmt;
  * s the exact result, D = depth(n) the most additions any term passes through.
  *   UG_BOUND_TREE      sum: gamma_D S;   dot/gemm: gamma_{D+1} S (one more rounding: the product)
  *   UG_BOUND_KAHAN     sum: (2u + 4n u^2) S;  dot/gemm: (3u + 4n u^2) S (products not compensated)
- *   UG_BOUND_NEUMAIER  sum: u|s| + gamma_{n-1}^2 S;  dot: u|s| + (u + gamma_{n-1}^2) S
+ *   UG_BOUND_NEUMAIER  sum: u|s| + gamma_D^2 S;  dot: u|s| + (u + gamma_D^2) S  (serial: D = n-1)
  *   UG_BOUND_WIDE_ACC  binary64 accumulation (tree of depth D), rounded once to binary32:
  *                      u|s| + (1+u) gamma64_D S   (gamma64 with u = 2^-53)
  *   UG_BOUND_TF32      operands rounded to TF32 (10-bit fraction, either rounding: 2^-10 each),
@@ -86,6 +86,8 @@ struct ug_kernel {
     ug_backend backend;      /* default UG_CPU */
     ug_fmt in_fmt, acc_fmt, out_fmt; /* default binary32 */
     bool nondeterministic;   /* default false: same inputs -> bitwise same output, every run */
+    bool ftz;                /* flushes subnormal operands and results to zero (PTX atom.add.f32):
+                                every bound gains (2n - 1) 2^-126, one flush per term and sum */
     ug_bound_class bound;
     size_t (*depth)(size_t n); /* most additions any term passes through; NULL: n - 1 */
     int version;             /* what the family's launcher switches on */

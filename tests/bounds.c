@@ -94,11 +94,18 @@ UG_CASE(bounds, class_values)
     ug_expect_bound(t, "kahan gemm: (3u + 4 n u^2) S", ug_kernel_bound(&k, 100, S, s),
                     (3 * u + 4 * n * u * u) * S);
     k = ug_row_of(UG_BOUND_NEUMAIER, UG_OP_SUM);
-    ug_expect_bound(t, "neumaier sum: u|s| + gamma_{n-1}^2 S", ug_kernel_bound(&k, 100, S, s),
-                    u * s + G(99, u) * G(99, u) * S);
+    ug_expect_bound(t, "neumaier sum: u|s| + gamma_D^2 S", ug_kernel_bound(&k, 100, S, s),
+                    u * s + G(5, u) * G(5, u) * S);
     k = ug_row_of(UG_BOUND_NEUMAIER, UG_OP_DOT);
-    ug_expect_bound(t, "neumaier dot: u|s| + (u + gamma_{n-1}^2) S", ug_kernel_bound(&k, 100, S, s),
+    ug_expect_bound(t, "neumaier dot: u|s| + (u + gamma_D^2) S", ug_kernel_bound(&k, 100, S, s),
+                    u * s + (u + G(5, u) * G(5, u)) * S);
+    k.depth = NULL; /* serial: D = n - 1, Ogita-Rump-Oishi's gamma_{n-1}^2 */
+    ug_expect_bound(t, "neumaier serial dot: u|s| + (u + gamma_{n-1}^2) S", ug_kernel_bound(&k, 100, S, s),
                     u * s + (u + G(99, u) * G(99, u)) * S);
+    k = ug_row_of(UG_BOUND_TREE, UG_OP_SUM);
+    k.ftz = true;
+    ug_expect_bound(t, "flush to zero: gamma_D S + (2n - 1) 2^-126", ug_kernel_bound(&k, 100, S, s),
+                    G(5, u) * S + 199 * 0x1p-126);
     k = ug_row_of(UG_BOUND_WIDE_ACC, UG_OP_SUM);
     ug_expect_bound(t, "wide_acc sum: u|s| + (1+u) gamma64_D S", ug_kernel_bound(&k, 100, S, s),
                     u * s + (1 + u) * G(5, u64) * S);

@@ -29,10 +29,10 @@
  *   atomic grid    (m-1) + (B-1) + (G-1)            [serial, B then G atomic adds, any order]
  * Compensated kernels:
  *   reduce_neumaier: every main-part addition is error-free (Fast2Sum per thread, TwoSum in
- *     the trees), so s = s_main + sum of the errors exactly; the errors (at most n-1 nonzero)
- *     are summed in fp32 and added once: Ogita-Rump-Oishi's Sum2 argument in another order,
- *     |res - s| <= u|s| + (1+u) gamma_{n-2} gamma_{n-1} S <= u|s| + gamma_{n-1}^2 S, the
- *     UG_BOUND_NEUMAIER class.
+ *     the trees), so s = s_main + sum of the errors exactly; the errors are summed in fp32 and
+ *     added once: Ogita-Rump-Oishi's Sum2 argument in another order, the UG_BOUND_NEUMAIER
+ *     class u|s| + gamma_D^2 S with D = ug_depth_neumaier_grid (below): the errors total at
+ *     most gamma_D S and are summed through depth D.
  *   reduce_kahan: Kahan's compensation is not exact, so the class is UG_BOUND_TREE with an
  *     effective depth (ug_depth_kahan_grid).  Per thread, fl(s_g - c_g) is Kahan's sum of
  *     the slice with one more element 0, so by the UG_BOUND_KAHAN class (kernels/bounds.c:
@@ -259,6 +259,19 @@ size_t ug_depth_atomic_grid(size_t n)
     return d < n - 1 ? d : n - 1;
 }
 
+/* reduce_neumaier: the depth D of the NEUMAIER class (kernels/bounds.c: u|s| + gamma_D^2 S).
+ * The main sums are error-free but for the per-thread additions, so their errors total at most
+ * u (m - 1 + log2 B + ceil(log2 G)) S; the errors are summed serially per thread (m - 2
+ * additions) and then pass two roundings at every tree level ((a.corr + b.corr) + r.corr):
+ * m + 2 (log2 B + ceil(log2 G)) bounds both depths. */
+size_t ug_depth_neumaier_grid(size_t n)
+{
+    size_t m, G;
+    if (n <= 1) return 0;
+    ug_grid_shape(n, &m, &G);
+    return m + 2 * (UG_GRID_BLOCK_LOG2 + ug_ceil_log2(G));
+}
+
 size_t ug_depth_kahan_grid(size_t n)
 {
     size_t m, G;
@@ -363,7 +376,7 @@ int ug_reduce_grid_run(const ug_kernel *k, ug_call *c)
 
 const ug_kernel ug_reduce_grid_kernels[] = {
     {.name = "reduce_atomic_grid", .op = UG_OP_SUM, .backend = UG_CUDA, .nondeterministic = true,
-     .bound = UG_BOUND_TREE, .depth = ug_depth_atomic_grid, .version = REDUCE_ATOMIC_GRID,
+     .ftz = true, .bound = UG_BOUND_TREE, .depth = ug_depth_atomic_grid, .version = REDUCE_ATOMIC_GRID,
      .doc = "per-thread fp32 partials, atomicAdd per block then into *out"},
     {.name = "reduce_warp_shuffle_grid", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
      .depth = ug_depth_grid_tree, .version = REDUCE_WARP_SHUFFLE_GRID,
@@ -375,7 +388,7 @@ const ug_kernel ug_reduce_grid_kernels[] = {
      .depth = ug_depth_kahan_grid, .version = REDUCE_KAHAN,
      .doc = "Kahan per thread, TwoSum trees carrying compensations; effective depth 5"},
     {.name = "reduce_neumaier", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_NEUMAIER,
-     .version = REDUCE_NEUMAIER, .doc = "Neumaier per thread, TwoSum trees carrying compensations"},
+     .depth = ug_depth_neumaier_grid, .version = REDUCE_NEUMAIER, .doc = "Neumaier per thread, TwoSum trees carrying compensations"},
 };
 
 UG_CUDA_END

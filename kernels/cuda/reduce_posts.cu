@@ -325,7 +325,7 @@ int ug_reduce_posts_run(const ug_kernel *k, ug_call *c)
 
 const ug_kernel ug_reduce_posts_kernels[] = {
     {.name = "reduce_atomic", .op = UG_OP_SUM, .backend = UG_CUDA, .nondeterministic = true,
-     .bound = UG_BOUND_TREE, .depth = ug_depth_serial, .version = REDUCE_ATOMIC,
+     .ftz = true, .bound = UG_BOUND_TREE, .depth = ug_depth_serial, .version = REDUCE_ATOMIC,
      .max_n = UG_SEED_MAX_N, .method = 1,
      .doc = "seven-methods post, method 1: <<<1,1024>>>, atomicAdd of every element (n <= 2^30)"},
     {.name = "reduce_interleaved", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
