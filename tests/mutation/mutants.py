@@ -195,7 +195,14 @@ MUTANTS = [
          tests=["gpu_order", "gpu_determinism"], what="the sequential tree starts at a quarter block"),
     dict(id="gpu.bitonic_descending", file="kernels/cuda/reduce_posts.cu", gpu=True,
          find="if (arr[a] > arr[b]) {", replace="if (arr[a] < arr[b]) {",
-         tests=["gpu_order"], what="bitonic sort descending, then the fold"),
+         tests=["gpu_order"], what="bitonic sort descending, then the fold",
+         equivalent="the fold adds x[i] + x[n-1-i]: reversing the array gives the same pairs, "
+                    "in the same places, at every level (addition commutes), so the bits cannot "
+                    "change; survived on the H100 as predicted"),
+    dict(id="gpu.bitonic_no_mirror", file="kernels/cuda/reduce_posts.cu", gpu=True,
+         find="compare_swap(arr, inverted ? j + stride - mid - 1 : j + mid, k);",
+         replace="compare_swap(arr, j + mid, k);",
+         tests=["gpu_order"], what="bitonic merge without the mirrored first pass: not a sort"),
     dict(id="gpu.grid_final_drops_last", file="kernels/cuda/reduce_grid.cu", gpu=True,
          find="typename Op::state v = threadIdx.x < G ? partials[threadIdx.x] : Op::zero();",
          replace="typename Op::state v = threadIdx.x + 1 < G ? partials[threadIdx.x] : Op::zero();",

@@ -96,10 +96,15 @@ def main():
                 verdict, why = "no build", out.strip().split("\n")[-1][:100]
             else:
                 rc, out = run_tests(build, m["tests"])
-                # meson's result lines: " 3/15 ulpgate:cpu+reduce / bounds   FAIL  ..."
-                failed = [l.split(" / ")[1].split()[0] for l in out.split("\n")
-                          if " / " in l and l.strip()[:1].isdigit() and
-                          any(w in l for w in (" FAIL ", " ERROR ", "UNEXPECTEDPASS", "TIMEOUT"))]
+                # meson's result lines, by version: " 3/15 ulpgate:cpu+reduce / bounds   FAIL ..."
+                # or " 3/15 cpu+reduce - ulpgate:bounds   FAIL ..."
+                failed = []
+                for l in out.split("\n"):
+                    if not l.strip()[:1].isdigit() or not any(
+                            w in l for w in (" FAIL ", " ERROR ", "UNEXPECTEDPASS", "TIMEOUT")):
+                        continue
+                    head = l.split(" / ")[1] if " / " in l else l.split("ulpgate:")[-1]
+                    failed.append(head.split()[0])
                 verdict = "killed" if rc else ("equivalent" if m.get("equivalent") else "SURVIVED")
                 why = ("by " + ", ".join(sorted(set(failed)))) if rc else m.get("equivalent", "")
         finally:
