@@ -336,3 +336,30 @@ const char *ug_json_str_of(const ug_json *v, const char *dflt)
 }
 
 bool ug_json_bool_of(const ug_json *v, bool dflt) { return v && v->type == UG_JSON_BOOL ? v->b : dflt; }
+
+/* ---- writing a tree back ---------------------------------------------------------------------- */
+
+#include "buf.h"
+
+void ug_json_write(ug_buf *b, const ug_json *v)
+{
+    switch (v->type) {
+    case UG_JSON_NULL: ug_buf_printf(b, "null"); break;
+    case UG_JSON_BOOL: ug_buf_printf(b, v->b ? "true" : "false"); break;
+    case UG_JSON_NUM: ug_buf_json_num(b, v->num); break;
+    case UG_JSON_STR: ug_buf_json_str(b, v->str); break;
+    case UG_JSON_ARR:
+    case UG_JSON_OBJ:
+        ug_buf_printf(b, v->type == UG_JSON_ARR ? "[" : "{");
+        for (size_t i = 0; i < v->count; i++) {
+            if (i) ug_buf_printf(b, ",");
+            if (v->type == UG_JSON_OBJ) {
+                ug_buf_json_str(b, v->items[i]->key);
+                ug_buf_printf(b, ":");
+            }
+            ug_json_write(b, v->items[i]);
+        }
+        ug_buf_printf(b, v->type == UG_JSON_ARR ? "]" : "}");
+        break;
+    }
+}

@@ -38,4 +38,9 @@ double ug_json_num_of(const ug_json *v, double dflt);
 const char *ug_json_str_of(const ug_json *v, const char *dflt);
 bool ug_json_bool_of(const ug_json *v, bool dflt);
 
+/* Append v as JSON text (numbers as base/buf.h writes them: a non-finite number read from the
+ * strings "inf"/"-inf"/"nan" is written back the same way). */
+struct ug_buf;
+void ug_json_write(struct ug_buf *b, const ug_json *v);
+
 #endif

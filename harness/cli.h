@@ -25,6 +25,11 @@ int ug_cmd_oracle(int argc, char **argv);
  * for in-process tests. */
 int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
 
+/* `ulpgate merge OUT.json IN.json... [--junit FILE]` (merge.c): the shards of one run. */
+int ug_cmd_merge(int argc, char **argv);
+/* `ulpgate costs RESULTS.json...` (cli_costs.c): the unit cost table shards balance with. */
+int ug_cmd_costs(int argc, char **argv);
+
 /* `ulpgate bench oracle [--big] [--threads N]` (cli_bench.c): how fast the oracles are. */
 int ug_cmd_bench_oracle(int argc, char **argv);
 

@@ -9,6 +9,7 @@
 #include "base/parse.h"
 #include "cli.h"
 #include "run.h"
+#include "shard.h"
 
 /* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
 #define UG_DEFAULT_SEED 0x5eedull
@@ -25,7 +26,7 @@ static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
-                                        "--seed", "--report", "--oracle", "--threads"};
+                                        "--seed", "--report", "--oracle", "--threads", "--shard"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -64,6 +65,9 @@ static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done)
             if (!ug_parse_u64(v, &o->seed)) return ug_usage_error("--seed: '%s' is not a number (decimal or 0x hex)", v);
         } else if (strcmp(a, "--oracle") == 0) {
             if (ug_parse_oracle(v, &o->oracle) != 0) return ug_usage_error("--oracle: '%s' is not fast or mpfr", v);
+        } else if (strcmp(a, "--shard") == 0) {
+            if (!ug_shard_parse(v, &o->shard_k, &o->shard_n))
+                return ug_usage_error("--shard: '%s' is not K/N with 0 <= K < N <= 4096", v);
         } else if (strcmp(a, "--threads") == 0) {
             if (!ug_parse_int(v, 1, 4096, &l)) return ug_usage_error("--threads: '%s' is not a count >= 1", v);
             ug_par_set_threads((int)l);

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "../kernels/device.h"
+#include "../kernels/kernel.h"
+#include "rng.h"
 #include "base/buf.h"
 #include "base/par.h"
 #include "run.h"
@@ -164,6 +166,9 @@ static int ug_mkdir_p(const char *dir)
     return 0;
 }
 
+static void ug_json_kernels(ug_buf *b);
+static void ug_json_selection(ug_buf *b, const ug_options *opt);
+
 static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
 {
     struct utsname u;
@@ -191,6 +196,8 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     for (int i = 0; i < argc; i++) ug_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
     ug_json_str(b, "command", ug_buf_str(&cmd));
     ug_buf_free(&cmd);
+    ug_json_kernels(b);
+    ug_json_selection(b, opt);
     ug_gpu_info gi;
     if (ug_run_used_gpu() && ug_device_info(&gi) == 0) {
         char cc[16];
@@ -212,41 +219,117 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_buf_printf(b, "}");
 }
 
+/* The kernels this binary registers, as a fingerprint: runs to be merged must have the same. */
+static void ug_json_kernels(ug_buf *b)
+{
+    uint64_t h = UG_HASH64_INIT;
+    for (size_t i = 0; i < ug_kernel_count(); i++) {
+        h = ug_hash64(ug_kernel_at(i)->id, h);
+        h = ug_hash64(" ", h);
+    }
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)h);
+    ug_buf_printf(b, ",\"kernels\":{\"count\":%zu", ug_kernel_count());
+    ug_json_str(b, "fingerprint", hex);
+    ug_buf_printf(b, "}");
+}
+
+/* What the run selected (merge compares it across shards). */
+static void ug_json_selection(ug_buf *b, const ug_options *opt)
+{
+    ug_buf_printf(b, ",\"selection\":{\"filter\":");
+    ug_buf_json_str(b, opt->filter ? opt->filter : "");
+    ug_json_str(b, "kernel", opt->kernel ? opt->kernel : "");
+    ug_json_num(b, "n", (double)opt->n);
+    ug_json_num(b, "trial", (double)opt->trial);
+    ug_json_num(b, "trials", opt->trials);
+    ug_json_bool(b, "slow", opt->slow);
+    ug_json_bool(b, "slow_only", opt->slow_only);
+    ug_buf_printf(b, "}");
+}
+
+/* The shard plan: every selected unit with its shard, so merge can name what is missing. */
+static void ug_json_shard(ug_buf *b, const ug_shard_info *sh)
+{
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)sh->plan);
+    ug_buf_printf(b, ",\n\"shard\":{\"k\":%d,\"n\":%d", sh->k, sh->n);
+    ug_json_str(b, "plan", hex);
+    ug_buf_printf(b, ",\"units\":[");
+    for (size_t i = 0; i < sh->count; i++) {
+        ug_buf_printf(b, "%s[", i ? "," : "");
+        ug_buf_json_str(b, sh->names[i]);
+        ug_buf_printf(b, ",%d]", sh->assign[i]);
+    }
+    ug_buf_printf(b, "]}");
+}
+
+void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_results *res)
+{
+    ug_buf_printf(b, "{\"meta\":%s", meta);
+    if (shard) ug_buf_printf(b, "%s", shard);
+    ug_buf_printf(b, ",\n\"summary\":{\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"xfailed\":%d,"
+                     "\"xpassed\":%d},\n\"units\":[",
+                  res->passed, res->failed, res->skipped, res->xfailed, res->xpassed);
+    for (size_t i = 0; i < res->n_units; i++) {
+        ug_buf_printf(b, "%s{\"name\":", i ? "," : "");
+        ug_buf_json_str(b, res->units[i].name);
+        ug_json_num(b, "seconds", res->units[i].seconds);
+        ug_buf_printf(b, "}");
+    }
+    ug_buf_printf(b, "],\n\"results\":[");
+    for (size_t i = 0; i < res->count; i++) {
+        ug_buf_printf(b, "%s\n", i ? "," : "");
+        ug_json_row(b, &res->rows[i]);
+    }
+    ug_buf_printf(b, "\n]}\n");
+}
+
+int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) goto err;
+    if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        goto err;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) goto err;
+    return 0;
+err:
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    unlink(tmp);
+    return -1;
+}
+
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv)
 {
-    char path[4096], tmp[4200];
+    char path[4096], err[4400];
     if (ug_mkdir_p(opt->report_dir) != 0) {
         fprintf(stderr, "ulpgate: --report %s: cannot create directory: %s\n", opt->report_dir,
                 strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof path, "%s/results.json", opt->report_dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    ug_buf b = {0};
-    ug_buf_printf(&b, "{\"meta\":");
-    ug_meta(&b, opt, argc, argv);
-    ug_buf_printf(&b, ",\n\"summary\":{\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"xfailed\":%d,"
-                      "\"xpassed\":%d},\n\"results\":[",
-                  res->passed, res->failed, res->skipped, res->xfailed, res->xpassed);
-    for (size_t i = 0; i < res->count; i++) {
-        ug_buf_printf(&b, "%s\n", i ? "," : "");
-        ug_json_row(&b, &res->rows[i]);
+    if (snprintf(path, sizeof path, "%s/results.json", opt->report_dir) >= (int)sizeof path) {
+        fprintf(stderr, "ulpgate: --report %s: path too long\n", opt->report_dir);
+        return -1;
     }
-    ug_buf_printf(&b, "\n]}\n");
-    FILE *f = fopen(tmp, "w");
-    if (!f) goto err;
-    if (fwrite(b.s, 1, b.len, f) != b.len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        goto err;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) goto err;
+    ug_buf meta = {0}, shard = {0}, b = {0};
+    ug_meta(&meta, opt, argc, argv);
+    const ug_shard_info *sh = ug_run_shard_info();
+    if (sh) ug_json_shard(&shard, sh);
+    ug_report_json(&b, ug_buf_str(&meta), sh ? ug_buf_str(&shard) : NULL, res);
+    int rc = ug_write_atomic(path, b.s, b.len, err, sizeof err);
+    if (rc == 0)
+        fprintf(stderr, "ulpgate: report written to %s\n", path);
+    else
+        fprintf(stderr, "ulpgate: --report %s: %s\n", opt->report_dir, err);
+    ug_buf_free(&meta);
+    ug_buf_free(&shard);
     ug_buf_free(&b);
-    fprintf(stderr, "ulpgate: report written to %s\n", path);
-    return 0;
-err:
-    fprintf(stderr, "ulpgate: --report %s: cannot write %s: %s\n", opt->report_dir, path,
-            strerror(errno));
-    unlink(tmp);
-    ug_buf_free(&b);
-    return -1;
+    return rc;
 }

@@ -35,8 +35,27 @@ void ug_results_add(ug_results *res, const ug_row *row)
     }
 }
 
+void ug_results_add_unit(ug_results *res, const char *name, double seconds)
+{
+    if (res->n_units == res->cap_units) {
+        res->cap_units = res->cap_units ? 2 * res->cap_units : 64;
+        res->units = ug_xrealloc(res->units, res->cap_units * sizeof *res->units);
+    }
+    ug_unit_time *u = &res->units[res->n_units++];
+    snprintf(u->name, sizeof u->name, "%s", name);
+    u->seconds = seconds;
+}
+
+void ug_results_append(ug_results *dst, const ug_results *src)
+{
+    for (size_t i = 0; i < src->count; i++) ug_results_add(dst, &src->rows[i]);
+    for (size_t i = 0; i < src->n_units; i++)
+        ug_results_add_unit(dst, src->units[i].name, src->units[i].seconds);
+}
+
 void ug_results_free(ug_results *res)
 {
+    free(res->units);
     free(res->rows);
     memset(res, 0, sizeof *res);
 }

@@ -83,10 +83,18 @@ typedef struct ug_row {
     char note[512];          /* skip reason, expected-failure reason, or kernel error */
 } ug_row;
 
+/* A unit the run visited (a case, or a row of a case's table) and its wall time. */
+typedef struct ug_unit_time {
+    char name[128];
+    double seconds;
+} ug_unit_time;
+
 typedef struct ug_results {
     ug_row *rows;
     size_t count, cap;
     int passed, failed, skipped, xfailed, xpassed;
+    ug_unit_time *units;     /* every unit visited, in order */
+    size_t n_units, cap_units;
 } ug_results;
 
 /* Append a copy of row (counts updated from its status). */
@@ -94,6 +102,10 @@ void ug_results_add(ug_results *res, const ug_row *row);
 void ug_results_free(ug_results *res);
 /* The row with this id, or NULL (linear: callers that look up many build their own index). */
 const ug_row *ug_results_find(const ug_results *res, const char *id);
+/* Record a visited unit and its wall time. */
+void ug_results_add_unit(ug_results *res, const char *name, double seconds);
+/* Append every row and unit of src to dst (counts added). */
+void ug_results_append(ug_results *dst, const ug_results *src);
 /* "N passed, N failed, N skipped[, N failed as expected][, N passed unexpectedly]" */
 void ug_results_summary(const ug_results *res, char *buf, size_t len);
 /* The run's verdict: 1 if any row failed or passed unexpectedly, else 0. */

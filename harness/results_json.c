@@ -129,6 +129,10 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
         ug_json_free(root);
         return NULL;
     }
+    const ug_json *units = ug_json_get(root, "units");
+    for (size_t i = 0; units && units->type == UG_JSON_ARR && i < units->count; i++)
+        ug_results_add_unit(res, ug_json_str_of(ug_json_get(units->items[i], "name"), ""),
+                            ug_json_num_of(ug_json_get(units->items[i], "seconds"), 0));
     for (size_t i = 0; i < rows->count; i++) {
         ug_row r;
         char why[128];

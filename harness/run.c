@@ -13,6 +13,7 @@
 #include "base/sys.h"
 #include "context.h"
 #include "run.h"
+#include "shard.h"
 #include "tap.h"
 #include "ug_config.h"
 
@@ -177,7 +178,8 @@ size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missi
  * say so.  One test point, "coverage every_kernel_measured". */
 static void ug_check_coverage(const ug_options *opt, ug_collector *col)
 {
-    if (opt->filter || opt->kernel || opt->n || opt->trial >= 0 || opt->slow_only) return;
+    if (opt->filter || opt->kernel || opt->n || opt->trial >= 0 || opt->slow_only || opt->shard_n)
+        return; /* a sharded run: `ulpgate merge` checks coverage over every shard */
     const char *missing[256];
     size_t count = ug_unmeasured_kernels(col->res, ug_gpu_available(), missing, 256);
     ug_buf diag = {0};
@@ -212,6 +214,7 @@ static void ug_case_cleanup(ug_t *t)
 /* One unit in a fresh context; an UG_ASSERT or ug_skip leaves its body through the longjmp. */
 static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *col)
 {
+    double t0 = ug_now_s();
     ug_t t;
     memset(&t, 0, sizeof t);
     t.unit = u;
@@ -224,6 +227,35 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     if (!t.pt.open && t.points == 0) ug_point_open(&t, u->name, NULL);
     ug_point_close(&t);
     ug_case_cleanup(&t);
+    ug_results_add_unit(col->res, u->name, ug_now_s() - t0);
+}
+
+/* ---- shards ------------------------------------------------------------------------------------- */
+
+static ug_shard_info ug_shard;
+
+const ug_shard_info *ug_run_shard_info(void) { return ug_shard.n ? &ug_shard : NULL; }
+
+/* Plan the shards over the selected units; sel[i] tells whether units[i] is in this shard. */
+static void ug_plan_shards(const ug_options *opt, const ug_unit *units, size_t count, bool *sel)
+{
+    free(ug_shard.names);
+    free(ug_shard.assign);
+    memset(&ug_shard, 0, sizeof ug_shard);
+    if (!opt->shard_n) return;
+    ug_shard.names = ug_xcalloc(count, sizeof *ug_shard.names);
+    ug_shard.assign = ug_xcalloc(count, sizeof *ug_shard.assign);
+    size_t *index = ug_xcalloc(count, sizeof *index);
+    for (size_t i = 0; i < count; i++)
+        if (sel[i]) {
+            index[ug_shard.count] = i;
+            ug_shard.names[ug_shard.count++] = units[i].name;
+        }
+    ug_shard.k = opt->shard_k;
+    ug_shard.n = opt->shard_n;
+    ug_shard.plan = ug_shard_plan(ug_shard.names, ug_shard.count, opt->shard_n, ug_shard.assign);
+    for (size_t j = 0; j < ug_shard.count; j++) sel[index[j]] = ug_shard.assign[j] == opt->shard_k;
+    free(index);
 }
 
 int ug_run(const ug_options *opt, ug_results *res, FILE *out)
@@ -250,10 +282,13 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
         return 0;
     }
+    bool *sel = ug_xcalloc(count, sizeof *sel);
+    for (size_t i = 0; i < count; i++) sel[i] = ug_unit_selected(opt, &units[i]);
+    ug_plan_shards(opt, units, count, sel);
     ug_collector col = {.opt = opt, .res = res, .out = out};
     for (size_t i = 0; i < count; i++) {
         const ug_unit *u = &units[i];
-        if (!ug_unit_selected(opt, u)) continue;
+        if (!sel[i]) continue;
         if ((u->c->flags & UG_CASE_GPU) && !ug_gpu_available()) {
             char why[300];
             snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
@@ -262,10 +297,12 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             memset(&t, 0, sizeof t);
             t.unit = u;
             ug_collect(&col, &t, &rec);
+            ug_results_add_unit(res, u->name, 0);
             continue;
         }
         ug_run_unit(opt, u, &col);
     }
+    free(sel);
     ug_check_coverage(opt, &col);
     if (opt->progress) fprintf(stderr, "\r\033[K");
     ug_tap_plan(out, col.tap_index);

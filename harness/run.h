@@ -25,12 +25,24 @@ typedef struct ug_options {
     const char *report_dir;
     ug_oracle_kind oracle;
     bool progress;       /* stderr is a terminal */
+    int shard_k, shard_n;  /* --shard K/N (shard_n 0: the whole run) */
 } ug_options;
+
+/* How a sharded run split the selection (ug_run fills it when opt->shard_n > 0). */
+typedef struct ug_shard_info {
+    int k, n;
+    uint64_t plan;          /* fingerprint of the whole plan (harness/shard.c) */
+    size_t count;           /* selected units, all shards */
+    const char **names;     /* [count], every selected unit ... */
+    int *assign;            /* ... and its shard */
+} ug_shard_info;
 
 /* Run every selected case, TAP on out, each test point's row appended to res.  Returns the
  * exit status: 0 every check held, 1 a failure (or an unexpected pass), 2 a usage error
  * (message on stderr; nothing ran). */
 int ug_run(const ug_options *opt, ug_results *res, FILE *out);
+/* The plan of the last sharded ug_run (NULL after an unsharded one). */
+const ug_shard_info *ug_run_shard_info(void);
 /* Whether the run used a GPU (the report's meta block says which). */
 bool ug_run_used_gpu(void);
 
@@ -39,7 +51,12 @@ bool ug_run_used_gpu(void);
  * naming the file. (harness/report.c) */
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv);
 
-/* `ulpgate list` (harness/cli_list.c). */
-int ug_list(void);
+/* The text of a results.json: meta (a JSON object's text), the shard block (",\n\"shard\":{...}"
+ * or NULL), the summary, units and rows of res. (harness/report.c) */
+struct ug_buf;
+void ug_report_json(struct ug_buf *b, const char *meta, const char *shard, const ug_results *res);
+/* Write len bytes to path atomically (a temporary file in the same directory, fsync'ed, renamed
+ * over path).  0, or -1 with "cannot write PATH: why" in err. */
+int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
 
 #endif
