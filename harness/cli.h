@@ -25,6 +25,8 @@ int ug_cmd_oracle(int argc, char **argv);
  * for in-process tests. */
 int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
 
+/* `ulpgate devices` (cli_list.c): the number of CUDA devices, then one line per device. */
+int ug_cmd_devices(int argc, char **argv);
 /* `ulpgate merge OUT.json IN.json... [--junit FILE]` (merge.c): the shards of one run. */
 int ug_cmd_merge(int argc, char **argv);
 /* `ulpgate costs RESULTS.json...` (cli_costs.c): the unit cost table shards balance with. */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "../kernels/device.h"
 #include "context.h"
 
 int ug_cmd_list(int argc, char **argv)
@@ -23,6 +24,23 @@ int ug_cmd_list(int argc, char **argv)
         printf("  %-34s %-4s %-4s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
                ug_backend_name(k->backend), ug_bound_class_name(k->bound),
                k->nondeterministic ? "nondeterm." : "deterministic", k->doc);
+    }
+    return 0;
+}
+
+int ug_cmd_devices(int argc, char **argv)
+{
+    if (argc > 1) return ug_usage_error("devices takes no arguments (got '%s')", argv[1]);
+    int count = ug_device_count();
+    printf("%d\n", count);
+    for (int i = 0; i < count; i++) {
+        char why[256];
+        ug_gpu_info gi;
+        if (i == 0 && ug_device_info(&gi) == 0)
+            printf("%d %s (sm_%d%d, %d SMs)\n", i, gi.name, gi.cc_major, gi.cc_minor, gi.sm_count);
+        else
+            printf("%d\n", i);
+        (void)why;
     }
     return 0;
 }

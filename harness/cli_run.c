@@ -9,7 +9,9 @@
 #include "base/parse.h"
 #include "cli.h"
 #include "run.h"
+#include "base/sys.h"
 #include "shard.h"
+#include "workers.h"
 
 /* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
 #define UG_DEFAULT_SEED 0x5eedull
@@ -26,7 +28,8 @@ static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
-                                        "--seed", "--report", "--oracle", "--threads", "--shard"};
+                                        "--seed", "--report", "--oracle", "--threads", "--shard",
+                                        "--gpus"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -34,7 +37,7 @@ static bool ug_run_takes_value(const char *a)
 
 /* Parse argv (argv[0] = "run") into o; 0, or the exit status of a usage error (2) or --help (0,
  * with *done set). */
-static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done)
+static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done, const char **gpus)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -68,6 +71,8 @@ static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done)
         } else if (strcmp(a, "--shard") == 0) {
             if (!ug_shard_parse(v, &o->shard_k, &o->shard_n))
                 return ug_usage_error("--shard: '%s' is not K/N with 0 <= K < N <= 4096", v);
+        } else if (strcmp(a, "--gpus") == 0) {
+            *gpus = v;
         } else if (strcmp(a, "--threads") == 0) {
             if (!ug_parse_int(v, 1, 4096, &l)) return ug_usage_error("--threads: '%s' is not a count >= 1", v);
             ug_par_set_threads((int)l);
@@ -84,8 +89,26 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     o.seed = UG_DEFAULT_SEED;
     o.progress = isatty(2);
     bool done = false;
-    int rc = ug_run_parse(argc, argv, &o, &done);
+    const char *gpus = NULL;
+    int rc = ug_run_parse(argc, argv, &o, &done, &gpus);
     if (rc != 0 || done) return rc;
+    if (gpus) {
+        if (o.shard_n) return ug_usage_error("%s", "--gpus hands out shards itself: no --shard with it");
+        /* the workers get the same options, less what the parent does itself */
+        char **args = ug_xcalloc((size_t)argc, sizeof *args);
+        int nargs = 0;
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--gpus") == 0 || strcmp(argv[i], "--report") == 0) {
+                i++;
+                continue;
+            }
+            if (strcmp(argv[i], "--tap") == 0) continue;
+            args[nargs++] = argv[i];
+        }
+        rc = ug_run_workers(gpus, 2, args, nargs, o.report_dir, stdout);
+        free(args);
+        return rc;
+    }
     if (o.tap) o.progress = false;
     ug_oracle_select(o.oracle);
     ug_results res = {0};

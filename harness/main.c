@@ -26,6 +26,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "oracle") == 0) return ug_cmd_oracle(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return ug_cmd_bench_oracle(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0) return ug_cmd_merge(argc - 1, argv + 1);
+    if (strcmp(cmd, "devices") == 0) return ug_cmd_devices(argc - 1, argv + 1);
     if (strcmp(cmd, "costs") == 0) return ug_cmd_costs(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(ug_usage_text, stdout);

@@ -235,8 +235,8 @@ int ug_cmd_merge(int argc, char **argv)
     }
     char summary[200];
     ug_results_summary(&all, summary, sizeof summary);
-    printf("merged %d shards into %s (%zu test points; JUnit XML %s): %s\n", n, out, all.count,
-           junit, summary);
+    fprintf(stderr, "ulpgate merge: %d shards into %s (%zu test points; JUnit XML %s): %s\n", n, out,
+            all.count, junit, summary);
     rc = ug_results_status(&all);
 done:
     for (int i = 0; i < count; i++) {

@@ -280,6 +280,8 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     ug_tap_begin(out, comment);
     if (n_gpu == n_sel && !ug_gpu_available()) {
         fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
+        for (size_t i = 0; i < count; i++) /* visited, for a shard's report */
+            if (ug_unit_selected(opt, &units[i])) ug_results_add_unit(res, units[i].name, 0);
         return 0;
     }
     bool *sel = ug_xcalloc(count, sizeof *sel);
