@@ -1,0 +1,63 @@
+#!/bin/sh
+# shard_test.sh ULPGATE - shards, merge and worker processes as a user meets them: four shards
+# merged give the figures of one unsharded run (every row equal); a missing or doubled shard, or
+# shards of another configuration, are refused naming what is wrong; the plan is the same on
+# every run; `--gpus` workers give the unsharded figures too.  TAP on stdout.
+ug="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | tail -15; fi; }
+# every row of B equal to A's, timing aside
+same_rows() { python3 - "$1" "$2" <<'PY'
+import json, sys
+a = {r["id"]: r for r in json.load(open(sys.argv[1]))["results"]}
+b = {r["id"]: r for r in json.load(open(sys.argv[2]))["results"]}
+assert set(a) == set(b), sorted(set(a) ^ set(b))[:5]
+skip = {"time_ms", "gbps", "gflops"}
+bad = [(i, k) for i in a for k in a[i] if k not in skip and a[i][k] != b[i].get(k)]
+assert not bad, bad[:5]
+print("# %d rows equal" % len(a))
+PY
+}
+sel="--filter reduce/* --trials 3"
+
+echo "TAP version 13"
+$ug run $sel --report "$tmp/full" --tap >"$tmp/out" 2>"$tmp/err"
+check "the unsharded run passes" '[ $? = 0 ]'
+for k in 0 1 2 3; do
+  $ug run $sel --shard $k/4 --report "$tmp/s$k" --tap >"$tmp/out" 2>"$tmp/err"
+  check "shard $k/4 passes" '[ $? = 0 ]'
+done
+$ug merge "$tmp/merged.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "merge of the four shards: exit 0, JUnit XML beside it" '[ $? = 0 ] && grep -q "<testsuites" "$tmp/junit.xml"'
+check "the merged report has every row of the unsharded run, equal" 'same_rows "$tmp/full/results.json" "$tmp/merged.json" >"$tmp/out" 2>&1'
+check "every unit is in exactly one shard" 'python3 -c "
+import json,sys
+s=[json.load(open(\"$tmp/s%d/results.json\" % k)) for k in range(4)]
+u=[x[\"name\"] for d in s for x in d[\"units\"]]
+assert len(u)==len(set(u))==len(s[0][\"shard\"][\"units\"]), (len(u), len(set(u)))"'
+$ug merge "$tmp/m3.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "a missing shard: exit 2 naming the shard and its units" \
+  '[ $? = 2 ] && grep -q "shard 2/4 is missing; its units: reduce/" "$tmp/err"'
+$ug merge "$tmp/m5.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/s3/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "a doubled shard: exit 2" '[ $? = 2 ] && grep -q "shard 3/4 is given 2 times" "$tmp/err"'
+$ug run $sel --shard 3/4 --seed 7 --report "$tmp/other" --tap >"$tmp/out" 2>"$tmp/err"
+$ug merge "$tmp/mx.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/other/results.json >"$tmp/out" 2>"$tmp/err"
+check "a shard of another seed: exit 2 naming meta.seed" '[ $? = 2 ] && grep -q "meta.seed" "$tmp/err"'
+$ug run $sel --shard 1/4 --report "$tmp/again" --tap >"$tmp/out" 2>"$tmp/err"
+check "the plan is the same on every run (same fingerprint, same units)" 'python3 -c "
+import json
+a=json.load(open(\"$tmp/s1/results.json\")); b=json.load(open(\"$tmp/again/results.json\"))
+assert a[\"shard\"]==b[\"shard\"] and [u[\"name\"] for u in a[\"units\"]]==[u[\"name\"] for u in b[\"units\"]]"'
+$ug run --shard 4/4 >"$tmp/out" 2>"$tmp/err"
+check "--shard 4/4: exit 2" '[ $? = 2 ] && grep -q -- "--shard: .4/4. is not K/N" "$tmp/err"'
+$ug run $sel --gpus 0,1 --report "$tmp/workers" >"$tmp/out" 2>"$tmp/err"
+check "--gpus 0,1: worker processes, one TAP stream, exit 0" \
+  '[ $? = 0 ] && grep -q "^# shard 3/4 on GPU [01]$" "$tmp/out" && [ "$(grep -c "^ok " "$tmp/out")" = "$(sed -n "s/^1\.\.//p" "$tmp/out")" ]'
+check "--gpus: the merged report equals the unsharded run" 'same_rows "$tmp/full/results.json" "$tmp/workers/results.json" >"$tmp/out" 2>&1'
+echo "1..$n"
+exit $fail
