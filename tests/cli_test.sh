@@ -97,6 +97,16 @@ run run --filter 'reduce/specials' --kernel kahan_f32 --n 1000 --report "$tmp/sp
 check "non-finite figures are written as strings JSON readers keep" \
   'json "$tmp/sp/results.json" "r=[x for x in d[\"results\"] if x[\"measured\"]][0]; assert r[\"ulp_max\"]==0 or isinstance(r[\"ulp_max\"], (int,float)); assert \"1e999\" not in open(sys.argv[1]).read()"'
 
+# ---- figures do not depend on the thread count (outputs are accounted in fixed chunks) --------
+"$ug" run --filter 'gemm/normal' --threads 1 --report "$tmp/t1" --tap >"$tmp/out" 2>"$tmp/err"
+"$ug" run --filter 'gemm/normal' --threads 3 --report "$tmp/t3" --tap >"$tmp/out" 2>"$tmp/err"
+check "--threads 1 and --threads 3 give the same figures, bit for bit" 'python3 -c "
+import json
+a={r[\"id\"]:r for r in json.load(open(\"$tmp/t1/results.json\"))[\"results\"]}
+b={r[\"id\"]:r for r in json.load(open(\"$tmp/t3/results.json\"))[\"results\"]}
+skip={\"time_ms\",\"gbps\",\"gflops\"}
+assert a.keys()==b.keys() and all(a[i][k]==b[i][k] for i in a for k in a[i] if k not in skip)"'
+
 # ---- a stale expected-failure declaration fails the run (an unexpected pass) ---------------------
 "$selftest" run --filter 'harness_xpass/*' >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
 check "a point declared to fail that passes: an ok line with a TODO directive, exit 1, the stale declaration named" \
