@@ -60,12 +60,12 @@ static void ug_red_table(ug_t *t, const ug_dist *d, size_t n, const ug_red_row *
 {
     char label[160];
     ug_point(t, "table n=%zu %s", n, ug_dist_describe(d, label, sizeof label));
-    ug_note(t, "%-26s %10s %10s %10s %9s", "kernel", "ulp_max", "ratio", "ms", "GB/s");
+    ug_note(t, "%-34s %10s %10s %10s %9s", "kernel", "ulp_max", "ratio", "ms", "GB/s");
     for (int i = 0; i < count; i++) {
         if (rows[i].skipped)
-            ug_note(t, "%-26s %10s  (n > max_n)", rows[i].name, "skipped");
+            ug_note(t, "%-34s %10s  (n > max_n)", rows[i].name, "skipped");
         else
-            ug_note(t, "%-26s %10.3g %10.3g %10.4g %9.1f", rows[i].name, rows[i].ulp_max,
+            ug_note(t, "%-34s %10.3g %10.3g %10.4g %9.1f", rows[i].name, rows[i].ulp_max,
                     rows[i].ratio, rows[i].time_ms, rows[i].gbps);
     }
 }
@@ -79,11 +79,11 @@ static void ug_red_all(ug_t *t, ug_dist d, const size_t *ns, size_t count)
         size_t n = ns[i];
         if (!ug_n_selected(t, n)) continue;
         ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, ug_red_trials(t, n));
-        ug_red_row rows[32];
+        ug_red_row rows[64];
         int kernels = 0;
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CUDA, "*") {
-            ug_red_row *row = kernels < 32 ? &rows[kernels++] : NULL;
-            if (row) memset(row, 0, sizeof *row), row->name = k->name;
+            ug_red_row *row = kernels < 64 ? &rows[kernels++] : NULL;
+            if (row) memset(row, 0, sizeof *row), row->name = k->id;
             if (k->max_n && n > k->max_n) { /* the refusal itself: gpu_reduce/max_exceeded */
                 if (row) row->skipped = true;
                 continue;

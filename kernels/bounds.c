@@ -32,6 +32,9 @@ size_t ug_depth_log2(size_t n)
 
 size_t ug_kernel_depth(const ug_kernel *k, size_t n)
 {
+    /* built with reassociation allowed (-ffast-math), the compiler may evaluate the sum in any
+     * order; every order of n terms has depth <= n - 1 */
+    if (ug_kernel_props(k) & UG_VP_REASSOC) return ug_depth_serial(n);
     return k->depth ? k->depth(n) : ug_depth_serial(n);
 }
 

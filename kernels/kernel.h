@@ -98,18 +98,40 @@ struct ug_kernel {
     char id[64];             /* name@variant: a kernel's identity in filters, reports, baselines */
 };
 
+/* What a build variant's flags allow the compiler to do with the arithmetic as written
+ * (kernels/meson.build passes them as -DUG_BUILD_PROPS=...; cases and bounds read them):
+ *   UG_VP_FMA        a*b + c may be contracted into one FMA (nvcc's default -fmad=true)
+ *   UG_VP_FTZ        subnormal operands and results of binary32 arithmetic are flushed to
+ *                    zero (nvcc --use_fast_math implies --ftz=true)
+ *   UG_VP_REASSOC    the compiler may reassociate and vectorise as if arithmetic were real
+ *                    (gcc/clang -ffast-math: -fassociative-math): the order written is no
+ *                    contract, only what holds for every order of the same operations does
+ *   UG_VP_APPROX     approximate division and square root (--prec-div=false --prec-sqrt=false)
+ *   UG_VP_FINITE     the compiler may assume no NaN or infinity (-ffinite-math-only) */
+enum {
+    UG_VP_FMA = 1 << 0,
+    UG_VP_FTZ = 1 << 1,
+    UG_VP_REASSOC = 1 << 2,
+    UG_VP_APPROX = 1 << 3,
+    UG_VP_FINITE = 1 << 4,
+};
+
 struct ug_family {
     const char *name;        /* the file's stem: "matmul" */
     const char *variant;     /* the build variant this object was compiled as */
     const ug_kernel *kernels;
     size_t count;
     ug_launcher run;
+    unsigned props;          /* UG_VP_* of the flags it was compiled with */
 };
 
 /* The family descriptor of a family file (one per file), named after its stem and the build
  * variant it is compiled as (-DUG_BUILD_VARIANT=nofma; "default" when not given). */
 #ifndef UG_BUILD_VARIANT
 #define UG_BUILD_VARIANT default
+#endif
+#ifndef UG_BUILD_PROPS
+#define UG_BUILD_PROPS 0 /* C in c11 mode: -ffp-contract=off, IEEE arithmetic as written */
 #endif
 #define UG_KSTR_(x) #x
 #define UG_KSTR(x) UG_KSTR_(x)
@@ -124,7 +146,8 @@ struct ug_family {
 #define UG_FAMILY(stem, table, launcher)                                                       \
     UG_FAMILY_EXTERN const ug_family UG_FAMILY_SYMBOL(stem, UG_BUILD_VARIANT);                 \
     const ug_family UG_FAMILY_SYMBOL(stem, UG_BUILD_VARIANT) = {                               \
-        #stem, UG_KSTR(UG_BUILD_VARIANT), table, sizeof(table) / sizeof((table)[0]), launcher};
+        #stem, UG_KSTR(UG_BUILD_VARIANT), table, sizeof(table) / sizeof((table)[0]), launcher, \
+        (unsigned)(UG_BUILD_PROPS)};
 
 /* ---- the registry (kernels/registry.c) ---------------------------------------------------- */
 
@@ -142,7 +165,16 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob);
 void ug_registry_add_family(const ug_family *f);
 /* Run k on c through its family's launcher (clears c->err first). */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
-/* k's depth at n (n - 1 when the row declares none). */
+/* The UG_VP_* properties of the build variant k was compiled as. */
+unsigned ug_kernel_props(const ug_kernel *k);
+/* The build variants of this build: name, backend ("cpu" or "cuda") and the compiler flags that
+ * make it, as kernels/meson.build lists them, in that order; NULL past the end. */
+typedef struct {
+    const char *name, *backend, *flags;
+} ug_variant_info;
+const ug_variant_info *ug_variant_at(size_t i);
+/* k's depth at n (n - 1 when the row declares none, or when its variant reassociates: then the
+ * order written is no contract, and n - 1 is the depth of every order). */
 size_t ug_kernel_depth(const ug_kernel *k, size_t n);
 
 /* The a-priori bound for one output: n terms, S = sum |terms| (upper bound), s = exact value.
