@@ -36,12 +36,15 @@ static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
     float t = 0.0f, y = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
         float p = c->x[i] * c->y[i];
+        UG_OPAQUE(p); /* no contraction of y - p into an FMA, no regrouping (see reduce.c) */
         y -= p;
+        UG_OPAQUE(y);
         float r = t - y;
         UG_OPAQUE(r);
         float d = r - t;
         UG_OPAQUE(d);
         y = ug_finite_f32(r) ? d + y : 0.0f; /* no compensation once the sum is inf or NaN */
+        UG_OPAQUE(y);
         t = r;
     }
     c->out[0] = t;
