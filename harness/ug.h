@@ -153,6 +153,8 @@ typedef struct ug_result {
                                    lambda = 0): the bound ratio check cannot hold for them */
     size_t unwritten;           /* outputs the kernel never wrote (the poison pattern was left) */
     bool checked;               /* some effective check looked at this measurement */
+    double operand_max;         /* largest |operand| of the input, for the classes that round
+                                   operands to a narrower format (ug_kernel_bound_underflow) */
     double kappa_max;
     ug_worst worst_ulp, worst_rel, worst_abs, worst_ratio;
     uint64_t ulp_hist[16];      /* ulp error buckets: [0], (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... */
