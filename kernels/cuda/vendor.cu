@@ -33,6 +33,8 @@
  *                               it: UG_CUB_DETERMINISM, kernels/meson.build); without it they skip
  *                               their test points saying so.  not_guaranteed is declared
  *                               nondeterministic (the harness counts its distinct results).
+ *   launch_config (cases/gpu_determinism.c): 1 and 2 the input 4 and 12 bytes off its aligned
+ *   address (2 also on a stream of its own, two-phase call only), 3 on another GPU of the host.
  *
  * Row-major via the transpose trick: cuBLAS is column-major, and a row-major M x N matrix is
  * the column-major N x M matrix of its transpose, so C^T = B^T A^T is one column-major SGEMM
@@ -191,6 +193,45 @@ cleanup:
     return c->err[0] != 0;
 }
 
+/* launch_config 3: the same call on another GPU of the host (the first one that is not the
+ * current device), for gpu_to_gpu determinism; unsupported with one GPU. */
+static int ug_on_other_gpu(const ug_kernel *k, ug_call *c, int (*run)(const ug_kernel *, ug_call *))
+{
+    int count = 0, cur = 0, rc = 1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) {
+        (void)cudaGetLastError();
+        ug_cuda_failf(c, "%s: a second GPU is not present (%d CUDA device(s)): not compared "
+                      "across GPUs", k->name, count);
+        c->unsupported = true;
+        return 1;
+    }
+    if (cudaGetDevice(&cur) != cudaSuccess || cudaSetDevice(cur == 0 ? 1 : 0) != cudaSuccess) {
+        ug_cuda_failf(c, "%s: cannot switch to a second GPU", k->name);
+        return 1;
+    }
+    c->launch_config = 0;
+    rc = run(k, c);
+    c->launch_config = 3;
+    if (cudaSetDevice(cur) != cudaSuccess && !rc) {
+        ug_cuda_failf(c, "%s: cannot switch back to GPU %d", k->name, cur);
+        rc = 1;
+    }
+    return rc;
+}
+
+static int ug_run_cub_not_guaranteed(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_cub_reduce_det(k, c, UG_DET_NOT_GUARANTEED);
+}
+static int ug_run_cub_run_to_run(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_cub_reduce_det(k, c, UG_DET_RUN_TO_RUN);
+}
+static int ug_run_cub_gpu_to_gpu(const ug_kernel *k, ug_call *c)
+{
+    return ug_run_cub_reduce_det(k, c, UG_DET_GPU_TO_GPU);
+}
+
 // ----------------------------------------------------------------------------
 // the launcher and the registry rows
 
@@ -207,11 +248,15 @@ int ug_vendor_run(const ug_kernel *k, ug_call *c)
     case CUBLAS_SGEMM_FAST_16F:
     case CUBLAS_SGEMM_FAST_16BF:
     case CUBLAS_SGEMM_BF16X9: return ug_run_sgemm(k, c, k->version - CUBLAS_SGEMM);
-    case CUB_REDUCE: return ug_run_cub_reduce(k, c);
-    case CUB_REDUCE_NOT_GUARANTEED: return ug_run_cub_reduce_det(k, c, UG_DET_NOT_GUARANTEED);
-    case CUB_REDUCE_RUN_TO_RUN: return ug_run_cub_reduce_det(k, c, UG_DET_RUN_TO_RUN);
-    case CUB_REDUCE_GPU_TO_GPU: return ug_run_cub_reduce_det(k, c, UG_DET_GPU_TO_GPU);
     }
+    int (*cub)(const ug_kernel *, ug_call *) = NULL;
+    switch (k->version) {
+    case CUB_REDUCE: cub = ug_run_cub_reduce; break;
+    case CUB_REDUCE_NOT_GUARANTEED: cub = ug_run_cub_not_guaranteed; break;
+    case CUB_REDUCE_RUN_TO_RUN: cub = ug_run_cub_run_to_run; break;
+    case CUB_REDUCE_GPU_TO_GPU: cub = ug_run_cub_gpu_to_gpu; break;
+    }
+    if (cub) return c->launch_config == 3 ? ug_on_other_gpu(k, c, cub) : cub(k, c);
     ug_cuda_failf(c, "%s: unknown version %d", k->name, k->version);
     return 1;
 }
