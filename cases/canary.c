@@ -13,7 +13,7 @@ UG_CASE_EX(canary, fails, UG_CASE_SHOULD_FAIL)
     ug_dist d = ug_constant(0.1);
     UG_FOR_N(t, n, ns) {
         ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, 1);
-        UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "serial_f32") {
+        UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CPU, "serial_f32@default") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_ULP_MAX(r, 0.5);
         }

@@ -17,6 +17,8 @@
 static const size_t ug_mm_sizes[] = {1, 15, 16, 17, 255, 1000, 1024, 2048};
 static const size_t ug_mm_sizes_slow[] = {4096};
 
+enum { UG_MM_SPEED_ROWS = 48 }; /* kernels in the speed table */
+
 /* Kernels that keep another's order of operations exactly (the tiles change where operands
  * come from, not the k order of the FMA chain, and skip the zero padding: kernels/cuda/matmul.cu),
  * so their outputs must be the same bits. */
@@ -27,11 +29,12 @@ static const struct {
     {"matmul_tiled_kahan", "matmul_kahan"},
 };
 
-/* The result measured in this input's loop for the kernel called name (default variant), or NULL. */
-static ug_result *ug_mm_find(ug_result **done, int count, const char *name)
+/* The result measured in this input's loop for the kernel called name in that build variant,
+ * or NULL. */
+static ug_result *ug_mm_find(ug_result **done, int count, const char *name, const char *variant)
 {
     for (int i = 0; i < count; i++)
-        if (strcmp(done[i]->kernel->name, name) == 0 && strcmp(done[i]->kernel->variant, "default") == 0)
+        if (strcmp(done[i]->kernel->name, name) == 0 && strcmp(done[i]->kernel->variant, variant) == 0)
             return done[i];
     return NULL;
 }
@@ -49,17 +52,20 @@ static void ug_mm_input(ug_t *t, const ug_input *in, char (*speed)[128], int *ke
         ug_result *r = ug_measure(t, k, in);
         UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c */
         if (count < 64) done[count++] = r;
-        if (speed && *kernels < 16)
+        if (speed && *kernels < UG_MM_SPEED_ROWS)
             snprintf(speed[(*kernels)++], sizeof speed[0], "%-28.64s ulp_max %-9.3g %9.1f GFLOP/s",
                      k->id, r->ulp_max, r->gflops);
     }
-    for (size_t i = 0; i < sizeof ug_mm_same_order / sizeof ug_mm_same_order[0]; i++) {
-        ug_result *a = ug_mm_find(done, count, ug_mm_same_order[i].kernel);
-        ug_result *b = ug_mm_find(done, count, ug_mm_same_order[i].same_as);
-        if (!a || !b || a->failed_run || b->failed_run || !a->out || !b->out) continue;
-        ug_point(t, "same_order %s %s n=%zu", a->kernel->id, b->kernel->id, in->gemm_k);
-        UG_EXPECT_BITWISE_EQ(a, b);
-    }
+    /* in every build variant: the flags change both kernels' arithmetic alike */
+    for (size_t i = 0; i < sizeof ug_mm_same_order / sizeof ug_mm_same_order[0]; i++)
+        for (int j = 0; j < count; j++) {
+            if (strcmp(done[j]->kernel->name, ug_mm_same_order[i].kernel) != 0) continue;
+            ug_result *a = done[j];
+            ug_result *b = ug_mm_find(done, count, ug_mm_same_order[i].same_as, a->kernel->variant);
+            if (!b || a->failed_run || b->failed_run || !a->out || !b->out) continue;
+            ug_point(t, "same_order %s %s n=%zu", a->kernel->id, b->kernel->id, in->gemm_k);
+            UG_EXPECT_BITWISE_EQ(a, b);
+        }
 }
 
 static void ug_mm_all(ug_t *t)
@@ -67,7 +73,7 @@ static void ug_mm_all(ug_t *t)
     const ug_dist d = ug_param_of(t)->dist;
     UG_FOR_SIZES(t, n, ug_mm_sizes) {
         ug_input *in = ug_input_make_gemm(t, &d, n, n, n, ug_mm_trials(t, n));
-        char speed[16][128];
+        char speed[UG_MM_SPEED_ROWS][128];
         int kernels = 0;
         ug_mm_input(t, in, speed, &kernels);
         /* the speed table at the largest size (results.json has every size) */

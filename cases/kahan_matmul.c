@@ -12,7 +12,7 @@
  *
  * Finding (H200, reproduced bit for bit): the post's figures come from a build that rounds each
  * product before adding it (no fused multiply-add: -fmad=false, -G, or an old GPU).
- * matmul_naive_nofma and matmul_kahan_nofma print all four of the post's numbers exactly;
+ * matmul_naive@nofma and matmul_kahan@nofma (-fmad=false) print all four of the post's numbers exactly;
  * nvcc's default build (FMA) gives the same naive max 2.07589e-06 but mean 3.34824e-07, and
  * Kahan 1.19209e-07 / 9.76999e-10: with exact products Kahan lands farther from the post's
  * reference, which is itself built from rounded products, while its exact error is the same
@@ -90,8 +90,8 @@ static void ug_expect_printed(ug_t *t, const char *what, float value, const char
  * product rounded on its own (-fmad=false, or a GPU without fp32 FMA).  Each keeps its a-priori
  * bound (kernels/bounds.c: gamma_{K+1} S for the plain loops, (3u + 4Ku^2) S for Kahan); the
  * post's own figures are reproduced to the digits it printed (below). */
-static const char *const ug_post_kernels[] = {"matmul_naive", "matmul_kahan", "matmul_naive_nofma",
-                                              "matmul_kahan_nofma"};
+static const char *const ug_post_kernels[] = {"matmul_naive@default", "matmul_kahan@default",
+                                              "matmul_naive@nofma", "matmul_kahan@nofma"};
 enum { UG_POST_KERNELS = sizeof ug_post_kernels / sizeof ug_post_kernels[0] };
 
 UG_CASE_EX(kahan_matmul, published_n1000, UG_CASE_GPU)
@@ -113,24 +113,24 @@ UG_CASE_EX(kahan_matmul, published_n1000, UG_CASE_GPU)
 
     ug_point(t, "table");
     for (int i = 0; i < UG_POST_KERNELS; i++)
-        UG_ASSERT_MSG(!r[i]->failed_run, "%s failed: no table", r[i]->kernel->name);
+        UG_ASSERT_MSG(!r[i]->failed_run, "%s failed: no table", r[i]->kernel->id);
     float *ref = ug_post_reference(in->x[0], in->y[0], n);
     UG_ASSERT_MSG(ref != NULL, "out of memory for the %zu x %zu reference", n, n);
     ug_post_metric m[UG_POST_KERNELS];
     for (int i = 0; i < UG_POST_KERNELS; i++) m[i] = ug_post_metric_of(r[i]->out[0], ref, n);
     free(ref);
     ug_note(t, "kahan_matmul/published_n1000: n = %zu, the post's generator (srand(0)), GPU", n);
-    ug_note(t, "%-19s | post metric: max     mean        (mean summed in double) | exact: ulp_max  "
+    ug_note(t, "%-21s | post metric: max     mean        (mean summed in double) | exact: ulp_max  "
                "ulp_mean  rel_max    rel_mean", "kernel");
     for (int i = 0; i < UG_POST_KERNELS; i++) {
-        ug_note(t, "%-19s |              %-11.6g %-11.6g (%-11.6g)            |        %-8.3g "
-                   "%-9.3g %-10.3g %-10.3g", r[i]->kernel->name, m[i].max_err, m[i].mean_err,
+        ug_note(t, "%-21s |              %-11.6g %-11.6g (%-11.6g)            |        %-8.3g "
+                   "%-9.3g %-10.3g %-10.3g", r[i]->kernel->id, m[i].max_err, m[i].mean_err,
                 m[i].mean_err_exact, r[i]->ulp_max, r[i]->ulp_mean, r[i]->rel_max, r[i]->rel_mean);
         ug_result_extra(r[i], "post_max_err", m[i].max_err);
         ug_result_extra(r[i], "post_mean_err", m[i].mean_err);
     }
-    ug_note(t, "%-19s |              %-11.6g %-11.6g", "post printed: naive", 2.07589e-6, 3.3492e-7);
-    ug_note(t, "%-19s |              %-11.6g %-11.6g", "post printed: Kahan", 1.19206e-7, 7.70641e-10);
+    ug_note(t, "%-21s |              %-11.6g %-11.6g", "post printed: naive", 2.07589e-6, 3.3492e-7);
+    ug_note(t, "%-21s |              %-11.6g %-11.6g", "post printed: Kahan", 1.19206e-7, 7.70641e-10);
     /* The post's finding on the exact metric: Kahan is the more accurate by far. */
     UG_EXPECT_MSG(r[1]->ulp_mean * 10 < r[0]->ulp_mean,
                   "Kahan's mean ulp error %.3g is not 10x below naive's %.3g", r[1]->ulp_mean,
@@ -143,9 +143,9 @@ UG_CASE_EX(kahan_matmul, published_n1000, UG_CASE_GPU)
      * order and rounding all as the post's build): a regression in any of them shows here. */
     ug_expect_printed(t, "matmul_naive max", m[0].max_err, "2.07589e-06");
     /* Without FMA, all four of the post's figures (see the header). */
-    ug_expect_printed(t, "matmul_naive_nofma max", m[2].max_err, "2.07589e-06");
-    ug_expect_printed(t, "matmul_naive_nofma mean", m[2].mean_err, "3.3492e-07");
-    ug_expect_printed(t, "matmul_kahan_nofma max", m[3].max_err, "1.19206e-07");
-    ug_expect_printed(t, "matmul_kahan_nofma mean", m[3].mean_err, "7.70641e-10");
+    ug_expect_printed(t, "matmul_naive@nofma max", m[2].max_err, "2.07589e-06");
+    ug_expect_printed(t, "matmul_naive@nofma mean", m[2].mean_err, "3.3492e-07");
+    ug_expect_printed(t, "matmul_kahan@nofma max", m[3].max_err, "1.19206e-07");
+    ug_expect_printed(t, "matmul_kahan@nofma mean", m[3].mean_err, "7.70641e-10");
     ug_input_free(t, in);
 }

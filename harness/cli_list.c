@@ -18,6 +18,11 @@ int ug_cmd_list(int argc, char **argv)
                c->flags & UG_CASE_SHOULD_FAIL ? "[canary: must fail] " : "", ug_src_path(c->file),
                c->line);
     }
+    printf("variants (a kernel's identity is name@variant):\n");
+    for (size_t i = 0; ug_variant_at(i); i++) {
+        const ug_variant_info *v = ug_variant_at(i);
+        printf("  %-10s %-4s %s\n", v->name, v->backend, v->flags);
+    }
     printf("kernels:\n");
     for (size_t i = 0; i < ug_kernel_count(); i++) {
         const ug_kernel *k = ug_kernel_at(i);

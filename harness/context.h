@@ -42,7 +42,7 @@ typedef struct ug_open_point {
     char name[256];
     bool failed, skipped;
     int failures;
-    char skip_reason[160];
+    char skip_reason[512];
     char xfail[256];       /* declared expected failure (ug_xfail), or "" */
     ug_buf diag;           /* "# ..." lines: failures and notes */
     ug_result *result;     /* the measurement it reports, or NULL */

@@ -46,9 +46,29 @@ void ug_result_extra(ug_result *r, const char *name, double value)
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
 {
     int rc = ug_kernel_run(k, c);
-    if (rc != 0)
+    if (rc != 0 && c->unsupported) { /* not offered here: a skip that says why, not a failure */
+        ug_point_ensure(t);
+        t->pt.skipped = true;
+        snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "%s", c->err);
+    } else if (rc != 0) {
         ug_fail_header(t, file, line, k->id, "kernel failed: %s", c->err[0] ? c->err : "(no message)");
+    }
     return rc;
+}
+
+/* The largest |operand| over every trial of in (NaN counts as +inf). */
+static double ug_input_operand_max(const ug_input *in)
+{
+    size_t nx = in->op == UG_OP_GEMM ? in->gemm_m * in->gemm_k : in->n;
+    size_t ny = in->op == UG_OP_GEMM ? in->gemm_k * in->gemm_n : in->op == UG_OP_DOT ? in->n : 0;
+    double m = 0;
+    for (int i = 0; i < in->trials; i++) {
+        for (size_t e = 0; e < nx; e++)
+            if (!(fabs(in->x[i][e]) <= m)) m = isnan(in->x[i][e]) ? INFINITY : fabs(in->x[i][e]);
+        for (size_t e = 0; e < ny; e++)
+            if (!(fabs(in->y[i][e]) <= m)) m = isnan(in->y[i][e]) ? INFINITY : fabs(in->y[i][e]);
+    }
+    return m;
 }
 
 /* ---- one output into the figures ------------------------------------------------------------- */
@@ -94,6 +114,7 @@ static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *x, co
         return 0;
     }
     double ab = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
+    if (isfinite(ab)) ab += ug_kernel_bound_underflow(k, nterms, r->operand_max);
     double pb = lambda > 0 ? ug_kernel_bound_prob(k, nterms, x->sum_abs, fabs(x->hi), lambda) : INFINITY;
     double pratio = isfinite(pb) ? ug_ratio(err->abs, pb) : 0;
     if (!(pratio <= r->prob_ratio_max)) r->prob_ratio_max = pratio;
@@ -322,7 +343,7 @@ static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, doub
     if (ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__) != 0) {
         snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
         r->failed_run = true;
-        ug_rerun_line(t, r, r->in->first_trial + i);
+        if (!c.unsupported) ug_rerun_line(t, r, r->in->first_trial + i);
         return -1;
     }
     *ms = r->kernel->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
@@ -446,6 +467,17 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         t->pt.skipped = true;
         snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
         return r;
+    }
+    if (ug_kernel_bound_underflow(k, 1, 1.0) > 0) { /* operands rounded to a narrower format */
+        r->operand_max = ug_input_operand_max(in);
+        if (r->operand_max > ug_kernel_operand_limit(k)) {
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason,
+                     "operands up to %.4g exceed the %s class's range (%.6g): they may overflow, "
+                     "no a-priori bound", r->operand_max, ug_bound_class_name(k->bound),
+                     ug_kernel_operand_limit(k));
+            return r;
+        }
     }
     if (ug_measure_trials(t, r) == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
     return r;

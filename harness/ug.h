@@ -153,6 +153,8 @@ typedef struct ug_result {
                                    lambda = 0): the bound ratio check cannot hold for them */
     size_t unwritten;           /* outputs the kernel never wrote (the poison pattern was left) */
     bool checked;               /* some effective check looked at this measurement */
+    double operand_max;         /* largest |operand| of the input, for the classes that round
+                                   operands to a narrower format (ug_kernel_bound_underflow) */
     double kappa_max;
     ug_worst worst_ulp, worst_rel, worst_abs, worst_ratio;
     uint64_t ulp_hist[16];      /* ulp error buckets: [0], (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... */
@@ -176,6 +178,11 @@ ug_result *ug_measure(ug_t *t, const ug_kernel *k, const ug_input *in);
  * also measures the first run like ug_measure. */
 ug_result *ug_measure_repeat(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats);
 void ug_result_extra(ug_result *r, const char *name, double value);
+/* Flush-to-zero (harness/ftz.c): whether got is a signed zero where the exact value of nterms
+ * terms is nonzero and subnormal, or a sum of terms at the subnormal scale (gradual underflow
+ * would give a nonzero result), and how many of r's outputs (first run of each trial) are. */
+bool ug_is_flush_to_zero(double got, const ug_exact *x, size_t nterms);
+size_t ug_result_flushed_to_zero(const ug_result *r);
 /* All outputs correctly rounded (r->correctly_rounded == r->count). */
 bool ug_result_correctly_rounded(const ug_result *r);
 

@@ -30,16 +30,62 @@ size_t ug_depth_log2(size_t n)
     return d;
 }
 
-/* A kernel that flushes subnormals to zero (.ftz) changes each term and each sum by less than
- * 2^-126 when it flushes it: (2n - 1) 2^-126 more. */
+/* A kernel that flushes subnormals to zero (its row says .ftz, or its build flushes:
+ * UG_VP_FTZ) changes each term and each sum by less than 2^-126 when it flushes it:
+ * (2n - 1) 2^-126 more. */
 static double ug_ftz_term(const ug_kernel *k, size_t n, double b)
 {
-    return k->ftz && n ? b + (2.0 * (double)n - 1) * 0x1p-126 : b;
+    bool ftz = k->ftz || (ug_kernel_props(k) & UG_VP_FTZ);
+    return ftz && n ? b + (2.0 * (double)n - 1) * 0x1p-126 : b;
 }
 
 size_t ug_kernel_depth(const ug_kernel *k, size_t n)
 {
+    /* built with reassociation allowed (-ffast-math), the compiler may evaluate the sum in any
+     * order; every order of n terms has depth <= n - 1 */
+    if (ug_kernel_props(k) & UG_VP_REASSOC) return ug_depth_serial(n);
     return k->depth ? k->depth(n) : ug_depth_serial(n);
+}
+
+/* Fraction bits of the operand format of a reduced-precision class: TF32 and binary16 10,
+ * bfloat16 7. */
+static int ug_lowp_fraction_bits(ug_bound_class b) { return b == UG_BOUND_BF16 ? 7 : 10; }
+
+/* Operands rounded to a format of p fraction bits (nearest or truncated: relative error <= 2^-p
+ * each, so a product's is <= 2^(1-p) + 2^-2p), their product exact in binary32 (at most
+ * 2(p+1) <= 24 significant bits); binary32 accumulation of depth D allowed to truncate (error
+ * < 1 ulp = 2u per addition: tensor-core adders are not documented to round to nearest). */
+static double ug_lowp_bound(int p, double D, double S)
+{
+    double rel = ldexp(1, 1 - p) + ldexp(1, -2 * p);
+    return (rel + ug_gamma(D, 2 * ug_u32) * (1 + rel)) * S;
+}
+
+double ug_kernel_operand_limit(const ug_kernel *k)
+{
+    return k->bound == UG_BOUND_F16 ? 65504.0 : INFINITY;
+}
+
+/* Operand rounding with underflow (Higham (2.8)): |fl(a) - a| <= 2^-p |a| + eta, eta the
+ * format's subnormal spacing (binary16 2^-24, bfloat16 2^-133, TF32 2^-136), so a product of
+ * operands up to M in magnitude is off by at most (2^(1-p) + 2^-2p)|ab| (in the class) plus
+ * eta (|a| + |b|)(1 + 2^-p) + eta^2 <= 2 eta M (1 + 2^-p) + eta^2; a product or a sum that
+ * lands below binary32's normal range loses at most one subnormal spacing, 2^-149, each.  Per
+ * output: K products (9K for bf16x9) carried through the accumulation's (1 + gamma_D(2u)). */
+double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_max)
+{
+    double eta, p, terms = (double)n;
+    switch (k->bound) {
+    case UG_BOUND_TF32: eta = 0x1p-136, p = 10; break;
+    case UG_BOUND_F16: eta = 0x1p-24, p = 10; break;
+    case UG_BOUND_BF16: eta = 0x1p-133, p = 7; break;
+    case UG_BOUND_BF16X9: eta = 0x1p-133, p = 6, terms *= 9; break;
+    default: return 0;
+    }
+    if (!(operand_max <= 0x1p127)) return INFINITY;
+    double D = (double)ug_kernel_depth(k, n) * (k->bound == UG_BOUND_BF16X9 ? 9 : 1);
+    double per = 2 * eta * operand_max * (1 + ldexp(1, -(int)p)) + eta * eta + 2 * 0x1p-149;
+    return terms * per * (1 + ug_gamma(D, 2 * ug_u32)) * (1 + 0x1p-40);
 }
 
 double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs)
@@ -73,13 +119,18 @@ double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs)
          * |s^64| <= |s| + gamma64_D S. */
         b = ug_u32 * s_abs + (1 + ug_u32) * ug_gamma(dot ? D + 1 : D, ug_u64) * S;
         break;
-    case UG_BOUND_TF32: {
-        /* operands rounded to TF32 (10 fraction bits, nearest or truncated: rel. error <= 2^-10
-         * each), their product exact in binary32; binary32 accumulation of depth D allowed to
-         * truncate (error < 1 ulp = 2u per addition, since tensor-core adders are not documented
-         * to round to nearest). */
-        double p = 0x1p-9 + 0x1p-20;
-        b = (p + ug_gamma(D, 2 * ug_u32) * (1 + p)) * S;
+    case UG_BOUND_TF32:
+    case UG_BOUND_F16:
+    case UG_BOUND_BF16:
+        b = ug_lowp_bound(ug_lowp_fraction_bits(k->bound), D, S);
+        break;
+    case UG_BOUND_BF16X9: {
+        /* x = b1 + b2 + b3 exactly (8 significant bits each, 24 in all) for binary32-normal x,
+         * sum |b_i| <= (1 + 2^-7 + 2^-14) |x| <= (1 + 2^-6) |x| whichever rounding splits it; the
+         * 9 products b_i b'_j are exact in binary32 (16 bits) and sum to x y exactly; their 9K
+         * terms accumulated in any order (depth <= 9K - 1), each addition allowed to truncate. */
+        double terms = 9 * (D + 1), w = 1 + 0x1p-6;
+        b = ug_gamma(terms - 1, 2 * ug_u32) * w * w * S;
         break;
     }
     }
@@ -133,6 +184,9 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_NEUMAIER: return "neumaier";
     case UG_BOUND_WIDE_ACC: return "wide_acc";
     case UG_BOUND_TF32: return "tf32";
+    case UG_BOUND_F16: return "f16";
+    case UG_BOUND_BF16: return "bf16";
+    case UG_BOUND_BF16X9: return "bf16x9";
     }
     return "?";
 }
@@ -142,6 +196,10 @@ const char *ug_op_name(ug_op op)
     return op == UG_OP_SUM ? "sum" : op == UG_OP_DOT ? "dot" : "gemm";
 }
 
-const char *ug_fmt_name(ug_fmt f) { return f == UG_F32 ? "f32" : f == UG_F64 ? "f64" : "tf32"; }
+const char *ug_fmt_name(ug_fmt f)
+{
+    static const char *const names[] = {"f32", "f64", "tf32", "f16", "bf16"};
+    return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
+}
 
 const char *ug_backend_name(ug_backend b) { return b == UG_CUDA ? "cuda" : "cpu"; }

@@ -37,7 +37,9 @@ extern "C" {
 
 typedef enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM } ug_op;
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
-typedef enum { UG_F32, UG_F64, UG_TF32 } ug_fmt;
+/* Number formats: of the inputs a kernel's arithmetic uses (in_fmt: the operands a tensor-core
+ * GEMM rounds its fp32 inputs to), of its accumulator, of its output. */
+typedef enum { UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16 } ug_fmt;
 
 /* Error-bound classes (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3-4),
  * u = 2^-24, gamma_k = k u / (1 - k u).  S = sum |x_i| (sum) or sum |x_i y_i| (dot, gemm),
@@ -50,6 +52,15 @@ typedef enum { UG_F32, UG_F64, UG_TF32 } ug_fmt;
  *   UG_BOUND_TF32      operands rounded to TF32 (10-bit fraction, either rounding: 2^-10 each),
  *                      products exact in binary32, binary32 accumulation of depth D:
  *                      (2^-9 + 2^-20 + gamma_D(2u) (1 + 2^-9 + 2^-20)) S
+ *   UG_BOUND_F16       the same with operands rounded to binary16 (10-bit fraction, as TF32) and
+ *                      binary16's range: no bound when an operand exceeds 65504 (the point is
+ *                      skipped, saying so), an absolute term for operands below 2^-14
+ *                      (ug_kernel_bound_underflow)
+ *   UG_BOUND_BF16      the same with bfloat16 operands (7-bit fraction: 2^-7 each):
+ *                      (2^-6 + 2^-14 + gamma_D(2u) (1 + 2^-6 + 2^-14)) S
+ *   UG_BOUND_BF16X9    fp32 emulated by bfloat16x9 (each operand split exactly into 3 bfloat16,
+ *                      the 9 products exact in fp32, 9K terms accumulated in fp32 in any order,
+ *                      allowed to truncate): gamma_{9(D+1)-1}(2u) (1 + 2^-6)^2 S
  *   UG_BOUND_NONE      no a-priori bound declared.
  */
 typedef enum {
@@ -59,6 +70,9 @@ typedef enum {
     UG_BOUND_NEUMAIER,
     UG_BOUND_WIDE_ACC,
     UG_BOUND_TF32,
+    UG_BOUND_F16,
+    UG_BOUND_BF16,
+    UG_BOUND_BF16X9,
 } ug_bound_class;
 
 typedef struct ug_call {
@@ -70,8 +84,13 @@ typedef struct ug_call {
     const float *y;      /* dot: y; gemm: B, K x N row-major */
     float *out;          /* sum/dot: out[0]; gemm: C, M x N row-major */
     int reps;            /* > 0: time the kernel, median of reps runs after a warm-up */
+    int launch_config;   /* 0; a kernel that offers other launch configurations of the same
+                            computation (another stream, alignment, tiling) selects one by
+                            1, 2, ... (the determinism cases; others ignore it) */
     double time_ms;      /* out: median time of one run (device time for GPU kernels) */
     char err[512];       /* out: what went wrong when run() returns nonzero */
+    bool unsupported;    /* out, with a nonzero return: this GPU or library does not offer what
+                            the kernel needs (err says what): its test point is skipped, not failed */
 } ug_call;
 
 typedef struct ug_kernel ug_kernel;
@@ -100,18 +119,40 @@ struct ug_kernel {
     char id[64];             /* name@variant: a kernel's identity in filters, reports, baselines */
 };
 
+/* What a build variant's flags allow the compiler to do with the arithmetic as written
+ * (kernels/meson.build passes them as -DUG_BUILD_PROPS=...; cases and bounds read them):
+ *   UG_VP_FMA        a*b + c may be contracted into one FMA (nvcc's default -fmad=true)
+ *   UG_VP_FTZ        subnormal operands and results of binary32 arithmetic are flushed to
+ *                    zero (nvcc --use_fast_math implies --ftz=true)
+ *   UG_VP_REASSOC    the compiler may reassociate and vectorise as if arithmetic were real
+ *                    (gcc/clang -ffast-math: -fassociative-math): the order written is no
+ *                    contract, only what holds for every order of the same operations does
+ *   UG_VP_APPROX     approximate division and square root (--prec-div=false --prec-sqrt=false)
+ *   UG_VP_FINITE     the compiler may assume no NaN or infinity (-ffinite-math-only) */
+enum {
+    UG_VP_FMA = 1 << 0,
+    UG_VP_FTZ = 1 << 1,
+    UG_VP_REASSOC = 1 << 2,
+    UG_VP_APPROX = 1 << 3,
+    UG_VP_FINITE = 1 << 4,
+};
+
 struct ug_family {
     const char *name;        /* the file's stem: "matmul" */
     const char *variant;     /* the build variant this object was compiled as */
     const ug_kernel *kernels;
     size_t count;
     ug_launcher run;
+    unsigned props;          /* UG_VP_* of the flags it was compiled with */
 };
 
 /* The family descriptor of a family file (one per file), named after its stem and the build
  * variant it is compiled as (-DUG_BUILD_VARIANT=nofma; "default" when not given). */
 #ifndef UG_BUILD_VARIANT
 #define UG_BUILD_VARIANT default
+#endif
+#ifndef UG_BUILD_PROPS
+#define UG_BUILD_PROPS 0 /* C in c11 mode: -ffp-contract=off, IEEE arithmetic as written */
 #endif
 #define UG_KSTR_(x) #x
 #define UG_KSTR(x) UG_KSTR_(x)
@@ -126,7 +167,8 @@ struct ug_family {
 #define UG_FAMILY(stem, table, launcher)                                                       \
     UG_FAMILY_EXTERN const ug_family UG_FAMILY_SYMBOL(stem, UG_BUILD_VARIANT);                 \
     const ug_family UG_FAMILY_SYMBOL(stem, UG_BUILD_VARIANT) = {                               \
-        #stem, UG_KSTR(UG_BUILD_VARIANT), table, sizeof(table) / sizeof((table)[0]), launcher};
+        #stem, UG_KSTR(UG_BUILD_VARIANT), table, sizeof(table) / sizeof((table)[0]), launcher, \
+        (unsigned)(UG_BUILD_PROPS)};
 
 /* ---- the registry (kernels/registry.c) ---------------------------------------------------- */
 
@@ -144,13 +186,30 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob);
 void ug_registry_add_family(const ug_family *f);
 /* Run k on c through its family's launcher (clears c->err first). */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
-/* k's depth at n (n - 1 when the row declares none). */
+/* The UG_VP_* properties of the build variant k was compiled as. */
+unsigned ug_kernel_props(const ug_kernel *k);
+/* The build variants of this build: name, backend ("cpu" or "cuda") and the compiler flags that
+ * make it, as kernels/meson.build lists them, in that order; NULL past the end. */
+typedef struct {
+    const char *name, *backend, *flags;
+} ug_variant_info;
+const ug_variant_info *ug_variant_at(size_t i);
+/* k's depth at n (n - 1 when the row declares none, or when its variant reassociates: then the
+ * order written is no contract, and n - 1 is the depth of every order). */
 size_t ug_kernel_depth(const ug_kernel *k, size_t n);
 
 /* The a-priori bound for one output: n terms, S = sum |terms| (upper bound), s = exact value.
  * Returns +inf when S is not finite or the bound is vacuous, 0 for UG_BOUND_NONE.
  * (kernels/bounds.c) */
 double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs);
+/* The absolute part of k's bound that the operands' magnitude sets, for the classes that round
+ * operands to a narrower format (f16, bf16, tf32, bf16x9: its subnormal spacing), given the
+ * largest |operand| of the input; 0 for the others.  Added to ug_kernel_bound where that is
+ * finite.  (kernels/bounds.c) */
+double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_max);
+/* The largest operand magnitude k's class admits (binary16: 65504; else +inf): beyond it an
+ * operand may overflow and no bound holds. */
+double ug_kernel_operand_limit(const ug_kernel *k);
 /* The probabilistic bound (Higham & Mary 2019, kernels/bounds.c) for the classes whose
  * worst-case bound can be vacuous (tree, wide_acc): gamma~_D(lambda) S; the a-priori bound for
  * the others.  +inf when S is not finite or lambda <= 0. */

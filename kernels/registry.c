@@ -110,6 +110,16 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob)
     return fnmatch(glob, strchr(glob, '@') ? k->id : k->name, 0) == 0;
 }
 
+unsigned ug_kernel_props(const ug_kernel *k) { return k->family ? k->family->props : 0; }
+
+#define UG_VARIANT_ROW(name, backend, flags) {#name, backend, flags},
+static const ug_variant_info ug_variants[] = {UG_VARIANTS(UG_VARIANT_ROW)};
+
+const ug_variant_info *ug_variant_at(size_t i)
+{
+    return i < sizeof ug_variants / sizeof ug_variants[0] ? &ug_variants[i] : NULL;
+}
+
 int ug_kernel_run(const ug_kernel *k, ug_call *c)
 {
     c->err[0] = 0;

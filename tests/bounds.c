@@ -113,8 +113,32 @@ UG_CASE(bounds, class_values)
     double p = 0x1p-9 + 0x1p-20;
     ug_expect_bound(t, "tf32: (p + gamma_D(2u) (1 + p)) S", ug_kernel_bound(&k, 100, S, s),
                     (p + G(5, 2 * u) * (1 + p)) * S);
+    k = ug_row_of(UG_BOUND_F16, UG_OP_GEMM);
+    ug_expect_bound(t, "f16: as tf32 (10 fraction bits)", ug_kernel_bound(&k, 100, S, s),
+                    (p + G(5, 2 * u) * (1 + p)) * S);
+    UG_EXPECT_MSG(ug_kernel_operand_limit(&k) == 65504.0, "f16: operands up to 65504");
+    ug_expect_bound(t, "f16 underflow: K (2 eta M (1 + 2^-10) + eta^2 + 2^-148)(1 + gamma_D(2u))",
+                    ug_kernel_bound_underflow(&k, 100, 2.0),
+                    100 * (2 * 0x1p-24 * 2 * (1 + 0x1p-10) + 0x1p-48 + 0x1p-148) * (1 + G(5, 2 * u)));
+    k = ug_row_of(UG_BOUND_BF16, UG_OP_GEMM);
+    double p7 = 0x1p-6 + 0x1p-14;
+    ug_expect_bound(t, "bf16: (p + gamma_D(2u) (1 + p)) S, p = 2^-6 + 2^-14", ug_kernel_bound(&k, 100, S, s),
+                    (p7 + G(5, 2 * u) * (1 + p7)) * S);
+    UG_EXPECT_MSG(isinf(ug_kernel_operand_limit(&k)), "bf16: binary32's range");
+    k = ug_row_of(UG_BOUND_BF16X9, UG_OP_GEMM);
+    ug_expect_bound(t, "bf16x9: gamma_{9(D+1)-1}(2u) (1 + 2^-6)^2 S", ug_kernel_bound(&k, 100, S, s),
+                    G(53, 2 * u) * (1 + 0x1p-6) * (1 + 0x1p-6) * S);
+    k = ug_row_of(UG_BOUND_TREE, UG_OP_GEMM);
+    UG_EXPECT_MSG(ug_kernel_bound_underflow(&k, 100, 2.0) == 0, "tree: no operand rounding, no underflow term");
     k = ug_row_of(UG_BOUND_NONE, UG_OP_SUM);
     UG_EXPECT_MSG(ug_kernel_bound(&k, 100, S, s) == 0, "class none: bound 0 (no bound)");
+    /* a build that may reassociate keeps only the order-free depth, n - 1 */
+    const ug_kernel *strict = ug_kernel_find("pairwise_halves@default");
+    const ug_kernel *fast = ug_kernel_find("pairwise_halves@fastmath");
+    UG_ASSERT_MSG(strict && fast, "pairwise_halves@default and @fastmath are registered");
+    UG_EXPECT_MSG(ug_kernel_depth(strict, 1000) == 10 && ug_kernel_depth(fast, 1000) == 999,
+                  "depth at n = 1000: @default %zu (want 10), @fastmath %zu (want 999)",
+                  ug_kernel_depth(strict, 1000), ug_kernel_depth(fast, 1000));
     /* vacuous worst case: D u >= 1 */
     k = ug_row_of(UG_BOUND_TREE, UG_OP_SUM);
     k.depth = ug_depth_serial;

@@ -45,7 +45,7 @@ check "--trial beyond the case's trials: exit 2" '[ "$(rc)" = 2 ] && grep -q -- 
 # ---- what a plain run selects ------------------------------------------------------------------
 run run --kernel serial_f32 --n 10000 --trial 0
 check "a plain run (no --filter) leaves the canary out and passes" \
-  '[ "$(rc)" = 0 ] && ! grep -q "canary" "$tmp/out" && grep -q "^ok .* reduce/normal serial_f32@default n=10000" "$tmp/out"'
+  '[ "$(rc)" = 0 ] && ! grep -q -- "- canary/" "$tmp/out" && grep -q "^ok .* reduce/normal serial_f32@default n=10000" "$tmp/out"'
 
 # ---- the seed: it changes seed-dependent inputs, and the rerun line replays it -----------------
 seed=0xdeadbeefcafebabf

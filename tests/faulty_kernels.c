@@ -6,6 +6,8 @@
  *   gemm_skips_one      leaves C[0][0] unwritten                     -> "every output written"
  *   sum_nan_to_zero     serial sum that returns 0 for a NaN sum      -> infinite bound ratio
  *   dot_drops_last      serial dot without its last product          -> bound ratio above 1
+ *   sum_flush_to_zero   serial sum flushing subnormal operands and results to zero, as a GPU
+ *                       build with --ftz=true does                   -> reported as flush-to-zero
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +15,10 @@
 
 #include "ug.h"
 
-enum { SUM_SKIPS_WRITE, GEMM_SKIPS_ONE, SUM_NAN_TO_ZERO, DOT_DROPS_LAST };
+enum { SUM_SKIPS_WRITE, GEMM_SKIPS_ONE, SUM_NAN_TO_ZERO, DOT_DROPS_LAST, SUM_FLUSH_TO_ZERO };
+
+/* v, or a signed zero where v is subnormal (flush-to-zero). */
+static float ug_ftz(float v) { return fabsf(v) < 0x1p-126f ? copysignf(0.0f, v) : v; }
 
 static int ug_faulty_run(const ug_kernel *k, ug_call *c)
 {
@@ -32,6 +37,12 @@ static int ug_faulty_run(const ug_kernel *k, ug_call *c)
         float a = 0.0f;
         for (size_t i = 0; i < c->n; i++) a += c->x[i];
         c->out[0] = isnan(a) ? 0.0f : a;
+        return 0;
+    }
+    case SUM_FLUSH_TO_ZERO: {
+        float a = 0.0f;
+        for (size_t i = 0; i < c->n; i++) a = ug_ftz(ug_ftz(a) + ug_ftz(c->x[i]));
+        c->out[0] = a;
         return 0;
     }
     case DOT_DROPS_LAST: {
@@ -54,6 +65,8 @@ static const ug_kernel ug_faulty_kernels[] = {
      .version = SUM_NAN_TO_ZERO, .doc = "test only: serial sum, 0 where the sum is NaN"},
     {.name = "dot_drops_last", .op = UG_OP_DOT, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
      .version = DOT_DROPS_LAST, .doc = "test only: serial dot without its last product"},
+    {.name = "sum_flush_to_zero", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+     .version = SUM_FLUSH_TO_ZERO, .doc = "test only: serial sum with flush-to-zero arithmetic"},
 };
 
 #undef UG_BUILD_VARIANT
@@ -104,4 +117,27 @@ UG_CASE(faulty, dot_missing_a_product_fails)
     ug_dist d = ug_uniform(0, 1);
     ug_input *in = ug_input_make(t, UG_OP_DOT, &d, 1000, 3);
     ug_expect_caught(t, "dot_drops_last", in, "drops its last product on purpose", ug_caught_ratio);
+}
+
+/* Flush-to-zero is recognised: on subnormal terms (their exact sums subnormal at n = 3, mostly
+ * normal at n = 1000) the flushing sum returns zeros, which fail the bound (declared) and are
+ * counted as flush-to-zero in every trial; serial_f32 (gradual underflow) flushes none. */
+UG_CASE(faulty, flush_to_zero_is_reported)
+{
+    ug_dist d = ug_with_specials(ug_uniform(0, 1), 1.0, UG_SP_SUBNORMAL);
+    static const size_t ns[] = {3, 1000};
+    const ug_kernel *ftz = ug_kernel_find("sum_flush_to_zero"), *ieee = ug_kernel_find("serial_f32");
+    UG_ASSERT_MSG(ftz && ieee, "sum_flush_to_zero and serial_f32 are registered");
+    for (size_t i = 0; i < 2; i++) {
+        ug_input *in = ug_input_make(t, UG_OP_SUM, &d, ns[i], 4);
+        ug_result *r = ug_measure(t, ftz, in);
+        ug_xfail(t, "flushes to zero on purpose");
+        UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+        ug_result *g = ug_measure(t, ieee, in);
+        UG_EXPECT_BOUND_RATIO_MAX(g, 1.0);
+        ug_point(t, "flush_counted n=%zu", ns[i]);
+        size_t flushed = ug_result_flushed_to_zero(r), kept = ug_result_flushed_to_zero(g);
+        UG_EXPECT_MSG(flushed == r->count && kept == 0, "flushed outputs: %zu of %zu (want all), "
+                      "serial_f32 %zu (want 0)", flushed, r->count, kept);
+    }
 }

@@ -6,8 +6,11 @@
  *   dot_kahan_f32    the Kahan-matmul post's compensated update without FMA:
  *                    y -= a*b; r = t - y; y = (r - t) + y; t = r   (3u + O(nu^2)) S
  *   gemm_naive_cpu   C[i][j] = dot_serial of row i and column j   gamma_K S per element
+ *   gemm_tf32_cpu    a TF32 tensor-core GEMM in software (operands rounded to TF32)  tf32 class
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../kernel.h"
 #include "opaque.h"
@@ -36,12 +39,15 @@ static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
     float t = 0.0f, y = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
         float p = c->x[i] * c->y[i];
+        UG_OPAQUE(p); /* no contraction of y - p into an FMA, no regrouping (see reduce.c) */
         y -= p;
+        UG_OPAQUE(y);
         float r = t - y;
         UG_OPAQUE(r);
         float d = r - t;
         UG_OPAQUE(d);
         y = ug_finite_f32(r) ? d + y : 0.0f; /* no compensation once the sum is inf or NaN */
+        UG_OPAQUE(y);
         t = r;
     }
     c->out[0] = t;
@@ -58,9 +64,43 @@ static int ug_cpu_gemm_naive(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
+/* x rounded to TF32 (10 fraction bits, nearest-even, binary32's exponent range), as NVIDIA's
+ * cvt.rna/rn.tf32.f32 does for finite values; NaN and infinities pass. */
+static float ug_round_tf32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        u += 0xfffu + ((u >> 13) & 1u); /* carries into the exponent as rounding must */
+        u &= ~0x1fffu;
+    }
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* What a TF32 tensor-core GEMM computes, in software: operands rounded to TF32, products exact
+ * in binary32 (11 x 11 bits), accumulated serially in binary32.  The known answer of the TF32
+ * canary (cases/tf32_canary.c) on a machine without a GPU. */
+static int ug_cpu_gemm_tf32(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            float a = 0.0f;
+            for (size_t q = 0; q < K; q++) {
+                float p = ug_round_tf32(c->x[i * K + q]) * ug_round_tf32(c->y[q * N + j]);
+                UG_OPAQUE(p); /* exact; kept a product under -ffast-math too */
+                a += p;
+            }
+            c->out[i * N + j] = a;
+        }
+    return 0;
+}
+
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
 
-enum { DOT_SERIAL_F32, DOT_KAHAN_F32, GEMM_NAIVE_CPU };
+enum { DOT_SERIAL_F32, DOT_KAHAN_F32, GEMM_NAIVE_CPU, GEMM_TF32_CPU };
 
 static const ug_kernel ug_cpu_dot_kernels[] = {
     {.name = "dot_serial_f32", .op = UG_OP_DOT, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
@@ -69,6 +109,9 @@ static const ug_kernel ug_cpu_dot_kernels[] = {
      .doc = "Kahan-compensated dot product in binary32 (the Kahan-matmul post's update, no FMA)"},
     {.name = "gemm_naive_cpu", .op = UG_OP_GEMM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
      .version = GEMM_NAIVE_CPU, .doc = "C[i][j] = serial binary32 dot of row i and column j"},
+    {.name = "gemm_tf32_cpu", .op = UG_OP_GEMM, .in_fmt = UG_TF32, .bound = UG_BOUND_TF32,
+     .depth = ug_depth_serial, .version = GEMM_TF32_CPU,
+     .doc = "a TF32 tensor-core GEMM in software: operands to TF32, exact products, serial fp32 sum"},
 };
 
 static int ug_cpu_dot_run(const ug_kernel *k, ug_call *c)
@@ -77,6 +120,7 @@ static int ug_cpu_dot_run(const ug_kernel *k, ug_call *c)
     case DOT_SERIAL_F32: return ug_cpu_dot_serial_f32(k, c);
     case DOT_KAHAN_F32: return ug_cpu_dot_kahan_f32(k, c);
     case GEMM_NAIVE_CPU: return ug_cpu_gemm_naive(k, c);
+    case GEMM_TF32_CPU: return ug_cpu_gemm_tf32(k, c);
     }
     snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
     return 1;

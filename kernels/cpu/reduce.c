@@ -2,8 +2,9 @@
  * reduce.c - CPU summation kernels: the seven-methods post's methods as it writes them, then
  * Kahan, Neumaier and library-style pairwise summation.  Binary32 in and out.
  *
- * Compile line (inside ulpgate): cc -std=c11 -O2 ... (meson); the compensated kernels are also
- * built with -O3 -ffast-math by the `fastmath` test to prove their protection holds.
+ * Built twice (kernels/meson.build): @default with the project's flags (c11: every operation
+ * rounded as written) and @fastmath with -O3 -ffast-math; cases/fastmath.c asserts that the
+ * compensated kernels' protection against reassociation holds there.
  *
  *   serial_f32          method 1: a += x[i]                       D = n-1
  *   serial_f64acc       method 2: binary64 accumulator            D = n-1 in binary64
@@ -15,6 +16,7 @@
  *   kahan_f32           Kahan compensated summation               (2u + O(nu^2)) S
  *   neumaier_f32        Neumaier's improvement (big/small branch) u|s| + gamma_{n-1}^2 S
  *   pairwise_block8     halves down to blocks of <= 8, serial there  D <= 7 + ceil(log2(n/8))
+ *   kahan_f32_plain     kahan_f32 without the reassociation barriers   (declared: any order)
  */
 #include <math.h>
 #include <stdio.h>
@@ -167,7 +169,10 @@ static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
     (void)k;
     float sum = 0.0f, comp = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
+        /* every rounded value behind a barrier: under -ffast-math the compiler could otherwise
+         * regroup x - (hi - y) across iterations (it does: other bits, a weaker compensation) */
         float y = c->x[i] - comp;
+        UG_OPAQUE(y);
         float t = sum + y;
         UG_OPAQUE(t);
         float hi = t - sum;
@@ -175,6 +180,25 @@ static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
         /* once the sum is infinite or NaN the compensation would be NaN: drop it, so an
          * infinite exact sum comes out as that infinity */
         comp = ug_finite_f32(t) ? hi - y : 0.0f;
+        UG_OPAQUE(comp);
+        sum = t;
+    }
+    c->out[0] = sum;
+    return 0;
+}
+
+/* kahan_f32 without the barriers: the loop as textbooks print it (the finiteness guard kept,
+ * so that specials stay right).  Under -ffast-math a compiler may simplify (t - sum) - y to 0
+ * and so delete the compensation; cases/fastmath.c shows whether it did, and so that the
+ * barriers of kahan_f32 are what keeps it compensating. */
+static int ug_cpu_kahan_f32_plain(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float sum = 0.0f, comp = 0.0f;
+    for (size_t i = 0; i < c->n; i++) {
+        float y = c->x[i] - comp;
+        float t = sum + y;
+        comp = ug_finite_f32(t) ? (t - sum) - y : 0.0f;
         sum = t;
     }
     c->out[0] = sum;
@@ -234,7 +258,7 @@ static int ug_cpu_pairwise_block8(const ug_kernel *k, ug_call *c)
 
 enum {
     SERIAL_F32, SERIAL_F64ACC, SORTED_ABS_SERIAL, SQRT_BLOCKS, PAIRWISE_HALVES, FOLD, SORTED_FOLD,
-    KAHAN_F32, NEUMAIER_F32, PAIRWISE_BLOCK8,
+    KAHAN_F32, NEUMAIER_F32, PAIRWISE_BLOCK8, KAHAN_F32_PLAIN,
 };
 
 static const ug_kernel ug_cpu_reduce_kernels[] = {
@@ -264,6 +288,12 @@ static const ug_kernel ug_cpu_reduce_kernels[] = {
     {.name = "pairwise_block8", .op = UG_OP_SUM, .bound = UG_BOUND_TREE,
      .depth = ug_depth_pairwise_block8, .version = PAIRWISE_BLOCK8,
      .doc = "pairwise halves with a serial base case of 8 (as libraries ship)"},
+    /* Declared with the class that holds whatever a reassociating compiler makes of it (any
+     * order of the n terms: depth n - 1); cases/fastmath.c asserts the Kahan class where the
+     * code is compiled as written. */
+    {.name = "kahan_f32_plain", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+     .version = KAHAN_F32_PLAIN,
+     .doc = "kahan_f32 without its barriers: what -ffast-math may turn into plain summation"},
 };
 
 static int ug_cpu_reduce_run(const ug_kernel *k, ug_call *c)
@@ -279,6 +309,7 @@ static int ug_cpu_reduce_run(const ug_kernel *k, ug_call *c)
     case KAHAN_F32: return ug_cpu_kahan_f32(k, c);
     case NEUMAIER_F32: return ug_cpu_neumaier_f32(k, c);
     case PAIRWISE_BLOCK8: return ug_cpu_pairwise_block8(k, c);
+    case KAHAN_F32_PLAIN: return ug_cpu_kahan_f32_plain(k, c);
     }
     snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
     return 1;

@@ -14,16 +14,15 @@
  *                       post's listing stores inside the loop, as Pd[Row][Col]).  The dot
  *                       product is still accumulated over k in order.  Bound: depth K-1.
  *   matmul_tiled_kahan  the tiled kernel with the Kahan-matmul post's compensated update.  Bound: Kahan.
- *   matmul_naive_nofma  matmul_naive with the product rounded on its own (__fmul_rn, never
- *   matmul_kahan_nofma  contracted): the Kahan-matmul post's kernels as built with -fmad=false or run on a GPU
- *                       without fp32 FMA.  Same bounds.  They tell which build the post's
- *                       printed figures came from (cases/kahan_matmul.c).
  *
  * Floating point as the posts built it: nvcc's default -fmad=true contracts t += a*b into
  * t = fma(a, b, t) and y -= a*b into y = fma(-a, b, y): one rounding per step instead of two.
  * This keeps every bound (each term still passes through at most K roundings, and Kahan's
- * analysis holds for exact real terms a*b).  No -use_fast_math: nothing is reassociated, so
- * the compensation is computed as written.
+ * analysis holds for exact real terms a*b).  The file is built in every CUDA variant
+ * (kernels/meson.build): @default (contraction), @nofma (-fmad=false: every product rounded
+ * on its own, the build that reproduces the Kahan-matmul post's printed figures) and @fastmath
+ * (--use_fast_math: contraction, flush-to-zero, approximate division; nvcc never reassociates,
+ * so the compensation is still computed as written).
  * The tiled kernels skip the tile's k beyond K (a test uniform over the block) instead of
  * adding zero products: a Kahan step with a zero term is not a no-op (it folds the
  * compensation in), so skipping keeps them equal to the untiled loops step for step.
@@ -90,33 +89,6 @@ __global__ void matmul_kahan_kernel(const float *a, const float *b, float *c, in
     }
 }
 
-// the Kahan-matmul post's two kernels with every product rounded before it is added (no FMA contraction)
-template <bool KAHAN>
-__global__ void matmul_nofma_kernel(const float *a, const float *b, float *c, int M, int N,
-                                           int K)
-{
-    const int idx = blockIdx.x * THREAD_NUM + threadIdx.x;
-    const int row = idx / N;
-    const int column = idx % N;
-    if (row < M && column < N) {
-        float t = 0;
-        float y = 0;
-        for (int i = 0; i < K; i++) {
-            float p = __fmul_rn(a[row * K + i], b[i * N + column]);
-            if (KAHAN) {
-                float r;
-                y -= p;
-                r = t - y;
-                y = (r - t) + y;
-                t = r;
-            } else {
-                t += p;
-            }
-        }
-        c[row * N + column] = t;
-    }
-}
-
 // the CUDA-optimisation post's MatrixMulKernel: tiles of A and B staged in shared memory, zero-filled at the edges
 template <bool KAHAN>
 __global__ void matmul_tiled_kernel(const float *Md, const float *Nd, float *Pd, int M,
@@ -157,8 +129,7 @@ __global__ void matmul_tiled_kernel(const float *Md, const float *Nd, float *Pd,
 // ----------------------------------------------------------------------------
 // launcher
 
-enum { MATMUL_NAIVE, MATMUL_KAHAN, MATMUL_TILED, MATMUL_TILED_KAHAN, MATMUL_NAIVE_NOFMA,
-       MATMUL_KAHAN_NOFMA };
+enum { MATMUL_NAIVE, MATMUL_KAHAN, MATMUL_TILED, MATMUL_TILED_KAHAN };
 
 int ug_matmul_run(const ug_kernel *k, ug_call *c)
 {
@@ -186,8 +157,6 @@ int ug_matmul_run(const ug_kernel *k, ug_call *c)
         case MATMUL_KAHAN: matmul_kahan_kernel<<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
         case MATMUL_TILED: matmul_tiled_kernel<false><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
         case MATMUL_TILED_KAHAN: matmul_tiled_kernel<true><<<tiles, tile>>>(d_a, d_b, d_c, m, n, kk); break;
-        case MATMUL_NAIVE_NOFMA: matmul_nofma_kernel<false><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
-        case MATMUL_KAHAN_NOFMA: matmul_nofma_kernel<true><<<blocks_1d, THREAD_NUM>>>(d_a, d_b, d_c, m, n, kk); break;
         default: return cudaErrorInvalidValue;
         }
         return cudaGetLastError();
@@ -215,12 +184,6 @@ const ug_kernel ug_matmul_kernels[] = {
      .doc = "tiled-matmul post: 16x16 shared-memory tiles, any size, k order kept"},
     {.name = "matmul_tiled_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
      .version = MATMUL_TILED_KAHAN, .doc = "the tiled kernel with the Kahan-matmul post's update"},
-    {.name = "matmul_naive_nofma", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
-     .depth = ug_depth_serial, .version = MATMUL_NAIVE_NOFMA,
-     .doc = "matmul_naive with products rounded (__fmul_rn): the post's build without FMA"},
-    {.name = "matmul_kahan_nofma", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
-     .version = MATMUL_KAHAN_NOFMA,
-     .doc = "matmul_kahan with products rounded (__fmul_rn): the post's build without FMA"},
 };
 
 UG_CUDA_END
