@@ -100,6 +100,8 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
     in->exact = ug_xcalloc((size_t)in->trials, sizeof(ug_exact *));
     in->kappa = ug_xcalloc((size_t)in->trials, sizeof(double));
     in->stream_id = ug_hash64(label, ug_hash64(t->unit->name, UG_HASH64_INIT));
+    static uint64_t serial;
+    in->serial = ++serial; /* the run loop is one thread */
     ug_track_input(t, in);
     return in;
 }

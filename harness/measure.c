@@ -302,6 +302,7 @@ static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
     c->x = in->x[i];
     c->y = in->y[i];
     c->out = out;
+    c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
 }
 
 /* An output still holding the poison pattern was never written: a kernel bug, whatever the

@@ -106,6 +106,8 @@ typedef struct ug_input {
     ug_exact **exact;     /* [trial - first_trial][element] */
     double *kappa;        /* per trial: max over elements of sum_abs / |s| (condition number) */
     uint64_t stream_id;
+    uint64_t serial;      /* unique in the process: with the trial, the identity of its bytes, so
+                             a GPU launcher can reuse the device copy another kernel made */
 } ug_input;
 
 ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trials);

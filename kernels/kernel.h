@@ -84,6 +84,8 @@ typedef struct ug_call {
     const float *y;      /* dot: y; gemm: B, K x N row-major */
     float *out;          /* sum/dot: out[0]; gemm: C, M x N row-major */
     int reps;            /* > 0: time the kernel, median of reps runs after a warm-up */
+    unsigned long long input_id; /* nonzero: x and y are the same bytes whenever this id is: a GPU
+                            launcher may reuse the device copy it made for another kernel */
     int launch_config;   /* 0; a kernel that offers other launch configurations of the same
                             computation (another stream, alignment, tiling) selects one by
                             1, 2, ... (the determinism cases; others ignore it) */

@@ -133,7 +133,8 @@ enum { MATMUL_NAIVE, MATMUL_KAHAN, MATMUL_TILED, MATMUL_TILED_KAHAN };
 
 int ug_matmul_run(const ug_kernel *k, ug_call *c)
 {
-    float *d_a = NULL, *d_b = NULL, *d_c = NULL;
+    const float *d_a = NULL, *d_b = NULL;
+    float *d_c = NULL;
     size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
     int m = 0, n = 0, kk = 0;
     if (ug_cuda_enter(k, c)) return 1;
@@ -145,8 +146,8 @@ int ug_matmul_run(const ug_kernel *k, ug_call *c)
     m = (int)M;
     n = (int)N;
     kk = (int)K;
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_a, c->x, M * K));
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_b, c->y, K * N));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, M * K, &d_a));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 1, c->y, K * N, &d_b));
     UG_CUDA_TRY(c, cudaMalloc(&d_c, M * N * sizeof(float)));
     ug_cuda_run(c, d_c, M * N, ug_no_prepare, [&] {
         unsigned blocks_1d = (unsigned)ug_div_up(M * N, THREAD_NUM);
@@ -162,8 +163,6 @@ int ug_matmul_run(const ug_kernel *k, ug_call *c)
         return cudaGetLastError();
     });
 cleanup:
-    cudaFree(d_a);
-    cudaFree(d_b);
     cudaFree(d_c);
     return c->err[0] != 0;
 }

@@ -288,13 +288,14 @@ template <class Acc>
 static int ug_run_grid(const ug_kernel *k, ug_call *c)
 {
     typedef typename Acc::op::state state;
-    float *d_x = NULL, *d_out = NULL;
+    const float *d_x = NULL;
+    float *d_out = NULL;
     state *d_part = NULL;
     size_t n = c->n;
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, n));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(state)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
@@ -305,7 +306,6 @@ static int ug_run_grid(const ug_kernel *k, ug_call *c)
         return cudaGetLastError();
     });
 cleanup:
-    cudaFree(d_x);
     cudaFree(d_part);
     cudaFree(d_out);
     return c->err[0] != 0;
@@ -313,12 +313,13 @@ cleanup:
 
 static int ug_run_shuffle_grid(const ug_kernel *k, ug_call *c)
 {
-    float *d_x = NULL, *d_part = NULL, *d_out = NULL;
+    const float *d_x = NULL;
+    float *d_part = NULL, *d_out = NULL;
     size_t n = c->n;
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, n));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
@@ -329,7 +330,6 @@ static int ug_run_shuffle_grid(const ug_kernel *k, ug_call *c)
         return cudaGetLastError();
     });
 cleanup:
-    cudaFree(d_x);
     cudaFree(d_part);
     cudaFree(d_out);
     return c->err[0] != 0;
@@ -337,12 +337,13 @@ cleanup:
 
 static int ug_run_atomic_grid(const ug_kernel *k, ug_call *c)
 {
-    float *d_x = NULL, *d_out = NULL;
+    const float *d_x = NULL;
+    float *d_out = NULL;
     size_t n = c->n;
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, n));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(
         c, d_out, 1, [&] { return cudaMemsetAsync(d_out, 0, sizeof(float)); },
@@ -351,7 +352,6 @@ static int ug_run_atomic_grid(const ug_kernel *k, ug_call *c)
             return cudaGetLastError();
         });
 cleanup:
-    cudaFree(d_x);
     cudaFree(d_out);
     return c->err[0] != 0;
 }

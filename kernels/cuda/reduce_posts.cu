@@ -236,17 +236,17 @@ static cudaError_t ug_tree_passes(ug_tree_kernel tree, const float *d_x, size_t 
 
 static int ug_run_tree(const ug_kernel *k, ug_call *c, ug_tree_kernel tree)
 {
-    float *d_x = NULL, *d_p1 = NULL, *d_p2 = NULL, *d_out = NULL;
+    const float *d_x = NULL;
+    float *d_p1 = NULL, *d_p2 = NULL, *d_out = NULL;
     size_t n = c->n, n1 = ug_div_up(n, UG_TREE_BLOCK), n2 = ug_div_up(n1, UG_TREE_BLOCK);
     if (ug_cuda_enter(k, c)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, n));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_p1, n1 * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_p2, n2 * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare,
                 [&] { return ug_tree_passes(tree, d_x, n, d_p1, d_p2, d_out); });
 cleanup:
-    cudaFree(d_x);
     cudaFree(d_p1);
     cudaFree(d_p2);
     cudaFree(d_out);
@@ -257,18 +257,18 @@ cleanup:
 static int ug_run_single_block(const ug_kernel *k, ug_call *c,
                                void (*kernel)(const float *, float *, int))
 {
-    float *d_x = NULL, *d_out = NULL;
+    const float *d_x = NULL;
+    float *d_out = NULL;
     int size = 0;
     if (ug_cuda_enter(k, c)) return 1;
     size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, c->n));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, c->n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
         kernel<<<1, UG_SEED_THREADS>>>(d_x, d_out, size);
         return cudaGetLastError();
     });
 cleanup:
-    cudaFree(d_x);
     cudaFree(d_out);
     return c->err[0] != 0;
 }
@@ -277,11 +277,12 @@ cleanup:
  * not) starts from a device-to-device copy made outside the timed interval. */
 static int ug_run_in_place(const ug_kernel *k, ug_call *c, bool sort_first)
 {
-    float *d_x = NULL, *d_work = NULL, *d_out = NULL;
+    const float *d_x = NULL;
+    float *d_work = NULL, *d_out = NULL;
     int size = 0;
     if (ug_cuda_enter(k, c)) return 1;
     size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, c->n));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, c->n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_work, c->n * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(
@@ -297,7 +298,6 @@ static int ug_run_in_place(const ug_kernel *k, ug_call *c, bool sort_first)
             return cudaGetLastError();
         });
 cleanup:
-    cudaFree(d_x);
     cudaFree(d_work);
     cudaFree(d_out);
     return c->err[0] != 0;

@@ -93,6 +93,12 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c);
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
+/* The device copy of input x (slot 0) or y (slot 1) of c, n floats, made once per input
+ * (c->input_id) and reused by every kernel measured on it: the cache owns it, the launcher never
+ * frees it (a call without an id gets a fresh copy, freed by the next call).  Saves one upload
+ * of up to 256 MB per kernel at n = 2^26. (device.cu) */
+cudaError_t ug_cuda_input(const ug_call *c, int slot, const float *h, size_t n, const float **d);
+
 /* Median of the first count values (sorts them in place). (device.cu) */
 double ug_median_ms(float *ms, int count);
 

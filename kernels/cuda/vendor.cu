@@ -114,7 +114,8 @@ cleanup:
  * unsupported: the harness skips the point with the reason. */
 static int ug_run_sgemm(const ug_kernel *k, ug_call *c, int which)
 {
-    float *d_a = NULL, *d_b = NULL, *d_c = NULL;
+    const float *d_a = NULL, *d_b = NULL;
+    float *d_c = NULL;
     size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
     cublasHandle_t h = NULL;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
@@ -132,8 +133,8 @@ static int ug_run_sgemm(const ug_kernel *k, ug_call *c, int which)
         return 1;
     }
     if (ug_cublas_handle(c, ug_compute[which].eager_emulation, &h)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_a, c->x, M * K));
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_b, c->y, K * N));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, M * K, &d_a));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 1, c->y, K * N, &d_b));
     UG_CUDA_TRY(c, cudaMalloc(&d_c, M * N * sizeof(float)));
     if (ug_cuda_run(c, d_c, M * N, ug_no_prepare, [&] {
             const float one = 1.0f, zero = 0.0f;
@@ -150,8 +151,6 @@ static int ug_run_sgemm(const ug_kernel *k, ug_call *c, int which)
         c->unsupported = status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_ARCH_MISMATCH;
     }
 cleanup:
-    cudaFree(d_a);
-    cudaFree(d_b);
     cudaFree(d_c);
     return c->err[0] != 0;
 }
