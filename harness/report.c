@@ -179,9 +179,11 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_str(b, "git", UG_GIT);
     ug_json_str(b, "date", date);
     ug_json_str(b, "host", host);
+    ug_json_str(b, "arch", uname(&u) == 0 ? u.machine : "unknown");
     ug_json_num(b, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     ug_json_str(b, "compiler", UG_CC);
     ug_json_str(b, "cflags", UG_CFLAGS);
+    ug_json_str(b, "nvcc", UG_NVCC_VERSION);
     ug_json_str(b, "nvcc_flags", UG_NVCC_FLAGS);
     ug_json_bool(b, "cuda_built", UG_CUDA_BUILT);
     ug_json_str(b, "oracle", ug_oracle_name(opt->oracle));

@@ -12,6 +12,9 @@
 #include "../oracle/oracle.h"
 #include "results.h"
 
+/* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
+#define UG_DEFAULT_SEED 0x5eedull
+
 typedef struct ug_options {
     const char *argv0;
     const char *filter;  /* case glob; NULL: every case (canaries left out) */
