@@ -148,6 +148,12 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
                      path, i, r.id, fph);
             return -1;
         }
+        if (r.measured && !r.kernel_name[0]) { /* baselines keep name@variant only */
+            const char *at = strrchr(r.kernel, '@');
+            snprintf(r.kernel_name, sizeof r.kernel_name, "%.*s", at ? (int)(at - r.kernel) : (int)strlen(r.kernel), r.kernel);
+            snprintf(r.variant, sizeof r.variant, "%s", at ? at + 1 : "default");
+        }
+        if (r.measured && !r.point[0]) snprintf(r.point, sizeof r.point, "%.255s", r.id);
         ug_bl_extra x = {.slack = ug_json_num_of(ug_json_get(o, "slack"), 1.0), .fp = fp};
         if (!(x.slack >= 1.0)) {
             snprintf(err, errlen, "%s: row %zu (%s): slack must be >= 1", path, i, r.id);
@@ -218,15 +224,13 @@ static void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
     ug_buf_printf(b, "{\"id\":");
     ug_buf_json_str(b, r->id);
     ug_kv_str(b, "case", r->case_name);
-    ug_kv_str(b, "point", r->point);
+    if (!r->measured) ug_kv_str(b, "point", r->point);
     ug_kv_str(b, "status", ug_status_name(r->status));
     ug_buf_printf(b, ",\"measured\":%s", r->measured ? "true" : "false");
     if (r->measured) {
         char seed[32];
         snprintf(seed, sizeof seed, "0x%llx", (unsigned long long)r->seed);
-        ug_kv_str(b, "kernel", r->kernel);
-        ug_kv_str(b, "kernel_name", r->kernel_name);
-        ug_kv_str(b, "variant", r->variant);
+        ug_kv_str(b, "kernel", r->kernel); /* name@variant: the reader splits it */
         ug_kv_str(b, "backend", r->backend);
         ug_kv_str(b, "op", r->op);
         ug_kv_str(b, "dist", r->dist);

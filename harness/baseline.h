@@ -108,7 +108,8 @@ typedef struct ug_update_summary {
  * worse, else loosened); a nondeterministic row keeps its figures while the run is within its
  * slack, is tightened when the run is better beyond it, loosened when worse beyond it.  A
  * loosened row gets an entry with the reason in its history.  Without opts->reason a loosening
- * sets s->refused (bl is then half-merged: do not write it).  Cost: O(rows log rows). */
+ * sets s->refused and leaves bl as it was (the diff still says what would have changed).
+ * Cost: O(rows log rows). */
 void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update_opts *opts,
                         ug_buf *diff, ug_update_summary *s);
 

@@ -60,19 +60,19 @@ static void ug_row_changes(const ug_row *o, const ug_row *n, double slack, char 
         snprintf(buf, len, "status %s -> %s", ug_status_name(o->status), ug_status_name(n->status));
     *worse |= sv == UG_V_WORSE;
     *better |= sv == UG_V_BETTER;
-    for (int m = 0; m < UG_M_COUNT && o->measured && n->measured; m++) {
-        double a = ug_metric_value(o, m), b = ug_metric_value(n, m);
-        if (m == UG_M_DISTINCT && (isnan(a) || isnan(b))) continue;
-        ug_verdict v = ug_judge(a, b, ug_metrics[m].higher_better, slack);
+    for (int m = 0; m < UG_GM_COUNT && o->measured && n->measured; m++) {
+        double a = ug_gated_value(o, m), b = ug_gated_value(n, m);
+        if (m == UG_GM_DISTINCT && (isnan(a) || isnan(b))) continue;
+        ug_verdict v = ug_judge(a, b, ug_gated[m].higher_better, slack);
         *worse |= v == UG_V_WORSE;
         *better |= v == UG_V_BETTER;
         *within |= v == UG_V_WITHIN;
         if (v != UG_V_WORSE && v != UG_V_BETTER) continue;
         char x[32], y[32], q[32];
         size_t at = strlen(buf);
-        snprintf(buf + at, len - at, "%s%s %s -> %s%s%s%s", at ? ", " : "", ug_metrics[m].name,
-                 ug_fmt_fig(a, x), ug_fmt_fig(b, y), ug_fmt_ratio(a, b, q)[0] ? " (" : "", q,
-                 q[0] ? ")" : "");
+        ug_fmt_ratio(a, b, q);
+        snprintf(buf + at, len - at, "%s%s %s -> %s%s%s%s", at ? ", " : "", ug_gated[m].name,
+                 ug_fmt_fig(a, x), ug_fmt_fig(b, y), q[0] ? " (" : "", q, q[0] ? ")" : "");
     }
 }
 
@@ -214,6 +214,10 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
     free(of);
     free(run_of);
     s->refused = s->loosened > 0 && !(o->reason && o->reason[0]);
+    if (s->refused) { /* bl stays as it was */
+        ug_baseline_free(&nb);
+        return;
+    }
     /* the update log */
     nb.updates = ug_xcalloc(bl->n_updates + 1, sizeof *nb.updates);
     if (bl->n_updates) memcpy(nb.updates, bl->updates, bl->n_updates * sizeof *nb.updates);

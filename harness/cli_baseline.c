@@ -175,8 +175,8 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
     } else if (ug_write_atomic(path, ug_buf_str(&text), text.len, err, sizeof err) != 0) {
         fprintf(stderr, "ulpgate: baseline update: %s\n", err);
     } else {
-        printf("written: %s%s%s\n", path, a.reason ? " (reason: " : "", a.reason ? a.reason : "");
-        if (a.reason) printf(")\n");
+        printf("written: %s%s%s%s\n", path, a.reason ? " (reason: \"" : "", a.reason ? a.reason : "",
+               a.reason ? "\")" : "");
         rc = 0;
     }
 done:

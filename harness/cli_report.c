@@ -34,15 +34,15 @@ int ug_cmd_report(int argc, char **argv)
 int ug_cmd_summary(int argc, char **argv)
 {
     const char *path = NULL;
-    int metric = UG_M_ULP_MAX;
+    int metric = UG_GM_ULP_MAX;
     long width = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--metric") == 0) {
             if (!v) return ug_usage_error("%s needs a value", a);
             metric = -1;
-            for (int m = UG_M_ULP_MAX; m <= UG_M_BOUND_RATIO_MAX; m++)
-                if (strcmp(v, ug_metrics[m].name) == 0) metric = m;
+            for (int m = UG_GM_ULP_MAX; m <= UG_GM_BOUND_RATIO_MAX; m++)
+                if (strcmp(v, ug_gated[m].name) == 0) metric = m;
             if (metric < 0)
                 return ug_usage_error("--metric: '%s' is not ulp_max, ulp_mean, rel_max or bound_ratio_max", v);
             i++;

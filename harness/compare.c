@@ -11,24 +11,24 @@
 
 #include "base/sys.h"
 
-const ug_metric_info ug_metrics[UG_M_COUNT] = {
-    [UG_M_ULP_MAX] = {"ulp_max", false},
-    [UG_M_ULP_MEAN] = {"ulp_mean", false},
-    [UG_M_REL_MAX] = {"rel_max", false},
-    [UG_M_BOUND_RATIO_MAX] = {"bound_ratio_max", false},
-    [UG_M_CORRECTLY_ROUNDED] = {"correctly_rounded", true},
-    [UG_M_DISTINCT] = {"distinct_results", false},
+const ug_gated_info ug_gated[UG_GM_COUNT] = {
+    [UG_GM_ULP_MAX] = {"ulp_max", false},
+    [UG_GM_ULP_MEAN] = {"ulp_mean", false},
+    [UG_GM_REL_MAX] = {"rel_max", false},
+    [UG_GM_BOUND_RATIO_MAX] = {"bound_ratio_max", false},
+    [UG_GM_CORRECTLY_ROUNDED] = {"correctly_rounded", true},
+    [UG_GM_DISTINCT] = {"distinct_results", false},
 };
 
-double ug_metric_value(const ug_row *r, int m)
+double ug_gated_value(const ug_row *r, int m)
 {
     switch (m) {
-    case UG_M_ULP_MAX: return r->ulp_max;
-    case UG_M_ULP_MEAN: return r->ulp_mean;
-    case UG_M_REL_MAX: return r->rel_max;
-    case UG_M_BOUND_RATIO_MAX: return r->bound_ratio_max;
-    case UG_M_CORRECTLY_ROUNDED: return (double)r->correctly_rounded;
-    case UG_M_DISTINCT: return r->repeats ? (double)r->distinct_results : NAN;
+    case UG_GM_ULP_MAX: return r->ulp_max;
+    case UG_GM_ULP_MEAN: return r->ulp_mean;
+    case UG_GM_REL_MAX: return r->rel_max;
+    case UG_GM_BOUND_RATIO_MAX: return r->bound_ratio_max;
+    case UG_GM_CORRECTLY_ROUNDED: return (double)r->correctly_rounded;
+    case UG_GM_DISTINCT: return r->repeats ? (double)r->distinct_results : NAN;
     }
     return NAN;
 }
@@ -140,13 +140,13 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
     cr->status = ug_judge_status(o->status, n->status);
     bool worse = cr->status == UG_V_WORSE, better = cr->status == UG_V_BETTER, within = false;
     if (o->measured && n->measured) {
-        for (int m = 0; m < UG_M_COUNT; m++) {
-            double a = ug_metric_value(o, m), b = ug_metric_value(n, m);
-            if (m == UG_M_DISTINCT && (isnan(a) || isnan(b))) {
+        for (int m = 0; m < UG_GM_COUNT; m++) {
+            double a = ug_gated_value(o, m), b = ug_gated_value(n, m);
+            if (m == UG_GM_DISTINCT && (isnan(a) || isnan(b))) {
                 cr->m[m] = UG_V_NA;
                 continue;
             }
-            cr->m[m] = ug_judge(a, b, ug_metrics[m].higher_better, cr->slack);
+            cr->m[m] = ug_judge(a, b, ug_gated[m].higher_better, cr->slack);
             worse |= cr->m[m] == UG_V_WORSE;
             better |= cr->m[m] == UG_V_BETTER;
             within |= cr->m[m] == UG_V_WITHIN;

@@ -23,19 +23,19 @@
 #include "baseline.h"
 
 enum {
-    UG_M_ULP_MAX, UG_M_ULP_MEAN, UG_M_REL_MAX, UG_M_BOUND_RATIO_MAX, UG_M_CORRECTLY_ROUNDED,
-    UG_M_DISTINCT, UG_M_COUNT
+    UG_GM_ULP_MAX, UG_GM_ULP_MEAN, UG_GM_REL_MAX, UG_GM_BOUND_RATIO_MAX, UG_GM_CORRECTLY_ROUNDED,
+    UG_GM_DISTINCT, UG_GM_COUNT
 };
 
-typedef struct ug_metric_info {
+typedef struct ug_gated_info {
     const char *name;     /* as in results.json */
     bool higher_better;   /* correctly_rounded */
-} ug_metric_info;
-extern const ug_metric_info ug_metrics[UG_M_COUNT];
+} ug_gated_info;
+extern const ug_gated_info ug_gated[UG_GM_COUNT];
 
 /* The metric's value in a row; NAN when the row has none (distinct results of a row measured
  * without repeats). */
-double ug_metric_value(const ug_row *r, int m);
+double ug_gated_value(const ug_row *r, int m);
 
 typedef enum { UG_V_NA, UG_V_SAME, UG_V_WITHIN, UG_V_BETTER, UG_V_WORSE } ug_verdict;
 const char *ug_verdict_name(ug_verdict v); /* "", "same", "within slack", "better", "worse" */
@@ -51,7 +51,7 @@ void ug_inputs_differ(const ug_row *a, const ug_row *b, char *why, size_t len);
 typedef struct ug_cmp_row {
     size_t base, now;            /* indexes into the two sides' rows */
     double slack;                /* 1: deterministic */
-    ug_verdict m[UG_M_COUNT];    /* per metric */
+    ug_verdict m[UG_GM_COUNT];    /* per metric */
     ug_verdict status, time;     /* time: UG_V_NA unless both were timed */
     ug_verdict verdict;          /* the row's: worse if any is, else better if any is, ... */
     unsigned env;                /* fingerprint parts changed that this row depends on */

@@ -61,10 +61,10 @@ static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out
     if (r->status != UG_V_SAME || !n->measured)
         ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", "status", ug_status_name(o->status),
                       ug_status_name(n->status), "", ug_verdict_name(r->status));
-    for (int m = 0; m < UG_M_COUNT && n->measured && o->measured; m++) {
+    for (int m = 0; m < UG_GM_COUNT && n->measured && o->measured; m++) {
         if (r->m[m] == UG_V_NA) continue;
-        double x = ug_metric_value(o, m), y = ug_metric_value(n, m);
-        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", ug_metrics[m].name, ug_fmt_fig(x, a),
+        double x = ug_gated_value(o, m), y = ug_gated_value(n, m);
+        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", ug_gated[m].name, ug_fmt_fig(x, a),
                       ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), ug_verdict_name(r->m[m]));
     }
     if (r->time != UG_V_NA && c->opts.time_slack > 0)
@@ -199,6 +199,17 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
 
 /* ---- Markdown ---------------------------------------------------------------------------------- */
 
+/* An id as code in a table cell: '|' escaped (GFM splits cells on it even inside code spans). */
+static void ug_md_id(ug_buf *out, const char *id)
+{
+    ug_buf_printf(out, "`");
+    for (; *id; id++) {
+        if (*id == '|') ug_buf_printf(out, "\\|");
+        else ug_buf_put(out, id, 1);
+    }
+    ug_buf_printf(out, "`");
+}
+
 /* One table of rows with the given verdict: one line per metric with that verdict. */
 static void ug_md_table(const ug_comparison *c, ug_buf *out, ug_verdict want, size_t max_rows)
 {
@@ -216,23 +227,28 @@ static void ug_md_table(const ug_comparison *c, ug_buf *out, ug_verdict want, si
         if (env[0]) snprintf(rule + strlen(rule), sizeof rule - strlen(rule), " (env: %.40s)", env);
         bool first = true;
         if (r->status == want) {
-            ug_buf_printf(out, "| `%s` | status | %s | %s | | %s |\n", n->id, ug_status_name(o->status),
+            ug_buf_printf(out, "| ");
+            ug_md_id(out, n->id);
+            ug_buf_printf(out, " | status | %s | %s | | %s |\n", ug_status_name(o->status),
                           ug_status_name(n->status), rule);
             first = false;
         }
-        for (int m = 0; m < UG_M_COUNT; m++) {
+        for (int m = 0; m < UG_GM_COUNT; m++) {
             if (r->m[m] != want) continue;
-            double x = ug_metric_value(o, m), y = ug_metric_value(n, m);
-            ug_buf_printf(out, "| %s%s%s | %s | %s | %s | %s | %s |\n", first ? "`" : "",
-                          first ? n->id : "", first ? "`" : "", ug_metrics[m].name, ug_fmt_fig(x, a),
+            double x = ug_gated_value(o, m), y = ug_gated_value(n, m);
+            ug_buf_printf(out, "| ");
+            if (first) ug_md_id(out, n->id);
+            ug_buf_printf(out, " | %s | %s | %s | %s | %s |\n", ug_gated[m].name, ug_fmt_fig(x, a),
                           ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), first ? rule : "");
             first = false;
         }
-        if (r->time == want && c->opts.time_slack > 0)
-            ug_buf_printf(out, "| %s%s%s | time_ms | %s | %s | %s | gated x%g |\n", first ? "`" : "",
-                          first ? n->id : "", first ? "`" : "", ug_fmt_fig(o->time_ms, a),
+        if (r->time == want && c->opts.time_slack > 0) {
+            ug_buf_printf(out, "| ");
+            if (first) ug_md_id(out, n->id);
+            ug_buf_printf(out, " | time_ms | %s | %s | %s | gated x%g |\n", ug_fmt_fig(o->time_ms, a),
                           ug_fmt_fig(n->time_ms, b), ug_fmt_ratio(o->time_ms, n->time_ms, q),
                           c->opts.time_slack);
+        }
     }
     if (total > shown)
         ug_buf_printf(out, "\n%zu more rows: `ulpgate compare BASE NEW` lists every one.\n", total - shown);
@@ -243,8 +259,11 @@ static void ug_md_ids(const ug_baseline *side, const size_t *idx, size_t n, cons
 {
     if (!n) return;
     ug_buf_printf(out, "\n<details><summary>%s (%zu)</summary>\n\n", title, n);
-    for (size_t i = 0; i < n && i < max_rows; i++)
-        ug_buf_printf(out, "- `%s`\n", side->res.rows[idx[i]].id);
+    for (size_t i = 0; i < n && i < max_rows; i++) {
+        ug_buf_printf(out, "- ");
+        ug_md_id(out, side->res.rows[idx[i]].id);
+        ug_buf_printf(out, "\n");
+    }
     if (n > max_rows) ug_buf_printf(out, "- ... and %zu more\n", n - max_rows);
     ug_buf_printf(out, "\n</details>\n");
 }

@@ -522,7 +522,7 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
         const ug_cmp_row *r = &c->rows[i];
         if (r->verdict != UG_V_WORSE || r->inputs[0]) continue;
         const ug_row *a = &c->base->res.rows[r->base], *b = &c->now->res.rows[r->now];
-        for (int m = -1; m < UG_M_COUNT; m++) {
+        for (int m = -1; m < UG_GM_COUNT; m++) {
             if ((m < 0 && r->status != UG_V_WORSE) || (m >= 0 && r->m[m] != UG_V_WORSE)) continue;
             char x[32], y[32], q[32];
             ug_buf_printf(o, "<tr><td><code>");
@@ -532,9 +532,9 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
                               ug_status_name(a->status), ug_status_name(b->status));
             else
                 ug_buf_printf(o, "</code></td><td>%s</td><td class=\"num\">%s</td><td class=\"num bad\">%s</td>"
-                                 "<td class=\"num\">%s</td></tr>\n", ug_metrics[m].name,
-                              ug_fmt_fig(ug_metric_value(a, m), x), ug_fmt_fig(ug_metric_value(b, m), y),
-                              ug_fmt_ratio(ug_metric_value(a, m), ug_metric_value(b, m), q));
+                                 "<td class=\"num\">%s</td></tr>\n", ug_gated[m].name,
+                              ug_fmt_fig(ug_gated_value(a, m), x), ug_fmt_fig(ug_gated_value(b, m), y),
+                              ug_fmt_ratio(ug_gated_value(a, m), ug_gated_value(b, m), q));
         }
     }
     ug_buf_printf(o, "</table>\n");

@@ -229,7 +229,7 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
         if (strcmp(s, suite) != 0 || !r->measured || r->status == UG_ST_SKIP) continue;
         size_t k = ug_strset_add(&kernels, r->kernel);
         size_t c = ug_strset_add(&cases, r->case_name + strlen(suite) + (r->case_name[strlen(suite)] == '/'));
-        double v = ug_metric_value(r, metric);
+        double v = ug_gated_value(r, metric);
         size_t at = k * cases.n + c;
         if (!set[at] || v > cell[at] || isnan(v)) cell[at] = v;
         set[at] = true;
@@ -240,7 +240,7 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
         if ((int)strlen(kernels.v[k]) > kw) kw = (int)strlen(kernels.v[k]);
     int cw = 10, per_block = (width - kw - 2) / (cw + 1);
     if (per_block < 1) per_block = 1;
-    ug_buf_printf(o, "%s: %s, worst over the sizes (! marks a cell with a failed row)\n", suite, ug_metrics[metric].name);
+    ug_buf_printf(o, "%s: %s, worst over the sizes (! marks a cell with a failed row)\n", suite, ug_gated[metric].name);
     for (size_t c0 = 0; c0 < cases.n; c0 += (size_t)per_block) {
         size_t c1 = c0 + (size_t)per_block < cases.n ? c0 + (size_t)per_block : cases.n;
         ug_buf_printf(o, "  %-*s", kw, "kernel");
