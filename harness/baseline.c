@@ -58,7 +58,7 @@ void ug_baseline_free(ug_baseline *bl)
     memset(bl, 0, sizeof *bl);
 }
 
-/* ---- reading ----------------------------------------------------------------------------------- */
+/* ---- reading --------------------------------------------------------------------------------- */
 
 static void ug_event_read(ug_bl_event *e, const ug_json *o)
 {
@@ -81,7 +81,8 @@ static ug_bl_event *ug_events_read(const ug_json *arr, size_t *n)
 }
 
 /* A results.json: every row that ran, one fingerprint. */
-static int ug_load_results(const char *path, double slack, ug_baseline *bl, char *err, size_t errlen)
+static int ug_load_results(const char *path, double slack, ug_baseline *bl, char *err,
+                           size_t errlen)
 {
     ug_results all;
     ug_json *root = ug_results_read(path, &all, err, errlen);
@@ -118,7 +119,8 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
         return -1;
     }
     if (!fps || fps->type != UG_JSON_OBJ || !rows || rows->type != UG_JSON_ARR) {
-        snprintf(err, errlen, "%s: a baseline needs a \"fingerprints\" object and a \"rows\" array", path);
+        snprintf(err, errlen, "%s: a baseline needs a \"fingerprints\" object and a \"rows\" array",
+                 path);
         return -1;
     }
     bl->is_baseline = true;
@@ -150,7 +152,8 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
         }
         if (r.measured && !r.kernel_name[0]) { /* baselines keep name@variant only */
             const char *at = strrchr(r.kernel, '@');
-            snprintf(r.kernel_name, sizeof r.kernel_name, "%.*s", at ? (int)(at - r.kernel) : (int)strlen(r.kernel), r.kernel);
+            snprintf(r.kernel_name, sizeof r.kernel_name, "%.*s",
+                     at ? (int)(at - r.kernel) : (int)strlen(r.kernel), r.kernel);
             snprintf(r.variant, sizeof r.variant, "%s", at ? at + 1 : "default");
         }
         if (r.measured && !r.point[0]) snprintf(r.point, sizeof r.point, "%.255s", r.id);
@@ -166,7 +169,8 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     return 0;
 }
 
-int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err, size_t errlen)
+int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
+                     size_t errlen)
 {
     memset(bl, 0, sizeof *bl);
     snprintf(bl->path, sizeof bl->path, "%s", path);
@@ -188,7 +192,7 @@ int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, cha
     return rc;
 }
 
-/* ---- writing ----------------------------------------------------------------------------------- */
+/* ---- writing --------------------------------------------------------------------------------- */
 
 static void ug_event_json(ug_buf *b, const ug_bl_event *e)
 {
@@ -271,7 +275,8 @@ static void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
 static const ug_baseline *ug_sort_bl;
 static int ug_cmp_row_id(const void *a, const void *b)
 {
-    return strcmp(ug_sort_bl->res.rows[*(const size_t *)a].id, ug_sort_bl->res.rows[*(const size_t *)b].id);
+    return strcmp(ug_sort_bl->res.rows[*(const size_t *)a].id,
+                  ug_sort_bl->res.rows[*(const size_t *)b].id);
 }
 
 void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
@@ -284,7 +289,8 @@ void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
     }
     ug_sort_bl = bl;
     qsort(order, bl->res.count, sizeof *order, ug_cmp_row_id);
-    ug_buf_printf(b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":", UG_BASELINE_FORMAT);
+    ug_buf_printf(
+        b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":", UG_BASELINE_FORMAT);
     ug_buf_json_str(b, bl->device);
     ug_buf_printf(b, "},\n\"fingerprints\":{");
     bool first = true;

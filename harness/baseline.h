@@ -11,7 +11,8 @@
  *    "fingerprints": {"<hash>": {"seed": "0x5eed", "compiler": "gcc 12.2.0", ...}},
  *    "updates": [{"date": ..., "git": ..., "reason": ..., "from": ..., "changes": ...}],
  *    "rows": [{"id": ..., "case": ..., "kernel": ..., ..., "ulp_max": ..., "fingerprint": "<hash>",
- *              "slack": 2, "loosened": [{"date": ..., "git": ..., "reason": ..., "changes": ...}]}]}
+ *              "slack": 2, "loosened": [{"date": ..., "git": ..., "reason": ..., "changes": ...}]},
+ *             ...]}
  *
  * Rows are written sorted by id, one a line, so that a baseline's git diff reads row by row.
  *
@@ -68,7 +69,8 @@ typedef struct ug_baseline {
 /* Read path: a baseline file, or a results.json (then: device key and fingerprint from its
  * meta, nondet_slack on nondeterministic rows, skipped rows left out).  0, or -1 with
  * "PATH: what is wrong" in err (bl is left empty). */
-int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err, size_t errlen);
+int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
+                     size_t errlen);
 void ug_baseline_free(ug_baseline *bl);
 /* Append a row with its extra (copied; the loosening events are copied too). */
 void ug_baseline_add(ug_baseline *bl, const ug_row *row, const ug_bl_extra *x);
@@ -87,7 +89,7 @@ void ug_baseline_path(const char *dir, const char *key, char *path, size_t len);
 /* The directory of the committed baselines: <source root>/reports/baselines. */
 const char *ug_baseline_default_dir(void);
 
-/* ---- updating ---------------------------------------------------------------------------- */
+/* ---- updating -------------------------------------------------------------------------------- */
 
 typedef struct ug_update_opts {
     const char *reason;   /* NULL: any loosening is refused */

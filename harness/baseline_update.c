@@ -39,8 +39,10 @@ static size_t *ug_match(const ug_baseline *bl, const ug_baseline *run)
                 of[i] = idx[mid];
                 break;
             }
-            if (c < 0) lo = mid + 1;
-            else hi = mid;
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
     }
     free(idx);
@@ -105,9 +107,9 @@ static void ug_put(ug_baseline *nb, const ug_row *row, ug_bl_extra x, const ug_b
 }
 
 /* One row of the run that the baseline has (old, ox): into nb as the rules say. */
-static void ug_update_row(ug_baseline *nb, const ug_row *old, const ug_bl_extra *ox, const ug_row *row,
-                          size_t run_fp, const ug_baseline *run, const ug_update_opts *o,
-                          ug_buf *diff, ug_update_summary *s)
+static void ug_update_row(ug_baseline *nb, const ug_row *old, const ug_bl_extra *ox,
+                          const ug_row *row, size_t run_fp, const ug_baseline *run,
+                          const ug_update_opts *o, ug_buf *diff, ug_update_summary *s)
 {
     bool nondet = (old->measured && !old->deterministic) || (row->measured && !row->deterministic);
     double slack = nondet ? (ox->slack > 1.0 ? ox->slack : UG_DEFAULT_NONDET_SLACK) : 1.0;
@@ -130,7 +132,8 @@ static void ug_update_row(ug_baseline *nb, const ug_row *old, const ug_bl_extra 
     ug_row_changes(old, row, slack, changes, sizeof changes, &worse, &better, &within);
     if (new_slack != slack) {
         size_t at = strlen(changes);
-        snprintf(changes + at, sizeof changes - at, "%sslack x%g -> x%g", at ? ", " : "", slack, new_slack);
+        snprintf(changes + at, sizeof changes - at, "%sslack x%g -> x%g", at ? ", " : "", slack,
+                 new_slack);
         worse |= new_slack > slack;
         better |= new_slack < slack;
     }
@@ -192,18 +195,19 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
         if (of[i] != (size_t)-1) continue;
         const ug_row *r = &run->res.rows[i];
         bool nondet = r->measured && !r->deterministic;
-        ug_bl_extra x = {.slack = nondet ? (o->slack > 0 ? o->slack : run->x[i].slack) : 1.0, .fp = run_fp};
+        ug_bl_extra x = {.slack = nondet ? (o->slack > 0 ? o->slack : run->x[i].slack) : 1.0,
+                         .fp = run_fp};
         if (nondet && x.slack < 1.0) x.slack = UG_DEFAULT_NONDET_SLACK;
         bool fails = r->status == UG_ST_FAIL || r->status == UG_ST_XPASS;
         if (fails) {
             /* a baseline that records a failure accepts it from then on: that needs a reason */
-            ug_buf_printf(diff, "LOOSENED %s: added with status %s\n", r->id, ug_status_name(r->status));
+            ug_buf_printf(diff, "LOOSENED %s: added with status %s\n", r->id,
+                          ug_status_name(r->status));
             s->loosened++;
         } else if (!s->created) {
             char a[32];
             ug_buf_printf(diff, "added %s", r->id);
-            if (r->measured)
-                ug_buf_printf(diff, ": ulp_max %s", ug_fmt_fig(r->ulp_max, a));
+            if (r->measured) ug_buf_printf(diff, ": ulp_max %s", ug_fmt_fig(r->ulp_max, a));
             ug_buf_printf(diff, "\n");
         }
         s->added++;
@@ -223,8 +227,9 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
     if (bl->n_updates) memcpy(nb.updates, bl->updates, bl->n_updates * sizeof *nb.updates);
     nb.n_updates = bl->n_updates;
     char summary[600];
-    snprintf(summary, sizeof summary, "from %s: %zu added, %zu tightened, %zu loosened, %zu unchanged, "
-                                      "%zu within slack, %zu inputs changed, %zu kept, %zu pruned",
+    snprintf(summary, sizeof summary,
+             "from %s: %zu added, %zu tightened, %zu loosened, %zu unchanged, "
+             "%zu within slack, %zu inputs changed, %zu kept, %zu pruned",
              o->from ? o->from : "?", s->added, s->tightened, s->loosened, s->unchanged,
              s->within_slack, s->inputs_changed, s->kept, s->pruned);
     if (s->added || s->tightened || s->loosened || s->inputs_changed || s->pruned)

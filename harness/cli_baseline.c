@@ -45,21 +45,34 @@ static int ug_bl_parse(int argc, char **argv, const char *allowed, ug_bl_args *a
         }
         if (o[0] != '-' || !strstr(allowed, want))
             return ug_usage_error("baseline: unknown option or argument '%s'", o);
-        if (strcmp(o, "--prune") == 0) { a->prune = true; continue; }
-        if (strcmp(o, "--dry-run") == 0) { a->dry_run = true; continue; }
-        if (strcmp(o, "--all") == 0) { a->all = true; continue; }
+        if (strcmp(o, "--prune") == 0) {
+            a->prune = true;
+            continue;
+        }
+        if (strcmp(o, "--dry-run") == 0) {
+            a->dry_run = true;
+            continue;
+        }
+        if (strcmp(o, "--all") == 0) {
+            a->all = true;
+            continue;
+        }
         if (!v) return ug_usage_error("%s needs a value", o);
         i++;
         if (strcmp(o, "--device") == 0) {
             for (const char *p = v; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-                    return ug_usage_error("--device: '%s' is not a device key ([a-z0-9_-], e.g. h100-sm90)", v);
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                      *p == '_'))
+                    return ug_usage_error(
+                        "--device: '%s' is not a device key ([a-z0-9_-], e.g. h100-sm90)", v);
             a->device = v;
-        } else if (strcmp(o, "--from") == 0) a->from = v;
+        } else if (strcmp(o, "--from") == 0)
+            a->from = v;
         else if (strcmp(o, "--reason") == 0) {
             if (!v[0]) return ug_usage_error("%s", "--reason: an empty reason is no reason");
             a->reason = v;
-        } else if (strcmp(o, "--dir") == 0) a->dir = v;
+        } else if (strcmp(o, "--dir") == 0)
+            a->dir = v;
         else if (strcmp(o, "--slack") == 0) {
             if (!ug_parse_double(v, &a->slack) || !(a->slack >= 1.0) || a->slack > 1e6)
                 return ug_usage_error("--slack: '%s' is not a factor >= 1", v);
@@ -79,7 +92,10 @@ static int ug_bl_run(const char *dir, int full_argc, char **full_argv)
         fprintf(stderr, "ulpgate: baseline update: cannot write %s: %s\n", tap, strerror(errno));
         return 2;
     }
-    ug_options o = {.argv0 = full_argv[0], .trial = -1, .seed = UG_DEFAULT_SEED, .report_dir = dir,
+    ug_options o = {.argv0 = full_argv[0],
+                    .trial = -1,
+                    .seed = UG_DEFAULT_SEED,
+                    .report_dir = dir,
                     .progress = isatty(2)};
     fprintf(stderr, "ulpgate: baseline update: running the default case set (TAP in %s)\n", tap);
     ug_oracle_select(o.oracle);
@@ -95,7 +111,8 @@ static int ug_bl_run(const char *dir, int full_argc, char **full_argv)
 static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
 {
     ug_bl_args a = {0};
-    if (ug_bl_parse(argc, argv, " --device --from --reason --dir --slack --prune --dry-run ", &a)) return 2;
+    if (ug_bl_parse(argc, argv, " --device --from --reason --dir --slack --prune --dry-run ", &a))
+        return 2;
     char tmpdir[] = "/tmp/ulpgate-baseline-XXXXXX", from[1024], err[1400], path[1024];
     bool ran = false;
     int rc = 2;
@@ -103,7 +120,8 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
     ug_buf diff = {0}, text = {0};
     if (!a.from) {
         if (!mkdtemp(tmpdir)) {
-            fprintf(stderr, "ulpgate: baseline update: cannot make a temporary directory: %s\n", strerror(errno));
+            fprintf(stderr, "ulpgate: baseline update: cannot make a temporary directory: %s\n",
+                    strerror(errno));
             return 2;
         }
         ran = true;
@@ -112,18 +130,22 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
     } else {
         snprintf(from, sizeof from, "%s", a.from);
     }
-    if (ug_baseline_load(from, a.slack > 0 ? a.slack : UG_DEFAULT_NONDET_SLACK, &run, err, sizeof err) != 0) {
+    if (ug_baseline_load(from, a.slack > 0 ? a.slack : UG_DEFAULT_NONDET_SLACK, &run, err,
+                         sizeof err) != 0) {
         fprintf(stderr, "ulpgate: baseline update: %s\n", err);
         goto done;
     }
     if (run.is_baseline) {
-        fprintf(stderr, "ulpgate: baseline update: %s is a baseline, not a run's results.json\n", from);
+        fprintf(stderr, "ulpgate: baseline update: %s is a baseline, not a run's results.json\n",
+                from);
         goto done;
     }
     const char *key = a.device ? a.device : run.device;
     if (a.device && strcmp(a.device, run.device) != 0)
-        fprintf(stderr, "ulpgate: baseline update: the run is of device %s; writing the baseline of "
-                        "%s as asked\n", run.device, a.device);
+        fprintf(stderr,
+                "ulpgate: baseline update: the run is of device %s; writing the baseline of "
+                "%s as asked\n",
+                run.device, a.device);
     ug_baseline_path(a.dir, key, path, sizeof path);
     if (access(path, F_OK) == 0) {
         if (ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) != 0) {
@@ -138,7 +160,9 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
         snprintf(bl.path, sizeof bl.path, "%s", path);
     }
     snprintf(bl.device, sizeof bl.device, "%s", key);
-    ug_update_opts uo = {.reason = a.reason, .slack = a.slack, .prune = a.prune,
+    ug_update_opts uo = {.reason = a.reason,
+                         .slack = a.slack,
+                         .prune = a.prune,
                          .from = a.from ? a.from : "a run of the default case set"};
     ug_update_summary s;
     ug_baseline_update(&bl, &run, &uo, &diff, &s);
@@ -147,12 +171,15 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
     fputs(ug_buf_str(&diff), stdout);
     if (s.created) printf("created with %zu rows\n", s.added);
     printf("%zu added, %zu tightened, %zu loosened, %zu unchanged, %zu within slack, %zu inputs "
-           "changed, %zu kept (not in this run), %zu pruned\n", s.added, s.tightened, s.loosened,
-           s.unchanged, s.within_slack, s.inputs_changed, s.kept, s.pruned);
+           "changed, %zu kept (not in this run), %zu pruned\n",
+           s.added, s.tightened, s.loosened, s.unchanged, s.within_slack, s.inputs_changed, s.kept,
+           s.pruned);
     if (s.refused) {
-        fprintf(stderr, "ulpgate: baseline update refused: %zu row%s would be loosened (LOOSENED "
-                        "above); a baseline is never regenerated mechanically: give --reason \"why\" "
-                        "(stored with each loosened row)\n", s.loosened, s.loosened == 1 ? "" : "s");
+        fprintf(stderr,
+                "ulpgate: baseline update refused: %zu row%s would be loosened (LOOSENED "
+                "above); a baseline is never regenerated mechanically: give --reason \"why\" "
+                "(stored with each loosened row)\n",
+                s.loosened, s.loosened == 1 ? "" : "s");
         goto done;
     }
     ug_baseline_json(&bl, &text);
@@ -175,8 +202,8 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
     } else if (ug_write_atomic(path, ug_buf_str(&text), text.len, err, sizeof err) != 0) {
         fprintf(stderr, "ulpgate: baseline update: %s\n", err);
     } else {
-        printf("written: %s%s%s%s\n", path, a.reason ? " (reason: \"" : "", a.reason ? a.reason : "",
-               a.reason ? "\")" : "");
+        printf("written: %s%s%s%s\n", path, a.reason ? " (reason: \"" : "",
+               a.reason ? a.reason : "", a.reason ? "\")" : "");
         rc = 0;
     }
 done:
@@ -220,9 +247,10 @@ static void ug_bl_show_row(const ug_baseline *bl, size_t i)
         return;
     }
     printf("  %s  status %s, ulp_max %s, ulp_mean %s, rel_max %s, bound_ratio_max %s, "
-           "correctly_rounded %zu/%zu", r->id, ug_status_name(r->status), ug_fmt_fig(r->ulp_max, a),
-           ug_fmt_fig(r->ulp_mean, b), ug_fmt_fig(r->rel_max, c), ug_fmt_fig(r->bound_ratio_max, d),
-           r->correctly_rounded, r->count);
+           "correctly_rounded %zu/%zu",
+           r->id, ug_status_name(r->status), ug_fmt_fig(r->ulp_max, a), ug_fmt_fig(r->ulp_mean, b),
+           ug_fmt_fig(r->rel_max, c), ug_fmt_fig(r->bound_ratio_max, d), r->correctly_rounded,
+           r->count);
     if (r->repeats) printf(", distinct %d of %d repeats", r->distinct_results, r->repeats);
     if (!r->deterministic) printf(", slack x%g", bl->x[i].slack);
     printf("\n");
@@ -258,8 +286,9 @@ static int ug_bl_show(int argc, char **argv)
         nondet += bl.res.rows[i].measured && !bl.res.rows[i].deterministic;
         loosened += bl.x[i].n_loosened > 0;
     }
-    printf("baseline %s: device %s\n  %zu rows: %zu measurements (%zu nondeterministic), %zu checks\n",
-           path, bl.device, bl.res.count, measured, nondet, bl.res.count - measured);
+    printf(
+        "baseline %s: device %s\n  %zu rows: %zu measurements (%zu nondeterministic), %zu checks\n",
+        path, bl.device, bl.res.count, measured, nondet, bl.res.count - measured);
     for (size_t f = 0; f < bl.n_fps; f++) {
         size_t users = 0;
         for (size_t i = 0; i < bl.res.count; i++) users += bl.x[i].fp == f;
@@ -277,7 +306,8 @@ static int ug_bl_show(int argc, char **argv)
     for (size_t i = 0; i < bl.res.count; i++)
         for (size_t e = 0; e < bl.x[i].n_loosened; e++)
             printf("    %s: %s git %s: \"%s\": %s\n", bl.res.rows[i].id, bl.x[i].loosened[e].date,
-                   bl.x[i].loosened[e].git, bl.x[i].loosened[e].reason, bl.x[i].loosened[e].changes);
+                   bl.x[i].loosened[e].git, bl.x[i].loosened[e].reason,
+                   bl.x[i].loosened[e].changes);
     if (a.all) {
         printf("  rows:\n");
         for (size_t i = 0; i < bl.res.count; i++) ug_bl_show_row(&bl, i);

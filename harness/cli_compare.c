@@ -23,20 +23,26 @@ int ug_cmd_compare(int argc, char **argv)
     long max_rows = 40;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--fail-on-regression") == 0) fail_on_regression = true;
-        else if (strcmp(a, "--markdown") == 0) markdown = true;
-        else if (strcmp(a, "--all") == 0) all = true;
+        if (strcmp(a, "--fail-on-regression") == 0)
+            fail_on_regression = true;
+        else if (strcmp(a, "--markdown") == 0)
+            markdown = true;
+        else if (strcmp(a, "--all") == 0)
+            all = true;
         else if (strcmp(a, "--slack") == 0 || strcmp(a, "--time-slack") == 0) {
             double x;
             if (!v) return ug_usage_error("%s needs a value", a);
             if (!ug_parse_double(v, &x) || !(x >= 1.0) || x > 1e6)
-                return ug_usage_error(strcmp(a, "--slack") == 0 ? "--slack: '%s' is not a factor >= 1"
-                                                                : "--time-slack: '%s' is not a factor >= 1", v);
+                return ug_usage_error(strcmp(a, "--slack") == 0
+                                          ? "--slack: '%s' is not a factor >= 1"
+                                          : "--time-slack: '%s' is not a factor >= 1",
+                                      v);
             *(strcmp(a, "--slack") == 0 ? &slack : &time_slack) = x;
             i++;
         } else if (strcmp(a, "--max-rows") == 0) {
             if (!v) return ug_usage_error("%s needs a value", a);
-            if (!ug_parse_int(v, 1, 100000, &max_rows)) return ug_usage_error("--max-rows: '%s' is not a count >= 1", v);
+            if (!ug_parse_int(v, 1, 100000, &max_rows))
+                return ug_usage_error("--max-rows: '%s' is not a count >= 1", v);
             i++;
         } else if (a[0] == '-' && a[1]) {
             return ug_usage_error("compare: unknown option '%s'", a);
@@ -62,11 +68,15 @@ int ug_cmd_compare(int argc, char **argv)
     ug_comparison c;
     ug_compare(&base, &now, &opts, &c);
     ug_buf out = {0};
-    if (markdown) ug_cmp_print_markdown(&c, &out, (size_t)max_rows);
-    else ug_cmp_print_text(&c, &out, all);
+    if (markdown)
+        ug_cmp_print_markdown(&c, &out, (size_t)max_rows);
+    else
+        ug_cmp_print_text(&c, &out, all);
     fputs(ug_buf_str(&out), stdout);
     int rc = fail_on_regression && c.regressed ? 1 : 0;
-    if (rc) fprintf(stderr, "ulpgate: compare: %zu regression%s\n", c.regressed, c.regressed == 1 ? "" : "s");
+    if (rc)
+        fprintf(stderr, "ulpgate: compare: %zu regression%s\n", c.regressed,
+                c.regressed == 1 ? "" : "s");
     ug_buf_free(&out);
     ug_comparison_free(&c);
     ug_baseline_free(&base);

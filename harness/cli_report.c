@@ -17,7 +17,8 @@ int ug_cmd_report(int argc, char **argv)
     const char *dir = NULL, *baseline = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--baseline") == 0) {
-            if (i + 1 >= argc) return ug_usage_error("%s", "--baseline needs a value (a file, or none)");
+            if (i + 1 >= argc)
+                return ug_usage_error("%s", "--baseline needs a value (a file, or none)");
             baseline = argv[++i];
         } else if (argv[i][0] == '-') {
             return ug_usage_error("report: unknown option '%s'", argv[i]);
@@ -44,11 +45,13 @@ int ug_cmd_summary(int argc, char **argv)
             for (int m = UG_GM_ULP_MAX; m <= UG_GM_BOUND_RATIO_MAX; m++)
                 if (strcmp(v, ug_gated[m].name) == 0) metric = m;
             if (metric < 0)
-                return ug_usage_error("--metric: '%s' is not ulp_max, ulp_mean, rel_max or bound_ratio_max", v);
+                return ug_usage_error(
+                    "--metric: '%s' is not ulp_max, ulp_mean, rel_max or bound_ratio_max", v);
             i++;
         } else if (strcmp(a, "--width") == 0) {
             if (!v) return ug_usage_error("%s needs a value", a);
-            if (!ug_parse_int(v, 40, 10000, &width)) return ug_usage_error("--width: '%s' is not a width >= 40", v);
+            if (!ug_parse_int(v, 40, 10000, &width))
+                return ug_usage_error("--width: '%s' is not a width >= 40", v);
             i++;
         } else if (a[0] == '-' && a[1]) {
             return ug_usage_error("summary: unknown option '%s'", a);

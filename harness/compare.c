@@ -89,12 +89,13 @@ void ug_inputs_differ(const ug_row *a, const ug_row *b, char *why, size_t len)
         snprintf(why, len, "outputs %zu -> %zu", a->count, b->count);
 }
 
-/* ---- matching ----------------------------------------------------------------------------------- */
+/* ---- matching -------------------------------------------------------------------------------- */
 
 static const ug_results *ug_sort_res;
 static int ug_by_id(const void *a, const void *b)
 {
-    return strcmp(ug_sort_res->rows[*(const size_t *)a].id, ug_sort_res->rows[*(const size_t *)b].id);
+    return strcmp(ug_sort_res->rows[*(const size_t *)a].id,
+                  ug_sort_res->rows[*(const size_t *)b].id);
 }
 
 /* Indexes of res's rows sorted by id (qsort with a file-scope pointer: the comparison has no
@@ -116,8 +117,10 @@ static size_t ug_find_sorted(const ug_results *res, const size_t *idx, const cha
         size_t mid = lo + (hi - lo) / 2;
         int c = strcmp(res->rows[idx[mid]].id, id);
         if (c == 0) return idx[mid];
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return (size_t)-1;
 }
@@ -128,7 +131,7 @@ static int ug_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* ---- one row ------------------------------------------------------------------------------------ */
+/* ---- one row --------------------------------------------------------------------------------- */
 
 static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
 {
@@ -155,8 +158,9 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
     cr->time = UG_V_NA;
     if (o->time_ms > 0 && n->time_ms > 0) {
         c->timed++;
-        cr->time = c->opts.time_slack > 0 ? ug_judge(o->time_ms, n->time_ms, false, c->opts.time_slack)
-                                          : UG_V_SAME;
+        cr->time = c->opts.time_slack > 0
+                       ? ug_judge(o->time_ms, n->time_ms, false, c->opts.time_slack)
+                       : UG_V_SAME;
         worse |= cr->time == UG_V_WORSE;
     }
     cr->verdict = worse ? UG_V_WORSE : better ? UG_V_BETTER : within ? UG_V_WITHIN : UG_V_SAME;

@@ -82,7 +82,7 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
                 ug_comparison *c);
 void ug_comparison_free(ug_comparison *c);
 
-/* ---- printing (compare_print.c) ------------------------------------------------------------ */
+/* ---- printing (compare_print.c) -------------------------------------------------------------- */
 
 /* The terminal report: environment warnings, regressions (every metric of each: old -> new,
  * ratio, verdict), improvements, rows in one side only, inputs changed, counts, timing.

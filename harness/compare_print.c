@@ -15,9 +15,12 @@ enum { UG_TEXT_LIST_MAX = 100 };
 
 const char *ug_fmt_fig(double v, char buf[32])
 {
-    if (isnan(v)) snprintf(buf, 32, "nan");
-    else if (isinf(v)) snprintf(buf, 32, v > 0 ? "inf" : "-inf");
-    else snprintf(buf, 32, "%.4g", v);
+    if (isnan(v))
+        snprintf(buf, 32, "nan");
+    else if (isinf(v))
+        snprintf(buf, 32, v > 0 ? "inf" : "-inf");
+    else
+        snprintf(buf, 32, "%.4g", v);
     return buf;
 }
 
@@ -25,22 +28,33 @@ const char *ug_fmt_ratio(double old, double now, char buf[32])
 {
     buf[0] = 0;
     if (isnan(old) || isnan(now) || isinf(old) || isinf(now) || old == now) return buf;
-    if (old == 0) snprintf(buf, 32, "from 0");
-    else snprintf(buf, 32, "x%.3g", now / old);
+    if (old == 0)
+        snprintf(buf, 32, "from 0");
+    else
+        snprintf(buf, 32, "x%.3g", now / old);
     return buf;
 }
 
-static const ug_row *ug_old(const ug_comparison *c, const ug_cmp_row *r) { return &c->base->res.rows[r->base]; }
-static const ug_row *ug_new(const ug_comparison *c, const ug_cmp_row *r) { return &c->now->res.rows[r->now]; }
+static const ug_row *ug_old(const ug_comparison *c, const ug_cmp_row *r)
+{
+    return &c->base->res.rows[r->base];
+}
+static const ug_row *ug_new(const ug_comparison *c, const ug_cmp_row *r)
+{
+    return &c->now->res.rows[r->now];
+}
 
 /* "[deterministic: exact]" or "[nondeterministic: worst of 9 repeats, slack x2]" */
 static void ug_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len)
 {
     const ug_row *n = ug_new(c, r);
-    if (!n->measured) snprintf(buf, len, "[check: status only]");
-    else if (r->slack <= 1.0) snprintf(buf, len, "[deterministic: exact]");
-    else snprintf(buf, len, "[nondeterministic: worst of %d repeats, slack x%g]",
-                  n->repeats ? n->repeats : 1, r->slack);
+    if (!n->measured)
+        snprintf(buf, len, "[check: status only]");
+    else if (r->slack <= 1.0)
+        snprintf(buf, len, "[deterministic: exact]");
+    else
+        snprintf(buf, len, "[nondeterministic: worst of %d repeats, slack x%g]",
+                 n->repeats ? n->repeats : 1, r->slack);
 }
 
 /* The fingerprint parts a row depends on that changed: "compiler, cflags". */
@@ -49,7 +63,8 @@ static void ug_env_names(unsigned env, char *buf, size_t len)
     buf[0] = 0;
     for (int f = 0; f < UG_FP_NFIELDS; f++)
         if (env & (1u << f))
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", ug_fp_fields[f].key);
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     ug_fp_fields[f].key);
 }
 
 static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out, const char *head)
@@ -97,23 +112,30 @@ static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *ou
                       s->device, s->res.count, s->n_updates);
     else
         ug_buf_printf(out, "  %s %s (run of git %s, %s, device %s, %zu rows)\n", label, s->path,
-                      s->git[0] ? s->git : "?", s->date[0] ? s->date : "?", s->device, s->res.count);
+                      s->git[0] ? s->git : "?", s->date[0] ? s->date : "?", s->device,
+                      s->res.count);
 }
 
 /* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
-static void ug_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix, const char *item)
+static void ug_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
+                            const char *item)
 {
     if (c->device_differs)
-        ug_buf_printf(out, "%sthe device keys differ (%s -> %s): figures of GPU rows are not "
-                           "expected to match\n", prefix, c->base->device, c->now->device);
+        ug_buf_printf(out,
+                      "%sthe device keys differ (%s -> %s): figures of GPU rows are not "
+                      "expected to match\n",
+                      prefix, c->base->device, c->now->device);
     if (!c->env) return;
-    ug_buf_printf(out, "%sthe environment changed; figures of these rows cannot be compared "
-                       "bitwise (regressions still fail: update the baseline with a reason):\n", prefix);
+    ug_buf_printf(out,
+                  "%sthe environment changed; figures of these rows cannot be compared "
+                  "bitwise (regressions still fail: update the baseline with a reason):\n",
+                  prefix);
     for (int f = 0; f < UG_FP_NFIELDS; f++) {
         if (!(c->env & (1u << f))) continue;
         ug_buf_printf(out, "%s%s: '%s' -> '%s': %s (%zu compared rows): %s\n", item,
                       ug_fp_fields[f].key, c->env_part[f].old, c->env_part[f].now,
-                      ug_scope_name(ug_fp_fields[f].scope), c->env_part[f].rows, ug_fp_fields[f].why);
+                      ug_scope_name(ug_fp_fields[f].scope), c->env_part[f].rows,
+                      ug_fp_fields[f].why);
     }
 }
 
@@ -124,34 +146,31 @@ static int ug_cmp_ratio_desc(const void *a, const void *b)
 }
 
 /* Timing, reported: how many rows were timed on both sides, the median ratio, the 5 largest. */
-static void ug_timing(const ug_comparison *c, ug_buf *out, const char *bullet)
+static void ug_timing(const ug_comparison *c, ug_buf *out, const char *item)
 {
     if (!c->timed) {
-        if (c->base->is_baseline)
-            ug_buf_printf(out, "%stiming: not compared (a baseline keeps no timing)\n", bullet);
+        if (c->base->is_baseline) ug_buf_printf(out, "timing: not compared (a baseline keeps no timing)\n");
         return;
     }
-    ug_buf_printf(out, "%stiming (%s): %zu rows timed on both sides, median new/base x%.3g", bullet,
+    ug_buf_printf(out, "timing (%s): %zu rows timed on both sides, median new/base x%.3g\n",
                   c->opts.time_slack > 0 ? "gated" : "reported, not gated", c->timed,
                   c->time_ratio_median);
-    double (*top)[2] = ug_xcalloc(c->n_rows + 1, sizeof *top);
+    double(*top)[2] = ug_xcalloc(c->n_rows + 1, sizeof *top);
     size_t k = 0;
     for (size_t i = 0; i < c->n_rows; i++) {
         const ug_row *o = ug_old(c, &c->rows[i]), *n = ug_new(c, &c->rows[i]);
-        if (o->time_ms > 0 && n->time_ms > 0 && !c->rows[i].inputs[0]) {
+        if (o->time_ms > 0 && n->time_ms > 0 && !c->rows[i].inputs[0] && n->time_ms > o->time_ms) {
             top[k][0] = n->time_ms / o->time_ms;
             top[k++][1] = (double)i;
         }
     }
     qsort(top, k, sizeof *top, ug_cmp_ratio_desc);
-    ug_buf_printf(out, "; slowest changes:");
     for (size_t i = 0; i < k && i < 3; i++) {
         const ug_cmp_row *r = &c->rows[(size_t)top[i][1]];
         char a[32], b[32];
-        ug_buf_printf(out, "%s %s %s -> %s ms (x%.3g)", i ? ";" : "", ug_new(c, r)->id,
-                      ug_fmt_fig(ug_old(c, r)->time_ms, a), ug_fmt_fig(ug_new(c, r)->time_ms, b), top[i][0]);
+        ug_buf_printf(out, "%sx%.3g slower: %s: %s -> %s ms\n", item, top[i][0], ug_new(c, r)->id,
+                      ug_fmt_fig(ug_old(c, r)->time_ms, a), ug_fmt_fig(ug_new(c, r)->time_ms, b));
     }
-    ug_buf_printf(out, "\n");
     free(top);
 }
 
@@ -190,22 +209,25 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_text_ids(c->now, c->only_new, c->n_only_new, "only in new (a case, kernel or size added)",
                 out, all);
     ug_buf_printf(out, "\n");
-    ug_timing(c, out, "");
-    ug_buf_printf(out, "%zu rows compared: %zu regressed, %zu improved, %zu same, %zu within slack; "
-                       "%zu inputs changed, %zu only in base, %zu only in new\n",
+    ug_timing(c, out, "  ");
+    ug_buf_printf(out,
+                  "%zu rows compared: %zu regressed, %zu improved, %zu same, %zu within slack; "
+                  "%zu inputs changed, %zu only in base, %zu only in new\n",
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
 }
 
-/* ---- Markdown ---------------------------------------------------------------------------------- */
+/* ---- Markdown -------------------------------------------------------------------------------- */
 
 /* An id as code in a table cell: '|' escaped (GFM splits cells on it even inside code spans). */
 static void ug_md_id(ug_buf *out, const char *id)
 {
     ug_buf_printf(out, "`");
     for (; *id; id++) {
-        if (*id == '|') ug_buf_printf(out, "\\|");
-        else ug_buf_put(out, id, 1);
+        if (*id == '|')
+            ug_buf_printf(out, "\\|");
+        else
+            ug_buf_put(out, id, 1);
     }
     ug_buf_printf(out, "`");
 }
@@ -213,7 +235,8 @@ static void ug_md_id(ug_buf *out, const char *id)
 /* One table of rows with the given verdict: one line per metric with that verdict. */
 static void ug_md_table(const ug_comparison *c, ug_buf *out, ug_verdict want, size_t max_rows)
 {
-    ug_buf_printf(out, "| row | figure | base | new | ratio | rule |\n|---|---|---:|---:|---:|---|\n");
+    ug_buf_printf(out,
+                  "| row | figure | base | new | ratio | rule |\n|---|---|---:|---:|---:|---|\n");
     size_t shown = 0, total = 0;
     for (size_t i = 0; i < c->n_rows; i++) {
         const ug_cmp_row *r = &c->rows[i];
@@ -245,13 +268,14 @@ static void ug_md_table(const ug_comparison *c, ug_buf *out, ug_verdict want, si
         if (r->time == want && c->opts.time_slack > 0) {
             ug_buf_printf(out, "| ");
             if (first) ug_md_id(out, n->id);
-            ug_buf_printf(out, " | time_ms | %s | %s | %s | gated x%g |\n", ug_fmt_fig(o->time_ms, a),
-                          ug_fmt_fig(n->time_ms, b), ug_fmt_ratio(o->time_ms, n->time_ms, q),
-                          c->opts.time_slack);
+            ug_buf_printf(out, " | time_ms | %s | %s | %s | gated x%g |\n",
+                          ug_fmt_fig(o->time_ms, a), ug_fmt_fig(n->time_ms, b),
+                          ug_fmt_ratio(o->time_ms, n->time_ms, q), c->opts.time_slack);
         }
     }
     if (total > shown)
-        ug_buf_printf(out, "\n%zu more rows: `ulpgate compare BASE NEW` lists every one.\n", total - shown);
+        ug_buf_printf(out, "\n%zu more rows: `ulpgate compare BASE NEW` lists every one.\n",
+                      total - shown);
 }
 
 static void ug_md_ids(const ug_baseline *side, const size_t *idx, size_t n, const char *title,
@@ -273,9 +297,10 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows)
     ug_buf_printf(out, "### ulpgate: %s%zu regression%s%s, %zu improvement%s\n\n",
                   c->regressed ? "**" : "", c->regressed, c->regressed == 1 ? "" : "s",
                   c->regressed ? "**" : "", c->improved, c->improved == 1 ? "" : "s");
-    ug_buf_printf(out, "Base `%s` (%s %s), new `%s` (%s %s). Deterministic kernels are compared "
-                       "exactly (error against an exact oracle has no noise); nondeterministic "
-                       "ones within their slack.\n\n",
+    ug_buf_printf(out,
+                  "Base `%s` (%s %s), new `%s` (%s %s). Deterministic kernels are compared "
+                  "exactly (error against an exact oracle has no noise); nondeterministic "
+                  "ones within their slack.\n\n",
                   c->base->path, c->base->is_baseline ? "baseline" : "git",
                   c->base->is_baseline ? c->base->device : c->base->git, c->now->path,
                   c->now->is_baseline ? "baseline" : "git",
@@ -292,14 +317,16 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows)
         ug_md_table(c, out, UG_V_BETTER, max_rows);
         ug_buf_printf(out, "\n");
     }
-    ug_buf_printf(out, "#### Counts\n\n| compared | regressed | improved | same | within slack | "
-                       "inputs changed | only in base | only in new |\n"
-                       "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-                       "| %zu | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n",
+    ug_buf_printf(out,
+                  "#### Counts\n\n| compared | regressed | improved | same | within slack | "
+                  "inputs changed | only in base | only in new |\n"
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                  "| %zu | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n",
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
-    ug_md_ids(c->base, c->only_base, c->n_only_base, "Only in base: removed, or not run", out, max_rows);
+    ug_md_ids(c->base, c->only_base, c->n_only_base, "Only in base: removed, or not run", out,
+              max_rows);
     ug_md_ids(c->now, c->only_new, c->n_only_new, "Only in new: added", out, max_rows);
     ug_buf_printf(out, "\n");
-    ug_timing(c, out, "");
+    ug_timing(c, out, "- ");
 }

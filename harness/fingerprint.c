@@ -30,7 +30,8 @@ const ug_fp_field ug_fp_fields[UG_FP_NFIELDS] = {
                        "another CUDA runtime: the libraries may choose other kernels"},
     [UG_FP_CUBLAS] = {"gpu.cublas", UG_SCOPE_VENDOR,
                       "another cuBLAS: identical bits are promised only on the same toolkit"},
-    [UG_FP_CCCL] = {"gpu.cccl", UG_SCOPE_VENDOR, "another CUB/CCCL: its reduction order may differ"},
+    [UG_FP_CCCL] = {"gpu.cccl", UG_SCOPE_VENDOR,
+                    "another CUB/CCCL: its reduction order may differ"},
 };
 
 /* A meta member as text: strings as they are, numbers as integers when they are ones. */
@@ -38,11 +39,14 @@ static void ug_fp_text(char *dst, size_t len, const ug_json *v)
 {
     dst[0] = 0;
     if (!v) return;
-    if (v->type == UG_JSON_STR) snprintf(dst, len, "%s", v->str);
+    if (v->type == UG_JSON_STR)
+        snprintf(dst, len, "%s", v->str);
     else if (v->type == UG_JSON_NUM && v->num == floor(v->num) && fabs(v->num) < 1e15)
         snprintf(dst, len, "%.0f", v->num);
-    else if (v->type == UG_JSON_NUM) snprintf(dst, len, "%.17g", v->num);
-    else if (v->type == UG_JSON_BOOL) snprintf(dst, len, "%s", v->b ? "true" : "false");
+    else if (v->type == UG_JSON_NUM)
+        snprintf(dst, len, "%.17g", v->num);
+    else if (v->type == UG_JSON_BOOL)
+        snprintf(dst, len, "%s", v->b ? "true" : "false");
 }
 
 /* The machine from meta: "arch", else the last word of "host" (older reports). */
@@ -59,7 +63,8 @@ void ug_fingerprint_hash(ug_fingerprint *fp)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (int f = 0; f < UG_FP_NFIELDS; f++) {
-        for (const char *p = ug_fp_fields[f].key; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+        for (const char *p = ug_fp_fields[f].key; *p; p++)
+            h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
         h = (h ^ '=') * 0x100000001b3ull;
         for (const char *p = fp->v[f]; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
         h = (h ^ '\n') * 0x100000001b3ull;
@@ -144,7 +149,8 @@ static void ug_key_word(char *key, size_t len, const char *word, size_t wlen)
 {
     size_t k = strlen(key);
     for (size_t i = 0; i < wlen && k + 1 < len; i++)
-        if (isalnum((unsigned char)word[i]) || word[i] == '_') key[k++] = (char)tolower((unsigned char)word[i]);
+        if (isalnum((unsigned char)word[i]) || word[i] == '_')
+            key[k++] = (char)tolower((unsigned char)word[i]);
     key[k] = 0;
 }
 

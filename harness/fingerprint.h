@@ -66,6 +66,7 @@ const char *ug_scope_name(unsigned scope);
  * "cpu-<arch>" ("cpu-x86_64").  Lower case, [a-z0-9_-] only.  Into key (len >= 64). */
 void ug_device_key(const ug_json *meta, char *key, size_t len);
 /* The same from its parts: gpu_name NULL for a CPU-only run (cc "9.0", arch "x86_64"). */
-void ug_device_key_of(const char *gpu_name, const char *cc, const char *arch, char *key, size_t len);
+void ug_device_key_of(const char *gpu_name, const char *cc, const char *arch, char *key,
+                      size_t len);
 
 #endif

@@ -37,7 +37,8 @@ static int ug_pages_base(ug_pages_in *in, const char *baseline)
         if (access(path, F_OK) != 0) {
             snprintf(in->base_note, sizeof in->base_note,
                      "no baseline for %s (%s): create it with `ulpgate baseline update --reason "
-                     "\"initial baseline\"`", in->device, path);
+                     "\"initial baseline\"`",
+                     in->device, path);
             return 0;
         }
     }
@@ -85,7 +86,8 @@ int ug_report_pages(const char *dir, const char *baseline)
     if (ug_pages_base(&in, baseline) != 0) goto done;
     ug_report_md(&in, &md);
     ug_report_html(&in, &html);
-    if (ug_pages_write(dir, "summary.md", &md) != 0 || ug_pages_write(dir, "index.html", &html) != 0)
+    if (ug_pages_write(dir, "summary.md", &md) != 0 ||
+        ug_pages_write(dir, "index.html", &html) != 0)
         goto done;
     rc = 0;
 done:

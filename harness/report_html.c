@@ -40,8 +40,14 @@ static const char ug_css[] =
     "code{font-size:12px}\n"
     "@media print{.plots{display:block}svg.plot{border:none}}\n";
 
-static bool ug_row_bad(const ug_row *r) { return r->status == UG_ST_FAIL || r->status == UG_ST_XPASS; }
-static bool ug_row_usable(const ug_row *r) { return r->measured && r->status != UG_ST_SKIP && r->count > 0; }
+static bool ug_row_bad(const ug_row *r)
+{
+    return r->status == UG_ST_FAIL || r->status == UG_ST_XPASS;
+}
+static bool ug_row_usable(const ug_row *r)
+{
+    return r->measured && r->status != UG_ST_SKIP && r->count > 0;
+}
 static size_t ug_row_terms(const ug_row *r) { return strcmp(r->op, "gemm") == 0 ? r->k : r->n; }
 
 /* A kernel's name as a legend shows it (from its id name@variant): the variant only when it is
@@ -53,14 +59,17 @@ static void ug_kernel_label(const char *id, char *buf, size_t len)
     if (at && strcmp(at, "@default") == 0) *at = 0;
 }
 
-/* ---- kernels of a set of rows ------------------------------------------------------------------- */
+/* ---- kernels of a set of rows ---------------------------------------------------------------- */
 
 typedef struct {
     const char **names; /* kernel ids, sorted */
     size_t n;
 } ug_kset;
 
-static int ug_strcmp_p(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+static int ug_strcmp_p(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 static void ug_kset_add(ug_kset *k, const char *id)
 {
@@ -72,7 +81,7 @@ static void ug_kset_add(ug_kset *k, const char *id)
 
 static void ug_kset_sort(ug_kset *k) { qsort(k->names, k->n, sizeof *k->names, ug_strcmp_p); }
 
-/* ---- points of a series ---------------------------------------------------------------------------- */
+/* ---- points of a series ---------------------------------------------------------------------- */
 
 typedef struct {
     double x, y;
@@ -98,7 +107,7 @@ static void ug_series_max_by_x(ug_plot *p, int s, ug_xy *pts, size_t n)
     }
 }
 
-/* ---- bound curves, merged when two kernels have the same one -------------------------------------- */
+/* ---- bound curves, merged when two kernels have the same one --------------------------------- */
 
 enum { UG_CURVE_PTS = 64 };
 
@@ -112,16 +121,19 @@ typedef struct {
 
 /* Add kernel k's curve (x[i], y[i]) to curves unless an identical one is there: then its name
  * joins that curve's label. */
-static void ug_curve_add(ug_curve *curves, size_t *nc, size_t cap, const ug_curve *c, const char *name)
+static void ug_curve_add(ug_curve *curves, size_t *nc, size_t cap, const ug_curve *c,
+                         const char *name)
 {
     for (size_t i = 0; i < *nc; i++) {
         if (curves[i].n != c->n || memcmp(curves[i].y, c->y, c->n * sizeof c->y[0]) != 0 ||
             memcmp(curves[i].x, c->x, c->n * sizeof c->x[0]) != 0)
             continue;
         if (++curves[i].kernels <= 3)
-            snprintf(curves[i].label + strlen(curves[i].label), sizeof curves[i].label - strlen(curves[i].label), ", %s", name);
+            snprintf(curves[i].label + strlen(curves[i].label),
+                     sizeof curves[i].label - strlen(curves[i].label), ", %s", name);
         else if (curves[i].kernels == 4)
-            snprintf(curves[i].label + strlen(curves[i].label), sizeof curves[i].label - strlen(curves[i].label), ", ...");
+            snprintf(curves[i].label + strlen(curves[i].label),
+                     sizeof curves[i].label - strlen(curves[i].label), ", ...");
         return;
     }
     if (*nc == cap) return;
@@ -134,8 +146,10 @@ static void ug_curve_add(ug_curve *curves, size_t *nc, size_t cap, const ug_curv
 static void ug_curves_plot(ug_plot *p, const ug_curve *curves, size_t nc)
 {
     for (size_t i = 0; i < nc; i++) {
-        int s = ug_plot_series(p, curves[i].label, curves[i].style, UG_SERIES_LINE | UG_SERIES_DASHED);
-        for (size_t j = 0; j < curves[i].n; j++) ug_plot_point(p, s, curves[i].x[j], curves[i].y[j]);
+        int s =
+            ug_plot_series(p, curves[i].label, curves[i].style, UG_SERIES_LINE | UG_SERIES_DASHED);
+        for (size_t j = 0; j < curves[i].n; j++)
+            ug_plot_point(p, s, curves[i].x[j], curves[i].y[j]);
     }
 }
 
@@ -148,7 +162,7 @@ static void ug_figure(ug_buf *o, const ug_plot *p, int w, int h, const char *cap
     ug_buf_printf(o, "</figcaption></figure>\n");
 }
 
-/* ---- error against n ------------------------------------------------------------------------------- */
+/* ---- error against n ------------------------------------------------------------------------- */
 
 /* The case of rows [from, to): one plot when its inputs are one-signed and it has two sizes. */
 static void ug_plot_case_n(const ug_results *all, size_t from, size_t to, ug_buf *o, int *plots)
@@ -174,8 +188,9 @@ static void ug_plot_case_n(const ug_results *all, size_t from, size_t to, ug_buf
     char title[300], label[96];
     snprintf(title, sizeof title, "%s: max relative error against n (inputs one-signed: κ = 1)",
              all->rows[from].case_name);
-    ug_plot *p = ug_plot_new(title, gemm ? "K, terms per output (log)" : "n, terms summed per output (log)",
-                             UG_AXIS_LOG, "max relative error |ŝ − s| / |s| (log)", UG_AXIS_LOG);
+    ug_plot *p =
+        ug_plot_new(title, gemm ? "K, terms per output (log)" : "n, terms summed per output (log)",
+                    UG_AXIS_LOG, "max relative error |ŝ − s| / |s| (log)", UG_AXIS_LOG);
     ug_curve *curves = ug_xcalloc(ks.n + 1, sizeof *curves);
     size_t nc = 0, zeros = 0;
     ug_xy *pts = ug_xcalloc(to - from + 1, sizeof *pts);
@@ -188,7 +203,8 @@ static void ug_plot_case_n(const ug_results *all, size_t from, size_t to, ug_buf
             pts[np++] = (ug_xy){(double)ug_row_terms(r), r->rel_max};
         }
         ug_kernel_label(ks.names[k], label, sizeof label);
-        ug_series_max_by_x(p, ug_plot_series(p, label, (int)k, UG_SERIES_LINE | UG_SERIES_MARKERS), pts, np);
+        ug_series_max_by_x(p, ug_plot_series(p, label, (int)k, UG_SERIES_LINE | UG_SERIES_MARKERS),
+                           pts, np);
         const ug_kernel *kk = ug_kernel_find(ks.names[k]);
         if (!kk || kk->bound == UG_BOUND_NONE) continue;
         ug_curve c = {.style = (int)k};
@@ -204,10 +220,12 @@ static void ug_plot_case_n(const ug_results *all, size_t from, size_t to, ug_buf
     }
     ug_curves_plot(p, curves, nc);
     char cap[600];
-    snprintf(cap, sizeof cap, "Markers: the largest relative error over every output of every trial "
-                              "at each n. Dashed: each kernel's a-priori bound for κ = 1 (its class and "
-                              "depth, kernels/bounds.c); every marker must lie below its kernel's line. "
-                              "%zu exact results (error 0) cannot be drawn on a log axis.", zeros);
+    snprintf(cap, sizeof cap,
+             "Markers: the largest relative error over every output of every trial "
+             "at each n. Dashed: each kernel's a-priori bound for κ = 1 (its class and "
+             "depth, kernels/bounds.c); every marker must lie below its kernel's line. "
+             "%zu exact results (error 0) cannot be drawn on a log axis.",
+             zeros);
     ug_figure(o, p, UG_PLOT_W, UG_PLOT_H, cap);
     ++*plots;
     ug_plot_free(p);
@@ -218,19 +236,24 @@ static void ug_plot_case_n(const ug_results *all, size_t from, size_t to, ug_buf
 
 static void ug_section_n(const ug_results *all, ug_buf *o)
 {
-    ug_buf_printf(o, "<h2 id=\"error-n\">Error against n, with the a-priori bounds</h2>\n<div class=\"plots\">\n");
+    ug_buf_printf(
+        o,
+        "<h2 id=\"error-n\">Error against n, with the a-priori bounds</h2>\n<div class=\"plots\">\n");
     int plots = 0;
     for (size_t from = 0; from < all->count;) {
         size_t to = from + 1;
-        while (to < all->count && strcmp(all->rows[to].case_name, all->rows[from].case_name) == 0) to++;
+        while (to < all->count && strcmp(all->rows[to].case_name, all->rows[from].case_name) == 0)
+            to++;
         ug_plot_case_n(all, from, to, o, &plots);
         from = to;
     }
     ug_buf_printf(o, "</div>\n");
-    if (!plots) ug_buf_printf(o, "<p>No case of this run has one-signed inputs at two sizes or more.</p>\n");
+    if (!plots)
+        ug_buf_printf(o,
+                      "<p>No case of this run has one-signed inputs at two sizes or more.</p>\n");
 }
 
-/* ---- error against kappa ---------------------------------------------------------------------------- */
+/* ---- error against kappa --------------------------------------------------------------------- */
 
 /* The GenSum/GenDot cases of one suite: one plot when there are two condition numbers or more. */
 static void ug_plot_suite_kappa(const ug_results *all, const char *suite, ug_buf *o, int *plots)
@@ -246,7 +269,8 @@ static void ug_plot_suite_kappa(const ug_results *all, const char *suite, ug_buf
     }
     if (ks.n == 0 || cases.n < 2) goto done;
     ug_kset_sort(&ks);
-    snprintf(title, sizeof title, "%s: relative error against the condition number κ (largest n of each case)", suite);
+    snprintf(title, sizeof title,
+             "%s: relative error against the condition number κ (largest n of each case)", suite);
     ug_plot *p = ug_plot_new(title, "κ = Σ|terms| / |Σ terms| (log)", UG_AXIS_LOG,
                              "max relative error |ŝ − s| / |s| (log)", UG_AXIS_LOG);
     ug_curve *curves = ug_xcalloc(ks.n + 1, sizeof *curves);
@@ -261,7 +285,8 @@ static void ug_plot_suite_kappa(const ug_results *all, const char *suite, ug_buf
             for (size_t i = 0; i < all->count; i++) {
                 const ug_row *r = &all->rows[i];
                 if (ug_row_usable(r) && strcmp(r->kernel, ks.names[k]) == 0 &&
-                    strcmp(r->case_name, cases.names[c]) == 0 && (!best || ug_row_terms(r) > ug_row_terms(best)))
+                    strcmp(r->case_name, cases.names[c]) == 0 &&
+                    (!best || ug_row_terms(r) > ug_row_terms(best)))
                     best = r;
             }
             if (!best) continue;
@@ -296,9 +321,11 @@ done:
 
 static void ug_section_kappa(const ug_results *all, ug_buf *o)
 {
-    ug_buf_printf(o, "<h2 id=\"error-kappa\">Error against the condition number κ</h2>\n<div class=\"plots\">\n");
+    ug_buf_printf(
+        o,
+        "<h2 id=\"error-kappa\">Error against the condition number κ</h2>\n<div class=\"plots\">\n");
     ug_kset suites = {0};
-    char (*names)[128] = ug_xcalloc(all->count + 1, sizeof *names);
+    char(*names)[128] = ug_xcalloc(all->count + 1, sizeof *names);
     for (size_t i = 0; i < all->count; i++) {
         if (!ug_dist_has_kappa(all->rows[i].dist)) continue;
         ug_case_suite(all->rows[i].case_name, names[i], sizeof names[i]);
@@ -307,22 +334,26 @@ static void ug_section_kappa(const ug_results *all, ug_buf *o)
     int plots = 0;
     for (size_t s = 0; s < suites.n; s++) ug_plot_suite_kappa(all, suites.names[s], o, &plots);
     ug_buf_printf(o, "</div>\n");
-    if (!plots) ug_buf_printf(o, "<p>No suite of this run has GenSum/GenDot cases of two condition numbers.</p>\n");
+    if (!plots)
+        ug_buf_printf(
+            o, "<p>No suite of this run has GenSum/GenDot cases of two condition numbers.</p>\n");
     free(suites.names);
     free(names);
 }
 
-/* ---- ULP histograms -------------------------------------------------------------------------------- */
+/* ---- ULP histograms -------------------------------------------------------------------------- */
 
 static void ug_section_hist(const ug_results *all, ug_buf *o)
 {
     /* measure.c's buckets: [0] exact, [1..13] up to 1/4, 1/2, 1, ..., 1024 ulp, [15] beyond
      * (bucket 14 is never filled: it is shown with the last) */
-    static const char *const labels[15] = {"0", "≤¼", "≤½", "≤1", "≤2", "≤4", "≤8", "≤16",
-                                           "≤32", "≤64", "≤128", "≤256", "≤512", "≤1024", ">1024"};
-    ug_buf_printf(o, "<h2 id=\"histograms\">ULP-error histograms</h2>\n<p>Per kernel, every output "
-                     "of every case of this run: the fraction whose error is exact (0), within ¼, ½, "
-                     "1, 2, ... ulp of the exact value's binade (log scale).</p>\n<div class=\"plots\">\n");
+    static const char *const labels[15] = {"0",    "≤¼",   "≤½",   "≤1",    "≤2",
+                                           "≤4",   "≤8",   "≤16",  "≤32",   "≤64",
+                                           "≤128", "≤256", "≤512", "≤1024", ">1024"};
+    ug_buf_printf(
+        o, "<h2 id=\"histograms\">ULP-error histograms</h2>\n<p>Per kernel, every output "
+           "of every case of this run: the fraction whose error is exact (0), within ¼, ½, "
+           "1, 2, ... ulp of the exact value's binade (log scale).</p>\n<div class=\"plots\">\n");
     ug_kset ks = {0};
     for (size_t i = 0; i < all->count; i++)
         if (ug_row_usable(&all->rows[i])) ug_kset_add(&ks, all->rows[i].kernel);
@@ -348,7 +379,7 @@ static void ug_section_hist(const ug_results *all, ug_buf *o)
     free(ks.names);
 }
 
-/* ---- accuracy against time -------------------------------------------------------------------------- */
+/* ---- accuracy against time ------------------------------------------------------------------- */
 
 /* The case of a suite to show: "<suite>/normal" if timed, else the timed case with most kernels. */
 static const char *ug_time_case(const ug_results *all, const char *suite)
@@ -384,11 +415,13 @@ static void ug_plot_suite_time(const ug_results *all, const char *suite, ug_buf 
     ug_kset ks = {0};
     for (size_t i = 0; i < all->count; i++) {
         const ug_row *r = &all->rows[i];
-        if (!ug_row_usable(r) || r->time_ms <= 0 || strcmp(r->case_name, cname) != 0 || r->n <= nstar) continue;
+        if (!ug_row_usable(r) || r->time_ms <= 0 || strcmp(r->case_name, cname) != 0 ||
+            r->n <= nstar)
+            continue;
         ks.n = 0;
         for (size_t j = 0; j < all->count; j++)
-            if (ug_row_usable(&all->rows[j]) && all->rows[j].time_ms > 0 && all->rows[j].n == r->n &&
-                strcmp(all->rows[j].case_name, cname) == 0)
+            if (ug_row_usable(&all->rows[j]) && all->rows[j].time_ms > 0 &&
+                all->rows[j].n == r->n && strcmp(all->rows[j].case_name, cname) == 0)
                 ug_kset_add(&ks, all->rows[j].kernel);
         if (ks.n >= 2) nstar = r->n;
     }
@@ -398,7 +431,8 @@ static void ug_plot_suite_time(const ug_results *all, const char *suite, ug_buf 
     }
     ks.n = 0;
     for (size_t i = 0; i < all->count; i++)
-        if (strcmp(all->rows[i].case_name, cname) == 0 && all->rows[i].n == nstar && ug_row_usable(&all->rows[i]))
+        if (strcmp(all->rows[i].case_name, cname) == 0 && all->rows[i].n == nstar &&
+            ug_row_usable(&all->rows[i]))
             ug_kset_add(&ks, all->rows[i].kernel);
     ug_kset_sort(&ks);
     char title[300], label[96];
@@ -409,13 +443,15 @@ static void ug_plot_suite_time(const ug_results *all, const char *suite, ug_buf 
         const ug_row *best = NULL;
         for (size_t i = 0; i < all->count; i++) {
             const ug_row *r = &all->rows[i];
-            if (strcmp(r->case_name, cname) == 0 && r->n == nstar && ug_row_usable(r) && r->time_ms > 0 &&
-                strcmp(r->kernel, ks.names[k]) == 0 && (!best || r->elements > best->elements))
+            if (strcmp(r->case_name, cname) == 0 && r->n == nstar && ug_row_usable(r) &&
+                r->time_ms > 0 && strcmp(r->kernel, ks.names[k]) == 0 &&
+                (!best || r->elements > best->elements))
                 best = r;
         }
         if (!best) continue;
         ug_kernel_label(best->kernel, label, sizeof label);
-        ug_plot_point(p, ug_plot_series(p, label, (int)k, UG_SERIES_MARKERS), best->time_ms, best->ulp_mean);
+        ug_plot_point(p, ug_plot_series(p, label, (int)k, UG_SERIES_MARKERS), best->time_ms,
+                      best->ulp_mean);
     }
     if (ug_plot_count(p) >= 2) {
         ug_figure(o, p, UG_PLOT_W, UG_PLOT_H,
@@ -433,7 +469,7 @@ static void ug_section_time(const ug_results *all, ug_buf *o)
 {
     ug_buf_printf(o, "<h2 id=\"time\">Accuracy against time</h2>\n<div class=\"plots\">\n");
     ug_kset suites = {0};
-    char (*names)[128] = ug_xcalloc(all->count + 1, sizeof *names);
+    char(*names)[128] = ug_xcalloc(all->count + 1, sizeof *names);
     for (size_t i = 0; i < all->count; i++) {
         if (!ug_row_usable(&all->rows[i])) continue;
         ug_case_suite(all->rows[i].case_name, names[i], sizeof names[i]);
@@ -447,7 +483,7 @@ static void ug_section_time(const ug_results *all, ug_buf *o)
     free(names);
 }
 
-/* ---- the page -------------------------------------------------------------------------------------- */
+/* ---- the page -------------------------------------------------------------------------------- */
 
 static void ug_html_kv(ug_buf *o, const char *k, const char *v)
 {
@@ -460,10 +496,12 @@ static void ug_html_header(const ug_pages_in *in, ug_buf *o)
 {
     char counts[200];
     ug_results_summary(&in->all, counts, sizeof counts);
-    ug_buf_printf(o, "<h1>ulpgate report</h1>\n<p class=\"%s\">", in->all.failed || in->all.xpassed ? "bad" : "good");
+    ug_buf_printf(o, "<h1>ulpgate report</h1>\n<p class=\"%s\">",
+                  in->all.failed || in->all.xpassed ? "bad" : "good");
     ug_xml_str(o, counts);
     ug_buf_printf(o, "</p>\n<table>\n");
-    static const char *const keys[] = {"git", "date", "host", "compiler", "cflags", "nvcc_flags", "oracle", "seed", "command"};
+    static const char *const keys[] = {"git",        "date",   "host", "compiler", "cflags",
+                                       "nvcc_flags", "oracle", "seed", "command"};
     ug_html_kv(o, "device key", in->device);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *v = ug_json_str_of(ug_json_get(in->meta, keys[i]), "");
@@ -472,17 +510,22 @@ static void ug_html_header(const ug_pages_in *in, ug_buf *o)
     const ug_json *gpu = ug_json_get(in->meta, "gpu");
     if (gpu) {
         char g[400];
-        snprintf(g, sizeof g, "%s, cc %s, %.0f SMs, driver %.0f, runtime %.0f, cuBLAS %.0f, CCCL %.0f",
-                 ug_json_str_of(ug_json_get(gpu, "name"), "?"), ug_json_str_of(ug_json_get(gpu, "cc"), "?"),
-                 ug_json_num_of(ug_json_get(gpu, "sm_count"), 0), ug_json_num_of(ug_json_get(gpu, "driver"), 0),
-                 ug_json_num_of(ug_json_get(gpu, "runtime"), 0), ug_json_num_of(ug_json_get(gpu, "cublas"), 0),
+        snprintf(g, sizeof g,
+                 "%s, cc %s, %.0f SMs, driver %.0f, runtime %.0f, cuBLAS %.0f, CCCL %.0f",
+                 ug_json_str_of(ug_json_get(gpu, "name"), "?"),
+                 ug_json_str_of(ug_json_get(gpu, "cc"), "?"),
+                 ug_json_num_of(ug_json_get(gpu, "sm_count"), 0),
+                 ug_json_num_of(ug_json_get(gpu, "driver"), 0),
+                 ug_json_num_of(ug_json_get(gpu, "runtime"), 0),
+                 ug_json_num_of(ug_json_get(gpu, "cublas"), 0),
                  ug_json_num_of(ug_json_get(gpu, "cccl"), 0));
         ug_html_kv(o, "GPU", g);
     }
-    ug_buf_printf(o, "</table>\n<p>Contents: <a href=\"#problems\">failures and regressions</a> · "
-                     "<a href=\"#error-n\">error against n</a> · <a href=\"#error-kappa\">error "
-                     "against κ</a> · <a href=\"#histograms\">ULP histograms</a> · <a href=\"#time\">"
-                     "accuracy against time</a> · the tables: <code>summary.md</code>.</p>\n");
+    ug_buf_printf(o,
+                  "</table>\n<p>Contents: <a href=\"#problems\">failures and regressions</a> · "
+                  "<a href=\"#error-n\">error against n</a> · <a href=\"#error-kappa\">error "
+                  "against κ</a> · <a href=\"#histograms\">ULP histograms</a> · <a href=\"#time\">"
+                  "accuracy against time</a> · the tables: <code>summary.md</code>.</p>\n");
 }
 
 static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
@@ -490,15 +533,18 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
     ug_buf_printf(o, "<h2 id=\"problems\">Failures and regressions</h2>\n");
     size_t bad = 0;
     for (size_t i = 0; i < in->all.count; i++) bad += ug_row_bad(&in->all.rows[i]);
-    if (!bad) ug_buf_printf(o, "<p class=\"good\">No failure: every check held.</p>\n");
+    if (!bad)
+        ug_buf_printf(o, "<p class=\"good\">No failure: every check held.</p>\n");
     else {
-        ug_buf_printf(o, "<table><tr><th>failed test point</th><th>status</th><th>note</th></tr>\n");
+        ug_buf_printf(o,
+                      "<table><tr><th>failed test point</th><th>status</th><th>note</th></tr>\n");
         for (size_t i = 0; i < in->all.count; i++) {
             const ug_row *r = &in->all.rows[i];
             if (!ug_row_bad(r)) continue;
             ug_buf_printf(o, "<tr><td><code>");
             ug_xml_str(o, r->point);
-            ug_buf_printf(o, "</code></td><td class=\"bad\">%s</td><td>", ug_status_name(r->status));
+            ug_buf_printf(o, "</code></td><td class=\"bad\">%s</td><td>",
+                          ug_status_name(r->status));
             ug_xml_str(o, r->note);
             ug_buf_printf(o, "</td></tr>\n");
         }
@@ -513,11 +559,14 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
     const ug_comparison *c = &in->cmp;
     ug_buf_printf(o, "<p class=\"%s\">Against <code>", c->regressed ? "bad" : "good");
     ug_xml_str(o, in->base.path);
-    ug_buf_printf(o, "</code>: %zu regressed, %zu improved (the baseline can be tightened), %zu same, "
-                     "%zu within slack, %zu only in the baseline, %zu new.</p>\n", c->regressed,
-                  c->improved, c->same, c->within, c->n_only_base, c->n_only_new);
+    ug_buf_printf(o,
+                  "</code>: %zu regressed, %zu improved (the baseline can be tightened), %zu same, "
+                  "%zu within slack, %zu only in the baseline, %zu new.</p>\n",
+                  c->regressed, c->improved, c->same, c->within, c->n_only_base, c->n_only_new);
     if (!c->regressed) return;
-    ug_buf_printf(o, "<table><tr><th>regressed row</th><th>figure</th><th>baseline</th><th>now</th><th>ratio</th></tr>\n");
+    ug_buf_printf(
+        o,
+        "<table><tr><th>regressed row</th><th>figure</th><th>baseline</th><th>now</th><th>ratio</th></tr>\n");
     for (size_t i = 0; i < c->n_rows; i++) {
         const ug_cmp_row *r = &c->rows[i];
         if (r->verdict != UG_V_WORSE || r->inputs[0]) continue;
@@ -528,13 +577,18 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
             ug_buf_printf(o, "<tr><td><code>");
             ug_xml_str(o, b->id);
             if (m < 0)
-                ug_buf_printf(o, "</code></td><td>status</td><td>%s</td><td class=\"bad\">%s</td><td></td></tr>\n",
-                              ug_status_name(a->status), ug_status_name(b->status));
+                ug_buf_printf(
+                    o,
+                    "</code></td><td>status</td><td>%s</td><td class=\"bad\">%s</td><td></td></tr>\n",
+                    ug_status_name(a->status), ug_status_name(b->status));
             else
-                ug_buf_printf(o, "</code></td><td>%s</td><td class=\"num\">%s</td><td class=\"num bad\">%s</td>"
-                                 "<td class=\"num\">%s</td></tr>\n", ug_gated[m].name,
-                              ug_fmt_fig(ug_gated_value(a, m), x), ug_fmt_fig(ug_gated_value(b, m), y),
-                              ug_fmt_ratio(ug_gated_value(a, m), ug_gated_value(b, m), q));
+                ug_buf_printf(
+                    o,
+                    "</code></td><td>%s</td><td class=\"num\">%s</td><td class=\"num bad\">%s</td>"
+                    "<td class=\"num\">%s</td></tr>\n",
+                    ug_gated[m].name, ug_fmt_fig(ug_gated_value(a, m), x),
+                    ug_fmt_fig(ug_gated_value(b, m), y),
+                    ug_fmt_ratio(ug_gated_value(a, m), ug_gated_value(b, m), q));
         }
     }
     ug_buf_printf(o, "</table>\n");
@@ -553,8 +607,9 @@ void ug_report_html(const ug_pages_in *in, ug_buf *o)
     ug_section_kappa(&in->all, o);
     ug_section_hist(&in->all, o);
     ug_section_time(&in->all, o);
-    ug_buf_printf(o, "<p><small>Written by ulpgate %s from <code>results.json</code>: one "
-                     "self-contained file (inline CSS and SVG, no script, nothing loaded from the "
-                     "network).</small></p>\n</body>\n</html>\n",
+    ug_buf_printf(o,
+                  "<p><small>Written by ulpgate %s from <code>results.json</code>: one "
+                  "self-contained file (inline CSS and SVG, no script, nothing loaded from the "
+                  "network).</small></p>\n</body>\n</html>\n",
                   ug_json_str_of(ug_json_get(in->meta, "version"), "?"));
 }

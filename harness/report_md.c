@@ -14,9 +14,12 @@
 static void ug_md_cell(ug_buf *o, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '|') ug_buf_printf(o, "\\|");
-        else if (*s == '\n') ug_buf_printf(o, " ");
-        else ug_buf_put(o, s, 1);
+        if (*s == '|')
+            ug_buf_printf(o, "\\|");
+        else if (*s == '\n')
+            ug_buf_printf(o, " ");
+        else
+            ug_buf_put(o, s, 1);
     }
 }
 
@@ -25,9 +28,12 @@ static const char *ug_meta_str(const ug_pages_in *in, const char *key)
     return ug_json_str_of(ug_json_get(in->meta, key), "?");
 }
 
-static bool ug_row_failed(const ug_row *r) { return r->status == UG_ST_FAIL || r->status == UG_ST_XPASS; }
+static bool ug_row_failed(const ug_row *r)
+{
+    return r->status == UG_ST_FAIL || r->status == UG_ST_XPASS;
+}
 
-/* ---- the sections before the tables ------------------------------------------------------------ */
+/* ---- the sections before the tables ---------------------------------------------------------- */
 
 static void ug_md_header(const ug_pages_in *in, ug_buf *o)
 {
@@ -35,17 +41,21 @@ static void ug_md_header(const ug_pages_in *in, ug_buf *o)
     ug_results_summary(&in->all, counts, sizeof counts);
     size_t measured = 0;
     for (size_t i = 0; i < in->all.count; i++) measured += in->all.rows[i].measured;
-    ug_buf_printf(o, "# ulpgate report\n\nRun of git `%s` on `%s` (%s; %s %s), %s, seed %s, "
-                     "oracle %s.\n\n**%s** (%zu measurements). Plots: [index.html](index.html).\n\n",
-                  ug_meta_str(in, "git"), in->device, ug_meta_str(in, "host"), ug_meta_str(in, "compiler"),
-                  ug_meta_str(in, "cflags"), ug_meta_str(in, "date"), ug_meta_str(in, "seed"),
-                  ug_meta_str(in, "oracle"), counts, measured);
+    ug_buf_printf(o,
+                  "# ulpgate report\n\nRun of git `%s` on `%s` (%s; %s %s), %s, seed %s, "
+                  "oracle %s.\n\n**%s** (%zu measurements). Plots: [index.html](index.html).\n\n",
+                  ug_meta_str(in, "git"), in->device, ug_meta_str(in, "host"),
+                  ug_meta_str(in, "compiler"), ug_meta_str(in, "cflags"), ug_meta_str(in, "date"),
+                  ug_meta_str(in, "seed"), ug_meta_str(in, "oracle"), counts, measured);
     const ug_json *gpu = ug_json_get(in->meta, "gpu");
     if (gpu)
         ug_buf_printf(o, "GPU: %s (cc %s, %.0f SMs, driver %.0f, runtime %.0f, cuBLAS %.0f).\n\n",
-                      ug_json_str_of(ug_json_get(gpu, "name"), "?"), ug_json_str_of(ug_json_get(gpu, "cc"), "?"),
-                      ug_json_num_of(ug_json_get(gpu, "sm_count"), 0), ug_json_num_of(ug_json_get(gpu, "driver"), 0),
-                      ug_json_num_of(ug_json_get(gpu, "runtime"), 0), ug_json_num_of(ug_json_get(gpu, "cublas"), 0));
+                      ug_json_str_of(ug_json_get(gpu, "name"), "?"),
+                      ug_json_str_of(ug_json_get(gpu, "cc"), "?"),
+                      ug_json_num_of(ug_json_get(gpu, "sm_count"), 0),
+                      ug_json_num_of(ug_json_get(gpu, "driver"), 0),
+                      ug_json_num_of(ug_json_get(gpu, "runtime"), 0),
+                      ug_json_num_of(ug_json_get(gpu, "cublas"), 0));
 }
 
 static void ug_md_failures(const ug_pages_in *in, ug_buf *o)
@@ -57,7 +67,8 @@ static void ug_md_failures(const ug_pages_in *in, ug_buf *o)
         ug_buf_printf(o, "None: every check held.\n\n");
         return;
     }
-    ug_buf_printf(o, "| test point | status | what | ulp max | bound ratio |\n|---|---|---|---:|---:|\n");
+    ug_buf_printf(
+        o, "| test point | status | what | ulp max | bound ratio |\n|---|---|---|---:|---:|\n");
     for (size_t i = 0; i < in->all.count; i++) {
         const ug_row *r = &in->all.rows[i];
         if (!ug_row_failed(r)) continue;
@@ -109,7 +120,8 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
             if (r->status != UG_ST_SKIP || done[i]) continue;
             ug_buf_printf(o, "- %s: ", r->note[0] ? r->note : "(no reason given)");
             for (size_t j = i; j < in->all.count; j++)
-                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] && strcmp(in->all.rows[j].note, r->note) == 0) {
+                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] &&
+                    strcmp(in->all.rows[j].note, r->note) == 0) {
                     ug_buf_printf(o, "%s`%s`", j == i ? "" : ", ", in->all.rows[j].point);
                     done[j] = true;
                 }
@@ -120,12 +132,13 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
     }
 }
 
-/* ---- per case: kernel x n ---------------------------------------------------------------------- */
+/* ---- per case: kernel x n -------------------------------------------------------------------- */
 
 static const ug_results *ug_sort_rows;
 static int ug_by_kernel_n(const void *a, const void *b)
 {
-    const ug_row *x = &ug_sort_rows->rows[*(const size_t *)a], *y = &ug_sort_rows->rows[*(const size_t *)b];
+    const ug_row *x = &ug_sort_rows->rows[*(const size_t *)a],
+                 *y = &ug_sort_rows->rows[*(const size_t *)b];
     int c = strcmp(x->kernel, y->kernel);
     if (c) return c;
     if (x->n != y->n) return x->n < y->n ? -1 : 1;
@@ -151,24 +164,32 @@ static void ug_md_case(const ug_results *all, size_t from, size_t to, ug_buf *o)
     }
     ug_sort_rows = all;
     qsort(idx, n, sizeof *idx, ug_by_kernel_n);
-    ug_buf_printf(o, "### %s: `%s`\n\n| kernel | %s |%s max ULP | mean ULP | max rel. error | bound ratio |%s "
-                     "time (ms) | %s |\n|---|---:|%s---:|---:|---:|---:|%s---:|---:|\n",
-                  all->rows[idx[0]].case_name, all->rows[idx[0]].dist, gemm ? "M x N x K" : "n",
-                  odd ? " status |" : "", kappa ? " max κ |" : "",
-                  gemm ? "GFLOP/s" : "GB/s", odd ? "---|" : "", kappa ? "---:|" : "");
+    ug_buf_printf(
+        o,
+        "### %s: `%s`\n\n| kernel | %s |%s max ULP | mean ULP | max rel. error | bound ratio |%s "
+        "time (ms) | %s |\n|---|---:|%s---:|---:|---:|---:|%s---:|---:|\n",
+        all->rows[idx[0]].case_name, all->rows[idx[0]].dist, gemm ? "M x N x K" : "n",
+        odd ? " status |" : "", kappa ? " max κ |" : "", gemm ? "GFLOP/s" : "GB/s",
+        odd ? "---|" : "", kappa ? "---:|" : "");
     for (size_t j = 0; j < n; j++) {
         const ug_row *r = &all->rows[idx[j]];
         char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
         ug_buf_printf(o, "| %s | ", r->kernel);
-        if (gemm) ug_buf_printf(o, "%zu x %zu x %zu", r->m, r->gemm_n, r->k);
-        else ug_buf_printf(o, "%zu", r->n);
+        if (gemm)
+            ug_buf_printf(o, "%zu x %zu x %zu", r->m, r->gemm_n, r->k);
+        else
+            ug_buf_printf(o, "%zu", r->n);
         ug_buf_printf(o, " |");
-        if (odd) ug_buf_printf(o, " %s%s%s |", ug_row_failed(r) ? "**" : "", ug_status_name(r->status), ug_row_failed(r) ? "**" : "");
-        ug_buf_printf(o, " %s | %s | %s | %s |", ug_fmt_fig(r->ulp_max, a), ug_fmt_fig(r->ulp_mean, b),
-                      ug_fmt_fig(r->rel_max, c), ug_fmt_fig(r->bound_ratio_max, d));
+        if (odd)
+            ug_buf_printf(o, " %s%s%s |", ug_row_failed(r) ? "**" : "", ug_status_name(r->status),
+                          ug_row_failed(r) ? "**" : "");
+        ug_buf_printf(o, " %s | %s | %s | %s |", ug_fmt_fig(r->ulp_max, a),
+                      ug_fmt_fig(r->ulp_mean, b), ug_fmt_fig(r->rel_max, c),
+                      ug_fmt_fig(r->bound_ratio_max, d));
         if (kappa) ug_buf_printf(o, " %s |", ug_fmt_fig(r->kappa_max, e));
         ug_buf_printf(o, " %s | %s |\n", r->time_ms > 0 ? ug_fmt_fig(r->time_ms, f) : "",
-                      (gemm ? r->gflops : r->gbps) > 0 ? ug_fmt_fig(gemm ? r->gflops : r->gbps, g) : "");
+                      (gemm ? r->gflops : r->gbps) > 0 ? ug_fmt_fig(gemm ? r->gflops : r->gbps, g)
+                                                       : "");
     }
     ug_buf_printf(o, "\n");
     free(idx);
@@ -186,13 +207,14 @@ void ug_report_md(const ug_pages_in *in, ug_buf *o)
     const ug_results *all = &in->all;
     for (size_t from = 0; from < all->count;) {
         size_t to = from + 1;
-        while (to < all->count && strcmp(all->rows[to].case_name, all->rows[from].case_name) == 0) to++;
+        while (to < all->count && strcmp(all->rows[to].case_name, all->rows[from].case_name) == 0)
+            to++;
         ug_md_case(all, from, to, o);
         from = to;
     }
 }
 
-/* ---- the terminal table -------------------------------------------------------------------------- */
+/* ---- the terminal table ---------------------------------------------------------------------- */
 
 /* Distinct strings in first-seen order (a small set: linear search is fine). */
 typedef struct {
@@ -210,7 +232,8 @@ static size_t ug_strset_add(ug_strset *s, const char *x)
 }
 
 /* One suite: kernels x cases, cells the worst metric over the sizes. */
-static void ug_summary_suite(const ug_results *res, const char *suite, int metric, int width, ug_buf *o)
+static void ug_summary_suite(const ug_results *res, const char *suite, int metric, int width,
+                             ug_buf *o)
 {
     ug_strset kernels = {0}, cases = {0};
     char s[128];
@@ -222,13 +245,15 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
         ug_strset_add(&cases, r->case_name + strlen(suite) + (r->case_name[strlen(suite)] == '/'));
     }
     double *cell = ug_xcalloc(kernels.n * cases.n + 1, sizeof *cell);
-    bool *set = ug_xcalloc(kernels.n * cases.n + 1, sizeof *set), *bad = ug_xcalloc(kernels.n * cases.n + 1, sizeof *bad);
+    bool *set = ug_xcalloc(kernels.n * cases.n + 1, sizeof *set),
+         *bad = ug_xcalloc(kernels.n * cases.n + 1, sizeof *bad);
     for (size_t i = 0; i < res->count; i++) {
         const ug_row *r = &res->rows[i];
         ug_case_suite(r->case_name, s, sizeof s);
         if (strcmp(s, suite) != 0 || !r->measured || r->status == UG_ST_SKIP) continue;
         size_t k = ug_strset_add(&kernels, r->kernel);
-        size_t c = ug_strset_add(&cases, r->case_name + strlen(suite) + (r->case_name[strlen(suite)] == '/'));
+        size_t c = ug_strset_add(&cases, r->case_name + strlen(suite) +
+                                             (r->case_name[strlen(suite)] == '/'));
         double v = ug_gated_value(r, metric);
         size_t at = k * cases.n + c;
         if (!set[at] || v > cell[at] || isnan(v)) cell[at] = v;
@@ -240,14 +265,17 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
         if ((int)strlen(kernels.v[k]) > kw) kw = (int)strlen(kernels.v[k]);
     int cw = 10, per_block = (width - kw - 2) / (cw + 1);
     if (per_block < 1) per_block = 1;
-    ug_buf_printf(o, "%s: %s, worst over the sizes (! marks a cell with a failed row)\n", suite, ug_gated[metric].name);
+    ug_buf_printf(o, "%s: %s, worst over the sizes (! marks a cell with a failed row)\n", suite,
+                  ug_gated[metric].name);
     for (size_t c0 = 0; c0 < cases.n; c0 += (size_t)per_block) {
         size_t c1 = c0 + (size_t)per_block < cases.n ? c0 + (size_t)per_block : cases.n;
         ug_buf_printf(o, "  %-*s", kw, "kernel");
         for (size_t c = c0; c < c1; c++) {
             size_t len = strlen(cases.v[c]);
-            if (len <= (size_t)cw) ug_buf_printf(o, " %*s", cw, cases.v[c]);
-            else ug_buf_printf(o, " %.*s~", cw - 1, cases.v[c]);
+            if (len <= (size_t)cw)
+                ug_buf_printf(o, " %*s", cw, cases.v[c]);
+            else
+                ug_buf_printf(o, " %.*s~", cw - 1, cases.v[c]);
         }
         ug_buf_printf(o, "\n");
         for (size_t k = 0; k < kernels.n; k++) {
@@ -255,8 +283,11 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
             for (size_t c = c0; c < c1; c++) {
                 size_t at = k * cases.n + c;
                 char f[32], cellbuf[40];
-                if (!set[at]) snprintf(cellbuf, sizeof cellbuf, "-");
-                else snprintf(cellbuf, sizeof cellbuf, "%s%s", ug_fmt_fig(cell[at], f), bad[at] ? "!" : "");
+                if (!set[at])
+                    snprintf(cellbuf, sizeof cellbuf, "-");
+                else
+                    snprintf(cellbuf, sizeof cellbuf, "%s%s", ug_fmt_fig(cell[at], f),
+                             bad[at] ? "!" : "");
                 ug_buf_printf(o, " %*s", cw, cellbuf);
             }
             ug_buf_printf(o, "\n");
@@ -274,7 +305,7 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
 void ug_summary_table(const ug_results *res, int metric, int width, ug_buf *o)
 {
     ug_strset suites = {0};
-    char (*names)[128] = ug_xcalloc(res->count + 1, sizeof *names);
+    char(*names)[128] = ug_xcalloc(res->count + 1, sizeof *names);
     for (size_t i = 0; i < res->count; i++) {
         if (!res->rows[i].measured || res->rows[i].status == UG_ST_SKIP) continue;
         ug_case_suite(res->rows[i].case_name, names[i], sizeof names[i]);

@@ -17,7 +17,8 @@
 static const char *const ug_colours[16] = {
     "#000000", "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#7f7f7f",
     "#882255", "#117733", "#332288", "#999933", "#44aa99", "#aa4499", "#661100", "#6699cc"};
-static const char *const ug_dashes[8] = {"7,3", "2,2", "9,3,2,3", "4,4", "1,3", "12,4", "6,2,2,2,2,2", "3,6"};
+static const char *const ug_dashes[8] = {"7,3", "2,2",  "9,3,2,3",     "4,4",
+                                         "1,3", "12,4", "6,2,2,2,2,2", "3,6"};
 
 const char *ug_style_colour(int style) { return ug_colours[(style % 16 + 16) % 16]; }
 
@@ -62,7 +63,8 @@ void ug_xml_str(ug_buf *out, const char *s)
     }
 }
 
-ug_plot *ug_plot_new(const char *title, const char *xlabel, int xaxis, const char *ylabel, int yaxis)
+ug_plot *ug_plot_new(const char *title, const char *xlabel, int xaxis, const char *ylabel,
+                     int yaxis)
 {
     ug_plot *p = ug_xcalloc(1, sizeof *p);
     snprintf(p->title, sizeof p->title, "%s", title);
@@ -92,7 +94,10 @@ int ug_plot_series(ug_plot *p, const char *label, int style, unsigned flags)
     return (int)p->ns++;
 }
 
-static bool ug_plottable(double v, int axis) { return isfinite(v) && (axis == UG_AXIS_LINEAR || v > 0); }
+static bool ug_plottable(double v, int axis)
+{
+    return isfinite(v) && (axis == UG_AXIS_LINEAR || v > 0);
+}
 
 void ug_plot_point(ug_plot *p, int series, double x, double y)
 {
@@ -153,57 +158,75 @@ static double ug_axis_px(const ug_axis *a, double v)
     return a->p0 + (t - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
 }
 
+static void ug_svg_line(ug_buf *o, const char *cls, double x1, double y1, double x2, double y2)
+{
+    ug_buf_printf(o, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", cls,
+                  x1, y1, x2, y2);
+}
+
+/* A label at (x, y) with the given anchor. */
+static void ug_svg_text(ug_buf *o, double x, double y, const char *anchor, const char *text)
+{
+    ug_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", x, y, anchor,
+                  text);
+}
+
 /* A decade label "10^k" with a raised exponent, at (x, y) with the given anchor. */
 static void ug_decade_label(ug_buf *o, double x, double y, const char *anchor, int k)
 {
-    if (k == 0) ug_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">1</text>\n", x, y, anchor);
-    else if (k == 1) ug_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">10</text>\n", x, y, anchor);
+    if (k == 0 || k == 1)
+        ug_svg_text(o, x, y, anchor, k ? "10" : "1");
     else
-        ug_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">10<tspan dy=\"-5\" "
-                         "font-size=\"8\">%d</tspan></text>\n", x, y, anchor, k);
+        ug_buf_printf(o,
+                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">10<tspan dy=\"-5\" "
+                      "font-size=\"8\">%d</tspan></text>\n",
+                      x, y, anchor, k);
 }
 
 /* Ticks, labels and grid lines of one axis (horizontal: the x axis along y = base). */
-static void ug_axis_draw(ug_buf *o, const ug_axis *a, bool horizontal, double base, double g0, double g1)
+static void ug_axis_draw(ug_buf *o, const ug_axis *a, bool horizontal, double base, double g0,
+                         double g1)
 {
     if (a->kind == UG_AXIS_LOG) {
         int lo = (int)a->lo, hi = (int)a->hi, every = (hi - lo + 7) / 8;
         for (int k = lo; k <= hi; k++) {
             double px = ug_axis_px(a, pow(10, k));
             if (horizontal) {
-                ug_buf_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px, g0, px, g1);
-                ug_buf_printf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px, base, px, base + 5);
+                ug_svg_line(o, "grid", px, g0, px, g1);
+                ug_svg_line(o, "axis", px, base, px, base + 5);
                 if ((k - lo) % every == 0) ug_decade_label(o, px, base + 18, "middle", k);
             } else {
-                ug_buf_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g0, px, g1, px);
-                ug_buf_printf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", base - 5, px, base, px);
+                ug_svg_line(o, "grid", g0, px, g1, px);
+                ug_svg_line(o, "axis", base - 5, px, base, px);
                 if ((k - lo) % every == 0) ug_decade_label(o, base - 8, px + 4, "end", k);
             }
             if (hi - lo > 6 || k == hi) continue;
             for (int m = 2; m <= 9; m++) { /* minor ticks */
                 double mp = ug_axis_px(a, m * pow(10, k));
                 if (horizontal)
-                    ug_buf_printf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", mp, base, mp, base + 3);
+                    ug_svg_line(o, "axis", mp, base, mp, base + 3);
                 else
-                    ug_buf_printf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", base - 3, mp, base, mp);
+                    ug_svg_line(o, "axis", base - 3, mp, base, mp);
             }
         }
         return;
     }
     double step = ug_nice_step((a->hi - a->lo) / 5);
     for (double v = a->lo; v <= a->hi + step * 1e-9; v += step) {
-        double px = ug_axis_px(a, v), shown = fabs(v) < step * 1e-9 ? 0 : v;
+        double px = ug_axis_px(a, v);
+        char num[32];
+        snprintf(num, sizeof num, "%g", fabs(v) < step * 1e-9 ? 0 : v);
         if (horizontal) {
-            ug_buf_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px, g0, px, g1);
-            ug_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px, base + 18, shown);
+            ug_svg_line(o, "grid", px, g0, px, g1);
+            ug_svg_text(o, px, base + 18, "middle", num);
         } else {
-            ug_buf_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g0, px, g1, px);
-            ug_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", base - 8, px + 4, shown);
+            ug_svg_line(o, "grid", g0, px, g1, px);
+            ug_svg_text(o, base - 8, px + 4, "end", num);
         }
     }
 }
 
-/* ---- markers and lines ------------------------------------------------------------------------- */
+/* ---- markers and lines ----------------------------------------------------------------------- */
 
 static void ug_marker(ug_buf *o, int style, double x, double y)
 {
@@ -211,17 +234,46 @@ static void ug_marker(ug_buf *o, int style, double x, double y)
     const char *fill = (style / 8) % 2 ? "#ffffff" : c;
     double r = 3.6;
     switch (style % 8) {
-    case 0: ug_buf_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"%s\"/>", x, y, r, fill, c); break;
-    case 1: ug_buf_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"%s\"/>", x - r, y - r, 2 * r, 2 * r, fill, c); break;
-    case 2: ug_buf_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\" stroke=\"%s\"/>", x, y - 1.3 * r, x + 1.2 * r, y + 0.8 * r, x - 1.2 * r, y + 0.8 * r, fill, c); break;
-    case 3: ug_buf_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\" stroke=\"%s\"/>", x, y - 1.4 * r, x + 1.4 * r, y, x, y + 1.4 * r, x - 1.4 * r, y, fill, c); break;
-    case 4: ug_buf_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\" stroke=\"%s\"/>", x, y + 1.3 * r, x + 1.2 * r, y - 0.8 * r, x - 1.2 * r, y - 0.8 * r, fill, c); break;
-    case 5: ug_buf_printf(o, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", x - 1.3 * r, y, x + 1.3 * r, x, y - 1.3 * r, y + 1.3 * r, c); break;
-    case 6: ug_buf_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"2\"/>", x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r, c); break;
+    case 0:
+        ug_buf_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"%s\"/>",
+                      x, y, r, fill, c);
+        break;
+    case 1:
+        ug_buf_printf(
+            o,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"%s\"/>",
+            x - r, y - r, 2 * r, 2 * r, fill, c);
+        break;
+    case 2:
+        ug_buf_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\" stroke=\"%s\"/>",
+                      x, y - 1.3 * r, x + 1.2 * r, y + 0.8 * r, x - 1.2 * r, y + 0.8 * r, fill, c);
+        break;
+    case 3:
+        ug_buf_printf(
+            o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\" stroke=\"%s\"/>",
+            x, y - 1.4 * r, x + 1.4 * r, y, x, y + 1.4 * r, x - 1.4 * r, y, fill, c);
+        break;
+    case 4:
+        ug_buf_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\" stroke=\"%s\"/>",
+                      x, y + 1.3 * r, x + 1.2 * r, y - 0.8 * r, x - 1.2 * r, y - 0.8 * r, fill, c);
+        break;
+    case 5:
+        ug_buf_printf(
+            o, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+            x - 1.3 * r, y, x + 1.3 * r, x, y - 1.3 * r, y + 1.3 * r, c);
+        break;
+    case 6:
+        ug_buf_printf(
+            o,
+            "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+            x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r, c);
+        break;
     default:
-        ug_buf_printf(o, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"1.6\"/>",
-                      x - 1.3 * r, y, x + 1.3 * r, x - 0.7 * r, y - 1.1 * r, x + 0.7 * r, y + 1.1 * r,
-                      x - 0.7 * r, y + 1.1 * r, x + 0.7 * r, y - 1.1 * r, c);
+        ug_buf_printf(
+            o,
+            "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"1.6\"/>",
+            x - 1.3 * r, y, x + 1.3 * r, x - 0.7 * r, y - 1.1 * r, x + 0.7 * r, y + 1.1 * r,
+            x - 0.7 * r, y + 1.1 * r, x + 0.7 * r, y - 1.1 * r, c);
     }
 }
 
@@ -229,23 +281,27 @@ static void ug_line_attrs(ug_buf *o, int style, unsigned flags)
 {
     ug_buf_printf(o, "fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"", ug_style_colour(style),
                   flags & UG_SERIES_DASHED ? "1.4" : "1.6");
-    if (flags & UG_SERIES_DASHED) ug_buf_printf(o, " stroke-dasharray=\"%s\"", ug_dashes[style % 8]);
+    if (flags & UG_SERIES_DASHED)
+        ug_buf_printf(o, " stroke-dasharray=\"%s\"", ug_dashes[style % 8]);
 }
 
 static void ug_svg_open(ug_buf *o, const char *title, int width, int height)
 {
-    ug_buf_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
-                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", width, height, width, height);
+    ug_buf_printf(o,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
+                  "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
+                  width, height, width, height);
     ug_xml_str(o, title);
     ug_buf_printf(o, "\">\n<title>");
     ug_xml_str(o, title);
-    ug_buf_printf(o, "</title>\n<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>\n", width, height);
+    ug_buf_printf(o, "</title>\n<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>\n",
+                  width, height);
     ug_buf_printf(o, "<text class=\"title\" x=\"%d\" y=\"18\" text-anchor=\"middle\">", width / 2);
     ug_xml_str(o, title);
     ug_buf_printf(o, "</text>\n");
 }
 
-/* ---- the plot ------------------------------------------------------------------------------------ */
+/* ---- the plot -------------------------------------------------------------------------------- */
 
 static void ug_legend(ug_buf *o, const ug_plot *p, double x0, double y0, double y1)
 {
@@ -255,7 +311,8 @@ static void ug_legend(ug_buf *o, const ug_plot *p, double x0, double y0, double 
         const ug_series *s = &p->s[i];
         double y = y0 + 8 + step * (double)i;
         if (s->flags & UG_SERIES_LINE) {
-            ug_buf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x0, y, x0 + 26, y);
+            ug_buf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x0, y,
+                          x0 + 26, y);
             ug_line_attrs(o, s->style, s->flags);
             ug_buf_printf(o, "/>");
         }
@@ -283,23 +340,30 @@ void ug_plot_svg(const ug_plot *p, ug_buf *o, int width, int height)
             ymin = fmin(ymin, q.y), ymax = fmax(ymax, q.y);
         }
     if (!(xmin <= xmax)) {
-        ug_buf_printf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data to plot</text>\n</svg>\n",
-                      width / 2, height / 2);
+        ug_buf_printf(
+            o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data to plot</text>\n</svg>\n",
+            width / 2, height / 2);
         return;
     }
     ug_axis ax = ug_axis_make(p->xaxis, xmin, xmax, left, right);
     ug_axis ay = ug_axis_make(p->yaxis, ymin, ymax, bottom, top);
     int clip = ++ug_clip_counter;
-    ug_buf_printf(o, "<defs><clipPath id=\"ugclip%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                     "height=\"%.1f\"/></clipPath></defs>\n", clip, left - 6, top - 6, right - left + 12, bottom - top + 12);
+    ug_buf_printf(o,
+                  "<defs><clipPath id=\"ugclip%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                  "height=\"%.1f\"/></clipPath></defs>\n",
+                  clip, left - 6, top - 6, right - left + 12, bottom - top + 12);
     ug_axis_draw(o, &ax, true, bottom, top, bottom);
     ug_axis_draw(o, &ay, false, left, left, right);
-    ug_buf_printf(o, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+    ug_buf_printf(o,
+                  "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
                   left, top, right - left, bottom - top);
-    ug_buf_printf(o, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (left + right) / 2, height - 10);
+    ug_buf_printf(o, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+                  (left + right) / 2, height - 10);
     ug_xml_str(o, p->xlabel);
-    ug_buf_printf(o, "</text>\n<text class=\"label\" transform=\"translate(16,%.1f) rotate(-90)\" "
-                     "text-anchor=\"middle\">", (top + bottom) / 2);
+    ug_buf_printf(o,
+                  "</text>\n<text class=\"label\" transform=\"translate(16,%.1f) rotate(-90)\" "
+                  "text-anchor=\"middle\">",
+                  (top + bottom) / 2);
     ug_xml_str(o, p->ylabel);
     ug_buf_printf(o, "</text>\n<g clip-path=\"url(#ugclip%d)\">\n", clip);
     for (size_t i = 0; i < p->ns; i++) {
@@ -307,7 +371,8 @@ void ug_plot_svg(const ug_plot *p, ug_buf *o, int width, int height)
         if ((s->flags & UG_SERIES_LINE) && s->n > 1) {
             ug_buf_printf(o, "<polyline class=\"series\" points=\"");
             for (size_t j = 0; j < s->n; j++)
-                ug_buf_printf(o, "%s%.1f,%.1f", j ? " " : "", ug_axis_px(&ax, s->pts[j].x), ug_axis_px(&ay, s->pts[j].y));
+                ug_buf_printf(o, "%s%.1f,%.1f", j ? " " : "", ug_axis_px(&ax, s->pts[j].x),
+                              ug_axis_px(&ay, s->pts[j].y));
             ug_buf_printf(o, "\" ");
             ug_line_attrs(o, s->style, s->flags);
             ug_buf_printf(o, "/>\n");
@@ -334,7 +399,8 @@ void ug_bars_svg(ug_buf *o, const char *title, const char *xlabel, const char *y
     for (size_t i = 0; i < n; i++) ymax = fmax(ymax, values[i]);
     ug_axis ay = ug_axis_make(UG_AXIS_LOG, ymin, ymax, bottom, top);
     ug_axis_draw(o, &ay, false, left, left, right);
-    ug_buf_printf(o, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+    ug_buf_printf(o,
+                  "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
                   left, top, right - left, bottom - top);
     double w = (right - left) / (double)(n ? n : 1);
     const char *c = ug_style_colour(style);
@@ -342,19 +408,26 @@ void ug_bars_svg(ug_buf *o, const char *title, const char *xlabel, const char *y
         double x = left + w * (double)i;
         if (values[i] > ymin) {
             double y = ug_axis_px(&ay, values[i]);
-            ug_buf_printf(o, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                             "fill=\"%s\" stroke=\"#000\" stroke-width=\"0.5\"/>\n",
-                          x + 1, y, w - 2, bottom - y, c);
+            ug_buf_printf(
+                o,
+                "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"%s\" stroke=\"#000\" stroke-width=\"0.5\"/>\n",
+                x + 1, y, w - 2, bottom - y, c);
         }
-        ug_buf_printf(o, "<text class=\"tick\" transform=\"translate(%.1f,%.1f) rotate(-55)\" "
-                         "text-anchor=\"end\">", x + w / 2 + 3, bottom + 10);
+        ug_buf_printf(o,
+                      "<text class=\"tick\" transform=\"translate(%.1f,%.1f) rotate(-55)\" "
+                      "text-anchor=\"end\">",
+                      x + w / 2 + 3, bottom + 10);
         ug_xml_str(o, labels[i]);
         ug_buf_printf(o, "</text>\n");
     }
-    ug_buf_printf(o, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (left + right) / 2, height - 4);
+    ug_buf_printf(o, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+                  (left + right) / 2, height - 4);
     ug_xml_str(o, xlabel);
-    ug_buf_printf(o, "</text>\n<text class=\"label\" transform=\"translate(13,%.1f) rotate(-90)\" "
-                     "text-anchor=\"middle\">", (top + bottom) / 2);
+    ug_buf_printf(o,
+                  "</text>\n<text class=\"label\" transform=\"translate(13,%.1f) rotate(-90)\" "
+                  "text-anchor=\"middle\">",
+                  (top + bottom) / 2);
     ug_xml_str(o, ylabel);
     ug_buf_printf(o, "</text>\n</svg>\n");
 }

@@ -26,7 +26,8 @@ enum {
 
 typedef struct ug_plot ug_plot;
 
-ug_plot *ug_plot_new(const char *title, const char *xlabel, int xaxis, const char *ylabel, int yaxis);
+ug_plot *ug_plot_new(const char *title, const char *xlabel, int xaxis, const char *ylabel,
+                     int yaxis);
 void ug_plot_free(ug_plot *p);
 /* A series; style 0, 1, 2, ... picks colour, marker and dash pattern (16 distinct, then they
  * repeat).  Returns its index for ug_plot_point. */

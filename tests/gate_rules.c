@@ -19,11 +19,11 @@
 UG_CASE(gate_rules, judge_exact_and_slack)
 {
     double one_up = nextafter(1.0, 2.0);
-    UG_EXPECT(ug_judge(1.0, one_up, false, 1.0) == UG_V_WORSE);  /* no slack: one ulp is worse */
+    UG_EXPECT(ug_judge(1.0, one_up, false, 1.0) == UG_V_WORSE); /* no slack: one ulp is worse */
     UG_EXPECT(ug_judge(one_up, 1.0, false, 1.0) == UG_V_BETTER);
     UG_EXPECT(ug_judge(1.0, 1.0, false, 1.0) == UG_V_SAME);
     UG_EXPECT(ug_judge(0.0, 1e-300, false, 1.0) == UG_V_WORSE);
-    UG_EXPECT(ug_judge(5, 4, true, 1.0) == UG_V_WORSE);         /* fewer correctly rounded */
+    UG_EXPECT(ug_judge(5, 4, true, 1.0) == UG_V_WORSE); /* fewer correctly rounded */
     UG_EXPECT(ug_judge(4, 5, true, 1.0) == UG_V_BETTER);
     UG_EXPECT(ug_judge(1.0, INFINITY, false, 1.0) == UG_V_WORSE);
     UG_EXPECT(ug_judge(INFINITY, NAN, false, 1.0) == UG_V_WORSE);
@@ -37,7 +37,7 @@ UG_CASE(gate_rules, judge_exact_and_slack)
     UG_EXPECT(ug_judge(1.0, 0.49, false, 2.0) == UG_V_BETTER);
     UG_EXPECT(ug_judge(10, 5, true, 2.0) == UG_V_WITHIN);
     UG_EXPECT(ug_judge(10, 4, true, 2.0) == UG_V_WORSE);
-    UG_EXPECT(ug_judge(0.0, 1e-9, false, 2.0) == UG_V_WORSE);  /* nothing is within x2 of 0 */
+    UG_EXPECT(ug_judge(0.0, 1e-9, false, 2.0) == UG_V_WORSE); /* nothing is within x2 of 0 */
     UG_EXPECT(ug_judge_status(UG_ST_PASS, UG_ST_FAIL) == UG_V_WORSE);
     UG_EXPECT(ug_judge_status(UG_ST_XFAIL, UG_ST_XPASS) == UG_V_WORSE);
     UG_EXPECT(ug_judge_status(UG_ST_FAIL, UG_ST_PASS) == UG_V_BETTER);
@@ -106,33 +106,39 @@ UG_CASE(gate_rules, compare_rows)
                    ug_test_row("gpu_atomic", 100, false, 20), ug_test_row("gone", 100, true, 1),
                    ug_test_row("pairwise", 100, true, 5)};
     ug_row b[5] = {a[0], a[1], a[2], ug_test_row("added", 100, true, 1), a[4]};
-    b[0].ulp_max = nextafter(10, 11);  /* deterministic: worse */
-    b[1].ulp_mean = 0.1;               /* better */
-    b[2].ulp_max = 39;                 /* nondeterministic, x1.95: within */
-    b[4].trials = 5;                   /* inputs changed */
+    b[0].ulp_max = nextafter(10, 11); /* deterministic: worse */
+    b[1].ulp_mean = 0.1;              /* better */
+    b[2].ulp_max = 39;                /* nondeterministic, x1.95: within */
+    b[4].trials = 5;                  /* inputs changed */
     ug_baseline base, now;
     ug_test_side(&base, "gcc 12", a, 5);
     ug_test_side(&now, "gcc 13", b, 5);
     ug_comparison c;
     ug_compare(&base, &now, NULL, &c);
     UG_EXPECT_MSG(c.regressed == 1 && c.improved == 1 && c.within == 1 && c.inputs_changed == 1,
-                  "regressed %zu improved %zu within %zu inputs %zu", c.regressed, c.improved, c.within,
-                  c.inputs_changed);
-    UG_EXPECT(c.n_only_base == 1 && strcmp(base.res.rows[c.only_base[0]].kernel, "gone@default") == 0);
-    UG_EXPECT(c.n_only_new == 1 && strcmp(now.res.rows[c.only_new[0]].kernel, "added@default") == 0);
+                  "regressed %zu improved %zu within %zu inputs %zu", c.regressed, c.improved,
+                  c.within, c.inputs_changed);
+    UG_EXPECT(c.n_only_base == 1 &&
+              strcmp(base.res.rows[c.only_base[0]].kernel, "gone@default") == 0);
+    UG_EXPECT(c.n_only_new == 1 &&
+              strcmp(now.res.rows[c.only_new[0]].kernel, "added@default") == 0);
     const ug_cmp_row *r0 = ug_find_cmp(&c, a[0].id), *r2 = ug_find_cmp(&c, a[2].id);
     UG_ASSERT(r0 && r2);
-    UG_EXPECT(r0->verdict == UG_V_WORSE && r0->m[UG_GM_ULP_MAX] == UG_V_WORSE && r0->m[UG_GM_ULP_MEAN] == UG_V_SAME);
+    UG_EXPECT(r0->verdict == UG_V_WORSE && r0->m[UG_GM_ULP_MAX] == UG_V_WORSE &&
+              r0->m[UG_GM_ULP_MEAN] == UG_V_SAME);
     UG_EXPECT(r0->slack == 1.0 && r2->slack == UG_DEFAULT_NONDET_SLACK);
     UG_EXPECT(r2->m[UG_GM_DISTINCT] == UG_V_SAME && r0->m[UG_GM_DISTINCT] == UG_V_NA);
     /* the compiler changed: CPU rows depend on it, the CUDA row does not */
-    UG_EXPECT((c.env & (1u << UG_FP_COMPILER)) && (r0->env & (1u << UG_FP_COMPILER)) && r2->env == 0);
+    UG_EXPECT((c.env & (1u << UG_FP_COMPILER)) && (r0->env & (1u << UG_FP_COMPILER)) &&
+              r2->env == 0);
     /* serial, kahan, pairwise: the CPU rows in both sides */
-    UG_EXPECT_MSG(c.env_part[UG_FP_COMPILER].rows == 3, "%zu rows", c.env_part[UG_FP_COMPILER].rows);
+    UG_EXPECT_MSG(c.env_part[UG_FP_COMPILER].rows == 3, "%zu rows",
+                  c.env_part[UG_FP_COMPILER].rows);
     ug_buf out = {0};
     ug_cmp_print_text(&c, &out, false);
-    UG_EXPECT_MSG(strstr(ug_buf_str(&out), "compiler: 'gcc 12' -> 'gcc 13': every CPU row (3 compared rows)"),
-                  "%s", ug_buf_str(&out));
+    UG_EXPECT_MSG(
+        strstr(ug_buf_str(&out), "compiler: 'gcc 12' -> 'gcc 13': every CPU row (3 compared rows)"),
+        "%s", ug_buf_str(&out));
     ug_buf_free(&out);
     ug_comparison_free(&c);
     /* the same nondeterministic row beyond its slack */
@@ -164,15 +170,17 @@ UG_CASE(gate_rules, update_rules_and_round_trip)
     b[2].ulp_max = 30;
     ug_test_side(&run, "gcc 12", b, 3);
     ug_baseline_update(&bl, &run, &o, &diff, &s);
-    UG_EXPECT_MSG(s.loosened == 1 && s.tightened == 1 && s.within_slack == 1 && s.refused,
-                  "%s", ug_buf_str(&diff));
+    UG_EXPECT_MSG(s.loosened == 1 && s.tightened == 1 && s.within_slack == 1 && s.refused, "%s",
+                  ug_buf_str(&diff));
     UG_EXPECT(ug_results_find(&bl.res, a[0].id)->ulp_max == 10); /* refused: bl untouched */
     o.reason = "a reason";
     ug_baseline_update(&bl, &run, &o, &diff, &s);
     UG_EXPECT(!s.refused && s.loosened == 1 && s.tightened == 1 && s.within_slack == 1);
-    const ug_row *atomic = ug_results_find(&bl.res, a[2].id), *serial = ug_results_find(&bl.res, a[0].id);
+    const ug_row *atomic = ug_results_find(&bl.res, a[2].id),
+                 *serial = ug_results_find(&bl.res, a[0].id);
     UG_ASSERT(atomic && serial);
-    UG_EXPECT_MSG(atomic->ulp_max == 20, "within slack keeps the baseline's figure, got %g", atomic->ulp_max);
+    UG_EXPECT_MSG(atomic->ulp_max == 20, "within slack keeps the baseline's figure, got %g",
+                  atomic->ulp_max);
     UG_EXPECT(serial->ulp_max == 11);
     size_t si = (size_t)(serial - bl.res.rows);
     UG_EXPECT(bl.x[si].n_loosened == 1 && strcmp(bl.x[si].loosened[0].reason, "a reason") == 0 &&
@@ -189,7 +197,8 @@ UG_CASE(gate_rules, update_rules_and_round_trip)
     ug_buf t1 = {0}, t2 = {0};
     ug_baseline_json(&bl, &t1);
     ug_baseline_json(&back, &t2);
-    UG_EXPECT(back.is_baseline && t1.len == t2.len && strcmp(ug_buf_str(&t1), ug_buf_str(&t2)) == 0);
+    UG_EXPECT(back.is_baseline && t1.len == t2.len &&
+              strcmp(ug_buf_str(&t1), ug_buf_str(&t2)) == 0);
     unlink(path);
     ug_buf_free(&t1);
     ug_buf_free(&t2);
@@ -209,7 +218,9 @@ UG_CASE(gate_rules, update_rules_and_round_trip)
 
 UG_CASE(gate_rules, device_keys)
 {
-    static const struct { const char *gpu, *cc, *arch, *want; } cases[] = {
+    static const struct {
+        const char *gpu, *cc, *arch, *want;
+    } cases[] = {
         {"NVIDIA H100 80GB HBM3", "9.0", "x86_64", "h100-sm90"},
         {"NVIDIA H200", "9.0", "x86_64", "h200-sm90"},
         {"NVIDIA GeForce RTX 4090", "8.9", "x86_64", "rtx4090-sm89"},
@@ -220,8 +231,8 @@ UG_CASE(gate_rules, device_keys)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char key[64];
         ug_device_key_of(cases[i].gpu, cases[i].cc, cases[i].arch, key, sizeof key);
-        UG_EXPECT_MSG(strcmp(key, cases[i].want) == 0, "%s: %s, want %s", cases[i].gpu ? cases[i].gpu : "cpu",
-                      key, cases[i].want);
+        UG_EXPECT_MSG(strcmp(key, cases[i].want) == 0, "%s: %s, want %s",
+                      cases[i].gpu ? cases[i].gpu : "cpu", key, cases[i].want);
     }
     UG_EXPECT(ug_row_scope("cuda", "cublas_sgemm") & UG_SCOPE_VENDOR);
     UG_EXPECT(!(ug_row_scope("cuda", "reduce_kahan") & UG_SCOPE_VENDOR));
