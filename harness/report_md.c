@@ -263,19 +263,23 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
     int kw = 6;
     for (size_t k = 0; k < kernels.n; k++)
         if ((int)strlen(kernels.v[k]) > kw) kw = (int)strlen(kernels.v[k]);
-    int cw = 10, per_block = (width - kw - 2) / (cw + 1);
-    if (per_block < 1) per_block = 1;
+    /* each column as wide as its case's name, 10 to 22 characters (longer names cut with ~) */
+    int *cw = ug_xcalloc(cases.n + 1, sizeof *cw);
+    for (size_t c = 0; c < cases.n; c++) {
+        size_t len = strlen(cases.v[c]);
+        cw[c] = len < 10 ? 10 : len > 22 ? 22 : (int)len;
+    }
     ug_buf_printf(o, "%s: %s, worst over the sizes (! marks a cell with a failed row)\n", suite,
                   ug_gated[metric].name);
-    for (size_t c0 = 0; c0 < cases.n; c0 += (size_t)per_block) {
-        size_t c1 = c0 + (size_t)per_block < cases.n ? c0 + (size_t)per_block : cases.n;
+    for (size_t c0 = 0, c1; c0 < cases.n; c0 = c1) {
+        int used = kw + 2;
+        for (c1 = c0; c1 < cases.n && (c1 == c0 || used + cw[c1] + 1 <= width); c1++) used += cw[c1] + 1;
         ug_buf_printf(o, "  %-*s", kw, "kernel");
         for (size_t c = c0; c < c1; c++) {
-            size_t len = strlen(cases.v[c]);
-            if (len <= (size_t)cw)
-                ug_buf_printf(o, " %*s", cw, cases.v[c]);
+            if (strlen(cases.v[c]) <= (size_t)cw[c])
+                ug_buf_printf(o, " %*s", cw[c], cases.v[c]);
             else
-                ug_buf_printf(o, " %.*s~", cw - 1, cases.v[c]);
+                ug_buf_printf(o, " %.*s~", cw[c] - 1, cases.v[c]);
         }
         ug_buf_printf(o, "\n");
         for (size_t k = 0; k < kernels.n; k++) {
@@ -288,12 +292,13 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
                 else
                     snprintf(cellbuf, sizeof cellbuf, "%s%s", ug_fmt_fig(cell[at], f),
                              bad[at] ? "!" : "");
-                ug_buf_printf(o, " %*s", cw, cellbuf);
+                ug_buf_printf(o, " %*s", cw[c], cellbuf);
             }
             ug_buf_printf(o, "\n");
         }
         if (c1 < cases.n) ug_buf_printf(o, "\n");
     }
+    free(cw);
     ug_buf_printf(o, "\n");
     free(kernels.v);
     free(cases.v);
