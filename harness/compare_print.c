@@ -108,8 +108,8 @@ static void ug_text_ids(const ug_baseline *side, const size_t *idx, size_t n, co
 static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *out)
 {
     if (s->is_baseline)
-        ug_buf_printf(out, "  %s %s (baseline of %s, %zu rows, %zu updates)\n", label, s->path,
-                      s->device, s->res.count, s->n_updates);
+        ug_buf_printf(out, "  %s %s (baseline of %s, %zu rows, %zu update%s)\n", label, s->path,
+                      s->device, s->res.count, s->n_updates, s->n_updates == 1 ? "" : "s");
     else
         ug_buf_printf(out, "  %s %s (run of git %s, %s, device %s, %zu rows)\n", label, s->path,
                       s->git[0] ? s->git : "?", s->date[0] ? s->date : "?", s->device,

@@ -49,6 +49,7 @@ if [ "$crc" = 0 ]; then
 fi
 echo "not ok 2 - regressions against $base: $counts"
 sed 's/^/# /' "$out/compare.txt" "$out/compare.err" | head -400
+[ "$(wc -l <"$out/compare.txt")" -gt 400 ] && echo "# ... (400 lines shown; all of it in $out/compare.txt)"
 echo "# Markdown for the merge request: $out/compare.md; to accept a loosening on purpose:"
 echo "#   $ug baseline update --from $out/results.json --reason \"why\""
 exit 1
