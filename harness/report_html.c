@@ -267,7 +267,11 @@ static void ug_plot_suite_kappa(const ug_results *all, const char *suite, ug_buf
         ug_kset_add(&ks, r->kernel);
         ug_kset_add(&cases, r->case_name);
     }
-    if (ks.n == 0 || cases.n < 2) goto done;
+    if (ks.n == 0 || cases.n < 2) { /* one condition number: nothing to plot against */
+        free(ks.names);
+        free(cases.names);
+        return;
+    }
     ug_kset_sort(&ks);
     snprintf(title, sizeof title,
              "%s: relative error against the condition number κ (largest n of each case)", suite);
@@ -309,12 +313,12 @@ static void ug_plot_suite_kappa(const ug_results *all, const char *suite, ug_buf
     ug_figure(o, p, UG_PLOT_W, UG_PLOT_H,
               "Ogita-Rump-Oishi inputs of a chosen condition number; each kernel at the largest n "
               "of each case. Dashed: its a-priori relative bound at that n, c(n) κ (plus u for "
-              "the classes with a u|s| term): the error of an ordinary sum grows with κ, a "
-              "compensated one stays near u until κ reaches 1/u.");
+              "the classes with a u|s| term). An ordinary sum's bound grows like D u κ (D its depth), "
+              "Kahan's like 2u κ; Neumaier's, u + γ²(n-1) κ, stays near u while κ is well below "
+              "1/(n² u): as if summed in twice the precision and rounded once.");
     ++*plots;
     ug_plot_free(p);
     free(curves);
-done:
     free(ks.names);
     free(cases.names);
 }
