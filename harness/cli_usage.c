@@ -15,7 +15,7 @@ const char ug_usage_text[] =
     "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n"
     "       ulpgate baseline key [--from results.json]\n"
     "       ulpgate report DIR [--baseline FILE|none]   summary.md and index.html beside results.json\n"
-    "       ulpgate summary results.json [--metric M]   kernel x distribution table\n"
+    "       ulpgate summary results.json [--metric M] [--width N]   kernel x distribution table\n"
     "run options:\n"
     "  --filter GLOB    cases whose name matches (e.g. 'reduce/*'); naming a canary runs it\n"
     "  --kernel GLOB    kernels whose name (or name@variant) matches\n"

@@ -9,7 +9,7 @@
  *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
  *   ulpgate baseline update|show|key [...]
  *   ulpgate report DIR [--baseline FILE|none]
- *   ulpgate summary results.json [--metric M]
+ *   ulpgate summary results.json [--metric M] [--width N]
  *
  * Exit codes: 0 all passed, 1 an assertion failed, 2 usage or input error (message on stderr).
  */

@@ -532,28 +532,39 @@ static void ug_html_header(const ug_pages_in *in, ug_buf *o)
                   "accuracy against time</a> · the tables: <code>summary.md</code>.</p>\n");
 }
 
+/* Failures and regressions, at most UG_HTML_ROWS of each (summary.md lists every one): the
+ * plots stay near the top of the page. */
+enum { UG_HTML_ROWS = 20 };
+
+static void ug_html_failures(const ug_pages_in *in, ug_buf *o)
+{
+    size_t bad = 0, shown = 0;
+    for (size_t i = 0; i < in->all.count; i++) bad += ug_row_bad(&in->all.rows[i]);
+    if (!bad) {
+        ug_buf_printf(o, "<p class=\"good\">No failure: every check held.</p>\n");
+        return;
+    }
+    ug_buf_printf(o, "<p class=\"bad\">%zu failed test points.</p>\n<table><tr><th>failed test "
+                     "point</th><th>status</th><th>note</th></tr>\n", bad);
+    for (size_t i = 0; i < in->all.count && shown < UG_HTML_ROWS; i++) {
+        const ug_row *r = &in->all.rows[i];
+        if (!ug_row_bad(r)) continue;
+        shown++;
+        ug_buf_printf(o, "<tr><td><code>");
+        ug_xml_str(o, r->point);
+        ug_buf_printf(o, "</code></td><td class=\"bad\">%s</td><td>", ug_status_name(r->status));
+        if (r->note[0]) ug_xml_str(o, r->note);
+        else ug_buf_printf(o, "%d check%s failed (the TAP log says which)", r->failures, r->failures == 1 ? "" : "s");
+        ug_buf_printf(o, "</td></tr>\n");
+    }
+    ug_buf_printf(o, "</table>\n");
+    if (bad > shown) ug_buf_printf(o, "<p>... and %zu more: summary.md lists every one.</p>\n", bad - shown);
+}
+
 static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
 {
     ug_buf_printf(o, "<h2 id=\"problems\">Failures and regressions</h2>\n");
-    size_t bad = 0;
-    for (size_t i = 0; i < in->all.count; i++) bad += ug_row_bad(&in->all.rows[i]);
-    if (!bad)
-        ug_buf_printf(o, "<p class=\"good\">No failure: every check held.</p>\n");
-    else {
-        ug_buf_printf(o,
-                      "<table><tr><th>failed test point</th><th>status</th><th>note</th></tr>\n");
-        for (size_t i = 0; i < in->all.count; i++) {
-            const ug_row *r = &in->all.rows[i];
-            if (!ug_row_bad(r)) continue;
-            ug_buf_printf(o, "<tr><td><code>");
-            ug_xml_str(o, r->point);
-            ug_buf_printf(o, "</code></td><td class=\"bad\">%s</td><td>",
-                          ug_status_name(r->status));
-            ug_xml_str(o, r->note);
-            ug_buf_printf(o, "</td></tr>\n");
-        }
-        ug_buf_printf(o, "</table>\n");
-    }
+    ug_html_failures(in, o);
     if (!in->have_base) {
         ug_buf_printf(o, "<p>Regressions: not compared: ");
         ug_xml_str(o, in->base_note);
@@ -568,34 +579,31 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
                   "%zu within slack, %zu only in the baseline, %zu new.</p>\n",
                   c->regressed, c->improved, c->same, c->within, c->n_only_base, c->n_only_new);
     if (!c->regressed) return;
-    ug_buf_printf(
-        o,
-        "<table><tr><th>regressed row</th><th>figure</th><th>baseline</th><th>now</th><th>ratio</th></tr>\n");
-    for (size_t i = 0; i < c->n_rows; i++) {
+    ug_buf_printf(o, "<table><tr><th>regressed row</th><th>what got worse (baseline &#8594; now)"
+                     "</th></tr>\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < c->n_rows && shown < UG_HTML_ROWS; i++) {
         const ug_cmp_row *r = &c->rows[i];
         if (r->verdict != UG_V_WORSE || r->inputs[0]) continue;
+        shown++;
         const ug_row *a = &c->base->res.rows[r->base], *b = &c->now->res.rows[r->now];
-        for (int m = -1; m < UG_GM_COUNT; m++) {
-            if ((m < 0 && r->status != UG_V_WORSE) || (m >= 0 && r->m[m] != UG_V_WORSE)) continue;
+        ug_buf_printf(o, "<tr><td><code>");
+        ug_xml_str(o, b->id);
+        ug_buf_printf(o, "</code></td><td class=\"bad\">");
+        if (r->status == UG_V_WORSE)
+            ug_buf_printf(o, "status %s &#8594; %s; ", ug_status_name(a->status), ug_status_name(b->status));
+        for (int m = 0; m < UG_GM_COUNT; m++) {
+            if (r->m[m] != UG_V_WORSE) continue;
             char x[32], y[32], q[32];
-            ug_buf_printf(o, "<tr><td><code>");
-            ug_xml_str(o, b->id);
-            if (m < 0)
-                ug_buf_printf(
-                    o,
-                    "</code></td><td>status</td><td>%s</td><td class=\"bad\">%s</td><td></td></tr>\n",
-                    ug_status_name(a->status), ug_status_name(b->status));
-            else
-                ug_buf_printf(
-                    o,
-                    "</code></td><td>%s</td><td class=\"num\">%s</td><td class=\"num bad\">%s</td>"
-                    "<td class=\"num\">%s</td></tr>\n",
-                    ug_gated[m].name, ug_fmt_fig(ug_gated_value(a, m), x),
-                    ug_fmt_fig(ug_gated_value(b, m), y),
-                    ug_fmt_ratio(ug_gated_value(a, m), ug_gated_value(b, m), q));
+            double va = ug_gated_value(a, m), vb = ug_gated_value(b, m);
+            ug_buf_printf(o, "%s %s &#8594; %s (%s); ", ug_gated[m].name, ug_fmt_fig(va, x),
+                          ug_fmt_fig(vb, y), ug_fmt_ratio(va, vb, q));
         }
+        ug_buf_printf(o, "</td></tr>\n");
     }
     ug_buf_printf(o, "</table>\n");
+    if (c->regressed > shown)
+        ug_buf_printf(o, "<p>... and %zu more: summary.md lists every one.</p>\n", c->regressed - shown);
 }
 
 void ug_report_html(const ug_pages_in *in, ug_buf *o)

@@ -37,6 +37,10 @@ chrome() {
 
 "$ug" run --filter 'reduce/*' --report "$out/rep" --tap >"$out/run.tap" 2>"$out/run.err"
 check "a report to render: index.html written by run --report" '[ -s "$out/rep/index.html" ]'
+# the rendering is tested, not the regressions: no comparison, so the plots start near the top
+"$ug" report "$out/rep" --baseline none 2>"$out/report.err"
+reprc=$?
+check "ulpgate report rewrites it (--baseline none)" '[ "$reprc" = 0 ] && [ -s "$out/rep/index.html" ]'
 
 printf '<!DOCTYPE html><html><body><p>probe</p><script>throw new Error("ulpgate-probe");</script></body></html>\n' >"$out/probe.html"
 chrome --dump-dom "file://$out/probe.html" >"$out/probe.dom" 2>"$out/log"
