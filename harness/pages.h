@@ -4,7 +4,8 @@
  *                (harness/report_md.c);
  *   index.html   one self-contained file: inline CSS and SVG, no script, nothing loaded from the
  *                network; error against n with the a-priori bounds, error against the condition
- *                number, ULP-error histograms, accuracy against time (harness/report_html.c).
+ *                number, ULP-error histograms, accuracy against time (harness/report_html.c,
+ *                the plots in report_plots.c, drawn by svg.c).
  * And the terminal table of `ulpgate summary` (report_md.c).
  */
 #ifndef UG_PAGES_H
@@ -42,6 +43,12 @@ int ug_report_pages(const char *dir, const char *baseline);
 void ug_report_md(const ug_pages_in *in, ug_buf *out);
 /* index.html into out. */
 void ug_report_html(const ug_pages_in *in, ug_buf *out);
+
+/* The plot sections of index.html (report_plots.c), each an <h2> and its figures. */
+void ug_section_n(const ug_results *all, ug_buf *out);     /* error against n, with bounds */
+void ug_section_kappa(const ug_results *all, ug_buf *out); /* error against kappa */
+void ug_section_hist(const ug_results *all, ug_buf *out);  /* ULP-error histograms */
+void ug_section_time(const ug_results *all, ug_buf *out);  /* accuracy against time */
 
 /* The terminal table of `ulpgate summary`: per suite (the case's prefix) a table of kernels
  * (rows) by case (columns), each cell the worst value of the metric over the sizes ('!' after a
