@@ -9,7 +9,9 @@
  *   - nondeterministic kernels (their figures are the worst over >= 9 repeats): worse only beyond
  *     the row's slack s (new > s * old, or new < old / s for the correctly rounded count),
  *     better only beyond it, "within slack" in between;
- *   - a row whose status went from passing to failing is worse.
+ *   - a row whose status went from passing to failing is worse;
+ *   - distinct results: a deterministic kernel measured with repeats must keep 1 (any increase is
+ *     worse); a nondeterministic one's vary by nature: "changed (not gated)".
  * Timing is reported, gated only when asked (time_slack > 0: new > time_slack * old is worse).
  * Rows whose inputs differ (trials, first trial, outputs, seed) are listed, not judged.
  */
@@ -37,8 +39,9 @@ extern const ug_gated_info ug_gated[UG_GM_COUNT];
  * without repeats). */
 double ug_gated_value(const ug_row *r, int m);
 
-typedef enum { UG_V_NA, UG_V_SAME, UG_V_WITHIN, UG_V_BETTER, UG_V_WORSE } ug_verdict;
-const char *ug_verdict_name(ug_verdict v); /* "", "same", "within slack", "better", "worse" */
+typedef enum { UG_V_NA, UG_V_SAME, UG_V_WITHIN, UG_V_CHANGED, UG_V_BETTER, UG_V_WORSE } ug_verdict;
+/* "", "same", "within slack", "changed (not gated)", "better", "worse" */
+const char *ug_verdict_name(ug_verdict v);
 
 /* The verdict on one figure: slack 1 is exact (deterministic).  NaN is worse than any number,
  * +inf worse than any finite one; equal values (inf == inf, NaN == NaN) are the same. */

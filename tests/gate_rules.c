@@ -141,10 +141,24 @@ UG_CASE(gate_rules, compare_rows)
         "%s", ug_buf_str(&out));
     ug_buf_free(&out);
     ug_comparison_free(&c);
-    /* the same nondeterministic row beyond its slack */
+    /* a nondeterministic row's distinct results are reported, not gated */
+    now.res.rows[2].distinct_results = 9;
+    ug_compare(&base, &now, NULL, &c);
+    r2 = ug_find_cmp(&c, a[2].id);
+    UG_EXPECT(c.regressed == 1 && r2 && r2->m[UG_GM_DISTINCT] == UG_V_CHANGED && r2->verdict == UG_V_WITHIN);
+    ug_comparison_free(&c);
+    /* a deterministic kernel measured with repeats must keep one result */
+    base.res.rows[1].repeats = now.res.rows[1].repeats = 12;
+    base.res.rows[1].distinct_results = 1;
+    now.res.rows[1].distinct_results = 2;
+    ug_compare(&base, &now, NULL, &c);
+    const ug_cmp_row *r1 = ug_find_cmp(&c, a[1].id);
+    UG_EXPECT(c.regressed == 2 && r1 && r1->m[UG_GM_DISTINCT] == UG_V_WORSE);
+    ug_comparison_free(&c);
+    /* the nondeterministic row beyond its slack */
     now.res.rows[2].ulp_max = 41;
     ug_compare(&base, &now, NULL, &c);
-    UG_EXPECT(c.regressed == 2);
+    UG_EXPECT(c.regressed == 3);
     ug_comparison_free(&c);
     ug_baseline_free(&base);
     ug_baseline_free(&now);
