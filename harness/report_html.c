@@ -88,8 +88,10 @@ static void ug_html_failures(const ug_pages_in *in, ug_buf *o)
         ug_buf_printf(o, "<p class=\"good\">No failure: every check held.</p>\n");
         return;
     }
-    ug_buf_printf(o, "<p class=\"bad\">%zu failed test points.</p>\n<table><tr><th>failed test "
-                     "point</th><th>status</th><th>note</th></tr>\n", bad);
+    ug_buf_printf(o,
+                  "<p class=\"bad\">%zu failed test points.</p>\n<table><tr><th>failed test "
+                  "point</th><th>status</th><th>note</th></tr>\n",
+                  bad);
     for (size_t i = 0; i < in->all.count && shown < UG_HTML_ROWS; i++) {
         const ug_row *r = &in->all.rows[i];
         if (!ug_row_bad(r)) continue;
@@ -97,12 +99,16 @@ static void ug_html_failures(const ug_pages_in *in, ug_buf *o)
         ug_buf_printf(o, "<tr><td><code>");
         ug_xml_str(o, r->point);
         ug_buf_printf(o, "</code></td><td class=\"bad\">%s</td><td>", ug_status_name(r->status));
-        if (r->note[0]) ug_xml_str(o, r->note);
-        else ug_buf_printf(o, "%d check%s failed (the TAP log says which)", r->failures, r->failures == 1 ? "" : "s");
+        if (r->note[0])
+            ug_xml_str(o, r->note);
+        else
+            ug_buf_printf(o, "%d check%s failed (the TAP log says which)", r->failures,
+                          r->failures == 1 ? "" : "s");
         ug_buf_printf(o, "</td></tr>\n");
     }
     ug_buf_printf(o, "</table>\n");
-    if (bad > shown) ug_buf_printf(o, "<p>... and %zu more: summary.md lists every one.</p>\n", bad - shown);
+    if (bad > shown)
+        ug_buf_printf(o, "<p>... and %zu more: summary.md lists every one.</p>\n", bad - shown);
 }
 
 static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
@@ -135,7 +141,8 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
         ug_xml_str(o, b->id);
         ug_buf_printf(o, "</code></td><td class=\"bad\">");
         if (r->status == UG_V_WORSE)
-            ug_buf_printf(o, "status %s &#8594; %s; ", ug_status_name(a->status), ug_status_name(b->status));
+            ug_buf_printf(o, "status %s &#8594; %s; ", ug_status_name(a->status),
+                          ug_status_name(b->status));
         for (int m = 0; m < UG_GM_COUNT; m++) {
             if (r->m[m] != UG_V_WORSE) continue;
             char x[32], y[32], q[32];
@@ -147,7 +154,8 @@ static void ug_html_problems(const ug_pages_in *in, ug_buf *o)
     }
     ug_buf_printf(o, "</table>\n");
     if (c->regressed > shown)
-        ug_buf_printf(o, "<p>... and %zu more: summary.md lists every one.</p>\n", c->regressed - shown);
+        ug_buf_printf(o, "<p>... and %zu more: summary.md lists every one.</p>\n",
+                      c->regressed - shown);
 }
 
 void ug_report_html(const ug_pages_in *in, ug_buf *o)

@@ -76,7 +76,11 @@ static void ug_md_failures(const ug_pages_in *in, ug_buf *o)
         ug_buf_printf(o, "| `");
         ug_md_cell(o, r->point);
         ug_buf_printf(o, "` | %s | ", ug_status_name(r->status));
-        ug_md_cell(o, r->note[0] ? r->note : r->failures ? "a check failed (see the TAP log)" : "");
+        if (r->note[0])
+            ug_md_cell(o, r->note);
+        else
+            ug_buf_printf(o, "%d check%s failed (the TAP log says which)", r->failures,
+                          r->failures == 1 ? "" : "s");
         ug_buf_printf(o, " | %s | %s |\n", r->measured ? ug_fmt_fig(r->ulp_max, a) : "",
                       r->measured ? ug_fmt_fig(r->bound_ratio_max, b) : "");
     }
@@ -273,7 +277,8 @@ static void ug_summary_suite(const ug_results *res, const char *suite, int metri
                   ug_gated[metric].name);
     for (size_t c0 = 0, c1; c0 < cases.n; c0 = c1) {
         int used = kw + 2;
-        for (c1 = c0; c1 < cases.n && (c1 == c0 || used + cw[c1] + 1 <= width); c1++) used += cw[c1] + 1;
+        for (c1 = c0; c1 < cases.n && (c1 == c0 || used + cw[c1] + 1 <= width); c1++)
+            used += cw[c1] + 1;
         ug_buf_printf(o, "  %-*s", kw, "kernel");
         for (size_t c = c0; c < c1; c++) {
             if (strlen(cases.v[c]) <= (size_t)cw[c])

@@ -291,12 +291,13 @@ static void ug_plot_suite_kappa(const ug_results *all, const char *suite, ug_buf
         ug_curve_add(curves, &nc, ks.n, &cv, label);
     }
     ug_curves_plot(p, curves, nc);
-    ug_figure(o, p, UG_PLOT_W, UG_PLOT_H,
-              "Ogita-Rump-Oishi inputs of a chosen condition number; each kernel at the largest n "
-              "of each case. Dashed: its a-priori relative bound at that n, c(n) κ (plus u for "
-              "the classes with a u|s| term). An ordinary sum's bound grows like D u κ (D its depth), "
-              "Kahan's like 2u κ; Neumaier's, u + γ²(n-1) κ, stays near u while κ is well below "
-              "1/(n² u): as if summed in twice the precision and rounded once.");
+    ug_figure(
+        o, p, UG_PLOT_W, UG_PLOT_H,
+        "Ogita-Rump-Oishi inputs of a chosen condition number; each kernel at the largest n "
+        "of each case. Dashed: its a-priori relative bound at that n, c(n) κ (plus u for "
+        "the classes with a u|s| term). An ordinary sum's bound grows like D u κ (D its depth), "
+        "Kahan's like 2u κ; Neumaier's, u + γ²(n-1) κ, stays near u while κ is well below "
+        "1/(n² u): as if summed in twice the precision and rounded once.");
     ++*plots;
     ug_plot_free(p);
     free(curves);
