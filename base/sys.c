@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <time.h>
+#include <unistd.h>
 
 static void ug_oom(size_t n)
 {
@@ -44,3 +46,25 @@ double ug_now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) goto err;
+    if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        goto err;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) goto err;
+    return 0;
+err:
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    unlink(tmp);
+    return -1;
+}
+

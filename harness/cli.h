@@ -35,4 +35,12 @@ int ug_cmd_costs(int argc, char **argv);
 /* `ulpgate bench oracle [--big] [--threads N]` (cli_bench.c): how fast the oracles are. */
 int ug_cmd_bench_oracle(int argc, char **argv);
 
+/* `ulpgate compare BASE NEW [...]` (cli_compare.c): the merge gate's comparison. */
+int ug_cmd_compare(int argc, char **argv);
+/* `ulpgate baseline update|show|key [...]` (cli_baseline.c): per-device baselines. */
+int ug_cmd_baseline(int argc, char **argv, int full_argc, char **full_argv);
+/* `ulpgate report DIR [...]` and `ulpgate summary FILE [...]` (cli_report.c). */
+int ug_cmd_report(int argc, char **argv);
+int ug_cmd_summary(int argc, char **argv);
+
 #endif

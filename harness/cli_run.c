@@ -8,13 +8,11 @@
 #include "base/par.h"
 #include "base/parse.h"
 #include "cli.h"
+#include "pages.h"
 #include "run.h"
 #include "base/sys.h"
 #include "shard.h"
 #include "workers.h"
-
-/* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
-#define UG_DEFAULT_SEED 0x5eedull
 
 static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 {
@@ -114,6 +112,8 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     ug_results res = {0};
     rc = ug_run(&o, &res, stdout);
     if (rc != 2 && o.report_dir && ug_report_write(&o, &res, full_argc, full_argv) != 0) rc = 2;
+    /* summary.md and index.html beside results.json (harness/pages.h) */
+    if (rc != 2 && o.report_dir && ug_report_pages(o.report_dir, NULL) != 0) rc = 2;
     ug_results_free(&res);
     return rc;
 }

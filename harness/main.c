@@ -6,6 +6,10 @@
  *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle fast|mpfr] [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
  *   ulpgate bench oracle [--big] [--threads N]
+ *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
+ *   ulpgate baseline update|show|key [...]
+ *   ulpgate report DIR [--baseline FILE|none]
+ *   ulpgate summary results.json [--metric M] [--width N]
  *
  * Exit codes: 0 all passed, 1 an assertion failed, 2 usage or input error (message on stderr).
  */
@@ -28,6 +32,10 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "merge") == 0) return ug_cmd_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "devices") == 0) return ug_cmd_devices(argc - 1, argv + 1);
     if (strcmp(cmd, "costs") == 0) return ug_cmd_costs(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0) return ug_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "baseline") == 0) return ug_cmd_baseline(argc - 1, argv + 1, argc, argv);
+    if (strcmp(cmd, "report") == 0) return ug_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "summary") == 0) return ug_cmd_summary(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(ug_usage_text, stdout);
         return 0;

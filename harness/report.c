@@ -184,9 +184,11 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_str(b, "git", UG_GIT);
     ug_json_str(b, "date", date);
     ug_json_str(b, "host", host);
+    ug_json_str(b, "arch", uname(&u) == 0 ? u.machine : "unknown");
     ug_json_num(b, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     ug_json_str(b, "compiler", UG_CC);
     ug_json_str(b, "cflags", UG_CFLAGS);
+    ug_json_str(b, "nvcc", UG_NVCC_VERSION);
     ug_json_str(b, "nvcc_flags", UG_NVCC_FLAGS);
     ug_json_bool(b, "cuda_built", UG_CUDA_BUILT);
     ug_json_str(b, "oracle", ug_oracle_name(opt->oracle));
@@ -283,27 +285,6 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
         ug_json_row(b, &res->rows[i]);
     }
     ug_buf_printf(b, "\n]}\n");
-}
-
-int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
-{
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) goto err;
-    if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        goto err;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) goto err;
-    return 0;
-err:
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return -1;
 }
 
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv)

@@ -43,8 +43,7 @@ static ug_status ug_status_of(const char *s)
     return UG_ST_FAIL;
 }
 
-/* One row object into r; 0, or -1 with what is missing in err. */
-static int ug_read_row(const ug_json *o, ug_row *r, char *err, size_t errlen)
+int ug_row_read(const ug_json *o, ug_row *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     if (!o || o->type != UG_JSON_OBJ || !ug_json_get(o, "id") || !ug_json_get(o, "case")) {
@@ -136,7 +135,7 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
     for (size_t i = 0; i < rows->count; i++) {
         ug_row r;
         char why[128];
-        if (ug_read_row(rows->items[i], &r, why, sizeof why) != 0) {
+        if (ug_row_read(rows->items[i], &r, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: result %zu: %s", path, i, why);
             ug_results_free(res);
             ug_json_free(root);

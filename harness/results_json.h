@@ -12,4 +12,8 @@
  * and res empty. */
 ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t errlen);
 
+/* One row object (as report.c writes it; baselines keep a subset of the same fields) into r;
+ * 0, or -1 with what is missing in err. */
+int ug_row_read(const ug_json *o, ug_row *r, char *err, size_t errlen);
+
 #endif

@@ -10,7 +10,11 @@
 #include <stdio.h>
 
 #include "../oracle/oracle.h"
+#include "base/sys.h"
 #include "results.h"
+
+/* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
+#define UG_DEFAULT_SEED 0x5eedull
 
 typedef struct ug_options {
     const char *argv0;
@@ -55,8 +59,6 @@ int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char
  * or NULL), the summary, units and rows of res. (harness/report.c) */
 struct ug_buf;
 void ug_report_json(struct ug_buf *b, const char *meta, const char *shard, const ug_results *res);
-/* Write len bytes to path atomically (a temporary file in the same directory, fsync'ed, renamed
- * over path).  0, or -1 with "cannot write PATH: why" in err. */
-int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
+
 
 #endif

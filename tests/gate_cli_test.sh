@@ -1,0 +1,206 @@
+#!/bin/sh
+# gate_cli_test.sh ULPGATE SRCDIR - the merge gate's commands as a user meets them: compare
+# (identical runs, a figure made worse in a copy, rows added and removed, an environment change,
+# a nondeterministic row within and beyond its slack, Markdown, bad input), baseline update
+# (created, unchanged, a loosening refused without --reason and stored with one, tightening,
+# pruning), baseline show and key, report and summary.  TAP on stdout; every check asserts an
+# exit status and what is printed.
+ug="$1"
+src="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -30; fi; }
+run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
+rc() { cat "$tmp/rc"; }
+# edit a results.json with a Python statement over d (the document) and rows (its results)
+edit() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); rows=d['results']; $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
+row='reduce/normal kahan_f32@default normal(0,1) 10000'
+
+echo "TAP version 13"
+"$ug" run --filter 'reduce/normal' --report "$tmp/a" --tap >"$tmp/run.tap" 2>&1
+check "a run to compare: reduce/normal with a report" '[ -f "$tmp/a/results.json" ]'
+# row counts come from the run itself (build variants multiply the rows)
+count() { python3 -c "import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))['results'] if sys.argv[2] in r['id']))" "$tmp/a/results.json" "$1"; }
+N=$(count '')
+NSERIAL=$(count 'serial_f32@')
+NKAHAN=$(count 'kahan_f32@')
+
+# ---- compare ----------------------------------------------------------------------------------
+run compare "$tmp/a/results.json" "$tmp/a/results.json" --fail-on-regression
+check "compare a run with itself: exit 0, every row the same" \
+  '[ "$(rc)" = 0 ] && grep -q "^$N rows compared: 0 regressed, 0 improved, $N same" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/worse.json" "
+[r.update(ulp_max=r['ulp_max']*13) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/worse.json"
+check "a figure made worse: without --fail-on-regression exit 0, the regression listed" \
+  '[ "$(rc)" = 0 ] && grep -q "^REGRESSION $row \[deterministic: exact\]" "$tmp/out"'
+run compare "$tmp/a/results.json" "$tmp/worse.json" --fail-on-regression
+check "--fail-on-regression: exit 1, the kernel and the figure named with old -> new and ratio" \
+  '[ "$(rc)" = 1 ] && grep -q "^REGRESSION .*kahan_f32@default" "$tmp/out" && grep -Eq "^  ulp_max +[0-9.]+ -> [0-9.]+ +x13 +worse" "$tmp/out" && grep -q "1 regressed" "$tmp/out" && grep -q "1 regression" "$tmp/err"'
+check "the other figures of that row say same" 'grep -Eq "^  ulp_mean .* same$" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/tiny.json" "
+[r.update(ulp_max=r['ulp_max']*(1+2**-52)) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/tiny.json" --fail-on-regression
+check "deterministic rows have no slack: one ulp of binary64 more is a regression" '[ "$(rc)" = 1 ]'
+edit "$tmp/a/results.json" "$tmp/better.json" "
+[r.update(correctly_rounded=r['correctly_rounded']+1, ulp_mean=r['ulp_mean']/2) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/better.json" --fail-on-regression
+check "an improvement: exit 0, said the baseline can be tightened" \
+  '[ "$(rc)" = 0 ] && grep -q "^IMPROVEMENT (the baseline can be tightened) $row" "$tmp/out" && grep -Eq "^  correctly_rounded .* better$" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/status.json" "
+[r.update(status='fail') for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/status.json" --fail-on-regression
+check "a row that passed and now fails is a regression" \
+  '[ "$(rc)" = 1 ] && grep -Eq "^  status +pass -> fail +worse" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/nan.json" "
+[r.update(ulp_max='nan') for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/nan.json" --fail-on-regression
+check "a NaN figure is worse than any number" '[ "$(rc)" = 1 ] && grep -Eq "^  ulp_max .* -> nan .* worse" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/rows.json" "
+d['results']=[r for r in rows if 'serial_f32@' not in r['id']]+[dict(rows[0], id='reduce/normal new_kernel@default normal(0,1) 1000')]"
+run compare "$tmp/a/results.json" "$tmp/rows.json" --fail-on-regression
+check "rows in one side only are listed, not failures" \
+  '[ "$(rc)" = 0 ] && grep -q "^only in base (a case, kernel or size removed, or not run) ($NSERIAL):" "$tmp/out" && grep -q "^only in new (a case, kernel or size added) (1):" "$tmp/out" && grep -q "^  reduce/normal new_kernel@default" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/trials.json" "
+[r.update(trials=1, ulp_max=1e9) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/trials.json" --fail-on-regression
+check "a row whose inputs changed (trials) is listed, not judged" \
+  '[ "$(rc)" = 0 ] && grep -q "^inputs changed, not compared (1):" "$tmp/out" && grep -q "trials [0-9]* -> 1" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/env.json" "
+d['meta']['compiler']='gcc 99.0'"
+run compare "$tmp/a/results.json" "$tmp/env.json" --fail-on-regression
+check "a changed fingerprint is a warning naming what changed and which rows" \
+  '[ "$(rc)" = 0 ] && grep -q "^warning: the environment changed" "$tmp/out" && grep -q "compiler: .gcc [0-9.]*. -> .gcc 99.0.: every CPU row ($N compared rows)" "$tmp/out"'
+edit "$tmp/env.json" "$tmp/envworse.json" "
+[r.update(ulp_max=r['ulp_max']*2) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/envworse.json" --fail-on-regression
+check "a changed fingerprint never turns a regression into a pass" \
+  '[ "$(rc)" = 1 ] && grep -q "(environment changed for this row: compiler)" "$tmp/out"'
+# a nondeterministic row: figures are the worst over 9 repeats; the slack (x2 by default) applies
+edit "$tmp/a/results.json" "$tmp/nd.json" "
+[r.update(deterministic=False, repeats=9, distinct_results=3) for r in rows if r['id']=='$row']"
+edit "$tmp/nd.json" "$tmp/nd_within.json" "
+[r.update(ulp_max=r['ulp_max']*1.5, distinct_results=5) for r in rows if r['id']=='$row']"
+edit "$tmp/nd.json" "$tmp/nd_beyond.json" "
+[r.update(ulp_max=r['ulp_max']*2.5) for r in rows if r['id']=='$row']"
+run compare "$tmp/nd.json" "$tmp/nd_within.json" --fail-on-regression --all
+check "nondeterministic: x1.5 is within the default slack x2, stated; distinct results not gated" \
+  '[ "$(rc)" = 0 ] && grep -q "^WITHIN SLACK $row \[nondeterministic: worst of 9 repeats, slack x2\]" "$tmp/out" && grep -q "1 within slack" "$tmp/out" && grep -Eq "^  distinct_results +3 -> 5 .* changed \(not gated\)$" "$tmp/out"'
+run compare "$tmp/nd.json" "$tmp/nd_beyond.json" --fail-on-regression
+check "nondeterministic: x2.5 is beyond the slack: a regression" \
+  '[ "$(rc)" = 1 ] && grep -q "^REGRESSION $row \[nondeterministic: worst of 9 repeats, slack x2\]" "$tmp/out"'
+run compare "$tmp/nd.json" "$tmp/nd_beyond.json" --fail-on-regression --slack 3
+check "--slack 3: x2.5 is within it" '[ "$(rc)" = 0 ]'
+edit "$tmp/a/results.json" "$tmp/slow.json" "
+[r.update(time_ms=r['time_ms']*10) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/slow.json" --fail-on-regression
+check "timing is reported, not gated by default" \
+  '[ "$(rc)" = 0 ] && grep -q "^timing (reported, not gated): $N rows timed on both sides" "$tmp/out"'
+run compare "$tmp/a/results.json" "$tmp/slow.json" --fail-on-regression --time-slack 5
+check "--time-slack 5 gates timing: x10 slower is a regression" \
+  '[ "$(rc)" = 1 ] && grep -Eq "^  time_ms .* worse \(gated: x5\)" "$tmp/out"'
+run compare "$tmp/a/results.json" "$tmp/worse.json" --markdown
+check "--markdown: regressions first, then improvements, then counts; pipes escaped in tables" \
+  '[ "$(rc)" = 0 ] && grep -q "^### ulpgate: \*\*1 regression\*\*" "$tmp/out" && awk "/^#### Regressions/{r=NR} /^#### Counts/{c=NR} END{exit !(r && c && r < c)}" "$tmp/out" && grep -q "| \`$row\` | ulp_max | .* | x13 |" "$tmp/out"'
+run compare "$tmp/a/results.json" "$tmp/better.json" --markdown
+check "--markdown of an improvement: the baseline can be tightened" \
+  'grep -q "^#### Improvements: the baseline can be tightened" "$tmp/out"'
+run compare "$tmp/a/results.json"
+check "compare with one file: usage error 2" '[ "$(rc)" = 2 ] && grep -q "compare needs two files" "$tmp/err"'
+run compare "$tmp/a/results.json" "$tmp/missing.json"
+check "a missing file: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q "missing.json" "$tmp/err"'
+printf '{"meta": {}, "results": [' >"$tmp/bad.json"
+run compare "$tmp/a/results.json" "$tmp/bad.json"
+check "malformed JSON: exit 2 naming the file, line and column" \
+  '[ "$(rc)" = 2 ] && grep -q "bad.json: line 1, column" "$tmp/err"'
+run compare "$tmp/a/results.json" "$tmp/a/results.json" --slack 0.5
+check "--slack below 1: usage error" '[ "$(rc)" = 2 ] && grep -q -- "--slack: .0.5. is not a factor >= 1" "$tmp/err"'
+
+# ---- baselines --------------------------------------------------------------------------------
+bl="$tmp/bl"
+mkdir -p "$bl"
+run baseline key --from "$tmp/a/results.json"
+check "baseline key of a CPU run: cpu-<arch>" '[ "$(rc)" = 0 ] && grep -Eq "^cpu-[a-z0-9_]+$" "$tmp/out"'
+key=$(cat "$tmp/out")
+edit "$tmp/a/results.json" "$tmp/h100.json" "
+d['meta']['gpu']={'name':'NVIDIA H100 80GB HBM3','cc':'9.0','sm_count':132}"
+run baseline key --from "$tmp/h100.json"
+check "baseline key of an H100 run: h100-sm90" '[ "$(rc)" = 0 ] && [ "$(cat "$tmp/out")" = h100-sm90 ]'
+edit "$tmp/a/results.json" "$tmp/h200.json" "
+d['meta']['gpu']={'name':'NVIDIA H200','cc':'9.0','sm_count':132}"
+run baseline key --from "$tmp/h200.json"
+check "baseline key of an H200 run: h200-sm90" '[ "$(cat "$tmp/out")" = h200-sm90 ]'
+run baseline update --from "$tmp/a/results.json" --dir "$bl"
+check "baseline update creates the device's file" \
+  '[ "$(rc)" = 0 ] && [ -f "$bl/$key.json" ] && grep -q "^created with $N rows" "$tmp/out"'
+cp "$bl/$key.json" "$tmp/bl_orig.json"
+run baseline update --from "$tmp/a/results.json" --dir "$bl"
+check "the same run again: unchanged, file untouched" \
+  '[ "$(rc)" = 0 ] && grep -q "^baseline unchanged" "$tmp/out" && cmp -s "$bl/$key.json" "$tmp/bl_orig.json"'
+run compare "$bl/$key.json" "$tmp/a/results.json" --fail-on-regression
+check "compare reads a baseline: no regression against the run it came from" \
+  '[ "$(rc)" = 0 ] && grep -q "(baseline of $key, $N rows" "$tmp/out" && grep -q "$N same" "$tmp/out"'
+run compare "$bl/$key.json" "$tmp/worse.json" --fail-on-regression
+check "the gate against the baseline catches the figure made worse" '[ "$(rc)" = 1 ] && grep -q "^REGRESSION $row" "$tmp/out"'
+run baseline update --from "$tmp/worse.json" --dir "$bl"
+check "a loosening update without --reason is refused (exit 2), nothing written" \
+  '[ "$(rc)" = 2 ] && grep -q "^LOOSENED $row: ulp_max .* (x13)" "$tmp/out" && grep -q "refused: 1 row would be loosened" "$tmp/err" && cmp -s "$bl/$key.json" "$tmp/bl_orig.json"'
+run baseline update --from "$tmp/worse.json" --dir "$bl" --reason "accepted on purpose: test"
+check "with --reason it is accepted" '[ "$(rc)" = 0 ] && grep -q "^written: " "$tmp/out"'
+check "the reason is stored with the loosened row" \
+  'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=[x for x in d[\"rows\"] if x[\"id\"]==sys.argv[2]][0]; assert r[\"loosened\"][0][\"reason\"]==\"accepted on purpose: test\" and \"ulp_max\" in r[\"loosened\"][0][\"changes\"], r" "$bl/$key.json" "$row"'
+run baseline show --dir "$bl" "$bl/$key.json"
+check "baseline show lists the loosened row with its reason" \
+  '[ "$(rc)" = 0 ] && grep -q "rows ever loosened (1):" "$tmp/out" && grep -q "$row: .*\"accepted on purpose: test\": ulp_max" "$tmp/out"'
+run compare "$bl/$key.json" "$tmp/worse.json" --fail-on-regression
+check "after the accepted loosening the gate passes" '[ "$(rc)" = 0 ]'
+run baseline update --from "$tmp/a/results.json" --dir "$bl"
+check "the better figures again: tightened without a reason" \
+  '[ "$(rc)" = 0 ] && grep -q "^tightened $row: ulp_max" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/fewer.json" "
+d['results']=[r for r in rows if 'kahan_f32@' not in r['id']]"
+run baseline update --from "$tmp/fewer.json" --dir "$bl"
+check "rows the run did not measure are kept" '[ "$(rc)" = 0 ] && grep -q ", $NKAHAN kept (not in this run)" "$tmp/out"'
+run baseline update --from "$tmp/fewer.json" --dir "$bl" --prune
+check "--prune drops them, which is a loosening: refused without a reason" \
+  '[ "$(rc)" = 2 ] && grep -q "pruned (the run did not measure it)" "$tmp/out"'
+run baseline update --from "$tmp/nd.json" --dir "$bl"
+run baseline update --from "$tmp/nd_within.json" --dir "$bl"
+check "a nondeterministic row within its slack keeps its figures (no upward drift)" \
+  '[ "$(rc)" = 0 ] && grep -q "1 within slack" "$tmp/out" && grep -q "^baseline unchanged" "$tmp/out"'
+run baseline update --from "$tmp/nd.json" --dir "$bl" --slack 3
+check "raising a slack is a loosening: refused without a reason" \
+  '[ "$(rc)" = 2 ] && grep -q "^LOOSENED $row: slack x2 -> x3" "$tmp/out"'
+run baseline update --from "$tmp/bad.json" --dir "$bl"
+check "update from a malformed file: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q "bad.json" "$tmp/err"'
+run baseline update --from "$tmp/a/results.json" --dir "$bl" --reason ""
+check "an empty --reason is refused" '[ "$(rc)" = 2 ] && grep -q "empty reason" "$tmp/err"'
+run baseline frobnicate
+check "an unknown baseline subcommand: exit 2" '[ "$(rc)" = 2 ] && grep -q "not update, show or key" "$tmp/err"'
+
+# ---- reports ----------------------------------------------------------------------------------
+check "run --report wrote summary.md and index.html beside results.json" \
+  '[ -s "$tmp/a/summary.md" ] && [ -s "$tmp/a/index.html" ]'
+run report "$tmp/a" --baseline "$tmp/worse.json"
+check "report against another run: summary.md has failures, then regressions, then the cases" \
+  '[ "$(rc)" = 0 ] && awk "/^## Failures/{f=NR} /^## Regressions/{r=NR} /^## Cases/{c=NR} END{exit !(f && r && c && f < r && r < c)}" "$tmp/a/summary.md" && grep -q "^### ulpgate: 0 regressions, 1 improvement" "$tmp/a/summary.md"'
+check "summary.md: a table kernel x n per case with the figures" \
+  'grep -q "^### reduce/normal: .normal(0,1)." "$tmp/a/summary.md" && grep -q "^| kernel | n | max ULP | mean ULP | max rel. error | bound ratio | time (ms) | GB/s |" "$tmp/a/summary.md" && grep -Eq "^\| kahan_f32@default \| 10000 \| [0-9.]+ \|" "$tmp/a/summary.md"'
+check "index.html: self-contained, inline SVG plots, no script, nothing from the network" \
+  '[ "$(grep -c "<svg " "$tmp/a/index.html")" -ge 5 ] && ! grep -Eqi "<script|<link|<img|src=|@import|url\((http|//)" "$tmp/a/index.html" && ! grep -Eo "(href|src)=\"[a-z]+:" "$tmp/a/index.html" | grep -q .'
+check "index.html: error against n with the a-priori bounds, histograms, accuracy against time" \
+  'grep -q "reduce/normal, n = 10000: accuracy against time" "$tmp/a/index.html" && grep -q "kahan_f32 (" "$tmp/a/index.html"'
+run report "$tmp/nowhere"
+check "report of a directory without results.json: exit 2 naming it" \
+  '[ "$(rc)" = 2 ] && grep -q "nowhere/results.json" "$tmp/err"'
+run summary "$tmp/a/results.json" --width 100
+check "summary: a kernel x distribution table on the terminal" \
+  '[ "$(rc)" = 0 ] && grep -q "^reduce: ulp_max, worst over the sizes" "$tmp/out" && grep -Eq "^  kahan_f32@default +[0-9.e+-]+$" "$tmp/out"'
+run summary "$tmp/a/results.json" --metric ulp_maxx
+check "summary --metric unknown: exit 2" '[ "$(rc)" = 2 ] && grep -q -- "--metric: .ulp_maxx." "$tmp/err"'
+echo "1..$n"
+exit $fail

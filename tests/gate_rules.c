@@ -1,0 +1,254 @@
+/*
+ * gate_rules.c - the merge gate's rules on hand-made rows (harness/compare.c, baseline.c,
+ * baseline_update.c, fingerprint.c): exact verdicts for deterministic rows, the slack of
+ * nondeterministic ones, NaN and infinities, status changes, inputs that differ, fingerprint
+ * changes scoped to the rows they affect, the update rules (tightened, loosened with and without
+ * a reason, within slack, pruned), a baseline written and read back bit for bit, device keys.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "compare.h"
+#include "fingerprint.h"
+#include "ug.h"
+
+UG_CASE(gate_rules, judge_exact_and_slack)
+{
+    double one_up = nextafter(1.0, 2.0);
+    UG_EXPECT(ug_judge(1.0, one_up, false, 1.0) == UG_V_WORSE); /* no slack: one ulp is worse */
+    UG_EXPECT(ug_judge(one_up, 1.0, false, 1.0) == UG_V_BETTER);
+    UG_EXPECT(ug_judge(1.0, 1.0, false, 1.0) == UG_V_SAME);
+    UG_EXPECT(ug_judge(0.0, 1e-300, false, 1.0) == UG_V_WORSE);
+    UG_EXPECT(ug_judge(5, 4, true, 1.0) == UG_V_WORSE); /* fewer correctly rounded */
+    UG_EXPECT(ug_judge(4, 5, true, 1.0) == UG_V_BETTER);
+    UG_EXPECT(ug_judge(1.0, INFINITY, false, 1.0) == UG_V_WORSE);
+    UG_EXPECT(ug_judge(INFINITY, NAN, false, 1.0) == UG_V_WORSE);
+    UG_EXPECT(ug_judge(NAN, 1e300, false, 1.0) == UG_V_BETTER);
+    UG_EXPECT(ug_judge(NAN, NAN, false, 1.0) == UG_V_SAME);
+    UG_EXPECT(ug_judge(INFINITY, INFINITY, false, 1.0) == UG_V_SAME);
+    /* slack 2: within up to x2 either way, worse or better beyond */
+    UG_EXPECT(ug_judge(1.0, 2.0, false, 2.0) == UG_V_WITHIN);
+    UG_EXPECT(ug_judge(1.0, nextafter(2.0, 3.0), false, 2.0) == UG_V_WORSE);
+    UG_EXPECT(ug_judge(1.0, 0.5, false, 2.0) == UG_V_WITHIN);
+    UG_EXPECT(ug_judge(1.0, 0.49, false, 2.0) == UG_V_BETTER);
+    UG_EXPECT(ug_judge(10, 5, true, 2.0) == UG_V_WITHIN);
+    UG_EXPECT(ug_judge(10, 4, true, 2.0) == UG_V_WORSE);
+    UG_EXPECT(ug_judge(0.0, 1e-9, false, 2.0) == UG_V_WORSE); /* nothing is within x2 of 0 */
+    UG_EXPECT(ug_judge_status(UG_ST_PASS, UG_ST_FAIL) == UG_V_WORSE);
+    UG_EXPECT(ug_judge_status(UG_ST_XFAIL, UG_ST_XPASS) == UG_V_WORSE);
+    UG_EXPECT(ug_judge_status(UG_ST_FAIL, UG_ST_PASS) == UG_V_BETTER);
+    UG_EXPECT(ug_judge_status(UG_ST_PASS, UG_ST_XFAIL) == UG_V_SAME);
+}
+
+/* A measured row of a sum kernel. */
+static ug_row ug_test_row(const char *kernel, size_t n, bool det, double ulp_max)
+{
+    ug_row r;
+    memset(&r, 0, sizeof r);
+    r.measured = true;
+    snprintf(r.case_name, sizeof r.case_name, "t/case");
+    snprintf(r.kernel, sizeof r.kernel, "%s@default", kernel);
+    snprintf(r.kernel_name, sizeof r.kernel_name, "%s", kernel);
+    snprintf(r.variant, sizeof r.variant, "default");
+    snprintf(r.backend, sizeof r.backend, "%s", strncmp(kernel, "gpu_", 4) == 0 ? "cuda" : "cpu");
+    snprintf(r.op, sizeof r.op, "sum");
+    snprintf(r.dist, sizeof r.dist, "normal(0,1)");
+    r.n = n;
+    r.deterministic = det;
+    r.trials = 10;
+    r.count = 10;
+    r.seed = 0x5eed;
+    r.ulp_max = ulp_max;
+    r.ulp_mean = ulp_max / 4;
+    r.rel_max = ulp_max * 1e-7;
+    r.bound_ratio_max = 0.01;
+    r.correctly_rounded = 3;
+    if (!det) {
+        r.repeats = 9;
+        r.distinct_results = 4;
+    }
+    ug_row_make_id(&r);
+    return r;
+}
+
+/* A side with one fingerprint (compiler as given) and these rows. */
+static void ug_test_side(ug_baseline *b, const char *compiler, const ug_row *rows, size_t n)
+{
+    memset(b, 0, sizeof *b);
+    snprintf(b->device, sizeof b->device, "cpu-x86_64");
+    snprintf(b->path, sizeof b->path, "test");
+    ug_fingerprint fp;
+    memset(&fp, 0, sizeof fp);
+    snprintf(fp.v[UG_FP_SEED], sizeof fp.v[0], "0x5eed");
+    snprintf(fp.v[UG_FP_COMPILER], sizeof fp.v[0], "%s", compiler);
+    ug_fingerprint_hash(&fp);
+    ug_baseline_fp(b, &fp);
+    for (size_t i = 0; i < n; i++) {
+        ug_bl_extra x = {.slack = rows[i].deterministic ? 1.0 : UG_DEFAULT_NONDET_SLACK};
+        ug_baseline_add(b, &rows[i], &x);
+    }
+}
+
+static const ug_cmp_row *ug_find_cmp(const ug_comparison *c, const char *id)
+{
+    for (size_t i = 0; i < c->n_rows; i++)
+        if (strcmp(c->now->res.rows[c->rows[i].now].id, id) == 0) return &c->rows[i];
+    return NULL;
+}
+
+UG_CASE(gate_rules, compare_rows)
+{
+    ug_row a[5] = {ug_test_row("serial", 100, true, 10), ug_test_row("kahan", 100, true, 1),
+                   ug_test_row("gpu_atomic", 100, false, 20), ug_test_row("gone", 100, true, 1),
+                   ug_test_row("pairwise", 100, true, 5)};
+    ug_row b[5] = {a[0], a[1], a[2], ug_test_row("added", 100, true, 1), a[4]};
+    b[0].ulp_max = nextafter(10, 11); /* deterministic: worse */
+    b[1].ulp_mean = 0.1;              /* better */
+    b[2].ulp_max = 39;                /* nondeterministic, x1.95: within */
+    b[4].trials = 5;                  /* inputs changed */
+    ug_baseline base, now;
+    ug_test_side(&base, "gcc 12", a, 5);
+    ug_test_side(&now, "gcc 13", b, 5);
+    ug_comparison c;
+    ug_compare(&base, &now, NULL, &c);
+    UG_EXPECT_MSG(c.regressed == 1 && c.improved == 1 && c.within == 1 && c.inputs_changed == 1,
+                  "regressed %zu improved %zu within %zu inputs %zu", c.regressed, c.improved,
+                  c.within, c.inputs_changed);
+    UG_EXPECT(c.n_only_base == 1 &&
+              strcmp(base.res.rows[c.only_base[0]].kernel, "gone@default") == 0);
+    UG_EXPECT(c.n_only_new == 1 &&
+              strcmp(now.res.rows[c.only_new[0]].kernel, "added@default") == 0);
+    const ug_cmp_row *r0 = ug_find_cmp(&c, a[0].id), *r2 = ug_find_cmp(&c, a[2].id);
+    UG_ASSERT(r0 && r2);
+    UG_EXPECT(r0->verdict == UG_V_WORSE && r0->m[UG_GM_ULP_MAX] == UG_V_WORSE &&
+              r0->m[UG_GM_ULP_MEAN] == UG_V_SAME);
+    UG_EXPECT(r0->slack == 1.0 && r2->slack == UG_DEFAULT_NONDET_SLACK);
+    UG_EXPECT(r2->m[UG_GM_DISTINCT] == UG_V_SAME && r0->m[UG_GM_DISTINCT] == UG_V_NA);
+    /* the compiler changed: CPU rows depend on it, the CUDA row does not */
+    UG_EXPECT((c.env & (1u << UG_FP_COMPILER)) && (r0->env & (1u << UG_FP_COMPILER)) &&
+              r2->env == 0);
+    /* serial, kahan, pairwise: the CPU rows in both sides */
+    UG_EXPECT_MSG(c.env_part[UG_FP_COMPILER].rows == 3, "%zu rows",
+                  c.env_part[UG_FP_COMPILER].rows);
+    ug_buf out = {0};
+    ug_cmp_print_text(&c, &out, false);
+    UG_EXPECT_MSG(
+        strstr(ug_buf_str(&out), "compiler: 'gcc 12' -> 'gcc 13': every CPU row (3 compared rows)"),
+        "%s", ug_buf_str(&out));
+    ug_buf_free(&out);
+    ug_comparison_free(&c);
+    /* a nondeterministic row's distinct results are reported, not gated */
+    now.res.rows[2].distinct_results = 9;
+    ug_compare(&base, &now, NULL, &c);
+    r2 = ug_find_cmp(&c, a[2].id);
+    UG_EXPECT(c.regressed == 1 && r2 && r2->m[UG_GM_DISTINCT] == UG_V_CHANGED && r2->verdict == UG_V_WITHIN);
+    ug_comparison_free(&c);
+    /* a deterministic kernel measured with repeats must keep one result */
+    base.res.rows[1].repeats = now.res.rows[1].repeats = 12;
+    base.res.rows[1].distinct_results = 1;
+    now.res.rows[1].distinct_results = 2;
+    ug_compare(&base, &now, NULL, &c);
+    const ug_cmp_row *r1 = ug_find_cmp(&c, a[1].id);
+    UG_EXPECT(c.regressed == 2 && r1 && r1->m[UG_GM_DISTINCT] == UG_V_WORSE);
+    ug_comparison_free(&c);
+    /* the nondeterministic row beyond its slack */
+    now.res.rows[2].ulp_max = 41;
+    ug_compare(&base, &now, NULL, &c);
+    UG_EXPECT(c.regressed == 3);
+    ug_comparison_free(&c);
+    ug_baseline_free(&base);
+    ug_baseline_free(&now);
+}
+
+UG_CASE(gate_rules, update_rules_and_round_trip)
+{
+    ug_row a[3] = {ug_test_row("serial", 100, true, 10), ug_test_row("kahan", 100, true, 1),
+                   ug_test_row("gpu_atomic", 100, false, 20)};
+    ug_baseline bl, run;
+    memset(&bl, 0, sizeof bl);
+    ug_test_side(&run, "gcc 12", a, 3);
+    ug_update_opts o = {.from = "test"};
+    ug_update_summary s;
+    ug_buf diff = {0};
+    ug_baseline_update(&bl, &run, &o, &diff, &s);
+    UG_EXPECT(s.created && s.added == 3 && !s.refused && bl.res.count == 3);
+    ug_baseline_free(&run);
+    /* worse (serial), better (kahan), within slack (atomic) */
+    ug_row b[3] = {a[0], a[1], a[2]};
+    b[0].ulp_max = 11;
+    b[1].ulp_max = 0.5;
+    b[2].ulp_max = 30;
+    ug_test_side(&run, "gcc 12", b, 3);
+    ug_baseline_update(&bl, &run, &o, &diff, &s);
+    UG_EXPECT_MSG(s.loosened == 1 && s.tightened == 1 && s.within_slack == 1 && s.refused, "%s",
+                  ug_buf_str(&diff));
+    UG_EXPECT(ug_results_find(&bl.res, a[0].id)->ulp_max == 10); /* refused: bl untouched */
+    o.reason = "a reason";
+    ug_baseline_update(&bl, &run, &o, &diff, &s);
+    UG_EXPECT(!s.refused && s.loosened == 1 && s.tightened == 1 && s.within_slack == 1);
+    const ug_row *atomic = ug_results_find(&bl.res, a[2].id),
+                 *serial = ug_results_find(&bl.res, a[0].id);
+    UG_ASSERT(atomic && serial);
+    UG_EXPECT_MSG(atomic->ulp_max == 20, "within slack keeps the baseline's figure, got %g",
+                  atomic->ulp_max);
+    UG_EXPECT(serial->ulp_max == 11);
+    size_t si = (size_t)(serial - bl.res.rows);
+    UG_EXPECT(bl.x[si].n_loosened == 1 && strcmp(bl.x[si].loosened[0].reason, "a reason") == 0 &&
+              strstr(bl.x[si].loosened[0].changes, "ulp_max 10 -> 11"));
+    /* written and read back: the same text */
+    char path[] = "/tmp/ug_gate_rules_XXXXXX";
+    int fd = mkstemp(path);
+    UG_ASSERT(fd >= 0);
+    close(fd);
+    char err[1400];
+    UG_ASSERT(ug_baseline_write(&bl, path, err, sizeof err) == 0);
+    ug_baseline back;
+    UG_ASSERT_MSG(ug_baseline_load(path, 2.0, &back, err, sizeof err) == 0, "%s", err);
+    ug_buf t1 = {0}, t2 = {0};
+    ug_baseline_json(&bl, &t1);
+    ug_baseline_json(&back, &t2);
+    UG_EXPECT(back.is_baseline && t1.len == t2.len &&
+              strcmp(ug_buf_str(&t1), ug_buf_str(&t2)) == 0);
+    unlink(path);
+    ug_buf_free(&t1);
+    ug_buf_free(&t2);
+    ug_baseline_free(&back);
+    ug_baseline_free(&run);
+    /* a run without the kahan row, pruned: a loosening */
+    ug_row c[2] = {b[0], b[2]};
+    ug_test_side(&run, "gcc 12", c, 2);
+    o.reason = NULL;
+    o.prune = true;
+    ug_baseline_update(&bl, &run, &o, &diff, &s);
+    UG_EXPECT(s.pruned == 1 && s.refused && bl.res.count == 3);
+    ug_buf_free(&diff);
+    ug_baseline_free(&run);
+    ug_baseline_free(&bl);
+}
+
+UG_CASE(gate_rules, device_keys)
+{
+    static const struct {
+        const char *gpu, *cc, *arch, *want;
+    } cases[] = {
+        {"NVIDIA H100 80GB HBM3", "9.0", "x86_64", "h100-sm90"},
+        {"NVIDIA H200", "9.0", "x86_64", "h200-sm90"},
+        {"NVIDIA GeForce RTX 4090", "8.9", "x86_64", "rtx4090-sm89"},
+        {"NVIDIA A100-SXM4-80GB", "8.0", "aarch64", "a100-sm80"},
+        {NULL, NULL, "x86_64", "cpu-x86_64"},
+        {NULL, NULL, "aarch64", "cpu-aarch64"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char key[64];
+        ug_device_key_of(cases[i].gpu, cases[i].cc, cases[i].arch, key, sizeof key);
+        UG_EXPECT_MSG(strcmp(key, cases[i].want) == 0, "%s: %s, want %s",
+                      cases[i].gpu ? cases[i].gpu : "cpu", key, cases[i].want);
+    }
+    UG_EXPECT(ug_row_scope("cuda", "cublas_sgemm") & UG_SCOPE_VENDOR);
+    UG_EXPECT(!(ug_row_scope("cuda", "reduce_kahan") & UG_SCOPE_VENDOR));
+    UG_EXPECT(ug_row_scope("cpu", "kahan_f32") == (UG_SCOPE_ALL | UG_SCOPE_CPU));
+}

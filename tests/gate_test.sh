@@ -1,0 +1,55 @@
+#!/bin/sh
+# gate_test.sh ULPGATE SRCDIR OUTDIR [RUN OPTIONS...] - the merge gate, as `meson test --suite
+# gate` runs it: the default case set (or the run options given) with --report OUTDIR (TAP kept
+# in OUTDIR/run.tap, summary.md and index.html beside results.json), then `ulpgate compare` of
+# the baseline of this device, SRCDIR/reports/baselines/<key>.json, with that run.  A regression
+# fails with the regression table; no baseline for this device is a SKIP that names the command
+# creating one.  TAP on stdout.  GATE_BASELINES=DIR reads the baselines from DIR instead.
+ug="$1"
+src="$2"
+out="$3"
+shift 3
+dir="${GATE_BASELINES:-$src/reports/baselines}"
+mkdir -p "$out" || exit 1
+rm -f "$out/results.json"
+"$ug" run --tap --report "$out" "$@" >"$out/run.tap" 2>"$out/run.err"
+rc=$?
+echo "TAP version 13"
+if [ "$rc" = 2 ] || [ ! -f "$out/results.json" ]; then
+    echo "1..1"
+    echo "not ok 1 - the run completed (exit $rc, no $out/results.json)"
+    sed 's/^/# /' "$out/run.err" | head -20
+    exit 1
+fi
+key=$("$ug" baseline key --from "$out/results.json" 2>"$out/key.err")
+if [ -z "$key" ]; then
+    echo "1..1"
+    echo "not ok 1 - the device key of the run"
+    sed 's/^/# /' "$out/key.err"
+    exit 1
+fi
+base="$dir/$key.json"
+if [ ! -f "$base" ]; then
+    echo "1..0 # SKIP no baseline for $key: create it with: $ug baseline update --reason \"initial baseline for $key\" (writes $base; commit it)"
+    exit 0
+fi
+"$ug" compare "$base" "$out/results.json" --fail-on-regression >"$out/compare.txt" 2>"$out/compare.err"
+crc=$?
+"$ug" compare "$base" "$out/results.json" --markdown >"$out/compare.md" 2>/dev/null
+summary=$(grep '^# [0-9]* passed' "$out/run.tap" | tail -1 | sed 's/^# //')
+echo "1..2"
+# the run's own failures are the case tests' business; the gate reports them as regressions
+# of status when the baseline passed
+echo "ok 1 - the run completed: $summary (exit $rc; TAP in $out/run.tap)"
+counts=$(tail -1 "$out/compare.txt")
+if [ "$crc" = 0 ]; then
+    echo "ok 2 - no regression against $base: $counts"
+    grep '^warning' "$out/compare.txt" | sed 's/^/# /'
+    exit 0
+fi
+echo "not ok 2 - regressions against $base: $counts"
+sed 's/^/# /' "$out/compare.txt" "$out/compare.err" | head -400
+[ "$(wc -l <"$out/compare.txt")" -gt 400 ] && echo "# ... (400 lines shown; all of it in $out/compare.txt)"
+echo "# Markdown for the merge request: $out/compare.md; to accept a loosening on purpose:"
+echo "#   $ug baseline update --from $out/results.json --reason \"why\""
+exit 1
