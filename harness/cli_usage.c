@@ -19,7 +19,9 @@ const char ug_usage_text[] =
     "  --report DIR     write DIR/results.json\n"
     "  --slow           include the slow cases; --slow-only: only them\n"
     "  --oracle K       fast (default) or mpfr\n"
-    "  --threads N      threads for the oracle and input generation (default: all cores)\n";
+    "  --threads N      threads for the oracle and input generation (default: all cores)\n"
+    "  --corpus DIR     also run the corpus files (*.txt) under DIR (repeatable; the source\n"
+    "                   tree's cases/corpus always runs)\n";
 
 int ug_usage_error(const char *fmt, const char *arg)
 {

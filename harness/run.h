@@ -25,6 +25,8 @@ typedef struct ug_options {
     const char *report_dir;
     ug_oracle_kind oracle;
     bool progress;       /* stderr is a terminal */
+    const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/corpus.h) */
+    size_t n_corpus_dirs;
 } ug_options;
 
 /* Run every selected case, TAP on out, each test point's row appended to res.  Returns the
