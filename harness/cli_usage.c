@@ -7,6 +7,8 @@ const char ug_usage_text[] =
     "usage: ulpgate list\n"
     "       ulpgate run [options]      run the cases (all but canaries and slow ones by default)\n"
     "       ulpgate oracle --op sum|dot [--json] [--got X] [--oracle fast|mpfr] FILE\n"
+    "       ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N]\n"
+    "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n"
     "       ulpgate bench oracle [--big] [--threads N]\n"
     "run options:\n"
     "  --filter GLOB    cases whose name matches (e.g. 'reduce/*'); naming a canary runs it\n"

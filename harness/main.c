@@ -5,6 +5,7 @@
  *   ulpgate run [--filter GLOB] [--kernel GLOB] [--n N] [--trial T] [--trials N] [--seed S]
  *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle fast|mpfr] [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
+ *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
  *   ulpgate bench oracle [--big] [--threads N]
  *
  * Exit codes: 0 all passed, 1 an assertion failed, 2 usage or input error (message on stderr).
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) return ug_cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return ug_cmd_run(argc - 1, argv + 1, argc, argv, argv[0]);
     if (strcmp(cmd, "oracle") == 0) return ug_cmd_oracle(argc - 1, argv + 1);
+    if (strcmp(cmd, "hunt") == 0) return ug_cmd_hunt(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return ug_cmd_bench_oracle(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(ug_usage_text, stdout);
