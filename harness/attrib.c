@@ -17,6 +17,8 @@
  * the kernel, O(n), so O(n^2) in all); beyond, or for a GPU kernel (one launch a try), the
  * UG_ATTRIB_TOP terms of largest magnitude. */
 enum { UG_ATTRIB_ALL_CPU = 1024, UG_ATTRIB_ALL_GPU = 64, UG_ATTRIB_TOP = 32, UG_ATTRIB_SHOW = 4 };
+/* At most this many terms re-summed in all (tries x n): a failure at n = 2^25 tries 2 terms. */
+#define UG_ATTRIB_WORK ((size_t)1 << 26)
 /* The serial-order view walks the prefix sums with an exact accumulator: up to this n. */
 #define UG_ATTRIB_SERIAL_MAX ((size_t)1 << 22)
 
@@ -92,6 +94,7 @@ static void ug_attrib_removals(ug_buf *d, const ug_kernel *k, const float *x, co
     if (n > all) {
         qsort(terms, n, sizeof *terms, ug_by_mag);
         tries = UG_ATTRIB_TOP;
+        if (tries * n > UG_ATTRIB_WORK) tries = UG_ATTRIB_WORK / n ? UG_ATTRIB_WORK / n : 1;
     }
     float *bx = ug_xmalloc(n * sizeof *bx), *by = y ? ug_xmalloc(n * sizeof *by) : NULL;
     size_t done = 0;

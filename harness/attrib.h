@@ -12,7 +12,8 @@
  *   - the terms whose removal changes the kernel's absolute error most: each candidate removed,
  *     the kernel rerun on the n - 1 others, the error measured against the exact sum without
  *     it (every term for n <= 1024 on a CPU kernel, n <= 64 on a GPU kernel; else the 32 of
- *     largest magnitude), the 4 largest changes shown by index and value in hex;
+ *     largest magnitude, fewer where 32 n > 2^26), the 4 largest changes shown by index and
+ *     value in hex;
  *   - in index order, the first binary32 partial sum that is not its exact prefix correctly
  *     rounded, and the largest single rounding (what a serial kernel does; n <= 2^22);
  *   - where the exact result is NaN or infinite, its first non-finite terms instead.
