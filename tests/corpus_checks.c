@@ -1,7 +1,8 @@
 /*
- * corpus_checks.c - corpus files and their header keys, the values reader's header lines, and the
+ * corpus_checks.c - corpus files and their header keys, the values reader's header lines, the
  * hand-made corpus checked against the simulated orders of the kernels (GPU ones included, so
- * that their expected-failure declarations are right before a GPU ever runs them).
+ * that their expected-failure declarations are right before a GPU ever runs them), the terms a
+ * failure names, and the hunt's shrink and determinism.
  * Expected values are derived by hand in the comments beside them.
  */
 #include <math.h>
@@ -10,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attrib.h"
 #include "base/bits.h"
 #include "corpus.h"
+#include "hunt.h"
 #include "order_sim.h"
 #include "ug.h"
 #include "values.h"
@@ -248,4 +251,93 @@ UG_CASE(corpus_checks, hand_made_xfails_match_the_simulated_orders)
     UG_EXPECT_MSG(compared >= 100, "only %d file x kernel pairs compared", compared);
     for (size_t i = 0; i < count; i++) ug_corpus_file_free(&files[i]);
     free(files);
+}
+
+/* ---- the terms that matter ------------------------------------------------------------------ */
+
+UG_CASE(corpus_checks, attribution_names_the_absorbed_term)
+{
+    /* The float-index post: serial_f32 computes fl(fl(100998 + 2.338) - 101000) = 0.3359375
+     * for the exact 0.33800006: abs error 0.00206, all of it the rounding of 2.338 (x[1]).
+     * Without x[1] the sum 100998 - 101000 = -2 is exact (error 0: change 0.00206); without
+     * x[0] or x[2] the rounding of 2.338 against the other large term stays (change ~0).  In
+     * index order the largest rounding is the one adding x[1], and the first partial sum off
+     * its exact prefix is the last one (fl(100998 + 2.338) is its prefix correctly rounded). */
+    float x[3] = {100998.0f, 2.338f, -101000.0f};
+    ug_input *in = ug_input_from_data(t, UG_OP_SUM, "float_index", x, NULL, 3);
+    ug_result *r = ug_measure(t, ug_kernel_find("serial_f32"), in);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+    ug_buf b = {0};
+    ug_attrib_lines(&b, r, &r->worst_ulp);
+    const char *s = ug_buf_str(&b);
+    const char *first = strstr(s, "\n#     ");
+    UG_EXPECT_MSG(first && !strncmp(first, "\n#     x[1] = 0x1.2b4396p+1 (2.33800006): without it 0 ulp", 58),
+                  "the first term named is not x[1]:\n%s", s);
+    UG_EXPECT_MSG(strstr(s, "3 of 3 tried") != NULL, "not every term tried:\n%s", s);
+    UG_EXPECT_MSG(strstr(s, "the first partial sum off its exact prefix is after x[2]") &&
+                      strstr(s, "the largest rounding, 0.00206, adding x[1]"),
+                  "serial view:\n%s", s);
+    ug_buf_free(&b);
+}
+
+/* ---- shrinking --------------------------------------------------------------------------------- */
+
+UG_CASE(corpus_checks, shrink_keeps_the_breach_and_is_one_minimal)
+{
+    /* 1e8 + 1 - 1e8 hidden among other terms: serial_f32 loses the 1 (and more), many ulps off.
+     * The shrunk input must still breach the 1-ulp check, be small, and be 1-minimal: removing
+     * any one element loses the breach. */
+    static const float v[] = {3, 1e8f, 0.5f, 1, 7, -1e8f, 2.25f, 11, 0x1p-9f, 5};
+    ug_hunt_problem p = {ug_kernel_find("serial_f32"), UG_OP_SUM, 10, 0, 0, UG_HUNT_BOUND};
+    UG_ASSERT(p.k != NULL);
+    float *x = malloc(sizeof v), *y = NULL;
+    memcpy(x, v, sizeof v);
+    ug_hunt_breach br = {false, 1.0};
+    uint64_t evals = 0;
+    ug_hunt_score final;
+    UG_ASSERT(ug_hunt_shrink(&p, &x, &y, &br, &evals, &final));
+    UG_EXPECT_MSG(ug_hunt_breaches(&br, &final) && p.n <= 4, "%zu values left, %g ulp", p.n, final.ulp);
+    for (size_t i = 0; i < p.n; i++) { /* 1-minimal */
+        float w[16];
+        size_t m = 0;
+        for (size_t j = 0; j < p.n; j++)
+            if (j != i) w[m++] = x[j];
+        ug_hunt_problem q = p;
+        q.n = m;
+        ug_hunt_score s;
+        UG_ASSERT(ug_hunt_eval(&q, w, NULL, &s, NULL, 0) == 0);
+        UG_EXPECT_MSG(!ug_hunt_breaches(&br, &s), "still breaches without element %zu of %zu", i, p.n);
+    }
+    /* simpler values: every value left is an integer or has few significant bits */
+    for (size_t i = 0; i < p.n; i++)
+        UG_EXPECT_MSG(x[i] == nearbyintf(x[i]) || fabsf(x[i]) == ldexpf(1, ilogbf(x[i])),
+                      "value %a was not simplified", (double)x[i]);
+    ug_note(t, "shrunk to %zu values in %llu evaluations: %g ulp", p.n, (unsigned long long)evals, final.ulp);
+    free(x);
+}
+
+UG_CASE(corpus_checks, hunt_is_deterministic_and_beats_random)
+{
+    /* The same seed and evaluation budget: the same best input, bit for bit; and on serial_f32
+     * the search's best bound ratio is at least 10x random sampling's at the same budget. */
+    ug_hunt_problem p = {ug_kernel_find("serial_f32"), UG_OP_SUM, 256, 0, 0, UG_HUNT_BOUND};
+    ug_hunt_budget b = {8000, 0};
+    ug_hunt_result r1, r2, rnd;
+    ug_hunt_run(&p, 0x5eed, &b, false, NULL, NULL, &r1);
+    ug_hunt_run(&p, 0x5eed, &b, false, NULL, NULL, &r2);
+    ug_hunt_run(&p, 0x5eed, &b, true, NULL, NULL, &rnd);
+    UG_EXPECT(r1.evals == 8000 && rnd.evals == 8000);
+    UG_EXPECT_MSG(r1.best.objective == r2.best.objective && r1.found_at == r2.found_at &&
+                      !memcmp(r1.x, r2.x, 256 * sizeof(float)),
+                  "two runs: %g at %llu, %g at %llu", r1.best.objective,
+                  (unsigned long long)r1.found_at, r2.best.objective, (unsigned long long)r2.found_at);
+    UG_EXPECT_MSG(r1.best.ratio >= 10 * rnd.best.ratio, "search %g, random %g", r1.best.ratio,
+                  rnd.best.ratio);
+    UG_EXPECT_MSG(r1.best.ratio <= 1, "bound ratio %g > 1: serial_f32 breaks its a-priori bound?",
+                  r1.best.ratio);
+    ug_note(t, "search %.4g, random %.4g (bound ratio, 8000 evaluations each)", r1.best.ratio,
+            rnd.best.ratio);
+    ug_hunt_result_free(&r1);
+    ug_hunt_result_free(&r2);
+    ug_hunt_result_free(&rnd);
 }
