@@ -29,7 +29,8 @@ static const ug_param ug_gadv_sums[] = {
     {"gensum_1e24", UG_GENSUM(1e24), UG_SIZES(ug_gadv_gen_sizes)},
     {"gensum_1e30", UG_GENSUM(1e30), UG_SIZES(ug_gadv_gen_sizes)},
     {"gensum_1e8_abs_asc", UG_GENSUM(1e8, .order = UG_ORDER_ABS_ASC), UG_SIZES(ug_gadv_gen_sizes)},
-    {"gensum_1e8_abs_desc", UG_GENSUM(1e8, .order = UG_ORDER_ABS_DESC), UG_SIZES(ug_gadv_gen_sizes)},
+    {"gensum_1e8_abs_desc", UG_GENSUM(1e8, .order = UG_ORDER_ABS_DESC),
+     UG_SIZES(ug_gadv_gen_sizes)},
     {"lognormal_alternating", UG_LOGNORMAL(0, 3, .alternate = 1)},
     {"normal_shapes", UG_NORMAL(0, 1)},
 };

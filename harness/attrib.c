@@ -89,7 +89,8 @@ static void ug_attrib_removals(ug_buf *d, const ug_kernel *k, const float *x, co
 {
     size_t all = k->backend == UG_CUDA ? UG_ATTRIB_ALL_GPU : UG_ATTRIB_ALL_CPU;
     ug_attrib_term *terms = ug_xmalloc(n * sizeof *terms);
-    for (size_t i = 0; i < n; i++) terms[i] = (ug_attrib_term){i, fabs(ug_term(x, y, i)), 0, {0, 0, 0}};
+    for (size_t i = 0; i < n; i++)
+        terms[i] = (ug_attrib_term){i, fabs(ug_term(x, y, i)), 0, {0, 0, 0}};
     size_t tries = n;
     if (n > all) {
         qsort(terms, n, sizeof *terms, ug_by_mag);
@@ -114,7 +115,8 @@ static void ug_attrib_removals(ug_buf *d, const ug_kernel *k, const float *x, co
                       terms[i].without.abs, terms[i].change);
     }
     ug_buf_printf(d, "%s\n", done < tries ? " (the kernel failed on a rerun: stopped)" : "");
-    if (k->nondeterministic) ug_buf_printf(d, "#     (%s is nondeterministic: reruns may differ)\n", k->id);
+    if (k->nondeterministic)
+        ug_buf_printf(d, "#     (%s is nondeterministic: reruns may differ)\n", k->id);
     free(terms);
     free(bx);
     free(by);

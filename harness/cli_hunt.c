@@ -17,6 +17,7 @@
 #include "base/parse.h"
 #include "base/sys.h"
 #include "cli.h"
+#include "context.h"
 #include "corpus.h"
 #include "hunt.h"
 
@@ -72,6 +73,41 @@ static bool ug_parse_shape(const char *v, ug_hunt_problem *p)
     return true;
 }
 
+/* One option with its value; 0, or 2 after a usage error. */
+static int ug_hunt_option(ug_hunt_cli *o, const char *a, const char *v, const char **kernel,
+                          const char **op, const char **n)
+{
+    long l;
+    double d;
+    if (!strcmp(a, "--kernel")) *kernel = v;
+    else if (!strcmp(a, "--op")) *op = v;
+    else if (!strcmp(a, "--n")) *n = v;
+    else if (!strcmp(a, "--out")) o->out = v;
+    else if (!strcmp(a, "--objective")) {
+        if (strcmp(v, "bound") && strcmp(v, "ulp"))
+            return ug_hunt_usage_error("--objective: '%s' is not bound or ulp", v);
+        o->p.objective = !strcmp(v, "ulp") ? UG_HUNT_ULP : UG_HUNT_BOUND;
+    } else if (!strcmp(a, "--budget")) {
+        if (!ug_parse_double(v, &d) || !(d > 0) || d > 86400)
+            return ug_hunt_usage_error("--budget: '%s' is not seconds in (0, 86400]", v);
+        o->budget.seconds = d;
+    } else if (!strcmp(a, "--evals")) {
+        if (!ug_parse_u64(v, &o->budget.evals) || o->budget.evals == 0)
+            return ug_hunt_usage_error("--evals: '%s' is not a count >= 1", v);
+    } else if (!strcmp(a, "--seed")) {
+        if (!ug_parse_u64(v, &o->seed))
+            return ug_hunt_usage_error("--seed: '%s' is not a number (decimal or 0x hex)", v);
+    } else if (!strcmp(a, "--check-ulp")) {
+        if (!ug_parse_double(v, &o->check_ulp) || !(o->check_ulp >= 0) || !isfinite(o->check_ulp))
+            return ug_hunt_usage_error("--check-ulp: '%s' is not a finite limit >= 0", v);
+    } else if (!strcmp(a, "--threads")) {
+        if (!ug_parse_int(v, 1, 4096, &l))
+            return ug_hunt_usage_error("--threads: '%s' is not a count >= 1", v);
+        ug_par_set_threads((int)l);
+    }
+    return 0;
+}
+
 static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
 {
     const char *kernel = NULL, *op = NULL, *n = NULL;
@@ -90,32 +126,13 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
                                              "--evals", "--seed", "--out", "--check-ulp",
                                              "--threads"};
         bool known = false;
-        for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++) known |= !strcmp(a, valued[j]);
+        for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
+            known |= !strcmp(a, valued[j]);
         if (!known) return ug_hunt_usage_error("unknown option '%s'", a);
         if (!v) return ug_hunt_usage_error("%s needs a value", a);
         i++;
-        long l;
-        double d;
-        if (!strcmp(a, "--kernel")) kernel = v;
-        else if (!strcmp(a, "--op")) op = v;
-        else if (!strcmp(a, "--n")) n = v;
-        else if (!strcmp(a, "--out")) o->out = v;
-        else if (!strcmp(a, "--objective")) {
-            if (strcmp(v, "bound") && strcmp(v, "ulp")) return ug_hunt_usage_error("--objective: '%s' is not bound or ulp", v);
-            o->p.objective = !strcmp(v, "ulp") ? UG_HUNT_ULP : UG_HUNT_BOUND;
-        } else if (!strcmp(a, "--budget")) {
-            if (!ug_parse_double(v, &d) || !(d > 0) || d > 86400) return ug_hunt_usage_error("--budget: '%s' is not a number of seconds in (0, 86400]", v);
-            o->budget.seconds = d;
-        } else if (!strcmp(a, "--evals")) {
-            if (!ug_parse_u64(v, &o->budget.evals) || o->budget.evals == 0) return ug_hunt_usage_error("--evals: '%s' is not a count >= 1", v);
-        } else if (!strcmp(a, "--seed")) {
-            if (!ug_parse_u64(v, &o->seed)) return ug_hunt_usage_error("--seed: '%s' is not a number (decimal or 0x hex)", v);
-        } else if (!strcmp(a, "--check-ulp")) {
-            if (!ug_parse_double(v, &o->check_ulp) || !(o->check_ulp >= 0) || !isfinite(o->check_ulp)) return ug_hunt_usage_error("--check-ulp: '%s' is not a finite limit >= 0", v);
-        } else if (!strcmp(a, "--threads")) {
-            if (!ug_parse_int(v, 1, 4096, &l)) return ug_hunt_usage_error("--threads: '%s' is not a count >= 1", v);
-            ug_par_set_threads((int)l);
-        }
+        int rc = ug_hunt_option(o, a, v, &kernel, &op, &n);
+        if (rc) return rc;
     }
     if (!kernel) return ug_hunt_usage_error("%s", "--kernel is required");
     if (!n) return ug_hunt_usage_error("%s", "--n is required");
@@ -133,18 +150,27 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     o->p.k = o->k;
     o->p.op = o->k->op;
     if (op && strcmp(op, ug_op_name(o->k->op)) != 0) {
-        if (strcmp(op, "sum") && strcmp(op, "dot") && strcmp(op, "gemm")) return ug_hunt_usage_error("--op: '%s' is not sum, dot or gemm", op);
-        fprintf(stderr, "ulpgate hunt: --op %s: %s computes %s\n", op, o->k->id, ug_op_name(o->k->op));
+        if (strcmp(op, "sum") && strcmp(op, "dot") && strcmp(op, "gemm"))
+            return ug_hunt_usage_error("--op: '%s' is not sum, dot or gemm", op);
+        fprintf(stderr, "ulpgate hunt: --op %s: %s computes %s\n", op, o->k->id,
+                ug_op_name(o->k->op));
         return 2;
     }
-    if (o->p.op == UG_OP_GEMM ? !ug_parse_shape(n, &o->p)
-                              : !ug_parse_size(n, &o->p.n) || o->p.n < 1 || o->p.n > ((size_t)1 << 24))
-        return ug_hunt_usage_error(o->p.op == UG_OP_GEMM ? "--n: '%s' is not N or MxNxK (each 1 .. 4096)"
-                                                         : "--n: '%s' is not a length in 1 .. 2^24", n);
-    if (o->budget.seconds > 0 && o->budget.evals) return ug_hunt_usage_error("%s", "--budget and --evals: give one");
+    if (o->p.op == UG_OP_GEMM && !ug_parse_shape(n, &o->p))
+        return ug_hunt_usage_error("--n: '%s' is not N or MxNxK (each 1 .. 4096)", n);
+    if (o->p.op != UG_OP_GEMM &&
+        (!ug_parse_size(n, &o->p.n) || o->p.n < 1 || o->p.n > ((size_t)1 << 24)))
+        return ug_hunt_usage_error("--n: '%s' is not a length in 1 .. 2^24", n);
+    if (o->budget.seconds > 0 && o->budget.evals)
+        return ug_hunt_usage_error("%s", "--budget and --evals: give one");
     if (!o->budget.evals && !(o->budget.seconds > 0)) o->budget.seconds = 10;
+    if (o->k->backend == UG_CUDA && !ug_gpu_available()) {
+        fprintf(stderr, "ulpgate hunt: %s needs a CUDA device: %s\n", o->k->id, ug_gpu_why());
+        return 2;
+    }
     if (o->p.objective == UG_HUNT_BOUND && o->k->bound == UG_BOUND_NONE) {
-        fprintf(stderr, "ulpgate hunt: %s declares no a-priori bound: use --objective ulp\n", o->k->id);
+        fprintf(stderr, "ulpgate hunt: %s declares no a-priori bound: use --objective ulp\n",
+                o->k->id);
         return 2;
     }
     return 0;
@@ -156,9 +182,10 @@ static void ug_hunt_progress(void *ctx, const char *phase, uint64_t evals, doubl
     ug_hunt_cli *o = ctx;
     if (!o->progress || seconds - o->last_progress < 0.2) return;
     o->last_progress = seconds;
-    fprintf(stderr, "\r\033[K[%s] %.1f s  %llu evaluations (%.0f/s)  best bound ratio %.4g (ulp %.4g)",
-            phase, seconds, (unsigned long long)evals, seconds > 0 ? (double)evals / seconds : 0,
-            best->ratio, best->ulp);
+    fprintf(stderr, "\r\033[K[%s] %.1f s  %llu evaluations (%.0f/s)  best bound ratio %.4g "
+                    "(ulp %.4g)",
+            phase, seconds, (unsigned long long)evals,
+            seconds > 0 ? (double)evals / seconds : 0, best->ratio, best->ulp);
 }
 
 static void ug_hunt_summary(const char *phase, const ug_hunt_result *r)
@@ -238,7 +265,8 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_hunt_breach br = {search.best.valid && search.best.ratio > 1, o.check_ulp};
     float *x = search.x, *y = search.y;
     ug_hunt_score start = search.best;
-    if (!br.bound && !ug_hunt_breaches(&br, &search.best)) x = search.ulp_x, y = search.ulp_y, start = search.ulp_best;
+    if (!br.bound && !ug_hunt_breaches(&br, &search.best))
+        x = search.ulp_x, y = search.ulp_y, start = search.ulp_best;
     if (!x || !ug_hunt_breaches(&br, &start)) {
         printf("no input breached ulp_max %g (largest ULP error seen: %.4g): nothing to write\n",
                o.check_ulp, search.ulp_best.ulp);
@@ -256,7 +284,8 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_hunt_shrink(&q, &sx, &sy, &br, &evals, &final);
     size_t before = o.p.op == UG_OP_GEMM ? o.p.n * o.p.gn * o.p.gk : o.p.n;
     size_t after = q.op == UG_OP_GEMM ? q.n * q.gn * q.gk : q.n;
-    printf("shrink   %zu -> %zu %s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, still > %s\n",
+    printf("shrink   %zu -> %zu %s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
+           "still > %s\n",
            before, after, q.op == UG_OP_SUM ? "values" : q.op == UG_OP_DOT ? "pairs" : "products",
            (unsigned long long)evals, ug_now_s() - t0, final.ulp, final.ratio,
            br.bound ? "bound ratio 1" : "the ULP check");

@@ -200,7 +200,8 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
         return ug_corpus_fail(f, line, "%s", rest);
     }
     int rc = 0;
-    for (size_t i = 0; i < v.n_headers && rc == 0; i++) rc = ug_corpus_header(f, &v.headers[i], &seen);
+    for (size_t i = 0; i < v.n_headers && rc == 0; i++)
+        rc = ug_corpus_header(f, &v.headers[i], &seen);
     if (rc == 0 && !f->why[0])
         rc = ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
                                   "adversarial)");

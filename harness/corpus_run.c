@@ -48,7 +48,8 @@ static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
         snprintf(msg, sizeof msg, "kernels: '%s' matches no %s kernel (see 'ulpgate list')", glob,
                  ug_op_name(f->op));
         if (UG_CUDA_BUILT) ug_corpus_file_failure(t, f, f->kernels_line, msg);
-        else ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path), f->kernels_line, msg);
+        else ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path),
+                     f->kernels_line, msg);
     }
     for (int i = 0; i < f->n_xfails; i++) {
         const ug_corpus_xfail *x = &f->xfails[i];

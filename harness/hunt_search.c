@@ -141,7 +141,8 @@ void ug_hunt_restart(const ug_hunt_problem *p, uint64_t seed, uint64_t restart, 
         ug_dist d = ug_normal(0, 1);
         hd = &dists[0];
         if (p->op == UG_OP_SUM) ug_dist_fill_sum(&d, seed, stream, trial, x, p->n, err, sizeof err);
-        else if (p->op == UG_OP_DOT) ug_dist_fill_dot(&d, seed, stream, trial, x, y, p->n, err, sizeof err);
+        else if (p->op == UG_OP_DOT)
+            ug_dist_fill_dot(&d, seed, stream, trial, x, y, p->n, err, sizeof err);
         else ug_dist_fill_gemm(&d, seed, stream, trial, x, y, p->n, p->gn, p->gk, err, sizeof err);
     }
     for (size_t i = 0; i < ug_hunt_nx(p); i++) x[i] = ug_clamp(p, x[i]);
@@ -149,7 +150,7 @@ void ug_hunt_restart(const ug_hunt_problem *p, uint64_t seed, uint64_t restart, 
     if (name) snprintf(name, namelen, "%s", hd->name);
 }
 
-/* ---- candidates and the population ------------------------------------------------------------ */
+/* ---- candidates and the population -------------------------------------------------------- */
 
 typedef struct {
     float *v;          /* x then y, nx + ny values */
@@ -339,8 +340,10 @@ static void ug_halve_split(ug_search *S)
 
 static void ug_halve_sample(ug_search *S, const int32_t *lo, const int32_t *hi, float *v)
 {
-    for (size_t i = 0; i < S->nv; i++)
-        v[i] = ug_clamp(S->p, ug_unord(lo[i] + (int32_t)ug_below(&S->rng, (uint64_t)((int64_t)hi[i] - lo[i] + 1))));
+    for (size_t i = 0; i < S->nv; i++) {
+        uint64_t width = (uint64_t)((int64_t)hi[i] - lo[i] + 1);
+        v[i] = ug_clamp(S->p, ug_unord(lo[i] + (int32_t)ug_below(&S->rng, width)));
+    }
 }
 
 /* After the batch: keep the half whose samples erred more. */
@@ -354,7 +357,7 @@ static void ug_halve_choose(ug_search *S, double best_a, double best_b)
     else S->halve_stale++;
 }
 
-/* ---- the loop ---------------------------------------------------------------------------------- */
+/* ---- the loop ------------------------------------------------------------------------------ */
 
 /* Offer an evaluated child to the population: it enters when it beats the worst member and no
  * member has the very same score (clones would take the population over). */
@@ -415,7 +418,8 @@ void ug_hunt_run(const ug_hunt_problem *p, uint64_t seed, const ug_hunt_budget *
         if (budget->evals && res->evals >= budget->evals) break;
         if (budget->seconds > 0 && now >= budget->seconds) break;
         size_t count = UG_BATCH;
-        if (budget->evals && budget->evals - res->evals < count) count = (size_t)(budget->evals - res->evals);
+        if (budget->evals && budget->evals - res->evals < count)
+            count = (size_t)(budget->evals - res->evals);
         /* the batch: range-halving samples (both halves) first, then children */
         size_t halving = random || count < 4 * UG_HALVE_SAMPLES ? 0 : 2 * UG_HALVE_SAMPLES;
         if (halving) ug_halve_split(&S);

@@ -127,7 +127,7 @@ static void ug_ddmin(ug_shrink *s, int d)
     free(keep);
 }
 
-/* ---- simpler values --------------------------------------------------------------------------- */
+/* ---- simpler values ------------------------------------------------------------------------ */
 
 /* Significant bits of |v|'s significand (0 for zero). */
 static int ug_sig_bits(float v)

@@ -131,6 +131,9 @@ check "hunt a GEMM: its shape shrunk, written and reproduced" \
 run hunt --kernel serial_f32 --n 1 --evals 500 --out "$tmp/h/none.txt"
 check "nothing to find (one term is always exact): exit 1, no file" \
   '[ "$(rc)" = 1 ] && grep -q "no input breached ulp_max 1" "$tmp/out" && [ ! -e "$tmp/h/none.txt" ]'
+run hunt --kernel reduce_warp_shuffle_grid --n 300 --evals 640 --out "$tmp/h/gpu.txt"
+check "hunt a GPU kernel: one launch a candidate where there is a GPU, else exit 2 naming why" \
+  '{ [ "$(rc)" = 2 ] && grep -q "needs a CUDA device\|is not a kernel" "$tmp/err"; } || { [ "$(rc)" -le 1 ] && grep -q "^search   best bound ratio" "$tmp/out"; }'
 run hunt --kernel serial_f3 --n 8
 check "hunt: an unknown kernel is a usage error naming the nearest" '[ "$(rc)" = 2 ] && grep -q "nearest: serial_f32@default" "$tmp/err"'
 run hunt --kernel serial_f32 --op dot --n 8
