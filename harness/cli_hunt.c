@@ -284,10 +284,12 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_hunt_shrink(&q, &sx, &sy, &br, &evals, &final);
     size_t before = o.p.op == UG_OP_GEMM ? o.p.n * o.p.gn * o.p.gk : o.p.n;
     size_t after = q.op == UG_OP_GEMM ? q.n * q.gn * q.gk : q.n;
-    printf("shrink   %zu -> %zu %s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
+    char now[64] = "";
+    if (q.op == UG_OP_GEMM) snprintf(now, sizeof now, " (%zux%zux%zu)", q.n, q.gn, q.gk);
+    printf("shrink   %zu -> %zu %s%s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
            "still > %s\n",
            before, after, q.op == UG_OP_SUM ? "values" : q.op == UG_OP_DOT ? "pairs" : "products",
-           (unsigned long long)evals, ug_now_s() - t0, final.ulp, final.ratio,
+           now, (unsigned long long)evals, ug_now_s() - t0, final.ulp, final.ratio,
            br.bound ? "bound ratio 1" : "the ULP check");
 
     char path[1100];

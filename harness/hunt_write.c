@@ -34,12 +34,14 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
         ug_buf_printf(&t, "# op: gemm %zux%zux%zu\n", p->n, p->gn, p->gk);
     else
         ug_buf_printf(&t, "# op: %s\n", ug_op_name(p->op));
+    char shape[80] = "";
+    if (p->op == UG_OP_GEMM) snprintf(shape, sizeof shape, " (%zux%zux%zu)", p->n, p->gn, p->gk);
     ug_buf_printf(&t, "# why: found by ulpgate hunt: %s is %.4g ulp off (bound ratio %.3g) on "
-                      "these %zu %s, shrunk from a searched input of %zu (bound ratio %.3g, %.4g "
-                      "ulp)\n",
+                      "these %zu %s%s, shrunk from a searched input of %zu (bound ratio %.3g, "
+                      "%.4g ulp)\n",
                   k->id, s->ulp, s->ratio, p->op == UG_OP_GEMM ? size : p->n,
                   p->op == UG_OP_SUM ? "values" : p->op == UG_OP_DOT ? "pairs" : "products",
-                  prov->searched_n, prov->searched.ratio, prov->searched.ulp);
+                  shape, prov->searched_n, prov->searched.ratio, prov->searched.ulp);
     ug_buf_printf(&t, "# source: hunt: %s (seed 0x%llx)\n", prov->command,
                   (unsigned long long)prov->seed);
     ug_buf_printf(&t, "# kernels: %s\n", k->id);
