@@ -9,6 +9,7 @@
 
 #include "base/sys.h"
 #include "context.h"
+#include "corpus.h"
 
 static ug_case *ug_case_list; /* registration order (constructors) */
 
@@ -68,6 +69,33 @@ bool ug_unit_selected(const ug_options *o, const ug_unit *u)
     if ((flags & UG_CASE_SHOULD_FAIL) && !o->filter) return false;
     if (flags & UG_CASE_SLOW) return o->slow || o->slow_only;
     return !o->slow_only;
+}
+
+const ug_unit *ug_units_with_corpus(const ug_options *o, size_t *count, char *err, size_t errlen)
+{
+    static ug_unit *all;
+    static size_t n_all;
+    if (all) {
+        *count = n_all;
+        return all;
+    }
+    size_t n_cases, n_files;
+    const ug_unit *cases = ug_units(&n_cases);
+    ug_corpus_file *files;
+    if (ug_corpus_discover(o->corpus_dirs, o->n_corpus_dirs, &files, &n_files, err, errlen) != 0)
+        return NULL;
+    all = ug_xcalloc(n_cases + n_files + 1, sizeof *all);
+    memcpy(all, cases, n_cases * sizeof *all);
+    for (size_t i = 0; i < n_files; i++) {
+        ug_unit *u = &all[n_cases + i];
+        u->c = &ug_corpus_case;
+        u->corpus = &files[i];
+        snprintf(u->name, sizeof u->name, "%s", files[i].name);
+    }
+    n_all = n_cases + n_files;
+    qsort(all, n_all, sizeof *all, ug_unit_cmp);
+    *count = n_all;
+    return all;
 }
 
 const ug_param *ug_param_of(const ug_t *t) { return t->unit ? t->unit->param : NULL; }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/bits.h"
+#include "attrib.h"
 #include "context.h"
 
 static const char *ug_metric_name(ug_metric m)
@@ -69,6 +70,7 @@ static void ug_worst_lines(ug_t *t, const ug_result *r, const ug_worst *w)
     ug_buf_printf(d, "#   ulp %.4g, rel %.3g, abs %.3g, bound ratio %.3g (bound %.3g, %s), seed 0x%llx\n",
                   w->err.ulp, w->err.rel, w->err.abs, w->ratio, w->bound,
                   ug_bound_class_name(r->kernel->bound), (unsigned long long)t->opt->seed);
+    ug_attrib_lines(d, r, w);
     ug_rerun_line(t, r, w->trial);
 }
 

@@ -31,6 +31,10 @@ int ug_cmd_devices(int argc, char **argv);
 int ug_cmd_merge(int argc, char **argv);
 /* `ulpgate costs RESULTS.json...` (cli_costs.c): the unit cost table shards balance with. */
 int ug_cmd_costs(int argc, char **argv);
+/* `ulpgate hunt --kernel NAME --n N [...]` (cli_hunt.c): search for an input that breaks a
+ * kernel, shrink it, write it as a corpus file (harness/hunt.h).  Exit 0: a breaching input was
+ * written and reproduces; 1: none was found (or it did not reproduce); 2: usage or I/O error. */
+int ug_cmd_hunt(int argc, char **argv);
 
 /* `ulpgate bench oracle [--big] [--threads N]` (cli_bench.c): how fast the oracles are. */
 int ug_cmd_bench_oracle(int argc, char **argv);

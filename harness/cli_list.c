@@ -4,15 +4,23 @@
 #include "cli.h"
 #include "../kernels/device.h"
 #include "context.h"
+#include "corpus.h"
 
 int ug_cmd_list(int argc, char **argv)
 {
     if (argc > 1) return ug_usage_error("list takes no arguments (got '%s')", argv[1]);
     size_t count;
-    const ug_unit *units = ug_units(&count);
+    ug_options none = {0};
+    char err[256];
+    const ug_unit *units = ug_units_with_corpus(&none, &count, err, sizeof err);
+    if (!units) units = ug_units(&count);
     printf("cases:\n");
     for (size_t i = 0; i < count; i++) {
         const ug_case *c = units[i].c;
+        if (units[i].corpus) { /* a corpus file: where it is */
+            printf("  %-40s [corpus] (%s)\n", units[i].name, ug_src_path(units[i].corpus->path));
+            continue;
+        }
         printf("  %-40s %s%s%s(%s:%d)\n", units[i].name, c->flags & UG_CASE_GPU ? "[gpu] " : "",
                c->flags & UG_CASE_SLOW ? "[slow] " : "",
                c->flags & UG_CASE_SHOULD_FAIL ? "[canary: must fail] " : "", ug_src_path(c->file),

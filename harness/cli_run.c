@@ -14,6 +14,10 @@
 #include "shard.h"
 #include "workers.h"
 
+/* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
+#define UG_DEFAULT_SEED 0x5eedull
+enum { UG_MAX_CORPUS_DIRS = 16 };
+
 static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 {
     if (strcmp(s, "fast") == 0) *k = UG_ORACLE_FAST;
@@ -27,7 +31,7 @@ static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
                                         "--seed", "--report", "--oracle", "--threads", "--shard",
-                                        "--gpus"};
+                                        "--gpus", "--corpus"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -55,6 +59,12 @@ static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done, const 
         if (strcmp(a, "--filter") == 0) o->filter = v;
         else if (strcmp(a, "--kernel") == 0) o->kernel = v;
         else if (strcmp(a, "--report") == 0) o->report_dir = v;
+        else if (strcmp(a, "--corpus") == 0) {
+            static const char *dirs[UG_MAX_CORPUS_DIRS];
+            if (o->n_corpus_dirs == UG_MAX_CORPUS_DIRS) return ug_usage_error("--corpus: more than %s directories", "16");
+            dirs[o->n_corpus_dirs++] = v;
+            o->corpus_dirs = dirs;
+        }
         else if (strcmp(a, "--n") == 0) {
             if (!ug_parse_size(v, &o->n) || o->n == 0) return ug_usage_error("--n: '%s' is not a size >= 1", v);
         } else if (strcmp(a, "--trial") == 0) {

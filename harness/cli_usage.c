@@ -6,7 +6,12 @@
 const char ug_usage_text[] =
     "usage: ulpgate list\n"
     "       ulpgate run [options]      run the cases (all but canaries and slow ones by default)\n"
+    "       ulpgate merge OUT.json IN.json... [--junit FILE]   the shards of one run, as one\n"
+    "       ulpgate costs RESULTS.json...   unit wall times (reports/unit_costs.json) for --shard\n"
+    "       ulpgate devices            the CUDA devices this process sees\n"
     "       ulpgate oracle --op sum|dot [--json] [--got X] [--oracle fast|mpfr] FILE\n"
+    "       ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N]\n"
+    "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n"
     "       ulpgate bench oracle [--big] [--threads N]\n"
     "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n"
     "                       [--slack X] [--time-slack X] [--max-rows N]\n"
@@ -27,7 +32,11 @@ const char ug_usage_text[] =
     "  --report DIR     write DIR/results.json, DIR/summary.md and DIR/index.html\n"
     "  --slow           include the slow cases; --slow-only: only them\n"
     "  --oracle K       fast (default) or mpfr\n"
-    "  --threads N      threads for the oracle and input generation (default: all cores)\n";
+    "  --threads N      threads for the oracle and input generation (default: all cores)\n"
+    "  --shard K/N      only shard K of N (0-based; units balanced by reports/unit_costs.json)\n"
+    "  --gpus all|0,1   one worker process per GPU, shards handed out, reports merged\n"
+    "  --corpus DIR     also run the corpus files (*.txt) under DIR (repeatable; the source\n"
+    "                   tree's cases/corpus always runs)\n";
 
 int ug_usage_error(const char *fmt, const char *arg)
 {

@@ -155,19 +155,36 @@ ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size
     return ug_input_generate(t, UG_OP_GEMM, d, M, N, K, trials);
 }
 
+ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
+                             size_t M, size_t N, size_t K)
+{
+    ug_input *in = ug_input_alloc(t, UG_OP_GEMM, label, M, 1);
+    in->first_trial = 0;
+    in->trials = 1;
+    in->gemm_m = M;
+    in->gemm_n = N;
+    in->gemm_k = K;
+    in->x[0] = ug_xmalloc(M * K * sizeof(float));
+    memcpy(in->x[0], A, M * K * sizeof(float));
+    in->y[0] = ug_xmalloc(K * N * sizeof(float));
+    memcpy(in->y[0], B, K * N * sizeof(float));
+    ug_input_exact(in, 0);
+    return in;
+}
+
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n)
 {
+    if (op == UG_OP_GEMM) return ug_input_from_gemm(t, label, x, y, n, n, n);
     ug_input *in = ug_input_alloc(t, op, label, n, 1);
     in->first_trial = 0;
     in->trials = 1;
     in->gemm_m = in->gemm_n = in->gemm_k = n;
-    size_t count = op == UG_OP_GEMM ? n * n : n; /* a GEMM's A and B are n x n */
-    in->x[0] = ug_xmalloc(count * sizeof(float));
-    memcpy(in->x[0], x, count * sizeof(float));
+    in->x[0] = ug_xmalloc((n ? n : 1) * sizeof(float));
+    memcpy(in->x[0], x, n * sizeof(float));
     if (op != UG_OP_SUM) {
-        in->y[0] = ug_xmalloc(count * sizeof(float));
-        memcpy(in->y[0], y, count * sizeof(float));
+        in->y[0] = ug_xmalloc((n ? n : 1) * sizeof(float));
+        memcpy(in->y[0], y, n * sizeof(float));
     }
     ug_input_exact(in, 0);
     return in;

@@ -5,6 +5,7 @@
  *   ulpgate run [--filter GLOB] [--kernel GLOB] [--n N] [--trial T] [--trials N] [--seed S]
  *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle fast|mpfr] [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
+ *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
  *   ulpgate bench oracle [--big] [--threads N]
  *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
  *   ulpgate baseline update|show|key [...]
@@ -28,6 +29,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) return ug_cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return ug_cmd_run(argc - 1, argv + 1, argc, argv, argv[0]);
     if (strcmp(cmd, "oracle") == 0) return ug_cmd_oracle(argc - 1, argv + 1);
+    if (strcmp(cmd, "hunt") == 0) return ug_cmd_hunt(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return ug_cmd_bench_oracle(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0) return ug_cmd_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "devices") == 0) return ug_cmd_devices(argc - 1, argv + 1);

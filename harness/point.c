@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "corpus.h"
 
 void ug_point_open(ug_t *t, const char *name, ug_result *r)
 {
@@ -164,6 +165,8 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
     if (trial >= 0) ug_buf_printf(d, " --trial %d", trial);
     if (o->trials) ug_buf_printf(d, " --trials %d", o->trials);
     if (t->c->flags & UG_CASE_SLOW) ug_buf_printf(d, " --slow");
+    if (t->unit->corpus && t->unit->corpus->dir_arg)
+        ug_buf_printf(d, " --corpus %s", t->unit->corpus->dir_arg);
     if (o->oracle == UG_ORACLE_MPFR) ug_buf_printf(d, " --oracle mpfr");
     ug_buf_printf(d, " --seed 0x%llx\n", (unsigned long long)o->seed);
 }

@@ -261,7 +261,9 @@ static void ug_plan_shards(const ug_options *opt, const ug_unit *units, size_t c
 int ug_run(const ug_options *opt, ug_results *res, FILE *out)
 {
     size_t count, n_sel = 0, n_gpu = 0;
-    const ug_unit *units = ug_units(&count);
+    char err[1200];
+    const ug_unit *units = ug_units_with_corpus(opt, &count, err, sizeof err);
+    if (!units) return fprintf(stderr, "ulpgate: %s\n", err), 2;
     for (size_t i = 0; i < count; i++)
         if (ug_unit_selected(opt, &units[i])) {
             n_sel++;

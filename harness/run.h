@@ -30,6 +30,8 @@ typedef struct ug_options {
     ug_oracle_kind oracle;
     bool progress;       /* stderr is a terminal */
     int shard_k, shard_n;  /* --shard K/N (shard_n 0: the whole run) */
+    const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/corpus.h) */
+    size_t n_corpus_dirs;
 } ug_options;
 
 /* How a sharded run split the selection (ug_run fills it when opt->shard_n > 0). */

@@ -117,6 +117,9 @@ ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size
  * for a dot or GEMM (a GEMM's A and B are n x n, row-major). */
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n);
+/* The same for a rectangular GEMM: A M x K and B K x N, row-major. */
+ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
+                             size_t M, size_t N, size_t K);
 void ug_input_free(ug_t *t, ug_input *in);
 
 /* ---- measurements ------------------------------------------------------------------------ */

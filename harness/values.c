@@ -102,16 +102,78 @@ static int push_value(float **v, size_t *cap, size_t n, float value)
     return 0;
 }
 
-int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t *n, char *err,
-                         size_t errlen)
+/* A header line "# key: value" (values.h), or 0 when line is not one.  On a header, fills h
+ * (line number aside) and returns 1; returns -1 with why when the key or value is too long. */
+static int parse_header(const char *line, ug_values_header *h, char *why, size_t whylen)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p++ != '#')
+        return 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *key = p;
+    if (!(*p >= 'a' && *p <= 'z'))
+        return 0;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
+        p++;
+    if (*p != ':')
+        return 0;
+    size_t klen = (size_t)(p - key);
+    if (klen >= UG_VALUES_KEY_MAX) {
+        snprintf(why, whylen, "header key '%.*s...' longer than %d characters", 16, key,
+                 UG_VALUES_KEY_MAX - 1);
+        return -1;
+    }
+    p++;
+    while (is_blank(*p))
+        p++;
+    size_t vlen = strlen(p);
+    while (vlen && is_blank(p[vlen - 1]))
+        vlen--;
+    if (vlen >= UG_VALUES_HEADER_MAX) {
+        snprintf(why, whylen, "header '%.*s' has a value longer than %d characters", (int)klen,
+                 key, UG_VALUES_HEADER_MAX - 1);
+        return -1;
+    }
+    memcpy(h->key, key, klen);
+    h->key[klen] = '\0';
+    memcpy(h->value, p, vlen);
+    h->value[vlen] = '\0';
+    return 1;
+}
+
+static int push_header(ug_values *v, size_t *cap, const ug_values_header *h)
+{
+    if (v->n_headers == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        ug_values_header *nh = realloc(v->headers, nc * sizeof *nh);
+        if (!nh)
+            return -1;
+        v->headers = nh;
+        *cap = nc;
+    }
+    v->headers[v->n_headers++] = *h;
+    return 0;
+}
+
+void ug_values_free(ug_values *v)
+{
+    free(v->x);
+    free(v->y);
+    free(v->headers);
+    memset(v, 0, sizeof *v);
+}
+
+int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t errlen)
 {
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "r");
     char *line = NULL;
-    size_t linecap = 0, cap = 0, count = 0, lineno = 0;
-    float *xs = NULL, *ys = NULL;
-    size_t ycap = 0;
+    size_t linecap = 0, cap = 0, ycap = 0, hcap = 0, lineno = 0;
     int rc = 2;
+    memset(v, 0, sizeof *v);
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return 2;
@@ -131,10 +193,25 @@ int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t
             snprintf(err, errlen, "%s:%zu: NUL byte (not a text file?)", path, lineno);
             goto out;
         }
+        char *tok[3], why[160];
+        if (v->n == 0) {
+            ug_values_header h;
+            int hr = parse_header(line, &h, why, sizeof why);
+            if (hr < 0) {
+                snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+                goto out;
+            }
+            h.line = lineno;
+            if (hr > 0 && push_header(v, &hcap, &h) != 0) {
+                snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+                goto out;
+            }
+            if (hr > 0)
+                continue;
+        }
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char *tok[3], why[160];
         int ntok = split_values(line, tok, why, sizeof why);
         if (ntok == 0)
             continue;
@@ -142,34 +219,60 @@ int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t
             snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
             goto out;
         }
-        if (ntok != (dot ? 2 : 1)) {
-            snprintf(err, errlen, "%s:%zu: expected %s, found %d values", path, lineno,
-                     dot ? "2 values (x y) for --op dot" : "1 value for --op sum", ntok);
+        if (arity == 0 && v->n == 0 && (ntok == 1 || ntok == 2)) {
+            v->arity = ntok;
+            v->first_record_line = lineno;
+        }
+        int want = arity ? arity : v->arity ? v->arity : 1;
+        if (ntok != want) {
+            if (arity)
+                snprintf(err, errlen, "%s:%zu: expected %s, found %d values", path, lineno,
+                         arity == 2 ? "2 values (x y) for --op dot" : "1 value for --op sum",
+                         ntok);
+            else if (v->n == 0)
+                snprintf(err, errlen, "%s:%zu: expected 1 or 2 values, found %d", path, lineno,
+                         ntok);
+            else
+                snprintf(err, errlen, "%s:%zu: expected %d value%s as on line %zu, found %d",
+                         path, lineno, want, want == 1 ? "" : "s", v->first_record_line, ntok);
             goto out;
         }
-        float v[2];
+        if (arity && v->n == 0) {
+            v->arity = arity;
+            v->first_record_line = lineno;
+        }
+        float val[2];
         for (int t = 0; t < ntok; t++)
-            if (ug_oracle_parse_value(tok[t], &v[t], why, sizeof why) != 0) {
+            if (ug_oracle_parse_value(tok[t], &val[t], why, sizeof why) != 0) {
                 snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
                 goto out;
             }
-        if (push_value(&xs, &cap, count, v[0]) != 0 ||
-            (dot && push_value(&ys, &ycap, count, v[1]) != 0)) {
+        if (push_value(&v->x, &cap, v->n, val[0]) != 0 ||
+            (want == 2 && push_value(&v->y, &ycap, v->n, val[1]) != 0)) {
             snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
             goto out;
         }
-        count++;
+        v->n++;
     }
-    *x = xs;
-    *y = dot ? ys : NULL;
-    *n = count;
-    xs = ys = NULL;
     rc = 0;
 out:
     free(line);
-    free(xs);
-    free(ys);
+    if (rc != 0)
+        ug_values_free(v);
     if (!is_stdin)
         fclose(f);
     return rc;
+}
+
+int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t *n, char *err,
+                         size_t errlen)
+{
+    ug_values v;
+    if (ug_values_read(path, dot ? 2 : 1, &v, err, errlen) != 0)
+        return 2;
+    *x = v.x;
+    *y = dot ? v.y : NULL;
+    *n = v.n;
+    free(v.headers);
+    return 0;
 }

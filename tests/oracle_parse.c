@@ -1,7 +1,7 @@
 /*
  * oracle_parse.c - the `oracle` subcommand (harness/cli_oracle.c) and its value parser
  * (harness/values.c): values, files, errors and output, on hand-written values and on the corpus
- * files cases/corpus/oracle_*.txt, whose headers give the expected results.
+ * files tests/corpus/oracle_*.txt, whose headers give the expected results.
  *
  * Every expected value is derived by hand (in the comment beside it, or in the corpus file's
  * header); none comes from the oracle.
@@ -66,8 +66,9 @@ UG_CASE(oracle, parse_value)
     }
 }
 
-/* Where the corpus is: $UG_CORPUS_DIR, else the source tree's cases/corpus (recorded at
- * configure time), else ./cases/corpus. */
+/* Where the oracle's test files are: $UG_CORPUS_DIR, else the source tree's tests/corpus
+ * (recorded at configure time), else ./tests/corpus.  (cases/corpus holds the corpus that
+ * `ulpgate run` runs against the kernels.) */
 static int corpus_dir(char *dir, size_t len)
 {
     const char *env = getenv("UG_CORPUS_DIR");
@@ -75,8 +76,8 @@ static int corpus_dir(char *dir, size_t len)
     int nc = 0;
     if (env && *env)
         snprintf(cand[nc++], sizeof cand[0], "%s", env);
-    snprintf(cand[nc++], sizeof cand[0], "%s/cases/corpus", UG_SOURCE_ROOT);
-    snprintf(cand[nc++], sizeof cand[0], "cases/corpus");
+    snprintf(cand[nc++], sizeof cand[0], "%s/tests/corpus", UG_SOURCE_ROOT);
+    snprintf(cand[nc++], sizeof cand[0], "tests/corpus");
     for (int i = 0; i < nc; i++) {
         DIR *d = opendir(cand[i]);
         size_t l = strlen(cand[i]);
@@ -222,7 +223,7 @@ UG_CASE(oracle, corpus)
 {
     char dir[1024];
     UG_ASSERT_MSG(corpus_dir(dir, sizeof dir) == 0,
-                  "cases/corpus not found (set UG_CORPUS_DIR; this source is %s)", __FILE__);
+                  "tests/corpus not found (set UG_CORPUS_DIR; this source is %s)", __FILE__);
     DIR *d = opendir(dir);
     UG_ASSERT_MSG(d != NULL, "%s: cannot open", dir);
     char *names[256];
@@ -319,7 +320,7 @@ UG_CASE(oracle, command_errors)
 UG_CASE(oracle, command_text)
 {
     char dir[1024];
-    UG_ASSERT_MSG(corpus_dir(dir, sizeof dir) == 0, "cases/corpus not found (set UG_CORPUS_DIR)");
+    UG_ASSERT_MSG(corpus_dir(dir, sizeof dir) == 0, "tests/corpus not found (set UG_CORPUS_DIR)");
     static const struct {
         const char *file, *args, *want;
     } c[] = {

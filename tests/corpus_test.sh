@@ -1,0 +1,147 @@
+#!/bin/sh
+# corpus_test.sh ULPGATE - corpus files and `ulpgate hunt` as a user meets them: a file dropped
+# into a --corpus directory runs against every kernel it selects with no build step; a malformed
+# one fails with FILE:LINE while the others run; an expected failure that passes is reported;
+# hunt finds a breach, shrinks it, writes a corpus file that reproduces it, deterministically
+# for a seed.  TAP on stdout.  Every check asserts an exit status and what was printed.
+ug="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -30; fi; }
+run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
+rc() { cat "$tmp/rc"; }
+
+echo "TAP version 13"
+mkdir -p "$tmp/c/sub"
+
+# ---- a valid file runs against every kernel it selects, no build step ------------------------
+cat >"$tmp/c/t_good.txt" <<'EOF'
+# why: a well-conditioned sum of three terms
+# check: ulp_max 1 three positive terms, every kernel is within an ulp
+1.5
+0x1p-3
+2.25
+EOF
+sums=$("$ug" list | grep -c '^  [a-z0-9_]*@[a-z0-9_]* *sum ')
+run run --corpus "$tmp/c" --filter 'corpus/t_good' --tap
+check "a valid file: exit 0, one point per sum kernel ($sums), each named after the file" \
+  '[ "$(rc)" = 0 ] && [ "$(grep -c "^ok [0-9]* - corpus/t_good [a-z0-9_]*@[a-z0-9_]* n=3" "$tmp/out")" = "$sums" ]'
+check "... CPU kernels measured and passing" \
+  'grep -q "^ok [0-9]* - corpus/t_good serial_f32@default n=3$" "$tmp/out" && grep -q "^ok [0-9]* - corpus/t_good kahan_f32@default n=3$" "$tmp/out"'
+
+# ---- kernels: globs with exclusions -----------------------------------------------------------
+cat >"$tmp/c/sub/t_some.txt" <<'EOF'
+# why: only two kernels
+# kernels: serial_* !serial_f64acc kahan_f32
+1
+2
+EOF
+run run --corpus "$tmp/c" --filter 'corpus/sub/*' --tap
+check "a file in a subdirectory is corpus/sub/NAME; kernels: globs select, '!' excludes" \
+  '[ "$(rc)" = 0 ] && [ "$(grep -c "^ok" "$tmp/out")" -ge 2 ] && ! grep "^ok" "$tmp/out" | grep -qv "corpus/sub/t_some \(serial_f32\|kahan_f32\)@" && grep -q "corpus/sub/t_some serial_f32@default" "$tmp/out" && grep -q "corpus/sub/t_some kahan_f32@default" "$tmp/out"'
+
+# ---- a malformed file fails with FILE:LINE while the others run --------------------------------
+printf '# why: broken\n# op: sum\n# chek: ulp_max 1\n1\n' >"$tmp/c/t_bad.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_*' --tap
+check "a malformed file: exit 1, one failed point naming FILE:LINE and the key" \
+  '[ "$(rc)" = 1 ] && grep -q "^not ok [0-9]* - corpus/t_bad$" "$tmp/out" && grep -q "^# $tmp/c/t_bad.txt:3: unknown header key .chek." "$tmp/out"'
+check "... while the other files still run and pass" \
+  '[ "$(grep -c "^ok [0-9]* - corpus/t_good" "$tmp/out")" = "$sums" ] && [ "$(grep -c "^not ok" "$tmp/out")" = 1 ]'
+rm "$tmp/c/t_bad.txt"
+
+# ---- a failing check: file:line of the check, the terms that matter, a rerun line ---------------
+cat >"$tmp/c/t_cancel.txt" <<'EOF'
+# why: 1e8 + 1 - 1e8: the 1 is absorbed
+# kernels: serial_f32
+# check: ulp_max 1 an integer sum
+1e8
+1
+-1e8
+EOF
+run run --corpus "$tmp/c" --filter 'corpus/t_cancel' --tap
+check "a breach: exit 1, the check's FILE:LINE, the worst element" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_cancel.txt:3: check ulp_max 1 failed: max 8.389e+06 ulp > 1" "$tmp/out" && grep -q "^#   worst: trial 0, element 0: got 0x0p+0" "$tmp/out"'
+check "the terms that matter: removing x[1] = 1 changes the error most" \
+  'grep -A1 "^#   terms that matter" "$tmp/out" | grep -q "^#     x\[1\] = 0x1p+0 (1): without it 0 ulp"'
+check "the serial view: the largest rounding adds x[1]" \
+  'grep -q "^#   in index order .*the largest rounding, 1, adding x\[1\]" "$tmp/out"'
+rerun=$(sed -n 's/^#   rerun: //p' "$tmp/out" | head -1)  # serial_f32@default's (variants follow)
+check "the rerun line names the --corpus directory" 'echo "$rerun" | grep -q -- "--filter corpus/t_cancel --kernel serial_f32@default --n 3 --trial 0 --corpus $tmp/c"'
+$rerun >"$tmp/out2" 2>&1
+rc2=$?
+check "... and reproduces the failure" '[ "$rc2" = 1 ] && grep -q "check ulp_max 1 failed: max 8.389e+06 ulp" "$tmp/out2"'
+
+# ---- strict expected failures: the declared one, and one that passes ---------------------------
+cat >"$tmp/c/t_cancel.txt" <<'EOF'
+# why: 1e8 + 1 - 1e8: the 1 is absorbed
+# kernels: serial_f32 serial_f64acc
+# check: ulp_max 1 an integer sum
+# xfail: serial_f32 fl(1e8 + 1) = 1e8
+# xfail: serial_f64acc declared, but binary64 gets it right
+1e8
+1
+-1e8
+EOF
+run run --corpus "$tmp/c" --filter 'corpus/t_cancel' --tap
+check "xfail: the declared failure is a not-ok line with a TODO directive and its reason" \
+  'grep -q "^not ok [0-9]* - corpus/t_cancel serial_f32@default n=3 # TODO fl(1e8 + 1) = 1e8$" "$tmp/out"'
+check "xfail that passes: an ok line with a TODO directive, stale, exit 1" \
+  '[ "$(rc)" = 1 ] && grep -q "^ok [0-9]* - corpus/t_cancel serial_f64acc@default n=3 # TODO" "$tmp/out" && grep -q "the declaration is stale" "$tmp/out"'
+printf '# why: x\n# xfail: no_such_kernel it fails\n1\n' >"$tmp/c/t_stale.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_stale' --tap
+check "an xfail naming no kernel the file runs: a failure at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_stale.txt:2: xfail: .no_such_kernel. matches no kernel" "$tmp/out"'
+rm "$tmp/c/t_stale.txt" "$tmp/c/t_cancel.txt"
+
+# ---- usage --------------------------------------------------------------------------------------
+run run --corpus "$tmp/nosuch" --filter 'corpus/*'
+check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--corpus $tmp/nosuch: not a readable directory" "$tmp/err"'
+run list
+check "list names the corpus files" '[ "$(rc)" = 0 ] && grep -q "corpus/cancel_float_index_post .*\[corpus\] (cases/corpus/cancel_float_index_post.txt)" "$tmp/out"'
+
+# ---- hunt ----------------------------------------------------------------------------------------
+mkdir -p "$tmp/h"
+run hunt --kernel serial_f32 --op sum --n 512 --evals 20000 --seed 7 --out "$tmp/h/h1.txt" --compare-random
+check "hunt serial_f32: exit 0, search and random bests, their ratio" \
+  '[ "$(rc)" = 0 ] && grep -q "^search   best bound ratio" "$tmp/out" && grep -q "^random   best bound ratio" "$tmp/out" && grep -q "^search / random: " "$tmp/out"'
+check "... the search beats random sampling by 10x at the same evaluation count" \
+  'awk "/^search \/ random:/ { exit !(\$4 + 0 >= 10) }" "$tmp/out"'
+check "... shrinks to at most 64 values that still breach the 1-ulp check" \
+  'grep -q "^shrink   512 -> [0-9]* values" "$tmp/out" && [ "$(grep -vc "^#" "$tmp/h/h1.txt")" -le 64 ] && grep -q "reproduces the breach" "$tmp/out"'
+check "... the file's header: op, why, source with the command line and seed, kernels, check, xfail" \
+  'grep -q "^# op: sum$" "$tmp/h/h1.txt" && grep -q "^# why: found by ulpgate hunt" "$tmp/h/h1.txt" && grep -q "^# source: hunt: ulpgate hunt --kernel serial_f32 .*--seed 7 .*(seed 0x7)$" "$tmp/h/h1.txt" && grep -q "^# kernels: serial_f32@default$" "$tmp/h/h1.txt" && grep -q "^# check: ulp_max 1 " "$tmp/h/h1.txt" && grep -q "^# xfail: serial_f32@default " "$tmp/h/h1.txt"'
+run run --corpus "$tmp/h" --filter 'corpus/h1' --tap
+check "the written file runs as a regression point: the breach, as declared (exit 0)" \
+  '[ "$(rc)" = 0 ] && grep -q "^not ok 1 - corpus/h1 serial_f32@default n=[0-9]* # TODO" "$tmp/out" && grep -q "h1.txt:[0-9]*: check ulp_max 1 failed" "$tmp/out"'
+run hunt --kernel serial_f32 --n 512 --evals 20000 --seed 7 --threads 1 --out "$tmp/h/h2.txt"
+check "hunt is deterministic for a seed and an evaluation budget (another thread count too)" \
+  '[ "$(rc)" = 0 ] && [ "$(grep -v "^#" "$tmp/h/h1.txt")" = "$(grep -v "^#" "$tmp/h/h2.txt")" ] && [ "$(grep "^# why" "$tmp/h/h1.txt")" = "$(grep "^# why" "$tmp/h/h2.txt")" ]'
+run hunt --kernel serial_f32 --n 512 --evals 20000 --seed 8 --out "$tmp/h/h3.txt"
+check "another seed searches elsewhere" '[ "$(rc)" = 0 ] && [ "$(grep "^# why" "$tmp/h/h1.txt")" != "$(grep "^# why" "$tmp/h/h3.txt")" ]'
+run hunt --kernel dot_serial_f32 --n 64 --evals 5000 --out "$tmp/h/d.txt"
+check "hunt a dot product: pairs written and reproduced" \
+  '[ "$(rc)" = 0 ] && grep -q "^# op: dot$" "$tmp/h/d.txt" && grep -q "reproduces the breach" "$tmp/out"'
+run hunt --kernel gemm_naive_cpu --n 4x3x8 --evals 3000 --out "$tmp/h/g.txt"
+check "hunt a GEMM: its shape shrunk, written and reproduced" \
+  '[ "$(rc)" = 0 ] && grep -q "^# op: gemm [0-9]*x[0-9]*x[0-9]*$" "$tmp/h/g.txt" && grep -q "reproduces the breach" "$tmp/out"'
+run hunt --kernel serial_f32 --n 1 --evals 500 --out "$tmp/h/none.txt"
+check "nothing to find (one term is always exact): exit 1, no file" \
+  '[ "$(rc)" = 1 ] && grep -q "no input breached ulp_max 1" "$tmp/out" && [ ! -e "$tmp/h/none.txt" ]'
+run hunt --kernel reduce_warp_shuffle_grid --n 300 --evals 640 --out "$tmp/h/gpu.txt"
+check "hunt a GPU kernel: one launch a candidate where there is a GPU, else exit 2 naming why" \
+  '{ [ "$(rc)" = 2 ] && grep -q "needs a CUDA device\|is not a kernel" "$tmp/err"; } || { [ "$(rc)" -le 1 ] && grep -q "^search   best bound ratio" "$tmp/out"; }'
+run hunt --kernel serial_f3 --n 8
+check "hunt: an unknown kernel is a usage error naming the nearest" '[ "$(rc)" = 2 ] && grep -q "nearest: serial_f32@default" "$tmp/err"'
+run hunt --kernel serial_f32 --op dot --n 8
+check "hunt: --op that is not the kernel's: exit 2" '[ "$(rc)" = 2 ] && grep -q "serial_f32@default computes sum" "$tmp/err"'
+run hunt --kernel serial_f32 --n 8 --budget 1 --evals 10
+check "hunt: --budget and --evals together: exit 2" '[ "$(rc)" = 2 ] && grep -q "give one" "$tmp/err"'
+run hunt --kernel serial_f32
+check "hunt: --n is required" '[ "$(rc)" = 2 ] && grep -q -- "--n is required" "$tmp/err"'
+
+echo "1..$n"
+exit $fail
