@@ -73,11 +73,12 @@ static double ug_input_operand_max(const ug_input *in)
 
 /* ---- one output into the figures ------------------------------------------------------------- */
 
-static int ug_hist_bucket(double ulp)
+int ug_ulp_bucket(double ulp)
 {
-    /* [0] exact, then (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... (2^10, inf] in [15] */
+    /* [0] exact, then (0,1/4], (1/4,1/2], (1/2,1], (1,2], ..., (2^10,2^11] in [14], and
+     * (2^11, inf] (NaN too) in [15] */
     if (ulp == 0) return 0;
-    if (!(ulp <= 1024)) return 15;
+    if (!(ulp <= 2048)) return 15;
     int b = 1;
     for (double edge = 0.25; ulp > edge && b < 15; edge *= 2) b++;
     return b;
@@ -162,7 +163,7 @@ static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda
         r->abs_err_sum_rd += d;
         r->rel_err_sum_rd += x->rd != 0 ? d / fabs((double)x->rd) : d == 0 ? 0 : INFINITY;
     }
-    r->ulp_hist[ug_hist_bucket(err.ulp)]++;
+    r->ulp_hist[ug_ulp_bucket(err.ulp)]++;
     r->count++;
 }
 

@@ -331,11 +331,10 @@ void ug_section_kappa(const ug_results *all, ug_buf *o)
 
 void ug_section_hist(const ug_results *all, ug_buf *o)
 {
-    /* measure.c's buckets: [0] exact, [1..13] up to 1/4, 1/2, 1, ..., 1024 ulp, [15] beyond
-     * (bucket 14 is never filled: it is shown with the last) */
-    static const char *const labels[15] = {"0",    "≤¼",   "≤½",   "≤1",    "≤2",
-                                           "≤4",   "≤8",   "≤16",  "≤32",   "≤64",
-                                           "≤128", "≤256", "≤512", "≤1024", ">1024"};
+    /* measure.c's buckets: [0] exact, [1..14] up to 1/4, 1/2, 1, ..., 2048 ulp, [15] beyond */
+    static const char *const labels[16] = {"0",    "≤¼",   "≤½",    "≤1",    "≤2",    "≤4",
+                                           "≤8",   "≤16",  "≤32",   "≤64",   "≤128",  "≤256",
+                                           "≤512", "≤1024", "≤2048", ">2048"};
     ug_buf_printf(
         o, "<h2 id=\"histograms\">ULP-error histograms</h2>\n<p>Per kernel, every output "
            "of every case of this run: the fraction whose error is exact (0), within ¼, ½, "
@@ -345,7 +344,7 @@ void ug_section_hist(const ug_results *all, ug_buf *o)
         if (ug_row_usable(&all->rows[i])) ug_kset_add(&ks, all->rows[i].kernel);
     ug_kset_sort(&ks);
     for (size_t k = 0; k < ks.n; k++) {
-        double h[16] = {0}, total = 0, v[15];
+        double h[16] = {0}, total = 0, v[16];
         for (size_t i = 0; i < all->count; i++) {
             const ug_row *r = &all->rows[i];
             if (!ug_row_usable(r) || strcmp(r->kernel, ks.names[k]) != 0) continue;
@@ -353,12 +352,11 @@ void ug_section_hist(const ug_results *all, ug_buf *o)
         }
         for (int b = 0; b < 16; b++) total += h[b];
         if (total <= 0) continue;
-        for (int b = 0; b < 14; b++) v[b] = h[b] / total;
-        v[14] = (h[14] + h[15]) / total;
+        for (int b = 0; b < 16; b++) v[b] = h[b] / total;
         char title[160], label[96];
         ug_kernel_label(ks.names[k], label, sizeof label);
         snprintf(title, sizeof title, "%s (%.0f outputs)", label, total);
-        ug_bars_svg(o, title, "ULP error", "fraction of outputs", labels, v, 15,
+        ug_bars_svg(o, title, "ULP error", "fraction of outputs", labels, v, 16,
                     pow(10, floor(log10(0.5 / total))), (int)k, UG_HIST_W, UG_HIST_H);
     }
     ug_buf_printf(o, "</div>\n");

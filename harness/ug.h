@@ -162,7 +162,8 @@ typedef struct ug_result {
                                    operands to a narrower format (ug_kernel_bound_underflow) */
     double kappa_max;
     ug_worst worst_ulp, worst_rel, worst_abs, worst_ratio;
-    uint64_t ulp_hist[16];      /* ulp error buckets: [0], (0,1/4], (1/4,1/2], (1/2,1], (1,2], ... */
+    uint64_t ulp_hist[16];      /* ulp error buckets (ug_ulp_bucket): [0], (0,1/4], (1/4,1/2],
+                                   (1/2,1], (1,2], ..., (1024,2048], >2048 */
     size_t correctly_rounded;   /* outputs == RN32(s) (bitwise, NaN == NaN) */
     int distinct_results;       /* ug_measure_repeat: distinct outputs over the repeats */
     int repeats;
@@ -174,6 +175,10 @@ typedef struct ug_result {
     int n_extra;
     struct { char name[40]; double value; } extra[16];
 } ug_result;
+
+/* The ulp_hist bucket of an ULP error: 0 for exact, b in 1..14 for (2^(b-4), 2^(b-3)], 15 beyond
+ * 2048 (and NaN). */
+int ug_ulp_bucket(double ulp);
 
 /* Run kernel k on every trial of in, measure every output against the exact result, time it
  * (GPU kernels always; CPU kernels once), and open a test point.  A kernel failure (launch

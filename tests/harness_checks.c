@@ -48,6 +48,20 @@ UG_CASE(harness, limits_are_inclusive_and_exact)
     UG_EXPECT_MSG(failures == 4, "%d of the 4 checks below the value failed", failures);
 }
 
+UG_CASE(harness, ulp_histogram_bucket_edges)
+{
+    /* every bucket's upper edge is inclusive, the next value above it is the next bucket */
+    UG_EXPECT(ug_ulp_bucket(0) == 0);
+    UG_EXPECT(ug_ulp_bucket(0x1p-40) == 1 && ug_ulp_bucket(0.25) == 1);
+    for (int b = 2; b <= 14; b++) {
+        double edge = ldexp(1, b - 3), below = ldexp(1, b - 4);
+        UG_EXPECT_MSG(ug_ulp_bucket(edge) == b && ug_ulp_bucket(nextafter(below, 1e300)) == b,
+                      "bucket %d: (%g, %g]", b, below, edge);
+    }
+    UG_EXPECT(ug_ulp_bucket(2048) == 14 && ug_ulp_bucket(nextafter(2048, 1e300)) == 15);
+    UG_EXPECT(ug_ulp_bucket(INFINITY) == 15 && ug_ulp_bucket(NAN) == 15);
+}
+
 UG_CASE(harness, means_over_every_output)
 {
     /* C = A B, 2 x 2: A = [1 2^-24; 1 0], B = [1 1; 1 0].  C00 = 1 + 2^-24 rounds to 1 (half an
