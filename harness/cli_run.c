@@ -8,7 +8,9 @@
 #include "base/par.h"
 #include "base/parse.h"
 #include "cli.h"
+#include "gpu.h"
 #include "run.h"
+#include "ug.h"
 
 /* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
 #define UG_DEFAULT_SEED 0x5eedull
@@ -17,6 +19,7 @@ static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 {
     if (strcmp(s, "fast") == 0) *k = UG_ORACLE_FAST;
     else if (strcmp(s, "mpfr") == 0) *k = UG_ORACLE_MPFR;
+    else if (strcmp(s, "gpu") == 0) *k = UG_ORACLE_GPU;
     else return -1;
     return 0;
 }
@@ -63,7 +66,8 @@ static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done)
         } else if (strcmp(a, "--seed") == 0) {
             if (!ug_parse_u64(v, &o->seed)) return ug_usage_error("--seed: '%s' is not a number (decimal or 0x hex)", v);
         } else if (strcmp(a, "--oracle") == 0) {
-            if (ug_parse_oracle(v, &o->oracle) != 0) return ug_usage_error("--oracle: '%s' is not fast or mpfr", v);
+            if (ug_parse_oracle(v, &o->oracle) != 0) return ug_usage_error("--oracle: '%s' is not gpu, fast or mpfr", v);
+            o->oracle_set = true;
         } else if (strcmp(a, "--threads") == 0) {
             if (!ug_parse_int(v, 1, 4096, &l)) return ug_usage_error("--threads: '%s' is not a count >= 1", v);
             ug_par_set_threads((int)l);
@@ -83,6 +87,11 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     int rc = ug_run_parse(argc, argv, &o, &done);
     if (rc != 0 || done) return rc;
     if (o.tap) o.progress = false;
+    if (o.oracle == UG_ORACLE_GPU) { /* the device the harness probes (and selects) first */
+        char why[300];
+        if (ug_gpu_oracle() == &ug_gpu_oracle_cuda) ug_gpu_available();
+        if (!ug_gpu_oracle_available(why, sizeof why)) return ug_usage_error("--oracle gpu: %s", why);
+    }
     ug_oracle_select(o.oracle);
     ug_results res = {0};
     rc = ug_run(&o, &res, stdout);

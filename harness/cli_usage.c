@@ -7,7 +7,7 @@ const char ug_usage_text[] =
     "usage: ulpgate list\n"
     "       ulpgate run [options]      run the cases (all but canaries and slow ones by default)\n"
     "       ulpgate oracle --op sum|dot [--json] [--got X] [--oracle fast|mpfr] FILE\n"
-    "       ulpgate bench oracle [--big] [--threads N]\n"
+    "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
     "run options:\n"
     "  --filter GLOB    cases whose name matches (e.g. 'reduce/*'); naming a canary runs it\n"
     "  --kernel GLOB    kernels whose name (or name@variant) matches\n"
@@ -18,7 +18,8 @@ const char ug_usage_text[] =
     "  --tap            strict TAP on stdout (for meson)\n"
     "  --report DIR     write DIR/results.json\n"
     "  --slow           include the slow cases; --slow-only: only them\n"
-    "  --oracle K       fast (default) or mpfr\n"
+    "  --oracle K       gpu, fast or mpfr (default: gpu for GPU cases when a GPU is present,\n"
+    "                   fast otherwise)\n"
     "  --threads N      threads for the oracle and input generation (default: all cores)\n";
 
 int ug_usage_error(const char *fmt, const char *arg)

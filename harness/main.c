@@ -3,9 +3,10 @@
  *
  *   ulpgate list
  *   ulpgate run [--filter GLOB] [--kernel GLOB] [--n N] [--trial T] [--trials N] [--seed S]
- *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle fast|mpfr] [--threads N]
+ *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle gpu|fast|mpfr]
+ *               [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
- *   ulpgate bench oracle [--big] [--threads N]
+ *   ulpgate bench oracle [--big] [--gpu] [--threads N]
  *
  * Exit codes: 0 all passed, 1 an assertion failed, 2 usage or input error (message on stderr).
  */

@@ -164,7 +164,7 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
     if (trial >= 0) ug_buf_printf(d, " --trial %d", trial);
     if (o->trials) ug_buf_printf(d, " --trials %d", o->trials);
     if (t->c->flags & UG_CASE_SLOW) ug_buf_printf(d, " --slow");
-    if (o->oracle == UG_ORACLE_MPFR) ug_buf_printf(d, " --oracle mpfr");
+    if (o->oracle != UG_ORACLE_FAST) ug_buf_printf(d, " --oracle %s", ug_oracle_name(o->oracle));
     ug_buf_printf(d, " --seed 0x%llx\n", (unsigned long long)o->seed);
 }
 
