@@ -28,7 +28,7 @@ static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
-                                        "--seed", "--report", "--oracle", "--threads"};
+                                        "--seed", "--report", "--oracle", "--threads", "--oracle-check"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -68,6 +68,9 @@ static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done)
         } else if (strcmp(a, "--oracle") == 0) {
             if (ug_parse_oracle(v, &o->oracle) != 0) return ug_usage_error("--oracle: '%s' is not gpu, fast or mpfr", v);
             o->oracle_set = true;
+        } else if (strcmp(a, "--oracle-check") == 0) {
+            if (strcmp(v, "all") != 0 && strcmp(v, "sample") != 0) return ug_usage_error("--oracle-check: '%s' is not all or sample", v);
+            o->oracle_check_all = strcmp(v, "all") == 0;
         } else if (strcmp(a, "--threads") == 0) {
             if (!ug_parse_int(v, 1, 4096, &l)) return ug_usage_error("--threads: '%s' is not a count >= 1", v);
             ug_par_set_threads((int)l);

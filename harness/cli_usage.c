@@ -20,6 +20,7 @@ const char ug_usage_text[] =
     "  --slow           include the slow cases; --slow-only: only them\n"
     "  --oracle K       gpu, fast or mpfr (default: gpu for GPU cases when a GPU is present,\n"
     "                   fast otherwise)\n"
+    "  --oracle-check C sample (default) or all: the GPU oracle's results the fast oracle redoes\n"
     "  --threads N      threads for the oracle and input generation (default: all cores)\n";
 
 int ug_usage_error(const char *fmt, const char *arg)

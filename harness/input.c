@@ -114,16 +114,18 @@ static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const
 }
 
 /* A random sample of the GPU oracle's results recomputed by the fast CPU oracle (the sample is
- * a function of the seed and the input's stream: reruns check the same elements). */
+ * a function of the seed and the input's stream: reruns check the same elements), or every
+ * result with --oracle-check all. */
 static void ug_input_cross_check(ug_t *t, ug_input *in)
 {
     ug_stream s = ug_stream_make(t->opt->seed, in->stream_id ^ 0x6a09e667f3bcc909ull, 0);
     uint64_t draw = 0;
+    bool all = t->opt->oracle_check_all;
     ug_exact f;
     if (in->op != UG_OP_GEMM) {
-        int checks = in->trials < UG_XCHECK_TRIALS ? in->trials : UG_XCHECK_TRIALS;
+        int checks = in->trials < UG_XCHECK_TRIALS || all ? in->trials : UG_XCHECK_TRIALS;
         for (int c = 0; c < checks; c++) {
-            int i = in->trials <= UG_XCHECK_TRIALS ? c : (int)(ug_rng_u64(&s, draw++) % (uint64_t)in->trials);
+            int i = in->trials <= UG_XCHECK_TRIALS || all ? c : (int)(ug_rng_u64(&s, draw++) % (uint64_t)in->trials);
             if (in->op == UG_OP_SUM) ug_exact_sum_f32_fast(in->x[i], in->n, &f);
             else ug_exact_dot_f32_fast(in->x[i], 1, in->y[i], 1, in->n, &f);
             ug_cross_compare(t, in, i, 0, &in->exact[i][0], &f);
@@ -131,6 +133,21 @@ static void ug_input_cross_check(ug_t *t, ug_input *in)
         return;
     }
     size_t M = in->gemm_m, N = in->gemm_n, K = in->gemm_k, m = M * N;
+    if (all) { /* the fast oracle's whole product (multithreaded), every element compared */
+        ug_exact *F = ug_xmalloc((m ? m : 1) * sizeof *F);
+        for (int i = 0; i < in->trials; i++) {
+            ug_exact_gemm_f32_fast(in->x[i], in->y[i], M, N, K, F);
+            for (size_t e = 0; e < m; e++)
+                if (!ug_exact_equal(&in->exact[i][e], &F[e])) {
+                    ug_exact fe = F[e];
+                    free(F);
+                    ug_cross_compare(t, in, i, e, &in->exact[i][e], &fe);
+                }
+            ug_gpu_tally.checked += m;
+        }
+        free(F);
+        return;
+    }
     for (int i = 0; i < in->trials; i++)
         for (size_t c = 0; c < (m < UG_XCHECK_ELEMENTS ? m : UG_XCHECK_ELEMENTS); c++) {
             size_t e = m <= UG_XCHECK_ELEMENTS ? c : (size_t)(ug_rng_u64(&s, draw++) % m);

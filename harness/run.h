@@ -25,6 +25,7 @@ typedef struct ug_options {
     const char *report_dir;
     ug_oracle_kind oracle;
     bool oracle_set;     /* --oracle given; else gpu for GPU cases where one can answer, else fast */
+    bool oracle_check_all; /* --oracle-check all: every GPU oracle result against the fast one */
     bool progress;       /* stderr is a terminal */
 } ug_options;
 

@@ -21,6 +21,11 @@ UG_CASE_EX(oracle_diff_gpu, corpus, UG_CASE_GPU)
     od_use_gpu(NULL);
 }
 
+UG_CASE_EX(oracle_diff_gpu, edges, UG_CASE_GPU)
+{
+    og_run_edges(t, &ug_gpu_oracle_cuda);
+}
+
 UG_CASE_EX(oracle_diff_gpu, gemm_corpus, UG_CASE_GPU)
 {
     og_gemm_paths paths;

@@ -22,4 +22,9 @@ typedef struct og_gemm_paths {
 void og_run_gemm_corpus(ug_t *t, const ug_gpu_oracle_ops *ops, const char *stream, int matrices,
                         int big, og_gemm_paths *paths);
 
+/* Hand-picked edges through ops, each against MPFR: empty sums and dots (alone and inside a
+ * batch), signed zeros and their products, NaN, inf - inf, 0 * inf, binary32 overflow, K = 0
+ * products (every element the empty dot, +0) and a one-element product. */
+void og_run_edges(ug_t *t, const ug_gpu_oracle_ops *ops);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * oracle_gpu_gemm.c - the GEMM corpus of the GPU oracle's tests (tests/oracle_gpu.h): every
  * element of random and adversarial products against MPFR's dot, bit for bit, whichever path
- * (slices, fallback) the element took.  Generators: tests/oracle_diff.c.
+ * (slices, fallback) the element took; and the hand-picked edges.  Generators:
+ * tests/oracle_diff.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -153,4 +154,76 @@ void og_run_gemm_corpus(ug_t *t, const ug_gpu_oracle_ops *ops, const char *strea
                "%d with K pieces", ops->name, paths->matrices, paths->elements, paths->fallback,
             paths->max_slices, paths->pieces);
     od_finish(t, "gemm elements", &ty);
+}
+
+/* ---- edges ----------------------------------------------------------------------------------- */
+
+static int same_exact(const ug_exact *a, const ug_exact *b)
+{
+    return ug_exact_equal(a, b) && ug_f64_bits(a->sum_abs) == ug_f64_bits(b->sum_abs);
+}
+
+void og_run_edges(ug_t *t, const ug_gpu_oracle_ops *ops)
+{
+    static const float v[][4] = {
+        {0}, {-0.0f}, {-0.0f, -0.0f}, {-0.0f, 0.0f}, {1.0f, -1.0f}, {-1.0f, 1.0f, -0.0f},
+        {NAN, 1.0f}, {INFINITY, -INFINITY}, {INFINITY, 1.0f}, {-INFINITY, -0.0f},
+        {0x1.fffffep127f, 0x1p103f}, {0x1.fffffep127f, 0x1p102f}, {-0x1.fffffep127f, -0x1p104f},
+        {0x1p-149f, 0x1p-149f, -0x1p-149f}, {0x1.8p-148f, -0x1p-149f}, {1.0f, 0x1p-24f},
+    };
+    static const float w[][4] = {
+        {0}, {1.0f}, {-1.0f, 1.0f}, {-1.0f, -1.0f}, {-0.0f, 0.0f}, {1.0f, 1.0f, 1.0f},
+        {1.0f, 1.0f}, {0.0f, 1.0f}, {1.0f, -1.0f}, {0.0f, 1.0f},
+        {1.0f, 1.0f}, {1.0f, 1.0f}, {1.0f, 1.0f},
+        {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f}, {1.0f, 1.0f},
+    };
+    static const size_t len[] = {0, 1, 2, 2, 2, 3, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2};
+    enum { NV = sizeof len / sizeof len[0] };
+    const float *xs[NV], *ys[NV];
+    size_t ns[NV];
+    ug_exact got[NV], ref;
+    char err[400] = "";
+    for (int op = 0; op < 2; op++) {
+        for (int i = 0; i < NV; i++) {
+            xs[i] = v[i];
+            ys[i] = w[i];
+            ns[i] = len[i];
+        }
+        int rc = op ? ops->dots_f32(xs, ys, ns, NV, got, err, sizeof err)
+                    : ops->sums_f32(xs, ns, NV, got, err, sizeof err);
+        UG_EXPECT_MSG(rc == 0, "%s: %s", ops->name, err);
+        for (int i = 0; i < NV && rc == 0; i++) {
+            if (op)
+                ug_exact_dot_f32_mpfr(v[i], 1, w[i], 1, len[i], &ref);
+            else
+                ug_exact_sum_f32_mpfr(v[i], len[i], &ref);
+            UG_EXPECT_MSG(same_exact(&got[i], &ref),
+                          "%s %s edge %d (n=%zu): hi=%a rn=%a cls=%d sum_abs=%a, mpfr hi=%a rn=%a "
+                          "cls=%d sum_abs=%a", ops->name, op ? "dot" : "sum", i, len[i],
+                          got[i].hi, (double)got[i].rn, got[i].cls, got[i].sum_abs, ref.hi,
+                          (double)ref.rn, ref.cls, ref.sum_abs);
+        }
+        rc = op ? ops->dots_f32(xs, ys, ns, 1, got, err, sizeof err) /* the empty one alone */
+                : ops->sums_f32(xs, ns, 1, got, err, sizeof err);
+        UG_EXPECT_MSG(rc == 0 && got[0].cls == UG_X_FINITE && ug_f64_bits(got[0].hi) == 0 &&
+                          got[0].sum_abs == 0,
+                      "%s: the empty %s alone is not +0 (%s)", ops->name, op ? "dot" : "sum", err);
+    }
+    /* K = 0: every element the empty dot; 1 x 1 x 1; M = 0 */
+    float a[6] = {-0.0f, 2.0f, 3.0f, 0.0f, 0.0f, 0.0f}, b[6] = {0.0f, -5.0f, 7.0f, 0.0f, 0.0f, 0.0f};
+    ug_exact C[6];
+    ug_gpu_gemm_info info;
+    int rc = ops->gemm_f32(a, b, 2, 3, 0, C, &info, err, sizeof err);
+    UG_EXPECT_MSG(rc == 0, "%s GEMM K = 0: %s", ops->name, err);
+    for (int i = 0; i < 6 && rc == 0; i++)
+        UG_EXPECT_MSG(C[i].cls == UG_X_FINITE && ug_f64_bits(C[i].hi) == 0 && C[i].sum_abs == 0,
+                      "%s GEMM K = 0: element %d is not +0", ops->name, i);
+    for (int k = 0; k < 2; k++) { /* (-0) * (+0) = -0; 2 * -5 */
+        rc = ops->gemm_f32(a + k, b + k, 1, 1, 1, C, &info, err, sizeof err);
+        ug_exact_dot_f32_mpfr(a + k, 1, b + k, 1, 1, &ref);
+        UG_EXPECT_MSG(rc == 0 && same_exact(&C[0], &ref), "%s GEMM 1x1x1 (%a * %a): hi=%a, mpfr %a",
+                      ops->name, (double)a[k], (double)b[k], C[0].hi, ref.hi);
+    }
+    rc = ops->gemm_f32(a, b, 0, 3, 2, C, &info, err, sizeof err);
+    UG_EXPECT_MSG(rc == 0, "%s GEMM M = 0: %s", ops->name, err);
 }

@@ -368,6 +368,11 @@ UG_CASE(oracle_gpu, model_on_the_differential_corpus)
     od_use_gpu(NULL);
 }
 
+UG_CASE(oracle_gpu, model_edges)
+{
+    og_run_edges(t, &ug_gpu_oracle_model);
+}
+
 UG_CASE(oracle_gpu, model_gemm_corpus)
 {
     og_gemm_paths paths;

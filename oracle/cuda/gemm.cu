@@ -20,8 +20,10 @@
  *      row j) and A_sl(k, i) = A_sl[(i0 + i) S Kp + acol + k]: i.e. row-major
  *      P[i][j] = sum_k A_sl[i][acol + k] Bt_sl[j][bcol + k], exactly what the model computes.
  *      The "TN" form with every dimension, leading dimension and offset a multiple of 16 meets
- *      the IMMA kernels' requirements; if cuBLAS still refuses int8 (CUBLAS_STATUS_NOT_SUPPORTED),
- *      an exact dp4a kernel computes the same sums (int32, the same bound);
+ *      the IMMA kernels' requirements.  Once per process a self-check runs one such product
+ *      with cuBLAS and with an exact dp4a kernel of ours on random digits: if cuBLAS refuses
+ *      int8 or disagrees (this reading of its arguments wrong), the dp4a kernel computes every
+ *      product (the same sums, int32, the same bound), and the reason goes to stderr once;
  *   5. reconstruction, one thread per element: sum of the products at their weights in six
  *      limbs, one rounding (ugg_gemm_finish); elements the slices cannot do are appended to a
  *      list (atomic counter: the order varies, the records do not);
@@ -199,30 +201,97 @@ __global__ void fallback_desc(const uint64_t *__restrict__ fb, uint64_t nfb, uin
 }
 
 cublasHandle_t g_cublas;
-int g_dp4a; /* cuBLAS refused int8 once: the dp4a kernel from then on */
+int g_dp4a = -1; /* -1: not decided yet (self-check), 0: cuBLAS, 1: the dp4a kernel */
 
-/* One planned product: P (rows x Np, ld Np) = A_panel[:, acol..] Bt_sl[:, bcol..]^T. */
-int product(const int8_t *A_panel, int lda, const int8_t *Bt_sl, int ldb, int rows_p, int Np,
-            const ugg_gemm_prod *p, int32_t *P, char *err, size_t len)
+/* One planned product: P (rows x Np, ld Np) = A_panel[:, acol..] Bt_sl[:, bcol..]^T, with
+ * cuBLAS (returns its status) or with the dp4a kernel. */
+cublasStatus_t product_with(int dp4a, const int8_t *A_panel, int lda, const int8_t *Bt_sl, int ldb,
+                            int rows_p, int Np, const ugg_gemm_prod *p, int32_t *P)
 {
-    if (!g_dp4a) {
+    if (!dp4a) {
         const int32_t one = 1, zero = 0;
-        cublasStatus_t st =
-            cublasGemmEx(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, Np, rows_p, p->klen, &one,
-                         Bt_sl + p->bcol, CUDA_R_8I, ldb, A_panel + p->acol, CUDA_R_8I, lda,
-                         &zero, P, CUDA_R_32I, Np, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
-        if (st == CUBLAS_STATUS_SUCCESS)
-            return 0;
-        if (st != CUBLAS_STATUS_NOT_SUPPORTED) {
-            ugg_failf(err, len, "GPU oracle: cublasGemmEx (int8 x int8 -> int32, %d x %d x %d): %s",
-                      Np, rows_p, p->klen, cublasGetStatusString(st));
-            return 1;
-        }
-        g_dp4a = 1;
+        return cublasGemmEx(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, Np, rows_p, p->klen, &one,
+                            Bt_sl + p->bcol, CUDA_R_8I, ldb, A_panel + p->acol, CUDA_R_8I, lda,
+                            &zero, P, CUDA_R_32I, Np, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
     }
     dim3 grid((unsigned)((Np + 15) / 16), (unsigned)((rows_p + 15) / 16)), block(16, 16);
     i8gemm_dp4a<<<grid, block>>>(A_panel + p->acol, lda, Bt_sl + p->bcol, ldb, rows_p, Np,
                                  p->klen, P, Np);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Random int8 digits in [-127, 127]. */
+__global__ void fill_digits(int8_t *p, uint64_t n, uint32_t seed)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        uint32_t h = ((uint32_t)i ^ seed) * 2654435761u;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        p[i] = (int8_t)((int)(h % 255) - 127);
+    }
+}
+
+/* Once per process: one product in the layout of the plan (offsets, leading dimensions, a
+ * concatenation of slices) by cuBLAS and by the dp4a kernel; cuBLAS is used only if it accepts
+ * int8 and agrees on every element.  Sets g_dp4a. */
+int int8_selfcheck(char *err, size_t len)
+{
+    enum { R = 48, C = 64, S = 3, T = 2, KP = 96 };
+    const ugg_gemm_prod p = {KP, 0, 2 * KP, 0}; /* slices 1-2 of A against blocks 0-1 of B */
+    int8_t *a = NULL, *b = NULL;
+    int32_t *p1 = NULL, *p2 = NULL;
+    int32_t *h1 = (int32_t *)malloc(R * C * sizeof *h1), *h2 = (int32_t *)malloc(R * C * sizeof *h2);
+    const char *why = NULL;
+    int rc = 1;
+    cublasStatus_t st;
+    if (!h1 || !h2) {
+        ugg_failf(err, len, "GPU oracle: out of host memory");
+        goto fail;
+    }
+    UGG_TRY(cudaMalloc((void **)&a, R * S * KP));
+    UGG_TRY(cudaMalloc((void **)&b, C * T * KP));
+    UGG_TRY(cudaMalloc((void **)&p1, R * C * sizeof *p1));
+    UGG_TRY(cudaMalloc((void **)&p2, R * C * sizeof *p2));
+    fill_digits<<<(R * S * KP + 255) / 256, 256>>>(a, R * S * KP, 1);
+    fill_digits<<<(C * T * KP + 255) / 256, 256>>>(b, C * T * KP, 2);
+    UGG_LAUNCHED();
+    st = product_with(0, a, S * KP, b, T * KP, R, C, &p, p1);
+    product_with(1, a, S * KP, b, T * KP, R, C, &p, p2);
+    UGG_LAUNCHED();
+    UGG_TRY(cudaMemcpy(h2, p2, R * C * sizeof *h2, cudaMemcpyDeviceToHost));
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        why = cublasGetStatusString(st);
+    } else {
+        UGG_TRY(cudaMemcpy(h1, p1, R * C * sizeof *h1, cudaMemcpyDeviceToHost));
+        if (memcmp(h1, h2, R * C * sizeof *h1) != 0)
+            why = "its int8 products differ from the dp4a kernel's";
+    }
+    g_dp4a = why != NULL;
+    if (why)
+        fprintf(stderr, "ulpgate: GPU oracle: cublasGemmEx int8 not used (%s); the exact dp4a "
+                        "kernel computes the products (slower)\n", why);
+    rc = 0;
+fail:
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(p1);
+    cudaFree(p2);
+    free(h1);
+    free(h2);
+    return rc;
+}
+
+int product(const int8_t *A_panel, int lda, const int8_t *Bt_sl, int ldb, int rows_p, int Np,
+            const ugg_gemm_prod *p, int32_t *P, char *err, size_t len)
+{
+    cublasStatus_t st = product_with(g_dp4a, A_panel, lda, Bt_sl, ldb, rows_p, Np, p, P);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        ugg_failf(err, len, "GPU oracle: cublasGemmEx (int8 x int8 -> int32, %d x %d x %d): %s",
+                  Np, rows_p, p->klen, cublasGetStatusString(st));
+        return 1;
+    }
     UGG_LAUNCHED();
     return 0;
 fail:
@@ -251,6 +320,8 @@ int ugg_gemm_resident(const float *d_A, const float *d_B, size_t M, size_t N, si
         ugg_failf(err, len, "GPU oracle: cublasCreate failed");
         return 1;
     }
+    if (g_dp4a < 0 && int8_selfcheck(err, len))
+        return 1;
     /* 1, 2: Bt and the spans */
     UGG_TRY(ugg_reserve(&dBt, (N * K > 0 ? N * K : 1) * sizeof(float)));
     UGG_TRY(ugg_reserve(&dsp, (M + N) * sizeof(ugg_span)));
@@ -351,7 +422,7 @@ done:
     inf.T = T;
     inf.products = np;
     inf.fallback = nfb;
-    inf.dp4a = g_dp4a;
+    inf.dp4a = g_dp4a == 1;
     if (info)
         *info = inf;
     rc = 0;

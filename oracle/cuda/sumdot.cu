@@ -6,10 +6,10 @@
  *   - a batch is a list of segments; each segment is cut into chunks of UGG_CHUNK_* terms
  *     (host: ugg_segments_run), one block per chunk (ugg_chunk_kernel);
  *   - in a block, thread t takes the chunk's terms t, t + TPB, t + 2 TPB, ... (coalesced: a warp
- *     reads 32 consecutive floats), UNROLL loads in flight before any is binned; loads past the
- *     end read the identity term -0 (sum) or -0 * +0 (dot), which adds nothing and keeps the
- *     "every term is -0" flag: so every term of the chunk is binned exactly once, by exactly one
- *     thread;
+ *     reads 32 consecutive floats), in batches of UNROLL, the next batch loading while this one
+ *     is binned; loads past the end read the identity term -0 (sum) or -0 * +0 (dot), which adds
+ *     nothing and keeps the "every term is -0" flag: so every term of the chunk is binned
+ *     exactly once, by exactly one thread;
  *   - each thread bins its terms into its own column of shared memory, bins[b][tid] (no other
  *     thread touches it: no atomics, no synchronisation; the [b][tid] layout puts a warp's 32
  *     64-bit bins in distinct banks whatever b each lane picks), at most 2^11 terms a thread,
@@ -20,7 +20,8 @@
  *     otherwise: exact int64 additions, fewer than 2^23 chunks) and rounded once (ugg_finish).
  * Every merge is an integer addition, so the result does not depend on the order or the
  * shapes: it is the exact value, rounded once.
- * Throughput design (sums): 16 loads in flight per thread, 12 warps per SM (3 blocks of 128
+ * Throughput design (sums): 16 loads in flight per thread at all times (24 KiB per SM, what an
+ * H100's ~3.35 TB/s needs at ~0.8 us latency: ~20 KiB), 12 warps per SM (3 blocks of 128
  * threads x 64 KiB of bins), ~16 instructions and one 64-bit shared read-modify-write per term:
  * shared memory allows ~8 terms per clock per SM, memory bandwidth needs ~3 on an H100.
  */
@@ -73,9 +74,23 @@ __device__ __forceinline__ void bin_term(uint32_t a, uint32_t b, uint64_t *mine,
     notneg |= OP == UGG_OP_DOT ? ugg_dot_not_negzero(a, b) : ugg_sum_not_negzero(a);
 }
 
+/* Terms i, i + TPB, ..., i + (UNROLL - 1) TPB of a chunk of len (the identity past the end). */
+template <int OP>
+__device__ __forceinline__ void load_batch(const uint32_t *__restrict__ xs,
+                                           const uint32_t *__restrict__ ys, uint32_t i,
+                                           uint32_t len, uint32_t *a, uint32_t *b)
+{
+#pragma unroll
+    for (int u = 0; u < shape<OP>::UNROLL; u++) {
+        uint32_t k = i + u * shape<OP>::TPB; /* < 2^17 + 2^12: no overflow */
+        a[u] = k < len ? __ldg(xs + k) : 0x80000000u;
+        b[u] = OP == UGG_OP_DOT && k < len ? __ldg(ys + k) : 0u;
+    }
+}
+
 /* One block per chunk: part[chunk * F + f] = the chunk's fields (UGG_FIELDS(NL)). */
 template <int OP>
-__global__ void __launch_bounds__(shape<OP>::TPB)
+__global__ void __launch_bounds__(shape<OP>::TPB, 3)
     chunk_kernel(const uint32_t *__restrict__ x, const uint32_t *__restrict__ y,
                  const ugg_chunk *__restrict__ chunks, int64_t *__restrict__ part)
 {
@@ -89,17 +104,19 @@ __global__ void __launch_bounds__(shape<OP>::TPB)
         mine[b * S::TPB] = 0;
     uint32_t nan_terms = 0, posinf = 0, neginf = 0, notneg = 0;
     const uint32_t *xs = x + c.x, *ys = OP == UGG_OP_DOT ? y + c.y : x;
-    for (uint32_t i = tid; i < c.len; i += S::TPB * S::UNROLL) {
-        uint32_t a[S::UNROLL], b[S::UNROLL];
-#pragma unroll
-        for (int u = 0; u < S::UNROLL; u++) {
-            uint32_t k = i + u * S::TPB; /* < 2^17 + 2^11: no overflow */
-            a[u] = k < c.len ? __ldg(xs + k) : 0x80000000u;
-            b[u] = OP == UGG_OP_DOT && k < c.len ? __ldg(ys + k) : 0u;
-        }
+    const uint32_t step = S::TPB * S::UNROLL;
+    uint32_t a[S::UNROLL], b[S::UNROLL], na[S::UNROLL], nb[S::UNROLL];
+    load_batch<OP>(xs, ys, tid, c.len, a, b);
+    for (uint32_t i = tid; i < c.len; i += step) {
+        load_batch<OP>(xs, ys, i + step, c.len, na, nb); /* in flight while a is binned */
 #pragma unroll
         for (int u = 0; u < S::UNROLL; u++)
             bin_term<OP>(a[u], b[u], mine, nan_terms, posinf, neginf, notneg);
+#pragma unroll
+        for (int u = 0; u < S::UNROLL; u++) {
+            a[u] = na[u];
+            b[u] = nb[u];
+        }
     }
     int64_t sl[S::NL], al[S::NL];
     ugg_bins_to_limbs(mine, S::TPB, S::WINS, sl, al);
