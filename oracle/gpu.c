@@ -62,7 +62,7 @@ int ug_exact_sums_f32_gpu(const float *const *x, const size_t *n, size_t count, 
 {
     for (size_t i = 0; i < count; i++)
         if ((uint64_t)n[i] > UGG_MAX_TERMS)
-            return fail(err, len, "a sum of more than 2^40 terms");
+            return fail(err, len, "a sum of more than 2^38 terms");
     return count ? ug_gpu_oracle()->sums_f32(x, n, count, out, err, len) : 0;
 }
 
@@ -71,7 +71,7 @@ int ug_exact_dots_f32_gpu(const float *const *x, const float *const *y, const si
 {
     for (size_t i = 0; i < count; i++)
         if ((uint64_t)n[i] > UGG_MAX_TERMS)
-            return fail(err, len, "a dot product of more than 2^40 terms");
+            return fail(err, len, "a dot product of more than 2^38 terms");
     return count ? ug_gpu_oracle()->dots_f32(x, y, n, count, out, err, len) : 0;
 }
 

@@ -21,9 +21,10 @@
  * Limbs.  A thread's bins become a fixed-point integer (ugg_bins_to_limbs): carry propagation
  * through base-2^8 digits (window w is digit w), packed four to a 32-bit limb; limb k is worth
  * 2^(32 k - bias).  Every limb is in [0, 2^32) except the last, which carries the sign
- * ([-2^32, 2^32)).  Limbs of threads, blocks and chunks are then added as int64: each addition
- * adds less than 2^32 in magnitude, so 2^30 of them cannot overflow (a chunk has <= 128 threads,
- * a segment < 2^23 chunks: the host refuses more, UGG_MAX_TERMS).
+ * ([-2^32, 2^32)).  Limbs of threads, blocks and chunks are then added as int64: a block's sum
+ * (<= 128 threads) is below 2^39 in magnitude, and a segment has at most 2^23 chunks (at most
+ * UGG_MAX_TERMS = 2^38 terms, chunks of >= 2^15: gpu.c refuses more), so every sum stays below
+ * 2^62, what the rounding's carry propagation needs.
  *
  * Rounding (ugg_finish, ugg_fill): the limbs are carry-propagated into 32-bit magnitude digits
  * and a sign, and read exactly as oracle/xacc.c reads its accumulator: round and sticky bits in
@@ -69,9 +70,9 @@ enum {
     UGG_TPB_SUM = 128, UGG_CHUNK_SUM = 1 << 17,
     UGG_TPB_DOT = 64, UGG_CHUNK_DOT = 1 << 15,
 };
-/* The most terms a segment may have: its chunks' limbs, each below 2^33 in magnitude after a
- * block's 128 threads, add up without overflow for 2^23 chunks of 2^17 terms. */
-#define UGG_MAX_TERMS ((uint64_t)1 << 40)
+/* The most terms a segment may have (1 TiB of binary32): 2^23 chunks of 2^15 dot terms (2^21 of
+ * 2^17 sum terms), whose fields (each below 2^39 in magnitude) add up below 2^62. */
+#define UGG_MAX_TERMS ((uint64_t)1 << 38)
 
 /* Fields of a chunk's (or a segment's) partial result, all int64: sum limbs, |.| limbs, then
  * the counts of NaN, +inf and -inf terms, and a field that is zero iff every term is -0 (the

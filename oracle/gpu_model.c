@@ -116,7 +116,7 @@ static int model_batch(int op, const float *const *x, const float *const *y, con
     const op_shape *sh = &shapes[op];
     for (size_t i = 0; i < count; i++)
         if (n[i] > UGG_MAX_TERMS) {
-            set_err(err, len, "GPU oracle: more than 2^40 terms in one sum");
+            set_err(err, len, "GPU oracle: more than 2^38 terms in one sum");
             return 1;
         }
     uint64_t *bins = malloc((size_t)sh->bins * (size_t)sh->tpb * sizeof *bins);
