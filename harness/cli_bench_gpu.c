@@ -9,8 +9,9 @@
  *     time, the GPU oracle's (exact records of every element plus the ULP error of every
  *     element of the cuBLAS result, on the device), the copy of the records to the host, the
  *     fast CPU oracle's time; every element of the two oracles compared.
- * Exit status 1 if any record differs (or something fails), 2 without a GPU.  Memory: ~9 GiB
- * on the host at the peak (the sum's copy, or two sets of 16 M records), ~5 GiB on the device.
+ * Exit status 1 if any record differs (or something fails), 2 without a GPU.  Memory: ~4.5 GiB
+ * on the host at the peak (the sum's copy; then two sets of 16 M records, 1.3 GiB), ~5 GiB on
+ * the device.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +49,11 @@ static int bench_sum(const ug_gpu_oracle_ops *ops)
            r.peak_gbs);
     printf("exact sum of 2^30 binary32 values (normal(0,1), 4 GiB on the device):\n");
     printf("  %-28s %10s %10s %12s\n", "", "ms", "GB/s", "% of peak");
-    printf("  %-28s %10.3f %10.0f %11.1f%%\n", "gpu oracle (exact)", r.oracle_ms,
-           gb / (r.oracle_ms * 1e-3), r.peak_gbs > 0 ? 100 * gb / (r.oracle_ms * 1e-3) / r.peak_gbs : 0);
-    printf("  %-28s %10.3f %10.0f %11.1f%%\n", "cub_reduce (binary32 sum)", r.cub_ms,
-           gb / (r.cub_ms * 1e-3), r.peak_gbs > 0 ? 100 * gb / (r.cub_ms * 1e-3) / r.peak_gbs : 0);
+    double g_or = gb / (r.oracle_ms * 1e-3), g_cub = gb / (r.cub_ms * 1e-3);
+    printf("  %-28s %10.3f %10.0f %11.1f%%\n", "gpu oracle (exact)", r.oracle_ms, g_or,
+           r.peak_gbs > 0 ? 100 * g_or / r.peak_gbs : 0);
+    printf("  %-28s %10.3f %10.0f %11.1f%%\n", "cub_reduce (binary32 sum)", r.cub_ms, g_cub,
+           r.peak_gbs > 0 ? 100 * g_cub / r.peak_gbs : 0);
     printf("  %-28s %10.3f %10.0f   (%d threads)\n", "cpu oracle (fast, exact)", cpu_ms,
            gb / (cpu_ms * 1e-3), ug_par_threads());
     printf("  exact sum %a; cub_reduce %a is %.3g ulp off\n", r.exact.hi, (double)r.cub_sum,

@@ -102,7 +102,8 @@ static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const
     ug_gpu_tally.checked++;
     if (ug_exact_equal(g, f)) return;
     ug_gpu_tally.differ++;
-    size_t row = in->op == UG_OP_GEMM ? e / in->gemm_n : 0, col = in->op == UG_OP_GEMM ? e % in->gemm_n : 0;
+    bool gemm = in->op == UG_OP_GEMM;
+    size_t row = gemm ? e / in->gemm_n : 0, col = gemm ? e % in->gemm_n : 0;
     ug_fail_header(t, __FILE__, __LINE__, "GPU oracle cross-check",
                    "%s %s n=%zu trial %d element %zu (row %zu, column %zu): %s oracle hi=%a lo=%a "
                    "rn=%a rd=%a cls=%d sum_abs=%a, fast oracle hi=%a lo=%a rn=%a rd=%a cls=%d "
@@ -123,9 +124,10 @@ static void ug_input_cross_check(ug_t *t, ug_input *in)
     bool all = t->opt->oracle_check_all;
     ug_exact f;
     if (in->op != UG_OP_GEMM) {
-        int checks = in->trials < UG_XCHECK_TRIALS || all ? in->trials : UG_XCHECK_TRIALS;
+        bool every = all || in->trials <= UG_XCHECK_TRIALS;
+        int checks = every ? in->trials : UG_XCHECK_TRIALS;
         for (int c = 0; c < checks; c++) {
-            int i = in->trials <= UG_XCHECK_TRIALS || all ? c : (int)(ug_rng_u64(&s, draw++) % (uint64_t)in->trials);
+            int i = every ? c : (int)(ug_rng_u64(&s, draw++) % (uint64_t)in->trials);
             if (in->op == UG_OP_SUM) ug_exact_sum_f32_fast(in->x[i], in->n, &f);
             else ug_exact_dot_f32_fast(in->x[i], 1, in->y[i], 1, in->n, &f);
             ug_cross_compare(t, in, i, 0, &in->exact[i][0], &f);
@@ -180,7 +182,8 @@ static void ug_input_exact_gpu(ug_t *t, ug_input *in)
         free(out);
     }
     if (rc != 0) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->n, err);
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->n,
+                       err);
         ug_abort_case(t);
     }
     ug_gpu_tally.results += nt * m;
@@ -200,7 +203,8 @@ static void ug_input_exact(ug_t *t, ug_input *in)
             case UG_OP_SUM: ug_exact_sum_f32(in->x[i], in->n, in->exact[i]); break;
             case UG_OP_DOT: ug_exact_dot_f32(in->x[i], 1, in->y[i], 1, in->n, in->exact[i]); break;
             case UG_OP_GEMM:
-                ug_exact_gemm_f32(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k, in->exact[i]);
+                ug_exact_gemm_f32(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k,
+                                  in->exact[i]);
                 break;
             }
     }

@@ -4,7 +4,7 @@
  *   ulpgate list
  *   ulpgate run [--filter GLOB] [--kernel GLOB] [--n N] [--trial T] [--trials N] [--seed S]
  *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle gpu|fast|mpfr]
- *               [--threads N]
+ *               [--oracle-check sample|all] [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
  *   ulpgate bench oracle [--big] [--gpu] [--threads N]
  *

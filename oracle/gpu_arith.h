@@ -15,8 +15,9 @@
  * window w + 4, i.e. 32 bits up).  Each thread keeps one unsigned 64-bit bin per (window, sign):
  * every piece is below 2^32, so a bin stays below 2^61 (what ugg_bins_to_limbs needs) for 2^29
  * pieces; the kernels give a thread at most UGG_CHUNK_* / UGG_TPB_* <= 2^11 terms (by
- * construction: a block takes one chunk), i.e. bins below 2^43.  Positive and negative terms go to separate bins, so
- * sum |terms| is exact too: sum = pos - neg, sum_abs = pos + neg, window by window.
+ * construction: a block takes one chunk), i.e. bins below 2^43.  Positive and negative terms go
+ * to separate bins, so sum |terms| is exact too: sum = pos - neg, sum_abs = pos + neg, window
+ * by window.
  *
  * Limbs.  A thread's bins become a fixed-point integer (ugg_bins_to_limbs): carry propagation
  * through base-2^8 digits (window w is digit w), packed four to a 32-bit limb; limb k is worth

@@ -197,7 +197,10 @@ UG_CASE(oracle_gpu, terms_are_exact)
     long bad = 0;
     for (uint32_t e = 0; e < 256; e++)
         for (int k = 0; k < 64; k++) {
-            uint32_t m = k == 0 ? 0 : k == 1 ? 0x7fffff : k == 2 ? 1 : (uint32_t)od_r64(&r) & 0x7fffff;
+            uint32_t m = k == 0   ? 0
+                       : k == 1 ? 0x7fffff
+                       : k == 2 ? 1
+                                : (uint32_t)od_r64(&r) & 0x7fffff;
             uint32_t bits = (uint32_t)(k & 1) << 31 | e << 23 | m;
             float x = ug_bits_f32(bits);
             int cls = ugg_sum_special(bits);
@@ -380,7 +383,8 @@ UG_CASE(oracle_gpu, model_gemm_corpus)
     od_use_gpu(NULL);
     /* every path taken: slices, the fallback, 8 slices, per-pair K pieces */
     UG_EXPECT_MSG(paths.fallback > 0 && paths.fallback < paths.elements,
-                  "fallback %zu of %zu elements: one path untested", paths.fallback, paths.elements);
+                  "fallback %zu of %zu elements: one path untested", paths.fallback,
+                  paths.elements);
     UG_EXPECT_MSG(paths.max_slices == UGG_MAX_SLICES, "largest slicing %d, want %d",
                   paths.max_slices, UGG_MAX_SLICES);
     UG_EXPECT_MSG(paths.pieces >= 1, "no plan with K pieces");

@@ -160,7 +160,8 @@ __global__ void reconstruct(const int32_t *__restrict__ Ps, const int32_t *__res
         uint64_t i = i0 + ii;
         int done = 0;
         if (kpos && ugg_span_slices(&spa[i]) <= S && ugg_span_slices(&spb[j]) <= T) {
-            int64_t ws[UGG_GEMM_LIMBS] = {0, 0, 0, 0, 0, 0}, wa[UGG_GEMM_LIMBS] = {0, 0, 0, 0, 0, 0};
+            int64_t ws[UGG_GEMM_LIMBS] = {0, 0, 0, 0, 0, 0};
+            int64_t wa[UGG_GEMM_LIMBS] = {0, 0, 0, 0, 0, 0};
             for (int p = 0; p < np; p++) {
                 uint64_t at = (uint64_t)p * plane + ii * Np + j;
                 ugg_wide_add(ws, Ps[at], prods[p].shift);
@@ -242,7 +243,8 @@ int int8_selfcheck(char *err, size_t len)
     const ugg_gemm_prod p = {KP, 0, 2 * KP, 0}; /* slices 1-2 of A against blocks 0-1 of B */
     int8_t *a = NULL, *b = NULL;
     int32_t *p1 = NULL, *p2 = NULL;
-    int32_t *h1 = (int32_t *)malloc(R * C * sizeof *h1), *h2 = (int32_t *)malloc(R * C * sizeof *h2);
+    int32_t *h1 = (int32_t *)malloc(R * C * sizeof *h1);
+    int32_t *h2 = (int32_t *)malloc(R * C * sizeof *h2);
     const char *why = NULL;
     int rc = 1;
     cublasStatus_t st;
@@ -328,7 +330,8 @@ int ugg_gemm_resident(const float *d_A, const float *d_B, size_t M, size_t N, si
     d_Bt = (float *)dBt.p;
     d_sp = (ugg_span *)dsp.p;
     if (K) {
-        dim3 grid((unsigned)((N + 31) / 32), (unsigned)((K + 31) / 32 < 65535 ? (K + 31) / 32 : 65535));
+        size_t row_tiles = (K + 31) / 32;
+        dim3 grid((unsigned)((N + 31) / 32), (unsigned)(row_tiles < 65535 ? row_tiles : 65535));
         transpose<<<grid, dim3(32, 8)>>>(d_B, d_Bt, K, N);
         UGG_LAUNCHED();
         spans<<<(unsigned)((M + SPAN_WARPS - 1) / SPAN_WARPS), 32 * SPAN_WARPS>>>(d_A, M, K, d_sp);
@@ -364,7 +367,8 @@ int ugg_gemm_resident(const float *d_A, const float *d_B, size_t M, size_t N, si
         /* 3: slices (only with terms: K == 0 leaves every element to the fallback, +0) */
         size_t lda = (size_t)S * Kp, ldb = (size_t)T * Kp;
         size_t Pm = PANEL_BUDGET / ((size_t)(np ? np : 1) * Np * 8) / UGG_PAD * UGG_PAD;
-        Pm = Pm < (size_t)UGG_PAD ? (size_t)UGG_PAD : Pm > (size_t)PANEL_MAX ? (size_t)PANEL_MAX : Pm;
+        Pm = Pm < (size_t)UGG_PAD ? (size_t)UGG_PAD : Pm;
+        Pm = Pm > (size_t)PANEL_MAX ? (size_t)PANEL_MAX : Pm;
         Pm = Pm > Mp ? Mp : Pm;
         if (K) {
             UGG_TRY(ugg_reserve(&das, Mp * lda));
@@ -396,7 +400,8 @@ int ugg_gemm_resident(const float *d_A, const float *d_B, size_t M, size_t N, si
                             (int)ldb, (int)rows_p, (int)Np, &prods[p], Pa, err, len))
                     goto fail;
             }
-            dim3 grid((unsigned)((N + REC_TPB - 1) / REC_TPB), (unsigned)(rows < 65535 ? rows : 65535));
+            dim3 grid((unsigned)((N + REC_TPB - 1) / REC_TPB),
+                      (unsigned)(rows < 65535 ? rows : 65535));
             reconstruct<<<grid, REC_TPB>>>((const int32_t *)dps.p, (const int32_t *)dpa.p,
                                            (const ugg_gemm_prod *)dprods.p, np, Pm * Np, Np, i0,
                                            rows, N, K > 0, d_sp, d_sp + M, S, T, d_C,
