@@ -204,9 +204,13 @@ int run_chunks(const float *d_x, const float *d_y, const ugg_chunk *d_chunks, ui
     const int F = UGG_FIELDS(S::NL);
     static ugg_dbuf part;
     static int configured;
-    if (!configured) { /* more than the default 48 KiB of dynamic shared memory */
+    if (!configured) { /* more than the default 48 KiB of dynamic shared memory, and the L1
+                        * split that fits three blocks per SM */
         UGG_TRY(cudaFuncSetAttribute(chunk_kernel<OP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)shared_bytes<OP>()));
+        UGG_TRY(cudaFuncSetAttribute(chunk_kernel<OP>,
+                                     cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     (int)cudaSharedmemCarveoutMaxShared));
         configured = 1;
     }
     if (nchunks > 0x7fffffffu) {
