@@ -6,6 +6,8 @@
 #ifndef UG_CLI_H
 #define UG_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The usage text, and a usage error: "ulpgate: <message>" and the usage on stderr; returns 2. */
@@ -36,8 +38,13 @@ int ug_cmd_costs(int argc, char **argv);
  * written and reproduces; 1: none was found (or it did not reproduce); 2: usage or I/O error. */
 int ug_cmd_hunt(int argc, char **argv);
 
-/* `ulpgate bench oracle [--big] [--threads N]` (cli_bench.c): how fast the oracles are. */
+/* `ulpgate bench oracle [--big] [--gpu] [--threads N]` (cli_bench.c): how fast the oracles
+ * are; --gpu: the GPU oracle's bench (cli_bench_gpu.c), the CPU oracle on `threads` threads
+ * (0: all). */
 int ug_cmd_bench_oracle(int argc, char **argv);
+int ug_bench_oracle_gpu(int threads);
+/* n normal(0,1) binary32 values from seed (splitmix64 and Box-Muller; the benches' inputs). */
+void ug_bench_fill_normal(float *v, size_t n, uint64_t seed);
 
 /* `ulpgate compare BASE NEW [...]` (cli_compare.c): the merge gate's comparison. */
 int ug_cmd_compare(int argc, char **argv);

@@ -14,7 +14,7 @@
  * oracle.  Median of 51 runs for the fast path, 5 for the MPFR loops.  The last line is
  * `speedup vs the seven-methods post's MPFR loop: sum <X>x, dot <Y>x`.  Exit status 1 if any
  * fast result differs from MPFR's.  ~5-10 s on 2 cores without --big; --big needs ~1 GiB
- * (C: 16 M ug_exact).
+ * (C: 16 M ug_exact).  --gpu: the GPU oracle's bench instead (cli_bench_gpu.c).
  */
 #include <math.h>
 #include <mpfr.h>
@@ -49,7 +49,7 @@ static uint64_t mix_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static void fill_normal(float *v, size_t n, uint64_t seed)
+void ug_bench_fill_normal(float *v, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i += 2) {
         double u1 = ((double)(mix_next(&seed) >> 11) + 0.5) * 0x1p-53;
@@ -152,8 +152,8 @@ static double bench_gemm(size_t n, int *mismatches)
     *mismatches = 0;
     if (!A || !B || !C)
         goto out;
-    fill_normal(A, n * n, 1000 + n);
-    fill_normal(B, n * n, 2000 + n);
+    ug_bench_fill_normal(A, n * n, 1000 + n);
+    ug_bench_fill_normal(B, n * n, 2000 + n);
     double t0 = ug_now_s();
     ug_exact_gemm_f32_fast(A, B, n, n, n, C);
     double ulp_sum = 0;
@@ -181,15 +181,17 @@ out:
 
 int ug_cmd_bench_oracle(int argc, char **argv)
 {
-    int big = 0, threads = 0;
+    int big = 0, gpu = 0, threads = 0;
     if (argc < 2 || strcmp(argv[1], "oracle") != 0) {
-        fprintf(stderr, "usage: ulpgate bench oracle [--big] [--threads N]\n");
+        fprintf(stderr, "usage: ulpgate bench oracle [--big] [--gpu] [--threads N]\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
         char *end;
         if (!strcmp(argv[i], "--big")) {
             big = 1;
+        } else if (!strcmp(argv[i], "--gpu")) {
+            gpu = 1;
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             long v = strtol(argv[++i], &end, 10);
             if (*end || v < 0 || v > 1024) {
@@ -200,18 +202,20 @@ int ug_cmd_bench_oracle(int argc, char **argv)
             threads = (int)v;
         } else {
             fprintf(stderr, "ulpgate bench oracle: unknown option '%s'\n"
-                            "usage: ulpgate bench oracle [--big] [--threads N]\n",
+                            "usage: ulpgate bench oracle [--big] [--gpu] [--threads N]\n",
                     argv[i]);
             return 2;
         }
     }
+    if (gpu)
+        return ug_bench_oracle_gpu(threads);
 
     const size_t n = (size_t)1 << 18;
     float *x = ug_xmalloc(n * sizeof *x), *y = ug_xmalloc(n * sizeof *y);
     mpfr_t *terms = ug_xmalloc(n * sizeof *terms);
     mpfr_ptr *ptrs = ug_xmalloc(n * sizeof *ptrs);
-    fill_normal(x, n, 1);
-    fill_normal(y, n, 2);
+    ug_bench_fill_normal(x, n, 1);
+    ug_bench_fill_normal(y, n, 2);
     for (size_t i = 0; i < n; i++)
         mpfr_init2(terms[i], 64);
 

@@ -8,10 +8,12 @@
 #include "base/par.h"
 #include "base/parse.h"
 #include "cli.h"
+#include "base/sys.h"
+#include "gpu.h"
 #include "pages.h"
 #include "run.h"
-#include "base/sys.h"
 #include "shard.h"
+#include "ug.h"
 #include "workers.h"
 
 /* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
@@ -22,6 +24,7 @@ static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 {
     if (strcmp(s, "fast") == 0) *k = UG_ORACLE_FAST;
     else if (strcmp(s, "mpfr") == 0) *k = UG_ORACLE_MPFR;
+    else if (strcmp(s, "gpu") == 0) *k = UG_ORACLE_GPU;
     else return -1;
     return 0;
 }
@@ -31,7 +34,7 @@ static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
                                         "--seed", "--report", "--oracle", "--threads", "--shard",
-                                        "--gpus", "--corpus"};
+                                        "--gpus", "--corpus", "--oracle-check"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -75,7 +78,11 @@ static int ug_run_parse(int argc, char **argv, ug_options *o, bool *done, const 
         } else if (strcmp(a, "--seed") == 0) {
             if (!ug_parse_u64(v, &o->seed)) return ug_usage_error("--seed: '%s' is not a number (decimal or 0x hex)", v);
         } else if (strcmp(a, "--oracle") == 0) {
-            if (ug_parse_oracle(v, &o->oracle) != 0) return ug_usage_error("--oracle: '%s' is not fast or mpfr", v);
+            if (ug_parse_oracle(v, &o->oracle) != 0) return ug_usage_error("--oracle: '%s' is not gpu, fast or mpfr", v);
+            o->oracle_set = true;
+        } else if (strcmp(a, "--oracle-check") == 0) {
+            if (strcmp(v, "all") != 0 && strcmp(v, "sample") != 0) return ug_usage_error("--oracle-check: '%s' is not all or sample", v);
+            o->oracle_check_all = strcmp(v, "all") == 0;
         } else if (strcmp(a, "--shard") == 0) {
             if (!ug_shard_parse(v, &o->shard_k, &o->shard_n))
                 return ug_usage_error("--shard: '%s' is not K/N with 0 <= K < N <= 4096", v);
@@ -118,6 +125,11 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
         return rc;
     }
     if (o.tap) o.progress = false;
+    if (o.oracle == UG_ORACLE_GPU) { /* the device the harness probes (and selects) first */
+        char why[300];
+        if (ug_gpu_oracle() == &ug_gpu_oracle_cuda) ug_gpu_available();
+        if (!ug_gpu_oracle_available(why, sizeof why)) return ug_usage_error("--oracle gpu: %s", why);
+    }
     ug_oracle_select(o.oracle);
     ug_results res = {0};
     rc = ug_run(&o, &res, stdout);

@@ -2,6 +2,11 @@
  * input.c - a case's inputs: every trial of one size generated once (a pure function of seed,
  * case, distribution, trial and element), with the exact results and condition numbers the
  * oracle gives for them (computed once, shared by every kernel measured on them).
+ *
+ * Which oracle: the one --oracle names; without it, the GPU oracle (oracle/gpu.h) for the
+ * inputs of GPU cases when it can answer, the fast CPU oracle otherwise.  The GPU oracle's
+ * results are cross-checked on a random sample (ug_input_cross_check) against the fast oracle;
+ * a difference, or a GPU oracle error, fails the case there, naming the element.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +14,7 @@
 
 #include "base/sys.h"
 #include "context.h"
+#include "gpu.h"
 #include "rng.h"
 
 static void ug_track_input(ug_t *t, ug_input *in)
@@ -55,18 +61,10 @@ size_t ug_input_elements(const ug_input *in)
     return in->op == UG_OP_GEMM ? in->gemm_m * in->gemm_n : 1;
 }
 
-/* Exact results and condition numbers of every trial (the oracle's cost lives here, once). */
-static void ug_input_exact(ug_input *in, int i)
+/* The condition number of trial i: max over its elements of sum_abs / |s|. */
+static void ug_input_kappa(ug_input *in, int i)
 {
     size_t m = ug_input_elements(in);
-    in->exact[i] = ug_xmalloc(m * sizeof(ug_exact));
-    switch (in->op) {
-    case UG_OP_SUM: ug_exact_sum_f32(in->x[i], in->n, in->exact[i]); break;
-    case UG_OP_DOT: ug_exact_dot_f32(in->x[i], 1, in->y[i], 1, in->n, in->exact[i]); break;
-    case UG_OP_GEMM:
-        ug_exact_gemm_f32(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k, in->exact[i]);
-        break;
-    }
     double kappa = 0;
     for (size_t e = 0; e < m; e++) {
         const ug_exact *x = &in->exact[i][e];
@@ -75,6 +73,142 @@ static void ug_input_exact(ug_input *in, int i)
         if (k > kappa) kappa = k;
     }
     in->kappa[i] = kappa;
+}
+
+/* ---- the GPU oracle ------------------------------------------------------------------------- */
+
+/* Sampled per input: this many sum or dot trials (all when fewer), this many elements of every
+ * GEMM trial. */
+enum { UG_XCHECK_TRIALS = 8, UG_XCHECK_ELEMENTS = 64 };
+
+static ug_gpu_oracle_tally ug_gpu_tally;
+
+ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
+
+/* --oracle gpu, or no --oracle and a GPU case where the GPU oracle can answer. */
+static bool ug_input_uses_gpu(const ug_t *t)
+{
+    static int usable = -1;
+    if (t->opt->oracle == UG_ORACLE_GPU) return true;
+    if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU) || !ug_gpu_available()) return false;
+    if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);
+    return usable == 1;
+}
+
+/* A GPU result against the fast oracle's: a difference fails the case here. */
+static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const ug_exact *g,
+                             const ug_exact *f)
+{
+    ug_gpu_tally.checked++;
+    if (ug_exact_equal(g, f)) return;
+    ug_gpu_tally.differ++;
+    bool gemm = in->op == UG_OP_GEMM;
+    size_t row = gemm ? e / in->gemm_n : 0, col = gemm ? e % in->gemm_n : 0;
+    ug_fail_header(t, __FILE__, __LINE__, "GPU oracle cross-check",
+                   "%s %s n=%zu trial %d element %zu (row %zu, column %zu): %s oracle hi=%a lo=%a "
+                   "rn=%a rd=%a cls=%d sum_abs=%a, fast oracle hi=%a lo=%a rn=%a rd=%a cls=%d "
+                   "sum_abs=%a", ug_op_name(in->op), in->label, in->n, in->first_trial + i, e, row,
+                   col, ug_gpu_oracle()->name, g->hi, g->lo, (double)g->rn, (double)g->rd, g->cls,
+                   g->sum_abs, f->hi, f->lo, (double)f->rn, (double)f->rd, f->cls, f->sum_abs);
+    ug_rerun_line(t, NULL, in->first_trial + i);
+    ug_abort_case(t);
+}
+
+/* A random sample of the GPU oracle's results recomputed by the fast CPU oracle (the sample is
+ * a function of the seed and the input's stream: reruns check the same elements), or every
+ * result with --oracle-check all. */
+static void ug_input_cross_check(ug_t *t, ug_input *in)
+{
+    ug_stream s = ug_stream_make(t->opt->seed, in->stream_id ^ 0x6a09e667f3bcc909ull, 0);
+    uint64_t draw = 0;
+    bool all = t->opt->oracle_check_all;
+    ug_exact f;
+    if (in->op != UG_OP_GEMM) {
+        bool every = all || in->trials <= UG_XCHECK_TRIALS;
+        int checks = every ? in->trials : UG_XCHECK_TRIALS;
+        for (int c = 0; c < checks; c++) {
+            int i = every ? c : (int)(ug_rng_u64(&s, draw++) % (uint64_t)in->trials);
+            if (in->op == UG_OP_SUM) ug_exact_sum_f32_fast(in->x[i], in->n, &f);
+            else ug_exact_dot_f32_fast(in->x[i], 1, in->y[i], 1, in->n, &f);
+            ug_cross_compare(t, in, i, 0, &in->exact[i][0], &f);
+        }
+        return;
+    }
+    size_t M = in->gemm_m, N = in->gemm_n, K = in->gemm_k, m = M * N;
+    if (all) { /* the fast oracle's whole product (multithreaded), every element compared */
+        ug_exact *F = ug_xmalloc((m ? m : 1) * sizeof *F);
+        for (int i = 0; i < in->trials; i++) {
+            ug_exact_gemm_f32_fast(in->x[i], in->y[i], M, N, K, F);
+            for (size_t e = 0; e < m; e++)
+                if (!ug_exact_equal(&in->exact[i][e], &F[e])) {
+                    ug_exact fe = F[e];
+                    free(F);
+                    ug_cross_compare(t, in, i, e, &in->exact[i][e], &fe);
+                }
+            ug_gpu_tally.checked += m;
+        }
+        free(F);
+        return;
+    }
+    for (int i = 0; i < in->trials; i++)
+        for (size_t c = 0; c < (m < UG_XCHECK_ELEMENTS ? m : UG_XCHECK_ELEMENTS); c++) {
+            size_t e = m <= UG_XCHECK_ELEMENTS ? c : (size_t)(ug_rng_u64(&s, draw++) % m);
+            ug_exact_dot_f32_fast(in->x[i] + (e / N) * K, 1, in->y[i] + e % N, N, K, &f);
+            ug_cross_compare(t, in, i, e, &in->exact[i][e], &f);
+        }
+}
+
+/* Every trial's exact results from the GPU oracle: one batched call for sums and dots, one call
+ * per GEMM trial.  An error fails the case. */
+static void ug_input_exact_gpu(ug_t *t, ug_input *in)
+{
+    size_t m = ug_input_elements(in), nt = (size_t)in->trials;
+    char err[400] = "";
+    int rc = 0;
+    if (in->op == UG_OP_GEMM) {
+        for (size_t i = 0; i < nt && rc == 0; i++)
+            rc = ug_exact_gemm_f32_gpu(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k,
+                                       in->exact[i], NULL, err, sizeof err);
+    } else {
+        size_t *ns = ug_xmalloc(nt * sizeof *ns);
+        ug_exact *out = ug_xmalloc(nt * sizeof *out);
+        for (size_t i = 0; i < nt; i++) ns[i] = in->n;
+        rc = in->op == UG_OP_SUM
+                 ? ug_exact_sums_f32_gpu((const float *const *)in->x, ns, nt, out, err, sizeof err)
+                 : ug_exact_dots_f32_gpu((const float *const *)in->x, (const float *const *)in->y,
+                                         ns, nt, out, err, sizeof err);
+        for (size_t i = 0; i < nt && rc == 0; i++) in->exact[i][0] = out[i];
+        free(ns);
+        free(out);
+    }
+    if (rc != 0) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->n,
+                       err);
+        ug_abort_case(t);
+    }
+    ug_gpu_tally.results += nt * m;
+    ug_gpu_tally.impl = ug_gpu_oracle()->name;
+    ug_input_cross_check(t, in);
+}
+
+/* Exact results and condition numbers of every trial (the oracle's cost lives here, once). */
+static void ug_input_exact(ug_t *t, ug_input *in)
+{
+    size_t m = ug_input_elements(in);
+    for (int i = 0; i < in->trials; i++) in->exact[i] = ug_xmalloc(m * sizeof(ug_exact));
+    if (ug_input_uses_gpu(t)) {
+        ug_input_exact_gpu(t, in);
+    } else {
+        for (int i = 0; i < in->trials; i++) switch (in->op) {
+            case UG_OP_SUM: ug_exact_sum_f32(in->x[i], in->n, in->exact[i]); break;
+            case UG_OP_DOT: ug_exact_dot_f32(in->x[i], 1, in->y[i], 1, in->n, in->exact[i]); break;
+            case UG_OP_GEMM:
+                ug_exact_gemm_f32(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k,
+                                  in->exact[i]);
+                break;
+            }
+    }
+    for (int i = 0; i < in->trials; i++) ug_input_kappa(in, i);
 }
 
 static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, int trials)
@@ -140,8 +274,8 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
             ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, M, err);
             ug_abort_case(t);
         }
-        ug_input_exact(in, i);
     }
+    ug_input_exact(t, in);
     return in;
 }
 
@@ -168,7 +302,7 @@ ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const f
     memcpy(in->x[0], A, M * K * sizeof(float));
     in->y[0] = ug_xmalloc(K * N * sizeof(float));
     memcpy(in->y[0], B, K * N * sizeof(float));
-    ug_input_exact(in, 0);
+    ug_input_exact(t, in);
     return in;
 }
 
@@ -186,6 +320,6 @@ ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *
         in->y[0] = ug_xmalloc((n ? n : 1) * sizeof(float));
         memcpy(in->y[0], y, n * sizeof(float));
     }
-    ug_input_exact(in, 0);
+    ug_input_exact(t, in);
     return in;
 }

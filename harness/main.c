@@ -3,10 +3,11 @@
  *
  *   ulpgate list
  *   ulpgate run [--filter GLOB] [--kernel GLOB] [--n N] [--trial T] [--trials N] [--seed S]
- *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle fast|mpfr] [--threads N]
+ *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle gpu|fast|mpfr]
+ *               [--oracle-check sample|all] [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
  *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
- *   ulpgate bench oracle [--big] [--threads N]
+ *   ulpgate bench oracle [--big] [--gpu] [--threads N]
  *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
  *   ulpgate baseline update|show|key [...]
  *   ulpgate report DIR [--baseline FILE|none]

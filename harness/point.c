@@ -167,7 +167,7 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
     if (t->c->flags & UG_CASE_SLOW) ug_buf_printf(d, " --slow");
     if (t->unit->corpus && t->unit->corpus->dir_arg)
         ug_buf_printf(d, " --corpus %s", t->unit->corpus->dir_arg);
-    if (o->oracle == UG_ORACLE_MPFR) ug_buf_printf(d, " --oracle mpfr");
+    if (o->oracle != UG_ORACLE_FAST) ug_buf_printf(d, " --oracle %s", ug_oracle_name(o->oracle));
     ug_buf_printf(d, " --seed 0x%llx\n", (unsigned long long)o->seed);
 }
 

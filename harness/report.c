@@ -192,6 +192,13 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_str(b, "nvcc_flags", UG_NVCC_FLAGS);
     ug_json_bool(b, "cuda_built", UG_CUDA_BUILT);
     ug_json_str(b, "oracle", ug_oracle_name(opt->oracle));
+    ug_gpu_oracle_tally go = ug_gpu_oracle_counts();
+    if (go.impl) { /* the GPU oracle answered for some inputs (harness/input.c) */
+        ug_buf_printf(b, ",\"oracle_gpu\":{\"impl\":");
+        ug_buf_json_str(b, go.impl);
+        ug_buf_printf(b, ",\"results\":%zu,\"checked\":%zu,\"differ\":%zu}", go.results,
+                      go.checked, go.differ);
+    }
     ug_json_num(b, "threads", ug_par_threads());
     ug_json_seed(b, "seed", opt->seed);
     ug_buf cmd = {0};

@@ -310,6 +310,10 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     ug_check_coverage(opt, &col);
     if (opt->progress) fprintf(stderr, "\r\033[K");
     ug_tap_plan(out, col.tap_index);
+    ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
+    if (g.impl)
+        fprintf(out, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, %zu differ\n",
+                g.impl, g.results, g.checked, g.differ);
     char summary[200];
     ug_results_summary(res, summary, sizeof summary);
     fprintf(out, "# %s\n", summary);

@@ -28,6 +28,8 @@ typedef struct ug_options {
     bool slow, slow_only;
     const char *report_dir;
     ug_oracle_kind oracle;
+    bool oracle_set;     /* --oracle given; else gpu for GPU cases where one can answer, else fast */
+    bool oracle_check_all; /* --oracle-check all: every GPU oracle result against the fast one */
     bool progress;       /* stderr is a terminal */
     int shard_k, shard_n;  /* --shard K/N (shard_n 0: the whole run) */
     const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/corpus.h) */
@@ -51,6 +53,15 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out);
 const ug_shard_info *ug_run_shard_info(void);
 /* Whether the run used a GPU (the report's meta block says which). */
 bool ug_run_used_gpu(void);
+
+/* What the GPU oracle did in this run (harness/input.c): results it gave, how many of them were
+ * recomputed by the fast CPU oracle and compared, how many differed; impl: its implementation
+ * ("cuda", "model", ...), NULL when it was not used. */
+typedef struct ug_gpu_oracle_tally {
+    size_t results, checked, differ;
+    const char *impl;
+} ug_gpu_oracle_tally;
+ug_gpu_oracle_tally ug_gpu_oracle_counts(void);
 
 /* results.json in opt->report_dir, written atomically (a temporary file renamed over it).
  * argc/argv: the command line, recorded in the meta block.  0, or -1 with a message on stderr

@@ -1,10 +1,15 @@
 /*
- * oracle.c - which oracle answers (fast by default, MPFR on request), and the dispatching
- * ug_exact_* functions.  The rules both implementations share are in special.c; their threads
- * follow the program's one setting, ug_par_threads() (base/par.h).
+ * oracle.c - which oracle answers (fast by default, MPFR or the GPU on request), and the
+ * dispatching ug_exact_* functions.  The rules the implementations share are in special.c;
+ * the CPU ones' threads follow the program's one setting, ug_par_threads() (base/par.h).
+ * A GPU oracle call that fails (no device, a CUDA error) is answered by the fast oracle, with
+ * the reason on stderr: callers that must not fall back (the harness's inputs) call gpu.h's
+ * functions themselves.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 
+#include "gpu.h"
 #include "oracle.h"
 
 /* Process-wide setting, written by option parsing and read by any thread. */
@@ -12,7 +17,8 @@ static atomic_int selected_kind = UG_ORACLE_FAST;
 
 void ug_oracle_select(ug_oracle_kind kind)
 {
-    atomic_store(&selected_kind, kind == UG_ORACLE_MPFR ? UG_ORACLE_MPFR : UG_ORACLE_FAST);
+    atomic_store(&selected_kind,
+                 kind == UG_ORACLE_MPFR || kind == UG_ORACLE_GPU ? kind : UG_ORACLE_FAST);
 }
 
 ug_oracle_kind ug_oracle_selected(void)
@@ -27,12 +33,26 @@ const char *ug_oracle_name(ug_oracle_kind kind)
         return "fast";
     case UG_ORACLE_MPFR:
         return "mpfr";
+    case UG_ORACLE_GPU:
+        return "gpu";
     }
     return "unknown";
 }
 
+/* 0 if the GPU oracle answered; else the reason on stderr, and the caller asks the fast one. */
+static int gpu_answered(int rc, const char *err)
+{
+    if (rc)
+        fprintf(stderr, "ulpgate: %s; the fast CPU oracle answers instead\n", err);
+    return rc == 0;
+}
+
 void ug_exact_sum_f32(const float *x, size_t n, ug_exact *out)
 {
+    char err[400];
+    if (ug_oracle_selected() == UG_ORACLE_GPU &&
+        gpu_answered(ug_exact_sums_f32_gpu(&x, &n, 1, out, err, sizeof err), err))
+        return;
     if (ug_oracle_selected() == UG_ORACLE_MPFR)
         ug_exact_sum_f32_mpfr(x, n, out);
     else
@@ -50,6 +70,10 @@ void ug_exact_sum_f64(const double *x, size_t n, ug_exact *out)
 void ug_exact_dot_f32(const float *x, size_t incx, const float *y, size_t incy, size_t n,
                       ug_exact *out)
 {
+    char err[400];
+    if (ug_oracle_selected() == UG_ORACLE_GPU && incx == 1 && incy == 1 &&
+        gpu_answered(ug_exact_dots_f32_gpu(&x, &y, &n, 1, out, err, sizeof err), err))
+        return;
     if (ug_oracle_selected() == UG_ORACLE_MPFR)
         ug_exact_dot_f32_mpfr(x, incx, y, incy, n, out);
     else
@@ -58,6 +82,10 @@ void ug_exact_dot_f32(const float *x, size_t incx, const float *y, size_t incy, 
 
 void ug_exact_gemm_f32(const float *A, const float *B, size_t M, size_t N, size_t K, ug_exact *C)
 {
+    char err[400];
+    if (ug_oracle_selected() == UG_ORACLE_GPU &&
+        gpu_answered(ug_exact_gemm_f32_gpu(A, B, M, N, K, C, NULL, err, sizeof err), err))
+        return;
     if (ug_oracle_selected() == UG_ORACLE_MPFR)
         ug_exact_gemm_f32_mpfr(A, B, M, N, K, C);
     else

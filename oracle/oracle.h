@@ -10,7 +10,9 @@
  *   - UG_ORACLE_FAST: error-free extraction into an exact accumulator, vectorised and
  *     multithreaded, the default (oracle/exact_fast.c: sums and dots; oracle/exact_gemm.c;
  *     oracle/xacc.h); it does not use MPFR (oracle/meson.build builds it without).
- * ug_oracle_select() switches between them for the whole process (`--oracle mpfr|fast`).
+ *   - UG_ORACLE_GPU: the same records computed on the GPU (oracle/gpu.h: binary32 sums, dots
+ *     and GEMM; binary64 sums go to the fast oracle).
+ * ug_oracle_select() switches between them for the whole process (`--oracle gpu|fast|mpfr`).
  * Their multithreaded paths (GEMM, long sums) use ug_par_threads() threads (base/par.h,
  * `--threads`); results never depend on the count.
  */
@@ -51,7 +53,7 @@ typedef struct ug_error {
     double abs, rel, ulp;
 } ug_error;
 
-typedef enum { UG_ORACLE_FAST = 0, UG_ORACLE_MPFR = 1 } ug_oracle_kind;
+typedef enum { UG_ORACLE_FAST = 0, UG_ORACLE_MPFR = 1, UG_ORACLE_GPU = 2 } ug_oracle_kind;
 
 void ug_oracle_select(ug_oracle_kind kind);
 ug_oracle_kind ug_oracle_selected(void);

@@ -117,6 +117,37 @@ run run --filter 'gpu_reduce/*' --n 1 --tap
 check "GPU cases: run, or a clean TAP skip without a device" \
   '[ "$(rc)" = 0 ] && { grep -q "^1..0 # SKIP" "$tmp/out" || grep -q "^ok" "$tmp/out"; }'
 
+# ---- the GPU oracle: selection and cross-checks (its host model stands in without a GPU) ------
+run run --oracle gpu-ish
+check "--oracle: an unknown oracle -> exit 2 naming the choices" \
+  '[ "$(rc)" = 2 ] && grep -q "not gpu, fast or mpfr" "$tmp/err"'
+run run --oracle gpu --filter 'dot/normal' --tap
+check "--oracle gpu: passes on a GPU, else exit 2 saying why" \
+  '[ "$(rc)" = 0 ] || { [ "$(rc)" = 2 ] && grep -q "oracle gpu: .*\(no CUDA device\|built without CUDA\)" "$tmp/err"; }'
+export UG_GPU_ORACLE=model
+run run --oracle gpu --filter 'dot/normal' --report "$tmp/g" --tap
+check "--oracle gpu (host model): passes, a sample cross-checked against the fast oracle, none differs" \
+  '[ "$(rc)" = 0 ] && grep -q "^# gpu oracle (model): [0-9]* results, [1-9][0-9]* cross-checked against the fast oracle, 0 differ" "$tmp/out"'
+check "the report's meta says which oracle and what the GPU oracle did" \
+  'json "$tmp/g/results.json" "m=d[\"meta\"]; g=m[\"oracle_gpu\"]
+assert m[\"oracle\"]==\"gpu\" and g[\"impl\"]==\"model\" and g[\"checked\"]>0 and g[\"differ\"]==0, m"'
+run run --oracle gpu --oracle-check all --filter 'gemm/normal' --tap
+check "--oracle-check all: every result of the GPU oracle redone by the fast one" \
+  '[ "$(rc)" = 0 ] && grep -q "^# gpu oracle (model): \([0-9]*\) results, \1 cross-checked against the fast oracle, 0 differ" "$tmp/out"'
+run run --oracle-check most
+check "--oracle-check: anything but all or sample -> exit 2" '[ "$(rc)" = 2 ] && grep -q "not all or sample" "$tmp/err"'
+run bench oracle --gpu
+check "bench oracle --gpu without a device to time: exit 2 saying so" \
+  '[ "$(rc)" = 2 ] && grep -q "no GPU oracle to time" "$tmp/err"'
+export UG_GPU_ORACLE=model-faulty
+run run --oracle gpu --filter 'dot/normal'
+check "a GPU oracle one ulp off: the cross-check fails the case, naming the element, with a rerun line" \
+  '[ "$(rc)" = 1 ] && grep -q "GPU oracle cross-check failed: dot normal(0,1) n=1 trial [0-9]* element 0" "$tmp/out" && grep -q "rerun: .* --oracle gpu" "$tmp/out"'
+run run --oracle gpu --filter 'gemm/*'
+check "... and in a GEMM, naming its row and column" \
+  '[ "$(rc)" = 1 ] && grep -q "GPU oracle cross-check failed: gemm .* (row [0-9]*, column [0-9]*)" "$tmp/out"'
+unset UG_GPU_ORACLE
+
 # ---- the oracle subcommand ----------------------------------------------------------------------
 printf '# 1e8 + 1 - 1e8\n1e8\n1\n-1e8\n' >"$tmp/s.txt"
 run oracle --op sum "$tmp/s.txt"

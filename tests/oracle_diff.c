@@ -12,7 +12,8 @@
  * its three-level and general fallbacks, the multithreaded split) and GEMM against per-element
  * MPFR dots (tests/oracle_diff_gemm.c), once more with the generic (non-AVX-512) kernels.
  * Everything derives from the run's seed (--seed): a failure message gives the vector's index,
- * and the same seed reproduces it.
+ * and the same seed reproduces it.  The same runs put the GPU oracle (or its host model) under
+ * test when od_use_gpu says so (tests/oracle_gpu_model.c, tests/oracle_diff_gpu.c).
  */
 #include <float.h>
 #include <math.h>
@@ -177,6 +178,94 @@ static size_t adversarial_f32(drng *r, float *x, size_t n, size_t cap, int mode)
 
 /* ---- comparison ------------------------------------------------------------------------------ */
 
+static const ug_gpu_oracle_ops *od_gpu; /* od_use_gpu; NULL: the fast oracle */
+
+/* Vectors waiting for one batched GPU call (copies), flushed at od_finish or when large. */
+typedef struct od_pending {
+    float *x, *y; /* y: dots only */
+    size_t n;
+    long idx;
+} od_pending;
+
+static od_pending *pend[2]; /* [0] sums, [1] dots */
+static size_t n_pend[2], cap_pend[2], pend_terms;
+
+void od_use_gpu(const ug_gpu_oracle_ops *ops)
+{
+    od_gpu = ops;
+}
+
+/* One batch of one kind: the GPU oracle's records against MPFR's, sum_abs included. */
+static void gpu_flush_kind(ug_t *t, tally *ty, int dot)
+{
+    size_t m = n_pend[dot];
+    if (!m)
+        return;
+    const float **xs = malloc(m * sizeof *xs), **ys = malloc(m * sizeof *ys);
+    size_t *ns = malloc(m * sizeof *ns);
+    ug_exact *got = malloc(m * sizeof *got);
+    UG_ASSERT_MSG(xs && ys && ns && got, "out of memory");
+    for (size_t i = 0; i < m; i++) {
+        xs[i] = pend[dot][i].x;
+        ys[i] = pend[dot][i].y;
+        ns[i] = pend[dot][i].n;
+    }
+    char err[400] = "";
+    int rc = dot ? od_gpu->dots_f32(xs, ys, ns, m, got, err, sizeof err)
+                 : od_gpu->sums_f32(xs, ns, m, got, err, sizeof err);
+    UG_EXPECT_MSG(rc == 0, "%s oracle failed on %zu vectors: %s", od_gpu->name, m, err);
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        const od_pending *p = &pend[dot][i];
+        ug_exact ref;
+        if (dot)
+            ug_exact_dot_f32_mpfr(p->x, 1, p->y, 1, p->n, &ref);
+        else
+            ug_exact_sum_f32_mpfr(p->x, p->n, &ref);
+        ty->vectors++;
+        if (!ug_exact_equal(&got[i], &ref) || ug_f64_bits(got[i].sum_abs) != ug_f64_bits(ref.sum_abs))
+            od_report_mismatch(t, ty, dot ? "gpu dot f32" : "gpu sum f32", p->idx, p->x, p->y,
+                               NULL, p->n, &got[i], &ref);
+    }
+    for (size_t i = 0; i < m; i++) {
+        free(pend[dot][i].x);
+        free(pend[dot][i].y);
+    }
+    n_pend[dot] = 0;
+    free(xs);
+    free(ys);
+    free(ns);
+    free(got);
+}
+
+static void gpu_flush(ug_t *t, tally *ty)
+{
+    gpu_flush_kind(t, ty, 0);
+    gpu_flush_kind(t, ty, 1);
+    pend_terms = 0;
+}
+
+static void gpu_add(ug_t *t, tally *ty, long idx, const float *x, const float *y, size_t n)
+{
+    int dot = y != NULL;
+    if (n_pend[dot] == cap_pend[dot]) {
+        cap_pend[dot] = cap_pend[dot] ? 2 * cap_pend[dot] : 1024;
+        pend[dot] = realloc(pend[dot], cap_pend[dot] * sizeof *pend[dot]);
+        UG_ASSERT_MSG(pend[dot], "out of memory");
+    }
+    od_pending *p = &pend[dot][n_pend[dot]++];
+    p->n = n;
+    p->idx = idx;
+    p->x = malloc((n ? n : 1) * sizeof *p->x);
+    p->y = dot ? malloc((n ? n : 1) * sizeof *p->y) : NULL;
+    UG_ASSERT_MSG(p->x && (!dot || p->y), "out of memory");
+    memcpy(p->x, x, n * sizeof *x);
+    if (dot)
+        memcpy(p->y, y, n * sizeof *y);
+    pend_terms += n;
+    if (pend_terms > (1u << 22))
+        gpu_flush(t, ty);
+}
+
 void od_report_mismatch(ug_t *t, tally *ty, const char *what, long index, const float *x,
                         const float *y, const double *xd, size_t n, const ug_exact *a,
                         const ug_exact *b)
@@ -194,15 +283,20 @@ void od_report_mismatch(ug_t *t, tally *ty, const char *what, long index, const 
             len += (size_t)snprintf(vals + len, sizeof vals - len, "*%a", (double)y[i]);
     }
     UG_EXPECT_MSG(0,
-                  "%s #%ld (n=%zu: %s%s): fast hi=%a lo=%a rn=%a rd=%a cls=%d sabs=%a, "
+                  "%s #%ld (n=%zu: %s%s): %s hi=%a lo=%a rn=%a rd=%a cls=%d sabs=%a, "
                   "mpfr hi=%a lo=%a rn=%a rd=%a cls=%d sabs=%a",
-                  what, index, n, vals, n > 6 ? ", ..." : "", a->hi, a->lo, (double)a->rn,
+                  what, index, n, vals, n > 6 ? ", ..." : "", od_gpu ? od_gpu->name : "fast",
+                  a->hi, a->lo, (double)a->rn,
                   (double)a->rd, a->cls, a->sum_abs, b->hi, b->lo, (double)b->rn, (double)b->rd,
                   b->cls, b->sum_abs);
 }
 
 static void diff_sum32(ug_t *t, tally *ty, long idx, const float *x, size_t n)
 {
+    if (od_gpu) {
+        gpu_add(t, ty, idx, x, NULL, n);
+        return;
+    }
     ug_exact a, b;
     ug_exact_sum_f32_fast(x, n, &a);
     ug_exact_sum_f32_mpfr(x, n, &b);
@@ -213,6 +307,10 @@ static void diff_sum32(ug_t *t, tally *ty, long idx, const float *x, size_t n)
 
 static void diff_dot32(ug_t *t, tally *ty, long idx, const float *x, const float *y, size_t n)
 {
+    if (od_gpu) {
+        gpu_add(t, ty, idx, x, y, n);
+        return;
+    }
     ug_exact a, b;
     ug_exact_dot_f32_fast(x, 1, y, 1, n, &a);
     ug_exact_dot_f32_mpfr(x, 1, y, 1, n, &b);
@@ -223,6 +321,8 @@ static void diff_dot32(ug_t *t, tally *ty, long idx, const float *x, const float
 
 static void diff_sum64(ug_t *t, tally *ty, long idx, const double *x, size_t n)
 {
+    if (od_gpu) /* the GPU oracle takes binary32 only */
+        return;
     ug_exact a, b;
     ug_exact_sum_f64_fast(x, n, &a);
     ug_exact_sum_f64_mpfr(x, n, &b);
@@ -231,11 +331,13 @@ static void diff_sum64(ug_t *t, tally *ty, long idx, const double *x, size_t n)
         od_report_mismatch(t, ty, "sum f64", idx, NULL, NULL, x, n, &a, &b);
 }
 
-void od_finish(ug_t *t, const char *what, const tally *ty)
+void od_finish(ug_t *t, const char *what, tally *ty)
 {
+    if (od_gpu)
+        gpu_flush(t, ty);
     ug_note(t, "%s: %ld vectors, %ld differ", what, ty->vectors, ty->bad);
-    UG_EXPECT_MSG(ty->bad == 0, "%s: %ld of %ld vectors differ from MPFR", what, ty->bad,
-                  ty->vectors);
+    UG_EXPECT_MSG(ty->bad == 0, "%s: %ld of %ld vectors differ from MPFR (%s oracle)", what,
+                  ty->bad, ty->vectors, od_gpu ? od_gpu->name : "fast");
 }
 
 /* ---- short vectors --------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu.h"
 #include "rng.h"
 #include "ug.h"
 
@@ -40,12 +41,17 @@ uint32_t od_rbelow(drng *r, uint32_t n);
 gen od_gen_pick(drng *r, int emin, int emax);
 float od_gen_f32(drng *r, const gen *g);
 
-/* Records a fast/MPFR difference (the first 5 are reported with their inputs). */
+/* The oracle the od_run_* functions put under test: NULL (the default) the fast oracle, or a
+ * GPU oracle (tests/oracle_gpu_model.c, tests/oracle_diff_gpu.c): its binary32 sums and dots,
+ * batched, against MPFR with sum_abs bit for bit (both RU64); binary64 sums are left out. */
+void od_use_gpu(const ug_gpu_oracle_ops *ops);
+
+/* Records a difference from MPFR (the first 5 are reported with their inputs). */
 void od_report_mismatch(ug_t *t, tally *ty, const char *what, long index, const float *x,
                         const float *y, const double *xd, size_t n, const ug_exact *a,
                         const ug_exact *b);
 /* The tally as a note, and an assertion that nothing differed. */
-void od_finish(ug_t *t, const char *what, const tally *ty);
+void od_finish(ug_t *t, const char *what, tally *ty);
 
 /* A short vector's length, 1-48 (mostly short). */
 size_t od_short_len(drng *r);

@@ -1,0 +1,482 @@
+/*
+ * gpu_arith.h - the arithmetic of the GPU oracle (oracle/gpu.h), one source compiled twice: by
+ * nvcc for the kernels (oracle/cuda/) and by the C compiler for the host model
+ * (oracle/gpu_model.c), which the self-test runs against the CPU oracle on the differential
+ * corpus.  Everything here is integer arithmetic plus the final roundings; the kernels add only
+ * a parallel decomposition whose merges are integer additions (exact, order-free).
+ *
+ * Terms.  A finite binary32 x is +-m 2^(E - 150) with E = max(biased exponent, 1) in [1, 254]
+ * and m < 2^24 (the implicit bit included).  A product x y of two is +-(mx my) 2^(Ex + Ey - 300)
+ * with mx my < 2^48: exact, no rounding anywhere.
+ *
+ * Bins.  The exponent E is split as E = 8 w + s (s < 8): the term is (m << s) 2^(8 w - bias),
+ * an integer piece below 2^31 (sums) in window w.  A product's 48-bit significand shifted by s
+ * (< 2^55) is cut into a low piece (its 32 low bits, window w) and a high piece (below 2^23,
+ * window w + 4, i.e. 32 bits up).  Each thread keeps one unsigned 64-bit bin per (window, sign):
+ * every piece is below 2^32, so a bin stays below 2^61 (what ugg_bins_to_limbs needs) for 2^29
+ * pieces; the kernels give a thread at most UGG_CHUNK_* / UGG_TPB_* <= 2^11 terms (by
+ * construction: a block takes one chunk), i.e. bins below 2^43.  Positive and negative terms go
+ * to separate bins, so sum |terms| is exact too: sum = pos - neg, sum_abs = pos + neg, window
+ * by window.
+ *
+ * Limbs.  A thread's bins become a fixed-point integer (ugg_bins_to_limbs): carry propagation
+ * through base-2^8 digits (window w is digit w), packed four to a 32-bit limb; limb k is worth
+ * 2^(32 k - bias).  Every limb is in [0, 2^32) except the last, which carries the sign
+ * ([-2^32, 2^32)).  Limbs of threads, blocks and chunks are then added as int64: a block's sum
+ * (<= 128 threads) is below 2^39 in magnitude, and a segment has at most 2^23 chunks (at most
+ * UGG_MAX_TERMS = 2^38 terms, chunks of >= 2^15: gpu.c refuses more), so every sum stays below
+ * 2^62, what the rounding's carry propagation needs.
+ *
+ * Rounding (ugg_finish, ugg_fill): the limbs are carry-propagated into 32-bit magnitude digits
+ * and a sign, and read exactly as oracle/xacc.c reads its accumulator: round and sticky bits in
+ * integer arithmetic give RN64 (hi), RN64 of the exact difference s - hi (lo), RN32 and RD32
+ * with binary32's subnormal quantum 2^-149 and overflow rules, and RU64 of sum |terms|
+ * (sum_abs: MPFR's value exactly; the fast CPU oracle's is within 2^-42.4 of it).  Specials and
+ * the sign of an exact zero follow oracle.h (special.c): counts of NaN, +inf, -inf terms, and
+ * whether every term is -0.
+ *
+ * GEMM (oracle/gpu_gemm_arith.h) builds on the same rounding.
+ */
+#ifndef UG_ORACLE_GPU_ARITH_H
+#define UG_ORACLE_GPU_ARITH_H
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "oracle.h"
+#ifdef __cplusplus
+}
+#endif
+
+#if defined(__CUDACC__)
+#define UGG_HD static __host__ __device__ inline
+#else
+#define UGG_HD static inline
+#endif
+
+enum {
+    UGG_SUM_BIAS = 150,   /* x = m 2^(E - 150) */
+    UGG_SUM_WINS = 32,    /* windows E >> 3 for E in [1, 254] */
+    UGG_DOT_BIAS = 300,   /* x y = mx my 2^(Ex + Ey - 300) */
+    UGG_DOT_WINS = 68,    /* (Ex + Ey) >> 3 <= 63, high pieces 4 windows up */
+    UGG_SUM_LIMBS = (UGG_SUM_WINS + 8) / 4, /* 8 more digits absorb a thread's carries */
+    UGG_DOT_LIMBS = (UGG_DOT_WINS + 8) / 4,
+    UGG_MAX_DIGITS = 24,  /* >= any limb count + 3 (carry extension, negation) */
+    /* Block shapes and chunk sizes (terms per block): a thread gets CHUNK / TPB terms. */
+    UGG_TPB_SUM = 128, UGG_CHUNK_SUM = 1 << 17,
+    UGG_TPB_DOT = 64, UGG_CHUNK_DOT = 1 << 15,
+};
+/* The most terms a segment may have (1 TiB of binary32): 2^23 chunks of 2^15 dot terms (2^21 of
+ * 2^17 sum terms), whose fields (each below 2^39 in magnitude) add up below 2^62. */
+#define UGG_MAX_TERMS ((uint64_t)1 << 38)
+
+/* Fields of a chunk's (or a segment's) partial result, all int64: sum limbs, |.| limbs, then
+ * the counts of NaN, +inf and -inf terms, and a field that is zero iff every term is -0 (the
+ * sum over threads of each thread's OR of ugg_*_not_negzero, each below 2^32). */
+#define UGG_FIELDS(nl) (2 * (nl) + 4)
+
+/* ---- bits ------------------------------------------------------------------------------------ */
+
+UGG_HD double ugg_f64_of(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+UGG_HD uint64_t ugg_bits_of64(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+UGG_HD float ugg_f32_of(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+UGG_HD uint32_t ugg_bits_of32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+UGG_HD int ugg_clz32(uint32_t v) /* v != 0 */
+{
+#ifdef __CUDA_ARCH__
+    return __clz((int)v);
+#else
+    return __builtin_clz(v);
+#endif
+}
+
+UGG_HD int ugg_ctz32(uint32_t v) /* v != 0 */
+{
+#ifdef __CUDA_ARCH__
+    return __ffs((int)v) - 1;
+#else
+    return __builtin_ctz(v);
+#endif
+}
+
+/* E = max(biased exponent, 1) (255 for NaN and inf) and the integer significand m. */
+UGG_HD uint32_t ugg_f32_exp(uint32_t bits)
+{
+    uint32_t e = (bits >> 23) & 0xff;
+    return e ? e : 1;
+}
+
+UGG_HD uint32_t ugg_f32_sig(uint32_t bits)
+{
+    return (bits & 0x7fffffu) | (((bits >> 23) & 0xff) ? 0x800000u : 0);
+}
+
+/* ---- terms ----------------------------------------------------------------------------------- */
+
+enum { UGG_T_FINITE = 0, UGG_T_NAN = 1, UGG_T_POSINF = 2, UGG_T_NEGINF = 3 };
+
+/* The class of a binary32 term (special.c's rules per term). */
+UGG_HD int ugg_sum_special(uint32_t bits)
+{
+    if (((bits >> 23) & 0xff) != 0xff)
+        return UGG_T_FINITE;
+    if (bits & 0x7fffffu)
+        return UGG_T_NAN;
+    return (bits >> 31) ? UGG_T_NEGINF : UGG_T_POSINF;
+}
+
+/* The class of a product x y: NaN if either is NaN or 0 * inf, else +-inf if either is. */
+UGG_HD int ugg_dot_special(uint32_t a, uint32_t b)
+{
+    int sa = ugg_sum_special(a), sb = ugg_sum_special(b);
+    if (sa == UGG_T_FINITE && sb == UGG_T_FINITE)
+        return UGG_T_FINITE;
+    if (sa == UGG_T_NAN || sb == UGG_T_NAN || !(a & 0x7fffffffu) || !(b & 0x7fffffffu))
+        return UGG_T_NAN;
+    return ((a ^ b) >> 31) ? UGG_T_NEGINF : UGG_T_POSINF;
+}
+
+/* Nonzero unless the (finite) term is -0: what the zero-sign rule needs (one xor; threads OR
+ * these, blocks add them: only zero or nonzero matters). */
+UGG_HD uint32_t ugg_sum_not_negzero(uint32_t bits)
+{
+    return bits ^ 0x80000000u;
+}
+
+UGG_HD uint32_t ugg_dot_not_negzero(uint32_t a, uint32_t b)
+{
+    int zero = !(a & 0x7fffffffu) || !(b & 0x7fffffffu);
+    return !(zero && ((a ^ b) >> 31));
+}
+
+/* A finite binary32 term: its bin (2 w + sign) and piece (m << s) < 2^31. */
+UGG_HD void ugg_sum_piece(uint32_t bits, uint32_t *bin, uint32_t *piece)
+{
+    uint32_t e = ugg_f32_exp(bits);
+    *bin = ((e >> 3) << 1) | (bits >> 31);
+    *piece = ugg_f32_sig(bits) << (e & 7);
+}
+
+/* A finite product: the low piece's bin (2 w + sign; the high piece's is bin + 8) and pieces. */
+UGG_HD void ugg_dot_pieces(uint32_t a, uint32_t b, uint32_t *bin, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t e = ugg_f32_exp(a) + ugg_f32_exp(b);
+    uint64_t v = ((uint64_t)ugg_f32_sig(a) * ugg_f32_sig(b)) << (e & 7);
+    *bin = ((e >> 3) << 1) | ((a ^ b) >> 31);
+    *lo = (uint32_t)v;
+    *hi = (uint32_t)(v >> 32);
+}
+
+/* ---- bins to limbs --------------------------------------------------------------------------- */
+
+/* One thread's bins (bin i at bins[i * stride], i = 2 w + sign, every bin below 2^61) into
+ * nl = (wins + 8) / 4 limbs of sum and of sum |.|.  Digits of 8 bits: v = pos -+ neg + carry
+ * stays below 2^63 (|pos -+ neg| < 2^62, |carry| < 2^55), and after the last window 8 more
+ * digits bring the carry to 0 or -1 (the sign), which the last limb takes as -2^32.  Cost:
+ * wins + 8 steps. */
+UGG_HD void ugg_bins_to_limbs(const uint64_t *bins, int stride, int wins, int64_t *sum,
+                              int64_t *abs)
+{
+    int64_t cs = 0, ca = 0;
+    uint32_t ds = 0, da = 0;
+    int digits = wins + 8;
+    for (int w = 0; w < digits; w++) {
+        int64_t p = 0, n = 0;
+        if (w < wins) {
+            p = (int64_t)bins[(2 * w) * stride];
+            n = (int64_t)bins[(2 * w + 1) * stride];
+        }
+        int64_t vs = p - n + cs, va = p + n + ca;
+        ds |= (uint32_t)(vs & 0xff) << (8 * (w & 3));
+        da |= (uint32_t)(va & 0xff) << (8 * (w & 3));
+        cs = vs >> 8;
+        ca = va >> 8;
+        if ((w & 3) == 3) {
+            sum[w >> 2] = ds;
+            abs[w >> 2] = da;
+            ds = da = 0;
+        }
+    }
+    sum[digits / 4 - 1] += cs * ((int64_t)1 << 32); /* cs is 0 or -1; ca is 0 */
+}
+
+/* ---- rounding: magnitude digits ----------------------------------------------------------- */
+
+typedef struct ugg_digits {
+    uint32_t d[UGG_MAX_DIGITS]; /* magnitude; digit i worth 2^(32 i + base) */
+    int lo, top;                /* lowest and highest nonzero digit; top < lo: zero */
+    int neg;
+} ugg_digits;
+
+enum { UGG_RN = 0, UGG_MAG_DOWN = 1, UGG_MAG_UP = 2 };
+
+UGG_HD void ugg_dig_trim(ugg_digits *g)
+{
+    while (g->top >= g->lo && g->d[g->top] == 0)
+        g->top--;
+    while (g->lo <= g->top && g->d[g->lo] == 0)
+        g->lo++;
+}
+
+/* Two's complement negation of digits lo..top (the value was D - 2^(32 (top + 1))). */
+UGG_HD void ugg_dig_negate(ugg_digits *g)
+{
+    uint64_t c = 1;
+    for (int j = g->lo; j <= g->top; j++) {
+        uint64_t v = (uint64_t)(uint32_t)~g->d[j] + c;
+        g->d[j] = (uint32_t)v;
+        c = v >> 32;
+    }
+    if (c)
+        g->d[++g->top] = 1; /* D was 0 */
+}
+
+/* Signed int64 limbs (|limb| < 2^62) into magnitude and sign.  Cost: O(nl). */
+UGG_HD void ugg_digits_from_limbs(const int64_t *limbs, int nl, ugg_digits *g)
+{
+    int64_t carry = 0;
+    int i;
+    for (i = 0; i < nl; i++) {
+        int64_t v = limbs[i] + carry;
+        g->d[i] = (uint32_t)v;
+        carry = v >> 32;
+    }
+    while (carry != 0 && carry != -1 && i < UGG_MAX_DIGITS - 1) {
+        g->d[i++] = (uint32_t)carry;
+        carry >>= 32;
+    }
+    g->lo = 0;
+    g->top = i - 1;
+    g->neg = 0;
+    if (carry == -1) {
+        g->neg = 1;
+        ugg_dig_negate(g);
+    }
+    ugg_dig_trim(g);
+}
+
+UGG_HD uint32_t ugg_dig_at(const ugg_digits *g, int i)
+{
+    return (i >= g->lo && i <= g->top) ? g->d[i] : 0;
+}
+
+/* Bits [pos, pos + cnt) of the magnitude, pos >= 0, 0 <= cnt <= 60. */
+UGG_HD uint64_t ugg_dig_bits(const ugg_digits *g, int pos, int cnt)
+{
+    if (cnt <= 0)
+        return 0;
+    int idx = pos >> 5, off = pos & 31;
+    uint64_t w = (uint64_t)ugg_dig_at(g, idx) | ((uint64_t)ugg_dig_at(g, idx + 1) << 32);
+    uint64_t r = w >> off;
+    if (off)
+        r |= (uint64_t)ugg_dig_at(g, idx + 2) << (64 - off);
+    return r & ((1ULL << cnt) - 1);
+}
+
+/* 1 if any bit below index pos is set (g trimmed: g->lo is the lowest nonzero digit). */
+UGG_HD int ugg_dig_any_below(const ugg_digits *g, int pos)
+{
+    if (pos <= 0 || g->top < g->lo)
+        return 0;
+    int idx = pos >> 5;
+    if (g->lo < idx)
+        return 1;
+    return g->lo == idx && (g->d[idx] & ((1u << (pos & 31)) - 1)) != 0;
+}
+
+UGG_HD int ugg_dig_msb(const ugg_digits *g)
+{
+    return 32 * g->top + 31 - ugg_clz32(g->d[g->top]);
+}
+
+/* M 2^Q as binary64 for M <= 2^53: exact when representable, +inf beyond the range. */
+UGG_HD double ugg_scale(uint64_t M, int Q)
+{
+    if (Q >= -1022 && Q <= 1023)
+        return (double)M * ugg_f64_of((uint64_t)(Q + 1023) << 52);
+    return ldexp((double)M, Q);
+}
+
+/* The magnitude of g (nonzero, trimmed; digit i worth 2^(32 i + base)) rounded to prec bits
+ * with quantum at least 2^qmin, as xacc.c's xdig_round: the result is M 2^(q + base)
+ * (M <= 2^prec), returned as binary64 and, when wanted, as (M, q).  Bits below digit 0 do not
+ * exist, so q >= 0 (then nothing is rounded). */
+UGG_HD double ugg_round(const ugg_digits *g, int base, int prec, int qmin, int mode,
+                        uint64_t *Mout, int *qout)
+{
+    int t = ugg_dig_msb(g);
+    int q = t - prec + 1;
+    if (q < qmin - base)
+        q = qmin - base;
+    if (q < 0)
+        q = 0;
+    uint64_t M = ugg_dig_bits(g, q, t - q + 1);
+    int round_bit = q >= 1 ? (int)ugg_dig_bits(g, q - 1, 1) : 0;
+    int sticky = ugg_dig_any_below(g, q - 1);
+    if (mode == UGG_RN ? (round_bit && (sticky || (M & 1)))
+                       : (mode == UGG_MAG_UP && (round_bit || sticky)))
+        M++;
+    if (Mout)
+        *Mout = M;
+    if (qout)
+        *qout = q;
+    return ugg_scale(M, q + base);
+}
+
+/* out = |g| - M 2^q (M <= 2^54, q >= 0), as magnitude and sign (out->neg: |g| < M 2^q). */
+UGG_HD void ugg_dig_sub(const ugg_digits *g, uint64_t M, int q, ugg_digits *out)
+{
+    int hidx = q >> 5, off = q & 31;
+    uint64_t low = M << off, high = off ? M >> (64 - off) : 0;
+    uint32_t hd[3] = {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high};
+    int lo = g->top >= g->lo && g->lo < hidx ? g->lo : hidx;
+    int top = g->top > hidx + 2 ? g->top : hidx + 2;
+    int64_t borrow = 0;
+    for (int i = lo; i <= top; i++) {
+        int64_t v = (int64_t)ugg_dig_at(g, i) -
+                    (int64_t)(i >= hidx && i <= hidx + 2 ? hd[i - hidx] : 0) + borrow;
+        out->d[i] = (uint32_t)v;
+        borrow = v >> 32;
+    }
+    out->lo = lo;
+    out->top = top;
+    out->neg = 0;
+    if (borrow) {
+        out->neg = 1;
+        ugg_dig_negate(out);
+    }
+    ugg_dig_trim(out);
+}
+
+/* RN32 or RD32 of the signed value in g (nonzero), with binary32's overflow rules. */
+UGG_HD float ugg_to_f32(const ugg_digits *g, int base, int round_down)
+{
+    int mode = UGG_RN;
+    if (round_down)
+        mode = g->neg ? UGG_MAG_UP : UGG_MAG_DOWN;
+    double m = ugg_round(g, base, 24, -149, mode, 0, 0);
+    if (m >= 0x1p128) /* overflow: RN and RD of a negative go to inf, RD of a positive to max */
+        m = (round_down && !g->neg) ? (double)FLT_MAX : ugg_f64_of(0x7ff0000000000000ULL);
+    float r = (float)m; /* exact: 24 bits, quantum >= 2^-149, below 2^128 or inf */
+    return g->neg ? -r : r;
+}
+
+/* ---- the exact record ------------------------------------------------------------------------ */
+
+/* special.c's records, bit for bit: the canonical quiet NaN, or the infinity; sum_abs +inf. */
+UGG_HD void ugg_exact_special(ug_exact *e, int term_class)
+{
+    uint64_t hb = term_class == UGG_T_POSINF   ? 0x7ff0000000000000ULL
+                : term_class == UGG_T_NEGINF ? 0xfff0000000000000ULL
+                                             : 0x7ff8000000000000ULL;
+    uint32_t fb = term_class == UGG_T_POSINF   ? 0x7f800000u
+                : term_class == UGG_T_NEGINF ? 0xff800000u
+                                             : 0x7fc00000u;
+    e->cls = (uint8_t)(term_class == UGG_T_POSINF   ? UG_X_POSINF
+                       : term_class == UGG_T_NEGINF ? UG_X_NEGINF
+                                                    : UG_X_NAN);
+    e->hi = e->lo = ugg_f64_of(hb);
+    e->rn = e->rd = ugg_f32_of(fb);
+    e->sum_abs = ugg_f64_of(0x7ff0000000000000ULL);
+}
+
+/* ug_special_class on counts: NaN if any NaN or both infinities; 0 (finite) if none. */
+UGG_HD int ugg_special_class(int64_t nan_terms, int64_t posinf, int64_t neginf)
+{
+    if (nan_terms || (posinf && neginf))
+        return UGG_T_NAN;
+    if (posinf)
+        return UGG_T_POSINF;
+    if (neginf)
+        return UGG_T_NEGINF;
+    return UGG_T_FINITE;
+}
+
+/* hi, lo, rn, rd of the value sum limbs[k] 2^(32 k + base) (cls finite); returns 0 and leaves
+ * e alone when the value is zero.  As ug_xacc_fill. */
+UGG_HD int ugg_fill(const int64_t *limbs, int nl, int base, ug_exact *e)
+{
+    ugg_digits g;
+    ugg_digits_from_limbs(limbs, nl, &g);
+    if (g.top < g.lo)
+        return 0;
+    uint64_t M;
+    int q;
+    e->cls = UG_X_FINITE;
+    double hmag = ugg_round(&g, base, 53, -1074, UGG_RN, &M, &q);
+    e->hi = g.neg ? -hmag : hmag;
+    e->lo = 0.0;
+    if (hmag <= DBL_MAX) { /* when |s| overflows binary64, lo is defined as 0 */
+        ugg_digits diff;
+        ugg_dig_sub(&g, M, q, &diff);
+        if (diff.top >= diff.lo) {
+            double lmag = ugg_round(&diff, base, 53, -1074, UGG_RN, 0, 0);
+            e->lo = (diff.neg != g.neg) ? -lmag : lmag;
+        }
+    }
+    e->rn = ugg_to_f32(&g, base, 0);
+    e->rd = ugg_to_f32(&g, base, 1);
+    return 1;
+}
+
+/* RU64 of the magnitude of sum limbs[k] 2^(32 k + base); 0 for zero. */
+UGG_HD double ugg_mag_up(const int64_t *limbs, int nl, int base)
+{
+    ugg_digits g;
+    ugg_digits_from_limbs(limbs, nl, &g);
+    return g.top < g.lo ? 0.0 : ugg_round(&g, base, 53, -1074, UGG_MAG_UP, 0, 0);
+}
+
+/* An exact zero: -0 when negative, in hi, rn and rd; lo = +0 (special.c's ug_exact_set_zero). */
+UGG_HD void ugg_exact_zero(ug_exact *e, int negative)
+{
+    e->cls = UG_X_FINITE;
+    e->hi = negative ? -0.0 : 0.0;
+    e->lo = 0.0;
+    e->rn = e->rd = negative ? -0.0f : 0.0f;
+}
+
+/* The whole record from a segment's fields (UGG_FIELDS(nl)) and its term count n.  Cost: a
+ * few hundred integer operations. */
+UGG_HD void ugg_finish(const int64_t *f, int nl, int base, uint64_t n, ug_exact *e)
+{
+    int cls = ugg_special_class(f[2 * nl], f[2 * nl + 1], f[2 * nl + 2]);
+    if (cls != UGG_T_FINITE) {
+        ugg_exact_special(e, cls);
+        return;
+    }
+    if (!ugg_fill(f, nl, base, e))
+        ugg_exact_zero(e, n >= 1 && f[2 * nl + 3] == 0);
+    e->sum_abs = ugg_mag_up(f + nl, nl, base);
+}
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * oracle_diff_gpu.c - the GPU oracle on the device against MPFR: the whole differential corpus
+ * of tests/oracle_diff.c (the same vectors as the fast oracle's and the host model's test) and
+ * the GEMM corpus, bit for bit (sum_abs included), then larger products against the fast
+ * oracle.  Skipped without a CUDA device (1..0 # SKIP no CUDA device).
+ */
+#include <stdlib.h>
+
+#include "base/bits.h"
+#include "oracle_diff.h"
+#include "oracle_gpu.h"
+
+UG_CASE_EX(oracle_diff_gpu, corpus, UG_CASE_GPU)
+{
+    char why[300];
+    UG_ASSERT_MSG(ug_gpu_oracle_cuda.available(why, sizeof why), "GPU oracle: %s", why);
+    od_use_gpu(&ug_gpu_oracle_cuda);
+    od_run_short_sum32(t, 400000, "oracle_diff/short_sum_f32");
+    od_run_short_dot32(t, 350000, "oracle_diff/short_dot_f32");
+    od_run_long(t, "oracle_diff/long_vectors", 40);
+    od_use_gpu(NULL);
+}
+
+UG_CASE_EX(oracle_diff_gpu, edges, UG_CASE_GPU)
+{
+    og_run_edges(t, &ug_gpu_oracle_cuda);
+}
+
+UG_CASE_EX(oracle_diff_gpu, gemm_corpus, UG_CASE_GPU)
+{
+    og_gemm_paths paths;
+    og_run_gemm_corpus(t, &ug_gpu_oracle_cuda, "oracle_gpu/gemm", 90, 1, &paths);
+    od_use_gpu(NULL);
+}
