@@ -15,8 +15,12 @@
 
 static void ug_fingerprint(ug_result *r)
 {
+    /* a kernel that did not run (refused, not built here) has no outputs to fingerprint */
+    if (r->failed_run || !r->out) return;
+    for (int tr = 0; tr < r->trials; tr++)
+        if (!r->out[tr]) return;
     uint64_t h = UG_HASH64_INIT;
-    for (int tr = 0; r->out && tr < r->trials; tr++)
+    for (int tr = 0; tr < r->trials; tr++)
         for (size_t e = 0; e < r->elements; e++) {
             uint32_t bits;
             memcpy(&bits, &r->out[tr][e], sizeof bits);

@@ -15,6 +15,7 @@
 #include "base/sys.h"
 #include "context.h"
 #include "gpu.h"
+#include "prof.h"
 #include "rng.h"
 
 static void ug_track_input(ug_t *t, ug_input *in)
@@ -195,6 +196,7 @@ static void ug_input_exact_gpu(ug_t *t, ug_input *in)
 static void ug_input_exact(ug_t *t, ug_input *in)
 {
     size_t m = ug_input_elements(in);
+    double t0 = ug_prof_now();
     for (int i = 0; i < in->trials; i++) in->exact[i] = ug_xmalloc(m * sizeof(ug_exact));
     if (ug_input_uses_gpu(t)) {
         ug_input_exact_gpu(t, in);
@@ -209,6 +211,7 @@ static void ug_input_exact(ug_t *t, ug_input *in)
             }
     }
     for (int i = 0; i < in->trials; i++) ug_input_kappa(in, i);
+    ug_prof_add(UG_PH_ORACLE, t0, NULL);
 }
 
 static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, int trials)
@@ -247,6 +250,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
     ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
+    double t0 = ug_prof_now();
     in->dist = *d;
     in->gemm_m = M;
     in->gemm_n = N;
@@ -275,6 +279,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
             ug_abort_case(t);
         }
     }
+    ug_prof_add(UG_PH_INPUT, t0, NULL);
     ug_input_exact(t, in);
     return in;
 }

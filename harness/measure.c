@@ -11,6 +11,7 @@
 #include "base/par.h"
 #include "base/sys.h"
 #include "context.h"
+#include "prof.h"
 
 /* The poison pattern of unwritten outputs: a negative quiet NaN with every payload bit set, which
  * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
@@ -342,7 +343,9 @@ static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, doub
     ug_call_setup(&c, r->in, i, out);
     c.reps = reps;
     double t0 = ug_now_s();
-    if (ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__) != 0) {
+    int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
+    ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
+    if (rc != 0) {
         snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
         r->failed_run = true;
         if (!c.unsupported) ug_rerun_line(t, r, r->in->first_trial + i);
@@ -382,8 +385,10 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
                 break;
             }
             if (rep == 0) times[i] = ms;
+            double t0 = ug_prof_now();
             ug_check_written(t, r, i, out);
             ug_account_trial(r, &sums, nterms, t->lambda, trial, out, in->exact[i]);
+            ug_prof_add(UG_PH_ACCOUNT, t0, NULL);
             bool found = false;
             for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], out, bytes) == 0;
             if (!found)
@@ -435,7 +440,10 @@ static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
     for (int rep = 0; rep < repeats; rep++) {
         ug_call c;
         ug_call_setup(&c, r->in, 0, buf);
-        if (ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__) != 0) {
+        double t0 = ug_prof_now();
+        int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
+        ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
+        if (rc != 0) {
             r->failed_run = true;
             snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
             break;

@@ -8,6 +8,14 @@
  * that its shard did not run, a test point present twice.  After a merge of a whole run the
  * coverage check (every registered kernel measured) runs over the union, as an unsharded run
  * does it.
+ *
+ * `--parts`: the inputs are instead parts of the default run made by different --filter runs
+ * (the per-file meson tests, some of them sharded), e.g. for the gate to compare what the suite
+ * just measured without measuring it again.  Refused unless, together, they are exactly one
+ * default run: one configuration (the selection aside), no part narrowed by --kernel, --n,
+ * --trial, --trials or --slow, every unit of the default selection (this binary's cases and the
+ * source tree's corpus) run by exactly one part and no other unit, no test point twice.  The
+ * merged report carries the default selection, so the coverage check runs over the union.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +50,9 @@ static void ug_meta_field(ug_buf *b, const ug_json *meta, const char *key)
         ug_buf_printf(b, "(none)");
 }
 
-/* Configuration: every input's meta equal to the first's on ug_merge_keys. */
-static int ug_merge_check_config(const ug_merge_input *in, int count)
+/* Configuration: every input's meta equal to the first's on ug_merge_keys (the selection
+ * aside for parts). */
+static int ug_merge_check_config(const ug_merge_input *in, int count, bool parts)
 {
     int bad = 0;
     ug_buf a = {0}, b = {0};
@@ -51,6 +60,7 @@ static int ug_merge_check_config(const ug_merge_input *in, int count)
     for (int i = 1; i < count; i++) {
         const ug_json *mi = ug_json_get(in[i].root, "meta");
         for (size_t k = 0; k < sizeof ug_merge_keys / sizeof ug_merge_keys[0]; k++) {
+            if (parts && strcmp(ug_merge_keys[k], "selection") == 0) continue;
             ug_meta_field(&a, m0, ug_merge_keys[k]);
             ug_meta_field(&b, mi, ug_merge_keys[k]);
             if (strcmp(ug_buf_str(&a), ug_buf_str(&b)) != 0) {
@@ -129,6 +139,82 @@ static int ug_merge_check_shards(ug_merge_input *in, int count, const ug_json **
     return bad;
 }
 
+/* Parts: none narrowed below whole units, and together every unit of the default selection
+ * exactly once. */
+static int ug_merge_check_parts(const ug_merge_input *in, int count)
+{
+    int bad = 0;
+    for (int i = 0; i < count; i++) {
+        const ug_json *sel = ug_json_get(ug_json_get(in[i].root, "meta"), "selection");
+        if (!sel || strcmp(ug_json_str_of(ug_json_get(sel, "kernel"), "x"), "") != 0 ||
+            ug_json_num_of(ug_json_get(sel, "n"), 1) != 0 ||
+            ug_json_num_of(ug_json_get(sel, "trial"), 0) >= 0 ||
+            ug_json_num_of(ug_json_get(sel, "trials"), 1) != 0 ||
+            ug_json_bool_of(ug_json_get(sel, "slow"), true) ||
+            ug_json_bool_of(ug_json_get(sel, "slow_only"), true)) {
+            fprintf(stderr, "ulpgate merge: %s is not a part of the default run: its selection is "
+                            "narrowed (--kernel, --n, --trial, --trials or --slow)\n", in[i].path);
+            bad++;
+        }
+    }
+    ug_options o;
+    memset(&o, 0, sizeof o);
+    o.trial = -1;
+    size_t n_units;
+    char err[1200];
+    const ug_unit *units = ug_units_with_corpus(&o, &n_units, err, sizeof err);
+    if (!units) {
+        fprintf(stderr, "ulpgate merge: %s\n", err);
+        return bad + 1;
+    }
+    for (size_t u = 0; u < n_units; u++) {
+        if (!ug_unit_selected(&o, &units[u])) continue;
+        int seen = 0;
+        for (int i = 0; i < count; i++)
+            for (size_t r = 0; r < in[i].res.n_units; r++)
+                seen += strcmp(in[i].res.units[r].name, units[u].name) == 0;
+        if (seen != 1) {
+            fprintf(stderr, "ulpgate merge: unit %s of the default run is in %d parts\n",
+                    units[u].name, seen);
+            bad++;
+        }
+    }
+    for (int i = 0; i < count; i++)
+        for (size_t r = 0; r < in[i].res.n_units; r++) {
+            bool known = false;
+            for (size_t u = 0; u < n_units && !known; u++)
+                known = ug_unit_selected(&o, &units[u]) &&
+                        strcmp(units[u].name, in[i].res.units[r].name) == 0;
+            if (!known) {
+                fprintf(stderr, "ulpgate merge: unit %s (%s) is not part of the default run\n",
+                        in[i].res.units[r].name, in[i].path);
+                bad++;
+            }
+        }
+    return bad;
+}
+
+/* The merged meta of parts: the first part's, with the default selection and the parts named. */
+static void ug_merge_parts_meta(ug_buf *b, const ug_json *m0, const ug_merge_input *in, int count)
+{
+    ug_buf_printf(b, "{");
+    size_t w = 0;
+    for (size_t i = 0; m0 && i < m0->count; i++) {
+        if (strcmp(m0->items[i]->key, "selection") == 0) continue;
+        ug_buf_printf(b, "%s", w++ ? "," : "");
+        ug_buf_json_str(b, m0->items[i]->key);
+        ug_buf_printf(b, ":");
+        ug_json_write(b, m0->items[i]);
+    }
+    ug_buf_printf(b, "%s\"selection\":{\"filter\":\"\",\"kernel\":\"\",\"n\":0,\"trial\":-1,"
+                     "\"trials\":0,\"slow\":false,\"slow_only\":false},\"parts\":[", w ? "," : "");
+    for (int i = 0; i < count; i++) {
+        ug_buf_printf(b, "%s", i ? "," : "");
+        ug_buf_json_str(b, in[i].path);
+    }
+    ug_buf_printf(b, "]}");
+}
+
 static int ug_row_cmp(const void *a, const void *b)
 {
     return strcmp(((const ug_row *)a)->id, ((const ug_row *)b)->id);
@@ -184,9 +270,12 @@ int ug_cmd_merge(int argc, char **argv)
     const char *out = NULL, *junit = NULL;
     ug_merge_input *in = ug_xcalloc((size_t)argc, sizeof *in);
     int count = 0, rc = 2;
+    bool parts = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc)
             junit = argv[++i];
+        else if (strcmp(argv[i], "--parts") == 0)
+            parts = true;
         else if (argv[i][0] == '-' && argv[i][1])
             return free(in), ug_usage_error("merge: unknown option '%s'", argv[i]);
         else if (!out)
@@ -207,16 +296,25 @@ int ug_cmd_merge(int argc, char **argv)
     }
     const ug_json *plan_units = NULL;
     int n = 0;
-    if (ug_merge_check_config(in, count) || ug_merge_check_shards(in, count, &plan_units, &n))
-        goto done;
-    /* the union, in shard order: each shard ran its units in name order */
-    for (int k = 0; k < n; k++)
-        for (int i = 0; i < count; i++)
-            if (in[i].k == k) ug_results_append(&all, &in[i].res);
-    if (ug_merge_check_points(&all)) goto done;
     const ug_json *m0 = ug_json_get(in[0].root, "meta");
-    ug_merge_coverage(m0, &all);
-    ug_json_write(&meta, m0);
+    if (parts) {
+        if (ug_merge_check_config(in, count, true) || ug_merge_check_parts(in, count)) goto done;
+        for (int i = 0; i < count; i++) ug_results_append(&all, &in[i].res);
+        ug_merge_parts_meta(&meta, m0, in, count);
+    } else {
+        if (ug_merge_check_config(in, count, false) ||
+            ug_merge_check_shards(in, count, &plan_units, &n))
+            goto done;
+        /* the union, in shard order: each shard ran its units in name order */
+        for (int k = 0; k < n; k++)
+            for (int i = 0; i < count; i++)
+                if (in[i].k == k) ug_results_append(&all, &in[i].res);
+        ug_json_write(&meta, m0);
+    }
+    if (ug_merge_check_points(&all)) goto done;
+    ug_json *mj = ug_json_parse(meta.s, meta.len, err, sizeof err);
+    ug_merge_coverage(mj, &all);
+    ug_json_free(mj);
     ug_buf_clear(&text);
     ug_report_json(&text, ug_buf_str(&meta), NULL, &all);
     if (ug_write_atomic(out, text.s, text.len, err, sizeof err) != 0) {
@@ -235,8 +333,8 @@ int ug_cmd_merge(int argc, char **argv)
     }
     char summary[200];
     ug_results_summary(&all, summary, sizeof summary);
-    fprintf(stderr, "ulpgate merge: %d shards into %s (%zu test points; JUnit XML %s): %s\n", n, out,
-            all.count, junit, summary);
+    fprintf(stderr, "ulpgate merge: %d %s into %s (%zu test points; JUnit XML %s): %s\n",
+            parts ? count : n, parts ? "parts" : "shards", out, all.count, junit, summary);
     rc = ug_results_status(&all);
 done:
     for (int i = 0; i < count; i++) {

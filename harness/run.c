@@ -12,6 +12,7 @@
 #include "base/parse.h"
 #include "base/sys.h"
 #include "context.h"
+#include "prof.h"
 #include "run.h"
 #include "shard.h"
 #include "tap.h"
@@ -280,16 +281,28 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     snprintf(comment, sizeof comment, "ulpgate %s, seed 0x%llx, oracle %s", UG_VERSION,
              (unsigned long long)opt->seed, ug_oracle_name(opt->oracle));
     ug_tap_begin(out, comment);
-    if (n_gpu == n_sel && !ug_gpu_available()) {
-        fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
-        for (size_t i = 0; i < count; i++) /* visited, for a shard's report */
-            if (ug_unit_selected(opt, &units[i])) ug_results_add_unit(res, units[i].name, 0);
-        return 0;
-    }
     bool *sel = ug_xcalloc(count, sizeof *sel);
     for (size_t i = 0; i < count; i++) sel[i] = ug_unit_selected(opt, &units[i]);
     ug_plan_shards(opt, units, count, sel);
+    if (n_gpu == n_sel && !ug_gpu_available()) {
+        fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
+        /* the report still says what was skipped, as a run of more cases does (a shard's
+         * report, merge --parts) */
+        char why[300];
+        snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
+        for (size_t i = 0; i < count; i++) {
+            if (!sel[i]) continue;
+            ug_row row;
+            ug_point_record rec = {.name = units[i].name, .status = UG_ST_SKIP, .skip_reason = why, .diag = ""};
+            ug_row_from_point(&row, units[i].name, &rec, "cpu", opt->seed);
+            ug_results_add(res, &row);
+            ug_results_add_unit(res, units[i].name, 0);
+        }
+        free(sel);
+        return 0;
+    }
     ug_collector col = {.opt = opt, .res = res, .out = out};
+    double t_run = ug_now_s();
     for (size_t i = 0; i < count; i++) {
         const ug_unit *u = &units[i];
         if (!sel[i]) continue;
@@ -314,6 +327,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     if (g.impl)
         fprintf(out, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, %zu differ\n",
                 g.impl, g.results, g.checked, g.differ);
+    ug_prof_print(out, ug_now_s() - t_run, 8);
     char summary[200];
     ug_results_summary(res, summary, sizeof summary);
     fprintf(out, "# %s\n", summary);

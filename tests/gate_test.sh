@@ -1,20 +1,58 @@
 #!/bin/sh
-# gate_test.sh ULPGATE SRCDIR OUTDIR [RUN OPTIONS...] - the merge gate, as `meson test --suite
-# gate` runs it: the default case set (or the run options given) with --report OUTDIR (TAP kept
-# in OUTDIR/run.tap, summary.md and index.html beside results.json), then `ulpgate compare` of
-# the baseline of this device, SRCDIR/reports/baselines/<key>.json, with that run.  A regression
-# fails with the regression table; no baseline for this device is a SKIP that names the command
-# creating one.  TAP on stdout.  GATE_BASELINES=DIR reads the baselines from DIR instead.
+# gate_test.sh ULPGATE SRCDIR OUTDIR [--parts REPORTS STEM... --] [RUN OPTIONS...] - the merge
+# gate, as `meson test --suite gate` runs it: the default case set (or the run options given)
+# with --report OUTDIR (TAP kept in OUTDIR/run.tap, summary.md and index.html beside
+# results.json), then `ulpgate compare` of the baseline of this device,
+# SRCDIR/reports/baselines/<key>.json, with that run.  A regression fails with the regression
+# table; no baseline for this device is a SKIP that names the command creating one.  TAP on
+# stdout.  GATE_BASELINES=DIR reads the baselines from DIR instead.
+#
+# --parts: REPORTS/STEM/results.json are the reports the case tests of this meson test just
+# wrote.  When every one exists and is newer than ULPGATE, they are merged (`ulpgate merge
+# --parts`, which refuses unless together they are exactly one default run) instead of running
+# the default case set again; otherwise (a test left out, a rebuilt ulpgate) the gate runs it.
 ug="$1"
 src="$2"
 out="$3"
 shift 3
+parts=""
+fresh=1
+if [ "${1:-}" = "--parts" ]; then
+    reports="$2"
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+        f="$reports/$1/results.json"
+        parts="$parts $f"
+        [ -f "$f" ] && [ "$f" -nt "$ug" ] || fresh=0
+        shift
+    done
+    [ "${1:-}" = "--" ] && shift
+fi
 dir="${GATE_BASELINES:-$src/reports/baselines}"
 mkdir -p "$out" || exit 1
 rm -f "$out/results.json"
-"$ug" run --tap --report "$out" "$@" >"$out/run.tap" 2>"$out/run.err"
-rc=$?
+how=""
+if [ -n "$parts" ] && [ "$fresh" = 1 ] && [ $# = 0 ]; then
+    # shellcheck disable=SC2086 # the part paths have no spaces (meson's build directory)
+    "$ug" merge --parts "$out/results.json" $parts >"$out/run.tap" 2>"$out/run.err"
+    rc=$?
+    if [ "$rc" != 2 ] && "$ug" report "$out" >>"$out/run.err" 2>&1; then
+        how="merged from the $(echo $parts | wc -w) case tests' reports"
+        summary=$(sed -n 's/^ulpgate merge: .*: //p' "$out/run.err" | tail -1)
+    else
+        echo "# merging the case tests' reports failed; running the default case set" >"$out/merge.note"
+        sed 's/^/# /' "$out/run.err" >>"$out/merge.note"
+        rm -f "$out/results.json"
+    fi
+fi
+if [ -z "$how" ]; then
+    "$ug" run --tap --report "$out" "$@" >"$out/run.tap" 2>"$out/run.err"
+    rc=$?
+    how="TAP in $out/run.tap"
+    summary=$(grep '^# [0-9]* passed' "$out/run.tap" | tail -1 | sed 's/^# //')
+fi
 echo "TAP version 13"
+[ -f "$out/merge.note" ] && head -20 "$out/merge.note" && rm -f "$out/merge.note"
 if [ "$rc" = 2 ] || [ ! -f "$out/results.json" ]; then
     echo "1..1"
     echo "not ok 1 - the run completed (exit $rc, no $out/results.json)"
@@ -36,11 +74,10 @@ fi
 "$ug" compare "$base" "$out/results.json" --fail-on-regression >"$out/compare.txt" 2>"$out/compare.err"
 crc=$?
 "$ug" compare "$base" "$out/results.json" --markdown >"$out/compare.md" 2>/dev/null
-summary=$(grep '^# [0-9]* passed' "$out/run.tap" | tail -1 | sed 's/^# //')
 echo "1..2"
 # the run's own failures are the case tests' business; the gate reports them as regressions
 # of status when the baseline passed
-echo "ok 1 - the run completed: $summary (exit $rc; TAP in $out/run.tap)"
+echo "ok 1 - the run completed: $summary (exit $rc; $how)"
 counts=$(tail -1 "$out/compare.txt")
 if [ "$crc" = 0 ]; then
     echo "ok 2 - no regression against $base: $counts"

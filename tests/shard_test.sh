@@ -59,5 +59,27 @@ $ug run $sel --gpus 0,1 --report "$tmp/workers" >"$tmp/out" 2>"$tmp/err"
 check "--gpus 0,1: worker processes, one TAP stream, exit 0" \
   '[ $? = 0 ] && grep -q "^# shard 3/4 on GPU [01]$" "$tmp/out" && [ "$(grep -c "^ok " "$tmp/out")" = "$(sed -n "s/^1\.\.//p" "$tmp/out")" ]'
 check "--gpus: the merged report equals the unsharded run" 'same_rows "$tmp/full/results.json" "$tmp/workers/results.json" >"$tmp/out" 2>&1'
+
+# ---- merge --parts: per-file runs (one of them sharded) that together are the default run ------
+$ug run --report "$tmp/default" >"$tmp/out" 2>"$tmp/err"
+prefixes=$($ug list | sed -n 's/^  \([a-z0-9_]*\)\/.*/\1/p' | sort -u | grep -vx canary)
+parts=""
+for p in $prefixes; do
+  if [ "$p" = reduce ]; then
+    for k in 0 1; do $ug run --filter "reduce/*" --shard $k/2 --report "$tmp/p-reduce$k" >/dev/null 2>&1; parts="$parts $tmp/p-reduce$k/results.json"; done
+  else
+    $ug run --filter "$p/*" --report "$tmp/p-$p" >/dev/null 2>&1; parts="$parts $tmp/p-$p/results.json"
+  fi
+done
+$ug merge --parts "$tmp/parts.json" $parts >"$tmp/out" 2>"$tmp/err"
+check "merge --parts of every case file's run (reduce in 2 shards): exit 0" '[ $? = 0 ] && grep -q "parts into" "$tmp/err"'
+check "... every row equal to the default run's" 'same_rows "$tmp/default/results.json" "$tmp/parts.json" >"$tmp/out" 2>&1'
+$ug merge --parts "$tmp/x.json" $(echo $parts | tr " " "\n" | grep -v /p-dot/) >"$tmp/out" 2>"$tmp/err"
+check "a file's part missing: exit 2 naming its units" '[ $? = 2 ] && grep -q "unit dot/normal of the default run is in 0 parts" "$tmp/err"'
+$ug run --filter "dot/*" --n 1000 --report "$tmp/p-dotn" >/dev/null 2>&1
+$ug merge --parts "$tmp/x.json" $(echo $parts | tr " " "\n" | grep -v /p-dot/) "$tmp/p-dotn/results.json" >"$tmp/out" 2>"$tmp/err"
+check "a narrowed part (--n): exit 2 naming it" '[ $? = 2 ] && grep -q "p-dotn/results.json is not a part of the default run" "$tmp/err"'
+$ug merge --parts "$tmp/x.json" $parts "$tmp/p-dot/results.json" >"$tmp/out" 2>"$tmp/err"
+check "a part given twice: exit 2" '[ $? = 2 ] && grep -q "unit dot/normal of the default run is in 2 parts" "$tmp/err"'
 echo "1..$n"
 exit $fail
