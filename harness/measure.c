@@ -17,11 +17,34 @@
  * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
 #define UG_POISON_BITS 0xffffffffu
 
-/* GPU kernels time themselves (events, median of reps after a warm-up); CPU kernels are timed
- * here, one wall-clock run per trial, median over trials. */
+/* GPU kernels time themselves (events, median of reps after a warm-up) on inputs of at least
+ * UG_GPU_TIMED_OPS operations (terms of a sum or dot, M N K of a GEMM): below that a launch
+ * measures launch latency, not the kernel, and the reps would be most of the suite's GPU time.
+ * CPU kernels are timed here, one wall-clock run per trial, median over trials. */
 enum { UG_GPU_TIMING_REPS = 10 };
-/* Runs of a nondeterministic kernel on each trial (the merge gate compares the worst of them). */
-enum { UG_NONDET_REPEATS = 9 };
+#define UG_GPU_TIMED_OPS ((double)(1 << 20))
+/* Runs of a nondeterministic kernel on each trial (the merge gate compares the worst of them):
+ * UG_NONDET_REPEATS, or as many as fit UG_NONDET_BUDGET_MS of kernel time per trial when one run
+ * is long, at least UG_NONDET_MIN_REPEATS (a 118 ms atomic sum of 2^26 terms: 3).  Each repeat
+ * is a new arrival order checked against the same bound; a kernel that breaks its bound for a
+ * reason other than the luck of one order breaks it on every repeat. */
+enum { UG_NONDET_REPEATS = 9, UG_NONDET_MIN_REPEATS = 3 };
+#define UG_NONDET_BUDGET_MS 300.0
+
+/* The repeats of a nondeterministic kernel one of whose runs took ms milliseconds. */
+static int ug_nondet_repeats(double ms)
+{
+    if (!(ms * UG_NONDET_REPEATS > UG_NONDET_BUDGET_MS)) return UG_NONDET_REPEATS;
+    int fit = (int)(UG_NONDET_BUDGET_MS / ms);
+    return fit > UG_NONDET_MIN_REPEATS ? fit : UG_NONDET_MIN_REPEATS;
+}
+
+/* Operations of one trial of the input: terms of a sum or dot, M N K of a GEMM. */
+static double ug_input_ops(const ug_input *in)
+{
+    return in->op == UG_OP_GEMM ? (double)in->gemm_m * (double)in->gemm_n * (double)in->gemm_k
+                                : (double)in->n;
+}
 
 void ug_result_free(ug_result *r)
 {
@@ -365,7 +388,7 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
     size_t nterms = in->op == UG_OP_GEMM ? in->gemm_k : in->n;
-    int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1;
+    int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1, repeats_max = 0;
     size_t bytes = r->elements * sizeof(float);
     double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
     float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
@@ -377,14 +400,19 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
         r->out[i] = ug_xmalloc(bytes);
         for (int rep = 0; rep < repeats && rc == 0; rep++) {
             float *out = rep == 0 ? r->out[i] : ug_xmalloc(bytes);
-            double ms = 0;
-            int reps = k->backend == UG_CUDA && i == 0 && rep == 0 ? UG_GPU_TIMING_REPS : 0;
+            double ms = 0, t_run = ug_now_s();
+            bool timed = k->backend == UG_CUDA && i == 0 && rep == 0 &&
+                         ug_input_ops(in) >= UG_GPU_TIMED_OPS;
+            int reps = timed ? UG_GPU_TIMING_REPS : 0;
             if (ug_run_trial(t, r, i, out, reps, &ms) != 0) {
                 rc = -1;
                 if (rep) free(out);
                 break;
             }
             if (rep == 0) times[i] = ms;
+            /* one run's time: the kernel's own when it timed itself, else this call's wall time */
+            if (rep == 0 && k->nondeterministic)
+                repeats = ug_nondet_repeats(ms > 0 ? ms : 1e3 * (ug_now_s() - t_run));
             double t0 = ug_prof_now();
             ug_check_written(t, r, i, out);
             ug_account_trial(r, &sums, nterms, t->lambda, trial, out, in->exact[i]);
@@ -397,11 +425,12 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
                 free(out);
         }
         for (int s = 1; s < distinct; s++) free(seen[s]);
+        if (repeats > repeats_max) repeats_max = repeats;
         if (distinct > r->distinct_results) r->distinct_results = distinct;
         if (in->kappa[i] > r->kappa_max || isnan(in->kappa[i])) r->kappa_max = in->kappa[i];
     }
     free(seen);
-    if (repeats > 1) r->repeats = repeats;
+    if (k->nondeterministic) r->repeats = repeats_max;
     r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
     r->rel_mean = r->count ? sums.rel / (double)r->count : 0;
     r->bound_ratio_mean = r->count ? sums.ratio / (double)r->count : 0;

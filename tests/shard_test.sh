@@ -61,6 +61,9 @@ check "--gpus 0,1: worker processes, one TAP stream, exit 0" \
 check "--gpus: the merged report equals the unsharded run" 'same_rows "$tmp/full/results.json" "$tmp/workers/results.json" >"$tmp/out" 2>&1'
 
 # ---- merge --parts: per-file runs (one of them sharded) that together are the default run ------
+# (on the CPU alone: this checks merge's rules, and twice the GPU suite would only cost time)
+CUDA_VISIBLE_DEVICES=""
+export CUDA_VISIBLE_DEVICES
 $ug run --report "$tmp/default" >"$tmp/out" 2>"$tmp/err"
 prefixes=$($ug list | sed -n 's/^  \([a-z0-9_]*\)\/.*/\1/p' | sort -u | grep -vx canary)
 parts=""
