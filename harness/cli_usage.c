@@ -19,7 +19,9 @@ const char ug_usage_text[] =
     "  --report DIR     write DIR/results.json\n"
     "  --slow           include the slow cases; --slow-only: only them\n"
     "  --oracle K       fast (default) or mpfr\n"
-    "  --threads N      threads for the oracle and input generation (default: all cores)\n";
+    "  --threads N      threads for the oracle and input generation (default: all cores)\n"
+    "  --timeout S      per-case time limit in seconds: a case still running after S seconds\n"
+    "                   fails, the run ends there (exit 124) with its report\n";
 
 int ug_usage_error(const char *fmt, const char *arg)
 {

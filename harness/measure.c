@@ -10,6 +10,8 @@
 #include "base/bits.h"
 #include "base/sys.h"
 #include "context.h"
+#include "guard.h"
+#include "run_limits.h"
 
 /* The poison pattern of unwritten outputs: a negative quiet NaN with every payload bit set, which
  * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
@@ -241,8 +243,8 @@ static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, doub
 /* Run the kernel on every trial and account every output.  A nondeterministic kernel runs
  * UG_NONDET_REPEATS times on each trial: every repeat's outputs are accounted (the figures are
  * the worst over the repeats, which is what the merge gate compares) and the distinct bitwise
- * results counted (the most of any trial).  Returns 0, or -1 after recording the kernel's
- * failure on the test point. */
+ * results counted (the most of any trial).  Returns 0, -1 after recording the kernel's
+ * failure on the test point, or -2 when the run is stopping (the point marked skipped). */
 static int ug_measure_trials(ug_t *t, ug_result *r)
 {
     const ug_kernel *k = r->kernel;
@@ -254,9 +256,17 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
     ug_sums sums = {0, 0, 0};
     int rc = 0;
-    r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
+    if (!ug_limits_outputs(t, r)) rc = -1;
+    else r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
     for (int i = 0; i < r->trials && rc == 0; i++) {
         int trial = in->first_trial + i, distinct = 0;
+        if (ug_guard_stopping()) { /* a signal: the point is skipped, the case left */
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "interrupted by %s after %d of "
+                     "%d trials", ug_guard_reason(), i, r->trials);
+            rc = -2;
+            break;
+        }
         r->out[i] = ug_xmalloc(bytes);
         for (int rep = 0; rep < repeats && rc == 0; rep++) {
             float *out = rep == 0 ? r->out[i] : ug_xmalloc(bytes);
@@ -343,6 +353,7 @@ static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
 
 static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
 {
+    ug_guard_check(t);
     ug_result *r = ug_result_new(t, k, in);
     r->prob_lambda = t->lambda;
     ug_measure_open(t, r);
@@ -357,7 +368,9 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
         return r;
     }
-    if (ug_measure_trials(t, r) == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
+    int rc = ug_measure_trials(t, r);
+    if (rc == -2) ug_abort_case(t); /* interrupted: the case sees no partial outputs */
+    if (rc == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
     return r;
 }
 
