@@ -1,6 +1,7 @@
 /* cli_usage.c - the usage text every subcommand shares, and how a usage error is reported. */
 #include <stdio.h>
 
+#include "base/escape.h"
 #include "cli.h"
 
 const char ug_usage_text[] =
@@ -25,8 +26,9 @@ const char ug_usage_text[] =
 
 int ug_usage_error(const char *fmt, const char *arg)
 {
+    char safe[1024]; /* an argument's control bytes never reach the terminal raw */
     fprintf(stderr, "ulpgate: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, arg ? ug_escape(arg, safe, sizeof safe) : arg);
     fprintf(stderr, "\n%s", ug_usage_text);
     return 2;
 }

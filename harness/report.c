@@ -22,6 +22,7 @@
 #include "guard.h"
 #include "rng.h"
 #include "base/buf.h"
+#include "base/escape.h"
 #include "base/par.h"
 #include "run.h"
 #include "ug_config.h"
@@ -314,15 +315,16 @@ err:
 
 int ug_report_check(const char *dir)
 {
-    char path[4096], probe[4096];
+    char path[4096], probe[4096], safe[1024];
     struct stat st;
+    const char *shown = ug_escape(dir, safe, sizeof safe); /* for messages */
     if (ug_mkdir_p(dir) != 0) {
-        fprintf(stderr, "ulpgate: --report %s: cannot create directory: %s\n", dir, strerror(errno));
+        fprintf(stderr, "ulpgate: --report %s: cannot create directory: %s\n", shown, strerror(errno));
         return -1;
     }
     snprintf(path, sizeof path, "%s/results.json", dir); /* fits: the caller checked the length */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "ulpgate: --report %s: %s exists and is not a file\n", dir, path);
+        fprintf(stderr, "ulpgate: --report %s: %s/results.json exists and is not a file\n", shown, shown);
         return -1;
     }
     /* one byte written and synced: a read-only or full file system says so now */
@@ -337,7 +339,7 @@ int ug_report_check(const char *dir)
         unlink(probe);
     }
     if (e) {
-        fprintf(stderr, "ulpgate: --report %s: cannot write there: %s\n", dir, strerror(e));
+        fprintf(stderr, "ulpgate: --report %s: cannot write there: %s\n", shown, strerror(e));
         return -1;
     }
     return 0;

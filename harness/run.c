@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../kernels/device.h"
+#include "base/escape.h"
 #include "base/parse.h"
 #include "base/sys.h"
 #include "context.h"
@@ -76,8 +77,9 @@ static int ug_no_kernel_error(const ug_options *opt)
     char near[400];
     ug_nearest(opt->kernel, names, count, near, sizeof near);
     free(names);
+    char safe[400];
     fprintf(stderr, "ulpgate: --kernel '%s' matches no kernel; nearest: %s (see 'ulpgate list')\n",
-            opt->kernel, near);
+            ug_escape(opt->kernel, safe, sizeof safe), near);
     return 2;
 }
 
@@ -88,8 +90,9 @@ static int ug_no_case_error(const ug_options *opt, const ug_unit *units, size_t 
     char near[400];
     ug_nearest(opt->filter ? opt->filter : "*", names, count, near, sizeof near);
     free(names);
+    char safe[400];
     fprintf(stderr, "ulpgate: no case matches --filter '%s'; nearest: %s (see 'ulpgate list')\n",
-            opt->filter ? opt->filter : "*", near);
+            ug_escape(opt->filter ? opt->filter : "*", safe, sizeof safe), near);
     return 2;
 }
 

@@ -67,10 +67,10 @@ int ug_limits_check_options(const ug_options *o)
     double budget = ug_mem_budget(&source, &avail);
     if (budget < 0 || need <= budget) return 0;
     char a[32], b[32];
-    fprintf(stderr, "ulpgate: --trials %d: %s%zu needs %s for that many trials (values, exact "
-                    "results, outputs), and %s is available (%s; at most %.0f%% of it is used): "
-                    "lower --trials\n",
-            o->trials, o->n ? "the input of n = " : "even the smallest input, n = ", n,
+    fprintf(stderr, "ulpgate: --trials %d: %s (n = %zu) needs %s for that many trials (values, "
+                    "exact results, outputs), and %s is available (%s; at most %.0f%% of it is "
+                    "used): lower --trials\n",
+            o->trials, o->n ? "the input of --n" : "even the smallest input", n,
             ug_mem_format(need, a, sizeof a), ug_mem_format(avail, b, sizeof b), source,
             100 * UG_MEM_SHARE);
     return 2;

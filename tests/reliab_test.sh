@@ -98,6 +98,13 @@ check "a report that cannot be written does not hide a failure: exit 1, both sta
 echo "${PIPESTATUS[0]}" >"$tmp/rc"
 check "a passing run whose report cannot be written: exit 2" '[ "$(rc)" = 2 ] && grep -q "File too large" "$tmp/err"'
 
+# ---- messages: an argument's control bytes never reach the terminal raw --------------------------
+"$ug" run --filter "$(printf 'x\033[2J\ry')" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "control bytes of an argument are escaped in its message (no ESC, no CR on stderr)" \
+  '[ "$(rc)" = 2 ] && grep -qF "no case matches --filter '"'"'x\x1b[2J\ry'"'"'" "$tmp/err" && ! grep -q "$(printf "\033")" "$tmp/err" && ! grep -q "$(printf "\r")" "$tmp/err"'
+"$ug" run "$(printf -- '--bad\001')" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "an unknown option with a control byte: exit 2, escaped" '[ "$(rc)" = 2 ] && grep -qF "unknown option '"'"'--bad\x01'"'"'" "$tmp/err"'
+
 # ---- memory ------------------------------------------------------------------------------------------
 ULPGATE_MEM_LIMIT=1G "$ug" run --trials 16777216 >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
 check "--trials 16777216 beyond memory: exit 2 before the run, needed vs available" \
