@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kernels/device.h"
 #include "base/sys.h"
 #include "context.h"
 #include "guard.h"
@@ -152,9 +153,13 @@ static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what,
             snprintf(diag, sizeof diag, "# %s: %s\n", u->name, what);
             ug_point_record rec = {.name = u->name, .status = st, .failures = st == UG_ST_FAIL,
                                    .skip_reason = what, .xfail = "", .diag = diag};
+            /* the GPU's name was read when the device was probed: no CUDA call here, where a
+             * hung kernel may hold the context */
+            ug_gpu_info gi;
+            const char *device = !(u->c->flags & UG_CASE_GPU) ? "cpu"
+                               : ug_device_info(&gi) == 0 ? gi.name : "gpu";
             ug_row row;
-            ug_row_from_point(&row, u->name, &rec, (u->c->flags & UG_CASE_GPU) ? "gpu" : "cpu",
-                              run->opt->seed);
+            ug_row_from_point(&row, u->name, &rec, device, run->opt->seed);
             snprintf(row.note, sizeof row.note, "%s", what);
             ug_results_add(run->res, &row);
             ug_results_add_unit(run->res, u->name, ug_now_s() - ug_unit_t0);

@@ -271,7 +271,7 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
         for (int rep = 0; rep < repeats && rc == 0; rep++) {
             float *out = rep == 0 ? r->out[i] : ug_xmalloc(bytes);
             double ms = 0;
-            int reps = k->backend == UG_CUDA && i == 0 && rep == 0 ? UG_GPU_TIMING_REPS : 0;
+            int reps = k->backend == UG_CUDA && i == 0 && rep == 0 ? ug_limits_timing_reps(UG_GPU_TIMING_REPS) : 0;
             if (ug_run_trial(t, r, i, out, reps, &ms) != 0) {
                 rc = -1;
                 if (rep) free(out);

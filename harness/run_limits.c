@@ -82,6 +82,12 @@ int ug_limits_trials(int trials)
     return cap && (size_t)trials > cap ? (int)cap : trials;
 }
 
+int ug_limits_timing_reps(int reps)
+{
+    const char *s = getenv("ULPGATE_NO_TIMING");
+    return s && strcmp(s, "1") == 0 ? 0 : reps;
+}
+
 bool ug_limits_size_ok(size_t n)
 {
     size_t cap = ug_env_cap("ULPGATE_MAX_ELEMENTS");

@@ -11,7 +11,8 @@
  *   - Reduced runs (the compute-sanitizer setups of tests/meson.build):
  *     ULPGATE_MAX_ELEMENTS=E skips every input with more than E elements per trial (n for a
  *     sum, 2n for a dot, MK + KN for a GEMM), as a TAP skip naming the cap;
- *     ULPGATE_MAX_TRIALS=T cuts every input's trials to at most T.
+ *     ULPGATE_MAX_TRIALS=T cuts every input's trials to at most T; ULPGATE_NO_TIMING=1 leaves
+ *     GPU kernels untimed (one run a trial, no timed repetitions).
  */
 #ifndef UG_RUN_LIMITS_H
 #define UG_RUN_LIMITS_H
@@ -35,6 +36,9 @@ double ug_limits_input_bytes(ug_op op, size_t M, size_t N, size_t K, int trials)
 
 /* The trials an input gets: trials, cut to ULPGATE_MAX_TRIALS when that is set. */
 int ug_limits_trials(int trials);
+/* The timed repetitions of a GPU kernel: reps, or 0 under ULPGATE_NO_TIMING=1 (a run under a
+ * sanitizer, whose times mean nothing: each kernel then runs once a trial). */
+int ug_limits_timing_reps(int reps);
 /* Whether a size n can be measured at all under ULPGATE_MAX_ELEMENTS (n > E never can; the
  * exact check is ug_limits_input's).  Says once on stderr that sizes are being skipped. */
 bool ug_limits_size_ok(size_t n);
