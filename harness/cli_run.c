@@ -127,6 +127,9 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
         return 0;
     }
     if (a.threads) ug_par_set_threads(a.threads);
+    /* refused before anything runs: more trials than memory holds, a report nowhere to go */
+    if ((rc = ug_limits_check_options(&o)) != 0) return rc;
+    if (o.report_dir && ug_report_check(o.report_dir) != 0) return 2;
     if (a.gpus) {
         if (o.shard_n) return ug_usage_error("%s", "--gpus hands out shards itself: no --shard with it");
         /* the workers get the same options, less what the parent does itself */
@@ -145,9 +148,6 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
         return rc;
     }
     if (o.tap) o.progress = false;
-    /* refused before anything runs: more trials than memory holds, a report nowhere to go */
-    if ((rc = ug_limits_check_options(&o)) != 0) return rc;
-    if (o.report_dir && ug_report_check(o.report_dir) != 0) return 2;
     ug_oracle_select(o.oracle);
     ug_results res = {0};
     ug_guard_run g = {.opt = &o, .res = &res, .out = stdout, .argc = full_argc, .argv = full_argv};
