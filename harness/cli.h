@@ -1,7 +1,8 @@
 /*
  * cli.h - the subcommands of the ulpgate command line (main.c dispatches; harness/cli_*.c).
  * Each takes its own argv (argv[0] is the subcommand's name) and returns the process exit code:
- * 0 ok, 1 a failure, 2 a usage or input error (message on stderr naming the file or argument).
+ * 0 ok, 1 a failure, 2 a usage or input error (message on stderr naming the file or argument);
+ * main.c turns a success into 2 when stdout could not be written.
  */
 #ifndef UG_CLI_H
 #define UG_CLI_H
