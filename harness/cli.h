@@ -1,11 +1,13 @@
 /*
  * cli.h - the subcommands of the ulpgate command line (main.c dispatches; harness/cli_*.c).
  * Each takes its own argv (argv[0] is the subcommand's name) and returns the process exit code:
- * 0 ok, 1 a failure, 2 a usage or input error (message on stderr naming the file or argument).
+ * 0 ok, 1 a failure, 2 a usage or input error (message on stderr naming the file or argument);
+ * main.c turns a success into 2 when stdout could not be written.
  */
 #ifndef UG_CLI_H
 #define UG_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +19,18 @@ int ug_usage_error(const char *fmt, const char *arg);
 /* `ulpgate run [options]` (cli_run.c).  full_argc/full_argv: the whole command line, for the
  * report; argv0: how the binary was invoked, for rerun lines. */
 int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const char *argv0);
+/* What `run`'s options say besides struct ug_options (run.h). */
+typedef struct ug_run_args {
+    const char *gpus;    /* --gpus, or NULL */
+    double timeout_s;    /* --timeout: the per-case time limit in seconds (0: none) */
+    int threads;         /* --threads (0: the default) */
+    bool help;           /* --help or -h */
+} ug_run_args;
+/* Parse `run`'s options (argv[0] = "run") into o (its defaults already set) and a, and do
+ * nothing else: nothing runs, nothing is printed but a usage error.  0, or 2 after the usage
+ * error on stderr.  (tests/fuzz/fuzz_cli.c calls it with arbitrary arguments.) */
+struct ug_options;
+int ug_run_options_parse(int argc, char **argv, struct ug_options *o, ug_run_args *a);
 /* `ulpgate list` (cli_list.c). */
 int ug_cmd_list(int argc, char **argv);
 

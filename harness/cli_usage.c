@@ -1,6 +1,7 @@
 /* cli_usage.c - the usage text every subcommand shares, and how a usage error is reported. */
 #include <stdio.h>
 
+#include "base/escape.h"
 #include "cli.h"
 
 const char ug_usage_text[] =
@@ -38,12 +39,15 @@ const char ug_usage_text[] =
     "  --shard K/N      only shard K of N (0-based; units balanced by reports/unit_costs.json)\n"
     "  --gpus all|0,1   one worker process per GPU, shards handed out, reports merged\n"
     "  --corpus DIR     also run the corpus files (*.txt) under DIR (repeatable; the source\n"
-    "                   tree's cases/corpus always runs)\n";
+    "                   tree's cases/corpus always runs)\n"
+    "  --timeout S      per-case time limit in seconds: a case still running after S seconds\n"
+    "                   fails, the run ends there (exit 124) with its report\n";
 
 int ug_usage_error(const char *fmt, const char *arg)
 {
+    char safe[1024]; /* an argument's control bytes never reach the terminal raw */
     fprintf(stderr, "ulpgate: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, arg ? ug_escape(arg, safe, sizeof safe) : arg);
     fprintf(stderr, "\n%s", ug_usage_text);
     return 2;
 }

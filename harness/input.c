@@ -15,7 +15,9 @@
 #include "base/sys.h"
 #include "context.h"
 #include "gpu.h"
+#include "guard.h"
 #include "prof.h"
+#include "run_limits.h"
 #include "rng.h"
 
 static void ug_track_input(ug_t *t, ug_input *in)
@@ -221,7 +223,7 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
     in->n = n;
     snprintf(in->label, sizeof in->label, "%s", label);
     in->first_trial = 0;
-    in->trials = trials;
+    in->trials = trials = ug_limits_trials(trials);
     if (t->opt->trial >= trials) {
         char why[160];
         snprintf(why, sizeof why, "--trial %ld: this input has %d trial(s)", t->opt->trial, trials);
@@ -249,6 +251,8 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     char label[160], err[256];
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
+    ug_guard_check(t);
+    ug_limits_input(t, op, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
     ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
     double t0 = ug_prof_now();
     in->dist = *d;
@@ -258,6 +262,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
         int rc;
+        ug_guard_check(t); /* a signal: the input is released with the case */
         err[0] = 0;
         if (op == UG_OP_GEMM) {
             in->x[i] = ug_xmalloc(M * K * sizeof(float));

@@ -13,18 +13,21 @@
  *   ulpgate report DIR [--baseline FILE|none]
  *   ulpgate summary results.json [--metric M] [--width N]
  *
- * Exit codes: 0 all passed, 1 an assertion failed, 2 usage or input error (message on stderr).
+ * Exit codes: 0 all passed, 1 an assertion failed, 2 usage, input or output error (message on
+ * stderr); `run` also 124 (the per-case time limit) and 128 + N (stopped by signal N).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "guard.h"
 #include "oracle.h"
 #include "ug_config.h"
 
-int main(int argc, char **argv)
+/* Dispatch to the subcommand; its exit status. */
+static int ug_main(int argc, char **argv)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) return ug_usage_error("%s", "no command given");
     const char *cmd = argv[1];
     if (strcmp(cmd, "list") == 0) return ug_cmd_list(argc - 1, argv + 1);
@@ -48,4 +51,19 @@ int main(int argc, char **argv)
         return 0;
     }
     return ug_usage_error("unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int rc = ug_main(argc, argv);
+    /* Output that never arrived (a full disk, a closed pipe) is an error of every command: a
+     * success becomes 2; a failure's own status stays (both are stated). */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* errno is that of the last failed write: stdio keeps trying after the first */
+        if (!ug_guard_output_error())
+            fprintf(stderr, "ulpgate: stdout: write error: %s\n", errno ? strerror(errno) : "output lost");
+        if (rc == 0) rc = 2;
+    }
+    return rc;
 }

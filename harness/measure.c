@@ -11,7 +11,9 @@
 #include "base/par.h"
 #include "base/sys.h"
 #include "context.h"
+#include "guard.h"
 #include "prof.h"
+#include "run_limits.h"
 
 /* The poison pattern of unwritten outputs: a negative quiet NaN with every payload bit set, which
  * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
@@ -381,8 +383,8 @@ static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, doub
 /* Run the kernel on every trial and account every output.  A nondeterministic kernel runs
  * UG_NONDET_REPEATS times on each trial: every repeat's outputs are accounted (the figures are
  * the worst over the repeats, which is what the merge gate compares) and the distinct bitwise
- * results counted (the most of any trial).  Returns 0, or -1 after recording the kernel's
- * failure on the test point. */
+ * results counted (the most of any trial).  Returns 0, -1 after recording the kernel's
+ * failure on the test point, or -2 when the run is stopping (the point marked skipped). */
 static int ug_measure_trials(ug_t *t, ug_result *r)
 {
     const ug_kernel *k = r->kernel;
@@ -394,16 +396,24 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
     ug_sums sums = {0, 0, 0};
     int rc = 0;
-    r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
+    if (!ug_limits_outputs(t, r)) rc = -1;
+    else r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
     for (int i = 0; i < r->trials && rc == 0; i++) {
         int trial = in->first_trial + i, distinct = 0;
+        if (ug_guard_stopping()) { /* a signal: the point is skipped, the case left */
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "interrupted by %s after %d of "
+                     "%d trials", ug_guard_reason(), i, r->trials);
+            rc = -2;
+            break;
+        }
         r->out[i] = ug_xmalloc(bytes);
         for (int rep = 0; rep < repeats && rc == 0; rep++) {
             float *out = rep == 0 ? r->out[i] : ug_xmalloc(bytes);
             double ms = 0, t_run = ug_now_s();
             bool timed = k->backend == UG_CUDA && i == 0 && rep == 0 &&
                          ug_input_ops(in) >= UG_GPU_TIMED_OPS;
-            int reps = timed ? UG_GPU_TIMING_REPS : 0;
+            int reps = timed ? ug_limits_timing_reps(UG_GPU_TIMING_REPS) : 0;
             if (ug_run_trial(t, r, i, out, reps, &ms) != 0) {
                 rc = -1;
                 if (rep) free(out);
@@ -493,6 +503,7 @@ static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
 
 static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
 {
+    ug_guard_check(t);
     ug_result *r = ug_result_new(t, k, in);
     r->prob_lambda = t->lambda;
     ug_measure_open(t, r);
@@ -518,7 +529,9 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
             return r;
         }
     }
-    if (ug_measure_trials(t, r) == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
+    int rc = ug_measure_trials(t, r);
+    if (rc == -2) ug_abort_case(t); /* interrupted: the case sees no partial outputs */
+    if (rc == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
     return r;
 }
 

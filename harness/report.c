@@ -9,6 +9,7 @@
  * a reader never sees half a report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,8 +19,10 @@
 
 #include "../kernels/device.h"
 #include "../kernels/kernel.h"
+#include "guard.h"
 #include "rng.h"
 #include "base/buf.h"
+#include "base/escape.h"
 #include "base/par.h"
 #include "run.h"
 #include "ug_config.h"
@@ -207,6 +210,10 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_buf_free(&cmd);
     ug_json_kernels(b);
     ug_json_selection(b, opt);
+    /* a run stopped by a signal or the watchdog: what it measured, not the whole selection */
+    const char *stop = ug_guard_reason();
+    ug_json_bool(b, "interrupted", stop != NULL);
+    if (stop) ug_json_str(b, "stop_reason", stop);
     ug_gpu_info gi;
     if (ug_run_used_gpu() && ug_device_info(&gi) == 0) {
         char cc[16];
@@ -292,6 +299,38 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
         ug_json_row(b, &res->rows[i]);
     }
     ug_buf_printf(b, "\n]}\n");
+}
+
+int ug_report_check(const char *dir)
+{
+    char path[4096], probe[4096], safe[1024];
+    struct stat st;
+    const char *shown = ug_escape(dir, safe, sizeof safe); /* for messages */
+    if (ug_mkdir_p(dir) != 0) {
+        fprintf(stderr, "ulpgate: --report %s: cannot create directory: %s\n", shown, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/results.json", dir); /* fits: the caller checked the length */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "ulpgate: --report %s: %s/results.json exists and is not a file\n", shown, shown);
+        return -1;
+    }
+    /* one byte written and synced: a read-only or full file system says so now */
+    snprintf(probe, sizeof probe, "%s/results.json.probe.%ld", dir, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    int e = 0;
+    if (fd < 0) {
+        e = errno;
+    } else {
+        if (write(fd, "{", 1) != 1 || fsync(fd) != 0) e = errno ? errno : EIO;
+        if (close(fd) != 0 && !e) e = errno;
+        unlink(probe);
+    }
+    if (e) {
+        fprintf(stderr, "ulpgate: --report %s: cannot write there: %s\n", shown, strerror(e));
+        return -1;
+    }
+    return 0;
 }
 
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv)

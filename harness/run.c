@@ -9,10 +9,13 @@
 #include <string.h>
 
 #include "../kernels/device.h"
+#include "base/escape.h"
 #include "base/parse.h"
 #include "base/sys.h"
 #include "context.h"
+#include "guard.h"
 #include "prof.h"
+#include "run_limits.h"
 #include "run.h"
 #include "shard.h"
 #include "tap.h"
@@ -31,7 +34,7 @@ bool ug_n_selected(ug_t *t, size_t n)
     bool seen = false;
     for (size_t i = 0; i < ug_n_seen_sizes && !seen; i++) seen = ug_seen_sizes[i] == n;
     if (!seen && ug_n_seen_sizes < UG_MAX_SEEN_SIZES) ug_seen_sizes[ug_n_seen_sizes++] = n;
-    return t->opt->n == 0 || t->opt->n == n;
+    return (t->opt->n == 0 || t->opt->n == n) && ug_limits_size_ok(n);
 }
 
 /* ---- usage errors: a selection that selects nothing, with the nearest names ------------------ */
@@ -75,8 +78,9 @@ static int ug_no_kernel_error(const ug_options *opt)
     char near[400];
     ug_nearest(opt->kernel, names, count, near, sizeof near);
     free(names);
+    char safe[400];
     fprintf(stderr, "ulpgate: --kernel '%s' matches no kernel; nearest: %s (see 'ulpgate list')\n",
-            opt->kernel, near);
+            ug_escape(opt->kernel, safe, sizeof safe), near);
     return 2;
 }
 
@@ -87,8 +91,9 @@ static int ug_no_case_error(const ug_options *opt, const ug_unit *units, size_t 
     char near[400];
     ug_nearest(opt->filter ? opt->filter : "*", names, count, near, sizeof near);
     free(names);
+    char safe[400];
     fprintf(stderr, "ulpgate: no case matches --filter '%s'; nearest: %s (see 'ulpgate list')\n",
-            opt->filter ? opt->filter : "*", near);
+            ug_escape(opt->filter ? opt->filter : "*", safe, sizeof safe), near);
     return 2;
 }
 
@@ -155,8 +160,11 @@ static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
     }
     ug_row row;
     ug_row_from_point(&row, t->unit->name, p, device, col->opt->seed);
+    ug_guard_lock(); /* the watchdog may finish the run from its thread: never half a row */
     ug_results_add(col->res, &row);
     ug_tap_point(col->out, ++col->tap_index, p, &row);
+    ug_guard_unlock();
+    ug_guard_output(col->out);
     if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
 }
 
@@ -165,7 +173,7 @@ size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missi
     size_t count = 0;
     for (size_t i = 0; i < ug_kernel_count(); i++) {
         const ug_kernel *k = ug_kernel_at(i);
-        if (k->backend == UG_CUDA && !gpu) continue;
+        if ((k->backend == UG_CUDA && !gpu) || ug_kernel_is_fixture(k)) continue;
         bool seen = false;
         for (size_t r = 0; r < res->count && !seen; r++)
             seen = res->rows[r].measured && strcmp(res->rows[r].kernel, k->id) == 0;
@@ -223,12 +231,16 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     t.opt = opt;
     t.sink = ug_collect;
     t.sink_ctx = col;
+    ug_guard_unit(u); /* the per-case time limit runs from here */
     if (setjmp(t.jb) == 0) u->c->fn(&t);
     /* a case that measured nothing still gets its own test point */
     if (!t.pt.open && t.points == 0) ug_point_open(&t, u->name, NULL);
     ug_point_close(&t);
     ug_case_cleanup(&t);
+    ug_guard_lock();
     ug_results_add_unit(col->res, u->name, ug_now_s() - t0);
+    ug_guard_unlock();
+    ug_guard_unit(NULL);
 }
 
 /* ---- shards ------------------------------------------------------------------------------------- */
@@ -306,6 +318,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     for (size_t i = 0; i < count; i++) {
         const ug_unit *u = &units[i];
         if (!sel[i]) continue;
+        if (ug_guard_stopping()) break; /* a signal: what ran is kept, the rest is not started */
         if ((u->c->flags & UG_CASE_GPU) && !ug_gpu_available()) {
             char why[300];
             snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
@@ -314,12 +327,15 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             memset(&t, 0, sizeof t);
             t.unit = u;
             ug_collect(&col, &t, &rec);
+            ug_guard_lock();
             ug_results_add_unit(res, u->name, 0);
+            ug_guard_unlock();
             continue;
         }
         ug_run_unit(opt, u, &col);
     }
     free(sel);
+    if (ug_guard_stopping()) return ug_guard_bail(out, col.tap_index, res, opt->progress);
     ug_check_coverage(opt, &col);
     if (opt->progress) fprintf(stderr, "\r\033[K");
     ug_tap_plan(out, col.tap_index);

@@ -68,6 +68,11 @@ ug_gpu_oracle_tally ug_gpu_oracle_counts(void);
  * naming the file. (harness/report.c) */
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv);
 
+/* Before the run: the report directory created if need be, and writable (a byte written and
+ * synced in it), DIR/results.json not a directory.  0, or -1 with a message on stderr naming
+ * DIR.  (harness/report.c) */
+int ug_report_check(const char *dir);
+
 /* The text of a results.json: meta (a JSON object's text), the shard block (",\n\"shard\":{...}"
  * or NULL), the summary, units and rows of res. (harness/report.c) */
 struct ug_buf;

@@ -186,6 +186,9 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob);
 /* A family of a test program's own (kernels built to be wrong, for the harness's self-tests):
  * call from a constructor, before anything looks at the registry. */
 void ug_registry_add_family(const ug_family *f);
+/* Whether k comes from such a family: a self-test fixture, not a kernel under test (the
+ * every-kernel-measured coverage check leaves it out). */
+bool ug_kernel_is_fixture(const ug_kernel *k);
 /* Run k on c through its family's launcher (clears c->err first). */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
 /* The UG_VP_* properties of the build variant k was compiled as. */

@@ -40,6 +40,13 @@ void ug_registry_add_family(const ug_family *f)
     ug_extra_families[ug_n_extra++] = f;
 }
 
+bool ug_kernel_is_fixture(const ug_kernel *k)
+{
+    for (int i = 0; i < ug_n_extra; i++)
+        if (k->family == ug_extra_families[i]) return true;
+    return false;
+}
+
 static const ug_family *ug_family_at(int i)
 {
     return i < UG_N_FAMILIES ? ug_families[i] : ug_extra_families[i - UG_N_FAMILIES];

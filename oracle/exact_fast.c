@@ -127,7 +127,10 @@ static void count_special(fast_acc *f, double p)
         f->neginf_terms++;
 }
 
+/* The terms of one sum.  Its kind is said, not inferred from which pointers are NULL: an empty
+ * dot may come with NULL vectors and is still a dot. */
 typedef struct term_src {
+    ug_terms_kind kind;
     const float *xf, *y;
     const double *xd;
     size_t incx, incy, n;
@@ -136,9 +139,9 @@ typedef struct term_src {
 /* Term i in binary64 (exact). */
 static double term_value(const term_src *t, size_t i)
 {
-    return t->xd ? t->xd[i]
-         : t->y  ? (double)t->xf[i * t->incx] * (double)t->y[i * t->incy]
-                 : (double)t->xf[i];
+    return t->kind == UG_TERMS_SUM64 ? t->xd[i]
+         : t->kind == UG_TERMS_DOT32 ? (double)t->xf[i * t->incx] * (double)t->y[i * t->incy]
+                                     : (double)t->xf[i];
 }
 
 /* The sign rule for an exact zero: 1 (-0) iff n >= 1 and every term is -0.  One scan; asked
@@ -337,9 +340,11 @@ static void par_worker(void *ctx, int w, int workers)
     size_t n = lo < j->src.n ? (j->src.n - lo < j->chunk ? j->src.n - lo : j->chunk) : 0;
     fast_acc *f = &j->parts[w];
     fast_acc_init(f);
-    if (j->src.xd)
+    if (n == 0) /* nothing to add (the vectors of an empty sum may be NULL: no offset from them) */
+        return;
+    if (j->src.kind == UG_TERMS_SUM64)
         range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n);
-    else if (j->src.y)
+    else if (j->src.kind == UG_TERMS_DOT32)
         range_sum(f, UG_TERMS_DOT32, j->src.xf + lo * j->src.incx, j->src.incx,
                   j->src.y + lo * j->src.incy, j->src.incy, n);
     else
@@ -366,19 +371,19 @@ static void run_sum(const term_src *src, ug_exact *out)
 
 void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out)
 {
-    term_src src = {x, NULL, NULL, 1, 1, n};
+    term_src src = {UG_TERMS_SUM32, x, NULL, NULL, 1, 1, n};
     run_sum(&src, out);
 }
 
 void ug_exact_sum_f64_fast(const double *x, size_t n, ug_exact *out)
 {
-    term_src src = {NULL, NULL, x, 1, 1, n};
+    term_src src = {UG_TERMS_SUM64, NULL, NULL, x, 1, 1, n};
     run_sum(&src, out);
 }
 
 void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t incy, size_t n,
                            ug_exact *out)
 {
-    term_src src = {x, y, NULL, incx, incy, n};
+    term_src src = {UG_TERMS_DOT32, x, y, NULL, incx, incy, n};
     run_sum(&src, out);
 }

@@ -19,6 +19,14 @@
 #ifndef UG_ORACLE_H
 #define UG_ORACLE_H
 
+/* The fast path's error-free transformations and the double-double error of oracle/error.c are
+ * exactly what -ffast-math (-fassociative-math) is allowed to fold away: an oracle built so
+ * would be silently wrong.  Refuse the build instead (the kernels under test may be built with
+ * it: tests/fastmath_main.c). */
+#if defined(__FAST_MATH__)
+#error "the oracle must not be compiled with -ffast-math (it relies on exact IEEE rounding)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -24,6 +24,10 @@ static int g_probed = -1;        /* -1 not yet, 0 no usable device, 1 usable */
 static char g_probe_why[256];
 static int g_poisoned;           /* a sticky error happened: the context is gone */
 static char g_poison_why[400];
+static ug_gpu_info g_info;       /* the device's description, read once (ug_device_info) */
+static int g_info_state = -1;    /* -1 not yet, 0 read, 1 unreadable */
+
+static int ug_device_info_read(ug_gpu_info *info);
 
 // ----------------------------------------------------------------------------
 // probe and info
@@ -53,18 +57,21 @@ extern "C" int ug_device_probe(char *why, size_t len)
         } else {
             snprintf(g_probe_why, sizeof g_probe_why, "CUDA device %d ready", g_device);
             g_probed = 1;
+            /* read now, while the device is healthy: a report written by the watchdog
+             * (harness/guard.c) must not call into a context a hung kernel holds */
+            g_info_state = ug_device_info_read(&g_info);
         }
     }
     if (why && len) snprintf(why, len, "%s", g_probe_why);
     return g_probed;
 }
 
-extern "C" int ug_device_info(ug_gpu_info *info)
+/* The device's description from CUDA and cuBLAS; 0, or 1 when CUDA cannot say. */
+static int ug_device_info_read(ug_gpu_info *info)
 {
     cudaDeviceProp p;
     int major = 0, minor = 0, patch = 0;
     memset(info, 0, sizeof *info);
-    if (!ug_device_probe(NULL, 0)) return 1;
     if (cudaGetDeviceProperties(&p, g_device) != cudaSuccess) return 1;
     snprintf(info->name, sizeof info->name, "%s", p.name);
     info->cc_major = p.major;
@@ -78,6 +85,17 @@ extern "C" int ug_device_info(ug_gpu_info *info)
         cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
         info->cublas_version = major * 10000 + minor * 100 + patch;
     info->cccl_version = CCCL_VERSION;
+    return 0;
+}
+
+/* Contract in device.h.  Read once, when the probe finds the device: no CUDA call after. */
+extern "C" int ug_device_info(ug_gpu_info *info)
+{
+    memset(info, 0, sizeof *info);
+    if (!ug_device_probe(NULL, 0)) return 1;
+    if (g_info_state < 0) g_info_state = ug_device_info_read(&g_info);
+    if (g_info_state != 0) return 1;
+    *info = g_info;
     return 0;
 }
 
@@ -176,7 +194,51 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
                       c->n, k->max_n, k->doc);
         return 1;
     }
-    return 0;
+    return ug_cuda_fits(k, c);
+}
+
+/* The device memory a launcher may take for c, an upper bound from the op and sizes alone:
+ * the inputs, a working copy of a sum's input (the kernels that reorder in place work on one),
+ * the outputs, the partial sums of a multi-pass tree (under 1/512 of the input), and
+ * UG_CUDA_SCRATCH_BYTES for the rest (CUB's temporary storage, cuBLAS's workspace, per-block
+ * states).  In double: sizes whose product overflows size_t still compare right. */
+#define UG_CUDA_SCRATCH_BYTES (64.0 * 1024 * 1024)
+
+static double ug_cuda_bytes_needed(const ug_call *c)
+{
+    double n = (double)c->n, f = sizeof(float);
+    switch (c->op) {
+    case UG_OP_SUM: return f * (2 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
+    case UG_OP_DOT: return f * (2 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
+    case UG_OP_GEMM: {
+        double N = (double)c->gemm_n, K = (double)c->gemm_k;
+        return f * (n * K + K * N + n * N) + UG_CUDA_SCRATCH_BYTES;
+    }
+    }
+    return UG_CUDA_SCRATCH_BYTES;
+}
+
+int ug_cuda_fits(const ug_kernel *k, ug_call *c)
+{
+    size_t free_b = 0, total_b = 0;
+    double need = ug_cuda_bytes_needed(c);
+    if (need < 0.5 * 1024 * 1024 * 1024) return 0; /* under 0.5 GiB: not worth the query */
+    cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+    if (e != cudaSuccess) {
+        ug_cuda_fail(c, e, "cudaMemGetInfo(&free_b, &total_b)", __FILE__, __LINE__);
+        return 1;
+    }
+    if (need <= (double)free_b) return 0;
+    char size[96];
+    if (c->op == UG_OP_GEMM)
+        snprintf(size, sizeof size, "M=%zu N=%zu K=%zu", c->n, c->gemm_n, c->gemm_k);
+    else
+        snprintf(size, sizeof size, "n=%zu", c->n);
+    ug_cuda_failf(c, "%s: %s needs %.0f bytes of GPU memory (%.3g GiB: inputs, outputs, working "
+                  "copies, %.0f MiB of scratch); %zu bytes (%.3g GiB) are free of %zu: not run",
+                  k->name, size, need, need / 1073741824.0, UG_CUDA_SCRATCH_BYTES / 1048576.0,
+                  free_b, (double)free_b / 1073741824.0, total_b);
+    return 1;
 }
 
 // ----------------------------------------------------------------------------

@@ -71,9 +71,14 @@ void ug_cuda_fail(ug_call *c, cudaError_t e, const char *expr, const char *file,
 /* Same for errors that are not cudaError_t (cuBLAS status, size limits): printf-style text. */
 void ug_cuda_failf(ug_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Entry check of every run function: device present and usable, context not poisoned,
- * c->op == k->op, pointers set, sizes >= 1, n <= k->max_n.  Clears c->err and c->time_ms.
- * Returns nonzero with the reason in c->err. */
+ * c->op == k->op, pointers set, sizes >= 1, n <= k->max_n, and the problem fits in the GPU
+ * memory that is free (ug_cuda_fits).  Clears c->err and c->time_ms.  Returns nonzero with
+ * the reason in c->err. */
 int ug_cuda_enter(const ug_kernel *k, ug_call *c);
+/* Whether c fits in the free device memory (cudaMemGetInfo; asked only for problems of 0.5 GiB
+ * and more): 0, or 1 with "k: n=... needs B bytes of GPU memory (...); F bytes are free of T:
+ * not run" in c->err. */
+int ug_cuda_fits(const ug_kernel *k, ug_call *c);
 
 #define UG_CUDA_TRY(c, expr)                                                                  \
     do {                                                                                       \

@@ -1,0 +1,15 @@
+/*
+ * escape.h - text from outside (arguments, paths, file contents) made safe to print in a
+ * message: control bytes (0x00-0x1f, 0x7f: ESC sequences that move the cursor, recolour or
+ * clear a terminal, a CR that hides what came before) are written as \n, \r, \t or \xNN, and a
+ * backslash as \\ so the result reads back unambiguously.  Other bytes, UTF-8 included, stay.
+ */
+#ifndef UG_ESCAPE_H
+#define UG_ESCAPE_H
+
+#include <stddef.h>
+
+/* s escaped into buf (len >= 8): cut with "..." when it does not fit.  Returns buf. */
+char *ug_escape(const char *s, char *buf, size_t len);
+
+#endif

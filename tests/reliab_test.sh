@@ -1,0 +1,150 @@
+#!/bin/bash
+# reliab_test.sh ULPGATE SELFTEST - no lost results: what a hostile user or a broken machine does
+# to a run, and what must come of it (README.md, "When things go wrong").  TAP on stdout; every
+# check asserts an exit status and what was written.
+#   - stdout that cannot be written (/dev/full): exit 2 naming stdout (1 when a test failed);
+#   - SIGINT, SIGTERM, SIGHUP during `run --report`, and SIGPIPE (`| head`): the run stops, the
+#     TAP stream ends with its plan and "Bail out!", the report holds what was measured, marked
+#     interrupted, no temporary file is left, exit 128 + the signal;
+#   - the report directory is checked before the run; a report that cannot be written never
+#     hides a failure; a path beyond PATH_MAX is refused;
+#   - more trials than memory holds: refused before the run, or as a failed point;
+#   - a case that never returns: the per-case time limit ends the run (exit 124), and a signal
+#     ends it within the watchdog's grace.
+ug="$1"
+selftest="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+set -m # background jobs keep SIGINT (a shell without job control would ignore it for them)
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | tail -20; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+# Start a run in the background; wait until its TAP has point $1 (or it ended); send signal $2.
+run_and_kill() {
+  local point=$1 sig=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  for _ in $(seq 600); do
+    grep -q "^ok $point " "$tmp/out" 2>/dev/null && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -"$sig" $pid 2>/dev/null
+  wait $pid
+  echo $? >"$tmp/rc"
+}
+rc() { cat "$tmp/rc"; }
+
+echo "TAP version 13"
+
+# ---- stdout write errors --------------------------------------------------------------------------
+"$ug" run --filter 'reduce/normal' --kernel serial_f32 --n 1000 >/dev/full 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "run > /dev/full: exit 2, stdout named" '[ "$(rc)" = 2 ] && grep -q "stdout: write error: No space left on device" "$tmp/err"'
+"$ug" run --filter 'canary/*' >/dev/full 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "a failing run > /dev/full: exit 1, the failure stated beside the write error" \
+  '[ "$(rc)" = 1 ] && grep -q "stdout: write error" "$tmp/err" && grep -q "1 failed" "$tmp/err"'
+printf '1\n2\n' >"$tmp/s.txt"
+"$ug" oracle --json "$tmp/s.txt" >/dev/full 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "oracle --json > /dev/full: exit 2, stdout named" '[ "$(rc)" = 2 ] && grep -q "stdout: write error" "$tmp/err"'
+"$ug" list >/dev/full 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "list > /dev/full: exit 2" '[ "$(rc)" = 2 ] && grep -q "stdout: write error" "$tmp/err"'
+
+# ---- signals during a run with --report -----------------------------------------------------------
+for sig in INT TERM HUP; do
+  num=$(kill -l $sig)
+  rm -rf "$tmp/rep"
+  run_and_kill 5 $sig "$ug" run --tap --trials 20 --report "$tmp/rep"
+  check "SIG$sig during run --report: exit $((128 + num))" '[ "$(rc)" = $((128 + num)) ]'
+  check "SIG$sig: the TAP stream ends with its plan and Bail out!" \
+    'plan=$(grep -c "^\(not \)\?ok " "$tmp/out"); [ "$plan" -ge 5 ] && [ "$(tail -3 "$tmp/out" | head -1)" = "1..$plan" ] && tail -1 "$tmp/out" | grep -q "^Bail out! interrupted by SIG$sig"'
+  check "SIG$sig: results.json holds every point the TAP stream shows, marked interrupted, no temporary file" \
+    'json "$tmp/rep/results.json" "
+m=d[\"meta\"]; assert m[\"interrupted\"] is True and m[\"stop_reason\"]==\"SIG$sig\", m
+tap=[l for l in open(\"$tmp/out\") if l.startswith((\"ok \", \"not ok \"))]
+assert len(d[\"results\"])==len(tap), (len(d[\"results\"]), len(tap))
+assert d[\"summary\"][\"failed\"]==0 and d[\"summary\"][\"passed\"]>=4" && [ "$(ls "$tmp/rep" | tr "\n" " ")" = "index.html results.json summary.md " ]'
+done
+rm -rf "$tmp/rep"
+"$ug" run --report "$tmp/rep" 2>"$tmp/err" | head -3 >"$tmp/out"
+echo "${PIPESTATUS[0]}" >"$tmp/rc"
+check "run --report | head -3: exit 141 (SIGPIPE), the report written and marked interrupted" \
+  '[ "$(rc)" = 141 ] && json "$tmp/rep/results.json" "assert d[\"meta\"][\"interrupted\"] is True and d[\"meta\"][\"stop_reason\"]==\"SIGPIPE\""'
+rm -rf "$tmp/rep"
+"$ug" run --filter 'reduce/normal' --kernel serial_f32 --report "$tmp/rep" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "an uninterrupted run's report says interrupted: false" \
+  '[ "$(rc)" = 0 ] && json "$tmp/rep/results.json" "assert d[\"meta\"][\"interrupted\"] is False and \"stop_reason\" not in d[\"meta\"]"'
+
+# ---- the report target ------------------------------------------------------------------------------
+"$ug" run --report /dev/full/reports >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "a report directory that cannot be made: exit 2 before the run (no TAP written)" \
+  '[ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q -- "--report /dev/full/reports: cannot create directory: Not a directory" "$tmp/err"'
+mkdir -p "$tmp/isdir/results.json"
+"$ug" run --report "$tmp/isdir" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "results.json a directory: exit 2 before the run" '[ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q "exists and is not a file" "$tmp/err"'
+long="$tmp/$(printf 'd%.0s' $(seq 4100))"
+"$ug" run --report "$long" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "a report path beyond PATH_MAX: exit 2, said, not cut short" '[ "$(rc)" = 2 ] && grep -q -- "--report: the directory name is .* characters long" "$tmp/err"'
+# a file size limit lets the probe byte through and stops the report itself (EFBIG)
+rm -rf "$tmp/small"
+(ulimit -f 1; exec "$ug" run --filter 'canary/*' --report "$tmp/small") 2>"$tmp/err" | cat >"$tmp/out"
+echo "${PIPESTATUS[0]}" >"$tmp/rc"
+check "a report that cannot be written does not hide a failure: exit 1, both stated, no temporary file" \
+  '[ "$(rc)" = 1 ] && grep -q "cannot write .*results.json: File too large" "$tmp/err" && grep -q "no report was written, and test points failed" "$tmp/err" && grep -q "^not ok 1 - canary/fails" "$tmp/out" && [ -z "$(ls "$tmp/small")" ]'
+(ulimit -f 1; exec "$ug" run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --report "$tmp/small") 2>"$tmp/err" | cat >"$tmp/out"
+echo "${PIPESTATUS[0]}" >"$tmp/rc"
+check "a passing run whose report cannot be written: exit 2" '[ "$(rc)" = 2 ] && grep -q "File too large" "$tmp/err"'
+
+# ---- messages: an argument's control bytes never reach the terminal raw --------------------------
+"$ug" run --filter "$(printf 'x\033[2J\ry')" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "control bytes of an argument are escaped in its message (no ESC, no CR on stderr)" \
+  '[ "$(rc)" = 2 ] && grep -qF "no case matches --filter '"'"'x\x1b[2J\ry'"'"'" "$tmp/err" && ! grep -q "$(printf "\033")" "$tmp/err" && ! grep -q "$(printf "\r")" "$tmp/err"'
+"$ug" run "$(printf -- '--bad\001')" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "an unknown option with a control byte: exit 2, escaped" '[ "$(rc)" = 2 ] && grep -qF "unknown option '"'"'--bad\x01'"'"'" "$tmp/err"'
+
+# ---- memory ------------------------------------------------------------------------------------------
+ULPGATE_MEM_LIMIT=1G "$ug" run --trials 16777216 >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "--trials 16777216 beyond memory: exit 2 before the run, needed vs available" \
+  '[ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q -- "--trials 16777216: .* needs 2.5 GiB .* and 1 GiB is available (ULPGATE_MEM_LIMIT" "$tmp/err"'
+ULPGATE_MEM_LIMIT=600M "$ug" run --tap --filter 'reduce/normal' --kernel serial_f32 --trials 200000 >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "an input beyond memory: a failed point with needed vs available, the case ends, exit 1" \
+  '[ "$(rc)" = 1 ] && grep -q "memory for the input failed: normal(0,1) n=1000, 200000 trials need .* MiB .* and 600 MiB is available (ULPGATE_MEM_LIMIT" "$tmp/out" && grep -q "^ok 1 - reduce/normal serial_f32@default n=1$" "$tmp/out"'
+ULPGATE_MAX_ELEMENTS=20 ULPGATE_MAX_TRIALS=2 "$ug" run --tap --filter 'dot/normal' --kernel dot_serial_f32 --report "$tmp/capped" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "ULPGATE_MAX_ELEMENTS / ULPGATE_MAX_TRIALS: larger inputs skipped, trials cut" \
+  '[ "$(rc)" = 0 ] && grep -q "# SKIP .*above ULPGATE_MAX_ELEMENTS=20" "$tmp/out" && json "$tmp/capped/results.json" "
+r=[x for x in d[\"results\"] if x[\"measured\"]]; assert r and all(x[\"trials\"]<=2 and 2*x[\"n\"]<=20 for x in r), r"'
+
+# ---- a case that never returns (the CPU stand-in for a hung kernel) ------------------------------------
+start=$(date +%s)
+"$selftest" run --tap --filter 'guard/stuck' --timeout 1 --report "$tmp/stuck" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+took=$(( $(date +%s) - start ))
+check "--timeout 1 on a stuck case: exit 124 within seconds (took ${took} s)" '[ "$(rc)" = 124 ] && [ "$took" -lt 10 ]'
+check "--timeout: the stuck case fails with a clear message, then the plan and Bail out!" \
+  'grep -q "^not ok 1 - guard/stuck$" "$tmp/out" && grep -q "^# guard/stuck: timed out: guard/stuck still running after 1 s (--timeout 1)" "$tmp/out" && [ "$(tail -2 "$tmp/out" | head -1)" = "1..1" ] && tail -1 "$tmp/out" | grep -q "^Bail out! timed out"'
+check "--timeout: the report is marked interrupted and names the stuck case, no temporary file" \
+  'json "$tmp/stuck/results.json" "assert d[\"meta\"][\"interrupted\"] is True and \"timed out\" in d[\"meta\"][\"stop_reason\"] and d[\"results\"][0][\"status\"]==\"fail\"" && [ "$(ls "$tmp/stuck")" = results.json ]'
+rm -rf "$tmp/stuck"
+start=$(date +%s)
+"$selftest" run --tap --filter 'guard/stuck' --report "$tmp/stuck" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid; echo $? >"$tmp/rc"
+took=$(( $(date +%s) - start ))
+check "SIGTERM to a stuck case: the watchdog ends the run after its grace (exit 143, took ${took} s)" \
+  '[ "$(rc)" = 143 ] && [ "$took" -lt 10 ] && grep -q "did not stop within 3 s" "$tmp/err" && json "$tmp/stuck/results.json" "assert d[\"meta\"][\"interrupted\"] is True and d[\"results\"][0][\"status\"]==\"skip\""'
+start=$(date +%s)
+"$selftest" run --tap --filter 'guard/stuck' >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -INT $pid; sleep 0.2; kill -INT $pid
+wait $pid; echo $? >"$tmp/rc"
+took=$(( $(date +%s) - start ))
+check "a second SIGINT ends a stuck run at once (exit 130, took ${took} s)" \
+  '[ "$(rc)" = 130 ] && [ "$took" -lt 3 ] && grep -q "a second signal ended the run at once" "$tmp/err" && tail -1 "$tmp/out" | grep -q "^Bail out!"'
+
+echo "1..$n"
+exit $fail
