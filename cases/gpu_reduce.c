@@ -202,7 +202,7 @@ UG_CASE_EX(gpu_reduce, max_exceeded, UG_CASE_GPU)
 {
     UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CUDA, "*") {
         if (!k->max_n) continue;
-        ug_point(t, "max_n %s", k->name);
+        ug_point(t, "max_n %s", k->id);
         size_t n = k->max_n + 1;
         /* mapped, not calloc'ed: free() under MALLOC_PERTURB_ (meson sets it) would write every
          * one of these 4 GiB of never-touched pages */

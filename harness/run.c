@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "../kernels/device.h"
+#include "base/buf.h"
 #include "base/escape.h"
 #include "base/parse.h"
 #include "base/sys.h"
 #include "context.h"
 #include "guard.h"
 #include "prof.h"
+#include "rng.h"
 #include "run_limits.h"
 #include "run.h"
 #include "shard.h"
@@ -144,7 +146,40 @@ typedef struct {
     FILE *out;
     int tap_index;
     char gpu_name[256]; /* the device of CUDA rows, looked up once */
+    uint64_t *ids;      /* hashes of the row ids so far (open addressing, 0 = empty) */
+    size_t ids_cap, ids_n;
 } ug_collector;
+
+/* Whether a row id was seen before in this run (and remember it).  Two test points with one id
+ * would be one row to the gate, to merge and to a rerun line: the second is failed.  Cost: one
+ * hash and a probe per point; a hash match is confirmed against the rows themselves. */
+static bool ug_id_seen(ug_collector *col, const char *id)
+{
+    uint64_t h = ug_hash64(id, UG_HASH64_INIT) | 1;
+    if (2 * (col->ids_n + 1) > col->ids_cap) {
+        size_t cap = col->ids_cap ? 2 * col->ids_cap : 4096;
+        uint64_t *n = ug_xcalloc(cap, sizeof *n);
+        for (size_t i = 0; i < col->ids_cap; i++)
+            if (col->ids[i]) {
+                size_t j = col->ids[i] & (cap - 1);
+                while (n[j]) j = (j + 1) & (cap - 1);
+                n[j] = col->ids[i];
+            }
+        free(col->ids);
+        col->ids = n;
+        col->ids_cap = cap;
+    }
+    size_t j = h & (col->ids_cap - 1);
+    bool maybe = false;
+    for (; col->ids[j]; j = (j + 1) & (col->ids_cap - 1))
+        if (col->ids[j] == h) maybe = true;
+    if (maybe)
+        for (size_t r = 0; r < col->res->count; r++)
+            if (strcmp(col->res->rows[r].id, id) == 0) return true;
+    col->ids[j] = h;
+    col->ids_n++;
+    return false;
+}
 
 static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
 {
@@ -160,12 +195,26 @@ static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
     }
     ug_row row;
     ug_row_from_point(&row, t->unit->name, p, device, col->opt->seed);
+    ug_point_record dup;
+    ug_buf diag = {0};
+    if (ug_id_seen(col, row.id)) {
+        dup = *p;
+        dup.status = UG_ST_FAIL;
+        dup.failures = p->failures + 1;
+        ug_buf_printf(&diag, "%s# duplicate test point: an earlier point of this run has the id "
+                      "\"%s\" (name each point by what differs, e.g. the kernel's name@variant)\n",
+                      p->diag ? p->diag : "", row.id);
+        dup.diag = ug_buf_str(&diag);
+        p = &dup;
+        ug_row_from_point(&row, t->unit->name, p, device, col->opt->seed);
+    }
     ug_guard_lock(); /* the watchdog may finish the run from its thread: never half a row */
     ug_results_add(col->res, &row);
     ug_tap_point(col->out, ++col->tap_index, p, &row);
     ug_guard_unlock();
     ug_guard_output(col->out);
     if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
+    ug_buf_free(&diag);
 }
 
 size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missing, size_t cap)

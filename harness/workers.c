@@ -31,26 +31,12 @@ extern char **environ;
 
 enum { UG_MAX_GPUS = 64 };
 
-/* The GPUs to use: "all" (every device the `devices` subcommand reports, run in a child so
- * that this process never touches CUDA) or a comma-separated list of indices. */
-static int ug_gpu_list(const char *spec, const char *self, int *gpus, char *err, size_t errlen)
+/* The number of CUDA devices, from the `devices` subcommand run in a child (so that this
+ * process never touches CUDA); -1 with errno set when the child cannot start. */
+static int ug_device_count_child(const char *self)
 {
-    int count = 0;
-    if (strcmp(spec, "all") != 0) {
-        for (const char *p = spec; *p;) {
-            char *end;
-            long g = strtol(p, &end, 10);
-            if (end == p || g < 0 || g > 1023 || count == UG_MAX_GPUS || (*end && *end != ',')) {
-                snprintf(err, errlen, "--gpus: '%s' is not 'all' or a list like 0,1,3", spec);
-                return -1;
-            }
-            gpus[count++] = (int)g;
-            p = *end ? end + 1 : end;
-        }
-        return count;
-    }
     int fd[2];
-    if (pipe(fd) != 0) goto sys;
+    if (pipe(fd) != 0) return -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
@@ -63,19 +49,46 @@ static int ug_gpu_list(const char *spec, const char *self, int *gpus, char *err,
     if (rc != 0) {
         close(fd[0]);
         errno = rc;
-        goto sys;
+        return -1;
     }
     char buf[64] = "";
     ssize_t got = read(fd[0], buf, sizeof buf - 1);
     close(fd[0]);
     waitpid(pid, NULL, 0);
-    count = got > 0 ? atoi(buf) : 0;
-    if (count > UG_MAX_GPUS) count = UG_MAX_GPUS;
-    for (int g = 0; g < count; g++) gpus[g] = g;
+    return got > 0 ? atoi(buf) : 0;
+}
+
+/* The GPUs to use: "all" (every device there is) or a comma-separated list of indices, each
+ * below the device count when there are devices (without any, the workers run the CPU cases:
+ * the worker machinery can be tested on any machine). */
+static int ug_gpu_list(const char *spec, const char *self, int *gpus, char *err, size_t errlen)
+{
+    int count = 0, devices = ug_device_count_child(self);
+    if (devices < 0) {
+        snprintf(err, errlen, "--gpus: cannot start a worker: %s", strerror(errno));
+        return -1;
+    }
+    if (strcmp(spec, "all") == 0) {
+        count = devices < UG_MAX_GPUS ? devices : UG_MAX_GPUS;
+        for (int g = 0; g < count; g++) gpus[g] = g;
+        return count;
+    }
+    for (const char *p = spec; *p;) {
+        char *end;
+        long g = strtol(p, &end, 10);
+        if (end == p || g < 0 || g > 1023 || count == UG_MAX_GPUS || (*end && *end != ',')) {
+            snprintf(err, errlen, "--gpus: '%s' is not 'all' or a list like 0,1,3", spec);
+            return -1;
+        }
+        if (devices > 0 && g >= devices) {
+            snprintf(err, errlen, "--gpus: GPU %ld does not exist: this machine has %d (0 to %d)",
+                     g, devices, devices - 1);
+            return -1;
+        }
+        gpus[count++] = (int)g;
+        p = *end ? end + 1 : end;
+    }
     return count;
-sys:
-    snprintf(err, errlen, "--gpus: cannot start a worker: %s", strerror(errno));
-    return -1;
 }
 
 typedef struct {

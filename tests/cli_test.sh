@@ -113,6 +113,10 @@ assert a.keys()==b.keys() and all(a[i][k]==b[i][k] for i in a for k in a[i] if k
 check "a point declared to fail that passes: an ok line with a TODO directive, exit 1, the stale declaration named" \
   '[ "$(rc)" = 1 ] && grep -q "^ok 1 - harness_xpass/stale_declaration serial_f32@default n=2 # TODO" "$tmp/out" && grep -q "the declaration is stale" "$tmp/out" && grep -q "1 passed unexpectedly" "$tmp/out"'
 
+"$selftest" run --filter 'harness_dup/*' >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+check "two test points with one id: the second fails naming the id, exit 1" \
+  '[ "$(rc)" = 1 ] && grep -q "^ok 1 - harness_dup/same_point_twice the same name" "$tmp/out" && grep -q "^not ok 2 - harness_dup/same_point_twice the same name" "$tmp/out" && grep -q "duplicate test point: an earlier point of this run has the id" "$tmp/out"'
+
 run run --filter 'gpu_reduce/*' --n 1 --tap
 check "GPU cases: run, or a clean TAP skip without a device" \
   '[ "$(rc)" = 0 ] && { grep -q "^1..0 # SKIP" "$tmp/out" || grep -q "^ok" "$tmp/out"; }'

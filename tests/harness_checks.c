@@ -12,11 +12,13 @@
 
 /* 1 + 2^-24 summed serially in binary32 gives 1 (the tie rounds to even): error exactly 2^-24,
  * half an ulp of 1 (ulp32(1) = 2^-23); relative error 2^-24 / (1 + 2^-24). */
-static ug_input *ug_half_ulp_input(ug_t *t)
+static ug_input *ug_half_ulp_input_named(ug_t *t, const char *label)
 {
     float x[2] = {1.0f, 0x1p-24f};
-    return ug_input_from_data(t, UG_OP_SUM, "one_plus_half_ulp", x, NULL, 2);
+    return ug_input_from_data(t, UG_OP_SUM, label, x, NULL, 2);
 }
+
+static ug_input *ug_half_ulp_input(ug_t *t) { return ug_half_ulp_input_named(t, "one_plus_half_ulp"); }
 
 UG_CASE(harness, limits_are_inclusive_and_exact)
 {
@@ -36,8 +38,9 @@ UG_CASE(harness, limits_are_inclusive_and_exact)
     UG_EXPECT_MSG(r->correctly_rounded == 1 && r->ulp_hist[2] == 1,
                   "correctly rounded %zu, histogram bucket (1/4,1/2] %llu", r->correctly_rounded,
                   (unsigned long long)r->ulp_hist[2]);
-    /* just below the value: each check must fail, and say so */
-    ug_result *r2 = ug_measure(t, k, in);
+    /* just below the value: each check must fail, and say so (the same input under another
+     * name: one row id per measurement) */
+    ug_result *r2 = ug_measure(t, k, ug_half_ulp_input_named(t, "one_plus_half_ulp_again"));
     ug_xfail(t, "limits just below the measured errors on purpose");
     UG_EXPECT_ULP_MAX(r2, nextafter(0.5, 0));
     UG_EXPECT_ULP_MEAN(r2, nextafter(0.5, 0));
@@ -148,4 +151,14 @@ UG_CASE_EX(harness_xpass, stale_declaration, UG_CASE_SHOULD_FAIL)
     ug_result *r = ug_measure(t, ug_kernel_find("serial_f32"), in);
     ug_xfail(t, "declared to fail, but it holds");
     UG_EXPECT_ULP_MAX(r, 0.5);
+}
+
+/* A canary of the harness: two points with one name (one row id) in one run; the second must
+ * fail, since the gate, merge and a rerun line could not tell them apart (tests/cli_test.sh). */
+UG_CASE_EX(harness_dup, same_point_twice, UG_CASE_SHOULD_FAIL)
+{
+    for (int i = 0; i < 2; i++) {
+        ug_point(t, "the same name");
+        UG_EXPECT(1 + 1 == 2);
+    }
 }
