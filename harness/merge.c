@@ -56,7 +56,14 @@ static int ug_merge_check_config(const ug_merge_input *in, int count, bool parts
 {
     int bad = 0;
     ug_buf a = {0}, b = {0};
+    /* the meta of a part that ran on the GPU if any (its device, driver, ...: the device key of
+     * the merged run); a part of CPU cases alone never touched the GPU */
     const ug_json *m0 = ug_json_get(in[0].root, "meta");
+    for (int i = 0; i < count; i++)
+        if (ug_json_get(ug_json_get(in[i].root, "meta"), "gpu")) {
+            m0 = ug_json_get(in[i].root, "meta");
+            break;
+        }
     for (int i = 1; i < count; i++) {
         const ug_json *mi = ug_json_get(in[i].root, "meta");
         for (size_t k = 0; k < sizeof ug_merge_keys / sizeof ug_merge_keys[0]; k++) {
@@ -296,7 +303,14 @@ int ug_cmd_merge(int argc, char **argv)
     }
     const ug_json *plan_units = NULL;
     int n = 0;
+    /* the meta of a part that ran on the GPU if any (its device, driver, ...: the device key of
+     * the merged run); a part of CPU cases alone never touched the GPU */
     const ug_json *m0 = ug_json_get(in[0].root, "meta");
+    for (int i = 0; i < count; i++)
+        if (ug_json_get(ug_json_get(in[i].root, "meta"), "gpu")) {
+            m0 = ug_json_get(in[i].root, "meta");
+            break;
+        }
     if (parts) {
         if (ug_merge_check_config(in, count, true) || ug_merge_check_parts(in, count)) goto done;
         for (int i = 0; i < count; i++) ug_results_append(&all, &in[i].res);
