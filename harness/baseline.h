@@ -35,8 +35,11 @@
 #include "results.h"
 
 /* The slack of a nondeterministic row unless its baseline says otherwise: the worst over the
- * repeats may grow by this factor before it is a regression. */
-#define UG_DEFAULT_NONDET_SLACK 2.0
+ * repeats may grow by this factor before it is a regression.  Measured, not chosen: two default
+ * runs (H100, H200) of the 1344 nondeterministic rows, worst of 9 (at 2^26: 3) repeats, differ
+ * by up to x3.45 in ulp_max (99.9th percentile x3.3; x2 was exceeded by 2.3% of the rows, which
+ * made a rerun on the same device fail the gate); deterministic rows matched bit for bit. */
+#define UG_DEFAULT_NONDET_SLACK 4.0
 
 /* One entry of a history: a loosening of a row, or an update of the file. */
 typedef struct ug_bl_event {
