@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "base/escape.h"
 #include "values.h"
 
 int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen)
@@ -18,18 +19,19 @@ int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen
         snprintf(why, whylen, "empty value");
         return -1;
     }
-    char *end;
+    char *end, shown[96], shown_end[96];
     errno = 0;
     float v = strtof(text, &end);
     if (end == text) {
-        snprintf(why, whylen, "'%s' is not a number", text);
+        snprintf(why, whylen, "'%s' is not a number", ug_escape(text, shown, sizeof shown));
         return -1;
     }
     const char *rest = end;
     while (*rest == ' ' || *rest == '\t' || *rest == '\r' || *rest == '\n')
         rest++;
     if (*rest) {
-        snprintf(why, whylen, "'%s' is not a number (unexpected '%s')", text, end);
+        snprintf(why, whylen, "'%s' is not a number (unexpected '%s')",
+                 ug_escape(text, shown, sizeof shown), ug_escape(end, shown_end, sizeof shown_end));
         return -1;
     }
     if (errno == ERANGE && isinf(v)) {
@@ -158,6 +160,42 @@ static int push_header(ug_values *v, size_t *cap, const ug_values_header *h)
     return 0;
 }
 
+/* The next line of f into buf (NUL-terminated, without its line end), lineno counted: a line
+ * ends at LF, CR LF or a lone CR.  Returns its length, -1 at the end of the file, or -2 with why
+ * for a line that is too long or holds a control byte (read no further: /dev/zero fails on its
+ * first byte, a file with no line end after UG_VALUES_LINE_MAX bytes), -3 on a read error.
+ * Cost: one getc per byte. */
+static long ug_read_line(FILE *f, char *buf, char *why, size_t whylen)
+{
+    size_t len = 0;
+    int c = getc(f);
+    if (c == EOF) return ferror(f) ? -3 : -1;
+    for (; c != EOF; c = getc(f)) {
+        if (c == '\n') break;
+        if (c == '\r') {
+            int d = getc(f);
+            if (d != '\n' && d != EOF) ungetc(d, f);
+            break;
+        }
+        if ((c < 0x20 && c != '\t' && c != '\v' && c != '\f') || c == 0x7f) {
+            if (c == 0)
+                snprintf(why, whylen, "NUL byte (not a text file?)");
+            else
+                snprintf(why, whylen, "control byte 0x%02x at column %zu (not a text file?)", c,
+                         len + 1);
+            return -2;
+        }
+        if (len == UG_VALUES_LINE_MAX) {
+            snprintf(why, whylen, "line too long (more than %d bytes)", UG_VALUES_LINE_MAX);
+            return -2;
+        }
+        buf[len++] = (char)c;
+    }
+    if (c == EOF && ferror(f)) return -3;
+    buf[len] = '\0';
+    return (long)len;
+}
+
 void ug_values_free(ug_values *v)
 {
     free(v->x);
@@ -170,30 +208,35 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
 {
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "r");
-    char *line = NULL;
-    size_t linecap = 0, cap = 0, ycap = 0, hcap = 0, lineno = 0;
+    char *line = malloc(UG_VALUES_LINE_MAX + 1);
+    size_t cap = 0, ycap = 0, hcap = 0, lineno = 0;
     int rc = 2;
     memset(v, 0, sizeof *v);
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        free(line);
         return 2;
     }
+    if (!line) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
     for (;;) {
+        char *tok[3], why[160];
         errno = 0;
-        ssize_t len = getline(&line, &linecap, f);
-        if (len < 0) {
-            if (ferror(f)) {
-                snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-                goto out;
-            }
-            break;
-        }
-        lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            snprintf(err, errlen, "%s:%zu: NUL byte (not a text file?)", path, lineno);
+        long len = ug_read_line(f, line, why, sizeof why);
+        if (len == -1) break;
+        if (len == -3) {
+            snprintf(err, errlen, "%s: read error: %s", path, strerror(errno ? errno : EIO));
             goto out;
         }
-        char *tok[3], why[160];
+        lineno++;
+        if (len == -2) {
+            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+            goto out;
+        }
+        /* a UTF-8 byte order mark before the first line is not part of it */
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) memmove(line, line + 3, (size_t)len - 2);
         if (v->n == 0) {
             ug_values_header h;
             int hr = parse_header(line, &h, why, sizeof why);

@@ -3,6 +3,9 @@
  * corpus (harness/corpus.h gives meaning to the header lines; `ulpgate oracle` ignores them).
  *
  * File format (text; the path "-" reads stdin):
+ *   - lines end at LF, CR LF or a lone CR; a UTF-8 byte order mark before the first line is
+ *     skipped; a line holds at most UG_VALUES_LINE_MAX bytes and no control byte but tab, VT and
+ *     FF (a NUL or another control byte is an error at once: binary input is not read through);
  *   - one record per line: one value (sum files) or two (dot files: x and y), separated by
  *     blanks (space, tab, CR, VT, FF) or by one comma with optional blanks around it;
  *   - '#' starts a comment that runs to the end of the line; lines with no value (blank, or a
@@ -18,11 +21,12 @@
  *     gives a subnormal or a zero.
  * Limits: binary32 values only; a finite decimal beyond the binary32 range (1e39) is an error,
  * not an infinity.  A header's key is at most UG_VALUES_KEY_MAX - 1 characters and its value at
- * most UG_VALUES_HEADER_MAX - 1 (longer: an error); other lines may be any length, and files
- * hold as many records and headers as memory allows.
+ * most UG_VALUES_HEADER_MAX - 1 (longer: an error); a line at most UG_VALUES_LINE_MAX bytes
+ * ("FILE:LINE: line too long"); files hold as many records and headers as memory allows.
  * Errors: the file functions return 2 with one line of text, "FILE:LINE: what is wrong" for a
  * malformed line (a wrong number of values, a misplaced or trailing comma, a token that is not
- * a number, a value that overflows binary32, a NUL byte; or out of memory) or "FILE: why" when
+ * a number, a value that overflows binary32, a NUL or other control byte, a line too long; or
+ * out of memory; text from the file is shown with its control bytes escaped) or "FILE: why" when
  * the file cannot be opened or read; nothing stays allocated then.
  */
 #ifndef UG_VALUES_H
@@ -30,7 +34,7 @@
 
 #include <stddef.h>
 
-enum { UG_VALUES_KEY_MAX = 32, UG_VALUES_HEADER_MAX = 1024 };
+enum { UG_VALUES_KEY_MAX = 32, UG_VALUES_HEADER_MAX = 1024, UG_VALUES_LINE_MAX = 4096 };
 
 /* One value: blanks (space, tab) before it and blanks or a line end after it are allowed.
  * Returns 0 with *out set, or -1 with why ("empty value", "'abc' is not a number", "'1.5x' is

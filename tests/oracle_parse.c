@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "oracle_check.h"
@@ -369,4 +370,67 @@ UG_CASE(oracle, command_text)
         free(out);
         free(err);
     }
+}
+
+/* Write text (len bytes) to a fresh temporary file; its path into path. */
+static int ug_tmp_text(char *path, size_t pathlen, const char *text, size_t len)
+{
+    snprintf(path, pathlen, "/tmp/ulpgate-values-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) return -1;
+    size_t w = fwrite(text, 1, len, f);
+    return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+/* Bounded input (values.h): line ends LF, CR LF and a lone CR, a BOM skipped, a line beyond
+ * UG_VALUES_LINE_MAX bytes or holding a control byte refused at once, naming FILE:LINE. */
+UG_CASE(oracle, parse_bounded_input)
+{
+    static char big[UG_VALUES_LINE_MAX + 64];
+    char path[64], err[600];
+    ug_values v;
+    /* the longest line allowed: UG_VALUES_LINE_MAX bytes (blanks, then a value) */
+    memset(big, ' ', UG_VALUES_LINE_MAX - 1);
+    big[UG_VALUES_LINE_MAX - 1] = '7';
+    big[UG_VALUES_LINE_MAX] = '\n';
+    UG_ASSERT(ug_tmp_text(path, sizeof path, big, UG_VALUES_LINE_MAX + 1) == 0);
+    int rc = ug_values_read(path, 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 0 && v.n == 1 && v.x[0] == 7.0f, "a %d-byte line: rc %d %s", UG_VALUES_LINE_MAX, rc, rc ? err : "");
+    if (rc == 0) ug_values_free(&v);
+    unlink(path);
+    /* one byte more */
+    memset(big, ' ', UG_VALUES_LINE_MAX);
+    big[UG_VALUES_LINE_MAX] = '7';
+    big[UG_VALUES_LINE_MAX + 1] = '\n';
+    UG_ASSERT(ug_tmp_text(path, sizeof path, big, UG_VALUES_LINE_MAX + 2) == 0);
+    rc = ug_values_read(path, 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 2 && strstr(err, ":1: line too long (more than 4096 bytes)"), "rc %d: %s", rc, err);
+    unlink(path);
+    /* /dev/zero: refused at its first byte, not read through */
+    rc = ug_values_read("/dev/zero", 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 2 && !strcmp(err, "/dev/zero:1: NUL byte (not a text file?)"), "rc %d: %s", rc, err);
+    /* a control byte (ESC) in line 2: named by its value, not printed */
+    UG_ASSERT(ug_tmp_text(path, sizeof path, "1\n2\x1b[2J\n", 7) == 0);
+    rc = ug_values_read(path, 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 2 && strstr(err, ":2: control byte 0x1b at column 2") && !strchr(err, 0x1b),
+                  "rc %d: %s", rc, err);
+    unlink(path);
+    /* a UTF-8 BOM, then CR LF line ends: two records; an error counts lines the same way */
+    UG_ASSERT(ug_tmp_text(path, sizeof path, "\xef\xbb\xbf" "1\r\n2\r\n", 9) == 0);
+    rc = ug_values_read(path, 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 0 && v.n == 2 && v.x[0] == 1.0f && v.x[1] == 2.0f, "BOM + CRLF: rc %d %s", rc, rc ? err : "");
+    if (rc == 0) ug_values_free(&v);
+    unlink(path);
+    UG_ASSERT(ug_tmp_text(path, sizeof path, "1\r\nx\r\n", 6) == 0);
+    rc = ug_values_read(path, 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 2 && strstr(err, ":2: 'x' is not a number"), "rc %d: %s", rc, err);
+    unlink(path);
+    /* lone CRs end lines (old Mac text): three records, not one line of three values */
+    UG_ASSERT(ug_tmp_text(path, sizeof path, "1\r2\r3", 5) == 0);
+    rc = ug_values_read(path, 1, &v, err, sizeof err);
+    UG_EXPECT_MSG(rc == 0 && v.n == 3 && v.x[2] == 3.0f, "lone CR: rc %d %s", rc, rc ? err : "");
+    if (rc == 0) ug_values_free(&v);
+    unlink(path);
 }
