@@ -6,13 +6,7 @@
 # TAP on stdout.
 ug="$1"
 src="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -20; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 echo "TAP version 13"
 line=$(grep -n 'UG_EXPECT_ULP_MAX(r, 0.5);' "$src/cases/canary.c" | cut -d: -f1)
@@ -36,5 +30,4 @@ $rerun >"$tmp/out2" 2>&1
 rc2=$?
 check "the rerun line reproduces the same failure (exit 1, same worst element)" \
   '[ "$rc2" = 1 ] && grep -qF "$worst" "$tmp/out2"'
-echo "1..$n"
-exit $fail
+tap_end

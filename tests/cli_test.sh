@@ -5,16 +5,7 @@
 ug="$1"
 src="$2"
 selftest="$3"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -20; fi; }
-run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
-rc() { cat "$tmp/rc"; }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+. "$(dirname "$0")/tap.sh"
 
 echo "TAP version 13"
 
@@ -170,5 +161,4 @@ check "oracle: empty file is the empty sum +0" '[ "$(rc)" = 0 ] && grep -q "\"ro
 run oracle --op dot --bogus "$tmp/s.txt"
 check "oracle: unknown option -> exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--bogus" "$tmp/err"'
 
-echo "1..$n"
-exit $fail
+tap_end

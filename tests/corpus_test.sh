@@ -5,15 +5,7 @@
 # hunt finds a breach, shrinks it, writes a corpus file that reproduces it, deterministically
 # for a seed.  TAP on stdout.  Every check asserts an exit status and what was printed.
 ug="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -30; fi; }
-run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
-rc() { cat "$tmp/rc"; }
+. "$(dirname "$0")/tap.sh"
 
 echo "TAP version 13"
 mkdir -p "$tmp/c/sub"
@@ -143,5 +135,4 @@ check "hunt: --budget and --evals together: exit 2" '[ "$(rc)" = 2 ] && grep -q 
 run hunt --kernel serial_f32
 check "hunt: --n is required" '[ "$(rc)" = 2 ] && grep -q -- "--n is required" "$tmp/err"'
 
-echo "1..$n"
-exit $fail
+tap_end

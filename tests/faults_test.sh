@@ -9,14 +9,7 @@
 # Without a CUDA device: "1..0 # SKIP".  TAP on stdout.
 ug="$1"
 cs="${2:-}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -30; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+. "$(dirname "$0")/tap.sh"
 
 echo "TAP version 13"
 "$ug" run --tap --filter 'faults/out_of_bounds_write' --report "$tmp/oob" >"$tmp/out" 2>"$tmp/err"
@@ -54,5 +47,4 @@ if [ -n "$cs" ] && [ -x "$cs" ]; then
 else
   n=$((n + 1)); echo "ok $n - memcheck catches the illegal write # SKIP compute-sanitizer not found"
 fi
-echo "1..$n"
-exit $fail
+tap_end

@@ -7,15 +7,7 @@
 # exit status and what is printed.
 ug="$1"
 src="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | head -30; fi; }
-run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
-rc() { cat "$tmp/rc"; }
+. "$(dirname "$0")/tap.sh"
 # edit a results.json with a Python statement over d (the document) and rows (its results)
 edit() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); rows=d['results']; $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
 row='reduce/normal kahan_f32@default normal(0,1) 10000'
@@ -202,5 +194,4 @@ check "summary: a kernel x distribution table on the terminal" \
   '[ "$(rc)" = 0 ] && grep -q "^reduce: ulp_max, worst over the sizes" "$tmp/out" && grep -Eq "^  kahan_f32@default +[0-9.e+-]+$" "$tmp/out"'
 run summary "$tmp/a/results.json" --metric ulp_maxx
 check "summary --metric unknown: exit 2" '[ "$(rc)" = 2 ] && grep -q -- "--metric: .ulp_maxx." "$tmp/err"'
-echo "1..$n"
-exit $fail
+tap_end

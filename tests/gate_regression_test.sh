@@ -12,13 +12,9 @@ src="$3"
 out="$4"
 rm -rf "$out"
 mkdir -p "$out" || exit 1
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$out/out" "$out/err" 2>/dev/null | head -40; fi; }
+tmp="$out"
+. "$(dirname "$0")/tap.sh"
 run() { "$@" >"$out/out" 2>"$out/err"; echo $? >"$out/rc"; }
-rc() { cat "$out/rc"; }
 
 echo "TAP version 13"
 "$ug" run --filter 'reduce/*' --kernel kahan_f32 --report "$out/ref" --tap >"$out/ref.tap" 2>&1
@@ -44,5 +40,4 @@ else
     check "the gate (gate_test.sh) with the mutant fails with the regression table" \
       '[ "$(rc)" = 1 ] && grep -q "^not ok 2 - regressions against" "$out/out" && grep -q "^# REGRESSION reduce/.* kahan_f32@default" "$out/out"'
 fi
-echo "1..$n"
-exit $fail
+tap_end

@@ -13,15 +13,8 @@
 #     ends it within the watchdog's grace.
 ug="$1"
 selftest="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 set -m # background jobs keep SIGINT (a shell without job control would ignore it for them)
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | tail -20; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
 # Start a run in the background; wait until its TAP has point $1 (or it ended); send signal $2.
 run_and_kill() {
   local point=$1 sig=$2
@@ -37,7 +30,6 @@ run_and_kill() {
   wait $pid
   echo $? >"$tmp/rc"
 }
-rc() { cat "$tmp/rc"; }
 
 echo "TAP version 13"
 
@@ -146,5 +138,4 @@ took=$(( $(date +%s) - start ))
 check "a second SIGINT ends a stuck run at once (exit 130, took ${took} s)" \
   '[ "$(rc)" = 130 ] && [ "$took" -lt 3 ] && grep -q "a second signal ended the run at once" "$tmp/err" && tail -1 "$tmp/out" | grep -q "^Bail out!"'
 
-echo "1..$n"
-exit $fail
+tap_end

@@ -4,13 +4,7 @@
 # shards of another configuration, are refused naming what is wrong; the plan is the same on
 # every run; `--gpus` workers give the unsharded figures too.  TAP on stdout.
 ug="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err" 2>/dev/null | tail -15; fi; }
+. "$(dirname "$0")/tap.sh"
 # every row of B equal to A's, timing aside
 same_rows() { python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -95,5 +89,4 @@ $ug merge --parts "$tmp/x.json" $(echo $parts | tr " " "\n" | grep -v /p-dot/) "
 check "a narrowed part (--n): exit 2 naming it" '[ $? = 2 ] && grep -q "p-dotn/results.json is not a part of the default run" "$tmp/err"'
 $ug merge --parts "$tmp/x.json" $parts "$tmp/p-dot/results.json" >"$tmp/out" 2>"$tmp/err"
 check "a part given twice: exit 2" '[ $? = 2 ] && grep -q "unit dot/normal of the default run is in 2 parts" "$tmp/err"'
-echo "1..$n"
-exit $fail
+tap_end
