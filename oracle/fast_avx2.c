@@ -136,14 +136,7 @@ A2 static double level256(const double *src, double *dst, size_t n, double sigma
     }
     double s = hsum256(_mm256_add_pd(_mm256_add_pd(acc0, acc1), _mm256_add_pd(acc2, acc3)));
     double m = hmax256(_mm256_max_pd(_mm256_max_pd(mx0, mx1), _mm256_max_pd(mx2, mx3)));
-    for (; i < n; i++) {
-        double p = src[i];
-        double q = (p + sigma) - sigma;
-        p -= q;
-        s += q;
-        dst[i] = p;
-        m = fabs(p) > m ? fabs(p) : m;
-    }
+    level_tail(src, dst, i, n, sigma, &s, &m);
     *sum = s;
     return m;
 }

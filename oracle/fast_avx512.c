@@ -118,14 +118,7 @@ A512 static double level512(const double *src, double *dst, size_t n, double sig
     }
     double s = _mm512_reduce_add_pd(_mm512_add_pd(acca, accb));
     double m = _mm512_reduce_max_pd(_mm512_max_pd(mxa, mxb));
-    for (; i < n; i++) {
-        double p = src[i];
-        double q = (p + sigma) - sigma;
-        p -= q;
-        s += q;
-        dst[i] = p;
-        m = fabs(p) > m ? fabs(p) : m;
-    }
+    level_tail(src, dst, i, n, sigma, &s, &m);
     *sum = s;
     return m;
 }

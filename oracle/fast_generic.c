@@ -140,14 +140,7 @@ static double level_generic(const double *src, double *dst, size_t n, double sig
             s += acc[u][l];
             m = mx[u][l] > m ? mx[u][l] : m;
         }
-    for (; i < n; i++) {
-        double p = src[i];
-        double q = (p + sigma) - sigma;
-        p -= q;
-        s += q;
-        dst[i] = p;
-        m = fabs(p) > m ? fabs(p) : m;
-    }
+    level_tail(src, dst, i, n, sigma, &s, &m);
     *sum = s;
     return m;
 }

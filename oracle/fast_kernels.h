@@ -75,6 +75,21 @@ UG_INLINE void fused_tail(ug_terms_kind kind, int levels, int want_max, const vo
     }
 }
 
+/* The scalar remainder of one extraction level (src i..n-1): the part of each value on sigma's
+ * grid added to *s, the rest to dst, the largest |rest| kept in *m. */
+UG_INLINE void level_tail(const double *src, double *dst, size_t i, size_t n, double sigma,
+                          double *s, double *m)
+{
+    for (; i < n; i++) {
+        double p = src[i];
+        double q = (p + sigma) - sigma;
+        p -= q;
+        *s += q;
+        dst[i] = p;
+        *m = fabs(p) > *m ? fabs(p) : *m;
+    }
+}
+
 UG_INLINE void stats_tail(ug_terms_kind kind, const void *a, const float *b, size_t i, size_t n,
                           double *buf, double st[2])
 {
