@@ -57,6 +57,8 @@ int ug_cmd_hunt(int argc, char **argv);
  * (0: all). */
 int ug_cmd_bench_oracle(int argc, char **argv);
 int ug_bench_oracle_gpu(int threads);
+/* splitmix64 over *s (bench_data.c): the benches' own inputs, reproducible from the seed. */
+uint64_t ug_bench_mix(uint64_t *s);
 /* n normal(0,1) binary32 values from seed (splitmix64 and Box-Muller; the benches' inputs). */
 void ug_bench_fill_normal(float *v, size_t n, uint64_t seed);
 

@@ -40,27 +40,6 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* splitmix64: the bench's own inputs need no reproducibility across machines beyond this. */
-static uint64_t mix_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-void ug_bench_fill_normal(float *v, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i += 2) {
-        double u1 = ((double)(mix_next(&seed) >> 11) + 0.5) * 0x1p-53;
-        double u2 = (double)(mix_next(&seed) >> 11) * 0x1p-53;
-        double r = sqrt(-2.0 * log(u1));
-        v[i] = (float)(r * cos(6.283185307179586 * u2));
-        if (i + 1 < n)
-            v[i + 1] = (float)(r * sin(6.283185307179586 * u2));
-    }
-}
-
 /* (a) the seven-methods post's loop; returns its RD32 result. */
 static float post_loop(const float *x, const float *y, size_t n)
 {
@@ -166,7 +145,7 @@ static double bench_gemm(size_t n, int *mismatches)
         (*mismatches)++;
     uint64_t seed = 42;
     for (int c = 0; c < 64; c++) {
-        size_t i = mix_next(&seed) % n, j = mix_next(&seed) % n;
+        size_t i = ug_bench_mix(&seed) % n, j = ug_bench_mix(&seed) % n;
         ug_exact ref;
         ug_exact_dot_f32_mpfr(A + i * n, 1, B + j, n, n, &ref);
         if (!ug_exact_equal(&C[i * n + j], &ref))

@@ -23,7 +23,7 @@
 #include "gpu.h"
 
 /* The exact sum: GPU, cub, CPU.  Returns 0 if the records agree. */
-static int bench_sum(const ug_gpu_oracle_ops *ops)
+static int bench_gpu_sum(const ug_gpu_oracle_ops *ops)
 {
     const size_t n = (size_t)1 << 30;
     char err[400] = "";
@@ -63,7 +63,7 @@ static int bench_sum(const ug_gpu_oracle_ops *ops)
 }
 
 /* Every element of n^3: cuBLAS, GPU oracle + verification, copy, CPU oracle, comparison. */
-static int bench_gemm(const ug_gpu_oracle_ops *ops, size_t n)
+static int bench_gpu_gemm(const ug_gpu_oracle_ops *ops, size_t n)
 {
     char err[400] = "";
     float *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B);
@@ -112,7 +112,7 @@ int ug_bench_oracle_gpu(int threads)
         return 2;
     }
     ug_par_set_threads(threads);
-    int failed = bench_sum(ops);
+    int failed = bench_gpu_sum(ops);
     printf("every element of an n^3 SGEMM (normal(0,1)); ms on the device, medians:\n");
     printf("  %6s %12s %10s %10s %10s %8s %7s %10s %18s\n", "n", "gpu oracle", "to host",
            "cuBLAS", "cpu oracle", "slices", "fallbk", "cuBLAS ulp", "gpu == cpu");
@@ -120,7 +120,7 @@ int ug_bench_oracle_gpu(int threads)
            "S x T", "elems", "max", "elements");
     static const size_t sizes[] = {1024, 2048, 4096};
     for (int k = 0; k < 3; k++)
-        failed |= bench_gemm(ops, sizes[k]);
+        failed |= bench_gpu_gemm(ops, sizes[k]);
     printf("cpu oracle: the fast exact oracle on %d threads\n", ug_par_threads());
     return failed ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include "base/parse.h"
 #include "cli.h"
 #include "pages.h"
+#include "report_parts.h"
 #include "results_json.h"
 
 int ug_cmd_report(int argc, char **argv)

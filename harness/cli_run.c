@@ -172,7 +172,8 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     }
     ug_oracle_select(o.oracle);
     ug_results res = {0};
-    ug_guard_run g = {.opt = &o, .res = &res, .out = stdout, .argc = full_argc, .argv = full_argv};
+    ug_guard_run g = {.opt = &o, .res = &res, .out = stdout, .argc = full_argc, .argv = full_argv,
+                      .write_report = ug_report_write};
     if (ug_guard_begin(&g, a.timeout_s) != 0) return 2;
     rc = ug_run(&o, &res, stdout);
     ug_guard_end(); /* signals blocked from here: the report is never left half-written */

@@ -173,7 +173,8 @@ static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what,
         sigset_t all;
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, NULL);
-        if (run->opt->report_dir) ug_report_write(run->opt, run->res, run->argc, run->argv);
+        if (run->opt->report_dir && run->write_report)
+            run->write_report(run->opt, run->res, run->argc, run->argv);
     }
     fprintf(stderr, "ulpgate: %s%s\n", what,
             locked ? "" : " (the results lock was held: no report written)");

@@ -41,6 +41,9 @@ typedef struct ug_guard_run {
     FILE *out;
     int argc;
     char **argv;
+    /* how the watchdog writes the report of a run it ends (ug_report_write; passed in so that
+     * the guard, which the run loop calls, does not call up into the report) */
+    int (*write_report)(const ug_options *opt, const ug_results *res, int argc, char **argv);
 } ug_guard_run;
 
 /* Install the signal handlers and start the watchdog (timeout_s > 0: the per-case limit; 0:

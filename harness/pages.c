@@ -3,24 +3,13 @@
  * the baseline it is compared with, then writing both pages atomically.
  */
 #include "pages.h"
+#include "report_parts.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "results_json.h"
-
-bool ug_dist_has_kappa(const char *dist)
-{
-    return strncmp(dist, "gensum(", 7) == 0 || strncmp(dist, "gendot(", 7) == 0;
-}
-
-void ug_case_suite(const char *case_name, char *suite, size_t len)
-{
-    snprintf(suite, len, "%s", case_name);
-    char *slash = strchr(suite, '/');
-    if (slash) *slash = 0;
-}
 
 /* The baseline to compare with: as asked, or this device's committed one if there is one. */
 static int ug_pages_base(ug_pages_in *in, const char *baseline)

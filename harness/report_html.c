@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pages.h"
+#include "report_parts.h"
 #include "svg.h"
 
 static const char ug_css[] =

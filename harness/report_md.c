@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/sys.h"
-#include "pages.h"
+#include "report_parts.h"
 
 /* Text for a Markdown table cell: '|' escaped (also inside code spans, as GFM wants). */
 static void ug_md_cell(ug_buf *o, const char *s)

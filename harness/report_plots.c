@@ -20,7 +20,7 @@
 
 #include "../kernels/kernel.h"
 #include "base/sys.h"
-#include "pages.h"
+#include "report_parts.h"
 #include "svg.h"
 
 enum { UG_PLOT_W = 880, UG_PLOT_H = 430, UG_HIST_W = 290, UG_HIST_H = 200 };

@@ -193,3 +193,15 @@ void ug_results_summary(const ug_results *res, char *buf, size_t len)
     if (res->xpassed && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, ", %d passed unexpectedly", res->xpassed);
 }
+
+bool ug_dist_has_kappa(const char *dist)
+{
+    return strncmp(dist, "gensum(", 7) == 0 || strncmp(dist, "gendot(", 7) == 0;
+}
+
+void ug_case_suite(const char *case_name, char *suite, size_t len)
+{
+    snprintf(suite, len, "%s", case_name);
+    char *slash = strchr(suite, '/');
+    if (slash) *slash = 0;
+}

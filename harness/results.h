@@ -118,4 +118,9 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
 /* The id of a measurement row from its parts (see above). */
 void ug_row_make_id(ug_row *row);
 
+/* Whether a distribution has a condition number worth a column and a plot (GenSum, GenDot). */
+bool ug_dist_has_kappa(const char *dist);
+/* The suite of a case: "reduce" of "reduce/normal". */
+void ug_case_suite(const char *case_name, char *suite, size_t len);
+
 #endif
