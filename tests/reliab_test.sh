@@ -46,8 +46,17 @@ check "oracle --json > /dev/full: exit 2, stdout named" '[ "$(rc)" = 2 ] && grep
 check "list > /dev/full: exit 2" '[ "$(rc)" = 2 ] && grep -q "stdout: write error" "$tmp/err"'
 
 # ---- signals during a run with --report -----------------------------------------------------------
+# Whether signal $1 (a number) was ignored when this shell started (nohup ignores SIGHUP): such a
+# signal cannot be reset by a shell, and ulpgate keeps it ignored by design.
+sig_ignored() { python3 -c "import sys; print((int(sys.argv[1], 16) >> ($1 - 1)) & 1)" "$(awk '/^SigIgn:/{print $2}' /proc/$$/status)"; }
 for sig in INT TERM HUP; do
   num=$(kill -l $sig)
+  if [ "$(sig_ignored $num)" = 1 ]; then
+    for what in "during run --report" "the TAP stream" "results.json"; do
+      n=$((n + 1)); echo "ok $n - SIG$sig: $what # SKIP SIG$sig is ignored in this environment (ulpgate keeps an ignored signal ignored)"
+    done
+    continue
+  fi
   rm -rf "$tmp/rep"
   run_and_kill 5 $sig "$ug" run --tap --trials 20 --report "$tmp/rep"
   check "SIG$sig during run --report: exit $((128 + num))" '[ "$(rc)" = $((128 + num)) ]'
