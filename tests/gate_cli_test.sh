@@ -66,7 +66,7 @@ edit "$tmp/a/results.json" "$tmp/env.json" "
 d['meta']['compiler']='gcc 99.0'"
 run compare "$tmp/a/results.json" "$tmp/env.json" --fail-on-regression
 check "a changed fingerprint is a warning naming what changed and which rows" \
-  '[ "$(rc)" = 0 ] && grep -q "^warning: the environment changed" "$tmp/out" && grep -q "compiler: .gcc [0-9.]*. -> .gcc 99.0.: every CPU row ($N compared rows)" "$tmp/out"'
+  '[ "$(rc)" = 0 ] && grep -q "^warning: the environment changed" "$tmp/out" && grep -q "compiler: .*. -> .gcc 99.0.: every CPU row ($N compared rows)" "$tmp/out"'
 edit "$tmp/env.json" "$tmp/envworse.json" "
 [r.update(ulp_max=r['ulp_max']*2) for r in rows if r['id']=='$row']"
 run compare "$tmp/a/results.json" "$tmp/envworse.json" --fail-on-regression
