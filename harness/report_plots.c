@@ -60,7 +60,10 @@ static void ug_kset_add(ug_kset *k, const char *id)
     k->names[k->n++] = id;
 }
 
-static void ug_kset_sort(ug_kset *k) { qsort(k->names, k->n, sizeof *k->names, ug_strcmp_p); }
+static void ug_kset_sort(ug_kset *k)
+{
+    if (k->n > 1) qsort(k->names, k->n, sizeof *k->names, ug_strcmp_p); /* names is NULL when empty */
+}
 
 /* ---- points of a series ---------------------------------------------------------------------- */
 

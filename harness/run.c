@@ -384,8 +384,12 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         ug_run_unit(opt, u, &col);
     }
     free(sel);
-    if (ug_guard_stopping()) return ug_guard_bail(out, col.tap_index, res, opt->progress);
+    if (ug_guard_stopping()) {
+        free(col.ids);
+        return ug_guard_bail(out, col.tap_index, res, opt->progress);
+    }
     ug_check_coverage(opt, &col);
+    free(col.ids); /* the last point is collected */
     if (opt->progress) fprintf(stderr, "\r\033[K");
     ug_tap_plan(out, col.tap_index);
     ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
