@@ -37,13 +37,17 @@ enum { UG_DKH_N = 1000, UG_DKH_REFS = 4 };
 
 static const char *const ug_dkh_ref_names[UG_DKH_REFS] = {"post", "f32", "fma", "f64"};
 
-/* The four references (row-major n x n, k in order for every element), into d[r].  Loop order
- * i, k, j with a row of accumulators: each element still sums k = 0..n-1 in order. */
+/* The four references (row-major n x n, k in order for every element), into d[r], allocated
+ * here (n*n floats each, the caller's to free; -1: out of memory, nothing left allocated).  Loop
+ * order i, k, j with a row of accumulators: each element still sums k = 0..n-1 in order. */
 static int ug_dkh_references(const float *a, const float *b, size_t n, float *d[UG_DKH_REFS])
 {
     double *post = malloc(n * sizeof *post), *f64 = malloc(n * sizeof *f64);
     float *f32 = malloc(n * sizeof *f32), *fma = malloc(n * sizeof *fma);
     int rc = -1;
+    for (int r = 0; r < UG_DKH_REFS; r++) d[r] = malloc(n * n * sizeof *d[r]);
+    for (int r = 0; r < UG_DKH_REFS; r++)
+        if (!d[r]) goto err;
     if (!post || !f64 || !f32 || !fma) goto err;
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++) post[j] = f64[j] = 0, f32[j] = fma[j] = 0;
@@ -71,6 +75,10 @@ err:
     free(f64);
     free(f32);
     free(fma);
+    for (int r = 0; r < UG_DKH_REFS && rc != 0; r++) {
+        free(d[r]);
+        d[r] = NULL;
+    }
     return rc;
 }
 
@@ -133,10 +141,6 @@ UG_CASE_EX(did_kahan_help, n1000, UG_CASE_GPU)
             }
 
     float *d[UG_DKH_REFS];
-    for (int i = 0; i < UG_DKH_REFS; i++) {
-        d[i] = malloc(count * sizeof *d[i]);
-        UG_ASSERT_MSG(d[i] != NULL, "out of memory for the references");
-    }
     UG_ASSERT_MSG(ug_dkh_references(in->x[0], in->y[0], n, d) == 0, "out of memory for the references");
 
     /* the mechanisms, bit for bit */
@@ -212,10 +216,6 @@ UG_CASE(did_kahan_help, references)
     ug_result *r = ug_measure(t, naive, in);
     UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
     float *d[UG_DKH_REFS];
-    for (int i = 0; i < UG_DKH_REFS; i++) {
-        d[i] = malloc(count * sizeof *d[i]);
-        UG_ASSERT_MSG(d[i] != NULL, "out of memory for the references");
-    }
     UG_ASSERT_MSG(ug_dkh_references(in->x[0], in->y[0], n, d) == 0, "out of memory for the references");
     size_t first = 0;
     ug_point(t, "f32_loop_is_gemm_naive_cpu");

@@ -44,6 +44,20 @@ static inline uint64_t ug_key_abs64(double d)
 #define UG_RADIX_BITS 11
 #define UG_RADIX_SIZE (1u << UG_RADIX_BITS)
 
+/* Digit counts into the digits' first output positions (exclusive prefix sum); false, and
+ * nothing to do for this pass, when every key has the first key's digit. */
+static bool ug_radix_offsets(size_t *cnt, size_t first_digit, size_t n)
+{
+    if (cnt[first_digit] == n) return false;
+    size_t sum = 0;
+    for (size_t d = 0; d < UG_RADIX_SIZE; d++) {
+        size_t c = cnt[d];
+        cnt[d] = sum;
+        sum += c;
+    }
+    return true;
+}
+
 /* Stable LSD radix sort of 32-bit keys (3 passes of 11 bits, a pass skipped when every key
  * shares the digit).  tmp: n words.  O(n). */
 static void ug_radix32(uint32_t *k, uint32_t *tmp, size_t n)
@@ -53,13 +67,7 @@ static void ug_radix32(uint32_t *k, uint32_t *tmp, size_t n)
     for (unsigned shift = 0; shift < 32; shift += UG_RADIX_BITS) {
         memset(cnt, 0, UG_RADIX_SIZE * sizeof *cnt);
         for (size_t i = 0; i < n; i++) cnt[(k[i] >> shift) & (UG_RADIX_SIZE - 1)]++;
-        if (cnt[(k[0] >> shift) & (UG_RADIX_SIZE - 1)] == n) continue;
-        size_t sum = 0;
-        for (size_t d = 0; d < UG_RADIX_SIZE; d++) {
-            size_t c = cnt[d];
-            cnt[d] = sum;
-            sum += c;
-        }
+        if (!ug_radix_offsets(cnt, (k[0] >> shift) & (UG_RADIX_SIZE - 1), n)) continue;
         for (size_t i = 0; i < n; i++) tmp[cnt[(k[i] >> shift) & (UG_RADIX_SIZE - 1)]++] = k[i];
         memcpy(k, tmp, n * sizeof *k);
     }
@@ -74,13 +82,7 @@ static void ug_radix64(uint64_t *k, uint32_t *idx, uint64_t *ktmp, uint32_t *itm
     for (unsigned shift = 0; shift < 64; shift += UG_RADIX_BITS) {
         memset(cnt, 0, UG_RADIX_SIZE * sizeof *cnt);
         for (size_t i = 0; i < n; i++) cnt[(k[i] >> shift) & (UG_RADIX_SIZE - 1)]++;
-        if (cnt[(k[0] >> shift) & (UG_RADIX_SIZE - 1)] == n) continue;
-        size_t sum = 0;
-        for (size_t d = 0; d < UG_RADIX_SIZE; d++) {
-            size_t c = cnt[d];
-            cnt[d] = sum;
-            sum += c;
-        }
+        if (!ug_radix_offsets(cnt, (k[0] >> shift) & (UG_RADIX_SIZE - 1), n)) continue;
         for (size_t i = 0; i < n; i++) {
             size_t at = cnt[(k[i] >> shift) & (UG_RADIX_SIZE - 1)]++;
             ktmp[at] = k[i];
