@@ -85,15 +85,17 @@ void ug_buf_json_num(ug_buf *b, double v)
         ug_buf_printf(b, "%.17g", v);
 }
 
-const char *ug_hex(double v, char buf[64])
+const char *ug_fmt_double(double v, const char *fmt, char *buf, size_t size)
 {
     if (isnan(v))
-        snprintf(buf, 64, "nan");
+        snprintf(buf, size, "nan"); /* never "-nan": a NaN's sign is not a figure */
     else if (isinf(v))
-        snprintf(buf, 64, v > 0 ? "inf" : "-inf");
+        snprintf(buf, size, v > 0 ? "inf" : "-inf");
     else
-        snprintf(buf, 64, "%a", v);
+        snprintf(buf, size, fmt, v);
     return buf;
 }
+
+const char *ug_hex(double v, char buf[64]) { return ug_fmt_double(v, "%a", buf, 64); }
 
 const char *ug_hexf(float v, char buf[64]) { return ug_hex((double)v, buf); }

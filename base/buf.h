@@ -30,6 +30,8 @@ void ug_buf_json_str(ug_buf *b, const char *s); /* "s" with JSON escapes */
 void ug_buf_json_num(ug_buf *b, double v);      /* see above: "inf", "-inf", "nan" */
 
 /* Hex-float of v ("0x1.8p+0", "inf", "-inf", "nan"), and of a binary32 value. */
+/* v printed with fmt (one double conversion), NaN as "nan" and infinities as "inf"/"-inf". */
+const char *ug_fmt_double(double v, const char *fmt, char *buf, size_t size);
 const char *ug_hex(double v, char buf[64]);
 const char *ug_hexf(float v, char buf[64]);
 

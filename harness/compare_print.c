@@ -7,22 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/sys.h"
 #include "compare.h"
 
 /* Lists of row ids in the terminal report stop here unless every row is asked for. */
 enum { UG_TEXT_LIST_MAX = 100 };
 
-const char *ug_fmt_fig(double v, char buf[32])
-{
-    if (isnan(v))
-        snprintf(buf, 32, "nan");
-    else if (isinf(v))
-        snprintf(buf, 32, v > 0 ? "inf" : "-inf");
-    else
-        snprintf(buf, 32, "%.4g", v);
-    return buf;
-}
+const char *ug_fmt_fig(double v, char buf[32]) { return ug_fmt_double(v, "%.4g", buf, 32); }
 
 const char *ug_fmt_ratio(double old, double now, char buf[32])
 {
