@@ -14,8 +14,10 @@
  * (< 2^55) is cut into a low piece (its 32 low bits, window w) and a high piece (below 2^23,
  * window w + 4, i.e. 32 bits up).  Each thread keeps one unsigned 64-bit bin per (window, sign):
  * every piece is below 2^32, so a bin stays below 2^61 (what ugg_bins_to_limbs needs) for 2^29
- * pieces; the kernels give a thread at most UGG_CHUNK_* / UGG_TPB_* <= 2^11 terms (by
- * construction: a block takes one chunk), i.e. bins below 2^43.  Positive and negative terms go
+ * pieces.  The dot kernel gives each thread its own bins and at most UGG_CHUNK_DOT / UGG_TPB_DOT
+ * = 2^9 terms (bins below 2^42); the sum kernel gives each warp one set of bins, fed by atomic
+ * additions, and most terms never reach them (register windows, below): a block takes one chunk
+ * of 2^17 terms, so its bins take fewer than 2^18 pieces (below 2^50).  Positive and negative terms go
  * to separate bins, so sum |terms| is exact too: sum = pos - neg, sum_abs = pos + neg, window
  * by window.
  *
@@ -194,6 +196,62 @@ UGG_HD void ugg_dot_pieces(uint32_t a, uint32_t b, uint32_t *bin, uint32_t *lo, 
     *bin = ((e >> 3) << 1) | ((a ^ b) >> 31);
     *lo = (uint32_t)v;
     *hi = (uint32_t)(v >> 32);
+}
+
+/* ---- register windows (sums) ----------------------------------------------------------------
+ * The sum kernel keeps most terms out of memory: each thread has two uint64 registers, pos and
+ * neg, worth 2^(lo - 150) a unit, for the terms whose biased exponent lies in its window
+ * [lo, lo + SPAN).  Such a term adds m 2^(E - lo) < 2^(24 + SPAN - 1) = 2^51 (one 32 x 32 -> 64
+ * multiply-add); a thread takes at most 2^11 terms (UGG_CHUNK_SUM / UGG_TPB_SUM), so
+ * pos, neg < 2^62: no overflow.  Every other term (outside the window, NaN, inf) goes to the
+ * block's bins, so the window decides the speed, never the value.  At the end the registers go
+ * into the bins as two pieces each (ugg_reg_pieces): lo is a multiple of 8, so the low 32 bits
+ * are a piece of window lo / 8 and the high bits (< 2^30) one of window lo / 8 + 4, like a
+ * product's pieces.  lo >= 8 leaves subnormals and zeros (biased exponent 0, E = 1) out of every
+ * window, so a term in it has the implicit bit; lo <= 216 leaves NaN and inf (255) out and keeps
+ * lo / 8 + 4 below UGG_SUM_WINS. */
+enum { UGG_REG_SPAN = 28, UGG_REG_LO_MIN = 8, UGG_REG_LO_MAX = 216 };
+/* The sum kernel's shape (oracle/cuda/sumdot.cu; the model follows it): 16-byte words in flight
+ * per thread, and the blocks of UGG_TPB_SUM threads an SM should hold (what caps a thread's
+ * registers). */
+#ifndef UGG_SUM_VEC
+#define UGG_SUM_VEC 1
+#endif
+#ifndef UGG_SUM_BLOCKS_PER_SM
+#define UGG_SUM_BLOCKS_PER_SM 16
+#endif
+
+/* The window of a thread whose first terms reach the biased exponent emax: 4 to 11 binades
+ * above emax (for the larger terms still to come) and 16 to 23 below. */
+UGG_HD uint32_t ugg_reg_window(uint32_t emax)
+{
+    int lo = ((int)emax - 16) & ~7;
+    return lo < UGG_REG_LO_MIN   ? (uint32_t)UGG_REG_LO_MIN
+           : lo > UGG_REG_LO_MAX ? (uint32_t)UGG_REG_LO_MAX
+                                 : (uint32_t)lo;
+}
+
+/* A term into the registers if its biased exponent is in the window: 1 if taken, else 0 and
+ * nothing changed.  ~10 integer instructions: the hot loop of `bench oracle --gpu`. */
+UGG_HD int ugg_reg_term(uint32_t bits, uint32_t lo, uint64_t *pos, uint64_t *neg)
+{
+    uint32_t d = ((bits >> 23) & 0xff) - lo; /* wraps below the window: one unsigned compare */
+    if (d >= UGG_REG_SPAN)
+        return 0;
+    uint32_t p = 1u << d, sig = (bits & 0x7fffffu) | 0x800000u;
+    uint32_t pn = (bits >> 31) ? p : 0, pp = p - pn;
+    *pos += (uint64_t)sig * pp;
+    *neg += (uint64_t)sig * pn;
+    return 1;
+}
+
+/* A register's value v (< 2^62) as pieces: bin (2 (lo / 8) + sign) takes lo32, bin + 8 hi32. */
+UGG_HD void ugg_reg_pieces(uint64_t v, uint32_t lo, uint32_t sign, uint32_t *bin, uint32_t *lo32,
+                           uint32_t *hi32)
+{
+    *bin = ((lo >> 3) << 1) | sign;
+    *lo32 = (uint32_t)v;
+    *hi32 = (uint32_t)(v >> 32);
 }
 
 /* ---- bins to limbs --------------------------------------------------------------------------- */
@@ -469,14 +527,18 @@ UGG_HD void ugg_exact_zero(ug_exact *e, int negative)
  * few hundred integer operations. */
 UGG_HD void ugg_finish(const int64_t *f, int nl, int base, uint64_t n, ug_exact *e)
 {
+    ug_exact r;
+    memset(&r, 0, sizeof r); /* the padding too: a record is copied whole, and every byte of
+                              * what cudaMemcpy reads is written (compute-sanitizer initcheck) */
     int cls = ugg_special_class(f[2 * nl], f[2 * nl + 1], f[2 * nl + 2]);
     if (cls != UGG_T_FINITE) {
-        ugg_exact_special(e, cls);
-        return;
+        ugg_exact_special(&r, cls);
+    } else {
+        if (!ugg_fill(f, nl, base, &r))
+            ugg_exact_zero(&r, n >= 1 && f[2 * nl + 3] == 0);
+        r.sum_abs = ugg_mag_up(f + nl, nl, base);
     }
-    if (!ugg_fill(f, nl, base, e))
-        ugg_exact_zero(e, n >= 1 && f[2 * nl + 3] == 0);
-    e->sum_abs = ugg_mag_up(f + nl, nl, base);
+    memcpy(e, &r, sizeof r);
 }
 
 #endif

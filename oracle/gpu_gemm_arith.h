@@ -216,13 +216,16 @@ UGG_HD void ugg_wide_add(int64_t *acc, int64_t v, int shift)
  * term is zero (the fallback decides the zero's sign), else 1. */
 UGG_HD int ugg_gemm_finish(const int64_t *sum, const int64_t *abs, int base, ug_exact *e)
 {
+    ug_exact r;
+    memset(&r, 0, sizeof r); /* the padding too (ugg_finish says why) */
     double sa = ugg_mag_up(abs, UGG_GEMM_LIMBS, base);
-    if (!ugg_fill(sum, UGG_GEMM_LIMBS, base, e)) {
+    if (!ugg_fill(sum, UGG_GEMM_LIMBS, base, &r)) {
         if (sa == 0)
             return 0;
-        ugg_exact_zero(e, 0); /* exact cancellation of nonzero terms: +0 */
+        ugg_exact_zero(&r, 0); /* exact cancellation of nonzero terms: +0 */
     }
-    e->sum_abs = sa;
+    r.sum_abs = sa;
+    memcpy(e, &r, sizeof r);
     return 1;
 }
 

@@ -1,7 +1,8 @@
 /*
  * gpu_model.c - the GPU oracle's kernels run on the host, step for step (gpu.h,
  * ug_gpu_oracle_model): the same chunks and block shapes, each simulated thread with its own
- * bins and the kernels' loop order (unrolled loads padded with -0 terms), the same functions
+ * bins (dots) or registers and its warp's bins (sums), the kernels' loop order (unrolled loads
+ * padded with -0 terms), the same functions
  * for every piece of arithmetic (gpu_arith.h, gpu_gemm_arith.h), the same GEMM plan with the
  * int8 products computed by integer loops over the same slice layouts and column offsets that
  * oracle/cuda/gemm.cu passes to cuBLAS, the same fallback decisions.  What it cannot check is
@@ -19,7 +20,7 @@
 #include "gpu.h"
 #include "gpu_gemm_arith.h"
 
-enum { OP_SUM = 0, OP_DOT = 1, UNROLL_SUM = 16, UNROLL_DOT = 8 };
+enum { OP_SUM = 0, OP_DOT = 1, UNROLL_DOT = 8 };
 
 typedef struct op_shape {
     int tpb, wins, nl, bins, unroll, bias;
@@ -27,7 +28,7 @@ typedef struct op_shape {
 } op_shape;
 
 static const op_shape shapes[2] = {
-    {UGG_TPB_SUM, UGG_SUM_WINS, UGG_SUM_LIMBS, 2 * UGG_SUM_WINS, UNROLL_SUM, UGG_SUM_BIAS,
+    {UGG_TPB_SUM, UGG_SUM_WINS, UGG_SUM_LIMBS, 2 * UGG_SUM_WINS, 0, UGG_SUM_BIAS,
      UGG_CHUNK_SUM},
     {UGG_TPB_DOT, UGG_DOT_WINS, UGG_DOT_LIMBS, 2 * UGG_DOT_WINS, UNROLL_DOT, UGG_DOT_BIAS,
      UGG_CHUNK_DOT},
@@ -46,14 +47,15 @@ static uint32_t bits_at(const float *v, size_t i)
     return b;
 }
 
-/* One block on one chunk of len terms (x, y: the chunk's first term): fields[UGG_FIELDS(nl)]
- * += the chunk's limbs and counts.  Thread t takes terms t, t + TPB, ... in groups of UNROLL
- * (the kernel's loads, padded past the end with the identity term -0, or -0 * +0).  Threads
- * beyond the chunk keep zero bins; they are skipped. */
-static void model_chunk(int op, const float *x, const float *y, uint32_t len, uint64_t *bins,
-                        int64_t *fields)
+/* One block of the dot kernel on one chunk of len terms (x, y: the chunk's first terms):
+ * fields[UGG_FIELDS(nl)] += the chunk's limbs and counts.  Thread t takes terms t, t + TPB, ...
+ * in groups of UNROLL_DOT (the kernel's loads, padded past the end with the identity term
+ * -0 * +0), each into its own bins.  Threads beyond the chunk keep zero bins; they are
+ * skipped. */
+static void model_dot_chunk(const float *x, const float *y, uint32_t len, uint64_t *bins,
+                            int64_t *fields)
 {
-    const op_shape *sh = &shapes[op];
+    const op_shape *sh = &shapes[OP_DOT];
     int active = len < (uint32_t)sh->tpb ? (int)len : sh->tpb;
     for (int t = 0; t < active; t++) {
         uint64_t *mine = bins + t;
@@ -64,23 +66,19 @@ static void model_chunk(int op, const float *x, const float *y, uint32_t len, ui
             for (int u = 0; u < sh->unroll; u++) {
                 uint32_t k = i + (uint32_t)(u * sh->tpb);
                 uint32_t a = k < len ? bits_at(x, k) : 0x80000000u;
-                uint32_t b = op == OP_DOT && k < len ? bits_at(y, k) : 0u;
-                int cls = op == OP_DOT ? ugg_dot_special(a, b) : ugg_sum_special(a);
+                uint32_t b = k < len ? bits_at(y, k) : 0u;
+                int cls = ugg_dot_special(a, b);
                 if (cls) {
                     nan_terms += cls == UGG_T_NAN;
                     posinf += cls == UGG_T_POSINF;
                     neginf += cls == UGG_T_NEGINF;
-                } else if (op == OP_DOT) {
+                } else {
                     uint32_t bin, lo, hi;
                     ugg_dot_pieces(a, b, &bin, &lo, &hi);
                     mine[bin * sh->tpb] += lo;
                     mine[(bin + 8) * sh->tpb] += hi;
-                } else {
-                    uint32_t bin, piece;
-                    ugg_sum_piece(a, &bin, &piece);
-                    mine[bin * sh->tpb] += piece;
                 }
-                notneg |= op == OP_DOT ? ugg_dot_not_negzero(a, b) : ugg_sum_not_negzero(a);
+                notneg |= ugg_dot_not_negzero(a, b);
             }
         int64_t sl[UGG_DOT_LIMBS], al[UGG_DOT_LIMBS];
         ugg_bins_to_limbs(mine, sh->tpb, sh->wins, sl, al);
@@ -95,8 +93,89 @@ static void model_chunk(int op, const float *x, const float *y, uint32_t len, ui
     }
 }
 
+/* A sum term the registers do not take: special counts, or its piece into the warp's bins
+ * (the kernel's sum_term_to_bins). */
+static void model_sum_to_bins(uint32_t w, uint64_t *bins, int64_t *counts)
+{
+    int cls = ugg_sum_special(w);
+    counts[0] += cls == UGG_T_NAN;
+    counts[1] += cls == UGG_T_POSINF;
+    counts[2] += cls == UGG_T_NEGINF;
+    uint32_t bin, piece;
+    ugg_sum_piece(w, &bin, &piece);
+    if (!cls)
+        bins[bin] += piece;
+}
+
+/* One block of the sum kernel on one chunk of len terms (sum_chunk_kernel): the head (up to
+ * the first 128-byte boundary) and tail terms to the warps' bins, the body's 16-byte words
+ * i, i + TPB, ... to thread i mod TPB in groups of UGG_SUM_VEC (padded with -0), each thread
+ * with its register window chosen from its first group, its registers into its warp's bins at
+ * the end.  The boundaries come from the host address of x, the kernel's from the device
+ * address: which thread takes which term may differ, the arithmetic does not (every merge is
+ * an integer addition). */
+static void model_sum_chunk(const float *x, uint32_t len, int64_t *fields)
+{
+    enum { TPB = UGG_TPB_SUM, WARPS = UGG_TPB_SUM / 32, NB = 2 * UGG_SUM_WINS, VEC = UGG_SUM_VEC };
+    const int nl = UGG_SUM_LIMBS;
+    uint64_t bins[WARPS][NB];
+    int64_t counts[3] = {0, 0, 0};
+    uint32_t notneg = 0;
+    memset(bins, 0, sizeof bins);
+    uint32_t head = (uint32_t)((128 - ((uintptr_t)x & 127)) & 127) / 4;
+    head = head < len ? head : len;
+    const uint32_t nv = (len - head) / 4, tail0 = head + 4 * nv;
+    for (uint32_t t = 0; t < TPB; t++) {
+        if (t < head) {
+            model_sum_to_bins(bits_at(x, t), bins[t / 32], counts);
+            notneg |= ugg_sum_not_negzero(bits_at(x, t));
+        }
+        if (t + tail0 < len) {
+            model_sum_to_bins(bits_at(x, tail0 + t), bins[t / 32], counts);
+            notneg |= ugg_sum_not_negzero(bits_at(x, tail0 + t));
+        }
+    }
+    for (uint32_t t = 0; t < TPB; t++) {
+        uint32_t emax = 0;
+        for (uint32_t k = t; k < t + VEC * TPB; k += TPB)
+            for (uint32_t j = 0; j < 4; j++) {
+                uint32_t e = ugg_f32_exp(k < nv ? bits_at(x, head + 4 * k + j) : 0x80000000u);
+                emax = e > emax ? e : emax;
+            }
+        const uint32_t lo = ugg_reg_window(emax);
+        uint64_t pos = 0, neg = 0;
+        for (uint32_t i = t; i < nv; i += VEC * TPB)
+            for (uint32_t k = i; k < i + VEC * TPB; k += TPB)
+                for (uint32_t j = 0; j < 4; j++) {
+                    uint32_t w = k < nv ? bits_at(x, head + 4 * k + j) : 0x80000000u;
+                    if (!ugg_reg_term(w, lo, &pos, &neg))
+                        model_sum_to_bins(w, bins[t / 32], counts);
+                    notneg |= ugg_sum_not_negzero(w);
+                }
+        uint32_t bin, p32, h32;
+        ugg_reg_pieces(pos, lo, 0, &bin, &p32, &h32);
+        bins[t / 32][bin] += p32;
+        bins[t / 32][bin + 8] += h32;
+        ugg_reg_pieces(neg, lo, 1, &bin, &p32, &h32);
+        bins[t / 32][bin] += p32;
+        bins[t / 32][bin + 8] += h32;
+    }
+    for (int w = 1; w < WARPS; w++)
+        for (int b = 0; b < NB; b++)
+            bins[0][b] += bins[w][b];
+    int64_t sl[UGG_SUM_LIMBS], al[UGG_SUM_LIMBS];
+    ugg_bins_to_limbs(bins[0], 1, UGG_SUM_WINS, sl, al);
+    for (int l = 0; l < nl; l++) {
+        fields[l] += sl[l];
+        fields[nl + l] += al[l];
+    }
+    for (int k = 0; k < 3; k++)
+        fields[2 * nl + k] += counts[k];
+    fields[2 * nl + 3] += notneg != 0;
+}
+
 /* One segment: its chunks (the kernel's ugg_chunk list), their fields added (the merge
- * kernels' integer additions), then ugg_finish.  bins: scratch of bins x tpb. */
+ * kernels' integer additions), then ugg_finish.  bins: the dot kernel's scratch, bins x tpb. */
 static void model_segment(int op, const float *x, const float *y, size_t n, uint64_t *bins,
                           ug_exact *out)
 {
@@ -105,7 +184,10 @@ static void model_segment(int op, const float *x, const float *y, size_t n, uint
     memset(f, 0, sizeof f);
     for (size_t c0 = 0; c0 < n; c0 += sh->chunk) {
         uint32_t len = n - c0 < sh->chunk ? (uint32_t)(n - c0) : sh->chunk;
-        model_chunk(op, x + c0, y ? y + c0 : NULL, len, bins, f);
+        if (op == OP_SUM)
+            model_sum_chunk(x + c0, len, f);
+        else
+            model_dot_chunk(x + c0, y + c0, len, bins, f);
     }
     ugg_finish(f, sh->nl, -sh->bias, n, out);
 }

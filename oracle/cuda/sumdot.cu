@@ -4,26 +4,32 @@
  * Decomposition (the arithmetic is oracle/gpu_arith.h's; oracle/gpu_model.c runs this same
  * decomposition on the host, and the self-test checks it against MPFR):
  *   - a batch is a list of segments; each segment is cut into chunks of UGG_CHUNK_* terms
- *     (host: ugg_segments_run), one block per chunk (ugg_chunk_kernel);
- *   - in a block, thread t takes the chunk's terms t, t + TPB, t + 2 TPB, ... (coalesced: a warp
- *     reads 32 consecutive floats), in batches of UNROLL, the next batch loading while this one
- *     is binned; loads past the end read the identity term -0 (sum) or -0 * +0 (dot), which adds
- *     nothing and keeps the "every term is -0" flag: so every term of the chunk is binned
- *     exactly once, by exactly one thread;
- *   - each thread bins its terms into its own column of shared memory, bins[b][tid] (no other
- *     thread touches it: no atomics, no synchronisation; the [b][tid] layout puts a warp's 32
- *     64-bit bins in distinct banks whatever b each lane picks), at most 2^11 terms a thread,
- *     so bins stay below 2^43;
- *   - the thread's bins become limbs (ugg_bins_to_limbs), the block adds its threads' limbs and
- *     counts (int64 additions of values below 2^33: exact) into the chunk's fields;
+ *     (host: ugg_segments_run; a single segment needs no descriptors, see `plan`), one block
+ *     per chunk;
+ *   - sums (sum_chunk_kernel): every term of the chunk is read by exactly one thread; a term
+ *     within the thread's register window (gpu_arith.h) is added to one of its two uint64
+ *     registers, any other term (out of the window, NaN, inf) goes to the block's one set of
+ *     bins in shared memory by an atomic addition; at the end the registers go to the bins as
+ *     pieces, and one thread turns the bins into the chunk's limbs and counts;
+ *   - dots (dot_chunk_kernel): thread t takes the chunk's terms t, t + TPB, ... (coalesced), in
+ *     batches of DOT_UNROLL, the next batch loading while this one is binned; loads past the end
+ *     read the identity term -0 * +0; each thread bins its products' two pieces into its own
+ *     column of shared memory, bins[b][tid] (no atomics; the [b][tid] layout puts a warp's 32
+ *     64-bit bins in distinct banks whatever b each lane picks), at most 2^9 terms a thread;
+ *     the threads' bins become limbs (ugg_bins_to_limbs), which the block adds;
  *   - a segment's chunks' fields are added (one thread when it has at most one chunk, a block
  *     otherwise: exact int64 additions, fewer than 2^23 chunks) and rounded once (ugg_finish).
  * Every merge is an integer addition, so the result does not depend on the order or the
  * shapes: it is the exact value, rounded once.
- * Throughput design (sums): 16 loads in flight per thread at all times (24 KiB per SM, what an
- * H100's ~3.35 TB/s needs at ~0.8 us latency: ~20 KiB), 12 warps per SM (3 blocks of 128
- * threads x 64 KiB of bins), ~16 instructions and one 64-bit shared read-modify-write per term:
- * shared memory allows ~8 terms per clock per SM, memory bandwidth needs ~3 on an H100.
+ * Throughput design (sums, the case `bench oracle --gpu` times): per term ~10 integer
+ * instructions (ugg_reg_term) and no memory access but its load, for data whose terms lie within
+ * 2^16 of the thread's first ones (normal-like data); 16-byte loads, UGG_SUM_VEC of them in
+ * flight per thread, UGG_SUM_BLOCKS_PER_SM blocks of 128 threads per SM (registers are the only
+ * limit: 2 KiB of shared memory a block), i.e. 32 KiB in flight per SM, what an H100's
+ * bandwidth-latency product needs.  Chosen by timing the variants on an H100 (2^30 normal
+ * terms, GB/s): (VEC, blocks) = (1, 16) 2898, (4, 8) 2887, (2, 8) 2850, (2, 12) 2809, (1, 12)
+ * 2769; cub_reduce 3077-3096.  Data spread over many binades (adversarial cases) go through
+ * the shared atomics: terms spread uniformly over 200 binades run at 1155 GB/s.
  */
 #include "gpu_oracle.cuh"
 
@@ -32,125 +38,279 @@
 
 namespace {
 
-enum { MERGE_TPB = 256 };
+enum { MERGE_TPB = 1024, DOT_UNROLL = 8 };
+
+enum { SUM_VEC = UGG_SUM_VEC, SUM_BLOCKS_PER_SM = UGG_SUM_BLOCKS_PER_SM };
 
 template <int OP> struct shape;
 template <> struct shape<UGG_OP_SUM> {
-    static const int TPB = UGG_TPB_SUM, WINS = UGG_SUM_WINS, NL = UGG_SUM_LIMBS,
-                     BINS = 2 * UGG_SUM_WINS, UNROLL = 16, BIAS = UGG_SUM_BIAS;
+    static const int WINS = UGG_SUM_WINS, NL = UGG_SUM_LIMBS, BINS = 2 * UGG_SUM_WINS,
+                     BIAS = UGG_SUM_BIAS;
 };
 template <> struct shape<UGG_OP_DOT> {
-    static const int TPB = UGG_TPB_DOT, WINS = UGG_DOT_WINS, NL = UGG_DOT_LIMBS,
-                     BINS = 2 * UGG_DOT_WINS, UNROLL = 8, BIAS = UGG_DOT_BIAS;
+    static const int WINS = UGG_DOT_WINS, NL = UGG_DOT_LIMBS, BINS = 2 * UGG_DOT_WINS,
+                     BIAS = UGG_DOT_BIAS;
 };
 
-template <int OP> constexpr size_t shared_bytes()
+/* The dot kernel's bins: BINS x TPB uint64 (35 KiB). */
+constexpr size_t dot_shared_bytes()
 {
-    return (size_t)shape<OP>::BINS * shape<OP>::TPB * sizeof(uint64_t);
+    return (size_t)shape<UGG_OP_DOT>::BINS * UGG_TPB_DOT * sizeof(uint64_t);
 }
 
-/* One term into the thread's bins (column `mine`, stride TPB) or its special counts. */
-template <int OP>
-__device__ __forceinline__ void bin_term(uint32_t a, uint32_t b, uint64_t *mine,
+/* The plan of a run: the chunk and segment descriptors on the device, or (chunks == NULL) one
+ * segment `one` cut into chunks of CH terms from offset one_x (one_y), nothing uploaded. */
+struct plan {
+    const ugg_chunk *chunks;
+    const ugg_seg *segs;
+    ugg_seg one;
+    uint64_t one_x, one_y;
+};
+
+__device__ __forceinline__ ugg_chunk chunk_at(const plan &p, uint64_t i, uint64_t CH)
+{
+    if (p.chunks)
+        return p.chunks[i];
+    ugg_chunk c;
+    c.x = p.one_x + i * CH;
+    c.y = p.one_y + i * CH;
+    c.len = (uint32_t)(p.one.n - i * CH < CH ? p.one.n - i * CH : CH);
+    c.pad = 0;
+    return c;
+}
+
+__device__ __forceinline__ ugg_seg seg_at(const plan &p, uint64_t i)
+{
+    return p.segs ? p.segs[i] : p.one;
+}
+
+/* ---- sums ----------------------------------------------------------------------------------- */
+
+/* A sum term that the registers do not take: its special count, or its piece into the warp's
+ * bins (a shared atomic: rare for data within 2^16 of its largest values; a zero piece, as
+ * zeros and the padding give, costs no atomic). */
+__device__ __forceinline__ void sum_term_to_bins(uint32_t w, unsigned long long *bins,
+                                                 uint32_t &nan_terms, uint32_t &posinf,
+                                                 uint32_t &neginf)
+{
+    int cls = ugg_sum_special(w);
+    nan_terms += cls == UGG_T_NAN;
+    posinf += cls == UGG_T_POSINF;
+    neginf += cls == UGG_T_NEGINF;
+    uint32_t bin, piece;
+    ugg_sum_piece(w, &bin, &piece);
+    if (!cls && piece)
+        atomicAdd(&bins[bin], (unsigned long long)piece);
+}
+
+/* 16-byte words i, i + TPB, ..., i + (SUM_VEC - 1) TPB of the chunk's aligned body (nv words);
+ * past the end, four -0 terms. */
+__device__ __forceinline__ void load_words(const uint4 *__restrict__ xv, uint32_t i, uint32_t nv,
+                                           uint4 *a)
+{
+#pragma unroll
+    for (int u = 0; u < SUM_VEC; u++) {
+        uint32_t k = i + u * UGG_TPB_SUM;
+        a[u] = k < nv ? __ldg(xv + k) : make_uint4(0x80000000u, 0x80000000u, 0x80000000u,
+                                                    0x80000000u);
+    }
+}
+
+/* Sums: one block per chunk, part[chunk * F + f] = its fields.  Each warp has one set of bins in
+ * shared memory (512 bytes, added to by shared atomics); each thread keeps its window's terms in two
+ * registers (gpu_arith.h, "register windows") and adds them to its warp's bins at the end.
+ * The chunk's terms before the first 128-byte boundary (at most 31) and after the last 16-byte
+ * word (at most 3) go to the bins, one a thread; the body is read as 16-byte words, word i by
+ * thread i mod TPB (a warp reads 512 aligned bytes), SUM_VEC words a thread in flight while
+ * the previous SUM_VEC are added.  A thread takes at most 4 ceil(2^15 / TPB) + 2 <= 2^11
+ * terms, what the window's bound needs. */
+__global__ void __launch_bounds__(UGG_TPB_SUM, SUM_BLOCKS_PER_SM)
+    sum_chunk_kernel(const uint32_t *__restrict__ x, plan p, int64_t *__restrict__ part)
+{
+    typedef shape<UGG_OP_SUM> S;
+    const int F = UGG_FIELDS(S::NL), WARPS = UGG_TPB_SUM / 32;
+    __shared__ unsigned long long bins[WARPS][S::BINS];
+    __shared__ uint32_t counts[4];
+    const uint32_t tid = threadIdx.x;
+    for (uint32_t b = tid; b < WARPS * S::BINS; b += UGG_TPB_SUM)
+        bins[b / S::BINS][b % S::BINS] = 0;
+    if (tid < 4)
+        counts[tid] = 0;
+    __syncthreads();
+    unsigned long long *mine = bins[tid / 32];
+    const ugg_chunk c = chunk_at(p, blockIdx.x, UGG_CHUNK_SUM);
+    const uint32_t *xs = x + c.x;
+    uint32_t head = (uint32_t)((128 - ((uintptr_t)xs & 127)) & 127) / 4;
+    head = head < c.len ? head : c.len;
+    const uint32_t nv = (c.len - head) / 4, tail0 = head + 4 * nv;
+    uint32_t nan_terms = 0, posinf = 0, neginf = 0, notneg = 0;
+    if (tid < head || tid + tail0 < c.len) { /* head: thread t < 31 takes term t; tail alike */
+        uint32_t w = tid < head ? __ldg(xs + tid) : 0x80000000u;
+        uint32_t v = tid + tail0 < c.len ? __ldg(xs + tail0 + tid) : 0x80000000u;
+        sum_term_to_bins(w, mine, nan_terms, posinf, neginf);
+        sum_term_to_bins(v, mine, nan_terms, posinf, neginf);
+        notneg |= ugg_sum_not_negzero(w) | ugg_sum_not_negzero(v);
+    }
+    const uint4 *xv = (const uint4 *)(xs + head);
+    const uint32_t step = UGG_TPB_SUM * SUM_VEC;
+    uint4 a[SUM_VEC], na[SUM_VEC];
+    load_words(xv, tid, nv, a);
+    uint32_t emax = 0;
+#pragma unroll
+    for (int u = 0; u < SUM_VEC; u++)
+        emax = max(emax, max(max(ugg_f32_exp(a[u].x), ugg_f32_exp(a[u].y)),
+                             max(ugg_f32_exp(a[u].z), ugg_f32_exp(a[u].w))));
+    const uint32_t lo = ugg_reg_window(emax);
+    uint64_t pos = 0, neg = 0;
+    for (uint32_t i = tid; i < nv; i += step) {
+        load_words(xv, i + step, nv, na); /* in flight while a is added */
+#pragma unroll
+        for (int u = 0; u < SUM_VEC; u++) {
+            const uint32_t w4[4] = {a[u].x, a[u].y, a[u].z, a[u].w};
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                if (!ugg_reg_term(w4[j], lo, &pos, &neg))
+                    sum_term_to_bins(w4[j], mine, nan_terms, posinf, neginf);
+                notneg |= ugg_sum_not_negzero(w4[j]);
+            }
+            a[u] = na[u];
+        }
+    }
+    uint32_t bin, p32, h32;
+    if (pos) {
+        ugg_reg_pieces(pos, lo, 0, &bin, &p32, &h32);
+        atomicAdd(&mine[bin], (unsigned long long)p32);
+        atomicAdd(&mine[bin + 8], (unsigned long long)h32);
+    }
+    if (neg) {
+        ugg_reg_pieces(neg, lo, 1, &bin, &p32, &h32);
+        atomicAdd(&mine[bin], (unsigned long long)p32);
+        atomicAdd(&mine[bin + 8], (unsigned long long)h32);
+    }
+    if (nan_terms | posinf | neginf) {
+        atomicAdd(&counts[0], nan_terms);
+        atomicAdd(&counts[1], posinf);
+        atomicAdd(&counts[2], neginf);
+    }
+    if (notneg)
+        atomicOr(&counts[3], 1u);
+    __syncthreads();
+    if (tid < S::BINS) /* the warps' bins into warp 0's: each below 2^50 ((2^17 + 4 TPB) pieces
+                        * below 2^32 in all) */
+        for (int w = 1; w < WARPS; w++)
+            bins[0][tid] += bins[w][tid];
+    __syncthreads();
+    if (tid == 0) {
+        int64_t sl[S::NL], al[S::NL];
+        ugg_bins_to_limbs((const uint64_t *)bins[0], 1, S::WINS, sl, al);
+        int64_t *out = part + (size_t)blockIdx.x * F;
+        for (int l = 0; l < S::NL; l++) {
+            out[l] = sl[l];
+            out[S::NL + l] = al[l];
+        }
+        for (int k = 0; k < 4; k++)
+            out[2 * S::NL + k] = counts[k];
+    }
+}
+
+/* ---- dots ---------------------------------------------------------------------------------- */
+
+/* One product into the thread's bins (column `mine`, stride TPB) or its special counts. */
+__device__ __forceinline__ void dot_term(uint32_t a, uint32_t b, uint64_t *mine,
                                          uint32_t &nan_terms, uint32_t &posinf, uint32_t &neginf,
                                          uint32_t &notneg)
 {
-    const int TPB = shape<OP>::TPB;
-    int cls = OP == UGG_OP_DOT ? ugg_dot_special(a, b) : ugg_sum_special(a);
+    int cls = ugg_dot_special(a, b);
     if (cls) { /* rare: NaN and inf terms carry no pieces */
         nan_terms += cls == UGG_T_NAN;
         posinf += cls == UGG_T_POSINF;
         neginf += cls == UGG_T_NEGINF;
-    } else if (OP == UGG_OP_DOT) {
+    } else {
         uint32_t bin, lo, hi;
         ugg_dot_pieces(a, b, &bin, &lo, &hi);
-        mine[bin * TPB] += lo;
-        mine[(bin + 8) * TPB] += hi;
-    } else {
-        uint32_t bin, piece;
-        ugg_sum_piece(a, &bin, &piece);
-        mine[bin * TPB] += piece;
+        mine[bin * UGG_TPB_DOT] += lo;
+        mine[(bin + 8) * UGG_TPB_DOT] += hi;
     }
-    notneg |= OP == UGG_OP_DOT ? ugg_dot_not_negzero(a, b) : ugg_sum_not_negzero(a);
+    notneg |= ugg_dot_not_negzero(a, b);
 }
 
-/* Terms i, i + TPB, ..., i + (UNROLL - 1) TPB of a chunk of len (the identity past the end). */
-template <int OP>
-__device__ __forceinline__ void load_batch(const uint32_t *__restrict__ xs,
-                                           const uint32_t *__restrict__ ys, uint32_t i,
-                                           uint32_t len, uint32_t *a, uint32_t *b)
+/* Terms i, i + TPB, ..., i + (DOT_UNROLL - 1) TPB of a chunk of len (-0 * +0 past the end). */
+__device__ __forceinline__ void dot_load_batch(const uint32_t *__restrict__ xs,
+                                               const uint32_t *__restrict__ ys, uint32_t i,
+                                               uint32_t len, uint32_t *a, uint32_t *b)
 {
 #pragma unroll
-    for (int u = 0; u < shape<OP>::UNROLL; u++) {
-        uint32_t k = i + u * shape<OP>::TPB; /* < 2^17 + 2^12: no overflow */
+    for (int u = 0; u < DOT_UNROLL; u++) {
+        uint32_t k = i + u * UGG_TPB_DOT; /* < 2^15 + 2^9: no overflow */
         a[u] = k < len ? __ldg(xs + k) : 0x80000000u;
-        b[u] = OP == UGG_OP_DOT && k < len ? __ldg(ys + k) : 0u;
+        b[u] = k < len ? __ldg(ys + k) : 0u;
     }
 }
 
-/* One block per chunk: part[chunk * F + f] = the chunk's fields (UGG_FIELDS(NL)). */
-template <int OP>
-__global__ void __launch_bounds__(shape<OP>::TPB, 3)
-    chunk_kernel(const uint32_t *__restrict__ x, const uint32_t *__restrict__ y,
-                 const ugg_chunk *__restrict__ chunks, int64_t *__restrict__ part)
+/* Dots: one block per chunk, part[chunk * F + f] = its fields. */
+__global__ void __launch_bounds__(UGG_TPB_DOT, 3)
+    dot_chunk_kernel(const uint32_t *__restrict__ x, const uint32_t *__restrict__ y, plan p,
+                     int64_t *__restrict__ part)
 {
-    typedef shape<OP> S;
-    const int F = UGG_FIELDS(S::NL);
+    typedef shape<UGG_OP_DOT> S;
+    const int TPB = UGG_TPB_DOT, F = UGG_FIELDS(S::NL);
     extern __shared__ uint64_t bins[]; /* [BINS][TPB], then reused as [F][TPB] */
     const int tid = threadIdx.x;
-    const ugg_chunk c = chunks[blockIdx.x];
+    const ugg_chunk c = chunk_at(p, blockIdx.x, UGG_CHUNK_DOT);
     uint64_t *mine = bins + tid;
     for (int b = 0; b < S::BINS; b++)
-        mine[b * S::TPB] = 0;
+        mine[b * TPB] = 0;
     uint32_t nan_terms = 0, posinf = 0, neginf = 0, notneg = 0;
-    const uint32_t *xs = x + c.x, *ys = OP == UGG_OP_DOT ? y + c.y : x;
-    const uint32_t step = S::TPB * S::UNROLL;
-    uint32_t a[S::UNROLL], b[S::UNROLL], na[S::UNROLL], nb[S::UNROLL];
-    load_batch<OP>(xs, ys, tid, c.len, a, b);
+    const uint32_t *xs = x + c.x, *ys = y + c.y;
+    const uint32_t step = TPB * DOT_UNROLL;
+    uint32_t a[DOT_UNROLL], b[DOT_UNROLL], na[DOT_UNROLL], nb[DOT_UNROLL];
+    dot_load_batch(xs, ys, tid, c.len, a, b);
     for (uint32_t i = tid; i < c.len; i += step) {
-        load_batch<OP>(xs, ys, i + step, c.len, na, nb); /* in flight while a is binned */
+        dot_load_batch(xs, ys, i + step, c.len, na, nb); /* in flight while a is binned */
 #pragma unroll
-        for (int u = 0; u < S::UNROLL; u++)
-            bin_term<OP>(a[u], b[u], mine, nan_terms, posinf, neginf, notneg);
+        for (int u = 0; u < DOT_UNROLL; u++)
+            dot_term(a[u], b[u], mine, nan_terms, posinf, neginf, notneg);
 #pragma unroll
-        for (int u = 0; u < S::UNROLL; u++) {
+        for (int u = 0; u < DOT_UNROLL; u++) {
             a[u] = na[u];
             b[u] = nb[u];
         }
     }
     int64_t sl[S::NL], al[S::NL];
-    ugg_bins_to_limbs(mine, S::TPB, S::WINS, sl, al);
+    ugg_bins_to_limbs(mine, TPB, S::WINS, sl, al);
     __syncthreads(); /* every thread has read its bins: the memory becomes the fields */
     int64_t *red = (int64_t *)bins;
 #pragma unroll
     for (int l = 0; l < S::NL; l++) {
-        red[l * S::TPB + tid] = sl[l];
-        red[(S::NL + l) * S::TPB + tid] = al[l];
+        red[l * TPB + tid] = sl[l];
+        red[(S::NL + l) * TPB + tid] = al[l];
     }
-    red[(2 * S::NL) * S::TPB + tid] = nan_terms;
-    red[(2 * S::NL + 1) * S::TPB + tid] = posinf;
-    red[(2 * S::NL + 2) * S::TPB + tid] = neginf;
-    red[(2 * S::NL + 3) * S::TPB + tid] = notneg;
+    red[(2 * S::NL) * TPB + tid] = nan_terms;
+    red[(2 * S::NL + 1) * TPB + tid] = posinf;
+    red[(2 * S::NL + 2) * TPB + tid] = neginf;
+    red[(2 * S::NL + 3) * TPB + tid] = notneg;
     __syncthreads();
-    for (int f = tid; f < F; f += S::TPB) {
+    for (int f = tid; f < F; f += TPB) {
         int64_t s = 0;
-        for (int t = 0; t < S::TPB; t++)
-            s += red[f * S::TPB + t];
+        for (int t = 0; t < TPB; t++)
+            s += red[f * TPB + t];
         part[(size_t)blockIdx.x * F + f] = s;
     }
 }
 
+/* ---- merges and launches ---------------------------------------------------------------------- */
+
 /* Segments with at most one chunk: one thread each. */
 template <int OP>
-__global__ void merge_single(const int64_t *__restrict__ part, const ugg_seg *__restrict__ segs,
-                             uint64_t nseg, ug_exact *out)
+__global__ void merge_single(const int64_t *__restrict__ part, plan p, uint64_t nseg,
+                             ug_exact *out)
 {
     typedef shape<OP> S;
     const int F = UGG_FIELDS(S::NL);
     uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= nseg)
         return;
-    ugg_seg g = segs[s];
+    ugg_seg g = seg_at(p, s);
     if (g.last - g.first > 1)
         return;
     int64_t f[F];
@@ -159,56 +319,55 @@ __global__ void merge_single(const int64_t *__restrict__ part, const ugg_seg *__
     ugg_finish(f, S::NL, -S::BIAS, g.n, &out[g.dest]);
 }
 
-/* Segments with more chunks: one block each, every thread adding a stride of chunks. */
+/* Segments with more chunks: one block each.  Thread t < R F (R = MERGE_TPB / F) adds field
+ * t mod F of chunks first + t / F, + R, + 2 R, ...: a warp reads consecutive words (the fields
+ * of a chunk are contiguous, so are the chunks), 8 loads in flight; then one thread per field
+ * adds the R partial sums. */
 template <int OP>
 __global__ void __launch_bounds__(MERGE_TPB)
-    merge_multi(const int64_t *__restrict__ part, const ugg_seg *__restrict__ segs, ug_exact *out)
+    merge_multi(const int64_t *__restrict__ part, plan p, ug_exact *out)
 {
     typedef shape<OP> S;
-    const int F = UGG_FIELDS(S::NL);
-    __shared__ int64_t red[MERGE_TPB];
+    const int F = UGG_FIELDS(S::NL), R = MERGE_TPB / F;
+    __shared__ int64_t red[R * F];
     __shared__ int64_t tot[F];
-    ugg_seg g = segs[blockIdx.x];
+    ugg_seg g = seg_at(p, blockIdx.x);
     if (g.last - g.first <= 1)
         return; /* (merge_single's) */
-    int64_t acc[F];
-#pragma unroll
-    for (int i = 0; i < F; i++)
-        acc[i] = 0;
-    for (uint64_t c = g.first + threadIdx.x; c < g.last; c += MERGE_TPB)
-#pragma unroll
-        for (int i = 0; i < F; i++)
-            acc[i] += part[c * F + i];
-    for (int i = 0; i < F; i++) {
-        red[threadIdx.x] = acc[i];
-        __syncthreads();
-        for (int w = MERGE_TPB / 2; w > 0; w >>= 1) {
-            if ((int)threadIdx.x < w)
-                red[threadIdx.x] += red[threadIdx.x + w];
-            __syncthreads();
-        }
-        if (threadIdx.x == 0)
-            tot[i] = red[0];
-        __syncthreads();
+    const int t = threadIdx.x;
+    if (t < R * F) {
+        int64_t acc = 0;
+        const int f = t % F;
+#pragma unroll 8
+        for (uint64_t c = g.first + t / F; c < g.last; c += R)
+            acc += part[c * F + f];
+        red[t] = acc;
     }
-    if (threadIdx.x == 0)
+    __syncthreads();
+    if (t < F) {
+        int64_t s = 0;
+        for (int r = 0; r < R; r++)
+            s += red[r * F + t];
+        tot[t] = s;
+    }
+    __syncthreads();
+    if (t == 0)
         ugg_finish(tot, S::NL, -S::BIAS, g.n, &out[g.dest]);
 }
 
+/* The chunk kernel of OP over the plan's nchunks chunks, then the merges of its nseg segments. */
 template <int OP>
-int run_chunks(const float *d_x, const float *d_y, const ugg_chunk *d_chunks, uint64_t nchunks,
-               const ugg_seg *d_segs, uint64_t nseg, int all_single, ug_exact *d_out, char *err,
-               size_t len)
+int run_plan(const float *d_x, const float *d_y, const plan &p, uint64_t nchunks, uint64_t nseg,
+             int all_single, ug_exact *d_out, char *err, size_t len)
 {
-    typedef shape<OP> S;
-    const int F = UGG_FIELDS(S::NL);
+    const int F = UGG_FIELDS(shape<OP>::NL);
     static ugg_dbuf part;
     static int configured;
-    if (!configured) { /* more than the default 48 KiB of dynamic shared memory, and the L1
-                        * split that fits three blocks per SM */
-        UGG_TRY(cudaFuncSetAttribute(chunk_kernel<OP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)shared_bytes<OP>()));
-        UGG_TRY(cudaFuncSetAttribute(chunk_kernel<OP>,
+    if (OP == UGG_OP_DOT && !configured) { /* more than the default 48 KiB of dynamic shared
+                                            * memory, and the L1 split that fits 3 blocks */
+        UGG_TRY(cudaFuncSetAttribute(dot_chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)dot_shared_bytes()));
+        UGG_TRY(cudaFuncSetAttribute(dot_chunk_kernel,
                                      cudaFuncAttributePreferredSharedMemoryCarveout,
                                      (int)cudaSharedmemCarveoutMaxShared));
         configured = 1;
@@ -220,17 +379,20 @@ int run_chunks(const float *d_x, const float *d_y, const ugg_chunk *d_chunks, ui
     }
     UGG_TRY(ugg_reserve(&part, (nchunks ? nchunks : 1) * F * sizeof(int64_t)));
     if (nchunks) {
-        chunk_kernel<OP><<<(unsigned)nchunks, S::TPB, shared_bytes<OP>()>>>(
-            (const uint32_t *)d_x, (const uint32_t *)(d_y ? d_y : d_x), d_chunks,
-            (int64_t *)part.p);
+        if (OP == UGG_OP_DOT)
+            dot_chunk_kernel<<<(unsigned)nchunks, UGG_TPB_DOT, dot_shared_bytes()>>>(
+                (const uint32_t *)d_x, (const uint32_t *)d_y, p, (int64_t *)part.p);
+        else
+            sum_chunk_kernel<<<(unsigned)nchunks, UGG_TPB_SUM>>>((const uint32_t *)d_x, p,
+                                                                 (int64_t *)part.p);
         UGG_LAUNCHED();
     }
     if (nseg) {
-        merge_single<OP><<<(unsigned)((nseg + 127) / 128), 128>>>((const int64_t *)part.p, d_segs,
+        merge_single<OP><<<(unsigned)((nseg + 127) / 128), 128>>>((const int64_t *)part.p, p,
                                                                   nseg, d_out);
         UGG_LAUNCHED();
         if (!all_single) {
-            merge_multi<OP><<<(unsigned)nseg, MERGE_TPB>>>((const int64_t *)part.p, d_segs, d_out);
+            merge_multi<OP><<<(unsigned)nseg, MERGE_TPB>>>((const int64_t *)part.p, p, d_out);
             UGG_LAUNCHED();
         }
     }
@@ -299,11 +461,13 @@ int ugg_run_chunks(int op, const float *d_x, const float *d_y, const ugg_chunk *
                    uint64_t nchunks, const ugg_seg *d_segs, uint64_t nseg, int all_single,
                    ug_exact *d_out, char *err, size_t len)
 {
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.chunks = d_chunks;
+    p.segs = d_segs;
     return op == UGG_OP_DOT
-               ? run_chunks<UGG_OP_DOT>(d_x, d_y, d_chunks, nchunks, d_segs, nseg, all_single,
-                                        d_out, err, len)
-               : run_chunks<UGG_OP_SUM>(d_x, d_y, d_chunks, nchunks, d_segs, nseg, all_single,
-                                        d_out, err, len);
+               ? run_plan<UGG_OP_DOT>(d_x, d_y, p, nchunks, nseg, all_single, d_out, err, len)
+               : run_plan<UGG_OP_SUM>(d_x, d_x, p, nchunks, nseg, all_single, d_out, err, len);
 }
 
 /* The descriptors: segment i's chunks cover [off + c CH, off + min((c + 1) CH, n)). */
@@ -314,6 +478,17 @@ int ugg_segments_run(int op, const float *d_x, const float *d_y, const uint64_t 
     const uint64_t CH = op == UGG_OP_DOT ? UGG_CHUNK_DOT : UGG_CHUNK_SUM;
     uint64_t nchunks = 0;
     int all_single = 1, rc = 1;
+    if (count == 1) { /* one segment (a long sum, the bench): the kernels cut it themselves */
+        plan p;
+        memset(&p, 0, sizeof p);
+        p.one.last = (n[0] + CH - 1) / CH;
+        p.one.n = n[0];
+        p.one_x = p.one_y = off[0];
+        return op == UGG_OP_DOT ? run_plan<UGG_OP_DOT>(d_x, d_y, p, p.one.last, 1,
+                                                       p.one.last <= 1, d_out, err, len)
+                                : run_plan<UGG_OP_SUM>(d_x, d_x, p, p.one.last, 1,
+                                                       p.one.last <= 1, d_out, err, len);
+    }
     for (size_t i = 0; i < count; i++) {
         uint64_t c = (n[i] + CH - 1) / CH;
         nchunks += c;
