@@ -64,7 +64,8 @@ static void ug_row_changes(const ug_row *o, const ug_row *n, double slack, char 
     *better |= sv == UG_V_BETTER;
     for (int m = 0; m < UG_GM_COUNT && o->measured && n->measured; m++) {
         double a = ug_gated_value(o, m), b = ug_gated_value(n, m);
-        if (m == UG_GM_DISTINCT && (isnan(a) || isnan(b) || slack > 1.0)) continue; /* not gated */
+        if (!ug_metric_gated(m, slack > 1.0) || (m == UG_GM_DISTINCT && (isnan(a) || isnan(b))))
+            continue; /* not gated */
         ug_verdict v = ug_judge(a, b, ug_gated[m].higher_better, slack);
         *worse |= v == UG_V_WORSE;
         *better |= v == UG_V_BETTER;

@@ -50,6 +50,18 @@ const char *ug_verdict_name(ug_verdict v)
  * means the kernel returned garbage where the oracle had a number). */
 static int ug_badness_class(double v) { return isnan(v) ? 2 : isinf(v) ? 1 : 0; }
 
+bool ug_metric_gated(int m, bool nondet)
+{
+    /* A nondeterministic row is judged on its mean ULP error only (and on its status, i.e. the
+     * a-priori bound checked on every output of every repeat).  Its maxima are the worst of a
+     * few random arrival orders, an extreme-value statistic: between two default runs on the
+     * same GPU they moved by up to x4.19 (H100, gensum(1e20)) and x4.9 (H200, normal(0,1),
+     * n = 255) while the means moved by at most x2.2.  How many repeats differ is the nature of
+     * the kernel, how many of its few outputs round correctly the luck of the orders (two runs:
+     * 8 and 1 of 90).  All of these are reported, not gated. */
+    return !nondet || m == UG_GM_ULP_MEAN;
+}
+
 ug_verdict ug_judge(double old, double now, bool higher_better, double slack)
 {
     int co = ug_badness_class(old), cn = ug_badness_class(now);
@@ -150,11 +162,7 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
                 cr->m[m] = UG_V_NA;
                 continue;
             }
-            if ((m == UG_GM_DISTINCT || m == UG_GM_CORRECTLY_ROUNDED) && cr->slack > 1.0) {
-                /* how many of the repeats differ is the nature of a nondeterministic kernel,
-                 * not its accuracy; how many of its few outputs happened to round correctly
-                 * is the luck of the arrival orders (two runs: 8 and 1 of 90): reported, not
-                 * gated */
+            if (!ug_metric_gated(m, cr->slack > 1.0)) {
                 cr->m[m] = a == b ? UG_V_SAME : UG_V_CHANGED;
                 continue;
             }

@@ -38,6 +38,9 @@ extern const ug_gated_info ug_gated[UG_GM_COUNT];
 /* The metric's value in a row; NAN when the row has none (distinct results of a row measured
  * without repeats). */
 double ug_gated_value(const ug_row *r, int m);
+/* Whether metric m is judged (else reported only) for a row; nondet: the row is
+ * nondeterministic (it has a slack > 1). */
+bool ug_metric_gated(int m, bool nondet);
 
 typedef enum { UG_V_NA, UG_V_SAME, UG_V_WITHIN, UG_V_CHANGED, UG_V_BETTER, UG_V_WORSE } ug_verdict;
 /* "", "same", "within slack", "changed (not gated)", "better", "worse" */

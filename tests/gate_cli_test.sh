@@ -72,18 +72,19 @@ edit "$tmp/env.json" "$tmp/envworse.json" "
 run compare "$tmp/a/results.json" "$tmp/envworse.json" --fail-on-regression
 check "a changed fingerprint never turns a regression into a pass" \
   '[ "$(rc)" = 1 ] && grep -q "(environment changed for this row: compiler)" "$tmp/out"'
-# a nondeterministic row: figures are the worst over 9 repeats; the slack (x4 by default) applies
+# a nondeterministic row: judged on its mean ULP error with a slack (x4 by default); its maxima,
+# the worst of 9 random arrival orders, are reported, not gated
 edit "$tmp/a/results.json" "$tmp/nd.json" "
 [r.update(deterministic=False, repeats=9, distinct_results=3) for r in rows if r['id']=='$row']"
 edit "$tmp/nd.json" "$tmp/nd_within.json" "
-[r.update(ulp_max=r['ulp_max']*3, distinct_results=5, correctly_rounded=r['correctly_rounded']+7) for r in rows if r['id']=='$row']"
+[r.update(ulp_mean=r['ulp_mean']*3, ulp_max=r['ulp_max']*10, distinct_results=5, correctly_rounded=r['correctly_rounded']+7) for r in rows if r['id']=='$row']"
 edit "$tmp/nd.json" "$tmp/nd_beyond.json" "
-[r.update(ulp_max=r['ulp_max']*5) for r in rows if r['id']=='$row']"
+[r.update(ulp_mean=r['ulp_mean']*5) for r in rows if r['id']=='$row']"
 run compare "$tmp/nd.json" "$tmp/nd_within.json" --fail-on-regression --all
-check "nondeterministic: x3 is within the default slack x4, stated; distinct results and correctly rounded counts not gated" \
-  '[ "$(rc)" = 0 ] && grep -q "^WITHIN SLACK $row \[nondeterministic: worst of 9 repeats, slack x4\]" "$tmp/out" && grep -q "1 within slack" "$tmp/out" && grep -Eq "^  distinct_results +3 -> 5 .* changed \(not gated\)$" "$tmp/out" && grep -Eq "^  correctly_rounded .* changed \(not gated\)$" "$tmp/out"'
+check "nondeterministic: mean x3 is within the default slack x4, stated; maxima (x10), distinct results and correctly rounded counts not gated" \
+  '[ "$(rc)" = 0 ] && grep -q "^WITHIN SLACK $row \[nondeterministic: worst of 9 repeats, slack x4\]" "$tmp/out" && grep -q "1 within slack" "$tmp/out" && grep -Eq "^  ulp_max .* changed \(not gated\)$" "$tmp/out" && grep -Eq "^  distinct_results +3 -> 5 .* changed \(not gated\)$" "$tmp/out" && grep -Eq "^  correctly_rounded .* changed \(not gated\)$" "$tmp/out"'
 run compare "$tmp/nd.json" "$tmp/nd_beyond.json" --fail-on-regression
-check "nondeterministic: x5 is beyond the slack: a regression" \
+check "nondeterministic: mean x5 is beyond the slack: a regression" \
   '[ "$(rc)" = 1 ] && grep -q "^REGRESSION $row \[nondeterministic: worst of 9 repeats, slack x4\]" "$tmp/out"'
 run compare "$tmp/nd.json" "$tmp/nd_beyond.json" --fail-on-regression --slack 6
 check "--slack 6: x5 is within it" '[ "$(rc)" = 0 ]'

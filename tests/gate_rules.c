@@ -108,7 +108,8 @@ UG_CASE(gate_rules, compare_rows)
     ug_row b[5] = {a[0], a[1], a[2], ug_test_row("added", 100, true, 1), a[4]};
     b[0].ulp_max = nextafter(10, 11); /* deterministic: worse */
     b[1].ulp_mean = 0.1;              /* better */
-    b[2].ulp_max = 79;                /* nondeterministic, x3.95: within x4 */
+    b[2].ulp_mean = 5 * 3.95;         /* nondeterministic, x3.95: within x4 */
+    b[2].ulp_max = 200;               /* x10, but a maximum of random orders: not gated */
     b[4].trials = 5;                  /* inputs changed */
     ug_baseline base, now;
     ug_test_side(&base, "gcc 12", a, 5);
@@ -128,6 +129,8 @@ UG_CASE(gate_rules, compare_rows)
               r0->m[UG_GM_ULP_MEAN] == UG_V_SAME);
     UG_EXPECT(r0->slack == 1.0 && r2->slack == UG_DEFAULT_NONDET_SLACK);
     UG_EXPECT(r2->m[UG_GM_DISTINCT] == UG_V_SAME && r0->m[UG_GM_DISTINCT] == UG_V_NA);
+    UG_EXPECT(r2->m[UG_GM_ULP_MAX] == UG_V_CHANGED && r2->m[UG_GM_ULP_MEAN] == UG_V_WITHIN &&
+              r2->verdict == UG_V_WITHIN);
     /* the compiler changed: CPU rows depend on it, the CUDA row does not */
     UG_EXPECT((c.env & (1u << UG_FP_COMPILER)) && (r0->env & (1u << UG_FP_COMPILER)) &&
               r2->env == 0);
@@ -155,8 +158,8 @@ UG_CASE(gate_rules, compare_rows)
     const ug_cmp_row *r1 = ug_find_cmp(&c, a[1].id);
     UG_EXPECT(c.regressed == 2 && r1 && r1->m[UG_GM_DISTINCT] == UG_V_WORSE);
     ug_comparison_free(&c);
-    /* the nondeterministic row beyond its slack (x4.05) */
-    now.res.rows[2].ulp_max = 81;
+    /* the nondeterministic row's mean beyond its slack (x4.05) */
+    now.res.rows[2].ulp_mean = 5 * 4.05;
     ug_compare(&base, &now, NULL, &c);
     UG_EXPECT(c.regressed == 3);
     ug_comparison_free(&c);
@@ -182,6 +185,7 @@ UG_CASE(gate_rules, update_rules_and_round_trip)
     b[0].ulp_max = 11;
     b[1].ulp_max = 0.5;
     b[2].ulp_max = 30;
+    b[2].ulp_mean = 7.5;
     ug_test_side(&run, "gcc 12", b, 3);
     ug_baseline_update(&bl, &run, &o, &diff, &s);
     UG_EXPECT_MSG(s.loosened == 1 && s.tightened == 1 && s.within_slack == 1 && s.refused, "%s",
