@@ -16,9 +16,13 @@ selftest="$2"
 . "$(dirname "$0")/tap.sh"
 set -m # background jobs keep SIGINT (a shell without job control would ignore it for them)
 # Start a run in the background; wait until its TAP has point $1 (or it ended); send signal $2.
+# The previous run's output goes first: were it left, its "ok $point" could end the wait before
+# the new job has even exec'd, and the signal would reach the forked shell instead (whose
+# inherited EXIT trap, in that window, removes $tmp: seen in CI as checks 8-16 failing).
 run_and_kill() {
   local point=$1 sig=$2
   shift 2
+  rm -f "$tmp/out" "$tmp/err"
   "$@" >"$tmp/out" 2>"$tmp/err" &
   local pid=$!
   for _ in $(seq 600); do

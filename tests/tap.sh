@@ -10,7 +10,10 @@
 #   tap_end                 the plan, then exit with the script's status
 if [ -z "${tmp:-}" ]; then
     tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
+    # Only the shell that made it removes it: a background job signalled before its exec runs
+    # this trap too (bash, in the forked child), and would take $tmp from under the test.
+    ug_tap_owner=${BASHPID:-$$}
+    trap '[ "${BASHPID:-$$}" = "$ug_tap_owner" ] && rm -rf "$tmp"' EXIT
 fi
 n=0
 fail=0
