@@ -167,6 +167,23 @@ UGG_HD int ugg_dot_special(uint32_t a, uint32_t b)
     return ((a ^ b) >> 31) ? UGG_T_NEGINF : UGG_T_POSINF;
 }
 
+/* How the sum kernel (and its host model) cuts a chunk of len terms at address x for 16-byte
+ * loads that start on a 128-byte boundary: head terms before the first boundary (at most 31),
+ * nv 16-byte words, the tail from tail0 (at most 3 terms).  Head and tail go to the bins. */
+typedef struct {
+    uint32_t head, nv, tail0;
+} ugg_sum_cut;
+
+UGG_HD ugg_sum_cut ugg_sum_cut_chunk(const void *x, uint32_t len)
+{
+    ugg_sum_cut c;
+    c.head = (uint32_t)((128 - ((uintptr_t)x & 127)) & 127) / 4;
+    c.head = c.head < len ? c.head : len;
+    c.nv = (len - c.head) / 4;
+    c.tail0 = c.head + 4 * c.nv;
+    return c;
+}
+
 /* Nonzero unless the (finite) term is -0: what the zero-sign rule needs (one xor; threads OR
  * these, blocks add them: only zero or nonzero matters). */
 UGG_HD uint32_t ugg_sum_not_negzero(uint32_t bits)

@@ -122,9 +122,8 @@ static void model_sum_chunk(const float *x, uint32_t len, int64_t *fields)
     int64_t counts[3] = {0, 0, 0};
     uint32_t notneg = 0;
     memset(bins, 0, sizeof bins);
-    uint32_t head = (uint32_t)((128 - ((uintptr_t)x & 127)) & 127) / 4;
-    head = head < len ? head : len;
-    const uint32_t nv = (len - head) / 4, tail0 = head + 4 * nv;
+    const ugg_sum_cut cut = ugg_sum_cut_chunk(x, len);
+    const uint32_t head = cut.head, nv = cut.nv, tail0 = cut.tail0;
     for (uint32_t t = 0; t < TPB; t++) {
         if (t < head) {
             model_sum_to_bins(bits_at(x, t), bins[t / 32], counts);

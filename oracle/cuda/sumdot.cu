@@ -140,9 +140,8 @@ __global__ void __launch_bounds__(UGG_TPB_SUM, SUM_BLOCKS_PER_SM)
     unsigned long long *mine = bins[tid / 32];
     const ugg_chunk c = chunk_at(p, blockIdx.x, UGG_CHUNK_SUM);
     const uint32_t *xs = x + c.x;
-    uint32_t head = (uint32_t)((128 - ((uintptr_t)xs & 127)) & 127) / 4;
-    head = head < c.len ? head : c.len;
-    const uint32_t nv = (c.len - head) / 4, tail0 = head + 4 * nv;
+    const ugg_sum_cut cut = ugg_sum_cut_chunk(xs, c.len);
+    const uint32_t head = cut.head, nv = cut.nv, tail0 = cut.tail0;
     uint32_t nan_terms = 0, posinf = 0, neginf = 0, notneg = 0;
     if (tid < head || tid + tail0 < c.len) { /* head: thread t < 31 takes term t; tail alike */
         uint32_t w = tid < head ? __ldg(xs + tid) : 0x80000000u;
@@ -455,6 +454,15 @@ fail:
     return rc;
 }
 
+/* run_plan for a run-time op (a sum reads d_x only). */
+int run_plan_op(int op, const float *d_x, const float *d_y, const plan &p, uint64_t nchunks,
+                uint64_t nseg, int all_single, ug_exact *d_out, char *err, size_t len)
+{
+    return op == UGG_OP_DOT
+               ? run_plan<UGG_OP_DOT>(d_x, d_y, p, nchunks, nseg, all_single, d_out, err, len)
+               : run_plan<UGG_OP_SUM>(d_x, d_x, p, nchunks, nseg, all_single, d_out, err, len);
+}
+
 } // namespace
 
 int ugg_run_chunks(int op, const float *d_x, const float *d_y, const ugg_chunk *d_chunks,
@@ -465,9 +473,7 @@ int ugg_run_chunks(int op, const float *d_x, const float *d_y, const ugg_chunk *
     memset(&p, 0, sizeof p);
     p.chunks = d_chunks;
     p.segs = d_segs;
-    return op == UGG_OP_DOT
-               ? run_plan<UGG_OP_DOT>(d_x, d_y, p, nchunks, nseg, all_single, d_out, err, len)
-               : run_plan<UGG_OP_SUM>(d_x, d_x, p, nchunks, nseg, all_single, d_out, err, len);
+    return run_plan_op(op, d_x, d_y, p, nchunks, nseg, all_single, d_out, err, len);
 }
 
 /* The descriptors: segment i's chunks cover [off + c CH, off + min((c + 1) CH, n)). */
@@ -484,10 +490,7 @@ int ugg_segments_run(int op, const float *d_x, const float *d_y, const uint64_t 
         p.one.last = (n[0] + CH - 1) / CH;
         p.one.n = n[0];
         p.one_x = p.one_y = off[0];
-        return op == UGG_OP_DOT ? run_plan<UGG_OP_DOT>(d_x, d_y, p, p.one.last, 1,
-                                                       p.one.last <= 1, d_out, err, len)
-                                : run_plan<UGG_OP_SUM>(d_x, d_x, p, p.one.last, 1,
-                                                       p.one.last <= 1, d_out, err, len);
+        return run_plan_op(op, d_x, d_y, p, p.one.last, 1, p.one.last <= 1, d_out, err, len);
     }
     for (size_t i = 0; i < count; i++) {
         uint64_t c = (n[i] + CH - 1) / CH;
