@@ -51,7 +51,9 @@ const char *ug_verdict_name(ug_verdict v);
 ug_verdict ug_judge(double old, double now, bool higher_better, double slack);
 /* "pass", "xfail" are passing, "fail" and "xpass" failing: worse when a passing row fails. */
 ug_verdict ug_judge_status(ug_status old, ug_status now);
-/* Why a row's inputs differ ("trials 100 -> 10"), or "" when they are the same. */
+/* Why a row's inputs differ ("trials 100 -> 10"), or "" when they are the same: seed, trials,
+ * first trial, and the outputs of a deterministic row (a nondeterministic row's count also
+ * holds its repeats, which depend on its kernel's time). */
 void ug_inputs_differ(const ug_row *a, const ug_row *b, char *why, size_t len);
 
 typedef struct ug_cmp_row {

@@ -100,6 +100,37 @@ static const ug_cmp_row *ug_find_cmp(const ug_comparison *c, const char *id)
     return NULL;
 }
 
+/* A nondeterministic row's outputs count its repeats, as many as fit a time budget: fewer
+ * repeats are the same input, judged; fewer trials are not. */
+UG_CASE(gate_rules, nondeterministic_repeats_are_not_inputs)
+{
+    ug_row a[3] = {ug_test_row("gpu_atomic", 100, false, 20),
+                   ug_test_row("gpu_atomic_grid", 100, false, 20),
+                   ug_test_row("serial", 100, true, 10)};
+    a[0].count = a[1].count = 90;
+    ug_row b[3] = {a[0], a[1], a[2]};
+    b[0].count = 30;               /* 3 repeats instead of 9: the same input */
+    b[0].repeats = 3;
+    b[0].ulp_mean = 4.5 * a[0].ulp_mean; /* beyond its x4 slack: judged, worse */
+    b[1].count = 30;
+    b[1].trials = 9;               /* inputs changed */
+    b[2].count = 9;                /* deterministic: outputs changed */
+    ug_baseline base, now;
+    ug_test_side(&base, "gcc 12", a, 3);
+    ug_test_side(&now, "gcc 12", b, 3);
+    ug_comparison c;
+    ug_compare(&base, &now, NULL, &c);
+    UG_EXPECT_MSG(c.regressed == 1 && c.inputs_changed == 2, "regressed %zu inputs changed %zu",
+                  c.regressed, c.inputs_changed);
+    const ug_cmp_row *r = ug_find_cmp(&c, b[0].id);
+    UG_EXPECT(r && r->inputs[0] == 0);
+    r = ug_find_cmp(&c, b[2].id);
+    UG_EXPECT(r && strcmp(r->inputs, "outputs 10 -> 9") == 0);
+    ug_comparison_free(&c);
+    ug_baseline_free(&base);
+    ug_baseline_free(&now);
+}
+
 UG_CASE(gate_rules, compare_rows)
 {
     ug_row a[5] = {ug_test_row("serial", 100, true, 10), ug_test_row("kahan", 100, true, 1),
