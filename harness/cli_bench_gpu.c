@@ -8,7 +8,10 @@
  *   - every element of an n^3 SGEMM, n = 1024, 2048, 4096 (normal(0,1)): cuBLAS SGEMM's own
  *     time, the GPU oracle's (exact records of every element plus the ULP error of every
  *     element of the cuBLAS result, on the device), the copy of the records to the host, the
- *     fast CPU oracle's time; every element of the two oracles compared.
+ *     fast CPU oracle's time; every element of the two oracles compared;
+ *   - where the GPU oracle pays: GEMMs of 64^3 to 1024^3 and 8 sums of 2^10 to 2^24 terms
+ *     through the harness's own calls (copies included) on both oracles, beside the choice the
+ *     harness makes with no --oracle (ug_gpu_oracle_pays).
  * Exit status 1 if any record differs (or something fails), 2 without a GPU.  Memory: ~4.5 GiB
  * on the host at the peak (the sum's copy; then two sets of 16 M records, 1.3 GiB), ~5 GiB on
  * the device.
@@ -21,6 +24,7 @@
 #include "base/sys.h"
 #include "cli.h"
 #include "gpu.h"
+#include "run.h"
 
 /* The exact sum: GPU, cub, CPU.  Returns 0 if the records agree. */
 static int bench_gpu_sum(const ug_gpu_oracle_ops *ops)
@@ -100,6 +104,126 @@ out:
     return rc;
 }
 
+/* Median of reps timings of one oracle call (seconds); -1 if a call fails (message in err). */
+typedef int (*ug_bench_call)(void *arg, char *err, size_t len);
+static double bench_median(ug_bench_call f, void *arg, int reps, char *err, size_t len)
+{
+    double t[7];
+    reps = reps > 7 ? 7 : reps;
+    for (int r = 0; r < reps; r++) {
+        double t0 = ug_now_s();
+        if (f(arg, err, len)) return -1;
+        t[r] = ug_now_s() - t0;
+        for (int i = r; i > 0 && t[i] < t[i - 1]; i--) {
+            double s = t[i];
+            t[i] = t[i - 1];
+            t[i - 1] = s;
+        }
+    }
+    return t[reps / 2];
+}
+
+typedef struct {
+    const float *A, *B;
+    size_t n, trials;
+    const float *const *x;
+    const size_t *ns;
+    ug_exact *out;
+} ug_bench_job;
+
+static int call_gemm_cpu(void *arg, char *err, size_t len)
+{
+    ug_bench_job *j = arg;
+    (void)err, (void)len;
+    ug_exact_gemm_f32_fast(j->A, j->B, j->n, j->n, j->n, j->out);
+    return 0;
+}
+static int call_gemm_gpu(void *arg, char *err, size_t len)
+{
+    ug_bench_job *j = arg;
+    return ug_exact_gemm_f32_gpu(j->A, j->B, j->n, j->n, j->n, j->out, NULL, err, len);
+}
+static int call_sums_cpu(void *arg, char *err, size_t len)
+{
+    ug_bench_job *j = arg;
+    (void)err, (void)len;
+    for (size_t i = 0; i < j->trials; i++) ug_exact_sum_f32_fast(j->x[i], j->ns[i], &j->out[i]);
+    return 0;
+}
+static int call_sums_gpu(void *arg, char *err, size_t len)
+{
+    ug_bench_job *j = arg;
+    return ug_exact_sums_f32_gpu(j->x, j->ns, j->trials, j->out, err, len);
+}
+
+/* Where the GPU oracle pays: the harness's own calls (host arrays in, records back, copies and
+ * launches included), medians of 5, beside the fast CPU oracle and the default choice
+ * (ug_gpu_oracle_pays).  The cross-check the harness adds to a GPU answer is not included. */
+static int bench_gpu_crossover(void)
+{
+    static const size_t gemm_n[] = {64, 128, 256, 384, 512, 768, 1024};
+    static const size_t sum_n[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
+                                   (size_t)1 << 24};
+    enum { TRIALS = 8, REPS = 5 };
+    size_t nmax = gemm_n[sizeof gemm_n / sizeof *gemm_n - 1], smax = sum_n[3];
+    float *A = malloc(nmax * nmax * sizeof *A), *B = malloc(nmax * nmax * sizeof *B);
+    float *X = malloc(TRIALS * smax * sizeof *X);
+    ug_exact *out = malloc(nmax * nmax * sizeof *out);
+    const float *x[TRIALS];
+    size_t ns[TRIALS];
+    char err[400] = "";
+    int rc = 1;
+    if (!A || !B || !X || !out) {
+        printf("where the GPU oracle pays: no host memory\n");
+        goto out;
+    }
+    ug_bench_fill_normal(A, nmax * nmax, 31);
+    ug_bench_fill_normal(B, nmax * nmax, 32);
+    ug_bench_fill_normal(X, TRIALS * smax, 33);
+    printf("where the GPU oracle pays (the harness's calls: host arrays in, records out; medians "
+           "of %d; %d CPU threads):\n", REPS, ug_par_threads());
+    printf("  %-22s %12s %12s %8s %16s\n", "input", "cpu ms", "gpu ms", "faster",
+           "default oracle");
+    for (size_t k = 0; k < sizeof gemm_n / sizeof *gemm_n; k++) {
+        size_t n = gemm_n[k];
+        ug_bench_job j = {A, B, n, 0, NULL, NULL, out};
+        double c = bench_median(call_gemm_cpu, &j, REPS, err, sizeof err);
+        double g = bench_median(call_gemm_gpu, &j, REPS, err, sizeof err);
+        if (g < 0) {
+            printf("  gemm %zu^3: %s\n", n, err);
+            goto out;
+        }
+        char label[40];
+        snprintf(label, sizeof label, "gemm %zu^3", n);
+        printf("  %-22s %12.3f %12.3f %8s %16s\n", label, c * 1e3, g * 1e3, g < c ? "gpu" : "cpu",
+               ug_gpu_oracle_pays(UG_OP_GEMM, n, n, n) ? "gpu" : "cpu");
+    }
+    for (size_t k = 0; k < sizeof sum_n / sizeof *sum_n; k++) {
+        for (int i = 0; i < TRIALS; i++) {
+            x[i] = X + (size_t)i * sum_n[k];
+            ns[i] = sum_n[k];
+        }
+        ug_bench_job j = {NULL, NULL, 0, TRIALS, x, ns, out};
+        double c = bench_median(call_sums_cpu, &j, REPS, err, sizeof err);
+        double g = bench_median(call_sums_gpu, &j, REPS, err, sizeof err);
+        if (g < 0) {
+            printf("  %d sums of %zu: %s\n", TRIALS, sum_n[k], err);
+            goto out;
+        }
+        char label[40];
+        snprintf(label, sizeof label, "%d sums of %zu", TRIALS, sum_n[k]);
+        printf("  %-22s %12.3f %12.3f %8s %16s\n", label, c * 1e3, g * 1e3, g < c ? "gpu" : "cpu",
+               ug_gpu_oracle_pays(UG_OP_SUM, sum_n[k], 0, 0) ? "gpu" : "cpu");
+    }
+    rc = 0;
+out:
+    free(A);
+    free(B);
+    free(X);
+    free(out);
+    return rc;
+}
+
 int ug_bench_oracle_gpu(int threads)
 {
     const ug_gpu_oracle_ops *ops = ug_gpu_oracle();
@@ -122,5 +246,6 @@ int ug_bench_oracle_gpu(int threads)
     for (int k = 0; k < 3; k++)
         failed |= bench_gpu_gemm(ops, sizes[k]);
     printf("cpu oracle: the fast exact oracle on %d threads\n", ug_par_threads());
+    failed |= bench_gpu_crossover();
     return failed ? 1 : 0;
 }

@@ -88,12 +88,38 @@ static ug_gpu_oracle_tally ug_gpu_tally;
 
 ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
 
-/* --oracle gpu, or no --oracle and a GPU case where the GPU oracle can answer. */
-static bool ug_input_uses_gpu(const ug_t *t)
+/* With no --oracle, the inputs the GPU oracle answers sooner than the fast CPU oracle.
+ * Measured on the H100 (16 cores): every input of the default GPU suite timed on both oracles
+ * inside the suite, whose tests share the GPU, and `ulpgate bench oracle --gpu` (one process
+ * alone on the device):
+ *   - a GEMM whose trials have M N K >= 2^27 multiply-adds.  Alone, the GPU oracle wins from
+ *     64^3 (0.41 ms against 0.63; 1024^3: 8 ms against 80); inside the suite, its launches,
+ *     copies and syncs wait behind the other tests' kernels, 2-30 ms a call, and the CPU oracle
+ *     costs ~2 ns per multiply-add per core (1000^3: 0.10-0.24 s against 10-45 ms; 255^3: 5 ms
+ *     against 10-80).  2^27 is where the CPU's time on 16 cores reaches ~17 ms, the suite's
+ *     typical GPU call: below it the GPU saves at most ~5 ms alone and loses up to ~30 ms in the
+ *     suite;
+ *   - sums and dots never: a GPU answer is cross-checked by recomputing up to 8 of its trials on
+ *     the CPU, the whole CPU cost when an input has 8 trials or fewer, and every term crosses
+ *     PCIe (8 sums of 2^24 terms, alone: CPU 48 ms, GPU 97 ms before the cross-check).
+ * The rule depends on the input only, not on the machine (its cores): the oracles' records
+ * agree bit for bit except sum_abs (the fast oracle's is an upper bound within 2^-42 of the GPU
+ * oracle's RU64), which moves bound ratios in their last bits, so the same input must meet the
+ * same oracle wherever a baseline is compared.  --oracle gpu sends every input to the GPU. */
+bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K)
+{
+    return op == UG_OP_GEMM && (double)M * (double)N * (double)K >= 0x1p27;
+}
+
+/* --oracle gpu; or no --oracle, a GPU case, a GPU oracle that can answer, and an input where it
+ * pays (above). */
+static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
 {
     static int usable = -1;
     if (t->opt->oracle == UG_ORACLE_GPU) return true;
-    if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU) || !ug_gpu_available()) return false;
+    if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU)) return false;
+    if (!ug_gpu_oracle_pays(in->op, in->gemm_m, in->gemm_n, in->gemm_k)) return false;
+    if (!ug_gpu_available()) return false;
     if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);
     return usable == 1;
 }
@@ -200,7 +226,7 @@ static void ug_input_exact(ug_t *t, ug_input *in)
     size_t m = ug_input_elements(in);
     double t0 = ug_prof_now();
     for (int i = 0; i < in->trials; i++) in->exact[i] = ug_xmalloc(m * sizeof(ug_exact));
-    if (ug_input_uses_gpu(t)) {
+    if (ug_input_uses_gpu(t, in)) {
         ug_input_exact_gpu(t, in);
     } else {
         for (int i = 0; i < in->trials; i++) switch (in->op) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../kernels/kernel.h"
 #include "../oracle/oracle.h"
 #include "base/sys.h"
 #include "results.h"
@@ -62,6 +63,9 @@ typedef struct ug_gpu_oracle_tally {
     const char *impl;
 } ug_gpu_oracle_tally;
 ug_gpu_oracle_tally ug_gpu_oracle_counts(void);
+/* Whether, with no --oracle, the GPU oracle answers an input of op (M x N x K for a GEMM) sooner
+ * than the fast CPU oracle: GEMMs of at least 2^27 multiply-adds (harness/input.c says why). */
+bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K);
 
 /* results.json in opt->report_dir, written atomically (a temporary file renamed over it).
  * argc/argv: the command line, recorded in the meta block.  0, or -1 with a message on stderr
