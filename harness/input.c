@@ -93,7 +93,7 @@ ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
  * inside the suite, whose tests share the GPU, and `ulpgate bench oracle --gpu` (one process
  * alone on the device):
  *   - a GEMM whose trials have M N K >= 2^27 multiply-adds.  Alone, the GPU oracle wins from
- *     64^3 (0.41 ms against 0.63; 1024^3: 8 ms against 80); inside the suite, its launches,
+ *     64^3 (0.28 ms against 0.45; 1024^3: 4.0 ms against 63); inside the suite, its launches,
  *     copies and syncs wait behind the other tests' kernels, 2-30 ms a call, and the CPU oracle
  *     costs ~2 ns per multiply-add per core (1000^3: 0.10-0.24 s against 10-45 ms; 255^3: 5 ms
  *     against 10-80).  2^27 is where the CPU's time on 16 cores reaches ~17 ms, the suite's
@@ -101,7 +101,7 @@ ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
  *     suite;
  *   - sums and dots never: a GPU answer is cross-checked by recomputing up to 8 of its trials on
  *     the CPU, the whole CPU cost when an input has 8 trials or fewer, and every term crosses
- *     PCIe (8 sums of 2^24 terms, alone: CPU 48 ms, GPU 97 ms before the cross-check).
+ *     PCIe (8 sums of 2^24 terms, alone: CPU 16 ms, GPU 63 ms before the cross-check).
  * The rule depends on the input only, not on the machine (its cores): the oracles' records
  * agree bit for bit except sum_abs (the fast oracle's is an upper bound within 2^-42 of the GPU
  * oracle's RU64), which moves bound ratios in their last bits, so the same input must meet the

@@ -540,13 +540,31 @@ UGG_HD void ugg_exact_zero(ug_exact *e, int negative)
     e->rn = e->rd = negative ? -0.0f : 0.0f;
 }
 
+/* *e = *r, every byte (the padding too: a record is copied whole, and every byte of what
+ * cudaMemcpy reads must be written, compute-sanitizer initcheck).  On the device as 8-byte
+ * stores: nvcc lowers a memcpy to global memory into 40 byte stores (the 4096^3 GEMM's 16.7 M
+ * records on the H100: 18.3 ms with them, 14.1 ms with 8-byte stores). */
+UGG_HD void ugg_store_record(ug_exact *e, const ug_exact *r)
+{
+#ifdef __CUDA_ARCH__
+    static_assert(sizeof(ug_exact) % 8 == 0 && alignof(ug_exact) >= 8, "8-byte words");
+    unsigned long long w[sizeof(ug_exact) / 8];
+    memcpy(w, r, sizeof w);
+    unsigned long long *d = (unsigned long long *)e;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof w / sizeof *w); i++)
+        d[i] = w[i];
+#else
+    memcpy(e, r, sizeof *r);
+#endif
+}
+
 /* The whole record from a segment's fields (UGG_FIELDS(nl)) and its term count n.  Cost: a
  * few hundred integer operations. */
 UGG_HD void ugg_finish(const int64_t *f, int nl, int base, uint64_t n, ug_exact *e)
 {
     ug_exact r;
-    memset(&r, 0, sizeof r); /* the padding too: a record is copied whole, and every byte of
-                              * what cudaMemcpy reads is written (compute-sanitizer initcheck) */
+    memset(&r, 0, sizeof r); /* the padding too (ugg_store_record) */
     int cls = ugg_special_class(f[2 * nl], f[2 * nl + 1], f[2 * nl + 2]);
     if (cls != UGG_T_FINITE) {
         ugg_exact_special(&r, cls);
@@ -555,7 +573,7 @@ UGG_HD void ugg_finish(const int64_t *f, int nl, int base, uint64_t n, ug_exact 
             ugg_exact_zero(&r, n >= 1 && f[2 * nl + 3] == 0);
         r.sum_abs = ugg_mag_up(f + nl, nl, base);
     }
-    memcpy(e, &r, sizeof r);
+    ugg_store_record(e, &r);
 }
 
 #endif

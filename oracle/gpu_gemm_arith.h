@@ -217,7 +217,7 @@ UGG_HD void ugg_wide_add(int64_t *acc, int64_t v, int shift)
 UGG_HD int ugg_gemm_finish(const int64_t *sum, const int64_t *abs, int base, ug_exact *e)
 {
     ug_exact r;
-    memset(&r, 0, sizeof r); /* the padding too (ugg_finish says why) */
+    memset(&r, 0, sizeof r); /* the padding too (ugg_store_record) */
     double sa = ugg_mag_up(abs, UGG_GEMM_LIMBS, base);
     if (!ugg_fill(sum, UGG_GEMM_LIMBS, base, &r)) {
         if (sa == 0)
@@ -225,7 +225,7 @@ UGG_HD int ugg_gemm_finish(const int64_t *sum, const int64_t *abs, int base, ug_
         ugg_exact_zero(&r, 0); /* exact cancellation of nonzero terms: +0 */
     }
     r.sum_abs = sa;
-    memcpy(e, &r, sizeof r);
+    ugg_store_record(e, &r);
     return 1;
 }
 
