@@ -1,9 +1,11 @@
 /*
  * bench_data.c - the inputs of `ulpgate bench oracle` (cli_bench.c) and of its --gpu part
- * (cli_bench_gpu.c): normal(0,1) binary32 values from a seed, made the same way for both.
+ * (cli_bench_gpu.c): normal(0,1) binary32 values from a seed, made the same way for both; and
+ * the median both report.
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cli.h"
 
@@ -28,3 +30,15 @@ void ug_bench_fill_normal(float *v, size_t n, uint64_t seed)
     }
 }
 
+
+static int ug_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double ug_bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, ug_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

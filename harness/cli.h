@@ -61,6 +61,8 @@ int ug_bench_oracle_gpu(int threads);
 uint64_t ug_bench_mix(uint64_t *s);
 /* n normal(0,1) binary32 values from seed (splitmix64 and Box-Muller; the benches' inputs). */
 void ug_bench_fill_normal(float *v, size_t n, uint64_t seed);
+/* The median of v[0..n) (sorts v; n >= 1; the mean of the middle two when n is even). */
+double ug_bench_median(double *v, int n);
 
 /* `ulpgate compare BASE NEW [...]` (cli_compare.c): the merge gate's comparison. */
 int ug_cmd_compare(int argc, char **argv);

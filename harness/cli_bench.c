@@ -28,18 +28,6 @@
 #include "fast.h"
 #include "oracle.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* (a) the seven-methods post's loop; returns its RD32 result. */
 static float post_loop(const float *x, const float *y, size_t n)
 {
@@ -95,13 +83,13 @@ static op_times bench_op(const float *x, const float *y, size_t n, mpfr_t *terms
         (void)sink;
         t[i] = ug_now_s() - t0;
     }
-    r.post_ns = median(t, 5) / (double)n * 1e9;
+    r.post_ns = ug_bench_median(t, 5) / (double)n * 1e9;
     for (int i = 0; i < 5; i++) {
         double t0 = ug_now_s();
         mpfr_sum_run(terms, ptrs, x, y, n);
         t[i] = ug_now_s() - t0;
     }
-    r.sum_ns = median(t, 5) / (double)n * 1e9;
+    r.sum_ns = ug_bench_median(t, 5) / (double)n * 1e9;
     ug_exact fast, ref;
     for (int i = 0; i < 51; i++) {
         double t0 = ug_now_s();
@@ -111,7 +99,7 @@ static op_times bench_op(const float *x, const float *y, size_t n, mpfr_t *terms
             ug_exact_sum_f32_fast(x, n, &fast);
         t[i] = ug_now_s() - t0;
     }
-    r.fast_ns = median(t, 51) / (double)n * 1e9;
+    r.fast_ns = ug_bench_median(t, 51) / (double)n * 1e9;
     if (y)
         ug_exact_dot_f32_mpfr(x, 1, y, 1, n, &ref);
     else

@@ -104,23 +104,18 @@ out:
     return rc;
 }
 
-/* Median of reps timings of one oracle call (seconds); -1 if a call fails (message in err). */
+/* Median of REPS timings of one oracle call (seconds); -1 if a call fails (message in err). */
+enum { REPS = 5 };
 typedef int (*ug_bench_call)(void *arg, char *err, size_t len);
-static double bench_median(ug_bench_call f, void *arg, int reps, char *err, size_t len)
+static double bench_median(ug_bench_call f, void *arg, char *err, size_t len)
 {
-    double t[7];
-    reps = reps > 7 ? 7 : reps;
-    for (int r = 0; r < reps; r++) {
+    double t[REPS];
+    for (int r = 0; r < REPS; r++) {
         double t0 = ug_now_s();
         if (f(arg, err, len)) return -1;
         t[r] = ug_now_s() - t0;
-        for (int i = r; i > 0 && t[i] < t[i - 1]; i--) {
-            double s = t[i];
-            t[i] = t[i - 1];
-            t[i - 1] = s;
-        }
     }
-    return t[reps / 2];
+    return ug_bench_median(t, REPS);
 }
 
 typedef struct {
@@ -156,22 +151,39 @@ static int call_sums_gpu(void *arg, char *err, size_t len)
     return ug_exact_sums_f32_gpu(j->x, j->ns, j->trials, j->out, err, len);
 }
 
+/* One row of the crossing table: both oracles on job j, which is faster, and the default
+ * choice.  0, or -1 with the GPU's error printed. */
+static int crossover_row(const char *label, ug_bench_call cpu, ug_bench_call gpu,
+                         ug_bench_job *j, bool pays)
+{
+    char err[400] = "";
+    double c = bench_median(cpu, j, err, sizeof err);
+    double g = bench_median(gpu, j, err, sizeof err);
+    if (g < 0) {
+        printf("  %s: %s\n", label, err);
+        return -1;
+    }
+    printf("  %-22s %12.3f %12.3f %8s %16s\n", label, c * 1e3, g * 1e3, g < c ? "gpu" : "cpu",
+           pays ? "gpu" : "cpu");
+    return 0;
+}
+
 /* Where the GPU oracle pays: the harness's own calls (host arrays in, records back, copies and
- * launches included), medians of 5, beside the fast CPU oracle and the default choice
+ * launches included), medians of REPS, beside the fast CPU oracle and the default choice
  * (ug_gpu_oracle_pays).  The cross-check the harness adds to a GPU answer is not included. */
 static int bench_gpu_crossover(void)
 {
     static const size_t gemm_n[] = {64, 128, 256, 384, 512, 768, 1024};
     static const size_t sum_n[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
                                    (size_t)1 << 24};
-    enum { TRIALS = 8, REPS = 5 };
+    enum { TRIALS = 8 };
     size_t nmax = gemm_n[sizeof gemm_n / sizeof *gemm_n - 1], smax = sum_n[3];
     float *A = malloc(nmax * nmax * sizeof *A), *B = malloc(nmax * nmax * sizeof *B);
     float *X = malloc(TRIALS * smax * sizeof *X);
     ug_exact *out = malloc(nmax * nmax * sizeof *out);
     const float *x[TRIALS];
     size_t ns[TRIALS];
-    char err[400] = "";
+    char label[40];
     int rc = 1;
     if (!A || !B || !X || !out) {
         printf("where the GPU oracle pays: no host memory\n");
@@ -187,16 +199,10 @@ static int bench_gpu_crossover(void)
     for (size_t k = 0; k < sizeof gemm_n / sizeof *gemm_n; k++) {
         size_t n = gemm_n[k];
         ug_bench_job j = {A, B, n, 0, NULL, NULL, out};
-        double c = bench_median(call_gemm_cpu, &j, REPS, err, sizeof err);
-        double g = bench_median(call_gemm_gpu, &j, REPS, err, sizeof err);
-        if (g < 0) {
-            printf("  gemm %zu^3: %s\n", n, err);
-            goto out;
-        }
-        char label[40];
         snprintf(label, sizeof label, "gemm %zu^3", n);
-        printf("  %-22s %12.3f %12.3f %8s %16s\n", label, c * 1e3, g * 1e3, g < c ? "gpu" : "cpu",
-               ug_gpu_oracle_pays(UG_OP_GEMM, n, n, n) ? "gpu" : "cpu");
+        if (crossover_row(label, call_gemm_cpu, call_gemm_gpu, &j,
+                          ug_gpu_oracle_pays(UG_OP_GEMM, n, n, n)))
+            goto out;
     }
     for (size_t k = 0; k < sizeof sum_n / sizeof *sum_n; k++) {
         for (int i = 0; i < TRIALS; i++) {
@@ -204,16 +210,10 @@ static int bench_gpu_crossover(void)
             ns[i] = sum_n[k];
         }
         ug_bench_job j = {NULL, NULL, 0, TRIALS, x, ns, out};
-        double c = bench_median(call_sums_cpu, &j, REPS, err, sizeof err);
-        double g = bench_median(call_sums_gpu, &j, REPS, err, sizeof err);
-        if (g < 0) {
-            printf("  %d sums of %zu: %s\n", TRIALS, sum_n[k], err);
-            goto out;
-        }
-        char label[40];
         snprintf(label, sizeof label, "%d sums of %zu", TRIALS, sum_n[k]);
-        printf("  %-22s %12.3f %12.3f %8s %16s\n", label, c * 1e3, g * 1e3, g < c ? "gpu" : "cpu",
-               ug_gpu_oracle_pays(UG_OP_SUM, sum_n[k], 0, 0) ? "gpu" : "cpu");
+        if (crossover_row(label, call_sums_cpu, call_sums_gpu, &j,
+                          ug_gpu_oracle_pays(UG_OP_SUM, sum_n[k], 0, 0)))
+            goto out;
     }
     rc = 0;
 out:
