@@ -1,11 +1,11 @@
 /* buf.c - see buf.h. */
-#include "buf.h"
+#include "base/buf.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sys.h"
+#include "base/sys.h"
 
 static void ug_buf_reserve(ug_buf *b, size_t extra)
 {

@@ -1,5 +1,5 @@
 /* escape.c - see escape.h. */
-#include "escape.h"
+#include "base/escape.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* json.c - see json.h.  A recursive-descent parser over the whole text. */
-#include "json.h"
+#include "base/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys.h"
+#include "base/sys.h"
 
 enum { UG_JSON_MAX_DEPTH = 64 };
 
@@ -339,7 +339,7 @@ bool ug_json_bool_of(const ug_json *v, bool dflt) { return v && v->type == UG_JS
 
 /* ---- writing a tree back ---------------------------------------------------------------------- */
 
-#include "buf.h"
+#include "base/buf.h"
 
 void ug_json_write(ug_buf *b, const ug_json *v)
 {

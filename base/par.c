@@ -1,5 +1,5 @@
 /* par.c - see par.h. */
-#include "par.h"
+#include "base/par.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* parse.c - see parse.h. */
-#include "parse.h"
+#include "base/parse.h"
 
 #include <errno.h>
 #include <math.h>

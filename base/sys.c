@@ -1,5 +1,5 @@
 /* sys.c - see sys.h. */
-#include "sys.h"
+#include "base/sys.h"
 
 #include <stdio.h>
 #include <string.h>

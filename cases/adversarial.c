@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 /* n = 1, 2, 3; k*16 +- 1; k*256 +- 1; k*1024 +- 1; not powers of two; past one pass of the GPU
  * kernels' grid (1024 blocks x 256 threads = 262144 threads: 262145 gives one thread 2 terms). */

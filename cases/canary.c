@@ -3,7 +3,7 @@
  * element in hex, the rerun line, exit code 1) is exercised by every test run.  meson runs it
  * with should_fail: true; a plain `ulpgate run` leaves it out, `--filter 'canary/fails'` runs it.
  */
-#include "ug.h"
+#include "harness/run/ug.h"
 
 UG_CASE_EX(canary, fails, UG_CASE_SHOULD_FAIL)
 {

@@ -1,6 +1,6 @@
 /*
  * crossgpu.c - fingerprints of every deterministic GPU kernel's outputs on fixed inputs, for the
- * cross-GPU check of `ulpgate run --gpus` (harness/workers.c): each GPU runs these cases, and
+ * cross-GPU check of `ulpgate run --gpus` (harness/scale/workers.c): each GPU runs these cases, and
  * the fingerprints must be the same bits on every GPU (the grid-wide kernels fix their launch
  * shape by n alone, so their summation trees do not depend on the GPU; cuBLAS promises the same
  * bits only on the same architecture and SM count: a difference there names the GPUs).  On one
@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "rng.h"
-#include "ug.h"
+#include "harness/inputs/rng.h"
+#include "harness/run/ug.h"
 
 static void ug_fingerprint(ug_result *r)
 {

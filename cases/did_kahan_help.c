@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 enum { UG_DKH_N = 1000, UG_DKH_REFS = 4 };
 

@@ -7,7 +7,7 @@
  * (3u + 4nu^2) S for Kahan; a special value where the exact dot is NaN or infinite counts as
  * infinite unless it is that special).  Measured figures go to the baselines, not here.
  */
-#include "ug.h"
+#include "harness/run/ug.h"
 
 static const size_t ug_dot_sizes[] = {1, 2, 3, 15, 16, 17, 1000, 1023, 1024, 1025, 10000};
 /* GenDot needs room for its construction. */

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 enum { UG_FM_PROBE_N = 1 << 16, UG_FM_TRIALS = 20 };
 

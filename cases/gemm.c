@@ -4,7 +4,7 @@
  * the a-priori class of its registry row (gamma_{K} S per element for the serial loop,
  * kernels/bounds.c).  Measured figures go to the baselines, not here.
  */
-#include "ug.h"
+#include "harness/run/ug.h"
 
 /* GEMM shapes (M, N, K): square, a dimension of 1, around 16 (a tile of the GPU kernels, a
  * vector width of the CPU) and odd sizes. */

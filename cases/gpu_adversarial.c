@@ -11,7 +11,7 @@
  * of depth n - 1).  None of these inputs holds a subnormal, so the atomics' flush-to-zero does
  * not enter (cases/corpus/special_subnormal_inputs.txt is where it does).
  */
-#include "ug.h"
+#include "harness/run/ug.h"
 
 /* Warps of 32, blocks of 256 and 1024, the grid's 1024 x 256 = 262144 threads: 262145 is the
  * first size that gives a thread a second term; 1000003 is prime. */

@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "device.h"
-#include "ug.h"
+#include "kernels/device.h"
+#include "harness/run/ug.h"
 
 enum { UG_REPEATS = 12 };
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 static const size_t ug_mm_sizes[] = {1, 15, 16, 17, 255, 1000, 1024, 2048};
 static const size_t ug_mm_sizes_slow[] = {4096};

@@ -5,8 +5,8 @@
  * exactly what its order, simulated on the CPU from its description (cases/order_sim.c), gives:
  * bit for bit, on random data, at sizes around the warp, block, tier and grid boundaries.
  */
-#include "order_sim.h"
-#include "ug.h"
+#include "cases/order_sim.h"
+#include "harness/run/ug.h"
 
 static const size_t ug_gpu_order_sizes[] = {1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 1023,
                                             1024, 1025, 65535, 65536, 65537, 262145, 1048577,

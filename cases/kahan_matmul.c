@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 enum { UG_POST_N = 1000 };
 

@@ -5,8 +5,8 @@
  * recursion and block boundaries.  A split off by one, a block size rounded the wrong way or a
  * fold that skips the middle element changes the bits here even where the error stays small.
  */
-#include "order_sim.h"
-#include "ug.h"
+#include "cases/order_sim.h"
+#include "harness/run/ug.h"
 
 static const size_t ug_order_sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 99,
                                         100, 101, 1000, 1023, 1024, 1025, 4097, 10007};

@@ -4,7 +4,7 @@
  * kernels/cuda/ug_cuda.cuh for the GPU trees.  Sizes of the GPU launch shapes are restated here
  * on purpose (a kernel whose shape drifts from its documentation must fail).
  */
-#include "order_sim.h"
+#include "cases/order_sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -352,7 +352,7 @@ bool ug_sim_sum(const char *name, const float *x, size_t n, float *value, unsign
 
 /* ---- the check the order cases run ------------------------------------------------------------ */
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 void ug_order_check(ug_t *t, int backend, const ug_dist *d, const size_t *ns, size_t count, int trials)
 {

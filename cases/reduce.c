@@ -14,7 +14,7 @@
  */
 #include <math.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 /* Sizes: tiny, around a power of two, and larger (10^6 in the slow case). */
 static const size_t ug_sizes[] = {1, 2, 3, 1000, 1023, 1024, 1025, 10000};

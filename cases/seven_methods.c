@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 enum { UG_SEED_METHODS = 7 };
 

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 typedef enum { UG_V_FP32, UG_V_10BIT, UG_V_7_OR_10BIT } ug_verdict;
 

@@ -11,7 +11,7 @@
  */
 #include <math.h>
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 static const double ug_u32 = 0x1p-24, ug_u64 = 0x1p-53;
 

@@ -1,5 +1,5 @@
 /* device_none.c - kernels/device.h for a build without CUDA: there is never a device. */
-#include "device.h"
+#include "kernels/device.h"
 
 #include <stdio.h>
 #include <string.h>

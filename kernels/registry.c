@@ -4,7 +4,7 @@
  * Order: family by family, within a family row by row, each row in every variant it was built
  * in ("matmul_kahan@default", "matmul_kahan@nofma", ...).
  */
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 #include <fnmatch.h>
 #include <pthread.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ug_families.h"
+#include "kernels/ug_families.h"
 
 #define UG_DECLARE_FAMILY(stem, variant) extern const ug_family UG_FAMILY_SYMBOL(stem, variant);
 UG_FAMILIES(UG_DECLARE_FAMILY)

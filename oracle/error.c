@@ -25,7 +25,7 @@
 #include <math.h>
 
 #include "base/bits.h"
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 static void two_sum(double a, double b, double *s, double *t)
 {

@@ -71,9 +71,9 @@
 
 #include "base/par.h"
 #include "base/sys.h"
-#include "fast.h"
-#include "special.h"
-#include "xacc.h"
+#include "oracle/fast.h"
+#include "oracle/special.h"
+#include "oracle/xacc.h"
 
 enum {
     BLK = 2048,        /* terms per block of the general path (a 16 KiB buffer of doubles) */

@@ -23,8 +23,8 @@
 
 #include "base/par.h"
 #include "base/sys.h"
-#include "fast.h"
-#include "xacc.h"
+#include "oracle/fast.h"
+#include "oracle/xacc.h"
 
 typedef struct gemm_job {
     const float *A, *B, *Bt; /* Bt: B transposed (N x K), or NULL: strided columns of B */

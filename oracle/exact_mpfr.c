@@ -37,8 +37,8 @@
 #include <stdatomic.h>
 
 #include "base/par.h"
-#include "exact_mpfr.h"
-#include "special.h"
+#include "oracle/exact_mpfr.h"
+#include "oracle/special.h"
 
 enum { Q_F32 = -149, E_F32 = 128, Q_F64 = -1074, E_F64 = 1024, Q_DOT = -298, E_DOT = 256 };
 

@@ -9,7 +9,7 @@
 #include <mpfr.h>
 #include <stddef.h>
 
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 /* The exact value of sum x_i (y == NULL) or sum x_i*y_i of binary32 inputs, as an MPFR number
  * of the precision that holds it exactly (s is initialised here; the caller clears it).

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "base/bits.h"
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 /* ---- shared by exact_fast.c and exact_gemm.c ------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * (fast_kernels.h: what they compute; fast_select.c uses them when the CPU has the
  * instructions).  Compiled only for x86-64 with GCC (target attributes).
  */
-#include "fast_kernels.h"
+#include "oracle/fast_kernels.h"
 
 #if UG_X86_GCC
 #include <immintrin.h>

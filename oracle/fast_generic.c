@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "fast_kernels.h"
+#include "oracle/fast_kernels.h"
 
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));

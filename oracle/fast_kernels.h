@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fast.h"
+#include "oracle/fast.h"
 
 /* The x86 intrinsics kernels need GCC's target attributes and __builtin_cpu_supports. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)

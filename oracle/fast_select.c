@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast_kernels.h"
+#include "oracle/fast_kernels.h"
 
 static const ug_fast_kernels *_Atomic chosen;
 

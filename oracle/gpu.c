@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
-#include "gpu_arith.h"
+#include "oracle/gpu.h"
+#include "oracle/gpu_arith.h"
 
 static const ug_gpu_oracle_ops *chosen; /* ug_gpu_oracle_use; NULL: the default */
 

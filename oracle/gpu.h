@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 /* What a GEMM call did (for notes and the bench). */
 typedef struct ug_gpu_gemm_info {

@@ -50,7 +50,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#include "oracle.h"
+#include "oracle/oracle.h"
 #ifdef __cplusplus
 }
 #endif

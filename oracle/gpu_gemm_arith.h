@@ -37,7 +37,7 @@
 #ifndef UG_ORACLE_GPU_GEMM_ARITH_H
 #define UG_ORACLE_GPU_GEMM_ARITH_H
 
-#include "gpu_arith.h"
+#include "oracle/gpu_arith.h"
 
 enum {
     UGG_MAX_SLICES = 8,                    /* 7 x 8 = 56 bits: ugg_scaled fits 64 bits */

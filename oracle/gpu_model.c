@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
-#include "gpu_gemm_arith.h"
+#include "oracle/gpu.h"
+#include "oracle/gpu_gemm_arith.h"
 
 enum { OP_SUM = 0, OP_DOT = 1, UNROLL_DOT = 8 };
 

@@ -1,7 +1,7 @@
 /* gpu_none.c - the GPU oracle of a build without CUDA (oracle/gpu.h): never available. */
 #include <stdio.h>
 
-#include "gpu.h"
+#include "oracle/gpu.h"
 
 static int none_err(char *err, size_t len)
 {

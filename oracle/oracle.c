@@ -9,8 +9,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "gpu.h"
-#include "oracle.h"
+#include "oracle/gpu.h"
+#include "oracle/oracle.h"
 
 /* Process-wide setting, written by option parsing and read by any thread. */
 static atomic_int selected_kind = UG_ORACLE_FAST;

@@ -3,7 +3,7 @@
  */
 #include <math.h>
 
-#include "special.h"
+#include "oracle/special.h"
 
 double ug_oracle_nan(void)
 {

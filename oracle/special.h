@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 /* The canonical NaN (positive, quiet) that both implementations store, so that they agree
  * bitwise. */

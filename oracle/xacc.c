@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "xacc.h"
+#include "oracle/xacc.h"
 
 __extension__ typedef unsigned __int128 u128;
 

@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 enum {
     UG_XACC_N = 72,              /* chunks */

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "order_sim.h"
-#include "ug.h"
+#include "cases/order_sim.h"
+#include "harness/run/ug.h"
 
 /* ---- depth by simulation ------------------------------------------------------------------------ */
 

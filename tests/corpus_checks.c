@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrib.h"
+#include "harness/run/attrib.h"
 #include "base/bits.h"
-#include "corpus.h"
-#include "hunt.h"
-#include "order_sim.h"
-#include "ug.h"
-#include "values.h"
+#include "harness/inputs/corpus.h"
+#include "harness/search/hunt.h"
+#include "cases/order_sim.h"
+#include "harness/run/ug.h"
+#include "harness/inputs/values.h"
 
 #define NOF(a) (sizeof(a) / sizeof((a)[0]))
 

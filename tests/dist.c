@@ -1,5 +1,5 @@
 /*
- * dist.c - unit tests of the random numbers and input distributions (harness/rng.c, dist.c,
+ * dist.c - unit tests of the random numbers and input distributions (harness/inputs/rng.c, dist.c,
  * elementwise.c): the generator against published answers, each base distribution against its
  * defining property, reproducibility (same bits for any thread count, chunking, length), and
  * parameters and names.  GenSum/GenDot and the transforms: tests/dist_gen.c.
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/par.h"
-#include "dist_test.h"
+#include "tests/dist_test.h"
 
 /* ---- generator ------------------------------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /*
- * dist_gen.c - unit tests of GenSum/GenDot (harness/gen.c: the achieved condition number), of
- * the transforms (harness/order.c, dist.c: ordering, alternating signs, special values), and of
+ * dist_gen.c - unit tests of GenSum/GenDot (harness/inputs/gen.c: the achieved condition number), of
+ * the transforms (harness/inputs/order.c, dist.c: ordering, alternating signs, special values), and of
  * ug_dist_one_signed.
  * Statistical checks as in tests/dist.c: 6 standard errors.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist_test.h"
+#include "tests/dist_test.h"
 
 static int ug_d_cmp_u32(const void *a, const void *b)
 {
@@ -57,7 +57,7 @@ static double ug_d_kappa_dot(const float *x, size_t incx, const float *y, size_t
     return e.sum_abs / fabs(e.hi);
 }
 
-/* The construction (harness/gen.c) calibrates its last term so that the condition number is
+/* The construction (harness/inputs/gen.c) calibrates its last term so that the condition number is
  * the target in real arithmetic; what is left is the binary32 rounding of that term's y,
  * relative 2^-24 |T - D| / |T|.  Measured over 10 trials at n >= 64: |kappa/target - 1| <=
  * 2.2e-6 for every target 1 .. 1e30.  The tolerance 1e-3 is that with ~500x headroom, far

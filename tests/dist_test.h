@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "base/bits.h"
-#include "rng.h"
-#include "ug.h"
+#include "harness/inputs/rng.h"
+#include "harness/run/ug.h"
 
 #define UG_NSTAT 1000000 /* sample size of the moment checks */
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 enum { SUM_SKIPS_WRITE, GEMM_SKIPS_ONE, SUM_NAN_TO_ZERO, DOT_DROPS_LAST, SUM_FLUSH_TO_ZERO };
 

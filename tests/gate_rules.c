@@ -1,5 +1,5 @@
 /*
- * gate_rules.c - the merge gate's rules on hand-made rows (harness/compare.c, baseline.c,
+ * gate_rules.c - the merge gate's rules on hand-made rows (harness/gate/compare.c, baseline.c,
  * baseline_update.c, fingerprint.c): exact verdicts for deterministic rows, the slack of
  * nondeterministic ones, NaN and infinities, status changes, inputs that differ, fingerprint
  * changes scoped to the rows they affect, the update rules (tightened, loosened with and without
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "compare.h"
-#include "fingerprint.h"
-#include "ug.h"
+#include "harness/gate/baseline.h"
+#include "harness/gate/compare.h"
+#include "harness/gate/fingerprint.h"
+#include "harness/run/ug.h"
 
 UG_CASE(gate_rules, judge_exact_and_slack)
 {

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 UG_CASE_EX(faults, out_of_bounds_write, UG_CASE_GPU | UG_CASE_SHOULD_FAIL)
 {

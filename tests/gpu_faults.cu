@@ -11,7 +11,7 @@
  *                  it as "Invalid __global__ write of size 4 bytes".
  *   sum_spin       spins on a flag in device memory that nothing ever sets: a kernel that never
  *                  ends.  cudaDeviceSynchronize never returns; the per-case time limit (run
- *                  --timeout, the watchdog of harness/guard.c) ends the run.
+ *                  --timeout, the watchdog of harness/run/guard.c) ends the run.
  *
  * Compile (meson does it, with the flags of kernels/meson.build): nvcc -arch=sm_90 -c
  * gpu_faults.cu.  The family registers itself (a static initialiser calls

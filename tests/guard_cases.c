@@ -7,7 +7,7 @@
  */
 #include <time.h>
 
-#include "ug.h"
+#include "harness/run/ug.h"
 
 /* Long enough for every limit the test sets, short enough that a broken watchdog only costs
  * this much. */

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "context.h"
-#include "rng.h"
+#include "harness/run/context.h"
+#include "harness/inputs/rng.h"
 
 /* 1 + 2^-24 summed serially in binary32 gives 1 (the tie rounds to even): error exactly 2^-24,
  * half an ulp of 1 (ulp32(1) = 2^-23); relative error 2^-24 / (1 + 2^-24). */

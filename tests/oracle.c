@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "base/par.h"
-#include "oracle_check.h"
-#include "ug.h"
+#include "tests/oracle_check.h"
+#include "harness/run/ug.h"
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "base/bits.h"
-#include "ug.h"
+#include "harness/run/ug.h"
 
 #define NOF(a) (sizeof(a) / sizeof((a)[0]))
 #define FMAX 0x1.fffffep127f /* FLT_MAX = 2^128 - 2^104 */

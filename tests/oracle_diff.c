@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "oracle_diff.h"
-#include "xacc.h"
+#include "tests/oracle_diff.h"
+#include "oracle/xacc.h"
 
 /* ---- random values --------------------------------------------------------------------------- */
 

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu.h"
-#include "rng.h"
-#include "ug.h"
+#include "oracle/gpu.h"
+#include "harness/inputs/rng.h"
+#include "harness/run/ug.h"
 
 /* A random stream for one test (od_drng_make) and its position. */
 typedef struct drng {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast.h"
-#include "oracle_diff.h"
+#include "oracle/fast.h"
+#include "tests/oracle_diff.h"
 
 static void run_gemm(ug_t *t, const char *stream, int matrices)
 {

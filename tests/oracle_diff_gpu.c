@@ -8,8 +8,8 @@
 
 #include "base/bits.h"
 #include "base/parse.h"
-#include "oracle_diff.h"
-#include "oracle_gpu.h"
+#include "tests/oracle_diff.h"
+#include "tests/oracle_gpu.h"
 
 /* n, or n / ULPGATE_ORACLE_DIFF_DIVISOR (at least 1) where the environment sets it: the racecheck
  * setup (tests/meson.build) runs a sample of the corpora, the other setups all of it.  A value

@@ -10,7 +10,7 @@
 
 #include "base/bits.h"
 #include "base/sys.h"
-#include "oracle.h"
+#include "oracle/oracle.h"
 
 static int test_no;
 static int failures;

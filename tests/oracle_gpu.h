@@ -5,8 +5,8 @@
 #ifndef UG_TESTS_ORACLE_GPU_H
 #define UG_TESTS_ORACLE_GPU_H
 
-#include "gpu.h"
-#include "ug.h"
+#include "oracle/gpu.h"
+#include "harness/run/ug.h"
 
 /* Which paths a GEMM corpus went through (summed over its matrices). */
 typedef struct og_gemm_paths {

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "oracle_diff.h"
-#include "oracle_gpu.h"
+#include "tests/oracle_diff.h"
+#include "tests/oracle_gpu.h"
 
 /* 2^e as binary32 (-149 <= e <= 127) */
 static float p2(int e)

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "gpu_gemm_arith.h"
-#include "oracle_diff.h"
-#include "oracle_gpu.h"
-#include "special.h"
-#include "xacc.h"
+#include "oracle/gpu_gemm_arith.h"
+#include "tests/oracle_diff.h"
+#include "tests/oracle_gpu.h"
+#include "oracle/special.h"
+#include "oracle/xacc.h"
 
 __extension__ typedef unsigned __int128 u128;
 

@@ -1,6 +1,6 @@
 /*
- * oracle_parse.c - the `oracle` subcommand (harness/cli_oracle.c) and its value parser
- * (harness/values.c): values, files, errors and output, on hand-written values and on the corpus
+ * oracle_parse.c - the `oracle` subcommand (harness/cli/cli_oracle.c) and its value parser
+ * (harness/inputs/values.c): values, files, errors and output, on hand-written values and on the corpus
  * files tests/corpus/oracle_*.txt, whose headers give the expected results.
  *
  * Every expected value is derived by hand (in the comment beside it, or in the corpus file's
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "oracle_check.h"
-#include "ug.h"
+#include "harness/cli/cli.h"
+#include "tests/oracle_check.h"
+#include "harness/run/ug.h"
 #include "ug_config.h"
-#include "values.h"
+#include "harness/inputs/values.h"
 
 UG_CASE(oracle, parse_value)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "base/sys.h"
-#include "ug.h"
-#include "xacc.h"
+#include "harness/run/ug.h"
+#include "oracle/xacc.h"
 
 enum { NV = 9000 };
 

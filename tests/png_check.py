@@ -4,7 +4,7 @@
 Decodes the PNG with the standard library alone (zlib; 8-bit greyscale, RGB or RGBA, not
 interlaced: what Chromium writes), then prints one line of figures and exits 0 when
   - at least 2% of the pixels are not white (text, axes and plots were drawn), and
-  - at least 4 of the plot colours (harness/svg.c's first eight styles) are present, each on at
+  - at least 4 of the plot colours (harness/report/svg.c's first eight styles) are present, each on at
     least 20 pixels (the plots' series were drawn, not only their frames);
 else exits 1 saying which.  Exit 2 on a file that is not such a PNG.
 """
@@ -12,7 +12,7 @@ import struct
 import sys
 import zlib
 
-# harness/svg.c, styles 0-7 (black is left out: text is black too)
+# harness/report/svg.c, styles 0-7 (black is left out: text is black too)
 PLOT_COLOURS = [(0x00, 0x72, 0xb2), (0xe6, 0x9f, 0x00), (0x00, 0x9e, 0x73), (0xcc, 0x79, 0xa7),
                 (0xd5, 0x5e, 0x00), (0x56, 0xb4, 0xe9), (0x7f, 0x7f, 0x7f)]
 

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../kernel.h"
-#include "opaque.h"
+#include "kernels/kernel.h"
+#include "kernels/cpu/opaque.h"
 
 static float ug_dot_serial(const float *x, size_t incx, const float *y, size_t incy, size_t n)
 {

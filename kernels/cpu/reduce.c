@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernel.h"
-#include "opaque.h"
+#include "kernels/kernel.h"
+#include "kernels/cpu/opaque.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 

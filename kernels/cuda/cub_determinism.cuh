@@ -22,7 +22,7 @@
 #include <cuda/__execution/require.h>
 #endif
 
-#include "ug_cuda.cuh"
+#include "kernels/cuda/ug_cuda.cuh"
 
 enum ug_det_level { UG_DET_NOT_GUARANTEED, UG_DET_RUN_TO_RUN, UG_DET_GPU_TO_GPU };
 

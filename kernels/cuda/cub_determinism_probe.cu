@@ -1,7 +1,7 @@
 /* cub_determinism_probe.cu - compiled by kernels/meson.build at configure time with
  * -DUG_CUB_DETERMINISM=1: when it compiles, the installed CCCL offers what
  * cub_determinism.cuh uses, and vendor.cu is built with it. */
-#include "cub_determinism.cuh"
+#include "kernels/cuda/cub_determinism.cuh"
 
 int ug_cub_determinism_probe(const ug_kernel *k, ug_call *c)
 {

@@ -7,7 +7,7 @@
  *
  * Not thread-safe: the harness calls CUDA kernels from one thread, one GPU process at a time.
  */
-#include "ug_cuda.cuh"
+#include "kernels/cuda/ug_cuda.cuh"
 
 #include <cublas_v2.h>
 #include <cuda/version>
@@ -58,7 +58,7 @@ extern "C" int ug_device_probe(char *why, size_t len)
             snprintf(g_probe_why, sizeof g_probe_why, "CUDA device %d ready", g_device);
             g_probed = 1;
             /* read now, while the device is healthy: a report written by the watchdog
-             * (harness/guard.c) must not call into a context a hung kernel holds */
+             * (harness/run/guard.c) must not call into a context a hung kernel holds */
             g_info_state = ug_device_info_read(&g_info);
         }
     }

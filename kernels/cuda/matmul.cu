@@ -29,7 +29,7 @@
  * Limits: the posts' int indexing is kept, so M*N, M*K and K*N must stay below 2^31
  * (checked in run(), clear error).
  */
-#include "ug_cuda.cuh"
+#include "kernels/cuda/ug_cuda.cuh"
 
 #include <limits.h>
 

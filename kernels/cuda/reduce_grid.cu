@@ -51,9 +51,9 @@
  * an infinite exact sum comes out as that infinity and a NaN input as NaN, like plain sums.
  * Atomics (reduce_atomic_grid) flush subnormal inputs and results to zero (PTX atom.add.f32).
  */
-#include "ug_cuda.cuh"
+#include "kernels/cuda/ug_cuda.cuh"
 
-#include "shuffle_reduce.cuh"
+#include "kernels/cuda/shuffle_reduce.cuh"
 
 UG_CUDA_BEGIN
 

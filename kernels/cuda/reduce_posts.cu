@@ -56,11 +56,11 @@
  * bound gamma_{n-1} S unless every term is tiny; on the H200 an all-subnormal input sums to
  * 0); the other kernels use ordinary IEEE adds (no -ftz), which keep subnormals.
  */
-#include "ug_cuda.cuh"
+#include "kernels/cuda/ug_cuda.cuh"
 
 #include <limits.h>
 
-#include "shuffle_reduce.cuh"
+#include "kernels/cuda/shuffle_reduce.cuh"
 
 #define UG_SEED_THREADS 1024
 #define UG_TREE_BLOCK 1024

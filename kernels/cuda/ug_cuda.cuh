@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../device.h"
-#include "../kernel.h"
+#include "kernels/device.h"
+#include "kernels/kernel.h"
 
 /* Everything a family file defines lives in an anonymous namespace (UG_CUDA_BEGIN ... END):
  * the same source is compiled once per build variant and linked into one program, so nothing
@@ -156,7 +156,7 @@ out:
 /* A prepare step that does nothing. */
 static inline cudaError_t ug_no_prepare(void) { return cudaSuccess; }
 
-/* The poison pattern the harness looks for in outputs a kernel never wrote (harness/measure.c):
+/* The poison pattern the harness looks for in outputs a kernel never wrote (harness/run/measure.c):
  * every byte 0xff, a negative quiet NaN with a full payload that no arithmetic produces. */
 #define UG_CUDA_POISON_BYTE 0xff
 

@@ -43,13 +43,13 @@
  * when one stream is used (its documentation, "Results reproducibility").
  * The handles are created on first use and kept for the process (creation costs ~100 ms).
  */
-#include "ug_cuda.cuh"
+#include "kernels/cuda/ug_cuda.cuh"
 
 #include <cublas_v2.h>
 #include <cub/device/device_reduce.cuh>
 #include <limits.h>
 
-#include "cub_determinism.cuh"
+#include "kernels/cuda/cub_determinism.cuh"
 
 UG_CUDA_BEGIN
 

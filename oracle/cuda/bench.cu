@@ -1,5 +1,5 @@
 /*
- * bench.cu - `ulpgate bench oracle --gpu` on the device (harness/cli_bench_gpu.c prints it):
+ * bench.cu - `ulpgate bench oracle --gpu` on the device (harness/cli/cli_bench_gpu.c prints it):
  *   - the exact sum of n binary32 values made on the device (normal(0,1)), timed (median of 10,
  *     CUDA events, data resident, the chunk descriptors' upload included) beside
  *     cub::DeviceReduce::Sum on the same data; the device's memory bandwidth from its
@@ -10,7 +10,7 @@
  *     (timed apart).
  * Memory: 4 n bytes for the sum (4 GiB at 2^30); ~60 n^2 bytes for the product.
  */
-#include "gpu_oracle.cuh"
+#include "oracle/cuda/gpu_oracle.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cublas_v2.h>

@@ -3,7 +3,7 @@
  * grow-only device buffers, the availability probe, and the table oracle/gpu.c dispatches to
  * (ug_gpu_oracle_cuda; oracle/gpu_none.c is its stand-in in a build without CUDA).
  */
-#include "gpu_oracle.cuh"
+#include "oracle/cuda/gpu_oracle.cuh"
 
 #include <cublas_v2.h>
 

@@ -33,7 +33,7 @@
  * 2 x 11-13 int8 GEMMs of 4096 x 4096 x (up to 7 x 4096), ~10 T int8 ops in all: ~6-10 ms at
  * 1000-1600 TOPS; slicing, reconstruction and fallback ~1-3 ms.
  */
-#include "gpu_oracle.cuh"
+#include "oracle/cuda/gpu_oracle.cuh"
 
 #include <cublas_v2.h>
 #include <nvtx3/nvToolsExtMemCudaRt.h>

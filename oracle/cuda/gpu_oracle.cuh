@@ -17,8 +17,8 @@
 
 #include <stdio.h>
 
-#include "../gpu.h"
-#include "../gpu_gemm_arith.h"
+#include "oracle/gpu.h"
+#include "oracle/gpu_gemm_arith.h"
 
 /* Record "GPU oracle: file:line: what: CUDA error name: text" in err. */
 void ugg_fail(char *err, size_t len, const char *file, int line, const char *what,

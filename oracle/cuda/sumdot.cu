@@ -31,7 +31,7 @@
  * 2769; cub_reduce 3077-3096.  Data spread over many binades (adversarial cases) go through
  * the shared atomics: terms spread uniformly over 200 binades run at 1155 GB/s.
  */
-#include "gpu_oracle.cuh"
+#include "oracle/cuda/gpu_oracle.cuh"
 
 #include <stdlib.h>
 #include <string.h>

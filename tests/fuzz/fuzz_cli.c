@@ -1,6 +1,6 @@
 /*
  * fuzz_cli.c - libFuzzer target: the options of `ulpgate run` (ug_run_options_parse,
- * harness/cli.h), the whole command line a user or a script can hand the program before
+ * harness/cli/cli.h), the whole command line a user or a script can hand the program before
  * anything runs.
  *
  * The input is split into arguments at NUL bytes (at most 64 of them, "run" put first), and
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "fuzz_io.h"
-#include "run.h"
+#include "harness/cli/cli.h"
+#include "tests/fuzz/fuzz_io.h"
+#include "harness/run/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

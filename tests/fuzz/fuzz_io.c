@@ -1,6 +1,6 @@
 /* fuzz_io.c - see fuzz_io.h. */
 #define _GNU_SOURCE /* memfd_create */
-#include "fuzz_io.h"
+#include "tests/fuzz/fuzz_io.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "values.h"
+#include "harness/inputs/values.h"
 
 int ug_fuzz_parse_buffer(const uint8_t *data, size_t size, int dot, float **x, float **y,
                          size_t *n, char *err, size_t errlen)

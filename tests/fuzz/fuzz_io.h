@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ug_oracle_parse_file (harness/values.h) on size bytes of data: the bytes go to an anonymous
+/* ug_oracle_parse_file (harness/inputs/values.h) on size bytes of data: the bytes go to an anonymous
  * in-memory file (memfd_create) that the parser opens by its /proc/self/fd path, so the
  * target calls the parser's public entry exactly as `ulpgate oracle FILE` does, whatever its
  * implementation, and nothing touches the disk.  Same contract as ug_oracle_parse_file. */

@@ -10,7 +10,7 @@
 
 #include "base/buf.h"
 #include "base/json.h"
-#include "fuzz_io.h"
+#include "tests/fuzz/fuzz_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

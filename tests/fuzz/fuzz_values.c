@@ -1,5 +1,5 @@
 /*
- * fuzz_values.c - libFuzzer target: the value-file parser (harness/values.h, what `ulpgate
+ * fuzz_values.c - libFuzzer target: the value-file parser (harness/inputs/values.h, what `ulpgate
  * oracle FILE` and the corpus read) and, on every file it accepts, the two oracles against
  * each other.
  *
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "base/par.h"
-#include "fuzz_io.h"
-#include "oracle.h"
-#include "values.h"
+#include "tests/fuzz/fuzz_io.h"
+#include "oracle/oracle.h"
+#include "harness/inputs/values.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

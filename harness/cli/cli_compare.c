@@ -1,0 +1,85 @@
+/*
+ * cli_compare.c - `ulpgate compare BASE NEW [--fail-on-regression] [--markdown] [--all]
+ *                 [--slack X] [--time-slack X] [--max-rows N]`.
+ *
+ * BASE and NEW are results.json files or baselines (reports/baselines/<device>.json), in any
+ * combination.  Exit status: 0 (also with regressions, unless --fail-on-regression), 1 a
+ * regression with --fail-on-regression, 2 a usage or input error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/parse.h"
+#include "harness/cli/cli.h"
+#include "harness/gate/compare.h"
+
+int ug_cmd_compare(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL};
+    int n_paths = 0;
+    bool fail_on_regression = false, markdown = false, all = false;
+    double slack = UG_DEFAULT_NONDET_SLACK, time_slack = 0;
+    long max_rows = 40;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--fail-on-regression") == 0)
+            fail_on_regression = true;
+        else if (strcmp(a, "--markdown") == 0)
+            markdown = true;
+        else if (strcmp(a, "--all") == 0)
+            all = true;
+        else if (strcmp(a, "--slack") == 0 || strcmp(a, "--time-slack") == 0) {
+            double x;
+            if (!v) return ug_usage_error("%s needs a value", a);
+            if (!ug_parse_double(v, &x) || !(x >= 1.0) || x > 1e6)
+                return ug_usage_error(strcmp(a, "--slack") == 0
+                                          ? "--slack: '%s' is not a factor >= 1"
+                                          : "--time-slack: '%s' is not a factor >= 1",
+                                      v);
+            *(strcmp(a, "--slack") == 0 ? &slack : &time_slack) = x;
+            i++;
+        } else if (strcmp(a, "--max-rows") == 0) {
+            if (!v) return ug_usage_error("%s needs a value", a);
+            if (!ug_parse_int(v, 1, 100000, &max_rows))
+                return ug_usage_error("--max-rows: '%s' is not a count >= 1", v);
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            return ug_usage_error("compare: unknown option '%s'", a);
+        } else if (n_paths < 2) {
+            paths[n_paths++] = a;
+        } else {
+            return ug_usage_error("compare takes two files (BASE NEW); '%s' is a third", a);
+        }
+    }
+    if (n_paths != 2) return ug_usage_error("%s", "compare needs two files: BASE.json NEW.json");
+    ug_baseline base, now;
+    char err[1200];
+    if (ug_baseline_load(paths[0], slack, &base, err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate: compare: %s\n", err);
+        return 2;
+    }
+    if (ug_baseline_load(paths[1], slack, &now, err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate: compare: %s\n", err);
+        ug_baseline_free(&base);
+        return 2;
+    }
+    ug_cmp_opts opts = {.time_slack = time_slack};
+    ug_comparison c;
+    ug_compare(&base, &now, &opts, &c);
+    ug_buf out = {0};
+    if (markdown)
+        ug_cmp_print_markdown(&c, &out, (size_t)max_rows);
+    else
+        ug_cmp_print_text(&c, &out, all);
+    fputs(ug_buf_str(&out), stdout);
+    int rc = fail_on_regression && c.regressed ? 1 : 0;
+    if (rc)
+        fprintf(stderr, "ulpgate: compare: %zu regression%s\n", c.regressed,
+                c.regressed == 1 ? "" : "s");
+    ug_buf_free(&out);
+    ug_comparison_free(&c);
+    ug_baseline_free(&base);
+    ug_baseline_free(&now);
+    return rc;
+}

@@ -1,0 +1,313 @@
+/*
+ * cli_hunt.c - `ulpgate hunt`: search for an input that breaks a kernel, shrink it, write it as a
+ * corpus file (hunt.h), and with --compare-random show what plain random sampling finds with the
+ * same budget.
+ *
+ *   ulpgate hunt --kernel NAME [--op sum|dot|gemm] --n N [--objective bound|ulp]
+ *                [--budget SECONDS | --evals N] [--seed S] [--out FILE] [--compare-random]
+ *                [--check-ulp L] [--threads N]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/par.h"
+#include "base/parse.h"
+#include "base/sys.h"
+#include "harness/cli/cli.h"
+#include "harness/run/context.h"
+#include "harness/inputs/corpus.h"
+#include "harness/search/hunt.h"
+
+static const char ug_hunt_usage[] =
+    "usage: ulpgate hunt --kernel NAME [--op sum|dot|gemm] --n N [--objective bound|ulp]\n"
+    "                    [--budget SECONDS | --evals N] [--seed S] [--out FILE]\n"
+    "                    [--compare-random] [--check-ulp L] [--threads N]\n"
+    "  --kernel NAME     the kernel (name, or name@variant; see 'ulpgate list')\n"
+    "  --op OP           its operation (default: the kernel's)\n"
+    "  --n N             length of the sum or dot; GEMM: N (square) or MxNxK\n"
+    "  --objective O     bound (default): error / the kernel's a-priori bound; ulp: ULP error\n"
+    "  --budget SECONDS  time for the search (default 10; the same again for --compare-random)\n"
+    "  --evals N         a budget in evaluations instead: the run is then deterministic\n"
+    "  --seed S          seed (decimal or 0x hex; default 0x5eed)\n"
+    "  --out FILE        the corpus file to write (default hunt-KERNEL-OP-nN-SEED.txt)\n"
+    "  --compare-random  also run plain random sampling with the same budget; print both bests\n"
+    "  --check-ulp L     the ULP check the shrunk input must still breach (default 1)\n"
+    "  --threads N       threads for the evaluations (default: all cores)\n";
+
+typedef struct {
+    const ug_kernel *k;
+    ug_hunt_problem p;
+    ug_hunt_budget budget;
+    uint64_t seed;
+    const char *out;
+    bool compare;
+    double check_ulp;
+    bool progress;
+    double last_progress;
+} ug_hunt_cli;
+
+static int ug_hunt_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "ulpgate hunt: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", ug_hunt_usage);
+    return 2;
+}
+
+/* "N" (square) or "MxNxK". */
+static bool ug_parse_shape(const char *v, ug_hunt_problem *p)
+{
+    unsigned long long m, n, k;
+    char end;
+    if (sscanf(v, "%llux%llux%llu%c", &m, &n, &k, &end) == 3 && m && n && k && m <= 4096 &&
+        n <= 4096 && k <= 4096) {
+        p->n = (size_t)m, p->gn = (size_t)n, p->gk = (size_t)k;
+        return true;
+    }
+    size_t s;
+    if (!ug_parse_size(v, &s) || s == 0 || s > 4096) return false;
+    p->n = p->gn = p->gk = s;
+    return true;
+}
+
+/* One option with its value; 0, or 2 after a usage error. */
+static int ug_hunt_option(ug_hunt_cli *o, const char *a, const char *v, const char **kernel,
+                          const char **op, const char **n)
+{
+    long l;
+    double d;
+    if (!strcmp(a, "--kernel")) *kernel = v;
+    else if (!strcmp(a, "--op")) *op = v;
+    else if (!strcmp(a, "--n")) *n = v;
+    else if (!strcmp(a, "--out")) o->out = v;
+    else if (!strcmp(a, "--objective")) {
+        if (strcmp(v, "bound") && strcmp(v, "ulp"))
+            return ug_hunt_usage_error("--objective: '%s' is not bound or ulp", v);
+        o->p.objective = !strcmp(v, "ulp") ? UG_HUNT_ULP : UG_HUNT_BOUND;
+    } else if (!strcmp(a, "--budget")) {
+        if (!ug_parse_double(v, &d) || !(d > 0) || d > 86400)
+            return ug_hunt_usage_error("--budget: '%s' is not seconds in (0, 86400]", v);
+        o->budget.seconds = d;
+    } else if (!strcmp(a, "--evals")) {
+        if (!ug_parse_u64(v, &o->budget.evals) || o->budget.evals == 0)
+            return ug_hunt_usage_error("--evals: '%s' is not a count >= 1", v);
+    } else if (!strcmp(a, "--seed")) {
+        if (!ug_parse_u64(v, &o->seed))
+            return ug_hunt_usage_error("--seed: '%s' is not a number (decimal or 0x hex)", v);
+    } else if (!strcmp(a, "--check-ulp")) {
+        if (!ug_parse_double(v, &o->check_ulp) || !(o->check_ulp >= 0) || !isfinite(o->check_ulp))
+            return ug_hunt_usage_error("--check-ulp: '%s' is not a finite limit >= 0", v);
+    } else if (!strcmp(a, "--threads")) {
+        if (!ug_parse_int(v, 1, 4096, &l))
+            return ug_hunt_usage_error("--threads: '%s' is not a count >= 1", v);
+        ug_par_set_threads((int)l);
+    }
+    return 0;
+}
+
+static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
+{
+    const char *kernel = NULL, *op = NULL, *n = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(ug_hunt_usage, stdout);
+            *done = true;
+            return 0;
+        }
+        if (!strcmp(a, "--compare-random")) {
+            o->compare = true;
+            continue;
+        }
+        static const char *const valued[] = {"--kernel", "--op", "--n", "--objective", "--budget",
+                                             "--evals", "--seed", "--out", "--check-ulp",
+                                             "--threads"};
+        bool known = false;
+        for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
+            known |= !strcmp(a, valued[j]);
+        if (!known) return ug_hunt_usage_error("unknown option '%s'", a);
+        if (!v) return ug_hunt_usage_error("%s needs a value", a);
+        i++;
+        int rc = ug_hunt_option(o, a, v, &kernel, &op, &n);
+        if (rc) return rc;
+    }
+    if (!kernel) return ug_hunt_usage_error("%s", "--kernel is required");
+    if (!n) return ug_hunt_usage_error("%s", "--n is required");
+    if (!(o->k = ug_kernel_find(kernel))) {
+        char near[64] = "";
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i < ug_kernel_count(); i++) {
+            size_t dd = ug_edit_distance(kernel, ug_kernel_at(i)->name);
+            if (dd < best) best = dd, snprintf(near, sizeof near, "%s", ug_kernel_at(i)->id);
+        }
+        fprintf(stderr, "ulpgate hunt: --kernel '%s' is not a kernel; nearest: %s (see 'ulpgate "
+                        "list')\n", kernel, near);
+        return 2;
+    }
+    o->p.k = o->k;
+    o->p.op = o->k->op;
+    if (op && strcmp(op, ug_op_name(o->k->op)) != 0) {
+        if (strcmp(op, "sum") && strcmp(op, "dot") && strcmp(op, "gemm"))
+            return ug_hunt_usage_error("--op: '%s' is not sum, dot or gemm", op);
+        fprintf(stderr, "ulpgate hunt: --op %s: %s computes %s\n", op, o->k->id,
+                ug_op_name(o->k->op));
+        return 2;
+    }
+    if (o->p.op == UG_OP_GEMM && !ug_parse_shape(n, &o->p))
+        return ug_hunt_usage_error("--n: '%s' is not N or MxNxK (each 1 .. 4096)", n);
+    if (o->p.op != UG_OP_GEMM &&
+        (!ug_parse_size(n, &o->p.n) || o->p.n < 1 || o->p.n > ((size_t)1 << 24)))
+        return ug_hunt_usage_error("--n: '%s' is not a length in 1 .. 2^24", n);
+    if (o->budget.seconds > 0 && o->budget.evals)
+        return ug_hunt_usage_error("%s", "--budget and --evals: give one");
+    if (!o->budget.evals && !(o->budget.seconds > 0)) o->budget.seconds = 10;
+    if (o->k->backend == UG_CUDA && !ug_gpu_available()) {
+        fprintf(stderr, "ulpgate hunt: %s needs a CUDA device: %s\n", o->k->id, ug_gpu_why());
+        return 2;
+    }
+    if (o->p.objective == UG_HUNT_BOUND && o->k->bound == UG_BOUND_NONE) {
+        fprintf(stderr, "ulpgate hunt: %s declares no a-priori bound: use --objective ulp\n",
+                o->k->id);
+        return 2;
+    }
+    return 0;
+}
+
+static void ug_hunt_progress(void *ctx, const char *phase, uint64_t evals, double seconds,
+                             const ug_hunt_score *best)
+{
+    ug_hunt_cli *o = ctx;
+    if (!o->progress || seconds - o->last_progress < 0.2) return;
+    o->last_progress = seconds;
+    fprintf(stderr, "\r\033[K[%s] %.1f s  %llu evaluations (%.0f/s)  best bound ratio %.4g "
+                    "(ulp %.4g)",
+            phase, seconds, (unsigned long long)evals,
+            seconds > 0 ? (double)evals / seconds : 0, best->ratio, best->ulp);
+}
+
+static void ug_hunt_summary(const char *phase, const ug_hunt_result *r)
+{
+    printf("%-8s best bound ratio %.4g (ulp %.4g), %llu evaluations in %.1f s (%.0f/s)", phase,
+           r->best.ratio, r->best.ulp, (unsigned long long)r->evals, r->seconds,
+           r->seconds > 0 ? (double)r->evals / r->seconds : 0);
+    if (strcmp(phase, "search") == 0 && r->best.valid)
+        printf(", found by %s at evaluation %llu", ug_hunt_move_name(r->found_by),
+               (unsigned long long)r->found_at);
+    printf("\n");
+}
+
+/* Read the written file back as the corpus would, and measure the kernel on it again. */
+static int ug_hunt_reproduce(const char *path, const ug_hunt_problem *p, const ug_hunt_breach *b)
+{
+    ug_corpus_file f;
+    memset(&f, 0, sizeof f);
+    if (ug_corpus_parse(path, &f) != 0) {
+        printf("reread   %s:%zu: %s\n", path, f.error_line, f.error);
+        return 1;
+    }
+    ug_hunt_problem q = *p;
+    q.n = f.op == UG_OP_GEMM ? f.m : f.n;
+    if (f.op == UG_OP_GEMM) q.gn = f.n, q.gk = f.k;
+    ug_hunt_score s;
+    char err[600];
+    int rc = ug_hunt_eval(&q, f.x, f.y, &s, err, sizeof err);
+    bool again = rc == 0 && ug_hunt_breaches(b, &s);
+    if (rc != 0) printf("reread   %s: %s\n", path, err);
+    else printf("reread   %s: %s %s: %.4g ulp, bound ratio %.4g\n", path, q.k->id,
+                again ? "reproduces the breach" : "DOES NOT reproduce the breach", s.ulp, s.ratio);
+    ug_corpus_file_free(&f);
+    return again ? 0 : 1;
+}
+
+int ug_cmd_hunt(int argc, char **argv)
+{
+    ug_hunt_cli o;
+    memset(&o, 0, sizeof o);
+    o.seed = 0x5eed;
+    o.check_ulp = 1;
+    o.progress = isatty(2);
+    bool done = false;
+    int rc = ug_hunt_parse(argc, argv, &o, &done);
+    if (rc || done) return rc;
+    /* the command line, for the file's provenance */
+    char command[900] = "ulpgate";
+    for (int i = 0; i < argc; i++)
+        snprintf(command + strlen(command), sizeof command - strlen(command), " %s", argv[i]);
+    char shape[64];
+    if (o.p.op == UG_OP_GEMM) snprintf(shape, sizeof shape, "%zux%zux%zu", o.p.n, o.p.gn, o.p.gk);
+    else snprintf(shape, sizeof shape, "%zu", o.p.n);
+    printf("hunt     %s, %s n=%s, objective %s, seed 0x%llx, budget ", o.k->id, ug_op_name(o.p.op),
+           shape, o.p.objective == UG_HUNT_ULP ? "ulp error" : "bound ratio",
+           (unsigned long long)o.seed);
+    if (o.budget.evals) printf("%llu evaluations\n", (unsigned long long)o.budget.evals);
+    else printf("%g s\n", o.budget.seconds);
+
+    ug_hunt_result search, random;
+    ug_hunt_run(&o.p, o.seed, &o.budget, false, ug_hunt_progress, &o, &search);
+    if (o.progress) fprintf(stderr, "\r\033[K");
+    ug_hunt_summary("search", &search);
+    if (o.compare) {
+        o.last_progress = 0;
+        ug_hunt_run(&o.p, o.seed, &o.budget, true, ug_hunt_progress, &o, &random);
+        if (o.progress) fprintf(stderr, "\r\033[K");
+        ug_hunt_summary("random", &random);
+        double a = search.best.objective, b = random.best.objective;
+        printf("search / random: %.4gx (best %s %.4g vs %.4g)\n", b > 0 ? a / b : INFINITY,
+               o.p.objective == UG_HUNT_ULP ? "ulp error" : "bound ratio", a, b);
+        ug_hunt_result_free(&random);
+    }
+
+    /* what to shrink: a bound breach (a kernel bug) first, else the largest error past the
+     * ULP check, from the best input or the largest ULP error seen */
+    ug_hunt_breach br = {search.best.valid && search.best.ratio > 1, o.check_ulp};
+    float *x = search.x, *y = search.y;
+    ug_hunt_score start = search.best;
+    if (!br.bound && !ug_hunt_breaches(&br, &search.best))
+        x = search.ulp_x, y = search.ulp_y, start = search.ulp_best;
+    if (!x || !ug_hunt_breaches(&br, &start)) {
+        printf("no input breached ulp_max %g (largest ULP error seen: %.4g): nothing to write\n",
+               o.check_ulp, search.ulp_best.ulp);
+        ug_hunt_result_free(&search);
+        return 1;
+    }
+    ug_hunt_problem q = o.p;
+    size_t nx = ug_hunt_nx(&q), ny = ug_hunt_ny(&q);
+    float *sx = ug_xmalloc(nx * sizeof *sx), *sy = ny ? ug_xmalloc(ny * sizeof *sy) : NULL;
+    memcpy(sx, x, nx * sizeof *sx);
+    if (ny) memcpy(sy, y, ny * sizeof *sy);
+    uint64_t evals = 0;
+    ug_hunt_score final;
+    double t0 = ug_now_s();
+    ug_hunt_shrink(&q, &sx, &sy, &br, &evals, &final);
+    size_t before = o.p.op == UG_OP_GEMM ? o.p.n * o.p.gn * o.p.gk : o.p.n;
+    size_t after = q.op == UG_OP_GEMM ? q.n * q.gn * q.gk : q.n;
+    char now[64] = "";
+    if (q.op == UG_OP_GEMM) snprintf(now, sizeof now, " (%zux%zux%zu)", q.n, q.gn, q.gk);
+    printf("shrink   %zu -> %zu %s%s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
+           "still > %s\n",
+           before, after, q.op == UG_OP_SUM ? "values" : q.op == UG_OP_DOT ? "pairs" : "products",
+           now, (unsigned long long)evals, ug_now_s() - t0, final.ulp, final.ratio,
+           br.bound ? "bound ratio 1" : "the ULP check");
+
+    char path[1100];
+    if (o.out) snprintf(path, sizeof path, "%s", o.out);
+    else snprintf(path, sizeof path, "hunt-%s-%s-n%s-0x%llx.txt", o.k->name, ug_op_name(q.op),
+                  shape, (unsigned long long)o.seed);
+    ug_hunt_provenance prov = {command, o.seed, before, start};
+    char err[1200];
+    rc = 0;
+    if (ug_hunt_write(path, &q, sx, sy, &br, &final, &prov, err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate hunt: %s\n", err);
+        rc = 2;
+    } else {
+        printf("wrote    %s\n", path);
+        rc = ug_hunt_reproduce(path, &q, &br);
+    }
+    free(sx);
+    free(sy);
+    ug_hunt_result_free(&search);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* cli_list.c - `ulpgate list`: every case (unit) and every kernel with its variants. */
+#include <stdio.h>
+
+#include "harness/cli/cli.h"
+#include "kernels/device.h"
+#include "harness/run/context.h"
+#include "harness/inputs/corpus.h"
+
+int ug_cmd_list(int argc, char **argv)
+{
+    if (argc > 1) return ug_usage_error("list takes no arguments (got '%s')", argv[1]);
+    size_t count;
+    ug_options none = {0};
+    char err[256];
+    const ug_unit *units = ug_units_with_corpus(&none, &count, err, sizeof err);
+    if (!units) units = ug_units(&count);
+    printf("cases:\n");
+    for (size_t i = 0; i < count; i++) {
+        const ug_case *c = units[i].c;
+        if (units[i].corpus) { /* a corpus file: where it is */
+            printf("  %-40s [corpus] (%s)\n", units[i].name, ug_src_path(units[i].corpus->path));
+            continue;
+        }
+        printf("  %-40s %s%s%s(%s:%d)\n", units[i].name, c->flags & UG_CASE_GPU ? "[gpu] " : "",
+               c->flags & UG_CASE_SLOW ? "[slow] " : "",
+               c->flags & UG_CASE_SHOULD_FAIL ? "[canary: must fail] " : "", ug_src_path(c->file),
+               c->line);
+    }
+    printf("variants (a kernel's identity is name@variant):\n");
+    for (size_t i = 0; ug_variant_at(i); i++) {
+        const ug_variant_info *v = ug_variant_at(i);
+        printf("  %-10s %-4s %s\n", v->name, v->backend, v->flags);
+    }
+    printf("kernels:\n");
+    for (size_t i = 0; i < ug_kernel_count(); i++) {
+        const ug_kernel *k = ug_kernel_at(i);
+        printf("  %-34s %-4s %-4s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
+               ug_backend_name(k->backend), ug_bound_class_name(k->bound),
+               k->nondeterministic ? "nondeterm." : "deterministic", k->doc);
+    }
+    return 0;
+}
+
+int ug_cmd_devices(int argc, char **argv)
+{
+    if (argc > 1) return ug_usage_error("devices takes no arguments (got '%s')", argv[1]);
+    int count = ug_device_count();
+    printf("%d\n", count);
+    for (int i = 0; i < count; i++) {
+        char why[256];
+        ug_gpu_info gi;
+        if (i == 0 && ug_device_info(&gi) == 0)
+            printf("%d %s (sm_%d%d, %d SMs)\n", i, gi.name, gi.cc_major, gi.cc_minor, gi.sm_count);
+        else
+            printf("%d\n", i);
+        (void)why;
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+/* cli_usage.c - the usage text every subcommand shares, and how a usage error is reported. */
+#include <stdio.h>
+
+#include "base/escape.h"
+#include "harness/cli/cli.h"
+
+const char ug_usage_text[] =
+    "usage: ulpgate list\n"
+    "       ulpgate run [options]      run the cases (all but canaries and slow ones by default)\n"
+    "       ulpgate merge OUT.json IN.json... [--junit FILE]   the shards of one run, as one\n"
+    "       ulpgate costs RESULTS.json...   unit wall times (reports/unit_costs.json) for --shard\n"
+    "       ulpgate devices            the CUDA devices this process sees\n"
+    "       ulpgate oracle --op sum|dot [--json] [--got X] [--oracle fast|mpfr] FILE\n"
+    "       ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N]\n"
+    "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n"
+    "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
+    "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n"
+    "                       [--slack X] [--time-slack X] [--max-rows N]\n"
+    "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n"
+    "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n"
+    "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n"
+    "       ulpgate baseline key [--from results.json]\n"
+    "       ulpgate report DIR [--baseline FILE|none]   summary.md and index.html beside results.json\n"
+    "       ulpgate summary results.json [--metric M] [--width N]   kernel x distribution table\n"
+    "run options:\n"
+    "  --filter GLOB    cases whose name matches (e.g. 'reduce/*'); naming a canary runs it\n"
+    "  --kernel GLOB    kernels whose name (or name@variant) matches\n"
+    "  --n N            only size N\n"
+    "  --trial T        only trial T (its inputs are the same as in a full run)\n"
+    "  --trials N       N trials instead of each case's own count\n"
+    "  --seed S         seed (decimal or 0x hex; default 0x5eed); printed at the start\n"
+    "  --tap            strict TAP on stdout (for meson)\n"
+    "  --report DIR     write DIR/results.json, DIR/summary.md and DIR/index.html\n"
+    "  --slow           include the slow cases; --slow-only: only them\n"
+    "  --oracle K       gpu, fast or mpfr (default: gpu for GPU cases when a GPU is present,\n"
+    "                   fast otherwise)\n"
+    "  --oracle-check C sample (default) or all: the GPU oracle's results the fast oracle redoes\n"
+    "  --threads N      threads for the oracle and input generation (default: all cores)\n"
+    "  --shard K/N      only shard K of N (0-based; units balanced by reports/unit_costs.json)\n"
+    "  --gpus all|0,1   one worker process per GPU, shards handed out, reports merged\n"
+    "  --corpus DIR     also run the corpus files (*.txt) under DIR (repeatable; the source\n"
+    "                   tree's cases/corpus always runs)\n"
+    "  --timeout S      per-case time limit in seconds: a case still running after S seconds\n"
+    "                   fails, the run ends there (exit 124) with its report\n";
+
+int ug_usage_error(const char *fmt, const char *arg)
+{
+    char safe[1024]; /* an argument's control bytes never reach the terminal raw */
+    fprintf(stderr, "ulpgate: ");
+    fprintf(stderr, fmt, arg ? ug_escape(arg, safe, sizeof safe) : arg);
+    fprintf(stderr, "\n%s", ug_usage_text);
+    return 2;
+}

@@ -1,0 +1,327 @@
+/*
+ * baseline.c - reading and writing per-device baselines, and reading a results.json as one side
+ * of a comparison (see baseline.h).  Updating is in baseline_update.c.
+ */
+#include "harness/gate/baseline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/sys.h"
+#include "harness/results/results_json.h"
+#include "ug_config.h"
+
+enum { UG_BASELINE_FORMAT = 1 };
+
+void ug_baseline_path(const char *dir, const char *key, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s.json", dir, key);
+}
+
+const char *ug_baseline_default_dir(void) { return UG_SOURCE_ROOT "/reports/baselines"; }
+
+void ug_baseline_add(ug_baseline *bl, const ug_row *row, const ug_bl_extra *x)
+{
+    ug_results_add(&bl->res, row);
+    if (bl->res.count > bl->x_cap) {
+        bl->x_cap = bl->x_cap ? 2 * bl->x_cap : 64;
+        bl->x = ug_xrealloc(bl->x, bl->x_cap * sizeof *bl->x);
+    }
+    ug_bl_extra *dst = &bl->x[bl->res.count - 1];
+    *dst = *x;
+    dst->loosened = NULL;
+    if (x->n_loosened) {
+        dst->loosened = ug_xmalloc(x->n_loosened * sizeof *dst->loosened);
+        memcpy(dst->loosened, x->loosened, x->n_loosened * sizeof *dst->loosened);
+    }
+}
+
+size_t ug_baseline_fp(ug_baseline *bl, const ug_fingerprint *fp)
+{
+    for (size_t i = 0; i < bl->n_fps; i++)
+        if (strcmp(bl->fps[i].hash, fp->hash) == 0) return i;
+    bl->fps = ug_xrealloc(bl->fps, (bl->n_fps + 1) * sizeof *bl->fps);
+    bl->fps[bl->n_fps] = *fp;
+    return bl->n_fps++;
+}
+
+void ug_baseline_free(ug_baseline *bl)
+{
+    for (size_t i = 0; i < bl->res.count; i++) free(bl->x[i].loosened);
+    free(bl->x);
+    free(bl->fps);
+    free(bl->updates);
+    ug_results_free(&bl->res);
+    memset(bl, 0, sizeof *bl);
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+static void ug_event_read(ug_bl_event *e, const ug_json *o)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->date, sizeof e->date, "%s", ug_json_str_of(ug_json_get(o, "date"), ""));
+    snprintf(e->git, sizeof e->git, "%s", ug_json_str_of(ug_json_get(o, "git"), ""));
+    snprintf(e->reason, sizeof e->reason, "%s", ug_json_str_of(ug_json_get(o, "reason"), ""));
+    snprintf(e->changes, sizeof e->changes, "%s", ug_json_str_of(ug_json_get(o, "changes"), ""));
+}
+
+/* An array of events into a fresh array; its length in *n. */
+static ug_bl_event *ug_events_read(const ug_json *arr, size_t *n)
+{
+    *n = 0;
+    if (!arr || arr->type != UG_JSON_ARR || arr->count == 0) return NULL;
+    ug_bl_event *ev = ug_xcalloc(arr->count, sizeof *ev);
+    for (size_t i = 0; i < arr->count; i++) ug_event_read(&ev[i], arr->items[i]);
+    *n = arr->count;
+    return ev;
+}
+
+/* A results.json: every row that ran, one fingerprint. */
+static int ug_load_results(const char *path, double slack, ug_baseline *bl, char *err,
+                           size_t errlen)
+{
+    ug_results all;
+    ug_json *root = ug_results_read(path, &all, err, errlen);
+    if (!root) return -1;
+    const ug_json *meta = ug_json_get(root, "meta");
+    ug_fingerprint fp;
+    ug_fingerprint_from_meta(&fp, meta);
+    ug_baseline_fp(bl, &fp);
+    ug_device_key(meta, bl->device, sizeof bl->device);
+    snprintf(bl->git, sizeof bl->git, "%s", ug_json_str_of(ug_json_get(meta, "git"), ""));
+    snprintf(bl->date, sizeof bl->date, "%s", ug_json_str_of(ug_json_get(meta, "date"), ""));
+    for (size_t i = 0; i < all.count; i++) {
+        const ug_row *r = &all.rows[i];
+        if (r->status == UG_ST_SKIP) continue;
+        ug_bl_extra x = {.slack = r->measured && !r->deterministic ? slack : 1.0, .fp = 0};
+        ug_baseline_add(bl, r, &x);
+    }
+    ug_results_free(&all);
+    ug_json_free(root);
+    return 0;
+}
+
+/* A baseline file. */
+static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *bl, char *err,
+                            size_t errlen)
+{
+    const ug_json *head = ug_json_get(root, "baseline");
+    const ug_json *fps = ug_json_get(root, "fingerprints");
+    const ug_json *rows = ug_json_get(root, "rows");
+    int format = (int)ug_json_num_of(ug_json_get(head, "format"), 0);
+    if (format != UG_BASELINE_FORMAT) {
+        snprintf(err, errlen, "%s: baseline format %d, this ulpgate reads format %d", path, format,
+                 UG_BASELINE_FORMAT);
+        return -1;
+    }
+    if (!fps || fps->type != UG_JSON_OBJ || !rows || rows->type != UG_JSON_ARR) {
+        snprintf(err, errlen, "%s: a baseline needs a \"fingerprints\" object and a \"rows\" array",
+                 path);
+        return -1;
+    }
+    bl->is_baseline = true;
+    snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
+    for (size_t i = 0; i < fps->count; i++) {
+        ug_fingerprint fp;
+        ug_fingerprint_from_json(&fp, fps->items[i]);
+        /* rows name a fingerprint by the hash it had when written: keep that name */
+        snprintf(fp.hash, sizeof fp.hash, "%s", fps->items[i]->key);
+        ug_baseline_fp(bl, &fp);
+    }
+    bl->updates = ug_events_read(ug_json_get(root, "updates"), &bl->n_updates);
+    for (size_t i = 0; i < rows->count; i++) {
+        const ug_json *o = rows->items[i];
+        ug_row r;
+        char why[160];
+        if (ug_row_read(o, &r, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: row %zu: %s", path, i, why);
+            return -1;
+        }
+        const char *fph = ug_json_str_of(ug_json_get(o, "fingerprint"), "");
+        size_t fp = bl->n_fps;
+        for (size_t f = 0; f < bl->n_fps && fp == bl->n_fps; f++)
+            if (strcmp(bl->fps[f].hash, fph) == 0) fp = f;
+        if (fp == bl->n_fps) {
+            snprintf(err, errlen, "%s: row %zu (%s): fingerprint \"%s\" is not in \"fingerprints\"",
+                     path, i, r.id, fph);
+            return -1;
+        }
+        if (r.measured && !r.kernel_name[0]) { /* baselines keep name@variant only */
+            const char *at = strrchr(r.kernel, '@');
+            snprintf(r.kernel_name, sizeof r.kernel_name, "%.*s",
+                     at ? (int)(at - r.kernel) : (int)strlen(r.kernel), r.kernel);
+            snprintf(r.variant, sizeof r.variant, "%s", at ? at + 1 : "default");
+        }
+        if (r.measured && !r.point[0]) snprintf(r.point, sizeof r.point, "%.255s", r.id);
+        ug_bl_extra x = {.slack = ug_json_num_of(ug_json_get(o, "slack"), 1.0), .fp = fp};
+        if (!(x.slack >= 1.0)) {
+            snprintf(err, errlen, "%s: row %zu (%s): slack must be >= 1", path, i, r.id);
+            return -1;
+        }
+        ug_baseline_add(bl, &r, &x);
+        ug_bl_extra *dst = &bl->x[bl->res.count - 1];
+        dst->loosened = ug_events_read(ug_json_get(o, "loosened"), &dst->n_loosened);
+    }
+    return 0;
+}
+
+int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
+                     size_t errlen)
+{
+    memset(bl, 0, sizeof *bl);
+    snprintf(bl->path, sizeof bl->path, "%s", path);
+    ug_json *root = ug_json_parse_file(path, err, errlen);
+    if (!root) return -1;
+    int rc;
+    if (ug_json_get(root, "baseline")) {
+        rc = ug_load_baseline(path, root, bl, err, errlen);
+    } else {
+        ug_json_free(root);
+        root = NULL;
+        rc = ug_load_results(path, nondet_slack, bl, err, errlen);
+    }
+    ug_json_free(root);
+    if (rc != 0) {
+        ug_baseline_free(bl);
+        snprintf(bl->path, sizeof bl->path, "%s", path);
+    }
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------------------------- */
+
+static void ug_event_json(ug_buf *b, const ug_bl_event *e)
+{
+    ug_buf_printf(b, "{\"date\":");
+    ug_buf_json_str(b, e->date);
+    ug_buf_printf(b, ",\"git\":");
+    ug_buf_json_str(b, e->git);
+    ug_buf_printf(b, ",\"reason\":");
+    ug_buf_json_str(b, e->reason);
+    ug_buf_printf(b, ",\"changes\":");
+    ug_buf_json_str(b, e->changes);
+    ug_buf_printf(b, "}");
+}
+
+static void ug_kv_str(ug_buf *b, const char *k, const char *v)
+{
+    ug_buf_printf(b, ",\"%s\":", k);
+    ug_buf_json_str(b, v);
+}
+
+static void ug_kv_num(ug_buf *b, const char *k, double v)
+{
+    ug_buf_printf(b, ",\"%s\":", k);
+    ug_buf_json_num(b, v);
+}
+
+/* One row: the fields of a results.json row that identify it and its inputs, and the gated
+ * figures (results_json.c reads them back). */
+static void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
+{
+    const ug_row *r = &bl->res.rows[i];
+    const ug_bl_extra *x = &bl->x[i];
+    ug_buf_printf(b, "{\"id\":");
+    ug_buf_json_str(b, r->id);
+    ug_kv_str(b, "case", r->case_name);
+    if (!r->measured) ug_kv_str(b, "point", r->point);
+    ug_kv_str(b, "status", ug_status_name(r->status));
+    ug_buf_printf(b, ",\"measured\":%s", r->measured ? "true" : "false");
+    if (r->measured) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "0x%llx", (unsigned long long)r->seed);
+        ug_kv_str(b, "kernel", r->kernel); /* name@variant: the reader splits it */
+        ug_kv_str(b, "backend", r->backend);
+        ug_kv_str(b, "op", r->op);
+        ug_kv_str(b, "dist", r->dist);
+        ug_kv_num(b, "n", (double)r->n);
+        if (strcmp(r->op, "gemm") == 0) {
+            ug_kv_num(b, "m", (double)r->m);
+            ug_kv_num(b, "gemm_n", (double)r->gemm_n);
+            ug_kv_num(b, "k", (double)r->k);
+        }
+        ug_buf_printf(b, ",\"deterministic\":%s", r->deterministic ? "true" : "false");
+        ug_kv_str(b, "seed", seed);
+        ug_kv_num(b, "trials", r->trials);
+        ug_kv_num(b, "first_trial", r->first_trial);
+        ug_kv_num(b, "count", (double)r->count);
+        ug_kv_num(b, "ulp_max", r->ulp_max);
+        ug_kv_num(b, "ulp_mean", r->ulp_mean);
+        ug_kv_num(b, "rel_max", r->rel_max);
+        ug_kv_num(b, "bound_ratio_max", r->bound_ratio_max);
+        ug_kv_num(b, "correctly_rounded", (double)r->correctly_rounded);
+        if (r->repeats) {
+            ug_kv_num(b, "repeats", r->repeats);
+            ug_kv_num(b, "distinct_results", r->distinct_results);
+        }
+        if (!r->deterministic) ug_kv_num(b, "slack", x->slack);
+    }
+    ug_kv_str(b, "fingerprint", bl->fps[x->fp].hash);
+    if (x->n_loosened) {
+        ug_buf_printf(b, ",\"loosened\":[");
+        for (size_t e = 0; e < x->n_loosened; e++) {
+            ug_buf_printf(b, "%s", e ? "," : "");
+            ug_event_json(b, &x->loosened[e]);
+        }
+        ug_buf_printf(b, "]");
+    }
+    ug_buf_printf(b, "}");
+}
+
+static const ug_baseline *ug_sort_bl;
+static int ug_cmp_row_id(const void *a, const void *b)
+{
+    return strcmp(ug_sort_bl->res.rows[*(const size_t *)a].id,
+                  ug_sort_bl->res.rows[*(const size_t *)b].id);
+}
+
+void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
+{
+    size_t *order = ug_xcalloc(bl->res.count + 1, sizeof *order);
+    bool *used = ug_xcalloc(bl->n_fps + 1, sizeof *used);
+    for (size_t i = 0; i < bl->res.count; i++) {
+        order[i] = i;
+        used[bl->x[i].fp] = true;
+    }
+    ug_sort_bl = bl;
+    qsort(order, bl->res.count, sizeof *order, ug_cmp_row_id);
+    ug_buf_printf(
+        b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":", UG_BASELINE_FORMAT);
+    ug_buf_json_str(b, bl->device);
+    ug_buf_printf(b, "},\n\"fingerprints\":{");
+    bool first = true;
+    for (size_t f = 0; f < bl->n_fps; f++) {
+        if (!used[f]) continue; /* no row measured with it any more */
+        ug_buf_printf(b, "%s\n", first ? "" : ",");
+        ug_buf_json_str(b, bl->fps[f].hash);
+        ug_buf_printf(b, ":");
+        ug_fingerprint_json(b, &bl->fps[f]);
+        first = false;
+    }
+    ug_buf_printf(b, "},\n\"updates\":[");
+    for (size_t u = 0; u < bl->n_updates; u++) {
+        ug_buf_printf(b, "%s\n", u ? "," : "");
+        ug_event_json(b, &bl->updates[u]);
+    }
+    ug_buf_printf(b, "],\n\"rows\":[");
+    for (size_t i = 0; i < bl->res.count; i++) {
+        ug_buf_printf(b, "%s\n", i ? "," : "");
+        ug_bl_row_json(b, bl, order[i]);
+    }
+    ug_buf_printf(b, "\n]}\n");
+    free(order);
+    free(used);
+}
+
+int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen)
+{
+    ug_buf b = {0};
+    ug_baseline_json(bl, &b);
+    int rc = ug_write_atomic(path, ug_buf_str(&b), b.len, err, errlen);
+    ug_buf_free(&b);
+    return rc;
+}

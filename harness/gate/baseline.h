@@ -1,0 +1,119 @@
+/*
+ * baseline.h - per-device baselines of the merge gate (harness/gate/baseline.c).
+ *
+ * A baseline file, reports/baselines/<device key>.json, holds per row (by id) the gated figures
+ * (ulp_max, ulp_mean, rel_max, bound_ratio_max, correctly_rounded, distinct_results), the row's
+ * status, what identifies its inputs (trials, first trial, outputs, seed), the fingerprint it was
+ * measured with, for nondeterministic kernels the slack the gate allows, and for every row that
+ * was ever loosened the reasons given.  No timing: timing is reported, never gated.
+ *
+ *   {"baseline": {"format": 1, "device": "cpu-x86_64"},
+ *    "fingerprints": {"<hash>": {"seed": "0x5eed", "compiler": "gcc 12.2.0", ...}},
+ *    "updates": [{"date": ..., "git": ..., "reason": ..., "from": ..., "changes": ...}],
+ *    "rows": [{"id": ..., "case": ..., "kernel": ..., ..., "ulp_max": ..., "fingerprint": "<hash>",
+ *              "slack": 2, "loosened": [{"date": ..., "git": ..., "reason": ..., "changes": ...}]},
+ *             ...]}
+ *
+ * Rows are written sorted by id, one a line, so that a baseline's git diff reads row by row.
+ *
+ * A baseline is never regenerated mechanically: ug_baseline_update refuses an update that
+ * loosens any row (a gated figure worse, a status that fails, a slack raised, a row dropped)
+ * unless a reason is given, and stores that reason with every row it loosened.
+ *
+ * The same structure holds a results.json read for comparison (one fingerprint, from its meta;
+ * nondeterministic rows get the default slack), so compare reads either kind of file.
+ */
+#ifndef UG_BASELINE_H
+#define UG_BASELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "harness/gate/fingerprint.h"
+#include "base/sys.h"
+#include "harness/results/results.h"
+
+/* The slack of a nondeterministic row unless its baseline says otherwise: the worst over the
+ * repeats may grow by this factor before it is a regression.  Measured, not chosen: two default
+ * runs (H100, H200) of the 1344 nondeterministic rows, worst of 9 (at 2^26: 3) repeats, differ
+ * by up to x3.45 in ulp_max (99.9th percentile x3.3; x2 was exceeded by 2.3% of the rows, which
+ * made a rerun on the same device fail the gate); deterministic rows matched bit for bit. */
+#define UG_DEFAULT_NONDET_SLACK 4.0
+
+/* One entry of a history: a loosening of a row, or an update of the file. */
+typedef struct ug_bl_event {
+    char date[24], git[48];
+    char reason[400];
+    char changes[600]; /* "ulp_max 0.5 -> 0.75, status pass -> fail" / "3 tightened, ..." */
+} ug_bl_event;
+
+/* What a baseline keeps beside each row (parallel to ug_baseline.res.rows). */
+typedef struct ug_bl_extra {
+    double slack;         /* nondeterministic rows: allowed factor (>= 1); 1 for deterministic */
+    size_t fp;            /* index into ug_baseline.fps */
+    ug_bl_event *loosened;
+    size_t n_loosened;
+} ug_bl_extra;
+
+typedef struct ug_baseline {
+    bool is_baseline;     /* read from a baseline file (else from a results.json) */
+    char path[1024];
+    char device[64];      /* the device key */
+    char git[48], date[24]; /* of the run (a results.json's meta) */
+    ug_results res;       /* the rows; skipped rows are left out */
+    ug_bl_extra *x;       /* res.count entries */
+    size_t x_cap;
+    ug_fingerprint *fps;
+    size_t n_fps;
+    ug_bl_event *updates; /* the file's update log, oldest first */
+    size_t n_updates;
+} ug_baseline;
+
+/* Read path: a baseline file, or a results.json (then: device key and fingerprint from its
+ * meta, nondet_slack on nondeterministic rows, skipped rows left out).  0, or -1 with
+ * "PATH: what is wrong" in err (bl is left empty). */
+int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
+                     size_t errlen);
+void ug_baseline_free(ug_baseline *bl);
+/* Append a row with its extra (copied; the loosening events are copied too). */
+void ug_baseline_add(ug_baseline *bl, const ug_row *row, const ug_bl_extra *x);
+/* The index of fp in bl->fps, added if new. */
+size_t ug_baseline_fp(ug_baseline *bl, const ug_fingerprint *fp);
+/* Write bl to path (atomically: a temporary file renamed over it), rows sorted by id.
+ * 0, or -1 with "PATH: why" in err. */
+int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen);
+/* The text ug_baseline_write writes (deterministic: the same baseline gives the same bytes). */
+void ug_baseline_json(const ug_baseline *bl, ug_buf *out);
+/* The default file of a device: <dir>/<key>.json. */
+void ug_baseline_path(const char *dir, const char *key, char *path, size_t len);
+/* The directory of the committed baselines: <source root>/reports/baselines. */
+const char *ug_baseline_default_dir(void);
+
+/* ---- updating -------------------------------------------------------------------------------- */
+
+typedef struct ug_update_opts {
+    const char *reason;   /* NULL: any loosening is refused */
+    double slack;         /* > 0: the slack of every nondeterministic row of the run */
+    bool prune;           /* drop the rows the run did not measure (a loosening) */
+    const char *from;     /* what the run was (a path), for the update log */
+} ug_update_opts;
+
+typedef struct ug_update_summary {
+    size_t added, tightened, loosened, unchanged, within_slack, inputs_changed, kept, pruned;
+    bool created;         /* the baseline was empty */
+    bool refused;         /* loosened rows and no reason: nothing may be written */
+} ug_update_summary;
+
+/* Merge the run (a results.json read by ug_baseline_load) into bl, printing every change to
+ * diff (one line a row: "tightened ID: ulp_max 2 -> 1.5 (x0.75)").  A row of the run not in bl
+ * is added; a deterministic row takes the run's figures when they differ (tightened if none is
+ * worse, else loosened); a nondeterministic row keeps its figures while the run is within its
+ * slack, is tightened when the run is better beyond it, loosened when worse beyond it.  A
+ * loosened row gets an entry with the reason in its history.  Without opts->reason a loosening
+ * sets s->refused and leaves bl as it was (the diff still says what would have changed).
+ * Cost: O(rows log rows). */
+void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update_opts *opts,
+                        ug_buf *diff, ug_update_summary *s);
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * compare.c - the merge gate's judgement: two runs (or a baseline and a run) matched row by row
+ * by id, every gated figure judged (see compare.h).  Printing is in compare_print.c.
+ */
+#include "harness/gate/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/sys.h"
+
+const ug_gated_info ug_gated[UG_GM_COUNT] = {
+    [UG_GM_ULP_MAX] = {"ulp_max", false},
+    [UG_GM_ULP_MEAN] = {"ulp_mean", false},
+    [UG_GM_REL_MAX] = {"rel_max", false},
+    [UG_GM_BOUND_RATIO_MAX] = {"bound_ratio_max", false},
+    [UG_GM_CORRECTLY_ROUNDED] = {"correctly_rounded", true},
+    [UG_GM_DISTINCT] = {"distinct_results", false},
+};
+
+double ug_gated_value(const ug_row *r, int m)
+{
+    switch (m) {
+    case UG_GM_ULP_MAX: return r->ulp_max;
+    case UG_GM_ULP_MEAN: return r->ulp_mean;
+    case UG_GM_REL_MAX: return r->rel_max;
+    case UG_GM_BOUND_RATIO_MAX: return r->bound_ratio_max;
+    case UG_GM_CORRECTLY_ROUNDED: return (double)r->correctly_rounded;
+    case UG_GM_DISTINCT: return r->repeats ? (double)r->distinct_results : NAN;
+    }
+    return NAN;
+}
+
+const char *ug_verdict_name(ug_verdict v)
+{
+    switch (v) {
+    case UG_V_NA: return "";
+    case UG_V_SAME: return "same";
+    case UG_V_WITHIN: return "within slack";
+    case UG_V_CHANGED: return "changed (not gated)";
+    case UG_V_BETTER: return "better";
+    case UG_V_WORSE: return "worse";
+    }
+    return "?";
+}
+
+/* How bad a value is, for ordering: finite values by size, then +inf, then NaN (a NaN error
+ * means the kernel returned garbage where the oracle had a number). */
+static int ug_badness_class(double v) { return isnan(v) ? 2 : isinf(v) ? 1 : 0; }
+
+bool ug_metric_gated(int m, bool nondet)
+{
+    /* A nondeterministic row is judged on its mean ULP error only (and on its status, i.e. the
+     * a-priori bound checked on every output of every repeat).  Its maxima are the worst of a
+     * few random arrival orders, an extreme-value statistic: between two default runs on the
+     * same GPU they moved by up to x4.19 (H100, gensum(1e20)) and x4.9 (H200, normal(0,1),
+     * n = 255) while the means moved by at most x2.2.  How many repeats differ is the nature of
+     * the kernel, how many of its few outputs round correctly the luck of the orders (two runs:
+     * 8 and 1 of 90).  All of these are reported, not gated. */
+    return !nondet || m == UG_GM_ULP_MEAN;
+}
+
+ug_verdict ug_judge(double old, double now, bool higher_better, double slack)
+{
+    int co = ug_badness_class(old), cn = ug_badness_class(now);
+    if (higher_better && (co || cn)) return co == cn ? UG_V_SAME : UG_V_NA; /* counts are finite */
+    if (co != cn) return cn > co ? UG_V_WORSE : UG_V_BETTER;
+    if (co) return UG_V_SAME; /* both inf or both NaN */
+    if (old == now) return UG_V_SAME;
+    /* lower is better from here on: a correctly rounded count is turned around */
+    double o = higher_better ? now : old, n = higher_better ? old : now;
+    if (slack <= 1.0) return n > o ? UG_V_WORSE : UG_V_BETTER;
+    if (n > o * slack) return UG_V_WORSE;
+    if (n * slack < o) return UG_V_BETTER;
+    return UG_V_WITHIN;
+}
+
+/* pass and xfail pass; fail and xpass fail. */
+static bool ug_status_fails(ug_status s) { return s == UG_ST_FAIL || s == UG_ST_XPASS; }
+
+ug_verdict ug_judge_status(ug_status old, ug_status now)
+{
+    bool fo = ug_status_fails(old), fn = ug_status_fails(now);
+    if (fo == fn) return UG_V_SAME;
+    return fn ? UG_V_WORSE : UG_V_BETTER;
+}
+
+void ug_inputs_differ(const ug_row *a, const ug_row *b, char *why, size_t len)
+{
+    why[0] = 0;
+    if (!a->measured || !b->measured) return;
+    if (a->seed != b->seed)
+        snprintf(why, len, "seed 0x%llx -> 0x%llx", (unsigned long long)a->seed,
+                 (unsigned long long)b->seed);
+    else if (a->trials != b->trials)
+        snprintf(why, len, "trials %d -> %d", a->trials, b->trials);
+    else if (a->first_trial != b->first_trial)
+        snprintf(why, len, "first trial %d -> %d", a->first_trial, b->first_trial);
+    else if ((a->deterministic || b->deterministic) && a->count != b->count)
+        /* a nondeterministic row's count is its outputs times its repeats, and the repeats
+         * are as many as fit a time budget (measure.c): not what identifies its inputs */
+        snprintf(why, len, "outputs %zu -> %zu", a->count, b->count);
+}
+
+/* ---- matching -------------------------------------------------------------------------------- */
+
+static const ug_results *ug_sort_res;
+static int ug_by_id(const void *a, const void *b)
+{
+    return strcmp(ug_sort_res->rows[*(const size_t *)a].id,
+                  ug_sort_res->rows[*(const size_t *)b].id);
+}
+
+/* Indexes of res's rows sorted by id (qsort with a file-scope pointer: the comparison has no
+ * context argument in C11). */
+static size_t *ug_sorted_ids(const ug_results *res)
+{
+    size_t *idx = ug_xcalloc(res->count + 1, sizeof *idx);
+    for (size_t i = 0; i < res->count; i++) idx[i] = i;
+    ug_sort_res = res;
+    qsort(idx, res->count, sizeof *idx, ug_by_id);
+    return idx;
+}
+
+/* The row of res with this id through its sorted index, or (size_t)-1. */
+static size_t ug_find_sorted(const ug_results *res, const size_t *idx, const char *id)
+{
+    size_t lo = 0, hi = res->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(res->rows[idx[mid]].id, id);
+        if (c == 0) return idx[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (size_t)-1;
+}
+
+static int ug_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- one row --------------------------------------------------------------------------------- */
+
+static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
+{
+    const ug_row *o = &c->base->res.rows[cr->base], *n = &c->now->res.rows[cr->now];
+    cr->slack = (o->measured && !o->deterministic) || (n->measured && !n->deterministic)
+                    ? c->base->x[cr->base].slack
+                    : 1.0;
+    if (cr->slack < 1.0) cr->slack = 1.0;
+    cr->status = ug_judge_status(o->status, n->status);
+    bool worse = cr->status == UG_V_WORSE, better = cr->status == UG_V_BETTER, within = false;
+    if (o->measured && n->measured) {
+        for (int m = 0; m < UG_GM_COUNT; m++) {
+            double a = ug_gated_value(o, m), b = ug_gated_value(n, m);
+            if (m == UG_GM_DISTINCT && (isnan(a) || isnan(b))) {
+                cr->m[m] = UG_V_NA;
+                continue;
+            }
+            if (!ug_metric_gated(m, cr->slack > 1.0)) {
+                cr->m[m] = a == b ? UG_V_SAME : UG_V_CHANGED;
+                continue;
+            }
+            cr->m[m] = ug_judge(a, b, ug_gated[m].higher_better, cr->slack);
+            worse |= cr->m[m] == UG_V_WORSE;
+            better |= cr->m[m] == UG_V_BETTER;
+            within |= cr->m[m] == UG_V_WITHIN;
+        }
+    }
+    cr->time = UG_V_NA;
+    if (o->time_ms > 0 && n->time_ms > 0) {
+        c->timed++;
+        cr->time = c->opts.time_slack > 0
+                       ? ug_judge(o->time_ms, n->time_ms, false, c->opts.time_slack)
+                       : UG_V_SAME;
+        worse |= cr->time == UG_V_WORSE;
+    }
+    cr->verdict = worse ? UG_V_WORSE : better ? UG_V_BETTER : within ? UG_V_WITHIN : UG_V_SAME;
+}
+
+/* The fingerprint parts that changed between the two rows' runs and that this row depends on;
+ * recorded per part for the warning. */
+static void ug_env_row(ug_comparison *c, ug_cmp_row *cr)
+{
+    const ug_row *n = &c->now->res.rows[cr->now];
+    const ug_fingerprint *fo = &c->base->fps[c->base->x[cr->base].fp];
+    const ug_fingerprint *fn = &c->now->fps[c->now->x[cr->now].fp];
+    unsigned diff = ug_fingerprint_diff(fo, fn), scope = ug_row_scope(n->backend, n->kernel_name);
+    for (int f = 0; f < UG_FP_NFIELDS; f++) {
+        if (!(diff & (1u << f))) continue;
+        if (!(c->env & (1u << f))) {
+            snprintf(c->env_part[f].old, sizeof c->env_part[f].old, "%s", fo->v[f]);
+            snprintf(c->env_part[f].now, sizeof c->env_part[f].now, "%s", fn->v[f]);
+        }
+        c->env |= 1u << f;
+        if (ug_fp_fields[f].scope & scope) {
+            cr->env |= 1u << f;
+            c->env_part[f].rows++;
+        }
+    }
+}
+
+void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_opts *opts,
+                ug_comparison *c)
+{
+    memset(c, 0, sizeof *c);
+    c->base = base;
+    c->now = now;
+    if (opts) c->opts = *opts;
+    c->device_differs = strcmp(base->device, now->device) != 0;
+    size_t *bidx = ug_sorted_ids(&base->res);
+    bool *matched = ug_xcalloc(base->res.count + 1, sizeof *matched);
+    c->rows = ug_xcalloc(now->res.count + 1, sizeof *c->rows);
+    c->only_new = ug_xcalloc(now->res.count + 1, sizeof *c->only_new);
+    c->only_base = ug_xcalloc(base->res.count + 1, sizeof *c->only_base);
+    double *ratios = ug_xcalloc(now->res.count + 1, sizeof *ratios);
+    size_t n_ratios = 0;
+    for (size_t i = 0; i < now->res.count; i++) {
+        const ug_row *n = &now->res.rows[i];
+        size_t b = ug_find_sorted(&base->res, bidx, n->id);
+        if (b == (size_t)-1) {
+            c->only_new[c->n_only_new++] = i;
+            continue;
+        }
+        matched[b] = true;
+        ug_cmp_row *cr = &c->rows[c->n_rows++];
+        cr->base = b;
+        cr->now = i;
+        ug_env_row(c, cr);
+        ug_inputs_differ(&base->res.rows[b], n, cr->inputs, sizeof cr->inputs);
+        if (cr->inputs[0]) {
+            c->inputs_changed++;
+            continue;
+        }
+        ug_judge_row(c, cr);
+        const ug_row *o = &base->res.rows[b];
+        if (o->time_ms > 0 && n->time_ms > 0) ratios[n_ratios++] = n->time_ms / o->time_ms;
+        switch (cr->verdict) {
+        case UG_V_WORSE: c->regressed++; break;
+        case UG_V_BETTER: c->improved++; break;
+        case UG_V_WITHIN: c->within++; break;
+        default: c->same++; break;
+        }
+    }
+    for (size_t b = 0; b < base->res.count; b++)
+        if (!matched[b]) c->only_base[c->n_only_base++] = b;
+    if (n_ratios) {
+        qsort(ratios, n_ratios, sizeof *ratios, ug_cmp_double);
+        c->time_ratio_median = ratios[n_ratios / 2];
+    }
+    free(ratios);
+    free(matched);
+    free(bidx);
+}
+
+void ug_comparison_free(ug_comparison *c)
+{
+    free(c->rows);
+    free(c->only_base);
+    free(c->only_new);
+    memset(c, 0, sizeof *c);
+}

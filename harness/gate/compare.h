@@ -1,0 +1,106 @@
+/*
+ * compare.h - comparing two runs row by row: the merge gate's judgement (harness/gate/compare.c) and
+ * how it is printed (harness/gate/compare_print.c).
+ *
+ * Rows are matched by id (case, kernel@variant, distribution, n).  For each gated metric the
+ * verdict is worse, better or same:
+ *   - deterministic kernels: exact (error against an exact oracle has no noise): any increase of
+ *     an error figure, any decrease of the correctly rounded count, is worse;
+ *   - nondeterministic kernels (their figures are the worst over >= 9 repeats): worse only beyond
+ *     the row's slack s (new > s * old, or new < old / s for the correctly rounded count),
+ *     better only beyond it, "within slack" in between;
+ *   - a row whose status went from passing to failing is worse;
+ *   - distinct results: a deterministic kernel measured with repeats must keep 1 (any increase is
+ *     worse); a nondeterministic one's vary by nature: "changed (not gated)".
+ * Timing is reported, gated only when asked (time_slack > 0: new > time_slack * old is worse).
+ * Rows whose inputs differ (trials, first trial, outputs, seed) are listed, not judged.
+ */
+#ifndef UG_COMPARE_H
+#define UG_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "harness/gate/baseline.h"
+
+enum {
+    UG_GM_ULP_MAX, UG_GM_ULP_MEAN, UG_GM_REL_MAX, UG_GM_BOUND_RATIO_MAX, UG_GM_CORRECTLY_ROUNDED,
+    UG_GM_DISTINCT, UG_GM_COUNT
+};
+
+typedef struct ug_gated_info {
+    const char *name;     /* as in results.json */
+    bool higher_better;   /* correctly_rounded */
+} ug_gated_info;
+extern const ug_gated_info ug_gated[UG_GM_COUNT];
+
+/* The metric's value in a row; NAN when the row has none (distinct results of a row measured
+ * without repeats). */
+double ug_gated_value(const ug_row *r, int m);
+/* Whether metric m is judged (else reported only) for a row; nondet: the row is
+ * nondeterministic (it has a slack > 1). */
+bool ug_metric_gated(int m, bool nondet);
+
+typedef enum { UG_V_NA, UG_V_SAME, UG_V_WITHIN, UG_V_CHANGED, UG_V_BETTER, UG_V_WORSE } ug_verdict;
+/* "", "same", "within slack", "changed (not gated)", "better", "worse" */
+const char *ug_verdict_name(ug_verdict v);
+
+/* The verdict on one figure: slack 1 is exact (deterministic).  NaN is worse than any number,
+ * +inf worse than any finite one; equal values (inf == inf, NaN == NaN) are the same. */
+ug_verdict ug_judge(double old, double now, bool higher_better, double slack);
+/* "pass", "xfail" are passing, "fail" and "xpass" failing: worse when a passing row fails. */
+ug_verdict ug_judge_status(ug_status old, ug_status now);
+/* Why a row's inputs differ ("trials 100 -> 10"), or "" when they are the same: seed, trials,
+ * first trial, and the outputs of a deterministic row (a nondeterministic row's count also
+ * holds its repeats, which depend on its kernel's time). */
+void ug_inputs_differ(const ug_row *a, const ug_row *b, char *why, size_t len);
+
+typedef struct ug_cmp_row {
+    size_t base, now;            /* indexes into the two sides' rows */
+    double slack;                /* 1: deterministic */
+    ug_verdict m[UG_GM_COUNT];    /* per metric */
+    ug_verdict status, time;     /* time: UG_V_NA unless both were timed */
+    ug_verdict verdict;          /* the row's: worse if any is, else better if any is, ... */
+    unsigned env;                /* fingerprint parts changed that this row depends on */
+    char inputs[160];            /* non-empty: its inputs differ (why); not judged */
+} ug_cmp_row;
+
+typedef struct ug_cmp_opts {
+    double time_slack;           /* > 0: gate timing by this factor */
+} ug_cmp_opts;
+
+typedef struct ug_comparison {
+    const ug_baseline *base, *now;
+    ug_cmp_opts opts;
+    ug_cmp_row *rows;            /* matched rows, in NEW's order */
+    size_t n_rows;
+    size_t *only_base, n_only_base; /* rows of BASE not in NEW (removed, or not run) */
+    size_t *only_new, n_only_new;   /* rows of NEW not in BASE (new kernels, cases, sizes) */
+    size_t regressed, improved, same, within, inputs_changed, timed;
+    double time_ratio_median;    /* of the rows timed on both sides (0 when none) */
+    bool device_differs;         /* the device keys differ */
+    unsigned env;                /* fingerprint parts that changed for some matched row */
+    struct { char old[192], now[192]; size_t rows; } env_part[UG_FP_NFIELDS];
+} ug_comparison;
+
+/* Compare now against base (both stay owned by the caller and must outlive c).  Cost:
+ * O(rows log rows). */
+void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_opts *opts,
+                ug_comparison *c);
+void ug_comparison_free(ug_comparison *c);
+
+/* ---- printing (compare_print.c) -------------------------------------------------------------- */
+
+/* The terminal report: environment warnings, regressions (every metric of each: old -> new,
+ * ratio, verdict), improvements, rows in one side only, inputs changed, counts, timing.
+ * all: list every matched row, not only the changed ones. */
+void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all);
+/* A comment sized for a merge request: regressions first, then improvements ("the baseline can
+ * be tightened"), then counts; environment warnings; tables capped at max_rows rows each. */
+void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows);
+/* "0.5", "6.3e+03", "inf" (%.4g) and a ratio "x13.3" / "from 0" / "" into buf. */
+const char *ug_fmt_fig(double v, char buf[32]);
+const char *ug_fmt_ratio(double old, double now, char buf[32]);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * compare_print.c - a comparison (compare.c) as a terminal report and as a Markdown comment for
+ * a merge request.  Both put regressions first: they are what the reader must act on.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/sys.h"
+#include "harness/gate/compare.h"
+
+/* Lists of row ids in the terminal report stop here unless every row is asked for. */
+enum { UG_TEXT_LIST_MAX = 100 };
+
+const char *ug_fmt_fig(double v, char buf[32]) { return ug_fmt_double(v, "%.4g", buf, 32); }
+
+const char *ug_fmt_ratio(double old, double now, char buf[32])
+{
+    buf[0] = 0;
+    if (isnan(old) || isnan(now) || isinf(old) || isinf(now) || old == now) return buf;
+    if (old == 0)
+        snprintf(buf, 32, "from 0");
+    else
+        snprintf(buf, 32, "x%.3g", now / old);
+    return buf;
+}
+
+static const ug_row *ug_old(const ug_comparison *c, const ug_cmp_row *r)
+{
+    return &c->base->res.rows[r->base];
+}
+static const ug_row *ug_new(const ug_comparison *c, const ug_cmp_row *r)
+{
+    return &c->now->res.rows[r->now];
+}
+
+/* "[deterministic: exact]" or "[nondeterministic: worst of 9 repeats, slack x2]" */
+static void ug_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len)
+{
+    const ug_row *n = ug_new(c, r);
+    if (!n->measured)
+        snprintf(buf, len, "[check: status only]");
+    else if (r->slack <= 1.0)
+        snprintf(buf, len, "[deterministic: exact]");
+    else
+        snprintf(buf, len, "[nondeterministic: worst of %d repeats, slack x%g]",
+                 n->repeats ? n->repeats : 1, r->slack);
+}
+
+/* The fingerprint parts a row depends on that changed: "compiler, cflags". */
+static void ug_env_names(unsigned env, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int f = 0; f < UG_FP_NFIELDS; f++)
+        if (env & (1u << f))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     ug_fp_fields[f].key);
+}
+
+static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out, const char *head)
+{
+    const ug_row *o = ug_old(c, r), *n = ug_new(c, r);
+    char rule[96], a[32], b[32], q[32];
+    ug_row_rule(c, r, rule, sizeof rule);
+    ug_buf_printf(out, "%s %s %s\n", head, n->id, rule);
+    if (r->status != UG_V_SAME || !n->measured)
+        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", "status", ug_status_name(o->status),
+                      ug_status_name(n->status), "", ug_verdict_name(r->status));
+    for (int m = 0; m < UG_GM_COUNT && n->measured && o->measured; m++) {
+        if (r->m[m] == UG_V_NA) continue;
+        double x = ug_gated_value(o, m), y = ug_gated_value(n, m);
+        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", ug_gated[m].name, ug_fmt_fig(x, a),
+                      ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), ug_verdict_name(r->m[m]));
+    }
+    if (r->time != UG_V_NA && c->opts.time_slack > 0)
+        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s (gated: x%g)\n", "time_ms",
+                      ug_fmt_fig(o->time_ms, a), ug_fmt_fig(n->time_ms, b),
+                      ug_fmt_ratio(o->time_ms, n->time_ms, q), ug_verdict_name(r->time),
+                      c->opts.time_slack);
+    if (r->env) {
+        char env[256];
+        ug_env_names(r->env, env, sizeof env);
+        ug_buf_printf(out, "  (environment changed for this row: %s)\n", env);
+    }
+}
+
+static void ug_text_ids(const ug_baseline *side, const size_t *idx, size_t n, const char *title,
+                        ug_buf *out, bool all)
+{
+    if (!n) return;
+    ug_buf_printf(out, "\n%s (%zu):\n", title, n);
+    for (size_t i = 0; i < n && (all || i < UG_TEXT_LIST_MAX); i++)
+        ug_buf_printf(out, "  %s\n", side->res.rows[idx[i]].id);
+    if (!all && n > UG_TEXT_LIST_MAX)
+        ug_buf_printf(out, "  ... and %zu more (--all lists every row)\n", n - UG_TEXT_LIST_MAX);
+}
+
+static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *out)
+{
+    if (s->is_baseline)
+        ug_buf_printf(out, "  %s %s (baseline of %s, %zu rows, %zu update%s)\n", label, s->path,
+                      s->device, s->res.count, s->n_updates, s->n_updates == 1 ? "" : "s");
+    else
+        ug_buf_printf(out, "  %s %s (run of git %s, %s, device %s, %zu rows)\n", label, s->path,
+                      s->git[0] ? s->git : "?", s->date[0] ? s->date : "?", s->device,
+                      s->res.count);
+}
+
+/* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
+static void ug_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
+                            const char *item)
+{
+    if (c->device_differs)
+        ug_buf_printf(out,
+                      "%sthe device keys differ (%s -> %s): figures of GPU rows are not "
+                      "expected to match\n",
+                      prefix, c->base->device, c->now->device);
+    if (!c->env) return;
+    ug_buf_printf(out,
+                  "%sthe environment changed; figures of these rows cannot be compared "
+                  "bitwise (regressions still fail: update the baseline with a reason):\n",
+                  prefix);
+    for (int f = 0; f < UG_FP_NFIELDS; f++) {
+        if (!(c->env & (1u << f))) continue;
+        ug_buf_printf(out, "%s%s: '%s' -> '%s': %s (%zu compared rows): %s\n", item,
+                      ug_fp_fields[f].key, c->env_part[f].old, c->env_part[f].now,
+                      ug_scope_name(ug_fp_fields[f].scope), c->env_part[f].rows,
+                      ug_fp_fields[f].why);
+    }
+}
+
+static int ug_cmp_ratio_desc(const void *a, const void *b)
+{
+    double x = ((const double *)a)[0], y = ((const double *)b)[0];
+    return (x < y) - (x > y);
+}
+
+/* Timing, reported: how many rows were timed on both sides, the median ratio, the 5 largest. */
+static void ug_timing(const ug_comparison *c, ug_buf *out, const char *item)
+{
+    if (!c->timed) {
+        if (c->base->is_baseline) ug_buf_printf(out, "timing: not compared (a baseline keeps no timing)\n");
+        return;
+    }
+    ug_buf_printf(out, "timing (%s): %zu rows timed on both sides, median new/base x%.3g\n",
+                  c->opts.time_slack > 0 ? "gated" : "reported, not gated", c->timed,
+                  c->time_ratio_median);
+    double(*top)[2] = ug_xcalloc(c->n_rows + 1, sizeof *top);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        const ug_row *o = ug_old(c, &c->rows[i]), *n = ug_new(c, &c->rows[i]);
+        if (o->time_ms > 0 && n->time_ms > 0 && !c->rows[i].inputs[0] && n->time_ms > o->time_ms) {
+            top[k][0] = n->time_ms / o->time_ms;
+            top[k++][1] = (double)i;
+        }
+    }
+    qsort(top, k, sizeof *top, ug_cmp_ratio_desc);
+    for (size_t i = 0; i < k && i < 3; i++) {
+        const ug_cmp_row *r = &c->rows[(size_t)top[i][1]];
+        char a[32], b[32];
+        ug_buf_printf(out, "%sx%.3g slower: %s: %s -> %s ms\n", item, top[i][0], ug_new(c, r)->id,
+                      ug_fmt_fig(ug_old(c, r)->time_ms, a), ug_fmt_fig(ug_new(c, r)->time_ms, b));
+    }
+    free(top);
+}
+
+void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
+{
+    ug_buf_printf(out, "ulpgate compare\n");
+    ug_describe_side(c->base, "base:", out);
+    ug_describe_side(c->now, "new: ", out);
+    ug_env_warnings(c, out, "warning: ", "  ");
+    for (size_t i = 0; i < c->n_rows; i++)
+        if (c->rows[i].verdict == UG_V_WORSE && !c->rows[i].inputs[0]) {
+            ug_buf_printf(out, "\n");
+            ug_text_row(c, &c->rows[i], out, "REGRESSION");
+        }
+    for (size_t i = 0; i < c->n_rows; i++)
+        if (c->rows[i].verdict == UG_V_BETTER && !c->rows[i].inputs[0]) {
+            ug_buf_printf(out, "\n");
+            ug_text_row(c, &c->rows[i], out, "IMPROVEMENT (the baseline can be tightened)");
+        }
+    if (all)
+        for (size_t i = 0; i < c->n_rows; i++) {
+            const ug_cmp_row *r = &c->rows[i];
+            if (r->inputs[0] || r->verdict == UG_V_WORSE || r->verdict == UG_V_BETTER) continue;
+            ug_buf_printf(out, "\n");
+            ug_text_row(c, r, out, r->verdict == UG_V_WITHIN ? "WITHIN SLACK" : "SAME");
+        }
+    if (c->inputs_changed) {
+        ug_buf_printf(out, "\ninputs changed, not compared (%zu):\n", c->inputs_changed);
+        size_t shown = 0;
+        for (size_t i = 0; i < c->n_rows; i++)
+            if (c->rows[i].inputs[0] && (all || shown++ < UG_TEXT_LIST_MAX))
+                ug_buf_printf(out, "  %s: %s\n", ug_new(c, &c->rows[i])->id, c->rows[i].inputs);
+    }
+    ug_text_ids(c->base, c->only_base, c->n_only_base,
+                "only in base (a case, kernel or size removed, or not run)", out, all);
+    ug_text_ids(c->now, c->only_new, c->n_only_new, "only in new (a case, kernel or size added)",
+                out, all);
+    ug_buf_printf(out, "\n");
+    ug_timing(c, out, "  ");
+    ug_buf_printf(out,
+                  "%zu rows compared: %zu regressed, %zu improved, %zu same, %zu within slack; "
+                  "%zu inputs changed, %zu only in base, %zu only in new\n",
+                  c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
+                  c->inputs_changed, c->n_only_base, c->n_only_new);
+}
+
+/* ---- Markdown -------------------------------------------------------------------------------- */
+
+/* An id as code in a table cell: '|' escaped (GFM splits cells on it even inside code spans). */
+static void ug_md_id(ug_buf *out, const char *id)
+{
+    ug_buf_printf(out, "`");
+    for (; *id; id++) {
+        if (*id == '|')
+            ug_buf_printf(out, "\\|");
+        else
+            ug_buf_put(out, id, 1);
+    }
+    ug_buf_printf(out, "`");
+}
+
+/* One table of rows with the given verdict: one line per metric with that verdict. */
+static void ug_md_table(const ug_comparison *c, ug_buf *out, ug_verdict want, size_t max_rows)
+{
+    ug_buf_printf(out,
+                  "| row | figure | base | new | ratio | rule |\n|---|---|---:|---:|---:|---|\n");
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        const ug_cmp_row *r = &c->rows[i];
+        if (r->verdict != want || r->inputs[0]) continue;
+        if (total++ >= max_rows) continue;
+        shown++;
+        const ug_row *o = ug_old(c, r), *n = ug_new(c, r);
+        char rule[96], a[32], b[32], q[32], env[256];
+        ug_row_rule(c, r, rule, sizeof rule);
+        ug_env_names(r->env, env, sizeof env);
+        if (env[0]) snprintf(rule + strlen(rule), sizeof rule - strlen(rule), " (env: %.40s)", env);
+        bool first = true;
+        if (r->status == want) {
+            ug_buf_printf(out, "| ");
+            ug_md_id(out, n->id);
+            ug_buf_printf(out, " | status | %s | %s | | %s |\n", ug_status_name(o->status),
+                          ug_status_name(n->status), rule);
+            first = false;
+        }
+        for (int m = 0; m < UG_GM_COUNT; m++) {
+            if (r->m[m] != want) continue;
+            double x = ug_gated_value(o, m), y = ug_gated_value(n, m);
+            ug_buf_printf(out, "| ");
+            if (first) ug_md_id(out, n->id);
+            ug_buf_printf(out, " | %s | %s | %s | %s | %s |\n", ug_gated[m].name, ug_fmt_fig(x, a),
+                          ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), first ? rule : "");
+            first = false;
+        }
+        if (r->time == want && c->opts.time_slack > 0) {
+            ug_buf_printf(out, "| ");
+            if (first) ug_md_id(out, n->id);
+            ug_buf_printf(out, " | time_ms | %s | %s | %s | gated x%g |\n",
+                          ug_fmt_fig(o->time_ms, a), ug_fmt_fig(n->time_ms, b),
+                          ug_fmt_ratio(o->time_ms, n->time_ms, q), c->opts.time_slack);
+        }
+    }
+    if (total > shown)
+        ug_buf_printf(out, "\n%zu more rows: `ulpgate compare BASE NEW` lists every one.\n",
+                      total - shown);
+}
+
+static void ug_md_ids(const ug_baseline *side, const size_t *idx, size_t n, const char *title,
+                      ug_buf *out, size_t max_rows)
+{
+    if (!n) return;
+    ug_buf_printf(out, "\n<details><summary>%s (%zu)</summary>\n\n", title, n);
+    for (size_t i = 0; i < n && i < max_rows; i++) {
+        ug_buf_printf(out, "- ");
+        ug_md_id(out, side->res.rows[idx[i]].id);
+        ug_buf_printf(out, "\n");
+    }
+    if (n > max_rows) ug_buf_printf(out, "- ... and %zu more\n", n - max_rows);
+    ug_buf_printf(out, "\n</details>\n");
+}
+
+void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows)
+{
+    ug_buf_printf(out, "### ulpgate: %s%zu regression%s%s, %zu improvement%s\n\n",
+                  c->regressed ? "**" : "", c->regressed, c->regressed == 1 ? "" : "s",
+                  c->regressed ? "**" : "", c->improved, c->improved == 1 ? "" : "s");
+    ug_buf_printf(out,
+                  "Base `%s` (%s %s), new `%s` (%s %s). Deterministic kernels are compared "
+                  "exactly (error against an exact oracle has no noise); nondeterministic "
+                  "ones within their slack.\n\n",
+                  c->base->path, c->base->is_baseline ? "baseline" : "git",
+                  c->base->is_baseline ? c->base->device : c->base->git, c->now->path,
+                  c->now->is_baseline ? "baseline" : "git",
+                  c->now->is_baseline ? c->now->device : c->now->git);
+    ug_env_warnings(c, out, "> **Warning**: ", "> - ");
+    if (c->device_differs || c->env) ug_buf_printf(out, "\n");
+    if (c->regressed) {
+        ug_buf_printf(out, "#### Regressions\n\n");
+        ug_md_table(c, out, UG_V_WORSE, max_rows);
+        ug_buf_printf(out, "\n");
+    }
+    if (c->improved) {
+        ug_buf_printf(out, "#### Improvements: the baseline can be tightened\n\n");
+        ug_md_table(c, out, UG_V_BETTER, max_rows);
+        ug_buf_printf(out, "\n");
+    }
+    ug_buf_printf(out,
+                  "#### Counts\n\n| compared | regressed | improved | same | within slack | "
+                  "inputs changed | only in base | only in new |\n"
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                  "| %zu | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n",
+                  c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
+                  c->inputs_changed, c->n_only_base, c->n_only_new);
+    ug_md_ids(c->base, c->only_base, c->n_only_base, "Only in base: removed, or not run", out,
+              max_rows);
+    ug_md_ids(c->now, c->only_new, c->n_only_new, "Only in new: added", out, max_rows);
+    ug_buf_printf(out, "\n");
+    ug_timing(c, out, "- ");
+}

@@ -1,0 +1,351 @@
+/*
+ * corpus.c - corpus files (corpus.h): the header keys read from a value file, and discovery of
+ * the files under the corpus directories.  Running them is corpus_run.c's.
+ */
+#include "harness/inputs/corpus.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/parse.h"
+#include "base/sys.h"
+#include "ug_config.h"
+#include "harness/inputs/values.h"
+
+/* ---- header keys -------------------------------------------------------------------------- */
+
+static const char *const ug_corpus_keys[] = {"op", "why", "source", "kernels", "check", "xfail"};
+enum { UG_N_CORPUS_KEYS = sizeof ug_corpus_keys / sizeof ug_corpus_keys[0] };
+
+static int ug_corpus_fail(ug_corpus_file *f, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int ug_corpus_fail(ug_corpus_file *f, size_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->error, sizeof f->error, fmt, ap);
+    va_end(ap);
+    f->bad = true;
+    f->error_line = line;
+    return -1;
+}
+
+/* The first blank-separated word of *s (at most len - 1 characters) into word; *s moves past it
+ * and the blanks after it.  Returns its length (0 at the end). */
+static size_t ug_word(const char **s, char *word, size_t len)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = 0;
+    while (p[n] && p[n] != ' ' && p[n] != '\t') n++;
+    snprintf(word, len, "%.*s", (int)n, p);
+    p += n;
+    while (*p == ' ' || *p == '\t') p++;
+    *s = p;
+    return n;
+}
+
+/* "sum", "dot", or "gemm MxNxK". */
+static int ug_corpus_op(ug_corpus_file *f, const ug_values_header *h)
+{
+    const char *v = h->value;
+    char word[64];
+    ug_word(&v, word, sizeof word);
+    if (strcmp(word, "sum") == 0 || strcmp(word, "dot") == 0) {
+        f->op = word[0] == 's' ? UG_OP_SUM : UG_OP_DOT;
+        if (*v) return ug_corpus_fail(f, h->line, "op %s takes no shape (found '%s')", word, v);
+        return 0;
+    }
+    if (strcmp(word, "gemm") != 0)
+        return ug_corpus_fail(f, h->line, "op '%s' is not sum, dot or gemm MxNxK", word);
+    f->op = UG_OP_GEMM;
+    unsigned long long m, n, k;
+    char end;
+    if (sscanf(v, "%llux%llux%llu%c", &m, &n, &k, &end) != 3 || !m || !n || !k ||
+        m > (1u << 20) || n > (1u << 20) || k > (1u << 20))
+        return ug_corpus_fail(f, h->line, "op gemm needs its shape MxNxK, each 1 .. 2^20 "
+                                          "(found '%s')", v);
+    f->m = (size_t)m, f->n = (size_t)n, f->k = (size_t)k;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    ug_metric metric;
+} ug_corpus_metrics[] = {
+    {"ulp_max", UG_M_ULP_MAX},   {"ulp_mean", UG_M_ULP_MEAN},
+    {"rel_max", UG_M_REL_MAX},   {"rel_mean", UG_M_REL_MEAN},
+    {"abs_max", UG_M_ABS_MAX},   {"bound_ratio_max", UG_M_RATIO_MAX},
+};
+
+/* "METRIC LIMIT [reason]" or "correctly_rounded [reason]". */
+static int ug_corpus_check_line(ug_corpus_file *f, const ug_values_header *h)
+{
+    if (f->n_checks == UG_CORPUS_MAX_CHECKS)
+        return ug_corpus_fail(f, h->line, "more than %d check lines", UG_CORPUS_MAX_CHECKS);
+    ug_corpus_check *c = &f->checks[f->n_checks];
+    memset(c, 0, sizeof *c);
+    c->line = h->line;
+    const char *v = h->value;
+    char name[64], limit[64];
+    ug_word(&v, name, sizeof name);
+    if (strcmp(name, "correctly_rounded") == 0) {
+        c->is_cr = true;
+        snprintf(c->text, sizeof c->text, "correctly_rounded");
+    } else {
+        size_t i = 0, count = sizeof ug_corpus_metrics / sizeof ug_corpus_metrics[0];
+        while (i < count && strcmp(ug_corpus_metrics[i].name, name) != 0) i++;
+        if (i == count)
+            return ug_corpus_fail(f, h->line, "check '%s' is not one of ulp_max, ulp_mean, "
+                                              "rel_max, rel_mean, abs_max, bound_ratio_max, "
+                                              "correctly_rounded", name);
+        c->metric = ug_corpus_metrics[i].metric;
+        ug_word(&v, limit, sizeof limit);
+        if (!ug_parse_double(limit, &c->limit) || !(c->limit >= 0) || !isfinite(c->limit))
+            return ug_corpus_fail(f, h->line, "check %s needs a finite limit >= 0 (found '%s')",
+                                  name, limit);
+        snprintf(c->text, sizeof c->text, "%s %s", name, limit);
+    }
+    snprintf(c->reason, sizeof c->reason, "%s", v);
+    f->n_checks++;
+    return 0;
+}
+
+/* "GLOB REASON": the reason is required (an expected failure says why). */
+static int ug_corpus_xfail_line(ug_corpus_file *f, const ug_values_header *h)
+{
+    if (f->n_xfails == UG_CORPUS_MAX_XFAILS)
+        return ug_corpus_fail(f, h->line, "more than %d xfail lines", UG_CORPUS_MAX_XFAILS);
+    ug_corpus_xfail *x = &f->xfails[f->n_xfails];
+    const char *v = h->value;
+    if (ug_word(&v, x->glob, sizeof x->glob) >= sizeof x->glob)
+        return ug_corpus_fail(f, h->line, "xfail: kernel glob longer than %zu characters",
+                              sizeof x->glob - 1);
+    if (!x->glob[0] || !*v)
+        return ug_corpus_fail(f, h->line, "xfail needs a kernel (glob) and the reason it fails, "
+                                          "e.g. 'xfail: serial_f32 absorbs the small terms'");
+    snprintf(x->reason, sizeof x->reason, "%s", v);
+    x->line = h->line;
+    f->n_xfails++;
+    return 0;
+}
+
+/* The nearest known key to an unknown one, for the message. */
+static const char *ug_corpus_nearest_key(const char *key)
+{
+    const char *best = ug_corpus_keys[0];
+    size_t bd = (size_t)-1;
+    for (int i = 0; i < UG_N_CORPUS_KEYS; i++) {
+        size_t d = ug_edit_distance(key, ug_corpus_keys[i]);
+        if (d < bd) bd = d, best = ug_corpus_keys[i];
+    }
+    return best;
+}
+
+static int ug_corpus_header(ug_corpus_file *f, const ug_values_header *h, unsigned *seen)
+{
+    int i = 0;
+    while (i < UG_N_CORPUS_KEYS && strcmp(ug_corpus_keys[i], h->key) != 0) i++;
+    if (i == UG_N_CORPUS_KEYS)
+        return ug_corpus_fail(f, h->line, "unknown header key '%s' (did you mean '%s'? keys: op, "
+                                          "why, source, kernels, check, xfail; write '## %s:' "
+                                          "for a comment)", h->key, ug_corpus_nearest_key(h->key),
+                              h->key);
+    bool repeatable = strcmp(h->key, "check") == 0 || strcmp(h->key, "xfail") == 0;
+    if (!repeatable && (*seen & (1u << i)))
+        return ug_corpus_fail(f, h->line, "header '%s' given twice", h->key);
+    *seen |= 1u << i;
+    if (strcmp(h->key, "op") == 0) return ug_corpus_op(f, h);
+    if (strcmp(h->key, "check") == 0) return ug_corpus_check_line(f, h);
+    if (strcmp(h->key, "xfail") == 0) return ug_corpus_xfail_line(f, h);
+    if (!h->value[0]) return ug_corpus_fail(f, h->line, "header '%s' has no value", h->key);
+    if (strcmp(h->key, "why") == 0) snprintf(f->why, sizeof f->why, "%s", h->value);
+    if (strcmp(h->key, "source") == 0) snprintf(f->source, sizeof f->source, "%s", h->value);
+    if (strcmp(h->key, "kernels") == 0) {
+        if (strlen(h->value) >= sizeof f->kernels)
+            return ug_corpus_fail(f, h->line, "kernels: longer than %zu characters",
+                                  sizeof f->kernels - 1);
+        snprintf(f->kernels, sizeof f->kernels, "%s", h->value);
+        f->kernels_line = h->line;
+    }
+    return 0;
+}
+
+/* ---- one file ----------------------------------------------------------------------------- */
+
+int ug_corpus_parse(const char *path, ug_corpus_file *f)
+{
+    ug_values v;
+    char err[UG_CORPUS_TEXT];
+    unsigned seen = 0;
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->op = UG_OP_SUM;
+    snprintf(f->kernels, sizeof f->kernels, "*");
+    snprintf(f->source, sizeof f->source, "hand-made");
+    if (ug_values_read(path, 0, &v, err, sizeof err) != 0) {
+        /* "FILE:LINE: what": keep the line apart, so the failure reads FILE:LINE once */
+        const char *rest = strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : err;
+        char *end;
+        size_t line = rest[0] == ':' ? strtoul(rest + 1, &end, 10) : 0;
+        if (line && *end == ':') rest = end + 1;
+        else if (rest[0] == ':') rest++;
+        while (*rest == ' ') rest++;
+        return ug_corpus_fail(f, line, "%s", rest);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < v.n_headers && rc == 0; i++)
+        rc = ug_corpus_header(f, &v.headers[i], &seen);
+    if (rc == 0 && !f->why[0])
+        rc = ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
+                                  "adversarial)");
+    int want = f->op == UG_OP_DOT ? 2 : 1;
+    if (rc == 0 && v.n && v.arity != want)
+        rc = ug_corpus_fail(f, v.first_record_line, "op %s takes %d value%s a line, found %d",
+                            ug_op_name(f->op), want, want == 1 ? "" : "s", v.arity);
+    if (rc == 0 && f->op == UG_OP_GEMM && v.n != f->m * f->k + f->k * f->n)
+        rc = ug_corpus_fail(f, v.n ? v.first_record_line : 1,
+                            "op gemm %zux%zux%zu needs M*K + K*N = %zu values (A then B, "
+                            "row-major), found %zu", f->m, f->n, f->k,
+                            f->m * f->k + f->k * f->n, v.n);
+    if (rc == 0 && f->op != UG_OP_GEMM && v.n == 0)
+        rc = ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
+    if (rc != 0) {
+        ug_values_free(&v);
+        return -1;
+    }
+    if (f->op == UG_OP_GEMM) {
+        size_t a = f->m * f->k;
+        f->x = ug_xmalloc(a * sizeof(float));
+        f->y = ug_xmalloc(f->k * f->n * sizeof(float));
+        memcpy(f->x, v.x, a * sizeof(float));
+        memcpy(f->y, v.x + a, f->k * f->n * sizeof(float));
+        ug_values_free(&v);
+    } else {
+        f->n = v.n;
+        f->x = v.x;
+        f->y = v.y;
+        free(v.headers);
+    }
+    return 0;
+}
+
+void ug_corpus_file_free(ug_corpus_file *f)
+{
+    free(f->x);
+    free(f->y);
+    f->x = f->y = NULL;
+}
+
+bool ug_corpus_selects(const ug_corpus_file *f, const ug_kernel *k)
+{
+    bool in = false, out = false;
+    const char *p = f->kernels;
+    char glob[128];
+    while (ug_word(&p, glob, sizeof glob)) {
+        if (glob[0] == '!') out |= ug_kernel_matches(k, glob + 1);
+        else in |= ug_kernel_matches(k, glob);
+    }
+    return in && !out;
+}
+
+/* ---- discovery ---------------------------------------------------------------------------- */
+
+typedef struct {
+    ug_corpus_file *files;
+    size_t count, cap;
+} ug_corpus_list;
+
+static bool ug_has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Every *.txt below dir (rel: the path below the corpus directory so far) into list.  Returns 0,
+ * or -1 when dir cannot be opened. */
+static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg,
+                          ug_corpus_list *list)
+{
+    char dir[1536];
+    snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[2048], sub[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            ug_corpus_walk(root, sub, dir_arg, list);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || !ug_has_suffix(e->d_name, ".txt")) continue;
+        if (list->count == list->cap) {
+            list->cap = list->cap ? 2 * list->cap : 32;
+            list->files = ug_xrealloc(list->files, list->cap * sizeof *list->files);
+        }
+        ug_corpus_file *f = &list->files[list->count++];
+        memset(f, 0, sizeof *f);
+        snprintf(f->name, sizeof f->name, "corpus/%.*s", (int)(strlen(sub) - 4), sub);
+        f->dir_arg = dir_arg;
+        ug_corpus_parse(path, f);
+    }
+    closedir(d);
+    return 0;
+}
+
+static int ug_corpus_cmp(const void *a, const void *b)
+{
+    const ug_corpus_file *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    /* the source tree's file first, then --corpus directories in command-line order */
+    return (x->dir_arg != NULL) - (y->dir_arg != NULL);
+}
+
+int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **files,
+                       size_t *count, char *err, size_t errlen)
+{
+    ug_corpus_list list = {0};
+    ug_corpus_walk(UG_SOURCE_ROOT "/cases/corpus", "", NULL, &list); /* may be absent */
+    for (size_t i = 0; i < ndirs; i++) {
+        struct stat st;
+        errno = 0;
+        if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
+            ug_corpus_walk(dirs[i], "", dirs[i], &list) != 0) {
+            snprintf(err, errlen, "--corpus %s: not a readable directory (%s)", dirs[i],
+                     strerror(errno ? errno : ENOTDIR));
+            for (size_t j = 0; j < list.count; j++) ug_corpus_file_free(&list.files[j]);
+            free(list.files);
+            return -1;
+        }
+    }
+    /* a stable sort by hand: qsort is not stable, and the order of equal names matters */
+    for (size_t i = 1; i < list.count; i++)
+        for (size_t j = i; j > 0 && ug_corpus_cmp(&list.files[j - 1], &list.files[j]) > 0; j--) {
+            ug_corpus_file tmp = list.files[j];
+            list.files[j] = list.files[j - 1];
+            list.files[j - 1] = tmp;
+        }
+    for (size_t i = 1; i < list.count; i++)
+        if (strcmp(list.files[i].name, list.files[i - 1].name) == 0) {
+            ug_corpus_file *f = &list.files[i];
+            ug_corpus_file_free(f);
+            char first[1024];
+            snprintf(first, sizeof first, "%s", list.files[i - 1].path);
+            ug_corpus_fail(f, 0, "unit %s is also %s: rename one", f->name, first);
+        }
+    *files = list.files;
+    *count = list.count;
+    return 0;
+}

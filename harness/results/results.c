@@ -1,0 +1,118 @@
+/* results.c - see results.h. */
+#include "harness/results/results.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/sys.h"
+
+const char *ug_status_name(ug_status s)
+{
+    switch (s) {
+    case UG_ST_PASS: return "pass";
+    case UG_ST_FAIL: return "fail";
+    case UG_ST_SKIP: return "skip";
+    case UG_ST_XFAIL: return "xfail";
+    case UG_ST_XPASS: return "xpass";
+    }
+    return "?";
+}
+
+void ug_results_add(ug_results *res, const ug_row *row)
+{
+    if (res->count == res->cap) {
+        res->cap = res->cap ? 2 * res->cap : 64;
+        res->rows = ug_xrealloc(res->rows, res->cap * sizeof *res->rows);
+    }
+    res->rows[res->count++] = *row;
+    switch (row->status) {
+    case UG_ST_PASS: res->passed++; break;
+    case UG_ST_FAIL: res->failed++; break;
+    case UG_ST_SKIP: res->skipped++; break;
+    case UG_ST_XFAIL: res->xfailed++; break;
+    case UG_ST_XPASS: res->xpassed++; break;
+    }
+}
+
+void ug_results_add_unit(ug_results *res, const char *name, double seconds)
+{
+    if (res->n_units == res->cap_units) {
+        res->cap_units = res->cap_units ? 2 * res->cap_units : 64;
+        res->units = ug_xrealloc(res->units, res->cap_units * sizeof *res->units);
+    }
+    ug_unit_time *u = &res->units[res->n_units++];
+    snprintf(u->name, sizeof u->name, "%s", name);
+    u->seconds = seconds;
+}
+
+void ug_results_append(ug_results *dst, const ug_results *src)
+{
+    for (size_t i = 0; i < src->count; i++) ug_results_add(dst, &src->rows[i]);
+    for (size_t i = 0; i < src->n_units; i++)
+        ug_results_add_unit(dst, src->units[i].name, src->units[i].seconds);
+}
+
+void ug_results_free(ug_results *res)
+{
+    free(res->units);
+    free(res->rows);
+    memset(res, 0, sizeof *res);
+}
+
+const ug_row *ug_results_find(const ug_results *res, const char *id)
+{
+    for (size_t i = 0; i < res->count; i++)
+        if (strcmp(res->rows[i].id, id) == 0) return &res->rows[i];
+    return NULL;
+}
+
+int ug_results_status(const ug_results *res) { return res->failed || res->xpassed ? 1 : 0; }
+
+/* A part of an id: spaces would make it ambiguous, so they become '_'. */
+static void ug_id_part(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src);
+    for (char *p = dst; *p; p++)
+        if (*p == ' ') *p = '_';
+}
+
+void ug_row_make_id(ug_row *row)
+{
+    char c[128], k[64], d[160], p[256];
+    ug_id_part(c, sizeof c, row->case_name);
+    if (!row->measured) {
+        ug_id_part(p, sizeof p, row->point);
+        snprintf(row->id, sizeof row->id, "%s %s", c, p);
+        return;
+    }
+    ug_id_part(k, sizeof k, row->kernel);
+    ug_id_part(d, sizeof d, row->dist);
+    if (strcmp(row->op, "gemm") == 0 && !(row->m == row->gemm_n && row->gemm_n == row->k))
+        snprintf(row->id, sizeof row->id, "%s %s %s %zux%zux%zu", c, k, d, row->m, row->gemm_n,
+                 row->k);
+    else
+        snprintf(row->id, sizeof row->id, "%s %s %s %zu", c, k, d, row->n);
+}
+
+
+void ug_results_summary(const ug_results *res, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%d passed, %d failed, %d skipped", res->passed, res->failed,
+                     res->skipped);
+    if (res->xfailed && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, ", %d failed as expected", res->xfailed);
+    if (res->xpassed && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", %d passed unexpectedly", res->xpassed);
+}
+
+bool ug_dist_has_kappa(const char *dist)
+{
+    return strncmp(dist, "gensum(", 7) == 0 || strncmp(dist, "gendot(", 7) == 0;
+}
+
+void ug_case_suite(const char *case_name, char *suite, size_t len)
+{
+    snprintf(suite, len, "%s", case_name);
+    char *slash = strchr(suite, '/');
+    if (slash) *slash = 0;
+}

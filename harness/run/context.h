@@ -1,0 +1,107 @@
+/*
+ * context.h - the harness's internals shared by its modules (not for cases: they see ug.h).
+ *
+ *   case.c     registration, the sorted case list, units (a case, or one row of its table)
+ *   point.c    the open test point: opening, failing, notes, closing into a ug_point record
+ *   check.c    assertions
+ *   input.c    inputs and their exact results
+ *   measure.c  measurements
+ *   run.c      selection and the run loop, which hands every closed point to a sink
+ *   results.c  the results list the loop collects (harness/results/results.h)
+ *   tap.c      TAP output (harness/run/tap.h)
+ */
+#ifndef UG_CONTEXT_H
+#define UG_CONTEXT_H
+
+#include <setjmp.h>
+#include <stdio.h>
+
+#include "base/buf.h"
+#include "harness/results/results.h"
+#include "harness/run/run.h"
+#include "harness/run/ug.h"
+#include "harness/inputs/corpus.h"
+
+/* ---- units: what the run loop runs --------------------------------------------------------- */
+
+struct ug_corpus_file;
+typedef struct ug_unit {
+    const ug_case *c;
+    const ug_param *param; /* NULL for a plain case */
+    char name[128];        /* "reduce/normal" */
+    const struct ug_corpus_file *corpus; /* a corpus file's unit (harness/inputs/corpus.h), or NULL */
+} ug_unit;
+
+/* Every unit of every registered case, sorted by name (constructor order differs between
+ * linkers; the report must not).  *count gets the number; the array lives for the process. */
+const ug_unit *ug_units(size_t *count);
+/* The units of a run: every registered case's and one per corpus file (the source tree's
+ * cases/corpus and o->corpus_dirs, discovered and parsed now), sorted by name.  NULL with a
+ * message in err when a --corpus directory cannot be read.  Lives for the process. */
+const ug_unit *ug_units_with_corpus(const ug_options *o, size_t *count, char *err, size_t errlen);
+/* Whether the options select u (filter, canaries, slow). */
+bool ug_unit_selected(const ug_options *o, const ug_unit *u);
+
+/* ---- the open test point ------------------------------------------------------------------ */
+
+typedef struct ug_open_point {
+    bool open;
+    char name[256];
+    bool failed, skipped;
+    int failures;
+    char skip_reason[512];
+    char xfail[256];       /* declared expected failure (ug_xfail), or "" */
+    ug_buf diag;           /* "# ..." lines: failures and notes */
+    ug_result *result;     /* the measurement it reports, or NULL */
+} ug_open_point;
+
+/* Where closed points go (the run loop's collector). */
+typedef void (*ug_point_sink)(void *ctx, const ug_t *t, const ug_point_record *p);
+
+struct ug_t {
+    const ug_unit *unit;
+    const ug_case *c;
+    const ug_options *opt;
+    jmp_buf jb;
+    ug_open_point pt;
+    ug_point_sink sink;
+    void *sink_ctx;
+    int points;            /* points closed in this case */
+    double lambda;         /* of the probabilistic bound (ug_prob_lambda) */
+    /* owned memory, freed when the case ends */
+    ug_input **inputs;
+    size_t n_inputs, cap_inputs;
+    ug_result **results;
+    size_t n_results, cap_results;
+    bool case_skipped;
+};
+
+/* point.c */
+void ug_point_open(ug_t *t, const char *name, ug_result *r);
+void ug_point_close(ug_t *t);
+void ug_point_ensure(ug_t *t);
+/* Mark the open point failed and append "# file:line: expr failed: <fmt...>". */
+void ug_fail_header(ug_t *t, const char *file, int line, const char *expr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* "#   rerun: <argv0> run --filter <unit> [--kernel K --n N] [--trial T] ... --seed S". */
+void ug_rerun_line(ug_t *t, const ug_result *r, int trial);
+/* __FILE__ as meson passes it, shown from the project root ("cases/x.c"). */
+const char *ug_src_path(const char *file);
+
+/* run.c: the registered kernels (GPU ones only when gpu) that no measured row of res names:
+ * their ids into missing[0..cap), the count returned. */
+size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missing, size_t cap);
+
+/* gpu.c: why no GPU can be used ("built without CUDA", the CUDA error...). */
+const char *ug_gpu_why(void);
+
+/* input.c / measure.c */
+void ug_input_release(ug_input *in);
+size_t ug_input_elements(const ug_input *in); /* outputs per trial: 1, or M*N for a GEMM */
+void ug_result_free(ug_result *r);
+
+/* The case every corpus unit runs (harness/run/corpus_run.c): the file's input on every kernel
+ * it selects, one test point each, its checks and expected failures. */
+extern const ug_case ug_corpus_case;
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * corpus_run.c - the case every corpus unit runs (corpus.h): the file's input measured on every
+ * kernel the file selects, one test point each, with the file's checks and strict per-kernel
+ * expected failures.  A malformed file is one failed point naming FILE:LINE; the other units
+ * run on.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/run/context.h"
+#include "harness/inputs/corpus.h"
+#include "ug_config.h"
+
+/* A failure of the file itself (not of a kernel): "# FILE:LINE: what" on the open point. */
+static void ug_corpus_file_failure(ug_t *t, const ug_corpus_file *f, size_t line, const char *what)
+{
+    ug_point_ensure(t);
+    t->pt.failed = true;
+    t->pt.failures++;
+    if (line)
+        ug_buf_printf(&t->pt.diag, "# %s:%zu: %s\n", ug_src_path(f->path), line, what);
+    else
+        ug_buf_printf(&t->pt.diag, "# %s: %s\n", ug_src_path(f->path), what);
+}
+
+static bool ug_any_kernel_matches(const char *glob, ug_op op, bool of_op)
+{
+    for (size_t i = 0; i < ug_kernel_count(); i++) {
+        const ug_kernel *k = ug_kernel_at(i);
+        if ((!of_op || k->op == op) && ug_kernel_matches(k, glob)) return true;
+    }
+    return false;
+}
+
+/* Kernel names that match nothing are stale (renamed kernels, typos): a failure at their line.
+ * A build without CUDA does not know the GPU kernels' names, so there it is a note. */
+static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
+{
+    char msg[400];
+    const char *p = f->kernels;
+    while (*p) {
+        while (*p == ' ' || *p == '\t') p++;
+        size_t len = strcspn(p, " \t");
+        char glob[128];
+        snprintf(glob, sizeof glob, "%.*s", (int)len, p);
+        p += len;
+        if (!glob[0] || glob[0] == '!' || ug_any_kernel_matches(glob, f->op, true)) continue;
+        snprintf(msg, sizeof msg, "kernels: '%s' matches no %s kernel (see 'ulpgate list')", glob,
+                 ug_op_name(f->op));
+        if (UG_CUDA_BUILT) ug_corpus_file_failure(t, f, f->kernels_line, msg);
+        else ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path),
+                     f->kernels_line, msg);
+    }
+    for (int i = 0; i < f->n_xfails; i++) {
+        const ug_corpus_xfail *x = &f->xfails[i];
+        bool selected = false;
+        for (size_t j = 0; j < ug_kernel_count() && !selected; j++) {
+            const ug_kernel *k = ug_kernel_at(j);
+            selected = k->op == f->op && ug_kernel_matches(k, x->glob) && ug_corpus_selects(f, k);
+        }
+        if (selected) continue;
+        snprintf(msg, sizeof msg, "xfail: '%s' matches no kernel this file runs (kernels: %s): a "
+                                  "stale declaration", x->glob, f->kernels);
+        if (UG_CUDA_BUILT || ug_any_kernel_matches(x->glob, f->op, false))
+            ug_corpus_file_failure(t, f, x->line, msg);
+        else
+            ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path), x->line, msg);
+    }
+}
+
+/* The file's checks on one measurement, and the implicit bound check. */
+static void ug_corpus_checks(ug_t *t, const ug_corpus_file *f, const ug_result *r)
+{
+    bool own_ratio = false;
+    char expr[200];
+    for (int i = 0; i < f->n_checks; i++) {
+        const ug_corpus_check *c = &f->checks[i];
+        snprintf(expr, sizeof expr, "check %s", c->text);
+        if (c->is_cr) {
+            ug_check_correctly_rounded(t, r, expr, f->path, (int)c->line);
+        } else {
+            ug_check_metric(t, r, c->metric, c->limit, expr, f->path, (int)c->line);
+            own_ratio |= c->metric == UG_M_RATIO_MAX;
+        }
+    }
+    if (!own_ratio)
+        ug_check_metric(t, r, UG_M_RATIO_MAX, 1.0,
+                        "bound_ratio_max 1 (every corpus point: the kernel's a-priori bound)",
+                        f->path, 1);
+}
+
+static void ug_corpus_fn(ug_t *t)
+{
+    const ug_corpus_file *f = t->unit->corpus;
+    if (f->bad) {
+        ug_corpus_file_failure(t, f, f->error_line, f->error);
+        ug_rerun_line(t, NULL, -1);
+        return;
+    }
+    ug_corpus_check_globs(t, f);
+    if (!ug_n_selected(t, f->op == UG_OP_GEMM ? f->m : f->n)) return;
+    char label[160];
+    const char *base = strrchr(f->path, '/');
+    snprintf(label, sizeof label, "file(%.150s)", base ? base + 1 : f->path);
+    ug_input *in = f->op == UG_OP_GEMM ? ug_input_from_gemm(t, label, f->x, f->y, f->m, f->n, f->k)
+                                       : ug_input_from_data(t, f->op, label, f->x, f->y, f->n);
+    UG_FOR_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL) {
+        if (!ug_corpus_selects(f, k)) continue;
+        ug_result *r = ug_measure(t, k, in);
+        for (int i = 0; i < f->n_xfails; i++)
+            if (ug_kernel_matches(k, f->xfails[i].glob)) {
+                ug_xfail(t, f->xfails[i].reason);
+                break;
+            }
+        ug_corpus_checks(t, f, r);
+        if (t->pt.failed)
+            ug_buf_printf(&t->pt.diag, "#   why: %s\n#   source: %s\n", f->why, f->source);
+    }
+    ug_input_free(t, in);
+}
+
+const ug_case ug_corpus_case = {.name = "corpus", .file = __FILE__, .line = __LINE__,
+                                .fn = ug_corpus_fn};

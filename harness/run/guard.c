@@ -1,0 +1,274 @@
+/*
+ * guard.c - signals, stdout errors, the per-case time limit and the watchdog (guard.h).
+ *
+ * The signal handler only records the signal (async-signal-safe); the run loop polls it at its
+ * safe points.  The watchdog is a thread that wakes every UG_WATCH_TICK_S: it is the one part
+ * of the process that still runs when the main thread is stuck in a kernel that never returns,
+ * so it is the one that can end such a run with its results.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernels/device.h"
+#include "base/sys.h"
+#include "harness/run/context.h"
+#include "harness/run/guard.h"
+#include "harness/run/tap.h"
+
+#define UG_WATCH_TICK_S 0.05
+/* How long the watchdog waits for the results lock before it gives up on the report. */
+#define UG_LOCK_WAIT_S 5
+
+static const int ug_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+enum { UG_N_STOP_SIGNALS = sizeof ug_stop_signals / sizeof ug_stop_signals[0] };
+
+static volatile sig_atomic_t ug_sig;        /* the first stop signal, 0 while none came */
+static volatile sig_atomic_t ug_sig_count;  /* how many came */
+
+/* The results lock (guard.h), and the state the watchdog reads under ug_state_lock. */
+static pthread_mutex_t ug_results_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ug_state_lock = PTHREAD_MUTEX_INITIALIZER;
+static const ug_unit *ug_unit_now;          /* the unit running, or NULL */
+static double ug_unit_t0;                   /* when it started */
+static bool ug_done;                        /* the run is over: the watchdog returns */
+static int ug_out_errno;                    /* the first stdout error */
+static bool ug_out_stop;                    /* ... and it stops the run */
+
+static ug_guard_run ug_run_info;            /* what the watchdog finishes a run with */
+static double ug_timeout_s;
+static pthread_t ug_watchdog;
+static bool ug_watchdog_started;
+static char ug_stop_text[400];              /* the reason once the watchdog finishes the run */
+
+/* ---- signals ------------------------------------------------------------------------------- */
+
+static void ug_on_signal(int sig)
+{
+    /* a broken pipe stays broken: the writes that finish the TAP stream after the first SIGPIPE
+     * raise it again, which is no one asking a second time to stop at once */
+    if (sig == SIGPIPE && ug_sig) return;
+    if (!ug_sig) ug_sig = sig;
+    ug_sig_count = ug_sig_count + 1;
+}
+
+static const char *ug_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    }
+    return "a signal";
+}
+
+/* Handlers for the stop signals; one ignored when the program started (nohup, a background job
+ * of a shell without job control) stays ignored, as shells do. */
+static void ug_install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ug_on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < UG_N_STOP_SIGNALS; i++) sigaddset(&sa.sa_mask, ug_stop_signals[i]);
+    for (int i = 0; i < UG_N_STOP_SIGNALS; i++) {
+        struct sigaction old;
+        if (sigaction(ug_stop_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(ug_stop_signals[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN); /* a write past `ulimit -f` fails with EFBIG instead */
+}
+
+bool ug_guard_stopping(void) { return ug_sig != 0 || ug_out_stop; }
+
+int ug_guard_status(void)
+{
+    if (ug_sig) return 128 + ug_sig;
+    if (!ug_out_stop) return 0;
+    /* stopped by a stdout error: a failure already seen still says so (1), else 2 */
+    return ug_run_info.res && ug_results_status(ug_run_info.res) ? 1 : 2;
+}
+
+const char *ug_guard_reason(void)
+{
+    if (ug_stop_text[0]) return ug_stop_text;
+    if (ug_sig) return ug_signal_name(ug_sig);
+    return ug_out_stop ? "stdout write error" : NULL;
+}
+
+/* ---- output errors ----------------------------------------------------------------------- */
+
+int ug_guard_output(FILE *out)
+{
+    if (ug_out_errno || !ferror(out)) return ug_out_errno;
+    /* tap.c flushes after every point: errno is that flush's error */
+    int e = errno ? errno : EIO;
+    pthread_mutex_lock(&ug_state_lock);
+    ug_out_errno = e;
+    /* a closed pipe is SIGPIPE's case (when SIGPIPE is ignored); without a report nothing
+     * would keep the results of the rest of the run */
+    if (e == EPIPE && !ug_sig) ug_sig = SIGPIPE;
+    if (!ug_run_info.opt || !ug_run_info.opt->report_dir) ug_out_stop = true;
+    pthread_mutex_unlock(&ug_state_lock);
+    fprintf(stderr, "ulpgate: stdout: write error: %s%s\n", strerror(e),
+            ug_guard_stopping() ? "; stopping the run" : "; the run goes on for the report");
+    return e;
+}
+
+int ug_guard_output_error(void) { return ug_out_errno; }
+
+/* ---- the results lock and the running unit ------------------------------------------------ */
+
+void ug_guard_lock(void) { pthread_mutex_lock(&ug_results_lock); }
+void ug_guard_unlock(void) { pthread_mutex_unlock(&ug_results_lock); }
+
+void ug_guard_unit(const ug_unit *u)
+{
+    pthread_mutex_lock(&ug_state_lock);
+    ug_unit_now = u;
+    ug_unit_t0 = ug_now_s();
+    pthread_mutex_unlock(&ug_state_lock);
+}
+
+/* ---- the watchdog ------------------------------------------------------------------------ */
+
+/* End the run from the watchdog: under the results lock, the running unit as one more point
+ * (failed past the time limit; skipped when a signal stopped it), the plan, "Bail out!", the
+ * report; then exit.  Without the lock within UG_LOCK_WAIT_S (the main thread stuck inside a
+ * write), it says so and exits without them. */
+static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what, int status)
+{
+    const ug_guard_run *run = &ug_run_info;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += UG_LOCK_WAIT_S;
+    bool locked = pthread_mutex_timedlock(&ug_results_lock, &until) == 0;
+    snprintf(ug_stop_text, sizeof ug_stop_text, "%s", what);
+    if (locked && run->res) {
+        if (u) {
+            char diag[600];
+            snprintf(diag, sizeof diag, "# %s: %s\n", u->name, what);
+            ug_point_record rec = {.name = u->name, .status = st, .failures = st == UG_ST_FAIL,
+                                   .skip_reason = what, .xfail = "", .diag = diag};
+            /* the GPU's name was read when the device was probed: no CUDA call here, where a
+             * hung kernel may hold the context */
+            ug_gpu_info gi;
+            const char *device = !(u->c->flags & UG_CASE_GPU) ? "cpu"
+                               : ug_device_info(&gi) == 0 ? gi.name : "gpu";
+            ug_row row;
+            ug_row_from_point(&row, u->name, &rec, device, run->opt->seed);
+            snprintf(row.note, sizeof row.note, "%s", what);
+            ug_results_add(run->res, &row);
+            ug_results_add_unit(run->res, u->name, ug_now_s() - ug_unit_t0);
+            ug_tap_point(run->out, (int)run->res->count, &rec, NULL);
+        }
+        ug_tap_plan(run->out, (int)run->res->count);
+        ug_tap_bail(run->out, what);
+        sigset_t all;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, NULL);
+        if (run->opt->report_dir && run->write_report)
+            run->write_report(run->opt, run->res, run->argc, run->argv);
+    }
+    fprintf(stderr, "ulpgate: %s%s\n", what,
+            locked ? "" : " (the results lock was held: no report written)");
+    fflush(NULL);
+    _exit(status);
+}
+
+static void *ug_watchdog_main(void *arg)
+{
+    (void)arg;
+    sigset_t stops;
+    sigemptyset(&stops);
+    for (int i = 0; i < UG_N_STOP_SIGNALS; i++) sigaddset(&stops, ug_stop_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &stops, NULL); /* signals go to the threads that work */
+    double sig_at = 0;
+    for (;;) {
+        pthread_mutex_lock(&ug_state_lock);
+        bool done = ug_done;
+        const ug_unit *u = ug_unit_now;
+        double t0 = ug_unit_t0;
+        pthread_mutex_unlock(&ug_state_lock);
+        if (done) return NULL;
+        double now = ug_now_s();
+        char what[400];
+        if (ug_sig && !sig_at) sig_at = now;
+        if (ug_sig && (ug_sig_count > 1 || now - sig_at >= UG_STOP_GRACE_S)) {
+            if (ug_sig_count > 1)
+                snprintf(what, sizeof what, "interrupted by %s: a second signal ended the run at once",
+                         ug_signal_name(ug_sig));
+            else
+                snprintf(what, sizeof what, "interrupted by %s: the running case did not stop "
+                         "within %g s", ug_signal_name(ug_sig), UG_STOP_GRACE_S);
+            ug_watchdog_finish(u, UG_ST_SKIP, what, 128 + ug_sig);
+        }
+        if (ug_timeout_s > 0 && u && now - t0 >= ug_timeout_s) {
+            snprintf(what, sizeof what, "timed out: %s still running after %g s (--timeout %g); "
+                     "the run cannot go on (a kernel that never returns holds this process)",
+                     u->name, ug_timeout_s, ug_timeout_s);
+            ug_watchdog_finish(u, UG_ST_FAIL, what, UG_EXIT_TIMEOUT);
+        }
+        struct timespec tick = {0, (long)(UG_WATCH_TICK_S * 1e9)};
+        nanosleep(&tick, NULL);
+    }
+}
+
+int ug_guard_begin(const ug_guard_run *run, double timeout_s)
+{
+    ug_run_info = *run;
+    ug_timeout_s = timeout_s;
+    ug_install_handlers();
+    int rc = pthread_create(&ug_watchdog, NULL, ug_watchdog_main, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "ulpgate: cannot start the watchdog thread: %s\n", strerror(rc));
+        return -1;
+    }
+    ug_watchdog_started = true;
+    return 0;
+}
+
+void ug_guard_end(void)
+{
+    pthread_mutex_lock(&ug_state_lock);
+    ug_done = true;
+    ug_unit_now = NULL;
+    pthread_mutex_unlock(&ug_state_lock);
+    if (ug_watchdog_started) pthread_join(ug_watchdog, NULL);
+    ug_watchdog_started = false;
+    sigset_t stops;
+    sigemptyset(&stops);
+    for (int i = 0; i < UG_N_STOP_SIGNALS; i++) sigaddset(&stops, ug_stop_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &stops, NULL);
+}
+
+int ug_guard_bail(FILE *out, int points, const ug_results *res, bool progress)
+{
+    char summary[200], why[400];
+    if (progress) fprintf(stderr, "\r\033[K");
+    ug_results_summary(res, summary, sizeof summary);
+    ug_tap_plan(out, points);
+    fprintf(out, "# %s\n", summary);
+    snprintf(why, sizeof why, "interrupted by %s: stopped after %d test point%s; the rest of the "
+             "run did not run", ug_guard_reason(), points, points == 1 ? "" : "s");
+    ug_tap_bail(out, why);
+    fprintf(stderr, "ulpgate: %s (%s)\n", why, summary);
+    return ug_guard_status();
+}
+
+/* ---- safe points inside a case ---------------------------------------------------------- */
+
+void ug_guard_check(ug_t *t)
+{
+    if (!ug_guard_stopping()) return;
+    ug_point(t, "interrupted");
+    t->pt.skipped = true;
+    snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "interrupted by %s", ug_guard_reason());
+    ug_abort_case(t);
+}

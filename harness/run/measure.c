@@ -1,0 +1,546 @@
+/*
+ * measure.c - a measurement: a kernel run on every trial of an input, every output compared
+ * with the oracle's exact result, the figures of a test point (errors, bound ratio, histogram,
+ * worst elements, time, distinct results over repeats).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bits.h"
+#include "base/par.h"
+#include "base/sys.h"
+#include "harness/run/context.h"
+#include "harness/run/guard.h"
+#include "harness/run/prof.h"
+#include "harness/run/run_limits.h"
+
+/* The poison pattern of unwritten outputs: a negative quiet NaN with every payload bit set, which
+ * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
+#define UG_POISON_BITS 0xffffffffu
+
+/* GPU kernels time themselves (events, median of reps after a warm-up) on inputs of at least
+ * UG_GPU_TIMED_OPS operations (terms of a sum or dot, M N K of a GEMM): below that a launch
+ * measures launch latency, not the kernel, and the reps would be most of the suite's GPU time.
+ * CPU kernels are timed here, one wall-clock run per trial, median over trials. */
+enum { UG_GPU_TIMING_REPS = 10 };
+#define UG_GPU_TIMED_OPS ((double)(1 << 20))
+/* Runs of a nondeterministic kernel on each trial (the merge gate compares the worst of them):
+ * UG_NONDET_REPEATS, or as many as fit UG_NONDET_BUDGET_MS of kernel time per trial when one run
+ * is long, at least UG_NONDET_MIN_REPEATS (a 118 ms atomic sum of 2^26 terms: 3).  Each repeat
+ * is a new arrival order checked against the same bound; a kernel that breaks its bound for a
+ * reason other than the luck of one order breaks it on every repeat. */
+enum { UG_NONDET_REPEATS = 9, UG_NONDET_MIN_REPEATS = 3 };
+#define UG_NONDET_BUDGET_MS 300.0
+
+/* The repeats of a nondeterministic kernel one of whose runs took ms milliseconds. */
+static int ug_nondet_repeats(double ms)
+{
+    if (!(ms * UG_NONDET_REPEATS > UG_NONDET_BUDGET_MS)) return UG_NONDET_REPEATS;
+    int fit = (int)(UG_NONDET_BUDGET_MS / ms);
+    return fit > UG_NONDET_MIN_REPEATS ? fit : UG_NONDET_MIN_REPEATS;
+}
+
+/* Operations of one trial of the input: terms of a sum or dot, M N K of a GEMM. */
+static double ug_input_ops(const ug_input *in)
+{
+    return in->op == UG_OP_GEMM ? (double)in->gemm_m * (double)in->gemm_n * (double)in->gemm_k
+                                : (double)in->n;
+}
+
+void ug_result_free(ug_result *r)
+{
+    if (!r) return;
+    if (r->out)
+        for (int i = 0; i < r->trials; i++) free(r->out[i]);
+    free(r->out);
+    free(r);
+}
+
+void ug_result_extra(ug_result *r, const char *name, double value)
+{
+    for (int i = 0; i < r->n_extra; i++)
+        if (strcmp(r->extra[i].name, name) == 0) {
+            r->extra[i].value = value;
+            return;
+        }
+    if (r->n_extra == (int)(sizeof r->extra / sizeof r->extra[0])) return;
+    snprintf(r->extra[r->n_extra].name, sizeof r->extra[0].name, "%s", name);
+    r->extra[r->n_extra++].value = value;
+}
+
+int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
+{
+    int rc = ug_kernel_run(k, c);
+    if (rc != 0 && c->unsupported) { /* not offered here: a skip that says why, not a failure */
+        ug_point_ensure(t);
+        t->pt.skipped = true;
+        snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "%s", c->err);
+    } else if (rc != 0) {
+        ug_fail_header(t, file, line, k->id, "kernel failed: %s", c->err[0] ? c->err : "(no message)");
+    }
+    return rc;
+}
+
+/* The largest |operand| over every trial of in (NaN counts as +inf). */
+static double ug_input_operand_max(const ug_input *in)
+{
+    size_t nx = in->op == UG_OP_GEMM ? in->gemm_m * in->gemm_k : in->n;
+    size_t ny = in->op == UG_OP_GEMM ? in->gemm_k * in->gemm_n : in->op == UG_OP_DOT ? in->n : 0;
+    double m = 0;
+    for (int i = 0; i < in->trials; i++) {
+        for (size_t e = 0; e < nx; e++)
+            if (!(fabs(in->x[i][e]) <= m)) m = isnan(in->x[i][e]) ? INFINITY : fabs(in->x[i][e]);
+        for (size_t e = 0; e < ny; e++)
+            if (!(fabs(in->y[i][e]) <= m)) m = isnan(in->y[i][e]) ? INFINITY : fabs(in->y[i][e]);
+    }
+    return m;
+}
+
+/* ---- one output into the figures ------------------------------------------------------------- */
+
+int ug_ulp_bucket(double ulp)
+{
+    /* [0] exact, then (0,1/4], (1/4,1/2], (1/2,1], (1,2], ..., (2^10,2^11] in [14], and
+     * (2^11, inf] (NaN too) in [15] */
+    if (ulp == 0) return 0;
+    if (!(ulp <= 2048)) return 15;
+    int b = 1;
+    for (double edge = 0.25; ulp > edge && b < 15; edge *= 2) b++;
+    return b;
+}
+
+static void ug_worst_update(ug_worst *w, double key, double cur, int trial, size_t idx, double got,
+                            const ug_exact *e, const ug_error *err, double bound, double ratio)
+{
+    if (w->set && !(key > cur)) return;
+    *w = (ug_worst){trial, idx, got, *e, *err, bound, ratio, true};
+}
+
+/* Running sums of a measurement (the means are taken at the end). */
+typedef struct {
+    double ulp, rel, ratio;
+} ug_sums;
+
+static double ug_ratio(double err, double bound)
+{
+    return err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
+}
+
+/* The bound and ratio of one output: the a-priori bound where it is finite, else the
+ * probabilistic one at lambda; where the exact value is NaN or infinite, only that special is
+ * right (ratio 0) and anything else is an infinite error. */
+static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *x, const ug_error *err,
+                              double lambda, double *bound)
+{
+    const ug_kernel *k = r->kernel;
+    *bound = 0;
+    if (x->cls != UG_X_FINITE) return err->abs == 0 ? 0 : INFINITY;
+    if (k->bound == UG_BOUND_NONE) {
+        r->bound_unchecked++;
+        return 0;
+    }
+    double ab = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
+    if (isfinite(ab)) ab += ug_kernel_bound_underflow(k, nterms, r->operand_max);
+    double pb = lambda > 0 ? ug_kernel_bound_prob(k, nterms, x->sum_abs, fabs(x->hi), lambda) : INFINITY;
+    double pratio = isfinite(pb) ? ug_ratio(err->abs, pb) : 0;
+    if (!(pratio <= r->prob_ratio_max)) r->prob_ratio_max = pratio;
+    if (isfinite(ab)) {
+        double ratio = ug_ratio(err->abs, ab);
+        if (!(ratio <= r->apriori_ratio_max)) r->apriori_ratio_max = ratio;
+        *bound = ab;
+        return ratio;
+    }
+    if (isfinite(pb)) {
+        double pf = ug_prob_failure(nterms, lambda);
+        r->bound_vacuous++;
+        if (pf > r->prob_failure) r->prob_failure = pf;
+        *bound = pb;
+        return pratio;
+    }
+    r->bound_unchecked++;
+    return 0;
+}
+
+/* Compare one output with its exact value and fold it into r's figures.  nterms: terms per
+ * output (the bound's n). */
+static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
+                       size_t e, float got, const ug_exact *x)
+{
+    ug_error err = ug_error_of(x, got);
+    double bound, ratio = ug_output_ratio(r, nterms, x, &err, lambda, &bound);
+    if (ug_same_f32(got, x->rn)) r->correctly_rounded++;
+    ug_worst_update(&r->worst_ulp, err.ulp, r->ulp_max, trial, e, got, x, &err, bound, ratio);
+    ug_worst_update(&r->worst_rel, err.rel, r->rel_max, trial, e, got, x, &err, bound, ratio);
+    ug_worst_update(&r->worst_abs, err.abs, r->abs_max, trial, e, got, x, &err, bound, ratio);
+    ug_worst_update(&r->worst_ratio, ratio, r->bound_ratio_max, trial, e, got, x, &err, bound, ratio);
+    if (!(err.ulp <= r->ulp_max)) r->ulp_max = err.ulp;
+    if (!(err.rel <= r->rel_max)) r->rel_max = err.rel;
+    if (!(err.abs <= r->abs_max)) r->abs_max = err.abs;
+    if (!(ratio <= r->bound_ratio_max)) r->bound_ratio_max = ratio;
+    sums->ulp += err.ulp;
+    sums->rel += err.rel;
+    sums->ratio += ratio;
+    r->abs_err_sum += err.abs;
+    r->rel_err_sum += err.rel;
+    /* the seven-methods post's own metric: against RD32(s), its MPFR_RNDD reference */
+    if (x->cls == UG_X_FINITE) {
+        double d = fabs((double)got - (double)x->rd);
+        r->abs_err_sum_rd += d;
+        r->rel_err_sum_rd += x->rd != 0 ? d / fabs((double)x->rd) : d == 0 ? 0 : INFINITY;
+    }
+    r->ulp_hist[ug_ulp_bucket(err.ulp)]++;
+    r->count++;
+}
+
+/* Accounting a trial's outputs in chunks of UG_CHUNK, on the threads of base/par.h, each chunk
+ * into a partial result of its own, the partials then folded into r in chunk order: the figures
+ * are the same for any thread count (sums in a fixed order, the first worst element on ties).
+ * A GEMM of 2048^2 outputs takes ~0.4 s serially. */
+enum { UG_CHUNK = 4096 };
+
+typedef struct {
+    ug_result part;
+    ug_sums sums;
+} ug_chunk;
+
+typedef struct {
+    const ug_result *r;
+    ug_chunk *chunks;
+    size_t nterms;
+    double lambda;
+    int trial;
+    const float *out;
+    const ug_exact *exact;
+    size_t elements;
+} ug_account_job;
+
+static void ug_account_chunks(void *ctx, size_t lo, size_t hi)
+{
+    const ug_account_job *j = ctx;
+    for (size_t c = lo; c < hi; c++) {
+        ug_chunk *ch = &j->chunks[c];
+        memset(ch, 0, sizeof *ch);
+        ch->part.kernel = j->r->kernel;
+        size_t end = (c + 1) * UG_CHUNK < j->elements ? (c + 1) * UG_CHUNK : j->elements;
+        for (size_t e = c * UG_CHUNK; e < end; e++)
+            ug_account(&ch->part, &ch->sums, j->nterms, j->lambda, j->trial, e, j->out[e], &j->exact[e]);
+    }
+}
+
+static void ug_worst_merge(ug_worst *dst, double cur, const ug_worst *src, double key)
+{
+    if (src->set && (!dst->set || key > cur)) *dst = *src;
+}
+
+static void ug_max_merge(double *dst, double src)
+{
+    if (!(src <= *dst)) *dst = src;
+}
+
+/* Fold partial p into r (the order of the calls is the order of the sums). */
+static void ug_result_merge(ug_result *r, ug_sums *sums, const ug_result *p, const ug_sums *ps)
+{
+    ug_worst_merge(&r->worst_ulp, r->ulp_max, &p->worst_ulp, p->worst_ulp.err.ulp);
+    ug_worst_merge(&r->worst_rel, r->rel_max, &p->worst_rel, p->worst_rel.err.rel);
+    ug_worst_merge(&r->worst_abs, r->abs_max, &p->worst_abs, p->worst_abs.err.abs);
+    ug_worst_merge(&r->worst_ratio, r->bound_ratio_max, &p->worst_ratio, p->worst_ratio.ratio);
+    ug_max_merge(&r->ulp_max, p->ulp_max);
+    ug_max_merge(&r->rel_max, p->rel_max);
+    ug_max_merge(&r->abs_max, p->abs_max);
+    ug_max_merge(&r->bound_ratio_max, p->bound_ratio_max);
+    ug_max_merge(&r->apriori_ratio_max, p->apriori_ratio_max);
+    ug_max_merge(&r->prob_ratio_max, p->prob_ratio_max);
+    if (p->prob_failure > r->prob_failure) r->prob_failure = p->prob_failure;
+    sums->ulp += ps->ulp;
+    sums->rel += ps->rel;
+    sums->ratio += ps->ratio;
+    r->abs_err_sum += p->abs_err_sum;
+    r->rel_err_sum += p->rel_err_sum;
+    r->abs_err_sum_rd += p->abs_err_sum_rd;
+    r->rel_err_sum_rd += p->rel_err_sum_rd;
+    for (int b = 0; b < 16; b++) r->ulp_hist[b] += p->ulp_hist[b];
+    r->count += p->count;
+    r->correctly_rounded += p->correctly_rounded;
+    r->bound_vacuous += p->bound_vacuous;
+    r->bound_unchecked += p->bound_unchecked;
+}
+
+/* Every output of one run of trial i (out) into r's figures. */
+static void ug_account_trial(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
+                             const float *out, const ug_exact *exact)
+{
+    if (r->elements <= UG_CHUNK) { /* one chunk: inline, no threads */
+        for (size_t e = 0; e < r->elements; e++)
+            ug_account(r, sums, nterms, lambda, trial, e, out[e], &exact[e]);
+        return;
+    }
+    size_t nchunks = (r->elements + UG_CHUNK - 1) / UG_CHUNK;
+    ug_account_job job = {r, ug_xmalloc(nchunks * sizeof(ug_chunk)), nterms, lambda, trial, out,
+                          exact, r->elements};
+    ug_par_range(nchunks, 1, 0, ug_account_chunks, &job);
+    for (size_t c = 0; c < nchunks; c++) ug_result_merge(r, sums, &job.chunks[c].part, &job.chunks[c].sums);
+    free(job.chunks);
+}
+
+/* ---- the phases of a measurement ------------------------------------------------------------- */
+
+static ug_result *ug_result_new(ug_t *t, const ug_kernel *k, const ug_input *in)
+{
+    ug_result *r = ug_xcalloc(1, sizeof *r);
+    if (t->n_results == t->cap_results) {
+        t->cap_results = t->cap_results ? 2 * t->cap_results : 16;
+        t->results = ug_xrealloc(t->results, t->cap_results * sizeof *t->results);
+    }
+    t->results[t->n_results++] = r;
+    r->kernel = k;
+    r->in = in;
+    r->n = in->n;
+    r->gemm_m = in->gemm_m;
+    r->gemm_n = in->gemm_n;
+    r->gemm_k = in->gemm_k;
+    snprintf(r->dist, sizeof r->dist, "%s", in->label);
+    r->trials = in->trials;
+    r->first_trial = in->first_trial;
+    r->elements = ug_input_elements(in);
+    return r;
+}
+
+/* The test point's name: "case kernel@variant n=N" (n=MxNxK for a rectangular GEMM). */
+static void ug_measure_open(ug_t *t, ug_result *r)
+{
+    char name[256];
+    const ug_input *in = r->in;
+    if (in->op == UG_OP_GEMM && !(in->gemm_m == in->gemm_n && in->gemm_n == in->gemm_k))
+        snprintf(name, sizeof name, "%s %s n=%zux%zux%zu", t->unit->name, r->kernel->id,
+                 in->gemm_m, in->gemm_n, in->gemm_k);
+    else
+        snprintf(name, sizeof name, "%s %s n=%zu", t->unit->name, r->kernel->id, in->n);
+    ug_point_open(t, name, r);
+}
+
+static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
+{
+    memset(c, 0, sizeof *c);
+    c->op = in->op;
+    c->n = in->op == UG_OP_GEMM ? in->gemm_m : in->n;
+    c->gemm_n = in->gemm_n;
+    c->gemm_k = in->gemm_k;
+    c->x = in->x[i];
+    c->y = in->y[i];
+    c->out = out;
+    c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
+}
+
+/* An output still holding the poison pattern was never written: a kernel bug, whatever the
+ * metrics say (GPU launchers poison their device buffers the same way before every launch). */
+static void ug_check_written(ug_t *t, ug_result *r, int i, const float *out)
+{
+    size_t first = 0, count = 0;
+    for (size_t e = 0; e < r->elements; e++)
+        if (ug_f32_bits(out[e]) == UG_POISON_BITS) {
+            if (!count) first = e;
+            count++;
+        }
+    if (!count) return;
+    r->unwritten += count;
+    ug_fail_header(t, __FILE__, __LINE__, "every output written",
+                   "%s left %zu of %zu outputs unwritten in trial %d (first: element %zu)",
+                   r->kernel->id, count, r->elements, r->in->first_trial + i, first);
+}
+
+static int ug_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Run the kernel on every trial and account every output.  Returns 0, or -1 after recording
+ * the kernel's failure on the test point. */
+static void ug_measure_time(ug_result *r, double *times);
+
+/* One run of the kernel on trial i into out (poisoned first); 0, or -1 after recording the
+ * kernel's failure.  *ms: its time (GPU: the median of its timed reps when reps > 0). */
+static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, double *ms)
+{
+    for (size_t e = 0; e < r->elements; e++) out[e] = ug_bits_f32(UG_POISON_BITS);
+    ug_call c;
+    ug_call_setup(&c, r->in, i, out);
+    c.reps = reps;
+    double t0 = ug_now_s();
+    int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
+    ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
+    if (rc != 0) {
+        snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
+        r->failed_run = true;
+        if (!c.unsupported) ug_rerun_line(t, r, r->in->first_trial + i);
+        return -1;
+    }
+    *ms = r->kernel->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
+    return 0;
+}
+
+/* Run the kernel on every trial and account every output.  A nondeterministic kernel runs
+ * UG_NONDET_REPEATS times on each trial: every repeat's outputs are accounted (the figures are
+ * the worst over the repeats, which is what the merge gate compares) and the distinct bitwise
+ * results counted (the most of any trial).  Returns 0, -1 after recording the kernel's
+ * failure on the test point, or -2 when the run is stopping (the point marked skipped). */
+static int ug_measure_trials(ug_t *t, ug_result *r)
+{
+    const ug_kernel *k = r->kernel;
+    const ug_input *in = r->in;
+    size_t nterms = in->op == UG_OP_GEMM ? in->gemm_k : in->n;
+    int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1, repeats_max = 0;
+    size_t bytes = r->elements * sizeof(float);
+    double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
+    float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
+    ug_sums sums = {0, 0, 0};
+    int rc = 0;
+    if (!ug_limits_outputs(t, r)) rc = -1;
+    else r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
+    for (int i = 0; i < r->trials && rc == 0; i++) {
+        int trial = in->first_trial + i, distinct = 0;
+        if (ug_guard_stopping()) { /* a signal: the point is skipped, the case left */
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "interrupted by %s after %d of "
+                     "%d trials", ug_guard_reason(), i, r->trials);
+            rc = -2;
+            break;
+        }
+        r->out[i] = ug_xmalloc(bytes);
+        for (int rep = 0; rep < repeats && rc == 0; rep++) {
+            float *out = rep == 0 ? r->out[i] : ug_xmalloc(bytes);
+            double ms = 0, t_run = ug_now_s();
+            bool timed = k->backend == UG_CUDA && i == 0 && rep == 0 &&
+                         ug_input_ops(in) >= UG_GPU_TIMED_OPS;
+            int reps = timed ? ug_limits_timing_reps(UG_GPU_TIMING_REPS) : 0;
+            if (ug_run_trial(t, r, i, out, reps, &ms) != 0) {
+                rc = -1;
+                if (rep) free(out);
+                break;
+            }
+            if (rep == 0) times[i] = ms;
+            /* one run's time: the kernel's own when it timed itself, else this call's wall time */
+            if (rep == 0 && k->nondeterministic)
+                repeats = ug_nondet_repeats(ms > 0 ? ms : 1e3 * (ug_now_s() - t_run));
+            double t0 = ug_prof_now();
+            ug_check_written(t, r, i, out);
+            ug_account_trial(r, &sums, nterms, t->lambda, trial, out, in->exact[i]);
+            ug_prof_add(UG_PH_ACCOUNT, t0, NULL);
+            bool found = false;
+            for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], out, bytes) == 0;
+            if (!found)
+                seen[distinct++] = out;
+            else if (rep)
+                free(out);
+        }
+        for (int s = 1; s < distinct; s++) free(seen[s]);
+        if (repeats > repeats_max) repeats_max = repeats;
+        if (distinct > r->distinct_results) r->distinct_results = distinct;
+        if (in->kappa[i] > r->kappa_max || isnan(in->kappa[i])) r->kappa_max = in->kappa[i];
+    }
+    free(seen);
+    if (k->nondeterministic) r->repeats = repeats_max;
+    r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
+    r->rel_mean = r->count ? sums.rel / (double)r->count : 0;
+    r->bound_ratio_mean = r->count ? sums.ratio / (double)r->count : 0;
+    if (rc == 0) ug_measure_time(r, times);
+    free(times);
+    return rc;
+}
+
+/* time: GPU = trial 0's median over its timed reps; CPU = median over trials */
+static void ug_measure_time(ug_result *r, double *times)
+{
+    const ug_input *in = r->in;
+    if (r->kernel->backend == UG_CUDA) {
+        r->time_ms = times[0];
+    } else {
+        qsort(times, (size_t)r->trials, sizeof *times, ug_dcmp);
+        r->time_ms = times[r->trials / 2];
+    }
+    if (r->time_ms > 0) {
+        double s = r->time_ms * 1e-3;
+        if (in->op == UG_OP_GEMM)
+            r->gflops = 2.0 * (double)in->gemm_m * (double)in->gemm_n * (double)in->gemm_k / s / 1e9;
+        else
+            r->gbps = (double)in->n * (in->op == UG_OP_DOT ? 8.0 : 4.0) / s / 1e9;
+    }
+}
+
+/* Determinism: trial 0 `repeats` more times, distinct bitwise outputs counted. */
+static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
+{
+    float **seen = ug_xcalloc((size_t)repeats + 1, sizeof(float *));
+    size_t bytes = r->elements * sizeof(float);
+    int distinct = 1;
+    seen[0] = r->out[0];
+    float *buf = ug_xmalloc(bytes);
+    for (int rep = 0; rep < repeats; rep++) {
+        ug_call c;
+        ug_call_setup(&c, r->in, 0, buf);
+        double t0 = ug_prof_now();
+        int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
+        ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
+        if (rc != 0) {
+            r->failed_run = true;
+            snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
+            break;
+        }
+        bool found = false;
+        for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], buf, bytes) == 0;
+        if (!found) {
+            seen[distinct++] = buf;
+            buf = ug_xmalloc(bytes);
+        }
+    }
+    r->repeats = repeats + 1;
+    r->distinct_results = distinct;
+    for (int s = 1; s < distinct; s++) free(seen[s]);
+    free(seen);
+    free(buf);
+}
+
+static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
+{
+    ug_guard_check(t);
+    ug_result *r = ug_result_new(t, k, in);
+    r->prob_lambda = t->lambda;
+    ug_measure_open(t, r);
+    if (k->op != in->op) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",
+                       k->id, ug_op_name(k->op), ug_op_name(in->op));
+        r->failed_run = true;
+        return r;
+    }
+    if (k->backend == UG_CUDA && !ug_gpu_available()) {
+        t->pt.skipped = true;
+        snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
+        return r;
+    }
+    if (ug_kernel_bound_underflow(k, 1, 1.0) > 0) { /* operands rounded to a narrower format */
+        r->operand_max = ug_input_operand_max(in);
+        if (r->operand_max > ug_kernel_operand_limit(k)) {
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason,
+                     "operands up to %.4g exceed the %s class's range (%.6g): they may overflow, "
+                     "no a-priori bound", r->operand_max, ug_bound_class_name(k->bound),
+                     ug_kernel_operand_limit(k));
+            return r;
+        }
+    }
+    int rc = ug_measure_trials(t, r);
+    if (rc == -2) ug_abort_case(t); /* interrupted: the case sees no partial outputs */
+    if (rc == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
+    return r;
+}
+
+ug_result *ug_measure(ug_t *t, const ug_kernel *k, const ug_input *in)
+{
+    return ug_measure_impl(t, k, in, 0);
+}
+
+ug_result *ug_measure_repeat(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
+{
+    return ug_measure_impl(t, k, in, repeats);
+}

@@ -1,0 +1,408 @@
+/*
+ * run.c - selection and the run loop: the selected units in name order, each run in a fresh
+ * context; every closed test point goes to the collector, which appends its row to the results
+ * list and prints its TAP line.  The caller writes reports from the list.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/device.h"
+#include "base/buf.h"
+#include "base/escape.h"
+#include "base/parse.h"
+#include "base/sys.h"
+#include "harness/run/context.h"
+#include "harness/run/guard.h"
+#include "harness/run/prof.h"
+#include "harness/inputs/rng.h"
+#include "harness/run/run_limits.h"
+#include "harness/run/run.h"
+#include "harness/run/shard.h"
+#include "harness/run/tap.h"
+#include "ug_config.h"
+
+/* ---- the loops cases use ------------------------------------------------------------------------ */
+
+/* Every size a case offered to ug_n_selected during the run: what a --n that selects nothing
+ * is told about. */
+enum { UG_MAX_SEEN_SIZES = 512 };
+static size_t ug_seen_sizes[UG_MAX_SEEN_SIZES];
+static size_t ug_n_seen_sizes;
+
+bool ug_n_selected(ug_t *t, size_t n)
+{
+    bool seen = false;
+    for (size_t i = 0; i < ug_n_seen_sizes && !seen; i++) seen = ug_seen_sizes[i] == n;
+    if (!seen && ug_n_seen_sizes < UG_MAX_SEEN_SIZES) ug_seen_sizes[ug_n_seen_sizes++] = n;
+    return (t->opt->n == 0 || t->opt->n == n) && ug_limits_size_ok(n);
+}
+
+/* ---- usage errors: a selection that selects nothing, with the nearest names ------------------ */
+
+typedef struct {
+    const char *name;
+    size_t dist;
+} ug_near;
+
+/* Keep the 3 candidates nearest to want (edit distance on the glob with its '*' and '?' taken
+ * out), into buf as "a, b, c". */
+static void ug_nearest(const char *want, const char *const *names, size_t count, char *buf, size_t len)
+{
+    char plain[128];
+    size_t p = 0;
+    for (const char *c = want; *c && p + 1 < sizeof plain; c++)
+        if (*c != '*' && *c != '?') plain[p++] = *c;
+    plain[p] = 0;
+    ug_near best[3] = {{NULL, (size_t)-1}, {NULL, (size_t)-1}, {NULL, (size_t)-1}};
+    for (size_t i = 0; i < count; i++) {
+        size_t d = ug_edit_distance(plain, names[i]);
+        for (int b = 0; b < 3; b++) {
+            if (best[b].name && strcmp(best[b].name, names[i]) == 0) break;
+            if (d < best[b].dist) {
+                memmove(&best[b + 1], &best[b], (size_t)(2 - b) * sizeof best[0]);
+                best[b] = (ug_near){names[i], d};
+                break;
+            }
+        }
+    }
+    buf[0] = 0;
+    for (int b = 0; b < 3 && best[b].name; b++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", b ? ", " : "", best[b].name);
+}
+
+static int ug_no_kernel_error(const ug_options *opt)
+{
+    size_t count = ug_kernel_count();
+    const char **names = ug_xcalloc(count, sizeof *names);
+    for (size_t i = 0; i < count; i++) names[i] = ug_kernel_at(i)->id;
+    char near[400];
+    ug_nearest(opt->kernel, names, count, near, sizeof near);
+    free(names);
+    char safe[400];
+    fprintf(stderr, "ulpgate: --kernel '%s' matches no kernel; nearest: %s (see 'ulpgate list')\n",
+            ug_escape(opt->kernel, safe, sizeof safe), near);
+    return 2;
+}
+
+static int ug_no_case_error(const ug_options *opt, const ug_unit *units, size_t count)
+{
+    const char **names = ug_xcalloc(count, sizeof *names);
+    for (size_t i = 0; i < count; i++) names[i] = units[i].name;
+    char near[400];
+    ug_nearest(opt->filter ? opt->filter : "*", names, count, near, sizeof near);
+    free(names);
+    char safe[400];
+    fprintf(stderr, "ulpgate: no case matches --filter '%s'; nearest: %s (see 'ulpgate list')\n",
+            ug_escape(opt->filter ? opt->filter : "*", safe, sizeof safe), near);
+    return 2;
+}
+
+/* After the run: a --n or --trial that selected no measurement is a usage error. */
+static int ug_selection_error(const ug_options *opt, const ug_results *res)
+{
+    size_t measured = 0, gpu_skips = 0;
+    for (size_t i = 0; i < res->count; i++) {
+        measured += res->rows[i].measured && res->rows[i].status != UG_ST_SKIP;
+        gpu_skips += res->rows[i].status == UG_ST_SKIP && strstr(res->rows[i].note, "no CUDA device");
+    }
+    if (measured || gpu_skips) return 0;
+    if (opt->n) {
+        char sizes[400] = "";
+        for (size_t i = 0; i < ug_n_seen_sizes && strlen(sizes) < sizeof sizes - 24; i++)
+            snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu", i ? " " : "",
+                     ug_seen_sizes[i]);
+        fprintf(stderr, "ulpgate: --n %zu: no selected case measures that size; its sizes: %s\n",
+                opt->n, sizes[0] ? sizes : "(none)");
+        return 2;
+    }
+    if (opt->trial >= 0) {
+        fprintf(stderr, "ulpgate: --trial %ld: beyond every selected case's trials (--trials N "
+                        "raises the count)\n", opt->trial);
+        return 2;
+    }
+    return 0;
+}
+
+const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
+{
+    for (const ug_kernel *k; (k = ug_kernel_at(*it));) {
+        ++*it;
+        if (k->op != op) continue;
+        if (backend != UG_ANY_BACKEND && (int)k->backend != backend) continue;
+        if (glob && !ug_kernel_matches(k, glob)) continue;
+        if (t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) continue;
+        return k;
+    }
+    return NULL;
+}
+
+/* ---- the collector ------------------------------------------------------------------------------ */
+
+typedef struct {
+    const ug_options *opt;
+    ug_results *res;
+    FILE *out;
+    int tap_index;
+    char gpu_name[256]; /* the device of CUDA rows, looked up once */
+    uint64_t *ids;      /* hashes of the row ids so far (open addressing, 0 = empty) */
+    size_t ids_cap, ids_n;
+} ug_collector;
+
+/* Whether a row id was seen before in this run (and remember it).  Two test points with one id
+ * would be one row to the gate, to merge and to a rerun line: the second is failed.  Cost: one
+ * hash and a probe per point; a hash match is confirmed against the rows themselves. */
+static bool ug_id_seen(ug_collector *col, const char *id)
+{
+    uint64_t h = ug_hash64(id, UG_HASH64_INIT) | 1;
+    if (2 * (col->ids_n + 1) > col->ids_cap) {
+        size_t cap = col->ids_cap ? 2 * col->ids_cap : 4096;
+        uint64_t *n = ug_xcalloc(cap, sizeof *n);
+        for (size_t i = 0; i < col->ids_cap; i++)
+            if (col->ids[i]) {
+                size_t j = col->ids[i] & (cap - 1);
+                while (n[j]) j = (j + 1) & (cap - 1);
+                n[j] = col->ids[i];
+            }
+        free(col->ids);
+        col->ids = n;
+        col->ids_cap = cap;
+    }
+    size_t j = h & (col->ids_cap - 1);
+    bool maybe = false;
+    for (; col->ids[j]; j = (j + 1) & (col->ids_cap - 1))
+        if (col->ids[j] == h) maybe = true;
+    if (maybe)
+        for (size_t r = 0; r < col->res->count; r++)
+            if (strcmp(col->res->rows[r].id, id) == 0) return true;
+    col->ids[j] = h;
+    col->ids_n++;
+    return false;
+}
+
+static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
+{
+    ug_collector *col = ctx;
+    const char *device = "cpu";
+    if (p->result && p->result->kernel->backend == UG_CUDA) {
+        if (!col->gpu_name[0]) {
+            ug_gpu_info gi;
+            snprintf(col->gpu_name, sizeof col->gpu_name, "%s",
+                     ug_device_info(&gi) == 0 ? gi.name : "no GPU");
+        }
+        device = col->gpu_name;
+    }
+    ug_row row;
+    ug_row_from_point(&row, t->unit->name, p, device, col->opt->seed);
+    ug_point_record dup;
+    ug_buf diag = {0};
+    if (ug_id_seen(col, row.id)) {
+        dup = *p;
+        dup.status = UG_ST_FAIL;
+        dup.failures = p->failures + 1;
+        ug_buf_printf(&diag, "%s# duplicate test point: an earlier point of this run has the id "
+                      "\"%s\" (name each point by what differs, e.g. the kernel's name@variant)\n",
+                      p->diag ? p->diag : "", row.id);
+        dup.diag = ug_buf_str(&diag);
+        p = &dup;
+        ug_row_from_point(&row, t->unit->name, p, device, col->opt->seed);
+    }
+    ug_guard_lock(); /* the watchdog may finish the run from its thread: never half a row */
+    ug_results_add(col->res, &row);
+    ug_tap_point(col->out, ++col->tap_index, p, &row);
+    ug_guard_unlock();
+    ug_guard_output(col->out);
+    if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
+    ug_buf_free(&diag);
+}
+
+size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missing, size_t cap)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < ug_kernel_count(); i++) {
+        const ug_kernel *k = ug_kernel_at(i);
+        if ((k->backend == UG_CUDA && !gpu) || ug_kernel_is_fixture(k)) continue;
+        bool seen = false;
+        for (size_t r = 0; r < res->count && !seen; r++)
+            seen = res->rows[r].measured && strcmp(res->rows[r].kernel, k->id) == 0;
+        if (!seen && count++ < cap) missing[count - 1] = k->id;
+    }
+    return count;
+}
+
+/* After a whole run (no selection narrowing it): every registered kernel that can run here must
+ * have been measured by some case, else a registered kernel could be broken and nothing would
+ * say so.  One test point, "coverage every_kernel_measured". */
+static void ug_check_coverage(const ug_options *opt, ug_collector *col)
+{
+    if (opt->filter || opt->kernel || opt->n || opt->trial >= 0 || opt->slow_only || opt->shard_n)
+        return; /* a sharded run: `ulpgate merge` checks coverage over every shard */
+    const char *missing[256];
+    size_t count = ug_unmeasured_kernels(col->res, ug_gpu_available(), missing, 256);
+    ug_buf diag = {0};
+    for (size_t i = 0; i < count && i < 256; i++) {
+        const ug_kernel *k = ug_kernel_find(missing[i]);
+        ug_buf_printf(&diag, "# %s (%s) is registered but no case measures it\n", missing[i],
+                      k ? k->doc : "");
+    }
+    static const ug_unit coverage_unit = {.name = "coverage"};
+    ug_t t;
+    memset(&t, 0, sizeof t);
+    t.unit = &coverage_unit;
+    ug_point_record rec = {.name = "coverage every_kernel_measured",
+                           .status = count ? UG_ST_FAIL : UG_ST_PASS,
+                           .failures = (int)count,
+                           .diag = ug_buf_str(&diag)};
+    ug_collect(col, &t, &rec);
+    ug_buf_free(&diag);
+}
+
+/* ---- the loop ---------------------------------------------------------------------------------- */
+
+static void ug_case_cleanup(ug_t *t)
+{
+    for (size_t i = 0; i < t->n_results; i++) ug_result_free(t->results[i]);
+    for (size_t i = 0; i < t->n_inputs; i++) ug_input_release(t->inputs[i]);
+    free(t->results);
+    free(t->inputs);
+    ug_buf_free(&t->pt.diag);
+}
+
+/* One unit in a fresh context; an UG_ASSERT or ug_skip leaves its body through the longjmp. */
+static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *col)
+{
+    double t0 = ug_now_s();
+    ug_t t;
+    memset(&t, 0, sizeof t);
+    t.unit = u;
+    t.c = u->c;
+    t.opt = opt;
+    t.sink = ug_collect;
+    t.sink_ctx = col;
+    ug_guard_unit(u); /* the per-case time limit runs from here */
+    if (setjmp(t.jb) == 0) u->c->fn(&t);
+    /* a case that measured nothing still gets its own test point */
+    if (!t.pt.open && t.points == 0) ug_point_open(&t, u->name, NULL);
+    ug_point_close(&t);
+    ug_case_cleanup(&t);
+    ug_guard_lock();
+    ug_results_add_unit(col->res, u->name, ug_now_s() - t0);
+    ug_guard_unlock();
+    ug_guard_unit(NULL);
+}
+
+/* ---- shards ------------------------------------------------------------------------------------- */
+
+static ug_shard_info ug_shard;
+
+const ug_shard_info *ug_run_shard_info(void) { return ug_shard.n ? &ug_shard : NULL; }
+
+/* Plan the shards over the selected units; sel[i] tells whether units[i] is in this shard. */
+static void ug_plan_shards(const ug_options *opt, const ug_unit *units, size_t count, bool *sel)
+{
+    free(ug_shard.names);
+    free(ug_shard.assign);
+    memset(&ug_shard, 0, sizeof ug_shard);
+    if (!opt->shard_n) return;
+    ug_shard.names = ug_xcalloc(count, sizeof *ug_shard.names);
+    ug_shard.assign = ug_xcalloc(count, sizeof *ug_shard.assign);
+    size_t *index = ug_xcalloc(count, sizeof *index);
+    for (size_t i = 0; i < count; i++)
+        if (sel[i]) {
+            index[ug_shard.count] = i;
+            ug_shard.names[ug_shard.count++] = units[i].name;
+        }
+    ug_shard.k = opt->shard_k;
+    ug_shard.n = opt->shard_n;
+    ug_shard.plan = ug_shard_plan(ug_shard.names, ug_shard.count, opt->shard_n, ug_shard.assign);
+    for (size_t j = 0; j < ug_shard.count; j++) sel[index[j]] = ug_shard.assign[j] == opt->shard_k;
+    free(index);
+}
+
+int ug_run(const ug_options *opt, ug_results *res, FILE *out)
+{
+    size_t count, n_sel = 0, n_gpu = 0;
+    char err[1200];
+    const ug_unit *units = ug_units_with_corpus(opt, &count, err, sizeof err);
+    if (!units) return fprintf(stderr, "ulpgate: %s\n", err), 2;
+    for (size_t i = 0; i < count; i++)
+        if (ug_unit_selected(opt, &units[i])) {
+            n_sel++;
+            n_gpu += (units[i].c->flags & UG_CASE_GPU) != 0;
+        }
+    if (n_sel == 0) return ug_no_case_error(opt, units, count);
+    if (opt->kernel) {
+        bool any = false;
+        for (size_t i = 0; i < ug_kernel_count() && !any; i++)
+            any = ug_kernel_matches(ug_kernel_at(i), opt->kernel);
+        if (!any) return ug_no_kernel_error(opt);
+    }
+    char comment[256];
+    snprintf(comment, sizeof comment, "ulpgate %s, seed 0x%llx, oracle %s", UG_VERSION,
+             (unsigned long long)opt->seed, ug_oracle_name(opt->oracle));
+    ug_tap_begin(out, comment);
+    bool *sel = ug_xcalloc(count, sizeof *sel);
+    for (size_t i = 0; i < count; i++) sel[i] = ug_unit_selected(opt, &units[i]);
+    ug_plan_shards(opt, units, count, sel);
+    if (n_gpu == n_sel && !ug_gpu_available()) {
+        fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
+        /* the report still says what was skipped, as a run of more cases does (a shard's
+         * report, merge --parts) */
+        char why[300];
+        snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
+        for (size_t i = 0; i < count; i++) {
+            if (!sel[i]) continue;
+            ug_row row;
+            ug_point_record rec = {.name = units[i].name, .status = UG_ST_SKIP, .skip_reason = why, .diag = ""};
+            ug_row_from_point(&row, units[i].name, &rec, "cpu", opt->seed);
+            ug_results_add(res, &row);
+            ug_results_add_unit(res, units[i].name, 0);
+        }
+        free(sel);
+        return 0;
+    }
+    ug_collector col = {.opt = opt, .res = res, .out = out};
+    double t_run = ug_now_s();
+    for (size_t i = 0; i < count; i++) {
+        const ug_unit *u = &units[i];
+        if (!sel[i]) continue;
+        if (ug_guard_stopping()) break; /* a signal: what ran is kept, the rest is not started */
+        if ((u->c->flags & UG_CASE_GPU) && !ug_gpu_available()) {
+            char why[300];
+            snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
+            ug_point_record rec = {.name = u->name, .status = UG_ST_SKIP, .skip_reason = why, .diag = ""};
+            ug_t t;
+            memset(&t, 0, sizeof t);
+            t.unit = u;
+            ug_collect(&col, &t, &rec);
+            ug_guard_lock();
+            ug_results_add_unit(res, u->name, 0);
+            ug_guard_unlock();
+            continue;
+        }
+        ug_run_unit(opt, u, &col);
+    }
+    free(sel);
+    if (ug_guard_stopping()) {
+        free(col.ids);
+        return ug_guard_bail(out, col.tap_index, res, opt->progress);
+    }
+    ug_check_coverage(opt, &col);
+    free(col.ids); /* the last point is collected */
+    if (opt->progress) fprintf(stderr, "\r\033[K");
+    ug_tap_plan(out, col.tap_index);
+    ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
+    if (g.impl)
+        fprintf(out, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, %zu differ\n",
+                g.impl, g.results, g.checked, g.differ);
+    ug_prof_print(out, ug_now_s() - t_run, 8);
+    char summary[200];
+    ug_results_summary(res, summary, sizeof summary);
+    fprintf(out, "# %s\n", summary);
+    if (!opt->tap) fprintf(out, "%s\n", summary);
+    fflush(out);
+    int usage = ug_selection_error(opt, res);
+    return usage ? usage : ug_results_status(res);
+}
+

@@ -1,0 +1,86 @@
+/*
+ * run.h - running the cases, as the command line asks: the options of a run, the run loop,
+ * and the report written from what it collected.
+ */
+#ifndef UG_RUN_H
+#define UG_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/kernel.h"
+#include "oracle/oracle.h"
+#include "base/sys.h"
+#include "harness/results/results.h"
+
+/* A fixed default seed: a plain `meson test` is reproducible; --seed replays any run. */
+#define UG_DEFAULT_SEED 0x5eedull
+
+typedef struct ug_options {
+    const char *argv0;
+    const char *filter;  /* case glob; NULL: every case (canaries left out) */
+    const char *kernel;  /* kernel glob; NULL: every kernel */
+    size_t n;            /* --n: only this size (0: every size) */
+    long trial;          /* --trial: only this trial (-1: every trial) */
+    int trials;          /* --trials: override every case's trial count (0: the case's own) */
+    uint64_t seed;
+    bool tap;
+    bool slow, slow_only;
+    const char *report_dir;
+    ug_oracle_kind oracle;
+    bool oracle_set;     /* --oracle given; else gpu for GPU cases where one can answer, else fast */
+    bool oracle_check_all; /* --oracle-check all: every GPU oracle result against the fast one */
+    bool progress;       /* stderr is a terminal */
+    int shard_k, shard_n;  /* --shard K/N (shard_n 0: the whole run) */
+    const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/inputs/corpus.h) */
+    size_t n_corpus_dirs;
+} ug_options;
+
+/* How a sharded run split the selection (ug_run fills it when opt->shard_n > 0). */
+typedef struct ug_shard_info {
+    int k, n;
+    uint64_t plan;          /* fingerprint of the whole plan (harness/run/shard.c) */
+    size_t count;           /* selected units, all shards */
+    const char **names;     /* [count], every selected unit ... */
+    int *assign;            /* ... and its shard */
+} ug_shard_info;
+
+/* Run every selected case, TAP on out, each test point's row appended to res.  Returns the
+ * exit status: 0 every check held, 1 a failure (or an unexpected pass), 2 a usage error
+ * (message on stderr; nothing ran). */
+int ug_run(const ug_options *opt, ug_results *res, FILE *out);
+/* The plan of the last sharded ug_run (NULL after an unsharded one). */
+const ug_shard_info *ug_run_shard_info(void);
+/* Whether the run used a GPU (the report's meta block says which). */
+bool ug_run_used_gpu(void);
+
+/* What the GPU oracle did in this run (harness/run/input.c): results it gave, how many of them were
+ * recomputed by the fast CPU oracle and compared, how many differed; impl: its implementation
+ * ("cuda", "model", ...), NULL when it was not used. */
+typedef struct ug_gpu_oracle_tally {
+    size_t results, checked, differ;
+    const char *impl;
+} ug_gpu_oracle_tally;
+ug_gpu_oracle_tally ug_gpu_oracle_counts(void);
+/* Whether, with no --oracle, the GPU oracle answers an input of op (M x N x K for a GEMM) sooner
+ * than the fast CPU oracle: GEMMs of at least 2^27 multiply-adds (harness/run/input.c says why). */
+bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K);
+
+/* results.json in opt->report_dir, written atomically (a temporary file renamed over it).
+ * argc/argv: the command line, recorded in the meta block.  0, or -1 with a message on stderr
+ * naming the file. (harness/run/report_write.c) */
+int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv);
+
+/* Before the run: the report directory created if need be, and writable (a byte written and
+ * synced in it), DIR/results.json not a directory.  0, or -1 with a message on stderr naming
+ * DIR.  (harness/run/report_write.c) */
+int ug_report_check(const char *dir);
+
+/* The text of a results.json: meta (a JSON object's text), the shard block (",\n\"shard\":{...}"
+ * or NULL), the summary, units and rows of res. (harness/run/report_write.c) */
+struct ug_buf;
+void ug_report_json(struct ug_buf *b, const char *meta, const char *shard, const ug_results *res);
+
+
+#endif

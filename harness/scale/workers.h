@@ -1,0 +1,14 @@
+/* workers.h - `run --gpus`: one worker process per GPU (harness/scale/workers.c). */
+#ifndef UG_WORKERS_H
+#define UG_WORKERS_H
+
+#include <stdio.h>
+
+/* Run the selection given by args (the `run` options, without --gpus, --report, --tap, --shard)
+ * as shards_per_gpu x GPUs shards over the GPUs of spec ("all" or "0,1,..."), one worker process
+ * per GPU at a time; one TAP stream on out; the merged results.json in report_dir (or none).
+ * Returns the exit status: 0, 1 a failure, 2 a worker or merge error. */
+int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int nargs,
+                   const char *report_dir, FILE *out);
+
+#endif

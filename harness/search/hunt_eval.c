@@ -1,0 +1,99 @@
+/*
+ * hunt_eval.c - the objective of one candidate input (hunt.h): the kernel run through its
+ * launcher, every output compared with the exact oracle, the largest bound ratio and ULP error.
+ * Batches run CPU kernels on several threads (each candidate on one thread, so the scores do
+ * not depend on the count) and GPU kernels one launch per candidate.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/par.h"
+#include "base/sys.h"
+#include "harness/search/hunt.h"
+#include "oracle/oracle.h"
+
+size_t ug_hunt_nx(const ug_hunt_problem *p)
+{
+    return p->op == UG_OP_GEMM ? p->n * p->gk : p->n;
+}
+
+size_t ug_hunt_ny(const ug_hunt_problem *p)
+{
+    return p->op == UG_OP_GEMM ? p->gk * p->gn : p->op == UG_OP_DOT ? p->n : 0;
+}
+
+static size_t ug_hunt_outputs(const ug_hunt_problem *p)
+{
+    return p->op == UG_OP_GEMM ? p->n * p->gn : 1;
+}
+
+int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hunt_score *s,
+                 char *err, size_t errlen)
+{
+    size_t outs = ug_hunt_outputs(p), nterms = p->op == UG_OP_GEMM ? p->gk : p->n;
+    float one, *out = outs == 1 ? &one : ug_xmalloc(outs * sizeof *out);
+    ug_exact e1, *ex = outs == 1 ? &e1 : ug_xmalloc(outs * sizeof *ex);
+    int rc = 0;
+    ug_call c;
+    memset(&c, 0, sizeof c);
+    c.op = p->op;
+    c.n = p->n;
+    c.gemm_n = p->gn;
+    c.gemm_k = p->gk;
+    c.x = x;
+    c.y = y;
+    c.out = out;
+    *s = (ug_hunt_score){false, -1, -1, -1};
+    if (ug_kernel_run(p->k, &c) != 0) {
+        if (err) snprintf(err, errlen, "%s: %s", p->k->id, c.err[0] ? c.err : "failed");
+        rc = -1;
+        goto done;
+    }
+    switch (p->op) {
+    case UG_OP_SUM: ug_exact_sum_f32(x, p->n, ex); break;
+    case UG_OP_DOT: ug_exact_dot_f32(x, 1, y, 1, p->n, ex); break;
+    case UG_OP_GEMM: ug_exact_gemm_f32(x, y, p->n, p->gn, p->gk, ex); break;
+    }
+    double ratio = 0, ulp = 0;
+    for (size_t i = 0; i < outs; i++) {
+        /* outside the analysed domain (an overflow, a NaN): no score */
+        if (ex[i].cls != UG_X_FINITE || !isfinite(ex[i].rn) || !isfinite(out[i])) goto done;
+        ug_error er = ug_error_of(&ex[i], out[i]);
+        double bound = ug_kernel_bound(p->k, nterms, ex[i].sum_abs, fabs(ex[i].hi));
+        double r = er.abs == 0 ? 0 : bound > 0 && isfinite(bound) ? er.abs / bound : 0;
+        if (r > ratio) ratio = r;
+        if (er.ulp > ulp) ulp = er.ulp;
+    }
+    *s = (ug_hunt_score){true, p->objective == UG_HUNT_ULP ? ulp : ratio, ratio, ulp};
+done:
+    if (outs != 1) {
+        free(out);
+        free(ex);
+    }
+    return rc;
+}
+
+typedef struct {
+    const ug_hunt_problem *p;
+    float *const *xs, *const *ys;
+    ug_hunt_score *scores;
+} ug_hunt_batch;
+
+static void ug_hunt_batch_range(void *ctx, size_t lo, size_t hi)
+{
+    ug_hunt_batch *b = ctx;
+    for (size_t i = lo; i < hi; i++)
+        ug_hunt_eval(b->p, b->xs[i], b->ys ? b->ys[i] : NULL, &b->scores[i], NULL, 0);
+}
+
+void ug_hunt_eval_batch(const ug_hunt_problem *p, float *const *xs, float *const *ys,
+                        size_t count, ug_hunt_score *scores)
+{
+    ug_hunt_batch b = {p, xs, ys, scores};
+    if (p->k->backend == UG_CUDA)
+        ug_hunt_batch_range(&b, 0, count); /* one launch per candidate, in order */
+    else
+        ug_par_range(count, 1, 0, ug_hunt_batch_range, &b);
+}

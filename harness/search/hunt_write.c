@@ -1,0 +1,94 @@
+/*
+ * hunt_write.c - a shrunk input written as a corpus file (hunt.h, corpus.h): the header says
+ * what it is and what it checks, the values follow in hex-float (exact) with their decimal
+ * value beside them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "harness/search/hunt.h"
+
+/* One value line: hex-float, then the decimal value as a comment. */
+static void ug_value_line(ug_buf *b, float x, const float *y, const char *what)
+{
+    char hx[64], hy[64];
+    if (y)
+        ug_buf_printf(b, "%-16s %-16s # %.9g * %.9g%s%s\n", ug_hexf(x, hx), ug_hexf(*y, hy),
+                      (double)x, (double)*y, what ? "  " : "", what ? what : "");
+    else
+        ug_buf_printf(b, "%-16s # %.9g%s%s\n", ug_hexf(x, hx), (double)x, what ? "  " : "",
+                      what ? what : "");
+}
+
+int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, const float *y,
+                  const ug_hunt_breach *b, const ug_hunt_score *s, const ug_hunt_provenance *prov,
+                  char *err, size_t errlen)
+{
+    ug_buf t = {0};
+    const ug_kernel *k = p->k;
+    size_t size = p->op == UG_OP_GEMM ? p->n * p->gn * p->gk : p->n;
+    if (p->op == UG_OP_GEMM)
+        ug_buf_printf(&t, "# op: gemm %zux%zux%zu\n", p->n, p->gn, p->gk);
+    else
+        ug_buf_printf(&t, "# op: %s\n", ug_op_name(p->op));
+    char shape[80] = "";
+    if (p->op == UG_OP_GEMM) snprintf(shape, sizeof shape, " (%zux%zux%zu)", p->n, p->gn, p->gk);
+    ug_buf_printf(&t, "# why: found by ulpgate hunt: %s is %.4g ulp off (bound ratio %.3g) on "
+                      "these %zu %s%s, shrunk from a searched input of %zu (bound ratio %.3g, "
+                      "%.4g ulp)\n",
+                  k->id, s->ulp, s->ratio, p->op == UG_OP_GEMM ? size : p->n,
+                  p->op == UG_OP_SUM ? "values" : p->op == UG_OP_DOT ? "pairs" : "products",
+                  shape, prov->searched_n, prov->searched.ratio, prov->searched.ulp);
+    ug_buf_printf(&t, "# source: hunt: %s (seed 0x%llx)\n", prov->command,
+                  (unsigned long long)prov->seed);
+    ug_buf_printf(&t, "# kernels: %s\n", k->id);
+    if (b->bound) {
+        /* a breach of the a-priori bound is a bug: the point fails until the kernel is fixed */
+        ug_buf_printf(&t, "# check: bound_ratio_max 1 the kernel's a-priori bound (%s)\n",
+                      ug_bound_class_name(k->bound));
+    } else {
+        ug_buf_printf(&t, "# check: ulp_max %.17g the breach the shrink kept\n", b->ulp_limit);
+        ug_buf_printf(&t, "# xfail: %s %.4g ulp on this input, within its a-priori bound (ratio "
+                          "%.3g, class %s): the analysis allows it\n",
+                      k->id, s->ulp, s->ratio, ug_bound_class_name(k->bound));
+    }
+    if (p->op == UG_OP_GEMM) {
+        ug_buf_printf(&t, "## A, %zu x %zu, row-major; then B, %zu x %zu\n", p->n, p->gk, p->gk,
+                      p->gn);
+        char what[64];
+        for (size_t i = 0; i < p->n * p->gk; i++) {
+            snprintf(what, sizeof what, "A[%zu][%zu]", i / p->gk, i % p->gk);
+            ug_value_line(&t, x[i], NULL, what);
+        }
+        for (size_t i = 0; i < p->gk * p->gn; i++) {
+            snprintf(what, sizeof what, "B[%zu][%zu]", i / p->gn, i % p->gn);
+            ug_value_line(&t, y[i], NULL, what);
+        }
+    } else {
+        for (size_t i = 0; i < p->n; i++) ug_value_line(&t, x[i], y ? &y[i] : NULL, NULL);
+    }
+    /* atomically: a reader never sees half a file */
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int rc = -1;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        goto out;
+    }
+    size_t len = strlen(ug_buf_str(&t));
+    bool ok = fwrite(ug_buf_str(&t), 1, len, f) == len;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        remove(tmp);
+        goto out;
+    }
+    rc = 0;
+out:
+    ug_buf_free(&t);
+    return rc;
+}

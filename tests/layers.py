@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""layers.py SRCROOT - the build's structural rules, as TAP (meson test 'layers').
+
+  1. No include climbs out of its folder ("../"): every quoted #include names its folder from the
+     project root ("harness/run/run.h"), or is a header the build generates at the build root.
+  2. Each folder includes only itself and the folders below it (LAYERS, bottom first).  The
+     cases and the tests stand above everything.
+  3. No folder holds more than MAX_FILES source files (a folder that grows past it is two
+     subsystems: split it).
+  4. Only an operation's own descriptor (ops/) and a kernel family's own launcher switch on the
+     operation: no `case UG_OP_` or `== UG_OP_` / `!= UG_OP_` anywhere else.
+"""
+import os
+import re
+import sys
+
+LAYERS = ["base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/run",
+          "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
+TOP = ["cases", "tests", "examples"]
+GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h"}
+MAX_FILES = 25
+SRC = re.compile(r"\.(c|h|cu|cuh)$")
+OP_SWITCH = re.compile(r"(case\s+UG_OP_|[=!]=\s*UG_OP_)")
+# where a switch on the operation belongs: the descriptors, and kernel families (a launcher may
+# refuse an operation it does not implement) -- not the harness, the oracle or the cases
+OP_SWITCH_OK = ("ops/", "kernels/cpu/", "kernels/cuda/")
+
+root = sys.argv[1] if len(sys.argv) > 1 else "."
+n = 0
+fail = 0
+
+
+def point(ok, name, diag=()):
+    global n, fail
+    n += 1
+    print(("ok" if ok else "not ok") + " %d - %s" % (n, name))
+    if not ok:
+        fail = 1
+        for d in list(diag)[:40]:
+            print("#   " + d)
+
+
+def folder(path):
+    parts = path.split("/")
+    if parts[0] == "harness" and len(parts) > 2:
+        return "harness/" + parts[1]
+    return parts[0]
+
+
+sources = []
+for d in LAYERS + TOP:
+    top = os.path.join(root, d)
+    for dirpath, dirs, files in os.walk(top):
+        dirs[:] = [x for x in dirs if x not in ("corpus", "fuzz_corpus")]
+        for f in files:
+            if SRC.search(f):
+                sources.append(os.path.relpath(os.path.join(dirpath, f), root))
+sources.sort()
+
+climb, unresolved, upward, switches = [], [], [], []
+for s in sources:
+    text = open(os.path.join(root, s), encoding="utf-8", errors="replace").read()
+    for m in re.finditer(r'#\s*include\s+"([^"]+)"', text):
+        inc = m.group(1)
+        line = text.count("\n", 0, m.start()) + 1
+        where = "%s:%d: %s" % (s, line, inc)
+        if inc.startswith("../") or "/../" in inc:
+            climb.append(where)
+            continue
+        if inc in GENERATED:
+            continue
+        if not os.path.exists(os.path.join(root, inc)):
+            unresolved.append(where + " (not a path from the project root)")
+            continue
+        a, b = folder(s), folder(inc)
+        if a in TOP or a == b:
+            continue
+        if b in TOP or b not in LAYERS or a not in LAYERS or LAYERS.index(b) > LAYERS.index(a):
+            upward.append(where + " (%s may not include %s)" % (a, b))
+    if not s.startswith(OP_SWITCH_OK) and not s.startswith(("tests/", "cases/", "examples/")):
+        for i, l in enumerate(text.split("\n"), 1):
+            if OP_SWITCH.search(l):
+                switches.append("%s:%d: %s" % (s, i, l.strip()))
+
+counts = {}
+for s in sources:
+    counts.setdefault(os.path.dirname(s), []).append(s)
+big = ["%s: %d source files" % (d, len(v)) for d, v in sorted(counts.items())
+       if len(v) > MAX_FILES and not d.startswith("tests")]
+
+point(not climb, "no include climbs out of its folder (\"../\")", climb)
+point(not unresolved, "every include names its folder from the project root", unresolved)
+point(not upward, "each folder includes only itself and the folders below it", upward)
+point(not big, "no folder holds more than %d source files" % MAX_FILES, big)
+if os.path.isdir(os.path.join(root, "ops")):
+    point(not switches, "only operation descriptors and kernel families switch on the operation",
+          switches)
+else:  # until the operation table lands (issue 21)
+    n += 1
+    print("ok %d - only operation descriptors switch on the operation # SKIP no ops/ yet" % n)
+print("1..%d" % n)
+sys.exit(fail)
