@@ -74,8 +74,8 @@ static ug_input *ug_fm_probe(ug_t *t, ug_op op)
     x[0] = 1.0f;
     for (int i = 1; i < UG_FM_PROBE_N; i++) x[i] = 0x1p-24f;
     for (int i = 0; i < UG_FM_PROBE_N; i++) y[i] = 1.0f;
-    ug_input *in = ug_input_from_data(t, op, "probe_1_then_2^-24", x, op == UG_OP_DOT ? y : NULL,
-                                      UG_FM_PROBE_N);
+    /* a sum (arity 1) reads x alone */
+    ug_input *in = ug_input_from_data(t, op, "probe_1_then_2^-24", x, y, UG_FM_PROBE_N);
     free(x);
     free(y);
     return in;
@@ -142,7 +142,7 @@ UG_CASE(fastmath, compensation_kept)
                          ug_input_make(t, UG_OP_DOT, &gd, 1000, UG_FM_TRIALS)};
     ug_fm_row rows[UG_FM_KERNELS][2];
     for (int i = 0; i < UG_FM_KERNELS; i++) {
-        bool dot = ug_fm_kernels[i].op == UG_OP_DOT;
+        bool dot = ug_op_get(ug_fm_kernels[i].op)->arity > 1;
         ug_fm_kernel(t, i, dot ? dots : sums, rows[i]);
     }
     /* the plain sum for comparison: the level a deleted compensation falls to */

@@ -88,11 +88,11 @@ double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_ma
     return terms * per * (1 + ug_gamma(D, 2 * ug_u32)) * (1 + 0x1p-40);
 }
 
-double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs)
+double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs)
 {
     if (!isfinite(S)) return INFINITY;
     double D = (double)ug_kernel_depth(k, n), nn = (double)n, b = 0;
-    bool dot = k->op != UG_OP_SUM;
+    bool dot = terms == UG_TERMS_PRODUCTS;
     switch (k->bound) {
     case UG_BOUND_NONE: return 0;
     case UG_BOUND_TREE:
@@ -150,11 +150,12 @@ static double ug_gamma_prob(double D, double u, double lambda)
     return expm1(lambda * sqrt(D) * u + D * u * u / (1 - u));
 }
 
-double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs, double lambda)
+double ug_bound_prob_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs,
+                           double lambda)
 {
     if (!isfinite(S) || !(lambda > 0)) return INFINITY;
     double D = (double)ug_kernel_depth(k, n);
-    bool dot = k->op != UG_OP_SUM;
+    bool dot = terms == UG_TERMS_PRODUCTS;
     double b;
     switch (k->bound) {
     case UG_BOUND_TREE:
@@ -164,7 +165,7 @@ double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs
         b = ug_u32 * s_abs + (1 + ug_u32) * ug_gamma_prob(dot ? D + 1 : D, ug_u64, lambda) * S;
         break;
     default:
-        return ug_kernel_bound(k, n, S, s_abs);
+        return ug_bound_terms(k, terms, n, S, s_abs);
     }
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);
 }
@@ -189,11 +190,6 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_BF16X9: return "bf16x9";
     }
     return "?";
-}
-
-const char *ug_op_name(ug_op op)
-{
-    return op == UG_OP_SUM ? "sum" : op == UG_OP_DOT ? "dot" : "gemm";
 }
 
 const char *ug_fmt_name(ug_fmt f)

@@ -35,7 +35,11 @@
 extern "C" {
 #endif
 
-typedef enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM } ug_op;
+/* The operation a kernel computes: an open id.  The built-in operations have these ids; an
+ * operation registered at run time (ops/op.h's ug_op_register: the test tree's, a plugin's)
+ * gets the ids from UG_OP_BUILTIN on.  What an operation is lives in its descriptor (ops/). */
+typedef int ug_op;
+enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM, UG_OP_BUILTIN };
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
 /* Number formats: of the inputs a kernel's arithmetic uses (in_fmt: the operands a tensor-core
  * GEMM rounds its fp32 inputs to), of its accumulator, of its output. */
@@ -203,10 +207,15 @@ const ug_variant_info *ug_variant_at(size_t i);
  * order written is no contract, and n - 1 is the depth of every order). */
 size_t ug_kernel_depth(const ug_kernel *k, size_t n);
 
-/* The a-priori bound for one output: n terms, S = sum |terms| (upper bound), s = exact value.
- * Returns +inf when S is not finite or the bound is vacuous, 0 for UG_BOUND_NONE.
- * (kernels/bounds.c) */
-double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs);
+/* What the terms behind one output are: binary32 values (a sum), or exact products of two
+ * binary32 values that a kernel rounds once more (dot, GEMM: one more rounding in the bound).
+ * Each operation's descriptor (ops/) names its kind. */
+typedef enum { UG_TERMS_VALUES, UG_TERMS_PRODUCTS } ug_terms;
+/* The a-priori bound for one output: n terms of the given kind, S = sum |terms| (upper bound),
+ * s = exact value.  Returns +inf when S is not finite or the bound is vacuous, 0 for
+ * UG_BOUND_NONE.  (kernels/bounds.c; the harness calls it through ops/op.h's ug_kernel_bound,
+ * which takes the term kind from the kernel's operation.) */
+double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs);
 /* The absolute part of k's bound that the operands' magnitude sets, for the classes that round
  * operands to a narrower format (f16, bf16, tf32, bf16x9: its subnormal spacing), given the
  * largest |operand| of the input; 0 for the others.  Added to ug_kernel_bound where that is
@@ -218,11 +227,13 @@ double ug_kernel_operand_limit(const ug_kernel *k);
 /* The probabilistic bound (Higham & Mary 2019, kernels/bounds.c) for the classes whose
  * worst-case bound can be vacuous (tree, wide_acc): gamma~_D(lambda) S; the a-priori bound for
  * the others.  +inf when S is not finite or lambda <= 0. */
-double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
+double ug_bound_prob_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs,
+                           double lambda);
 /* The probability that the probabilistic bound fails for one output of n terms:
  * at most 2n exp(-lambda^2 (1-u)^2 / 2) (capped at 1). */
 double ug_prob_failure(size_t n, double lambda);
 const char *ug_bound_class_name(ug_bound_class b);
+/* The operation's name ("sum"): ops/ops.c, the operation table, names every operation. */
 const char *ug_op_name(ug_op op);
 const char *ug_fmt_name(ug_fmt f);
 const char *ug_backend_name(ug_backend b);

@@ -56,7 +56,7 @@ UG_CASE_EX(gpu_memory, too_big_refused, UG_CASE_GPU)
             ug_call c;
             memset(&c, 0, sizeof c);
             c.op = k->op;
-            c.n = k->op == UG_OP_GEMM ? UG_HUGE_GEMM : UG_HUGE_SUM;
+            c.n = ug_op_get(k->op)->nsizes > 1 ? UG_HUGE_GEMM : UG_HUGE_SUM; /* M of a GEMM */
             c.gemm_n = c.gemm_k = UG_HUGE_GEMM;
             c.x = c.y = dummy;
             c.out = dummy;

@@ -17,7 +17,7 @@ import sys
 LAYERS = ["base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/run",
           "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
 TOP = ["cases", "tests", "examples"]
-GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h"}
+GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "ops/ug_ops.h"}
 MAX_FILES = 25
 SRC = re.compile(r"\.(c|h|cu|cuh)$")
 OP_SWITCH = re.compile(r"(case\s+UG_OP_|[=!]=\s*UG_OP_)")

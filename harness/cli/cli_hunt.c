@@ -57,22 +57,6 @@ static int ug_hunt_usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* "N" (square) or "MxNxK". */
-static bool ug_parse_shape(const char *v, ug_hunt_problem *p)
-{
-    unsigned long long m, n, k;
-    char end;
-    if (sscanf(v, "%llux%llux%llu%c", &m, &n, &k, &end) == 3 && m && n && k && m <= 4096 &&
-        n <= 4096 && k <= 4096) {
-        p->n = (size_t)m, p->gn = (size_t)n, p->gk = (size_t)k;
-        return true;
-    }
-    size_t s;
-    if (!ug_parse_size(v, &s) || s == 0 || s > 4096) return false;
-    p->n = p->gn = p->gk = s;
-    return true;
-}
-
 /* One option with its value; 0, or 2 after a usage error. */
 static int ug_hunt_option(ug_hunt_cli *o, const char *a, const char *v, const char **kernel,
                           const char **op, const char **n)
@@ -149,18 +133,28 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     }
     o->p.k = o->k;
     o->p.op = o->k->op;
-    if (op && strcmp(op, ug_op_name(o->k->op)) != 0) {
-        if (strcmp(op, "sum") && strcmp(op, "dot") && strcmp(op, "gemm"))
-            return ug_hunt_usage_error("--op: '%s' is not sum, dot or gemm", op);
+    const ug_op_desc *d = ug_op_get(o->k->op);
+    if (op && strcmp(op, d->name) != 0) {
+        char names[256], msg[400];
+        if (!ug_op_find(op)) {
+            snprintf(msg, sizeof msg, "--op: '%s' is not %s", op, ug_op_names(names, sizeof names));
+            return ug_hunt_usage_error("%s", msg);
+        }
         fprintf(stderr, "ulpgate hunt: --op %s: %s computes %s\n", op, o->k->id,
                 ug_op_name(o->k->op));
         return 2;
     }
-    if (o->p.op == UG_OP_GEMM && !ug_parse_shape(n, &o->p))
-        return ug_hunt_usage_error("--n: '%s' is not N or MxNxK (each 1 .. 4096)", n);
-    if (o->p.op != UG_OP_GEMM &&
-        (!ug_parse_size(n, &o->p.n) || o->p.n < 1 || o->p.n > ((size_t)1 << 24)))
-        return ug_hunt_usage_error("--n: '%s' is not a length in 1 .. 2^24", n);
+    /* a vector operation's length up to 2^24; a three-size one's N or MxNxK, each up to 4096 */
+    ug_shape shape;
+    char why[160], msg[400];
+    if (ug_op_parse_shape(d, n, d->nsizes > 1 ? 4096 : (size_t)1 << 24, &shape, why, sizeof why)) {
+        if (d->nsizes > 1)
+            snprintf(msg, sizeof msg, "--n: '%s' is not N or %s (each 1 .. 4096)", n, d->size_names);
+        else
+            snprintf(msg, sizeof msg, "--n: '%s' is not a length in 1 .. 2^24", n);
+        return ug_hunt_usage_error("%s", msg);
+    }
+    ug_hunt_set_shape(&o->p, &shape);
     if (o->budget.seconds > 0 && o->budget.evals)
         return ug_hunt_usage_error("%s", "--budget and --evals: give one");
     if (!o->budget.evals && !(o->budget.seconds > 0)) o->budget.seconds = 10;
@@ -209,8 +203,8 @@ static int ug_hunt_reproduce(const char *path, const ug_hunt_problem *p, const u
         return 1;
     }
     ug_hunt_problem q = *p;
-    q.n = f.op == UG_OP_GEMM ? f.m : f.n;
-    if (f.op == UG_OP_GEMM) q.gn = f.n, q.gk = f.k;
+    ug_shape shape = ug_corpus_shape(&f);
+    ug_hunt_set_shape(&q, &shape);
     ug_hunt_score s;
     char err[600];
     int rc = ug_hunt_eval(&q, f.x, f.y, &s, err, sizeof err);
@@ -237,8 +231,9 @@ int ug_cmd_hunt(int argc, char **argv)
     for (int i = 0; i < argc; i++)
         snprintf(command + strlen(command), sizeof command - strlen(command), " %s", argv[i]);
     char shape[64];
-    if (o.p.op == UG_OP_GEMM) snprintf(shape, sizeof shape, "%zux%zux%zu", o.p.n, o.p.gn, o.p.gk);
-    else snprintf(shape, sizeof shape, "%zu", o.p.n);
+    const ug_op_desc *d = ug_hunt_op(&o.p);
+    ug_shape sh = ug_hunt_shape(&o.p);
+    ug_op_shape_text(d, &sh, false, shape, sizeof shape);
     printf("hunt     %s, %s n=%s, objective %s, seed 0x%llx, budget ", o.k->id, ug_op_name(o.p.op),
            shape, o.p.objective == UG_HUNT_ULP ? "ulp error" : "bound ratio",
            (unsigned long long)o.seed);
@@ -282,13 +277,13 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_hunt_score final;
     double t0 = ug_now_s();
     ug_hunt_shrink(&q, &sx, &sy, &br, &evals, &final);
-    size_t before = o.p.op == UG_OP_GEMM ? o.p.n * o.p.gn * o.p.gk : o.p.n;
-    size_t after = q.op == UG_OP_GEMM ? q.n * q.gn * q.gk : q.n;
-    char now[64] = "";
-    if (q.op == UG_OP_GEMM) snprintf(now, sizeof now, " (%zux%zux%zu)", q.n, q.gn, q.gk);
+    ug_shape qs = ug_hunt_shape(&q);
+    size_t before = (size_t)d->work(&sh), after = (size_t)d->work(&qs);
+    char now[64] = "", dims[64];
+    if (d->nsizes > 1) snprintf(now, sizeof now, " (%s)", ug_op_shape_text(d, &qs, false, dims, sizeof dims));
     printf("shrink   %zu -> %zu %s%s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
            "still > %s\n",
-           before, after, q.op == UG_OP_SUM ? "values" : q.op == UG_OP_DOT ? "pairs" : "products",
+           before, after, d->term_noun,
            now, (unsigned long long)evals, ug_now_s() - t0, final.ulp, final.ratio,
            br.bound ? "bound ratio 1" : "the ULP check");
 

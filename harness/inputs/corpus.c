@@ -52,28 +52,45 @@ static size_t ug_word(const char **s, char *word, size_t len)
     return n;
 }
 
-/* "sum", "dot", or "gemm MxNxK". */
+/* An operation's name (ops/op.h: "sum", "dot"; its length is the file's record count), or a
+ * three-size operation's name and shape ("gemm MxNxK"). */
 static int ug_corpus_op(ug_corpus_file *f, const ug_values_header *h)
 {
     const char *v = h->value;
     char word[64];
     ug_word(&v, word, sizeof word);
-    if (strcmp(word, "sum") == 0 || strcmp(word, "dot") == 0) {
-        f->op = word[0] == 's' ? UG_OP_SUM : UG_OP_DOT;
+    const ug_op_desc *d = ug_op_find(word);
+    if (!d) {
+        char list[256] = "";
+        size_t used = 0, n = ug_op_count();
+        for (size_t i = 0; i < n && used < sizeof list; i++) {
+            const ug_op_desc *o = ug_op_at(i);
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s%s%s",
+                                     i == 0 ? "" : i + 1 == n ? " or " : ", ", o->name,
+                                     o->nsizes > 1 ? " " : "", o->nsizes > 1 ? o->size_names : "");
+        }
+        return ug_corpus_fail(f, h->line, "op '%s' is not %s", word, list);
+    }
+    f->op = d->id;
+    if (d->nsizes == 1) {
         if (*v) return ug_corpus_fail(f, h->line, "op %s takes no shape (found '%s')", word, v);
         return 0;
     }
-    if (strcmp(word, "gemm") != 0)
-        return ug_corpus_fail(f, h->line, "op '%s' is not sum, dot or gemm MxNxK", word);
-    f->op = UG_OP_GEMM;
     unsigned long long m, n, k;
     char end;
     if (sscanf(v, "%llux%llux%llu%c", &m, &n, &k, &end) != 3 || !m || !n || !k ||
         m > (1u << 20) || n > (1u << 20) || k > (1u << 20))
-        return ug_corpus_fail(f, h->line, "op gemm needs its shape MxNxK, each 1 .. 2^20 "
-                                          "(found '%s')", v);
+        return ug_corpus_fail(f, h->line, "op %s needs its shape %s, each 1 .. 2^20 "
+                                          "(found '%s')", d->name, d->size_names, v);
     f->m = (size_t)m, f->n = (size_t)n, f->k = (size_t)k;
     return 0;
+}
+
+ug_shape ug_corpus_shape(const ug_corpus_file *f)
+{
+    const ug_op_desc *d = ug_op_get(f->op);
+    if (d && d->nsizes > 1) return (ug_shape){{f->m, f->n, f->k}, 1};
+    return ug_shape_square(f->n);
 }
 
 static const struct {
@@ -205,27 +222,32 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
     if (rc == 0 && !f->why[0])
         rc = ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
                                   "adversarial)");
-    int want = f->op == UG_OP_DOT ? 2 : 1;
+    /* a vector operation: its inputs side by side, `arity` values a line; a matrix one: one
+     * value a line, its inputs one after the other (A then B) */
+    const ug_op_desc *d = ug_op_get(f->op);
+    bool vectors = d->layout == UG_LAYOUT_VECTORS;
+    ug_shape sh = ug_corpus_shape(f);
+    int want = vectors ? d->arity : 1;
+    size_t need = vectors ? 0 : (size_t)ug_op_elements_in(d, &sh);
     if (rc == 0 && v.n && v.arity != want)
         rc = ug_corpus_fail(f, v.first_record_line, "op %s takes %d value%s a line, found %d",
-                            ug_op_name(f->op), want, want == 1 ? "" : "s", v.arity);
-    if (rc == 0 && f->op == UG_OP_GEMM && v.n != f->m * f->k + f->k * f->n)
+                            d->name, want, want == 1 ? "" : "s", v.arity);
+    if (rc == 0 && !vectors && v.n != need)
         rc = ug_corpus_fail(f, v.n ? v.first_record_line : 1,
-                            "op gemm %zux%zux%zu needs M*K + K*N = %zu values (A then B, "
-                            "row-major), found %zu", f->m, f->n, f->k,
-                            f->m * f->k + f->k * f->n, v.n);
-    if (rc == 0 && f->op != UG_OP_GEMM && v.n == 0)
+                            "op %s %zux%zux%zu needs M*K + K*N = %zu values (A then B, "
+                            "row-major), found %zu", d->name, f->m, f->n, f->k, need, v.n);
+    if (rc == 0 && vectors && v.n == 0)
         rc = ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
     if (rc != 0) {
         ug_values_free(&v);
         return -1;
     }
-    if (f->op == UG_OP_GEMM) {
-        size_t a = f->m * f->k;
+    if (!vectors) {
+        size_t a = d->in_len(&sh, 0), b = d->in_len(&sh, 1);
         f->x = ug_xmalloc(a * sizeof(float));
-        f->y = ug_xmalloc(f->k * f->n * sizeof(float));
+        f->y = ug_xmalloc(b * sizeof(float));
         memcpy(f->x, v.x, a * sizeof(float));
-        memcpy(f->y, v.x + a, f->k * f->n * sizeof(float));
+        memcpy(f->y, v.x + a, b * sizeof(float));
         ug_values_free(&v);
     } else {
         f->n = v.n;

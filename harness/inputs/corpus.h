@@ -29,6 +29,7 @@
 
 #include "harness/results/results.h"
 #include "kernels/kernel.h"
+#include "ops/op.h"
 
 enum { UG_CORPUS_MAX_CHECKS = 16, UG_CORPUS_MAX_XFAILS = 32, UG_CORPUS_TEXT = 1024 };
 
@@ -73,6 +74,8 @@ typedef struct ug_corpus_file {
  * key, a bad op, check or glob, a missing why, a gemm whose value count is not M*K + K*N).
  * Cost: one pass over the file. */
 int ug_corpus_parse(const char *path, ug_corpus_file *f);
+/* The file's shape: {m, n, k} for a three-size operation, n (the records) for a vector one. */
+ug_shape ug_corpus_shape(const ug_corpus_file *f);
 void ug_corpus_file_free(ug_corpus_file *f);
 
 /* Whether the file's kernel globs select k (its op is the caller's to compare). */

@@ -422,3 +422,15 @@ int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint3
     ug_inject_specials(d, &s, UG_P_SPEC_Y, B, nb);
     return 0;
 }
+
+int ug_dist_fill_op(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint64_t stream_id,
+                    uint32_t trial, float *x, float *y, const ug_shape *s, char *err,
+                    size_t errlen)
+{
+    if (op->layout == UG_LAYOUT_MATMUL)
+        return ug_dist_fill_gemm(d, seed, stream_id, trial, x, y, s->dim[0], s->dim[1],
+                                 s->dim[2], err, errlen);
+    if (op->arity == 2)
+        return ug_dist_fill_dot(d, seed, stream_id, trial, x, y, s->dim[0], err, errlen);
+    return ug_dist_fill_sum(d, seed, stream_id, trial, x, s->dim[0], err, errlen);
+}

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ops/op.h"
+
 typedef enum {
     UG_D_UNIFORM,    /* uniform(a, b): p1 = a, p2 = b; RN32(a + (b-a) u), u in [0,1) 53 bits,
                         clamped to [RN32(a), RN32(b)] (b only by rounding) */
@@ -128,5 +130,12 @@ float ug_msvc_rand01_at(uint32_t trial, uint64_t element);
 int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint32_t trial,
                       float *A, float *B, size_t M, size_t N, size_t K, char *err,
                       size_t errlen);
+
+/* The inputs of one trial of operation op, shape s, by the layout its descriptor declares:
+ * vectors of arity 1 as a sum's fill, of arity 2 as a dot's, matmul as a GEMM's.  x (and y
+ * for arity 2) hold op->in_len(s, i) values.  0, or -1 with a message in err. */
+int ug_dist_fill_op(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint64_t stream_id,
+                    uint32_t trial, float *x, float *y, const ug_shape *s, char *err,
+                    size_t errlen);
 
 #endif

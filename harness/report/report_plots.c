@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kernels/kernel.h"
+#include "ops/op.h"
 #include "base/sys.h"
 #include "harness/report/report_parts.h"
 #include "harness/report/svg.h"

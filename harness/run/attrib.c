@@ -161,10 +161,10 @@ void ug_attrib_lines(ug_buf *d, const ug_result *r, const ug_worst *w)
 {
     const ug_input *in = r->in;
     const ug_kernel *k = r->kernel;
-    if (!in || !w->set || (in->op != UG_OP_SUM && in->op != UG_OP_DOT) || in->n < 2) return;
+    if (!in || !w->set || !ug_input_op(in)->term_attribution || in->n < 2) return;
     int i = w->trial - in->first_trial;
     if (i < 0 || i >= in->trials) return;
-    const float *x = in->x[i], *y = in->op == UG_OP_DOT ? in->y[i] : NULL;
+    const float *x = in->x[i], *y = ug_input_op(in)->arity > 1 ? in->y[i] : NULL;
     size_t n = in->n;
     if (w->exact.cls != UG_X_FINITE) {
         /* a special exact result comes from its special terms: name the first few */

@@ -98,12 +98,12 @@ static void ug_corpus_fn(ug_t *t)
         return;
     }
     ug_corpus_check_globs(t, f);
-    if (!ug_n_selected(t, f->op == UG_OP_GEMM ? f->m : f->n)) return;
+    ug_shape shape = ug_corpus_shape(f);
+    if (!ug_n_selected(t, shape.dim[0])) return;
     char label[160];
     const char *base = strrchr(f->path, '/');
     snprintf(label, sizeof label, "file(%.150s)", base ? base + 1 : f->path);
-    ug_input *in = f->op == UG_OP_GEMM ? ug_input_from_gemm(t, label, f->x, f->y, f->m, f->n, f->k)
-                                       : ug_input_from_data(t, f->op, label, f->x, f->y, f->n);
+    ug_input *in = ug_input_from_shape(t, f->op, label, f->x, f->y, &shape);
     UG_FOR_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL) {
         if (!ug_corpus_selects(f, k)) continue;
         ug_result *r = ug_measure(t, k, in);

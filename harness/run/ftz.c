@@ -22,7 +22,8 @@ size_t ug_result_flushed_to_zero(const ug_result *r)
 {
     size_t count = 0;
     if (!r->out || !r->in || r->failed_run) return 0;
-    size_t nterms = r->in->op == UG_OP_GEMM ? r->in->gemm_k : r->in->n;
+    ug_shape s = ug_input_shape(r->in);
+    size_t nterms = ug_input_op(r->in)->terms(&s);
     for (int i = 0; i < r->trials; i++)
         for (size_t e = 0; e < r->elements; e++)
             count += ug_is_flush_to_zero(r->out[i][e], &r->in->exact[i][e], nterms);

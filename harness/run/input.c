@@ -15,6 +15,7 @@
 #include "base/sys.h"
 #include "harness/run/context.h"
 #include "oracle/gpu.h"
+#include "ops/op.h"
 #include "harness/run/guard.h"
 #include "harness/run/prof.h"
 #include "harness/run/run_limits.h"
@@ -59,9 +60,18 @@ void ug_input_free(ug_t *t, ug_input *in)
     ug_input_release(in);
 }
 
+const ug_op_desc *ug_input_op(const ug_input *in) { return ug_op_get(in->op); }
+
+ug_shape ug_input_shape(const ug_input *in)
+{
+    ug_shape s = {{in->n, in->gemm_n, in->gemm_k}, 1};
+    return s;
+}
+
 size_t ug_input_elements(const ug_input *in)
 {
-    return in->op == UG_OP_GEMM ? in->gemm_m * in->gemm_n : 1;
+    ug_shape s = ug_input_shape(in);
+    return ug_input_op(in)->outputs(&s);
 }
 
 /* The condition number of trial i: max over its elements of sum_abs / |s|. */
@@ -88,37 +98,24 @@ static ug_gpu_oracle_tally ug_gpu_tally;
 
 ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
 
-/* With no --oracle, the inputs the GPU oracle answers sooner than the fast CPU oracle.
- * Measured on the H100 (16 cores): every input of the default GPU suite timed on both oracles
- * inside the suite, whose tests share the GPU, and `ulpgate bench oracle --gpu` (one process
- * alone on the device):
- *   - a GEMM whose trials have M N K >= 2^27 multiply-adds.  Alone, the GPU oracle wins from
- *     64^3 (0.28 ms against 0.45; 1024^3: 4.0 ms against 63); inside the suite, its launches,
- *     copies and syncs wait behind the other tests' kernels, 2-30 ms a call, and the CPU oracle
- *     costs ~2 ns per multiply-add per core (1000^3: 0.10-0.24 s against 10-45 ms; 255^3: 5 ms
- *     against 10-80).  2^27 is where the CPU's time on 16 cores reaches ~17 ms, the suite's
- *     typical GPU call: below it the GPU saves at most ~5 ms alone and loses up to ~30 ms in the
- *     suite;
- *   - sums and dots never: a GPU answer is cross-checked by recomputing up to 8 of its trials on
- *     the CPU, the whole CPU cost when an input has 8 trials or fewer, and every term crosses
- *     PCIe (8 sums of 2^24 terms, alone: CPU 16 ms, GPU 63 ms before the cross-check).
- * The rule depends on the input only, not on the machine (its cores): the oracles' records
- * agree bit for bit except sum_abs (the fast oracle's is an upper bound within 2^-42 of the GPU
- * oracle's RU64), which moves bound ratios in their last bits, so the same input must meet the
- * same oracle wherever a baseline is compared.  --oracle gpu sends every input to the GPU. */
+/* With no --oracle, the inputs the GPU oracle answers sooner than the fast CPU oracle: the
+ * operation's rule (ops/gemm.c: GEMMs of >= 2^27 multiply-adds; sums and dots never). */
 bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K)
 {
-    return op == UG_OP_GEMM && (double)M * (double)N * (double)K >= 0x1p27;
+    const ug_op_desc *d = ug_op_get(op);
+    ug_shape s = {{M, N, K}, 1};
+    return d && d->exact_gpu && d->gpu_oracle_pays && d->gpu_oracle_pays(&s);
 }
 
-/* --oracle gpu; or no --oracle, a GPU case, a GPU oracle that can answer, and an input where it
- * pays (above). */
+/* An operation the GPU oracle computes, and: --oracle gpu; or no --oracle, a GPU case, a GPU
+ * oracle that can answer, and an input where it pays (above). */
 static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
 {
     static int usable = -1;
+    if (!ug_input_op(in)->exact_gpu) return false; /* the GPU oracle does not compute it */
     if (t->opt->oracle == UG_ORACLE_GPU) return true;
     if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU)) return false;
-    if (!ug_gpu_oracle_pays(in->op, in->gemm_m, in->gemm_n, in->gemm_k)) return false;
+    if (!ug_gpu_oracle_pays(in->op, in->n, in->gemm_n, in->gemm_k)) return false;
     if (!ug_gpu_available()) return false;
     if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);
     return usable == 1;
@@ -131,8 +128,8 @@ static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const
     ug_gpu_tally.checked++;
     if (ug_exact_equal(g, f)) return;
     ug_gpu_tally.differ++;
-    bool gemm = in->op == UG_OP_GEMM;
-    size_t row = gemm ? e / in->gemm_n : 0, col = gemm ? e % in->gemm_n : 0;
+    bool matrix = ug_input_op(in)->out_kind == UG_OUT_MATRIX;
+    size_t row = matrix ? e / in->gemm_n : 0, col = matrix ? e % in->gemm_n : 0;
     ug_fail_header(t, __FILE__, __LINE__, "GPU oracle cross-check",
                    "%s %s n=%zu trial %d element %zu (row %zu, column %zu): %s oracle hi=%a lo=%a "
                    "rn=%a rd=%a cls=%d sum_abs=%a, fast oracle hi=%a lo=%a rn=%a rd=%a cls=%d "
@@ -152,22 +149,23 @@ static void ug_input_cross_check(ug_t *t, ug_input *in)
     uint64_t draw = 0;
     bool all = t->opt->oracle_check_all;
     ug_exact f;
-    if (in->op != UG_OP_GEMM) {
+    const ug_op_desc *d = ug_input_op(in);
+    ug_shape sh = ug_input_shape(in);
+    if (d->out_kind == UG_OUT_SCALAR) {
         bool every = all || in->trials <= UG_XCHECK_TRIALS;
         int checks = every ? in->trials : UG_XCHECK_TRIALS;
         for (int c = 0; c < checks; c++) {
             int i = every ? c : (int)(ug_rng_u64(&s, draw++) % (uint64_t)in->trials);
-            if (in->op == UG_OP_SUM) ug_exact_sum_f32_fast(in->x[i], in->n, &f);
-            else ug_exact_dot_f32_fast(in->x[i], 1, in->y[i], 1, in->n, &f);
+            d->exact_fast(in->x[i], in->y[i], &sh, &f);
             ug_cross_compare(t, in, i, 0, &in->exact[i][0], &f);
         }
         return;
     }
-    size_t M = in->gemm_m, N = in->gemm_n, K = in->gemm_k, m = M * N;
-    if (all) { /* the fast oracle's whole product (multithreaded), every element compared */
+    size_t m = d->outputs(&sh);
+    if (all) { /* the fast oracle's every output (multithreaded), every element compared */
         ug_exact *F = ug_xmalloc((m ? m : 1) * sizeof *F);
         for (int i = 0; i < in->trials; i++) {
-            ug_exact_gemm_f32_fast(in->x[i], in->y[i], M, N, K, F);
+            d->exact_fast(in->x[i], in->y[i], &sh, F);
             for (size_t e = 0; e < m; e++)
                 if (!ug_exact_equal(&in->exact[i][e], &F[e])) {
                     ug_exact fe = F[e];
@@ -182,34 +180,19 @@ static void ug_input_cross_check(ug_t *t, ug_input *in)
     for (int i = 0; i < in->trials; i++)
         for (size_t c = 0; c < (m < UG_XCHECK_ELEMENTS ? m : UG_XCHECK_ELEMENTS); c++) {
             size_t e = m <= UG_XCHECK_ELEMENTS ? c : (size_t)(ug_rng_u64(&s, draw++) % m);
-            ug_exact_dot_f32_fast(in->x[i] + (e / N) * K, 1, in->y[i] + e % N, N, K, &f);
+            d->exact_one_fast(in->x[i], in->y[i], &sh, e, &f);
             ug_cross_compare(t, in, i, e, &in->exact[i][e], &f);
         }
 }
 
-/* Every trial's exact results from the GPU oracle: one batched call for sums and dots, one call
- * per GEMM trial.  An error fails the case. */
+/* Every trial's exact results from the GPU oracle, as the operation calls it (one batched call
+ * for sums and dots, one call per GEMM trial).  An error fails the case. */
 static void ug_input_exact_gpu(ug_t *t, ug_input *in)
 {
     size_t m = ug_input_elements(in), nt = (size_t)in->trials;
     char err[400] = "";
-    int rc = 0;
-    if (in->op == UG_OP_GEMM) {
-        for (size_t i = 0; i < nt && rc == 0; i++)
-            rc = ug_exact_gemm_f32_gpu(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k,
-                                       in->exact[i], NULL, err, sizeof err);
-    } else {
-        size_t *ns = ug_xmalloc(nt * sizeof *ns);
-        ug_exact *out = ug_xmalloc(nt * sizeof *out);
-        for (size_t i = 0; i < nt; i++) ns[i] = in->n;
-        rc = in->op == UG_OP_SUM
-                 ? ug_exact_sums_f32_gpu((const float *const *)in->x, ns, nt, out, err, sizeof err)
-                 : ug_exact_dots_f32_gpu((const float *const *)in->x, (const float *const *)in->y,
-                                         ns, nt, out, err, sizeof err);
-        for (size_t i = 0; i < nt && rc == 0; i++) in->exact[i][0] = out[i];
-        free(ns);
-        free(out);
-    }
+    ug_shape sh = ug_input_shape(in);
+    int rc = ug_input_op(in)->exact_gpu(in->x, in->y, nt, &sh, in->exact, err, sizeof err);
     if (rc != 0) {
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->n,
                        err);
@@ -229,17 +212,22 @@ static void ug_input_exact(ug_t *t, ug_input *in)
     if (ug_input_uses_gpu(t, in)) {
         ug_input_exact_gpu(t, in);
     } else {
-        for (int i = 0; i < in->trials; i++) switch (in->op) {
-            case UG_OP_SUM: ug_exact_sum_f32(in->x[i], in->n, in->exact[i]); break;
-            case UG_OP_DOT: ug_exact_dot_f32(in->x[i], 1, in->y[i], 1, in->n, in->exact[i]); break;
-            case UG_OP_GEMM:
-                ug_exact_gemm_f32(in->x[i], in->y[i], in->gemm_m, in->gemm_n, in->gemm_k,
-                                  in->exact[i]);
-                break;
-            }
+        const ug_op_desc *d = ug_input_op(in);
+        ug_shape sh = ug_input_shape(in);
+        for (int i = 0; i < in->trials; i++) d->exact(in->x[i], in->y[i], &sh, in->exact[i]);
     }
     for (int i = 0; i < in->trials; i++) ug_input_kappa(in, i);
     ug_prof_add(UG_PH_ORACLE, t0, NULL);
+}
+
+/* An input of an operation no one registered fails the case (a case's or a corpus file's
+ * mistake), before anything asks its descriptor. */
+static void ug_input_check_op(ug_t *t, ug_op op)
+{
+    if (ug_op_get(op)) return;
+    ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
+                   "operation id %d is not registered (ops/op.h: ug_op_register)", op);
+    ug_abort_case(t);
 }
 
 static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, int trials)
@@ -278,6 +266,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
     ug_guard_check(t);
+    ug_input_check_op(t, op);
     ug_limits_input(t, op, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
     ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
     double t0 = ug_prof_now();
@@ -285,26 +274,16 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     in->gemm_m = M;
     in->gemm_n = N;
     in->gemm_k = K;
+    const ug_op_desc *od = ug_input_op(in);
+    ug_shape sh = {{M, N, K}, 1};
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
-        int rc;
         ug_guard_check(t); /* a signal: the input is released with the case */
         err[0] = 0;
-        if (op == UG_OP_GEMM) {
-            in->x[i] = ug_xmalloc(M * K * sizeof(float));
-            in->y[i] = ug_xmalloc(K * N * sizeof(float));
-            rc = ug_dist_fill_gemm(d, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i], M,
-                                   N, K, err, sizeof err);
-        } else if (op == UG_OP_DOT) {
-            in->x[i] = ug_xmalloc(M * sizeof(float));
-            in->y[i] = ug_xmalloc(M * sizeof(float));
-            rc = ug_dist_fill_dot(d, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i], M,
-                                  err, sizeof err);
-        } else {
-            in->x[i] = ug_xmalloc(M * sizeof(float));
-            rc = ug_dist_fill_sum(d, t->opt->seed, in->stream_id, trial, in->x[i], M, err,
-                                  sizeof err);
-        }
+        in->x[i] = ug_xmalloc(od->in_len(&sh, 0) * sizeof(float));
+        if (od->arity > 1) in->y[i] = ug_xmalloc(od->in_len(&sh, 1) * sizeof(float));
+        int rc = ug_dist_fill_op(d, od, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i],
+                                 &sh, err, sizeof err);
         if (rc != 0) {
             ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, M, err);
             ug_abort_case(t);
@@ -328,16 +307,28 @@ ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size
 ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
                              size_t M, size_t N, size_t K)
 {
-    ug_input *in = ug_input_alloc(t, UG_OP_GEMM, label, M, 1);
+    ug_shape s = {{M, N, K}, 1};
+    return ug_input_from_shape(t, UG_OP_GEMM, label, A, B, &s);
+}
+
+ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
+                              const float *y, const ug_shape *s)
+{
+    ug_input_check_op(t, op);
+    const ug_op_desc *d = ug_op_get(op);
+    ug_input *in = ug_input_alloc(t, op, label, s->dim[0], 1);
     in->first_trial = 0;
     in->trials = 1;
-    in->gemm_m = M;
-    in->gemm_n = N;
-    in->gemm_k = K;
-    in->x[0] = ug_xmalloc(M * K * sizeof(float));
-    memcpy(in->x[0], A, M * K * sizeof(float));
-    in->y[0] = ug_xmalloc(K * N * sizeof(float));
-    memcpy(in->y[0], B, K * N * sizeof(float));
+    in->gemm_m = s->dim[0];
+    in->gemm_n = d->nsizes > 1 ? s->dim[1] : s->dim[0];
+    in->gemm_k = d->nsizes > 2 ? s->dim[2] : s->dim[0];
+    const float *src[2] = {x, y};
+    float **dst[2] = {&in->x[0], &in->y[0]};
+    for (int i = 0; i < d->arity; i++) {
+        size_t len = d->in_len(s, i);
+        *dst[i] = ug_xmalloc((len ? len : 1) * sizeof(float));
+        memcpy(*dst[i], src[i], len * sizeof(float));
+    }
     ug_input_exact(t, in);
     return in;
 }
@@ -345,17 +336,6 @@ ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const f
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n)
 {
-    if (op == UG_OP_GEMM) return ug_input_from_gemm(t, label, x, y, n, n, n);
-    ug_input *in = ug_input_alloc(t, op, label, n, 1);
-    in->first_trial = 0;
-    in->trials = 1;
-    in->gemm_m = in->gemm_n = in->gemm_k = n;
-    in->x[0] = ug_xmalloc((n ? n : 1) * sizeof(float));
-    memcpy(in->x[0], x, n * sizeof(float));
-    if (op != UG_OP_SUM) {
-        in->y[0] = ug_xmalloc((n ? n : 1) * sizeof(float));
-        memcpy(in->y[0], y, n * sizeof(float));
-    }
-    ug_input_exact(t, in);
-    return in;
+    ug_shape s = ug_shape_square(n);
+    return ug_input_from_shape(t, op, label, x, y, &s);
 }

@@ -41,11 +41,12 @@ static int ug_nondet_repeats(double ms)
     return fit > UG_NONDET_MIN_REPEATS ? fit : UG_NONDET_MIN_REPEATS;
 }
 
-/* Operations of one trial of the input: terms of a sum or dot, M N K of a GEMM. */
+/* Operations of one trial of the input (its descriptor's work: terms of a sum or dot, M N K
+ * of a GEMM). */
 static double ug_input_ops(const ug_input *in)
 {
-    return in->op == UG_OP_GEMM ? (double)in->gemm_m * (double)in->gemm_n * (double)in->gemm_k
-                                : (double)in->n;
+    ug_shape s = ug_input_shape(in);
+    return ug_input_op(in)->work(&s);
 }
 
 void ug_result_free(ug_result *r)
@@ -85,8 +86,9 @@ int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int
 /* The largest |operand| over every trial of in (NaN counts as +inf). */
 static double ug_input_operand_max(const ug_input *in)
 {
-    size_t nx = in->op == UG_OP_GEMM ? in->gemm_m * in->gemm_k : in->n;
-    size_t ny = in->op == UG_OP_GEMM ? in->gemm_k * in->gemm_n : in->op == UG_OP_DOT ? in->n : 0;
+    const ug_op_desc *d = ug_input_op(in);
+    ug_shape s = ug_input_shape(in);
+    size_t nx = d->in_len(&s, 0), ny = d->arity > 1 ? d->in_len(&s, 1) : 0;
     double m = 0;
     for (int i = 0; i < in->trials; i++) {
         for (size_t e = 0; e < nx; e++)
@@ -309,13 +311,11 @@ static ug_result *ug_result_new(ug_t *t, const ug_kernel *k, const ug_input *in)
 /* The test point's name: "case kernel@variant n=N" (n=MxNxK for a rectangular GEMM). */
 static void ug_measure_open(ug_t *t, ug_result *r)
 {
-    char name[256];
+    char name[256], size[80];
     const ug_input *in = r->in;
-    if (in->op == UG_OP_GEMM && !(in->gemm_m == in->gemm_n && in->gemm_n == in->gemm_k))
-        snprintf(name, sizeof name, "%s %s n=%zux%zux%zu", t->unit->name, r->kernel->id,
-                 in->gemm_m, in->gemm_n, in->gemm_k);
-    else
-        snprintf(name, sizeof name, "%s %s n=%zu", t->unit->name, r->kernel->id, in->n);
+    ug_shape s = ug_input_shape(in);
+    snprintf(name, sizeof name, "%s %s n=%s", t->unit->name, r->kernel->id,
+             ug_op_shape_text(ug_input_op(in), &s, true, size, sizeof size));
     ug_point_open(t, name, r);
 }
 
@@ -323,7 +323,7 @@ static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
 {
     memset(c, 0, sizeof *c);
     c->op = in->op;
-    c->n = in->op == UG_OP_GEMM ? in->gemm_m : in->n;
+    c->n = in->n; /* a GEMM's M */
     c->gemm_n = in->gemm_n;
     c->gemm_k = in->gemm_k;
     c->x = in->x[i];
@@ -389,7 +389,8 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
 {
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
-    size_t nterms = in->op == UG_OP_GEMM ? in->gemm_k : in->n;
+    ug_shape shape = ug_input_shape(in);
+    size_t nterms = ug_input_op(in)->terms(&shape);
     int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1, repeats_max = 0;
     size_t bytes = r->elements * sizeof(float);
     double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
@@ -461,10 +462,12 @@ static void ug_measure_time(ug_result *r, double *times)
     }
     if (r->time_ms > 0) {
         double s = r->time_ms * 1e-3;
-        if (in->op == UG_OP_GEMM)
-            r->gflops = 2.0 * (double)in->gemm_m * (double)in->gemm_n * (double)in->gemm_k / s / 1e9;
+        const ug_op_desc *d = ug_input_op(in);
+        ug_shape sh = ug_input_shape(in);
+        if (d->rate == UG_RATE_GFLOPS)
+            r->gflops = d->flops(&sh) / s / 1e9;
         else
-            r->gbps = (double)in->n * (in->op == UG_OP_DOT ? 8.0 : 4.0) / s / 1e9;
+            r->gbps = d->bytes(&sh) / s / 1e9;
     }
 }
 

@@ -223,7 +223,8 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
     snprintf(row->dist, sizeof row->dist, "%s", r->dist);
     row->deterministic = !k->nondeterministic;
     row->n = r->n;
-    if (k->op == UG_OP_GEMM) {
+    const ug_op_desc *od = ug_op_get(k->op);
+    if (od && od->nsizes == 3) { /* the row's m, gemm_n, k: a three-size operation's shape */
         row->m = r->gemm_m;
         row->gemm_n = r->gemm_n;
         row->k = r->gemm_k;

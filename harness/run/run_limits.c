@@ -26,22 +26,12 @@ static size_t ug_env_cap(const char *name)
     return v;
 }
 
-static double ug_elements_in(ug_op op, size_t M, size_t N, size_t K)
-{
-    switch (op) {
-    case UG_OP_SUM: return (double)M;
-    case UG_OP_DOT: return 2.0 * (double)M;
-    case UG_OP_GEMM: return (double)M * (double)K + (double)K * (double)N;
-    }
-    return (double)M;
-}
-
 double ug_limits_input_bytes(ug_op op, size_t M, size_t N, size_t K, int trials)
 {
-    double outputs = op == UG_OP_GEMM ? (double)M * (double)N : 1;
-    double values = op == UG_OP_GEMM ? ug_mem_chunk(4.0 * (double)M * (double)K) + ug_mem_chunk(4.0 * (double)K * (double)N)
-                  : op == UG_OP_DOT  ? 2 * ug_mem_chunk(4.0 * (double)M)
-                                     : ug_mem_chunk(4.0 * (double)M);
+    const ug_op_desc *d = ug_op_get(op);
+    ug_shape s = {{M, N, K}, 1};
+    double outputs = (double)d->outputs(&s), values = 0;
+    for (int i = 0; i < d->arity; i++) values += ug_mem_chunk(4.0 * (double)d->in_len(&s, i));
     double per_trial = values + ug_mem_chunk(outputs * (double)sizeof(ug_exact)) +
                        ug_mem_chunk(4.0 * outputs) + UG_TRIAL_POINTERS;
     return per_trial * (double)trials;
@@ -102,12 +92,11 @@ bool ug_limits_size_ok(size_t n)
 void ug_limits_input(ug_t *t, ug_op op, const char *label, size_t M, size_t N, size_t K, int trials)
 {
     char size[80], a[32], b[32];
-    if (op == UG_OP_GEMM)
-        snprintf(size, sizeof size, "%zux%zux%zu", M, N, K);
-    else
-        snprintf(size, sizeof size, "%zu", M);
+    const ug_op_desc *d = ug_op_get(op);
+    ug_shape s = {{M, N, K}, 1};
+    ug_op_shape_text(d, &s, false, size, sizeof size);
     size_t cap = ug_env_cap("ULPGATE_MAX_ELEMENTS");
-    double elements = ug_elements_in(op, M, N, K);
+    double elements = ug_op_elements_in(d, &s);
     if (cap && elements > (double)cap) {
         char why[160];
         snprintf(why, sizeof why, "%s n=%s: %.0f elements a trial, above ULPGATE_MAX_ELEMENTS=%zu",

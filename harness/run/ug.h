@@ -37,6 +37,7 @@
 
 #include "kernels/kernel.h"
 #include "oracle/oracle.h"
+#include "ops/op.h"
 #include "harness/inputs/dist.h"
 #include "harness/results/results.h"
 
@@ -121,6 +122,12 @@ ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *
 /* The same for a rectangular GEMM: A M x K and B K x N, row-major. */
 ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
                              size_t M, size_t N, size_t K);
+/* The same for any operation: one trial of shape s, each input op's in_len(s, i) values. */
+ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
+                              const float *y, const ug_shape *s);
+/* An input's operation descriptor, and its shape ({n, gemm_n, gemm_k}). */
+const ug_op_desc *ug_input_op(const ug_input *in);
+ug_shape ug_input_shape(const ug_input *in);
 void ug_input_free(ug_t *t, ug_input *in);
 
 /* ---- measurements ------------------------------------------------------------------------ */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "kernels/kernel.h"
+#include "ops/op.h"
 
 typedef enum { UG_HUNT_BOUND, UG_HUNT_ULP } ug_hunt_objective;
 
@@ -34,6 +35,13 @@ typedef struct ug_hunt_problem {
     size_t gn, gk;     /* gemm: N and K */
     ug_hunt_objective objective;
 } ug_hunt_problem;
+
+/* The problem's operation and shape ({n, gn, gk} for a three-size operation, n for a vector
+ * one). */
+const ug_op_desc *ug_hunt_op(const ug_hunt_problem *p);
+ug_shape ug_hunt_shape(const ug_hunt_problem *p);
+/* Set the problem's sizes from s (its operation set first). */
+void ug_hunt_set_shape(ug_hunt_problem *p, const ug_shape *s);
 
 /* The values of an input: x[nx] and y[ny] (sum: x only; dot: pairs; gemm: A = x (M x K),
  * B = y (K x N), row-major). */

@@ -14,25 +14,44 @@
 #include "harness/search/hunt.h"
 #include "oracle/oracle.h"
 
+const ug_op_desc *ug_hunt_op(const ug_hunt_problem *p) { return ug_op_get(p->op); }
+
+ug_shape ug_hunt_shape(const ug_hunt_problem *p)
+{
+    if (ug_hunt_op(p)->nsizes > 1) return (ug_shape){{p->n, p->gn, p->gk}, 1};
+    return ug_shape_square(p->n);
+}
+
+void ug_hunt_set_shape(ug_hunt_problem *p, const ug_shape *s)
+{
+    p->n = s->dim[0];
+    if (ug_hunt_op(p)->nsizes > 1) p->gn = s->dim[1], p->gk = s->dim[2];
+}
+
 size_t ug_hunt_nx(const ug_hunt_problem *p)
 {
-    return p->op == UG_OP_GEMM ? p->n * p->gk : p->n;
+    ug_shape s = ug_hunt_shape(p);
+    return ug_hunt_op(p)->in_len(&s, 0);
 }
 
 size_t ug_hunt_ny(const ug_hunt_problem *p)
 {
-    return p->op == UG_OP_GEMM ? p->gk * p->gn : p->op == UG_OP_DOT ? p->n : 0;
+    ug_shape s = ug_hunt_shape(p);
+    return ug_hunt_op(p)->arity > 1 ? ug_hunt_op(p)->in_len(&s, 1) : 0;
 }
 
 static size_t ug_hunt_outputs(const ug_hunt_problem *p)
 {
-    return p->op == UG_OP_GEMM ? p->n * p->gn : 1;
+    ug_shape s = ug_hunt_shape(p);
+    return ug_hunt_op(p)->outputs(&s);
 }
 
 int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hunt_score *s,
                  char *err, size_t errlen)
 {
-    size_t outs = ug_hunt_outputs(p), nterms = p->op == UG_OP_GEMM ? p->gk : p->n;
+    const ug_op_desc *d = ug_hunt_op(p);
+    ug_shape shape = ug_hunt_shape(p);
+    size_t outs = ug_hunt_outputs(p), nterms = d->terms(&shape);
     float one, *out = outs == 1 ? &one : ug_xmalloc(outs * sizeof *out);
     ug_exact e1, *ex = outs == 1 ? &e1 : ug_xmalloc(outs * sizeof *ex);
     int rc = 0;
@@ -51,11 +70,7 @@ int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hu
         rc = -1;
         goto done;
     }
-    switch (p->op) {
-    case UG_OP_SUM: ug_exact_sum_f32(x, p->n, ex); break;
-    case UG_OP_DOT: ug_exact_dot_f32(x, 1, y, 1, p->n, ex); break;
-    case UG_OP_GEMM: ug_exact_gemm_f32(x, y, p->n, p->gn, p->gk, ex); break;
-    }
+    d->exact(x, y, &shape, ex);
     double ratio = 0, ulp = 0;
     for (size_t i = 0; i < outs; i++) {
         /* outside the analysed domain (an overflow, a NaN): no score */

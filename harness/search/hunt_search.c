@@ -68,7 +68,7 @@ static double ug_unit(ug_xrng *r) { return (double)(ug_xnext(r) >> 11) * 0x1p-53
 
 /* ---- the domain ------------------------------------------------------------------------------ */
 
-static int ug_dom_exp(const ug_hunt_problem *p) { return p->op == UG_OP_SUM ? 100 : 50; }
+static int ug_dom_exp(const ug_hunt_problem *p) { return ug_hunt_op(p)->hunt_exp; }
 
 /* v moved into the domain: finite, |v| in [2^-E, 2^E] or 0. */
 static float ug_clamp(const ug_hunt_problem *p, float v)
@@ -113,8 +113,8 @@ static size_t ug_restart_dists(const ug_hunt_problem *p, ug_hunt_dist *out)
     static const char *const gd[] = {"gendot_1e2", "gendot_1e4", "gendot_1e8", "gendot_1e12",
                                      "gendot_1e16"};
     for (size_t i = 0; i < 5; i++)
-        out[n++] = p->op == UG_OP_SUM ? (ug_hunt_dist){gs[i], ug_gensum(kappas[i])}
-                                      : (ug_hunt_dist){gd[i], ug_gendot(kappas[i])};
+        out[n++] = !ug_hunt_op(p)->hunt_products ? (ug_hunt_dist){gs[i], ug_gensum(kappas[i])}
+                                                 : (ug_hunt_dist){gd[i], ug_gendot(kappas[i])};
     return n;
 }
 
@@ -129,21 +129,13 @@ void ug_hunt_restart(const ug_hunt_problem *p, uint64_t seed, uint64_t restart, 
     snprintf(label, sizeof label, "hunt/%s", hd->name);
     uint64_t stream = ug_hash64(label, UG_HASH64_INIT);
     char err[256];
-    int rc;
-    if (p->op == UG_OP_SUM)
-        rc = ug_dist_fill_sum(&hd->d, seed, stream, trial, x, p->n, err, sizeof err);
-    else if (p->op == UG_OP_DOT)
-        rc = ug_dist_fill_dot(&hd->d, seed, stream, trial, x, y, p->n, err, sizeof err);
-    else
-        rc = ug_dist_fill_gemm(&hd->d, seed, stream, trial, x, y, p->n, p->gn, p->gk, err,
-                               sizeof err);
+    const ug_op_desc *od = ug_hunt_op(p);
+    ug_shape sh = ug_hunt_shape(p);
+    int rc = ug_dist_fill_op(&hd->d, od, seed, stream, trial, x, y, &sh, err, sizeof err);
     if (rc != 0) { /* GenSum/GenDot too short for its construction: the normal one instead */
         ug_dist d = ug_normal(0, 1);
         hd = &dists[0];
-        if (p->op == UG_OP_SUM) ug_dist_fill_sum(&d, seed, stream, trial, x, p->n, err, sizeof err);
-        else if (p->op == UG_OP_DOT)
-            ug_dist_fill_dot(&d, seed, stream, trial, x, y, p->n, err, sizeof err);
-        else ug_dist_fill_gemm(&d, seed, stream, trial, x, y, p->n, p->gn, p->gk, err, sizeof err);
+        ug_dist_fill_op(&d, od, seed, stream, trial, x, y, &sh, err, sizeof err);
     }
     for (size_t i = 0; i < ug_hunt_nx(p); i++) x[i] = ug_clamp(p, x[i]);
     for (size_t i = 0; i < ug_hunt_ny(p); i++) y[i] = ug_clamp(p, y[i]);

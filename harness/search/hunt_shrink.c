@@ -43,10 +43,17 @@ static bool ug_test(ug_shrink *s, const ug_hunt_problem *p, const float *x, cons
     return ug_hunt_breaches(s->b, &sc);
 }
 
-/* Dimension d of the input: 0 the terms (sum/dot length, GEMM K), 1 GEMM M, 2 GEMM N. */
+/* Whether the input is a pair of matrices (A M x K, B K x N: three dimensions to shrink) rather
+ * than index-aligned vectors (one). */
+static bool ug_matmul(const ug_hunt_problem *p)
+{
+    return ug_hunt_op(p)->layout == UG_LAYOUT_MATMUL;
+}
+
+/* Dimension d of the input: 0 the terms (a vector's length, GEMM K), 1 GEMM M, 2 GEMM N. */
 static size_t ug_dim(const ug_hunt_problem *p, int d)
 {
-    return d == 0 ? (p->op == UG_OP_GEMM ? p->gk : p->n) : d == 1 ? p->n : p->gn;
+    return d == 0 ? (ug_matmul(p) ? p->gk : p->n) : d == 1 ? p->n : p->gn;
 }
 
 /* The sub-input keeping the indices keep[0..count) of dimension d, into (*q, *qx, *qy)
@@ -56,10 +63,10 @@ static void ug_sub(const ug_shrink *s, int d, const size_t *keep, size_t count,
 {
     const ug_hunt_problem *p = &s->p;
     *q = *p;
-    if (p->op != UG_OP_GEMM) {
+    if (!ug_matmul(p)) {
         q->n = count;
         *qx = ug_xmalloc(count * sizeof(float));
-        *qy = p->op == UG_OP_DOT ? ug_xmalloc(count * sizeof(float)) : NULL;
+        *qy = ug_hunt_op(p)->arity > 1 ? ug_xmalloc(count * sizeof(float)) : NULL;
         for (size_t i = 0; i < count; i++) {
             (*qx)[i] = s->x[keep[i]];
             if (*qy) (*qy)[i] = s->y[keep[i]];
@@ -214,7 +221,7 @@ bool ug_hunt_shrink(ug_hunt_problem *p, float **x, float **y, const ug_hunt_brea
     /* simpler values (zeros above all) can make more elements removable: again until stable */
     for (int round = 0; round < 4; round++) {
         ug_ddmin(&s, 0);
-        if (p->op == UG_OP_GEMM) {
+        if (ug_matmul(p)) {
             ug_ddmin(&s, 1);
             ug_ddmin(&s, 2);
         }

@@ -29,18 +29,20 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
 {
     ug_buf t = {0};
     const ug_kernel *k = p->k;
-    size_t size = p->op == UG_OP_GEMM ? p->n * p->gn * p->gk : p->n;
-    if (p->op == UG_OP_GEMM)
-        ug_buf_printf(&t, "# op: gemm %zux%zux%zu\n", p->n, p->gn, p->gk);
+    const ug_op_desc *d = ug_hunt_op(p);
+    ug_shape sh = ug_hunt_shape(p);
+    size_t size = (size_t)d->work(&sh); /* its terms: n, or M N K products */
+    char shape[80] = "", dims[64];
+    ug_op_shape_text(d, &sh, false, dims, sizeof dims);
+    if (d->nsizes > 1)
+        ug_buf_printf(&t, "# op: %s %s\n", d->name, dims);
     else
-        ug_buf_printf(&t, "# op: %s\n", ug_op_name(p->op));
-    char shape[80] = "";
-    if (p->op == UG_OP_GEMM) snprintf(shape, sizeof shape, " (%zux%zux%zu)", p->n, p->gn, p->gk);
+        ug_buf_printf(&t, "# op: %s\n", d->name);
+    if (d->nsizes > 1) snprintf(shape, sizeof shape, " (%s)", dims);
     ug_buf_printf(&t, "# why: found by ulpgate hunt: %s is %.4g ulp off (bound ratio %.3g) on "
                       "these %zu %s%s, shrunk from a searched input of %zu (bound ratio %.3g, "
                       "%.4g ulp)\n",
-                  k->id, s->ulp, s->ratio, p->op == UG_OP_GEMM ? size : p->n,
-                  p->op == UG_OP_SUM ? "values" : p->op == UG_OP_DOT ? "pairs" : "products",
+                  k->id, s->ulp, s->ratio, size, d->term_noun,
                   shape, prov->searched_n, prov->searched.ratio, prov->searched.ulp);
     ug_buf_printf(&t, "# source: hunt: %s (seed 0x%llx)\n", prov->command,
                   (unsigned long long)prov->seed);
@@ -55,7 +57,7 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
                           "%.3g, class %s): the analysis allows it\n",
                       k->id, s->ulp, s->ratio, ug_bound_class_name(k->bound));
     }
-    if (p->op == UG_OP_GEMM) {
+    if (d->layout == UG_LAYOUT_MATMUL) {
         ug_buf_printf(&t, "## A, %zu x %zu, row-major; then B, %zu x %zu\n", p->n, p->gk, p->gk,
                       p->gn);
         char what[64];

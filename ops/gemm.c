@@ -1,0 +1,104 @@
+/*
+ * gemm.c - the binary32 matrix product C = A B: A M x K, B K x N, C M x N, all row-major; each
+ * output C[i][j] the dot product of row i of A and column j of B (K terms).
+ */
+#include "oracle/gpu.h"
+#include "ops/op.h"
+
+#define M_(s) ((s)->dim[0])
+#define N_(s) ((s)->dim[1])
+#define K_(s) ((s)->dim[2])
+
+static size_t ug_gemm_in_len(const ug_shape *s, int input)
+{
+    return input == 0 ? M_(s) * K_(s) : input == 1 ? K_(s) * N_(s) : 0;
+}
+static size_t ug_gemm_outputs(const ug_shape *s) { return M_(s) * N_(s); }
+static size_t ug_gemm_terms(const ug_shape *s) { return K_(s); }
+static double ug_gemm_work(const ug_shape *s)
+{
+    return (double)M_(s) * (double)N_(s) * (double)K_(s);
+}
+static double ug_gemm_flops(const ug_shape *s) { return 2.0 * ug_gemm_work(s); }
+
+static void ug_gemm_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
+{
+    ug_exact_gemm_f32(x, y, M_(s), N_(s), K_(s), out);
+}
+
+static void ug_gemm_exact_fast(const float *x, const float *y, const ug_shape *s, ug_exact *out)
+{
+    ug_exact_gemm_f32_fast(x, y, M_(s), N_(s), K_(s), out);
+}
+
+/* Element e = (row e / N, column e % N): row of A against column of B (stride N). */
+static void ug_gemm_exact_one_fast(const float *x, const float *y, const ug_shape *s, size_t e,
+                                   ug_exact *out)
+{
+    ug_exact_dot_f32_fast(x + (e / N_(s)) * K_(s), 1, y + e % N_(s), N_(s), K_(s), out);
+}
+
+/* One call of the GPU oracle per trial. */
+static int ug_gemm_exact_gpu(float *const *x, float *const *y, size_t count, const ug_shape *s,
+                             ug_exact *const *out, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++)
+        rc = ug_exact_gemm_f32_gpu(x[i], y[i], M_(s), N_(s), K_(s), out[i], NULL, err, errlen);
+    return rc;
+}
+
+/* With no --oracle, the inputs the GPU oracle answers sooner than the fast CPU oracle.
+ * Measured on the H100 (16 cores): every input of the default GPU suite timed on both oracles
+ * inside the suite, whose tests share the GPU, and `ulpgate bench oracle --gpu` (one process
+ * alone on the device):
+ *   - a GEMM whose trials have M N K >= 2^27 multiply-adds.  Alone, the GPU oracle wins from
+ *     64^3 (0.28 ms against 0.45; 1024^3: 4.0 ms against 63); inside the suite, its launches,
+ *     copies and syncs wait behind the other tests' kernels, 2-30 ms a call, and the CPU oracle
+ *     costs ~2 ns per multiply-add per core (1000^3: 0.10-0.24 s against 10-45 ms; 255^3: 5 ms
+ *     against 10-80).  2^27 is where the CPU's time on 16 cores reaches ~17 ms, the suite's
+ *     typical GPU call: below it the GPU saves at most ~5 ms alone and loses up to ~30 ms in the
+ *     suite;
+ *   - sums and dots never (ops/sum.c, ops/dot.c: no rule): a GPU answer is cross-checked by
+ *     recomputing up to 8 of its trials on the CPU, the whole CPU cost when an input has 8
+ *     trials or fewer, and every term crosses PCIe (8 sums of 2^24 terms, alone: CPU 16 ms,
+ *     GPU 63 ms before the cross-check).
+ * The rule depends on the input only, not on the machine (its cores): the oracles' records
+ * agree bit for bit except sum_abs (the fast oracle's is an upper bound within 2^-42 of the GPU
+ * oracle's RU64), which moves bound ratios in their last bits, so the same input must meet the
+ * same oracle wherever a baseline is compared.  --oracle gpu sends every input to the GPU. */
+static bool ug_gemm_gpu_oracle_pays(const ug_shape *s)
+{
+    return (double)M_(s) * (double)N_(s) * (double)K_(s) >= 0x1p27;
+}
+
+const ug_op_desc ug_op_gemm_desc = {
+    .id = UG_OP_GEMM,
+    .name = "gemm",
+    .doc = "C = A B of binary32 matrices, A M x K, B K x N, row-major",
+    .arity = 2,
+    .roles = {"A", "B"},
+    .term_noun = "products",
+    .nsizes = 3,
+    .size_names = "MxNxK",
+    .layout = UG_LAYOUT_MATMUL,
+    .out_kind = UG_OUT_MATRIX,
+    .summary = UG_SUMMARY_WORST_MEAN,
+    .rate = UG_RATE_GFLOPS,
+    .terms_kind = UG_TERMS_PRODUCTS,
+    .exact_is_sum = true,
+    .term_attribution = false,
+    .specials = "per element, as dot",
+    .hunt_exp = 50,
+    .hunt_products = true,
+    .in_len = ug_gemm_in_len,
+    .outputs = ug_gemm_outputs,
+    .terms = ug_gemm_terms,
+    .work = ug_gemm_work,
+    .flops = ug_gemm_flops,
+    .exact = ug_gemm_exact,
+    .exact_fast = ug_gemm_exact_fast,
+    .exact_one_fast = ug_gemm_exact_one_fast,
+    .exact_gpu = ug_gemm_exact_gpu,
+    .gpu_oracle_pays = ug_gemm_gpu_oracle_pays,
+};
