@@ -1,10 +1,11 @@
-/* cli_list.c - `ulpgate list`: every case (unit) and every kernel with its variants. */
+/* cli_list.c - `ulpgate list`: every case (unit), build variant, operation and kernel. */
 #include <stdio.h>
 
 #include "harness/cli/cli.h"
 #include "kernels/device.h"
 #include "harness/run/context.h"
 #include "harness/inputs/corpus.h"
+#include "ops/op.h"
 
 int ug_cmd_list(int argc, char **argv)
 {
@@ -30,6 +31,14 @@ int ug_cmd_list(int argc, char **argv)
     for (size_t i = 0; ug_variant_at(i); i++) {
         const ug_variant_info *v = ug_variant_at(i);
         printf("  %-10s %-4s %s\n", v->name, v->backend, v->flags);
+    }
+    printf("operations (ops/: inputs, sizes, what it computes):\n");
+    for (size_t i = 0; ug_op_at(i); i++) {
+        const ug_op_desc *d = ug_op_at(i);
+        char roles[32];
+        snprintf(roles, sizeof roles, "%s%s%s", d->roles[0], d->arity > 1 ? " " : "",
+                 d->arity > 1 ? d->roles[1] : "");
+        printf("  %-10s %-5s %-6s %s\n", d->name, roles, d->size_names, d->doc ? d->doc : "");
     }
     printf("kernels:\n");
     for (size_t i = 0; i < ug_kernel_count(); i++) {
