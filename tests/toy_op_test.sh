@@ -2,9 +2,10 @@
 # toy_op_test.sh ULPGATE_TOYOP ULPGATE_TOYOP_MUTANT OUTDIR - the operation table's proof (issue
 # 21): max_abs, an operation that exists only in tests/toy_op/ (its descriptor, its kernel
 # family, its case), goes through `run --report`, `report` and the gate (`baseline update`, then
-# the gate script tests/gate_test.sh against that baseline) with no change to the harness.  The
-# correct max_abs_f32 passes; the mutant build's (it skips the last element) fails with the usual
-# assertion and rerun line, and the gate reports the regression.  TAP on stdout.
+# the gate script tests/gate_test.sh against that baseline), a corpus file of op max_abs and the
+# hunt, with no change to the harness.  The correct max_abs_f32 passes; the mutant build's (it
+# skips the last element) fails with the usual assertion and rerun line, fails the corpus file's
+# check, is caught by the hunt, and the gate reports the regression.  TAP on stdout.
 ug="$1"
 mut="$2"
 out="$3"
@@ -50,6 +51,20 @@ check "with the usual assertion line" \
   'grep -Eq "^# .*tests/toy_op/max_abs_case.c:[0-9]+: UG_EXPECT_ULP_MAX\(r, 0\) failed: max [0-9.e+]+ ulp > 0" "$tmp/out"'
 check "and the rerun line" \
   'grep -Eq "^#   rerun: .* run --filter toy/[a-z_0-9]+ --kernel max_abs_f32@default --n [0-9]+ --trial [0-9]+ --seed 0x5eed" "$tmp/out"'
+
+# the corpus and the hunt meet the operation through its descriptor too
+run run --tap --filter 'corpus/last_is_max' --corpus "$src/tests/toy_op/corpus"
+check "a corpus file of op max_abs: the correct kernel passes" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/last_is_max max_abs_f32@default n=4" "$tmp/out"'
+"$mut" run --tap --filter 'corpus/last_is_max' --corpus "$src/tests/toy_op/corpus" >"$tmp/out" 2>"$tmp/err"
+echo $? >"$tmp/rc"
+check "the mutant fails the file's check at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "last_is_max.txt:4: check ulp_max 0 failed" "$tmp/out"'
+"$mut" hunt --kernel max_abs_f32 --n 50 --objective ulp --evals 300 --out "$out/hunt.txt" \
+  >"$tmp/out" 2>"$tmp/err"
+echo $? >"$tmp/rc"
+check "hunt finds the mutant's breach, writes it as op max_abs and rereads it" \
+  '[ "$(rc)" = 0 ] && grep -q "reproduces the breach" "$tmp/out" && grep -q "^# op: max_abs$" "$out/hunt.txt"'
 
 GATE_BASELINES="$out/baselines" sh "$src/tests/gate_test.sh" "$mut" "$src" "$out/gate_bad" \
   --filter 'toy/*' >"$tmp/out" 2>"$tmp/err"
