@@ -1,0 +1,98 @@
+/*
+ * ops_checks.c - the operation table (ops/op.h): the registry's lookups, its refusals, and what
+ * the built-in descriptors say about their shapes (the numbers the run loop, the limits, the
+ * corpus files and the hunt take from them).
+ */
+#include <string.h>
+
+#include "harness/run/ug.h"
+
+/* Every built-in sits at its id and is found by its name; an unknown id or name is NULL. */
+UG_CASE(ops, registry)
+{
+    static const struct {
+        ug_op id;
+        const char *name;
+    } builtin[] = {{UG_OP_SUM, "sum"}, {UG_OP_DOT, "dot"}, {UG_OP_GEMM, "gemm"}};
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
+        const ug_op_desc *d = ug_op_get(builtin[i].id);
+        UG_ASSERT_MSG(d != NULL, "no descriptor at id %d", builtin[i].id);
+        UG_EXPECT_MSG(strcmp(d->name, builtin[i].name) == 0 && d->id == builtin[i].id,
+                      "id %d is '%s'", builtin[i].id, d->name);
+        UG_EXPECT(ug_op_find(builtin[i].name) == d && ug_op_at(i) == d);
+        UG_EXPECT(strcmp(ug_op_name(builtin[i].id), builtin[i].name) == 0);
+    }
+    UG_EXPECT(ug_op_count() >= UG_OP_BUILTIN);
+    UG_EXPECT(ug_op_get(-1) == NULL && ug_op_get(UG_OP_BUILTIN + 40) == NULL);
+    UG_EXPECT(ug_op_find("softmax") == NULL && ug_op_find(NULL) == NULL);
+    UG_EXPECT(strcmp(ug_op_name(UG_OP_BUILTIN + 40), "op#43") == 0);
+    char names[128];
+    UG_EXPECT_MSG(strncmp(ug_op_names(names, sizeof names), "sum, dot", 8) == 0, "%s", names);
+}
+
+/* ug_op_register refuses a taken name and an incomplete descriptor, and changes nothing. */
+UG_CASE(ops, register_refuses)
+{
+    size_t before = ug_op_count();
+    ug_op_desc dup = ug_op_sum_desc;
+    UG_EXPECT(ug_op_register(&dup) == -1); /* "sum" is taken */
+    ug_op_desc partial = ug_op_sum_desc;
+    partial.name = "sum_without_exact";
+    partial.exact = NULL;
+    UG_EXPECT(ug_op_register(&partial) == -1);
+    partial = ug_op_sum_desc;
+    partial.name = "three_inputs";
+    partial.arity = 3;
+    UG_EXPECT(ug_op_register(&partial) == -1);
+    UG_EXPECT(ug_op_count() == before && ug_op_find("sum_without_exact") == NULL);
+}
+
+/* The shapes: input lengths, outputs, terms (the bound's n), work, rates; parsing and naming. */
+UG_CASE(ops, shapes)
+{
+    const ug_op_desc *sum = ug_op_get(UG_OP_SUM), *dot = ug_op_get(UG_OP_DOT),
+                     *gemm = ug_op_get(UG_OP_GEMM);
+    ug_shape v = ug_shape_square(1000), g = {{3, 5, 7}, 1};
+    UG_EXPECT(sum->in_len(&v, 0) == 1000 && sum->arity == 1 && sum->outputs(&v) == 1);
+    UG_EXPECT(sum->terms(&v) == 1000 && sum->bytes(&v) == 4000 && sum->rate == UG_RATE_GBPS);
+    UG_EXPECT(dot->in_len(&v, 1) == 1000 && dot->arity == 2 && dot->bytes(&v) == 8000);
+    UG_EXPECT(sum->terms_kind == UG_TERMS_VALUES && dot->terms_kind == UG_TERMS_PRODUCTS);
+    UG_EXPECT(gemm->in_len(&g, 0) == 21 && gemm->in_len(&g, 1) == 35); /* A 3x7, B 7x5 */
+    UG_EXPECT(gemm->outputs(&g) == 15 && gemm->terms(&g) == 7 && gemm->work(&g) == 105);
+    UG_EXPECT(gemm->flops(&g) == 210 && gemm->rate == UG_RATE_GFLOPS);
+    UG_EXPECT(ug_op_elements_in(gemm, &g) == 56 && ug_op_elements_in(dot, &v) == 2000);
+
+    char buf[64], err[128];
+    ug_shape s;
+    UG_EXPECT(ug_op_parse_shape(gemm, "2x3x4", 4096, &s, err, sizeof err) == 0 &&
+              s.dim[0] == 2 && s.dim[1] == 3 && s.dim[2] == 4);
+    UG_EXPECT(ug_op_parse_shape(gemm, "64", 4096, &s, err, sizeof err) == 0 &&
+              s.dim[0] == 64 && s.dim[1] == 64 && s.dim[2] == 64);
+    UG_EXPECT(ug_op_parse_shape(gemm, "2x0x4", 4096, &s, err, sizeof err) == -1);
+    UG_EXPECT_MSG(strstr(err, "is not N or MxNxK") != NULL, "%s", err);
+    UG_EXPECT(ug_op_parse_shape(sum, "1e6", (size_t)1 << 24, &s, err, sizeof err) == 0 &&
+              s.dim[0] == 1000000);
+    UG_EXPECT(ug_op_parse_shape(sum, "2x3x4", 4096, &s, err, sizeof err) == -1);
+    UG_EXPECT(strcmp(ug_op_shape_text(gemm, &g, true, buf, sizeof buf), "3x5x7") == 0);
+    ug_shape sq = ug_shape_square(8);
+    UG_EXPECT(strcmp(ug_op_shape_text(gemm, &sq, true, buf, sizeof buf), "8") == 0);
+    UG_EXPECT(strcmp(ug_op_shape_text(gemm, &sq, false, buf, sizeof buf), "8x8x8") == 0);
+    UG_EXPECT(strcmp(ug_op_shape_text(sum, &v, false, buf, sizeof buf), "1000") == 0);
+}
+
+/* The bound goes through the kernel's operation: the same class, one more rounding for products. */
+UG_CASE(ops, bound_through_descriptor)
+{
+    ug_kernel k;
+    memset(&k, 0, sizeof k);
+    k.bound = UG_BOUND_TREE;
+    k.depth = ug_depth_serial;
+    k.op = UG_OP_SUM;
+    double s = ug_kernel_bound(&k, 100, 1.0, 1.0);
+    k.op = UG_OP_DOT;
+    double d = ug_kernel_bound(&k, 100, 1.0, 1.0);
+    k.op = UG_OP_GEMM;
+    double g = ug_kernel_bound(&k, 100, 1.0, 1.0);
+    UG_EXPECT_MSG(s == ug_bound_terms(&k, UG_TERMS_VALUES, 100, 1.0, 1.0) && d > s && g == d,
+                  "sum %g dot %g gemm %g", s, d, g);
+}
