@@ -134,7 +134,7 @@ const char *ug_op_name(ug_op op);
 /* The names of every operation, "sum, dot or gemm", into buf (usage messages). */
 const char *ug_op_names(char *buf, size_t len);
 
-/* ---- helpers over a descriptor ---------------------------------------------------------------- */
+/* ---- helpers over a descriptor ------------------------------------------------------------ */
 
 /* The shape of n (a vector operation's length; every dimension of a square GEMM). */
 ug_shape ug_shape_square(size_t n);

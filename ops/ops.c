@@ -79,12 +79,12 @@ const char *ug_op_names(char *buf, size_t len)
     size_t used = 0, n = ug_op_count();
     if (len) buf[0] = 0;
     for (size_t i = 0; i < n && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
-                                 ug_op_at(i)->name);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i == 0 ? "" : i + 1 == n ? " or " : ", ", ug_op_at(i)->name);
     return buf;
 }
 
-/* ---- shapes ------------------------------------------------------------------------------------ */
+/* ---- shapes ------------------------------------------------------------------------------- */
 
 ug_shape ug_shape_square(size_t n)
 {
@@ -132,7 +132,7 @@ double ug_op_elements_in(const ug_op_desc *d, const ug_shape *s)
     return e;
 }
 
-/* ---- bounds ------------------------------------------------------------------------------------ */
+/* ---- bounds ------------------------------------------------------------------------------- */
 
 /* An unknown operation's terms count as values (a kernel of an unregistered id never runs: the
  * harness refuses it first). */

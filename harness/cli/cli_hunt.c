@@ -149,7 +149,8 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     char why[160], msg[400];
     if (ug_op_parse_shape(d, n, d->nsizes > 1 ? 4096 : (size_t)1 << 24, &shape, why, sizeof why)) {
         if (d->nsizes > 1)
-            snprintf(msg, sizeof msg, "--n: '%s' is not N or %s (each 1 .. 4096)", n, d->size_names);
+            snprintf(msg, sizeof msg, "--n: '%s' is not N or %s (each 1 .. 4096)", n,
+                     d->size_names);
         else
             snprintf(msg, sizeof msg, "--n: '%s' is not a length in 1 .. 2^24", n);
         return ug_hunt_usage_error("%s", msg);
@@ -280,7 +281,8 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_shape qs = ug_hunt_shape(&q);
     size_t before = (size_t)d->work(&sh), after = (size_t)d->work(&qs);
     char now[64] = "", dims[64];
-    if (d->nsizes > 1) snprintf(now, sizeof now, " (%s)", ug_op_shape_text(d, &qs, false, dims, sizeof dims));
+    if (d->nsizes > 1)
+        snprintf(now, sizeof now, " (%s)", ug_op_shape_text(d, &qs, false, dims, sizeof dims));
     printf("shrink   %zu -> %zu %s%s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
            "still > %s\n",
            before, after, d->term_noun,
