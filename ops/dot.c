@@ -65,6 +65,7 @@ const ug_op_desc ug_op_dot_desc = {
     .specials = "any NaN term, inf - inf or 0 * inf: NaN; else any +inf product: +inf, -inf: -inf",
     .hunt_exp = 50,
     .hunt_products = true,
+    .hunt_max_size = (size_t)1 << 24,
     .in_len = ug_dot_in_len,
     .outputs = ug_dot_outputs,
     .terms = ug_dot_terms,

@@ -91,6 +91,7 @@ const ug_op_desc ug_op_gemm_desc = {
     .specials = "per element, as dot",
     .hunt_exp = 50,
     .hunt_products = true,
+    .hunt_max_size = 4096,
     .in_len = ug_gemm_in_len,
     .outputs = ug_gemm_outputs,
     .terms = ug_gemm_terms,

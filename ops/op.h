@@ -83,9 +83,12 @@ typedef struct ug_op_desc {
      * (oracle.h's rules for sums and dots), one line for the docs. */
     const char *specials;
     /* The hunt: values searched have |v| in [2^-hunt_exp, 2^hunt_exp] (so that no partial
-     * result can overflow or underflow), restarts drawn from GenSum (false) or GenDot (true). */
+     * result can overflow or underflow), restarts drawn from GenSum (false) or GenDot (true),
+     * each size parameter at most hunt_max_size (`hunt --n`); the search mutates values, the
+     * shrink removes elements by the layout (index-aligned terms; or rows, columns, K). */
     int hunt_exp;
     bool hunt_products;
+    size_t hunt_max_size;
 
     /* ---- functions of the shape ------------------------------------------------------------ */
     size_t (*in_len)(const ug_shape *s, int input);   /* elements of input 0 or 1 */

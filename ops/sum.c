@@ -66,6 +66,7 @@ const ug_op_desc ug_op_sum_desc = {
     .specials = "any NaN term or inf - inf: NaN; else any +inf: +inf, any -inf: -inf",
     .hunt_exp = 100,
     .hunt_products = false,
+    .hunt_max_size = (size_t)1 << 24,
     .in_len = ug_sum_in_len,
     .outputs = ug_sum_outputs,
     .terms = ug_sum_terms,

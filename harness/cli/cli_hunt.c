@@ -144,15 +144,21 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
                 ug_op_name(o->k->op));
         return 2;
     }
-    /* a vector operation's length up to 2^24; a three-size one's N or MxNxK, each up to 4096 */
+    /* the sizes the operation's hunt takes (a vector's length up to 2^24; a GEMM's N or
+     * MxNxK, each up to 4096) */
     ug_shape shape;
-    char why[160], msg[400];
-    if (ug_op_parse_shape(d, n, d->nsizes > 1 ? 4096 : (size_t)1 << 24, &shape, why, sizeof why)) {
+    char why[160], msg[400], max[32];
+    size_t top = d->hunt_max_size ? d->hunt_max_size : 4096;
+    if (top >= 65536 && (top & (top - 1)) == 0)
+        snprintf(max, sizeof max, "2^%d", __builtin_ctzll((unsigned long long)top));
+    else
+        snprintf(max, sizeof max, "%zu", top);
+    if (ug_op_parse_shape(d, n, top, &shape, why, sizeof why)) {
         if (d->nsizes > 1)
-            snprintf(msg, sizeof msg, "--n: '%s' is not N or %s (each 1 .. 4096)", n,
-                     d->size_names);
+            snprintf(msg, sizeof msg, "--n: '%s' is not N or %s (each 1 .. %s)", n,
+                     d->size_names, max);
         else
-            snprintf(msg, sizeof msg, "--n: '%s' is not a length in 1 .. 2^24", n);
+            snprintf(msg, sizeof msg, "--n: '%s' is not a length in 1 .. %s", n, max);
         return ug_hunt_usage_error("%s", msg);
     }
     ug_hunt_set_shape(&o->p, &shape);

@@ -59,6 +59,7 @@ static ug_op_desc ug_op_max_abs_desc = {
     .specials = "any NaN: NaN; else any infinity: +inf",
     .hunt_exp = 100,
     .hunt_products = false,
+    .hunt_max_size = (size_t)1 << 24,
     .in_len = ug_ma_in_len,
     .outputs = ug_ma_outputs,
     .terms = ug_ma_terms,
