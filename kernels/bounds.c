@@ -196,10 +196,4 @@ const char *ug_op_name(ug_op op)
     return op == UG_OP_SUM ? "sum" : op == UG_OP_DOT ? "dot" : "gemm";
 }
 
-const char *ug_fmt_name(ug_fmt f)
-{
-    static const char *const names[] = {"f32", "f64", "tf32", "f16", "bf16"};
-    return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
-}
-
 const char *ug_backend_name(ug_backend b) { return b == UG_CUDA ? "cuda" : "cpu"; }
