@@ -79,30 +79,36 @@ double ug_fmt_round2(ug_fmt f, double hi, double lo, ug_rmode m)
 {
     const ug_format *F = ug_format_of(f);
     if (!F || isnan(hi)) return NAN;
+    if (isinf(hi)) return ug_fmt_overflow(F, hi > 0, m);
     if (F->p >= 53) /* binary64: hi is RN64(s); RD64 is hi or its predecessor */
         return m == UG_RD && lo < 0 ? nextafter(hi, -INFINITY) : hi;
-    if (isinf(hi)) return ug_fmt_overflow(F, hi > 0, m);
     if (hi == 0) /* s = lo is below binary64's smallest subnormal, far below F's */
         return m == UG_RD && lo < 0 ? -ldexp(1.0, F->emin - F->p + 1) : hi;
-    int e = ilogb(hi);
+    /* on the magnitude: |s| = a + la; toward -inf is toward zero for s > 0, away for s < 0 */
+    bool neg = hi < 0, down = m == UG_RD && !neg, up = m == UG_RD && neg;
+    double a = fabs(hi), la = neg ? -lo : lo;
+    int e = ilogb(a);
     if (e < F->emin) e = F->emin;
-    int sh = e - F->p + 1;     /* the quantum of hi's binade is 2^sh */
-    double t = ldexp(hi, -sh); /* exact: |t| < 2^p, a power-of-two scaling upward or in range */
-    double fl = floor(t), fr = t - fl, r;
-    if (fr == 0) { /* hi is a number of F */
+    int sh = e - F->p + 1;    /* the quantum of a's binade is 2^sh */
+    double t = ldexp(a, -sh); /* exact: t < 2^p, a power-of-two scaling */
+    double fl = floor(t), fr = t - fl, r; /* fr: t's fraction bits, exact */
+    if (fr == 0) { /* hi is a number of F: only a directed rounding moves off it */
         r = t;
-        if (m == UG_RD && lo < 0) /* pred_F(hi): half a quantum below a binade's bottom */
+        if (down && la < 0) /* pred: half a quantum below a binade's bottom */
             r = t == ldexp(1.0, F->p - 1) && e > F->emin ? t - 0.5 : t - 1;
-    } else if (m == UG_RD || fr < 0.5) {
+        else if (up && la > 0)
+            r = t + 1;
+    } else if (down || (!up && fr < 0.5)) {
         r = fl;
-    } else if (fr > 0.5) {
+    } else if (up || fr > 0.5) {
         r = fl + 1;
-    } else { /* hi is a midpoint: lo says which side s is on; ties to even */
-        r = lo > 0 ? fl + 1 : lo < 0 ? fl : fmod(fl, 2.0) == 0 ? fl : fl + 1;
+    } else { /* RN, hi a midpoint: lo says which side s is on; ties to even */
+        r = la > 0 ? fl + 1 : la < 0 ? fl : fmod(fl, 2.0) == 0 ? fl : fl + 1;
     }
     if (r == 0) return copysign(0.0, hi);
     double v = ldexp(r, sh);
-    return fabs(v) > F->max ? ug_fmt_overflow(F, v > 0, m) : v;
+    if (v > F->max) return ug_fmt_overflow(F, !neg, m);
+    return neg ? -v : v;
 }
 
 double ug_fmt_decode(ug_fmt f, uint64_t b)
