@@ -83,7 +83,8 @@ typedef enum {
 } ug_bound_class;
 
 /* A typed buffer of a call: count elements stored in fmt (ug_fmt_bytes(fmt) bytes each).  An
- * unused input has data NULL and count 0. */
+ * unused input has data NULL and count 0.  (Block-scaled formats, MX/NVFP4, would add their
+ * per-block scales here, beside data.) */
 #define UG_MAX_INPUTS 2
 typedef struct {
     const void *data;
