@@ -43,4 +43,10 @@ static inline bool ug_same_f32(float a, float b)
     return ug_f32_bits(a) == ug_f32_bits(b) || (a != a && b != b);
 }
 
+/* Bitwise equal binary64 values, or both NaN (any payload). */
+static inline bool ug_same_f64(double a, double b)
+{
+    return ug_f64_bits(a) == ug_f64_bits(b) || (a != a && b != b);
+}
+
 #endif

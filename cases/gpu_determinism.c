@@ -96,8 +96,7 @@ UG_CASE_EX(gpu_determinism, cub_levels, UG_CASE_GPU)
                 memset(&c, 0, sizeof c);
                 c.op = UG_OP_SUM;
                 c.n = n;
-                c.x = in->x[0];
-                c.out = &out;
+                ug_call_set_f32(&c, in->x[0], NULL, &out);
                 c.launch_config = cfg;
                 if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) continue;
                 bool same = memcmp(&out, &r->out[0][0], sizeof out) == 0;

@@ -214,8 +214,7 @@ UG_CASE_EX(gpu_reduce, max_exceeded, UG_CASE_GPU)
         memset(&c, 0, sizeof c);
         c.op = UG_OP_SUM;
         c.n = n;
-        c.x = x;
-        c.out = &out;
+        ug_call_set_f32(&c, x, NULL, &out);
         int rc = ug_kernel_run(k, &c);
         munmap(x, n * sizeof *x);
         UG_EXPECT_MSG(rc != 0, "%s accepted n = %zu > max_n = %zu", k->name, n, k->max_n);

@@ -192,10 +192,4 @@ const char *ug_bound_class_name(ug_bound_class b)
     return "?";
 }
 
-const char *ug_fmt_name(ug_fmt f)
-{
-    static const char *const names[] = {"f32", "f64", "tf32", "f16", "bf16"};
-    return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
-}
-
 const char *ug_backend_name(ug_backend b) { return b == UG_CUDA ? "cuda" : "cpu"; }

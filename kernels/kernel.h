@@ -18,7 +18,11 @@
  *
  * Contract of a launcher, run(k, c):
  *   - inputs are host memory and read-only (a kernel that reorders works on its own copy);
- *   - it writes the result(s) to c->out (1 value for sum/dot, M*N for gemm);
+ *   - it reads its inputs from c->in[] and writes the result(s) to c->out (1 value for sum/dot,
+ *     M*N for gemm), each buffer in the format its row declares (in_store, out_fmt): a binary32
+ *     kernel takes them as ug_in_f32(c, 0), ug_in_f32(c, 1), ug_out_f32(c); ug_kernel_run
+ *     refuses a call whose buffers' formats differ from the row's, so these are never NULL
+ *     inside a launcher;
  *   - a GPU kernel with c->reps > 0 also times itself: warm-up, then c->reps timed runs with CUDA
  *     events around the kernel(s) only, median in c->time_ms; the result written is that of a
  *     normal run.  CPU kernels ignore reps: the harness times them with a monotonic clock;
@@ -31,6 +35,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/format.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,9 +47,10 @@ extern "C" {
 typedef int ug_op;
 enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM, UG_OP_BUILTIN };
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
-/* Number formats: of the inputs a kernel's arithmetic uses (in_fmt: the operands a tensor-core
- * GEMM rounds its fp32 inputs to), of its accumulator, of its output. */
-typedef enum { UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16 } ug_fmt;
+/* Number formats (ug_fmt): the table is base/format.h.  A kernel row names the storage format of
+ * each input buffer (in_store) and of the output (out_fmt), and, apart from those, the format its
+ * arithmetic rounds operands to (op_fmt: a tensor-core GEMM's TF32/f16/bf16 operands) and
+ * accumulates in (acc_fmt).  All default to binary32 (UG_F32 = 0). */
 
 /* Error-bound classes (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3-4),
  * u = 2^-24, gamma_k = k u / (1 - k u).  S = sum |x_i| (sum) or sum |x_i y_i| (dot, gemm),
@@ -79,14 +86,28 @@ typedef enum {
     UG_BOUND_BF16X9,
 } ug_bound_class;
 
+/* A typed buffer of a call: count elements stored in fmt (ug_fmt_bytes(fmt) bytes each).  An
+ * unused input has data NULL and count 0.  (Block-scaled formats, MX/NVFP4, would add their
+ * per-block scales here, beside data.) */
+#define UG_MAX_INPUTS 2
+typedef struct {
+    const void *data;
+    ug_fmt fmt;
+    size_t count;
+} ug_arg;
+typedef struct {
+    void *data;
+    ug_fmt fmt;
+    size_t count;
+} ug_arg_out;
+
 typedef struct ug_call {
     ug_op op;
     size_t n;            /* sum/dot: length; gemm: M (rows of A and C) */
     size_t gemm_n;       /* gemm: N (columns of B and C) */
     size_t gemm_k;       /* gemm: K (inner dimension) */
-    const float *x;      /* sum: x; dot: x; gemm: A, M x K row-major */
-    const float *y;      /* dot: y; gemm: B, K x N row-major */
-    float *out;          /* sum/dot: out[0]; gemm: C, M x N row-major */
+    ug_arg in[UG_MAX_INPUTS]; /* sum: in[0] = x; dot: x, y; gemm: A (M x K), B (K x N) row-major */
+    ug_arg_out out;      /* sum/dot: 1 value; gemm: C, M x N row-major */
     int reps;            /* > 0: time the kernel, median of reps runs after a warm-up */
     unsigned long long input_id; /* nonzero: x and y are the same bytes whenever this id is: a GPU
                             launcher may reuse the device copy it made for another kernel */
@@ -99,6 +120,20 @@ typedef struct ug_call {
                             the kernel needs (err says what): its test point is skipped, not failed */
 } ug_call;
 
+/* Input i / the output as binary32 arrays; NULL if that buffer is not binary32 (or i is out of
+ * range). */
+static inline const float *ug_in_f32(const ug_call *c, int i)
+{
+    return i >= 0 && i < UG_MAX_INPUTS && c->in[i].fmt == UG_F32 ? (const float *)c->in[i].data
+                                                                  : (const float *)0;
+}
+static inline float *ug_out_f32(ug_call *c)
+{
+    return c->out.fmt == UG_F32 ? (float *)c->out.data : (float *)0;
+}
+
+/* The element counts of a call's buffers depend on its operation: ops/op.h's ug_call_set_f32
+ * and ug_call_in_count fill and size them from the operation's descriptor. */
 typedef struct ug_kernel ug_kernel;
 typedef struct ug_family ug_family;
 typedef int (*ug_launcher)(const ug_kernel *k, ug_call *c);
@@ -109,7 +144,9 @@ struct ug_kernel {
     const char *name;        /* unique within its family, says what it does: "reduce_warp_shuffle" */
     ug_op op;
     ug_backend backend;      /* default UG_CPU */
-    ug_fmt in_fmt, acc_fmt, out_fmt; /* default binary32 */
+    ug_fmt op_fmt, acc_fmt, out_fmt; /* operand rounding, accumulator, output storage (the
+                                        header's comment on formats); default binary32 */
+    ug_fmt in_store[UG_MAX_INPUTS]; /* storage format of each input buffer; default binary32 */
     bool nondeterministic;   /* default false: same inputs -> bitwise same output, every run */
     bool ftz;                /* flushes subnormal operands and results to zero (PTX atom.add.f32):
                                 every bound gains (2n - 1) 2^-126, one flush per term and sum */
@@ -235,7 +272,6 @@ double ug_prob_failure(size_t n, double lambda);
 const char *ug_bound_class_name(ug_bound_class b);
 /* The operation's name ("sum"): ops/ops.c, the operation table, names every operation. */
 const char *ug_op_name(ug_op op);
-const char *ug_fmt_name(ug_fmt f);
 const char *ug_backend_name(ug_backend b);
 
 /* Common depth functions (kernels/bounds.c). */

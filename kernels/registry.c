@@ -127,8 +127,27 @@ const ug_variant_info *ug_variant_at(size_t i)
     return i < sizeof ug_variants / sizeof ug_variants[0] ? &ug_variants[i] : NULL;
 }
 
+/* The call's buffers must be in the formats k's row declares (inputs the operation reads:
+ * those with data); else the call is refused before the launcher sees it. */
+static int ug_call_check_formats(const ug_kernel *k, ug_call *c)
+{
+    for (int i = 0; i < UG_MAX_INPUTS; i++)
+        if (c->in[i].data && c->in[i].fmt != k->in_store[i]) {
+            snprintf(c->err, sizeof c->err, "%s: input %d is %s, the kernel reads %s", k->id, i,
+                     ug_fmt_name(c->in[i].fmt), ug_fmt_name(k->in_store[i]));
+            return -1;
+        }
+    if (c->out.fmt != k->out_fmt) {
+        snprintf(c->err, sizeof c->err, "%s: the output buffer is %s, the kernel writes %s", k->id,
+                 ug_fmt_name(c->out.fmt), ug_fmt_name(k->out_fmt));
+        return -1;
+    }
+    return 0;
+}
+
 int ug_kernel_run(const ug_kernel *k, ug_call *c)
 {
     c->err[0] = 0;
+    if (ug_call_check_formats(k, c) != 0) return -1;
     return k->family->run(k, c);
 }

@@ -158,4 +158,15 @@ double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs);
 /* The probabilistic bound (kernels/bounds.c's ug_bound_prob_terms) the same way. */
 double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
 
+/* ---- a call's buffers, sized by its operation ------------------------------------------- */
+
+/* The shape of a call's dimensions (c->n, c->gemm_n, c->gemm_k) for its operation. */
+ug_shape ug_call_shape(const ug_call *c);
+/* Elements of input i of c (0 for an input its operation does not read), and of its output. */
+size_t ug_call_in_count(const ug_call *c, int i);
+size_t ug_call_out_count(const ug_call *c);
+/* Hand c (op and sizes set) binary32 buffers: x (and y: NULL for an operation of one input)
+ * in, out for the result(s), with their counts: how a test or case fills a call by hand. */
+void ug_call_set_f32(ug_call *c, const float *x, const float *y, float *out);
+
 #endif

@@ -151,3 +151,44 @@ double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs
 {
     return ug_bound_prob_terms(k, ug_terms_of(k), n, S, s_abs, lambda);
 }
+
+/* ---- a call's buffers ------------------------------------------------------------------------ */
+
+ug_shape ug_call_shape(const ug_call *c)
+{
+    const ug_op_desc *d = ug_op_get(c->op);
+    ug_shape s = {{c->n, c->n, c->n}, 1};
+    if (d && d->nsizes > 1) s.dim[1] = c->gemm_n;
+    if (d && d->nsizes > 2) s.dim[2] = c->gemm_k;
+    return s;
+}
+
+size_t ug_call_in_count(const ug_call *c, int i)
+{
+    const ug_op_desc *d = ug_op_get(c->op);
+    if (!d || i < 0 || i >= d->arity) return 0;
+    ug_shape s = ug_call_shape(c);
+    return d->in_len(&s, i);
+}
+
+size_t ug_call_out_count(const ug_call *c)
+{
+    const ug_op_desc *d = ug_op_get(c->op);
+    if (!d) return 0;
+    ug_shape s = ug_call_shape(c);
+    return d->outputs(&s);
+}
+
+void ug_call_set_f32(ug_call *c, const float *x, const float *y, float *out)
+{
+    const float *xs[UG_MAX_INPUTS] = {x, y};
+    for (int i = 0; i < UG_MAX_INPUTS; i++) {
+        size_t count = ug_call_in_count(c, i);
+        c->in[i].data = count ? xs[i] : NULL;
+        c->in[i].fmt = UG_F32;
+        c->in[i].count = count;
+    }
+    c->out.data = out;
+    c->out.fmt = UG_F32;
+    c->out.count = ug_call_out_count(c);
+}

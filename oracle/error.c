@@ -1,5 +1,6 @@
 /*
- * error.c - the error of a computed value against an exact summary, and the binary32 ULP.
+ * error.c - the error of a computed value against an exact summary in the result's format, the
+ * exact value rounded to any format (ug_exact_rn/rd), and the binary32 ULP.
  *
  * Accuracy of ug_error_of's abs = |got - s| (s the exact value, hi = RN64(s), lo = RN64(s - hi),
  * u = 2^-53, got a finite binary64 number):
@@ -17,8 +18,9 @@
  *  So abs = |got - s| (1 + theta) + eta with |theta| <= 2^-52.9 and |eta| <= 2^-105.9 |s|:
  *  the exact error to about 2^-106 relative to |s| before its one rounding to binary64; in ULPs
  *  (ulp32(RN32(s)) >= 2^-24 |s| for normal s) eta is below 2^-81 ULP.
- * rel = abs / |hi| (|hi| is |s| within a factor 1 + 2^-53); ulp = abs / ulp32(rn) (exact
- * division by a power of two).
+ * rel = abs / |hi| (|hi| is |s| within a factor 1 + 2^-53); ulp = abs / ulp_F(RN_F(s)) (exact
+ * division by a power of two; for binary32 ulp_F is ug_ulp32 and RN_F(s) the cached rn, so the
+ * binary32 figures are those of before formats were typed, bit for bit).
  * If |s| overflows binary64 (hi = +-inf, binary64 sums only), a finite got has abs = rel = ulp =
  * +inf; likewise if got - hi overflows binary64.
  */
@@ -41,7 +43,34 @@ static ug_error error_all(double v)
     return r;
 }
 
+/* s of a special class in format f: NaN, or the infinity (NaN where f has none). */
+static double ug_exact_special(const ug_exact *e, ug_fmt f)
+{
+    const ug_format *F = ug_format_of(f);
+    if (e->cls == UG_X_NAN || !F || !F->inf) return NAN;
+    return e->cls == UG_X_POSINF ? INFINITY : -INFINITY;
+}
+
+double ug_exact_rn(const ug_exact *e, ug_fmt f)
+{
+    if (e->cls != UG_X_FINITE) return ug_exact_special(e, f);
+    if (f == UG_F32) return e->rn;
+    return ug_fmt_round2(f, e->hi, e->lo, UG_RN);
+}
+
+double ug_exact_rd(const ug_exact *e, ug_fmt f)
+{
+    if (e->cls != UG_X_FINITE) return ug_exact_special(e, f);
+    if (f == UG_F32) return e->rd;
+    return ug_fmt_round2(f, e->hi, e->lo, UG_RD);
+}
+
 ug_error ug_error_of(const ug_exact *e, double got)
+{
+    return ug_error_fmt(e, UG_F32, got);
+}
+
+ug_error ug_error_fmt(const ug_exact *e, ug_fmt f, double got)
 {
     switch ((ug_xclass)e->cls) {
     case UG_X_NAN:
@@ -53,10 +82,11 @@ ug_error ug_error_of(const ug_exact *e, double got)
     case UG_X_FINITE:
         break;
     }
-    if (isnan(got))
-        return error_all(INFINITY);
-    if (isinf(got)) /* right only as the correct overflow of RN32(s) */
-        return error_all(got == (double)e->rn ? 0.0 : INFINITY);
+    double rn = ug_exact_rn(e, f);
+    if (isnan(got)) /* right only as the correct overflow of RN_f(s) (e4m3: NaN) */
+        return error_all(isnan(rn) ? 0.0 : INFINITY);
+    if (isinf(got)) /* right only as the correct overflow of RN_f(s) */
+        return error_all(got == rn ? 0.0 : INFINITY);
     if (!isfinite(e->hi))
         return error_all(INFINITY);
     double d1, d2, t1, t2, e1, e2;
@@ -68,7 +98,8 @@ ug_error ug_error_of(const ug_exact *e, double got)
     ug_error r;
     r.abs = fabs(e1 + (e2 + t2));
     r.rel = e->hi == 0 ? (r.abs == 0 ? 0.0 : INFINITY) : r.abs / fabs(e->hi);
-    r.ulp = r.abs / ug_ulp32(e->rn);
+    const ug_format *F = ug_format_of(f);
+    r.ulp = r.abs / ug_fmt_ulp(f, isnan(rn) && F ? F->max : rn);
     return r;
 }
 

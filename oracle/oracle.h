@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/format.h"
+
 typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
 
 /* The exact value s, summarised.  For cls == UG_X_FINITE:
@@ -37,6 +39,10 @@ typedef enum { UG_X_FINITE = 0, UG_X_NAN, UG_X_POSINF, UG_X_NEGINF } ug_xclass;
  *   lo = RN64(s - hi)       (0 when s is a binary64 number)
  *   rn = RN32(s)            (binary32, nearest-even, subnormals, overflow to +-inf)
  *   rd = RD32(s)            (binary32 rounded toward -inf: the seven-methods post's oracle)
+ * hi and the sign of lo decide s's rounding to every format of base/format.h exactly (the proof:
+ * base/format.c): ug_exact_rn / ug_exact_rd below give it for any format.  rn and rd are the
+ * binary32 cache of those two: every oracle writes them (the GPU oracle in its 8-byte-word
+ * records, oracle/cuda), and ug_exact_rn/rd(e, UG_F32) return them without rounding again.
  * For the special classes hi, lo, rn, rd hold NaN or the matching infinity.
  * sum_abs is an upper bound on sum |x_i| (or sum |x_i*y_i|) within a factor (1 + 2^-40) of the
  * true value; +inf when any term is not finite.  It feeds the a-priori error bounds.
@@ -49,14 +55,16 @@ typedef struct ug_exact {
     uint8_t cls;
 } ug_exact;
 
-/* Error of a computed value against the exact one (all three are >= 0, or +inf).
+/* Error of a computed value, a result in format F, against the exact one (all three are >= 0,
+ * or +inf).
  *   abs = |got - s|             (rounded to binary64; exact to ~2^-100 relative, oracle/error.c)
  *   rel = abs / |s|             (0 if both are 0; +inf if s == 0 and got != 0)
- *   ulp = abs / ulp32(RN32(s))  (fractional ULP in the binade of the exact value rounded to
- *                                binary32)
+ *   ulp = abs / ulp_F(RN_F(s))  (fractional ULP in the binade of the exact value rounded to F:
+ *                                ug_fmt_ulp; where RN_F(s) overflows, F's last finite binade)
+ * abs and rel do not depend on F.
  * Specials: if s is NaN, only a NaN got is right (0) and anything else is +inf; if s is +-inf
- * only the same infinity is right; if s is finite a NaN or inf got is +inf error, except an inf
- * equal to RN32(s) (correct overflow), which is 0. */
+ * only the same infinity is right; if s is finite a NaN or inf got is +inf error, except the
+ * correct overflow, got equal to RN_F(s) (an infinity; fp8 e4m3's NaN), which is 0. */
 typedef struct ug_error {
     double abs, rel, ulp;
 } ug_error;
@@ -91,8 +99,15 @@ void ug_exact_gemm_f32_mpfr(const float *A, const float *B, size_t M, size_t N, 
 void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, size_t K,
                             ug_exact *C);
 
-/* Error of got (binary32 or binary64) against e, rules above. */
+/* Error of got, a number of format f (decoded to a double), against e, rules above. */
+ug_error ug_error_fmt(const ug_exact *e, ug_fmt f, double got);
+/* The same for a binary32 result: ug_error_fmt(e, UG_F32, got). */
 ug_error ug_error_of(const ug_exact *e, double got);
+/* RN_f(s) and RD_f(s) of the exact value e summarises, exact for every format (hi and the sign
+ * of lo decide them: base/format.c), with f's overflow rule; a special class gives NaN or the
+ * matching infinity (NaN where f has none).  UG_F32: the cached rn, rd.  O(1). */
+double ug_exact_rn(const ug_exact *e, ug_fmt f);
+double ug_exact_rd(const ug_exact *e, ug_fmt f);
 /* ulp32(r): the quantum of r's binade in binary32: 2^(e-23) for normal |r| in [2^e, 2^(e+1)),
  * 2^-149 for subnormals and zero, 2^104 for +-inf (the last finite binade). */
 double ug_ulp32(float r);

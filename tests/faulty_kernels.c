@@ -22,6 +22,8 @@ static float ug_ftz(float v) { return fabsf(v) < 0x1p-126f ? copysignf(0.0f, v) 
 
 static int ug_faulty_run(const ug_kernel *k, ug_call *c)
 {
+    const float *x = ug_in_f32(c, 0), *y = ug_in_f32(c, 1);
+    float *out = ug_out_f32(c);
     switch (k->version) {
     case SUM_SKIPS_WRITE: return 0;
     case GEMM_SKIPS_ONE:
@@ -29,26 +31,26 @@ static int ug_faulty_run(const ug_kernel *k, ug_call *c)
             for (size_t j = 0; j < c->gemm_n; j++) {
                 if (i == 0 && j == 0) continue;
                 float a = 0.0f;
-                for (size_t l = 0; l < c->gemm_k; l++) a += c->x[i * c->gemm_k + l] * c->y[l * c->gemm_n + j];
-                c->out[i * c->gemm_n + j] = a;
+                for (size_t l = 0; l < c->gemm_k; l++) a += x[i * c->gemm_k + l] * y[l * c->gemm_n + j];
+                out[i * c->gemm_n + j] = a;
             }
         return 0;
     case SUM_NAN_TO_ZERO: {
         float a = 0.0f;
-        for (size_t i = 0; i < c->n; i++) a += c->x[i];
-        c->out[0] = isnan(a) ? 0.0f : a;
+        for (size_t i = 0; i < c->n; i++) a += x[i];
+        out[0] = isnan(a) ? 0.0f : a;
         return 0;
     }
     case SUM_FLUSH_TO_ZERO: {
         float a = 0.0f;
-        for (size_t i = 0; i < c->n; i++) a = ug_ftz(ug_ftz(a) + ug_ftz(c->x[i]));
-        c->out[0] = a;
+        for (size_t i = 0; i < c->n; i++) a = ug_ftz(ug_ftz(a) + ug_ftz(x[i]));
+        out[0] = a;
         return 0;
     }
     case DOT_DROPS_LAST: {
         float a = 0.0f;
-        for (size_t i = 0; i + 1 < c->n; i++) a += c->x[i] * c->y[i];
-        c->out[0] = a;
+        for (size_t i = 0; i + 1 < c->n; i++) a += x[i] * y[i];
+        out[0] = a;
         return 0;
     }
     }

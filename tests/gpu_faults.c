@@ -58,8 +58,7 @@ UG_CASE_EX(gpu_memory, too_big_refused, UG_CASE_GPU)
             c.op = k->op;
             c.n = ug_op_get(k->op)->nsizes > 1 ? UG_HUGE_GEMM : UG_HUGE_SUM; /* M of a GEMM */
             c.gemm_n = c.gemm_k = UG_HUGE_GEMM;
-            c.x = c.y = dummy;
-            c.out = dummy;
+            ug_call_set_f32(&c, dummy, dummy, dummy);
             int rc = ug_kernel_run(k, &c);
             ug_point(t, "%s n=%zu refused", k->id, c.n);
             bool by_max_n = k->max_n && c.n > k->max_n;

@@ -51,12 +51,12 @@ static int ug_run_oob(const ug_kernel *k, ug_call *c)
     float *d_x = NULL, *d_out = NULL;
     size_t n = c->n;
     if (ug_cuda_enter(k, c)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, c->x, n));
+    UG_CUDA_TRY(c, ug_cuda_upload(&d_x, ug_in_f32(c, 0), n));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     UG_CUDA_TRY(c, cudaMemset(d_out, UG_CUDA_POISON_BYTE, sizeof(float)));
     sum_oob_write_kernel<<<1, 32>>>(d_x, d_out, n);
     UG_CUDA_LAUNCHED(c);
-    UG_CUDA_TRY(c, cudaMemcpy(c->out, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, cudaMemcpy(ug_out_f32(c), d_out, sizeof(float), cudaMemcpyDeviceToHost));
 cleanup:
     cudaFree(d_x);
     cudaFree(d_out);
@@ -73,7 +73,7 @@ static int ug_run_spin(const ug_kernel *k, ug_call *c)
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     sum_spin_kernel<<<1, 1>>>(d_flag, d_out);
     UG_CUDA_LAUNCHED(c); /* never returns */
-    UG_CUDA_TRY(c, cudaMemcpy(c->out, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, cudaMemcpy(ug_out_f32(c), d_out, sizeof(float), cudaMemcpyDeviceToHost));
 cleanup:
     cudaFree(d_flag);
     cudaFree(d_out);

@@ -63,9 +63,7 @@ static int ug_without(const ug_kernel *k, const float *x, const float *y, size_t
     memset(&c, 0, sizeof c);
     c.op = k->op;
     c.n = n - 1;
-    c.x = bx;
-    c.y = y ? by : NULL;
-    c.out = &out;
+    ug_call_set_f32(&c, bx, y ? by : NULL, &out);
     if (ug_kernel_run(k, &c) != 0) return -1;
     ug_exact e;
     if (y) ug_exact_dot_f32(bx, 1, by, 1, n - 1, &e);

@@ -250,6 +250,7 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
     }
     in->x = ug_xcalloc((size_t)in->trials, sizeof(float *));
     in->y = ug_xcalloc((size_t)in->trials, sizeof(float *));
+    for (int a = 0; a < UG_MAX_INPUTS; a++) in->fmt[a] = UG_F32; /* the generators write floats */
     in->exact = ug_xcalloc((size_t)in->trials, sizeof(ug_exact *));
     in->kappa = ug_xcalloc((size_t)in->trials, sizeof(double));
     in->stream_id = ug_hash64(label, ug_hash64(t->unit->name, UG_HASH64_INIT));

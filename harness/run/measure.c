@@ -15,9 +15,10 @@
 #include "harness/run/prof.h"
 #include "harness/run/run_limits.h"
 
-/* The poison pattern of unwritten outputs: a negative quiet NaN with every payload bit set, which
- * no arithmetic produces (hardware NaNs are 0x7fffffff on GPUs, 0xffc00000 on x86). */
-#define UG_POISON_BITS 0xffffffffu
+/* The poison byte of unwritten outputs: every byte of an element 0xff, in binary32 a negative
+ * quiet NaN with every payload bit set, which no arithmetic produces (hardware NaNs are
+ * 0x7fffffff on GPUs, 0xffc00000 on x86); a NaN in every format of base/format.h. */
+#define UG_POISON_BYTE 0xff
 
 /* GPU kernels time themselves (events, median of reps after a warm-up) on inputs of at least
  * UG_GPU_TIMED_OPS operations (terms of a sum or dot, M N K of a GEMM): below that a launch
@@ -167,11 +168,12 @@ static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *x, co
 /* Compare one output with its exact value and fold it into r's figures.  nterms: terms per
  * output (the bound's n). */
 static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
-                       size_t e, float got, const ug_exact *x)
+                       size_t e, double got, const ug_exact *x)
 {
-    ug_error err = ug_error_of(x, got);
+    ug_fmt fmt = r->kernel->out_fmt; /* errors in ULPs of the output's format */
+    ug_error err = ug_error_fmt(x, fmt, got);
     double bound, ratio = ug_output_ratio(r, nterms, x, &err, lambda, &bound);
-    if (ug_same_f32(got, x->rn)) r->correctly_rounded++;
+    if (ug_same_f64(got, ug_exact_rn(x, fmt))) r->correctly_rounded++;
     ug_worst_update(&r->worst_ulp, err.ulp, r->ulp_max, trial, e, got, x, &err, bound, ratio);
     ug_worst_update(&r->worst_rel, err.rel, r->rel_max, trial, e, got, x, &err, bound, ratio);
     ug_worst_update(&r->worst_abs, err.abs, r->abs_max, trial, e, got, x, &err, bound, ratio);
@@ -185,11 +187,12 @@ static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda
     sums->ratio += ratio;
     r->abs_err_sum += err.abs;
     r->rel_err_sum += err.rel;
-    /* the seven-methods post's own metric: against RD32(s), its MPFR_RNDD reference */
+    /* the seven-methods post's own metric: against RD(s) in the output's format, its
+     * MPFR_RNDD reference */
     if (x->cls == UG_X_FINITE) {
-        double d = fabs((double)got - (double)x->rd);
+        double rd = ug_exact_rd(x, fmt), d = fabs(got - rd);
         r->abs_err_sum_rd += d;
-        r->rel_err_sum_rd += x->rd != 0 ? d / fabs((double)x->rd) : d == 0 ? 0 : INFINITY;
+        r->rel_err_sum_rd += rd != 0 ? d / fabs(rd) : d == 0 ? 0 : INFINITY;
     }
     r->ulp_hist[ug_ulp_bucket(err.ulp)]++;
     r->count++;
@@ -212,7 +215,7 @@ typedef struct {
     size_t nterms;
     double lambda;
     int trial;
-    const float *out;
+    const void *out; /* stored in the kernel's out_fmt */
     const ug_exact *exact;
     size_t elements;
 } ug_account_job;
@@ -226,7 +229,8 @@ static void ug_account_chunks(void *ctx, size_t lo, size_t hi)
         ch->part.kernel = j->r->kernel;
         size_t end = (c + 1) * UG_CHUNK < j->elements ? (c + 1) * UG_CHUNK : j->elements;
         for (size_t e = c * UG_CHUNK; e < end; e++)
-            ug_account(&ch->part, &ch->sums, j->nterms, j->lambda, j->trial, e, j->out[e], &j->exact[e]);
+            ug_account(&ch->part, &ch->sums, j->nterms, j->lambda, j->trial, e,
+                       ug_fmt_load(j->r->kernel->out_fmt, j->out, e), &j->exact[e]);
     }
 }
 
@@ -270,11 +274,12 @@ static void ug_result_merge(ug_result *r, ug_sums *sums, const ug_result *p, con
 
 /* Every output of one run of trial i (out) into r's figures. */
 static void ug_account_trial(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
-                             const float *out, const ug_exact *exact)
+                             const void *out, const ug_exact *exact)
 {
     if (r->elements <= UG_CHUNK) { /* one chunk: inline, no threads */
         for (size_t e = 0; e < r->elements; e++)
-            ug_account(r, sums, nterms, lambda, trial, e, out[e], &exact[e]);
+            ug_account(r, sums, nterms, lambda, trial, e, ug_fmt_load(r->kernel->out_fmt, out, e),
+                       &exact[e]);
         return;
     }
     size_t nchunks = (r->elements + UG_CHUNK - 1) / UG_CHUNK;
@@ -319,26 +324,65 @@ static void ug_measure_open(ug_t *t, ug_result *r)
     ug_point_open(t, name, r);
 }
 
-static void ug_call_setup(ug_call *c, const ug_input *in, int i, float *out)
+/* The call of kernel k on trial i of in: every buffer typed with its format and count (the
+ * output: k's out_fmt, r->elements of them). */
+static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, int i, void *out)
 {
+    const float *bufs[UG_MAX_INPUTS] = {in->x[i], in->y[i]};
     memset(c, 0, sizeof *c);
     c->op = in->op;
     c->n = in->n; /* a GEMM's M */
     c->gemm_n = in->gemm_n;
     c->gemm_k = in->gemm_k;
-    c->x = in->x[i];
-    c->y = in->y[i];
-    c->out = out;
+    for (int a = 0; a < UG_MAX_INPUTS; a++) {
+        c->in[a].count = ug_call_in_count(c, a);
+        c->in[a].data = c->in[a].count ? bufs[a] : NULL;
+        c->in[a].fmt = in->fmt[a];
+    }
+    c->out.data = out;
+    c->out.fmt = k->out_fmt;
+    c->out.count = ug_call_out_count(c);
     c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
 }
 
-/* An output still holding the poison pattern was never written: a kernel bug, whatever the
- * metrics say (GPU launchers poison their device buffers the same way before every launch). */
-static void ug_check_written(ug_t *t, ug_result *r, int i, const float *out)
+/* Whether the harness can hand k the buffers it reads and writes: input storage as in's, an
+ * output it can store (binary32 today: ug_result.out holds floats).  Else a failure on the
+ * test point that says which format. */
+static bool ug_formats_supported(ug_t *t, const ug_kernel *k, const ug_input *in)
 {
-    size_t first = 0, count = 0;
+    const ug_op_desc *d = ug_op_get(in->op);
+    for (int a = 0; a < UG_MAX_INPUTS; a++)
+        if (k->in_store[a] != in->fmt[a] && a < d->arity) {
+            ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
+                           "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
+                           ug_fmt_name(in->fmt[a]));
+            return false;
+        }
+    if (k->out_fmt != UG_F32) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s writes %s outputs: the "
+                       "harness measures binary32 outputs only so far", k->id,
+                       ug_fmt_name(k->out_fmt));
+        return false;
+    }
+    return true;
+}
+
+/* An output still holding the poison pattern (every byte 0xff: a NaN in every format of
+ * base/format.h) was never written: a kernel bug, whatever the metrics say (GPU launchers
+ * poison their device buffers the same way before every launch). */
+static bool ug_is_poison(const void *out, size_t size, size_t e)
+{
+    const unsigned char *b = (const unsigned char *)out + e * size;
+    for (size_t j = 0; j < size; j++)
+        if (b[j] != UG_POISON_BYTE) return false;
+    return true;
+}
+
+static void ug_check_written(ug_t *t, ug_result *r, int i, const void *out)
+{
+    size_t first = 0, count = 0, size = ug_fmt_bytes(r->kernel->out_fmt);
     for (size_t e = 0; e < r->elements; e++)
-        if (ug_f32_bits(out[e]) == UG_POISON_BITS) {
+        if (ug_is_poison(out, size, e)) {
             if (!count) first = e;
             count++;
         }
@@ -361,11 +405,11 @@ static void ug_measure_time(ug_result *r, double *times);
 
 /* One run of the kernel on trial i into out (poisoned first); 0, or -1 after recording the
  * kernel's failure.  *ms: its time (GPU: the median of its timed reps when reps > 0). */
-static int ug_run_trial(ug_t *t, ug_result *r, int i, float *out, int reps, double *ms)
+static int ug_run_trial(ug_t *t, ug_result *r, int i, void *out, int reps, double *ms)
 {
-    for (size_t e = 0; e < r->elements; e++) out[e] = ug_bits_f32(UG_POISON_BITS);
+    memset(out, UG_POISON_BYTE, r->elements * ug_fmt_bytes(r->kernel->out_fmt));
     ug_call c;
-    ug_call_setup(&c, r->in, i, out);
+    ug_call_setup(&c, r->kernel, r->in, i, out);
     c.reps = reps;
     double t0 = ug_now_s();
     int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
@@ -392,7 +436,7 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     ug_shape shape = ug_input_shape(in);
     size_t nterms = ug_input_op(in)->terms(&shape);
     int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1, repeats_max = 0;
-    size_t bytes = r->elements * sizeof(float);
+    size_t bytes = r->elements * ug_fmt_bytes(k->out_fmt);
     double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
     float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
     ug_sums sums = {0, 0, 0};
@@ -475,13 +519,13 @@ static void ug_measure_time(ug_result *r, double *times)
 static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
 {
     float **seen = ug_xcalloc((size_t)repeats + 1, sizeof(float *));
-    size_t bytes = r->elements * sizeof(float);
+    size_t bytes = r->elements * ug_fmt_bytes(r->kernel->out_fmt);
     int distinct = 1;
     seen[0] = r->out[0];
     float *buf = ug_xmalloc(bytes);
     for (int rep = 0; rep < repeats; rep++) {
         ug_call c;
-        ug_call_setup(&c, r->in, 0, buf);
+        ug_call_setup(&c, r->kernel, r->in, 0, buf);
         double t0 = ug_prof_now();
         int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
         ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
@@ -513,6 +557,10 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
     if (k->op != in->op) {
         ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",
                        k->id, ug_op_name(k->op), ug_op_name(in->op));
+        r->failed_run = true;
+        return r;
+    }
+    if (!ug_formats_supported(t, k, in)) {
         r->failed_run = true;
         return r;
     }

@@ -105,6 +105,8 @@ typedef struct ug_input {
     int trials;           /* how many trials exist (the case's count, or --trials) */
     int first_trial;      /* --trial T: only trial T is made (trials = 1, first_trial = T) */
     float **x, **y;       /* [trial - first_trial] */
+    ug_fmt fmt[UG_MAX_INPUTS]; /* the storage format of x and y as kernels get them: binary32
+                             (the arrays above) until the generators write other formats */
     ug_exact **exact;     /* [trial - first_trial][element] */
     double *kappa;        /* per trial: max over elements of sum_abs / |s| (condition number) */
     uint64_t stream_id;

@@ -61,9 +61,7 @@ int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hu
     c.n = p->n;
     c.gemm_n = p->gn;
     c.gemm_k = p->gk;
-    c.x = x;
-    c.y = y;
-    c.out = out;
+    ug_call_set_f32(&c, x, y, out);
     *s = (ug_hunt_score){false, -1, -1, -1};
     if (ug_kernel_run(p->k, &c) != 0) {
         if (err) snprintf(err, errlen, "%s: %s", p->k->id, c.err[0] ? c.err : "failed");

@@ -28,7 +28,7 @@ static float ug_dot_serial(const float *x, size_t incx, const float *y, size_t i
 static int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    c->out[0] = ug_dot_serial(c->x, 1, c->y, 1, c->n);
+    ug_out_f32(c)[0] = ug_dot_serial(ug_in_f32(c, 0), 1, ug_in_f32(c, 1), 1, c->n);
     return 0;
 }
 
@@ -36,9 +36,10 @@ static int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
 static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
+    const float *a = ug_in_f32(c, 0), *b = ug_in_f32(c, 1);
     float t = 0.0f, y = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
-        float p = c->x[i] * c->y[i];
+        float p = a[i] * b[i];
         UG_OPAQUE(p); /* no contraction of y - p into an FMA, no regrouping (see reduce.c) */
         y -= p;
         UG_OPAQUE(y);
@@ -50,7 +51,7 @@ static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
         UG_OPAQUE(y);
         t = r;
     }
-    c->out[0] = t;
+    ug_out_f32(c)[0] = t;
     return 0;
 }
 
@@ -58,9 +59,11 @@ static int ug_cpu_gemm_naive(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    const float *A = ug_in_f32(c, 0), *B = ug_in_f32(c, 1);
+    float *C = ug_out_f32(c);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++)
-            c->out[i * N + j] = ug_dot_serial(c->x + i * K, 1, c->y + j, N, K);
+            C[i * N + j] = ug_dot_serial(A + i * K, 1, B + j, N, K);
     return 0;
 }
 
@@ -85,15 +88,17 @@ static int ug_cpu_gemm_tf32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    const float *A = ug_in_f32(c, 0), *B = ug_in_f32(c, 1);
+    float *C = ug_out_f32(c);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
             float a = 0.0f;
             for (size_t q = 0; q < K; q++) {
-                float p = ug_round_tf32(c->x[i * K + q]) * ug_round_tf32(c->y[q * N + j]);
+                float p = ug_round_tf32(A[i * K + q]) * ug_round_tf32(B[q * N + j]);
                 UG_OPAQUE(p); /* exact; kept a product under -ffast-math too */
                 a += p;
             }
-            c->out[i * N + j] = a;
+            C[i * N + j] = a;
         }
     return 0;
 }
@@ -109,7 +114,7 @@ static const ug_kernel ug_cpu_dot_kernels[] = {
      .doc = "Kahan-compensated dot product in binary32 (the Kahan-matmul post's update, no FMA)"},
     {.name = "gemm_naive_cpu", .op = UG_OP_GEMM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
      .version = GEMM_NAIVE_CPU, .doc = "C[i][j] = serial binary32 dot of row i and column j"},
-    {.name = "gemm_tf32_cpu", .op = UG_OP_GEMM, .in_fmt = UG_TF32, .bound = UG_BOUND_TF32,
+    {.name = "gemm_tf32_cpu", .op = UG_OP_GEMM, .op_fmt = UG_TF32, .bound = UG_BOUND_TF32,
      .depth = ug_depth_serial, .version = GEMM_TF32_CPU,
      .doc = "a TF32 tensor-core GEMM in software: operands to TF32, exact products, serial fp32 sum"},
 };

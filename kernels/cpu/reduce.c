@@ -35,7 +35,7 @@ static float *ug_copy(ug_call *c)
         snprintf(c->err, sizeof c->err, "out of memory copying %zu elements", c->n);
         return NULL;
     }
-    memcpy(v, c->x, c->n * sizeof(float));
+    memcpy(v, ug_in_f32(c, 0), c->n * sizeof(float));
     return v;
 }
 
@@ -67,18 +67,20 @@ static float ug_fold_in_place(float *s, size_t n)
 static int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
+    const float *x = ug_in_f32(c, 0);
     float a = 0.0f;
-    for (size_t i = 0; i < c->n; i++) a += c->x[i];
-    c->out[0] = a;
+    for (size_t i = 0; i < c->n; i++) a += x[i];
+    ug_out_f32(c)[0] = a;
     return 0;
 }
 
 static int ug_cpu_serial_f64acc(const ug_kernel *k, ug_call *c)
 {
     (void)k;
+    const float *x = ug_in_f32(c, 0);
     double a = 0.0;
-    for (size_t i = 0; i < c->n; i++) a += c->x[i];
-    c->out[0] = (float)a;
+    for (size_t i = 0; i < c->n; i++) a += x[i];
+    ug_out_f32(c)[0] = (float)a;
     return 0;
 }
 
@@ -88,7 +90,7 @@ static int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
     if (!s) return -1;
     qsort(s, c->n, sizeof(float), ug_cmp_abs);
     ug_call sc = *c;
-    sc.x = s;
+    sc.in[0].data = s;
     ug_cpu_serial_f32(k, &sc);
     free(s);
     return 0;
@@ -123,7 +125,7 @@ static size_t ug_depth_sqrt_blocks(size_t n)
 static int ug_cpu_sqrt_blocks(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    c->out[0] = c->n ? ug_sqrt_blocks(c->x, 0, c->n) : 0.0f;
+    ug_out_f32(c)[0] = c->n ? ug_sqrt_blocks(ug_in_f32(c, 0), 0, c->n) : 0.0f;
     return 0;
 }
 
@@ -137,7 +139,7 @@ static float ug_halves(const float *s, size_t l, size_t h)
 static int ug_cpu_pairwise_halves(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    c->out[0] = c->n ? ug_halves(c->x, 0, c->n) : 0.0f;
+    ug_out_f32(c)[0] = c->n ? ug_halves(ug_in_f32(c, 0), 0, c->n) : 0.0f;
     return 0;
 }
 
@@ -146,7 +148,7 @@ static int ug_cpu_fold(const ug_kernel *k, ug_call *c)
     (void)k;
     float *s = ug_copy(c);
     if (!s) return -1;
-    c->out[0] = ug_fold_in_place(s, c->n);
+    ug_out_f32(c)[0] = ug_fold_in_place(s, c->n);
     free(s);
     return 0;
 }
@@ -157,7 +159,7 @@ static int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
     float *s = ug_copy(c);
     if (!s) return -1;
     qsort(s, c->n, sizeof(float), ug_cmp_value);
-    c->out[0] = ug_fold_in_place(s, c->n);
+    ug_out_f32(c)[0] = ug_fold_in_place(s, c->n);
     free(s);
     return 0;
 }
@@ -167,11 +169,12 @@ static int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
 static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
+    const float *in = ug_in_f32(c, 0);
     float sum = 0.0f, comp = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
         /* every rounded value behind a barrier: under -ffast-math the compiler could otherwise
          * regroup x - (hi - y) across iterations (it does: other bits, a weaker compensation) */
-        float y = c->x[i] - comp;
+        float y = in[i] - comp;
         UG_OPAQUE(y);
         float t = sum + y;
         UG_OPAQUE(t);
@@ -183,7 +186,7 @@ static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
         UG_OPAQUE(comp);
         sum = t;
     }
-    c->out[0] = sum;
+    ug_out_f32(c)[0] = sum;
     return 0;
 }
 
@@ -194,23 +197,25 @@ static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
 static int ug_cpu_kahan_f32_plain(const ug_kernel *k, ug_call *c)
 {
     (void)k;
+    const float *in = ug_in_f32(c, 0);
     float sum = 0.0f, comp = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
-        float y = c->x[i] - comp;
+        float y = in[i] - comp;
         float t = sum + y;
         comp = ug_finite_f32(t) ? (t - sum) - y : 0.0f;
         sum = t;
     }
-    c->out[0] = sum;
+    ug_out_f32(c)[0] = sum;
     return 0;
 }
 
 static int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
+    const float *in = ug_in_f32(c, 0);
     float sum = 0.0f, comp = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
-        float x = c->x[i];
+        float x = in[i];
         float t = sum + x;
         UG_OPAQUE(t);
         /* the error of t = sum + x, recovered exactly from the larger operand */
@@ -222,7 +227,7 @@ static int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
         if (ug_finite_f32(t)) comp += e; /* no error term once the sum is inf or NaN */
         sum = t;
     }
-    c->out[0] = ug_finite_f32(sum) ? sum + comp : sum;
+    ug_out_f32(c)[0] = ug_finite_f32(sum) ? sum + comp : sum;
     return 0;
 }
 
@@ -250,7 +255,7 @@ static size_t ug_depth_pairwise_block8(size_t n)
 static int ug_cpu_pairwise_block8(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    c->out[0] = ug_pairwise_block(c->x, c->n);
+    ug_out_f32(c)[0] = ug_pairwise_block(ug_in_f32(c, 0), c->n);
     return 0;
 }
 

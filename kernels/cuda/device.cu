@@ -180,7 +180,7 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
                       ug_op_name(k->op));
         return 1;
     }
-    if (!c->x || !c->out || (c->op != UG_OP_SUM && !c->y)) {
+    if (!c->in[0].data || !c->out.data || (c->op != UG_OP_SUM && !c->in[1].data)) {
         ug_cuda_failf(c, "%s: missing input or output buffer", k->name);
         return 1;
     }

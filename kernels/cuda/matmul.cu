@@ -146,8 +146,8 @@ int ug_matmul_run(const ug_kernel *k, ug_call *c)
     m = (int)M;
     n = (int)N;
     kk = (int)K;
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, M * K, &d_a));
-    UG_CUDA_TRY(c, ug_cuda_input(c, 1, c->y, K * N, &d_b));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), M * K, &d_a));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 1, ug_in_f32(c, 1), K * N, &d_b));
     UG_CUDA_TRY(c, cudaMalloc(&d_c, M * N * sizeof(float)));
     ug_cuda_run(c, d_c, M * N, ug_no_prepare, [&] {
         unsigned blocks_1d = (unsigned)ug_div_up(M * N, THREAD_NUM);

@@ -295,7 +295,7 @@ static int ug_run_grid(const ug_kernel *k, ug_call *c)
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(state)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
@@ -319,7 +319,7 @@ static int ug_run_shuffle_grid(const ug_kernel *k, ug_call *c)
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
@@ -343,7 +343,7 @@ static int ug_run_atomic_grid(const ug_kernel *k, ug_call *c)
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(
         c, d_out, 1, [&] { return cudaMemsetAsync(d_out, 0, sizeof(float)); },

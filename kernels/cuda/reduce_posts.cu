@@ -240,7 +240,7 @@ static int ug_run_tree(const ug_kernel *k, ug_call *c, ug_tree_kernel tree)
     float *d_p1 = NULL, *d_p2 = NULL, *d_out = NULL;
     size_t n = c->n, n1 = ug_div_up(n, UG_TREE_BLOCK), n2 = ug_div_up(n1, UG_TREE_BLOCK);
     if (ug_cuda_enter(k, c)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_p1, n1 * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_p2, n2 * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
@@ -262,7 +262,7 @@ static int ug_run_single_block(const ug_kernel *k, ug_call *c,
     int size = 0;
     if (ug_cuda_enter(k, c)) return 1;
     size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, c->n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
         kernel<<<1, UG_SEED_THREADS>>>(d_x, d_out, size);
@@ -282,7 +282,7 @@ static int ug_run_in_place(const ug_kernel *k, ug_call *c, bool sort_first)
     int size = 0;
     if (ug_cuda_enter(k, c)) return 1;
     size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, c->n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_work, c->n * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(

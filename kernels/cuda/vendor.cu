@@ -133,8 +133,8 @@ static int ug_run_sgemm(const ug_kernel *k, ug_call *c, int which)
         return 1;
     }
     if (ug_cublas_handle(c, ug_compute[which].eager_emulation, &h)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, c->x, M * K, &d_a));
-    UG_CUDA_TRY(c, ug_cuda_input(c, 1, c->y, K * N, &d_b));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), M * K, &d_a));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 1, ug_in_f32(c, 1), K * N, &d_b));
     UG_CUDA_TRY(c, cudaMalloc(&d_c, M * N * sizeof(float)));
     if (ug_cuda_run(c, d_c, M * N, ug_no_prepare, [&] {
             const float one = 1.0f, zero = 0.0f;
@@ -172,7 +172,7 @@ static int ug_run_cub_reduce(const ug_kernel *k, ug_call *c)
     n = (long long)c->n;
     if (c->launch_config == 2) UG_CUDA_TRY(c, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     UG_CUDA_TRY(c, cudaMalloc(&d_buf, (c->n + off) * sizeof(float)));
-    UG_CUDA_TRY(c, cudaMemcpy(d_buf + off, c->x, c->n * sizeof(float), cudaMemcpyHostToDevice));
+    UG_CUDA_TRY(c, cudaMemcpy(d_buf + off, ug_in_f32(c, 0), c->n * sizeof(float), cudaMemcpyHostToDevice));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     UG_CUDA_TRY(c, cub::DeviceReduce::Sum(NULL, temp_bytes, d_buf + off, d_out, n, stream));
     UG_CUDA_TRY(c, cudaMalloc(&d_temp, temp_bytes ? temp_bytes : 1));
@@ -267,16 +267,16 @@ const ug_kernel ug_vendor_kernels[] = {
     {.name = "cublas_sgemm_32f", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
      .depth = ug_depth_serial, .version = CUBLAS_SGEMM_32F,
      .doc = "cuBLAS SGEMM, CUBLAS_COMPUTE_32F (the default type); depth K-1"},
-    {.name = "cublas_sgemm_tf32", .op = UG_OP_GEMM, .backend = UG_CUDA, .in_fmt = UG_TF32,
+    {.name = "cublas_sgemm_tf32", .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = UG_TF32,
      .bound = UG_BOUND_TF32, .depth = ug_depth_serial, .version = CUBLAS_SGEMM_TF32,
      .doc = "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores); depth K-1"},
-    {.name = "cublas_sgemm_fast_16f", .op = UG_OP_GEMM, .backend = UG_CUDA, .in_fmt = UG_F16,
+    {.name = "cublas_sgemm_fast_16f", .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = UG_F16,
      .bound = UG_BOUND_F16, .depth = ug_depth_serial, .version = CUBLAS_SGEMM_FAST_16F,
      .doc = "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_FAST_16F (operands to binary16 or TF32); depth K-1"},
-    {.name = "cublas_sgemm_fast_16bf", .op = UG_OP_GEMM, .backend = UG_CUDA, .in_fmt = UG_BF16,
+    {.name = "cublas_sgemm_fast_16bf", .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = UG_BF16,
      .bound = UG_BOUND_BF16, .depth = ug_depth_serial, .version = CUBLAS_SGEMM_FAST_16BF,
      .doc = "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_FAST_16BF (operands to bfloat16 or TF32); depth K-1"},
-    {.name = "cublas_sgemm_bf16x9", .op = UG_OP_GEMM, .backend = UG_CUDA, .in_fmt = UG_BF16,
+    {.name = "cublas_sgemm_bf16x9", .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = UG_BF16,
      .bound = UG_BOUND_BF16X9, .depth = ug_depth_serial, .version = CUBLAS_SGEMM_BF16X9,
      .doc = "cuBLAS SGEMM, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, emulation eager; depth K-1"},
     {.name = "cub_reduce", .op = UG_OP_SUM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,

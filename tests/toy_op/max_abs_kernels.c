@@ -20,13 +20,14 @@ static int ug_max_abs_run(const ug_kernel *k, ug_call *c)
 #ifdef UG_TOY_SKIP_LAST
         n = n ? n - 1 : 0;
 #endif
+        const float *x = ug_in_f32(c, 0);
         float m = 0.0f;
         for (size_t i = 0; i < n; i++) {
-            float a = fabsf(c->x[i]);
+            float a = fabsf(x[i]);
             if (isnan(a) || a > m) m = a;
             if (isnan(m)) break;
         }
-        c->out[0] = m;
+        ug_out_f32(c)[0] = m;
         return 0;
     }
     }
