@@ -95,6 +95,31 @@ else
 fi
 rm "$tmp/c/t_stale.txt" "$tmp/c/t_cancel.txt"
 
+# ---- no directive is silently ignored: misplaced, misspelled, without its colon ----------------
+mkdir -p "$tmp/d"
+printf '# why: x\n1\n2\n# check: ulp_max 0 after the values\n' >"$tmp/d/t_after.txt"
+printf '# why: x\n# Check: ulp_max 0\n1\n' >"$tmp/d/t_upper.txt"
+printf '# why: x\n# check : ulp_max 0\n1\n' >"$tmp/d/t_space.txt"
+printf '# why: x\n# check ulp_max 0\n1\n' >"$tmp/d/t_nocolon.txt"
+printf '# why: x\n1 # xfail: serial_f32 inline\n' >"$tmp/d/t_inline.txt"
+printf '# why: x\n1\n# note: not a key\n' >"$tmp/d/t_unknown.txt"
+printf '# why: plain comments stay allowed\n# a plain comment, with a colon: here\n## check: a comment\n1 # one\n# the end\n2\n' >"$tmp/d/t_plain.txt"
+run run --corpus "$tmp/d" --filter 'corpus/t_*' --kernel serial_f32 --tap
+check "a directive after the values: an error at its line" \
+  'grep -q "^# $tmp/d/t_after.txt:4: .# check:. after the values (line 2): directives come before the first value" "$tmp/out"'
+check "'# Check:' (not lowercase): an error at its line" \
+  'grep -q "^# $tmp/d/t_upper.txt:2: .# Check:. is not a directive: keys are lowercase" "$tmp/out"'
+check "'# check :' (blank before the colon): an error at its line" \
+  'grep -q "^# $tmp/d/t_space.txt:2: .# check :. is not a directive: write .# check:." "$tmp/out"'
+check "'# check ulp_max 0' (no colon): an error at its line" \
+  'grep -q "^# $tmp/d/t_nocolon.txt:2: .# check. without its colon" "$tmp/out"'
+check "a directive in a comment after a value: an error at its line" \
+  'grep -q "^# $tmp/d/t_inline.txt:2: .# xfail:. after the values (line 2)" "$tmp/out"'
+check "an unknown directive after the values: an error at its line" \
+  'grep -q "^# $tmp/d/t_unknown.txt:3: .# note:. is not a directive" "$tmp/out"'
+check "six files fail, the file of plain comments passes" \
+  '[ "$(rc)" = 1 ] && [ "$(grep -c "^not ok [0-9]* - corpus/t_[a-z]*$" "$tmp/out")" = 6 ] && grep -q "^ok [0-9]* - corpus/t_plain serial_f32@default n=2$" "$tmp/out"'
+
 # ---- usage --------------------------------------------------------------------------------------
 run run --corpus "$tmp/nosuch" --filter 'corpus/*'
 check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--corpus $tmp/nosuch: not a readable directory" "$tmp/err"'

@@ -158,8 +158,10 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
                         "raises the count)\n", opt->trial);
         return 2;
     }
-    /* a shard may hold none of the cases that run the kernel: merge judges the whole */
-    if (opt->kernel && !opt->shard_n) return ug_kernel_selection_error(opt, units, count);
+    /* a shard may hold none of the cases that run the kernel: merge judges the whole; a failed
+     * point (a malformed corpus file) already says what went wrong */
+    if (opt->kernel && !opt->shard_n && ug_results_status(res) == 0)
+        return ug_kernel_selection_error(opt, units, count);
     return 0;
 }
 
