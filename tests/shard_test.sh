@@ -34,6 +34,12 @@ import json,sys
 s=[json.load(open(\"$tmp/s%d/results.json\" % k)) for k in range(4)]
 u=[x[\"name\"] for d in s for x in d[\"units\"]]
 assert len(u)==len(set(u))==len(s[0][\"shard\"][\"units\"]), (len(u), len(set(u)))"'
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['meta'].update(interrupted=True, stop_reason='SIGTERM'); json.dump(d, open(sys.argv[2], 'w'))" "$tmp/s2/results.json" "$tmp/s2i.json"
+$ug merge "$tmp/mi.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp/s2i.json" "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "merge carries an interrupted shard through: the merged report is marked interrupted, naming it" \
+  'python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"meta\"]; assert m[\"interrupted\"] is True and \"SIGTERM\" in m[\"stop_reason\"] and \"s2i.json\" in m[\"stop_reason\"], m" "$tmp/mi.json" && grep -q "s2i.json was interrupted (SIGTERM)" "$tmp/err"'
+$ug compare "$tmp/merged.json" "$tmp/mi.json" --fail-on-regression >"$tmp/out" 2>"$tmp/err"
+check "... and the gate does not accept it" '[ $? = 1 ] && grep -q "^NOT ACCEPTED: NEW was interrupted" "$tmp/out"'
 $ug merge "$tmp/m3.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
 check "a missing shard: exit 2 naming the shard and its units" \
   '[ $? = 2 ] && grep -q "shard 2/4 is missing; its units: reduce/" "$tmp/err"'
