@@ -120,6 +120,39 @@ check "an unknown directive after the values: an error at its line" \
 check "six files fail, the file of plain comments passes" \
   '[ "$(rc)" = 1 ] && [ "$(grep -c "^not ok [0-9]* - corpus/t_[a-z]*$" "$tmp/out")" = 6 ] && grep -q "^ok [0-9]* - corpus/t_plain serial_f32@default n=2$" "$tmp/out"'
 
+# ---- a directory reached twice (symlinks to '.') is walked once ---------------------------------
+mkdir -p "$tmp/loop"
+printf '# why: reached through two links to .\n1\n2\n' >"$tmp/loop/t_loop.txt"
+ln -s . "$tmp/loop/a" && ln -s . "$tmp/loop/b"
+start=$(date +%s)
+timeout 60 "$ug" run --corpus "$tmp/loop" --filter 'corpus/*t_loop' --kernel serial_f32 --tap >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+took=$(( $(date +%s) - start ))
+check "two symlinks to . under --corpus: the walk ends (took ${took} s), the file runs once" \
+  '[ "$(rc)" = 0 ] && [ "$took" -lt 30 ] && [ "$(grep -c "^ok [0-9]* - corpus/[a-z/]*t_loop serial_f32@default" "$tmp/out")" = 1 ]'
+
+# ---- names from outside: no TAP injection, rerun lines quoted -----------------------------------
+mkdir -p "$tmp/q d"
+python3 -c "
+import sys
+d = sys.argv[1]
+for name in ['x # TODO y', 'z' + chr(10) + 'ok 99 - fake', 'a b', 'a_b']:
+    open(d + '/' + name + '.txt', 'w').write('# why: x' + chr(10) + '1' + chr(10) + '2' + chr(10))
+" "$tmp/q d"
+printf '# why: 1e8 + 1 - 1e8\n# kernels: serial_f32\n# check: ulp_max 1 an integer sum\n1e8\n1\n-1e8\n' >"$tmp/q d/t_q.txt"
+run run --corpus "$tmp/q d" --filter 'corpus/*' --kernel serial_f32 --tap
+check "a file named 'x (hash) TODO y': its point fails naming why, the hash escaped (no TODO directive)" \
+  'grep -q "^not ok [0-9]* - corpus/x \\\\# TODO y$" "$tmp/out" && grep -q "x # TODO y.txt: file name holds . . (unit names are letters" "$tmp/out"'
+check "a newline in a file name starts no TAP line of its own" \
+  '! grep -q "^ok 99" "$tmp/out" && grep -q "^not ok [0-9]* - corpus/z\\\\nok 99 - fake$" "$tmp/out"'
+check "'a b' is refused, 'a_b' runs: ids cannot collide" \
+  'grep -q "^not ok [0-9]* - corpus/a b$" "$tmp/out" && grep -q "^ok [0-9]* - corpus/a_b serial_f32@default n=2" "$tmp/out"'
+rerun=$(grep -A30 "^not ok [0-9]* - corpus/t_q serial_f32@default" "$tmp/out" | sed -n "s/^#   rerun: //p" | head -1)
+check "the rerun line quotes a --corpus directory with a space" \
+  'echo "$rerun" | grep -q -- "--filter corpus/t_q --kernel serial_f32@default --n 3 --trial 0 --corpus .$tmp/q d."'
+eval "$rerun" >"$tmp/out2" 2>&1
+rc2=$?
+check "... and, run as printed, reproduces the failure" '[ "$rc2" = 1 ] && grep -q "check ulp_max 1 failed: max 8.389e+06 ulp" "$tmp/out2"'
+
 # ---- usage --------------------------------------------------------------------------------------
 run run --corpus "$tmp/nosuch" --filter 'corpus/*'
 check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--corpus $tmp/nosuch: not a readable directory" "$tmp/err"'

@@ -152,6 +152,10 @@ printf '{"meta": {}, "results": [' >"$tmp/bad.json"
 run compare "$tmp/a/results.json" "$tmp/bad.json"
 check "malformed JSON: exit 2 naming the file, line and column" \
   '[ "$(rc)" = 2 ] && grep -q "bad.json: line 1, column" "$tmp/err"'
+python3 -c "import sys; t=open(sys.argv[1]).read(); i=t.index('\"ulp_max\":'); open(sys.argv[2],'w').write(t[:i]+'\"ulp_max\":1e9,'+t[i:])" "$tmp/a/results.json" "$tmp/dup.json"
+run compare "$tmp/a/results.json" "$tmp/dup.json" --fail-on-regression
+check "a duplicate key in an input file: exit 2 naming the file, where, and the key" \
+  '[ "$(rc)" = 2 ] && grep -q "dup.json: line [0-9]*, column [0-9]*: duplicate member name .ulp_max." "$tmp/err"'
 run compare "$tmp/a/results.json" "$tmp/a/results.json" --slack 0.5
 check "--slack below 1: usage error" '[ "$(rc)" = 2 ] && grep -q -- "--slack: .0.5. is not a factor >= 1" "$tmp/err"'
 

@@ -40,6 +40,18 @@ check "merge carries an interrupted shard through: the merged report is marked i
   'python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"meta\"]; assert m[\"interrupted\"] is True and \"SIGTERM\" in m[\"stop_reason\"] and \"s2i.json\" in m[\"stop_reason\"], m" "$tmp/mi.json" && grep -q "s2i.json was interrupted (SIGTERM)" "$tmp/err"'
 $ug compare "$tmp/merged.json" "$tmp/mi.json" --fail-on-regression >"$tmp/out" 2>"$tmp/err"
 check "... and the gate does not accept it" '[ $? = 1 ] && grep -q "^NOT ACCEPTED: NEW was interrupted" "$tmp/out"'
+# outputs that are not regular files: a symlink is written through, a full device says ENOSPC
+ln -s "$tmp/target.json" "$tmp/link.json"
+$ug merge "$tmp/link.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "merge into a symlink: written through to its target, the link kept" \
+  '[ $? = 0 ] && [ -L "$tmp/link.json" ] && [ -f "$tmp/target.json" ] && [ ! -L "$tmp/target.json" ] && cmp -s "$tmp/target.json" "$tmp/merged.json"'
+if mknod "$tmp/fulldev" c 1 7 2>/dev/null; then
+  $ug merge "$tmp/fulldev" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/s3/results.json --junit "$tmp/fulldev" >"$tmp/out" 2>"$tmp/err"
+  check "merge into a full device (a /dev/full node): exit 2, ENOSPC named, the node left a device" \
+    '[ $? = 2 ] && grep -q "cannot write $tmp/fulldev: No space left on device" "$tmp/err" && [ -c "$tmp/fulldev" ]'
+else
+  ok "merge into a full device # SKIP mknod not permitted here"
+fi
 $ug merge "$tmp/m3.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
 check "a missing shard: exit 2 naming the shard and its units" \
   '[ $? = 2 ] && grep -q "shard 2/4 is missing; its units: reduce/" "$tmp/err"'
@@ -95,4 +107,18 @@ $ug merge --parts "$tmp/x.json" $(echo $parts | tr " " "\n" | grep -v /p-dot/) "
 check "a narrowed part (--n): exit 2 naming it" '[ $? = 2 ] && grep -q "p-dotn/results.json is not a part of the default run" "$tmp/err"'
 $ug merge --parts "$tmp/x.json" $parts "$tmp/p-dot/results.json" >"$tmp/out" 2>"$tmp/err"
 check "a part given twice: exit 2" '[ $? = 2 ] && grep -q "unit dot/normal of the default run is in 2 parts" "$tmp/err"'
+# scripts/slurm with a stand-in sbatch (it runs the array's one task at once): the run options
+# reach the shard as the words given, unglobbed, from a directory where 'reduce/*' matches a file
+mkdir -p "$tmp/fakebin" "$tmp/cwd/reduce/zz"
+cat >"$tmp/fakebin/sbatch" <<'SB'
+#!/bin/sh
+for a; do last=$a; done
+case "$last" in *shard.sbatch) SLURM_ARRAY_TASK_ID=0 sh "$last" >"$ULPGATE_OUT/shard-0.log" 2>&1 ;; esac
+echo 42
+SB
+chmod +x "$tmp/fakebin/sbatch"
+(cd "$tmp/cwd" && PATH="$tmp/fakebin:$PATH" sh "$(dirname "$0")/../scripts/slurm/submit.sh" "$ug" "$tmp/sl" 1 \
+  --filter 'reduce/*' --kernel kahan_f32 --trials 3) >"$tmp/out" 2>"$tmp/err"
+check "slurm: the run options reach the shard unglobbed ('reduce/*' with a reduce/zz in the job's directory)" \
+  'python3 -c "import json,sys; s=json.load(open(sys.argv[1]))[\"meta\"][\"selection\"]; assert s[\"filter\"]==\"reduce/*\" and s[\"kernel\"]==\"kahan_f32\", s" "$tmp/sl/shard-0/results.json"'
 tap_end

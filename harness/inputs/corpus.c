@@ -367,12 +367,53 @@ bool ug_corpus_selects(const ug_corpus_file *f, const ug_kernel *k)
 typedef struct {
     ug_corpus_file *files;
     size_t count, cap;
+    struct { dev_t dev; ino_t ino; } *seen; /* the directories of this root's walk so far */
+    size_t n_seen, cap_seen;
 } ug_corpus_list;
+
+/* Whether the directory st was walked before under this root (and remember it): a symlink to
+ * '.' or to a parent would otherwise make the walk exponential (two links to '.' double it at
+ * every level) and never end.  Linear in the directories walked: corpora are small. */
+static bool ug_corpus_seen(ug_corpus_list *list, const struct stat *st)
+{
+    for (size_t i = 0; i < list->n_seen; i++)
+        if (list->seen[i].dev == st->st_dev && list->seen[i].ino == st->st_ino) return true;
+    if (list->n_seen == list->cap_seen) {
+        list->cap_seen = list->cap_seen ? 2 * list->cap_seen : 16;
+        list->seen = ug_xrealloc(list->seen, list->cap_seen * sizeof *list->seen);
+    }
+    list->seen[list->n_seen].dev = st->st_dev;
+    list->seen[list->n_seen++].ino = st->st_ino;
+    return false;
+}
 
 static bool ug_has_suffix(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* A unit name is an id part, a --filter glob and a TAP description: a file whose name holds
+ * anything but letters, digits and _ - . + / @ = , ("a b" would be the id of "a_b", "x#TODO"
+ * a TAP directive, "*" a glob) or does not fit is a failed unit saying so, not a silently
+ * mangled or truncated name. */
+static void ug_corpus_check_name(ug_corpus_file *f, const char *sub)
+{
+    size_t len = strlen(sub) - 4; /* without ".txt" */
+    if (len + 8 > sizeof f->name) {
+        ug_corpus_fail(f, 0, "file name too long for a unit name (%zu characters below the "
+                             "corpus directory, at most %zu): rename it", len, sizeof f->name - 8);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)sub[i];
+        if (isalnum(c) || strchr("_-.+/@=,", c)) continue;
+        char shown[16];
+        snprintf(shown, sizeof shown, c < 0x20 || c >= 0x7f ? "\\x%02x" : "%c", c);
+        ug_corpus_fail(f, 0, "file name holds '%s' (unit names are letters, digits and "
+                             "_ - . + / @ = ,): rename it", shown);
+        return;
+    }
 }
 
 /* Every *.txt below dir (rel: the path below the corpus directory so far) into list.  Returns 0,
@@ -382,6 +423,8 @@ static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg
 {
     char dir[1536];
     snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    struct stat dst;
+    if (stat(dir, &dst) == 0 && ug_corpus_seen(list, &dst)) return 0;
     DIR *d = opendir(dir);
     if (!d) return -1;
     struct dirent *e;
@@ -405,7 +448,7 @@ static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "corpus/%.*s", (int)(strlen(sub) - 4), sub);
         f->dir_arg = dir_arg;
-        ug_corpus_parse(path, f);
+        if (ug_corpus_parse(path, f) == 0) ug_corpus_check_name(f, sub);
     }
     closedir(d);
     return 0;
@@ -427,6 +470,7 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
     ug_corpus_walk(UG_SOURCE_ROOT "/cases/corpus", "", NULL, &list); /* may be absent */
     for (size_t i = 0; i < ndirs; i++) {
         struct stat st;
+        list.n_seen = 0; /* each root walked whole: the same directory twice is named twice */
         errno = 0;
         if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
             ug_corpus_walk(dirs[i], "", dirs[i], &list) != 0) {
@@ -434,6 +478,7 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
                      strerror(errno ? errno : ENOTDIR));
             for (size_t j = 0; j < list.count; j++) ug_corpus_file_free(&list.files[j]);
             free(list.files);
+            free(list.seen);
             return -1;
         }
     }
@@ -452,6 +497,7 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
             snprintf(first, sizeof first, "%s", list.files[i - 1].path);
             ug_corpus_fail(f, 0, "unit %s is also %s: rename one", f->name, first);
         }
+    free(list.seen);
     *files = list.files;
     *count = list.count;
     return 0;
