@@ -1,6 +1,8 @@
 /* escape.c - see escape.h. */
 #include "base/escape.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +25,41 @@ char *ug_escape(const char *s, char *buf, size_t len)
         memcpy(buf + o, piece, k);
         o += k;
     }
+    buf[o] = 0;
+    return buf;
+}
+
+char *ug_shell_quote(const char *s, char *buf, size_t len)
+{
+    bool plain = *s != 0;
+    for (const char *p = s; *p && plain; p++)
+        plain = isalnum((unsigned char)*p) || strchr("_-.,/:@+=%^", *p);
+    if (plain) {
+        snprintf(buf, len, "%s", s);
+        return buf;
+    }
+    bool control = false;
+    for (const char *p = s; *p; p++) control |= (unsigned char)*p < 0x20 || *p == 0x7f;
+    size_t o = 0;
+    if (control) buf[o++] = '$'; /* bash's $'...': a newline as \n keeps the line one line */
+    buf[o++] = '\'';
+    for (; *s; s++) {
+        char esc[8];
+        const char *piece = NULL;
+        if (*s == '\'') piece = control ? "\\'" : "'\\''";
+        else if (control && *s == '\\') piece = "\\\\";
+        else if (control && ((unsigned char)*s < 0x20 || *s == 0x7f))
+            snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*s), piece = esc;
+        size_t k = piece ? strlen(piece) : 1;
+        if (o + k + 5 > len) { /* room for the closing quote, "..." and the NUL */
+            memcpy(buf + o, "'...", 5);
+            return buf;
+        }
+        if (piece) memcpy(buf + o, piece, k);
+        else buf[o] = *s;
+        o += k;
+    }
+    buf[o++] = '\'';
     buf[o] = 0;
     return buf;
 }

@@ -12,4 +12,11 @@
 /* s escaped into buf (len >= 8): cut with "..." when it does not fit.  Returns buf. */
 char *ug_escape(const char *s, char *buf, size_t len);
 
+/* s as one shell word into buf: as it is when it holds only letters, digits and
+ * _ - . , / : @ + = % ^ (every name of today's cases and kernels), else in single quotes with
+ * each ' written '\''; with a control byte (a newline) bash's $'...' instead, the byte as \xNN,
+ * so that the word stays on one line.  Cut with "..."
+ * (then not a word) when it does not fit.  Returns buf. */
+char *ug_shell_quote(const char *s, char *buf, size_t len);
+
 #endif

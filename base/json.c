@@ -1,12 +1,15 @@
 /* json.c - see json.h.  A recursive-descent parser over the whole text. */
 #include "base/json.h"
 
+#include "base/escape.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/sys.h"
 
 enum { UG_JSON_MAX_DEPTH = 64 };
@@ -172,8 +175,23 @@ static ug_json *ug_jp_container(ug_jp *p, int depth, bool object)
                 ug_jp_fail(p, "expected a member name");
                 break;
             }
+            const char *key_at = p->s;
             key = ug_jp_string(p);
             if (!key) break;
+            /* a duplicate name: readers take the first, a hand edit or a generator bug the
+             * last; which figure is "the" figure must not depend on that.  Cost: a scan of the
+             * object's names so far (objects here are small: a row has ~60) */
+            bool dup = false;
+            for (size_t i = 0; i < v->count && !dup; i++) dup = strcmp(v->items[i]->key, key) == 0;
+            if (dup) {
+                char what[200], shown[120];
+                snprintf(what, sizeof what, "duplicate member name \"%s\"",
+                         ug_escape(key, shown, sizeof shown));
+                p->s = key_at;
+                free(key);
+                ug_jp_fail(p, what);
+                break;
+            }
             ug_jp_ws(p);
             if (p->s >= p->end || *p->s != ':') {
                 free(key);

@@ -1,7 +1,9 @@
 /*
  * json.h - a small JSON reader: the whole text parsed into a tree of values (RFC 8259; numbers
  * as binary64 by strtod, so %.17g output reads back exactly), for results.json, baselines and
- * merge inputs.  Depth and size are bounded by the text; errors name the line and column.
+ * merge inputs.  Depth and size are bounded by the text; errors name the line and column.  A
+ * member name given twice in one object is an error ("duplicate member name \"ulp_max\""):
+ * which of the two is the figure must not depend on the reader.
  */
 #ifndef UG_JSON_H
 #define UG_JSON_H

@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/parse.h"
+
 /* A limit this large means "no limit" (cgroup v1 writes 2^63 - 4096 for that). */
 #define UG_MEM_UNLIMITED 0x1p60
 
@@ -83,19 +85,25 @@ static double ug_mem_cgroup(void)
     return room;
 }
 
-/* ULPGATE_MEM_LIMIT: "123", "512M", "4G", "1T"; -1 when unset or malformed. */
+/* ULPGATE_MEM_LIMIT (ug_parse_bytes: "123", "512M", "512MiB", "1GB", "2G"); -1 when unset.  A
+ * malformed one is 0 bytes here (nothing fits: never no limit at all), and a usage error where
+ * a run starts (ug_mem_env_check). */
 static double ug_mem_env_limit(void)
 {
     const char *s = getenv("ULPGATE_MEM_LIMIT");
+    double v;
     if (!s || !*s) return -1;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !(v >= 0)) return -1;
-    static const char units[] = "KMGT";
-    const char *u = *end ? strchr(units, *end == 'k' ? 'K' : *end) : NULL;
-    if (*end && (!u || end[1])) return -1;
-    for (const char *p = units; u && p <= u; p++) v *= 1024;
-    return v;
+    return ug_parse_bytes(s, &v) ? v : 0;
+}
+
+int ug_mem_env_check(char *err, size_t len)
+{
+    const char *s = getenv("ULPGATE_MEM_LIMIT");
+    double v;
+    if (!s || !*s || ug_parse_bytes(s, &v)) return 0;
+    snprintf(err, len, "ULPGATE_MEM_LIMIT='%.40s%s' is not a size (bytes, or with a unit: 512M, "
+                       "512MiB, 1GB, 2G)", s, strlen(s) > 40 ? "..." : "");
+    return -1;
 }
 
 static void ug_mem_take(double v, const char *name, double *best, const char **source)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 bool ug_parse_u64(const char *s, uint64_t *out)
 {
@@ -38,6 +39,28 @@ bool ug_parse_size(const char *s, size_t *out)
     if (!ug_parse_u64(s, &v)) return false;
     *out = (size_t)v;
     return true;
+}
+
+bool ug_parse_bytes(const char *s, double *out)
+{
+    if (!s || !(*s >= '0' && *s <= '9')) return false;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || !isfinite(v) || strpbrk(s, "xX")) return false; /* no hex-float sizes */
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"", 1},         {"b", 1},          {"k", 0x1p10},     {"m", 0x1p20},
+                 {"g", 0x1p30},   {"t", 0x1p40},     {"kib", 0x1p10},   {"mib", 0x1p20},
+                 {"gib", 0x1p30}, {"tib", 0x1p40},   {"kb", 1e3},       {"mb", 1e6},
+                 {"gb", 1e9},     {"tb", 1e12}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcasecmp(end, units[i].unit) == 0) {
+            *out = v * units[i].scale;
+            return true;
+        }
+    return false;
 }
 
 bool ug_parse_int(const char *s, long lo, long hi, long *out)

@@ -1,9 +1,12 @@
 /* sys.c - see sys.h. */
 #include "base/sys.h"
 
-#include <stdio.h>
-#include <string.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,8 +50,41 @@ double ug_now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Write straight into path (a device, a FIFO, a dangling symlink): no temporary file to rename.
+ * A full device is ENOSPC at the write or the flush; fsync is not asked of what cannot do it. */
+static int ug_write_through(const char *path, const char *text, size_t len, char *err,
+                            size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) goto err;
+    if (fwrite(text, 1, len, f) != len || fflush(f) != 0) {
+        int e = errno;
+        fclose(f);
+        errno = e;
+        goto err;
+    }
+    if (fclose(f) != 0) goto err;
+    return 0;
+err:
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return -1;
+}
+
 int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
+    /* The rename would replace whatever path is with a regular file: a symlink is written
+     * through to its target (atomically there), a device or FIFO directly (`--out /dev/full`
+     * reports ENOSPC instead of turning /dev/full into a file). */
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (!real) return ug_write_through(path, text, len, err, errlen); /* dangling */
+        int rc = ug_write_atomic(real, text, len, err, errlen);
+        free(real);
+        return rc;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return ug_write_through(path, text, len, err, errlen);
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
         snprintf(err, errlen, "%s: path too long", path);

@@ -14,7 +14,9 @@ char *ug_xstrdup(const char *s);
 double ug_now_s(void);
 
 /* Write len bytes to path atomically: a temporary file beside it, fsync'ed, renamed over path
- * (a reader never sees half a file; nothing is left behind on failure).  0, or -1 with
+ * (a reader never sees half a file; nothing is left behind on failure).  A path that is not a
+ * regular file is not replaced: a symlink is written through to its target (atomically there),
+ * a device or FIFO directly (`/dev/full`: "No space left on device").  0, or -1 with
  * "cannot write PATH: why" in err. */
 int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
 

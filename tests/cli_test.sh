@@ -27,6 +27,12 @@ check "filter matching nothing: exit 2, nearest case named" \
 run run --filter 'reduce/normal' --kernel serial_f3
 check "--kernel matching no kernel: exit 2, nearest kernel named" \
   '[ "$(rc)" = 2 ] && grep -q "matches no kernel; nearest: serial_f32@default" "$tmp/err"'
+run run --filter 'reduce/normal' --kernel dot_serial_f32
+check "--filter and --kernel that select no measurement together: exit 2, what each matched" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--filter .reduce/normal. selects 1 case (reduce/normal) and --kernel .dot_serial_f32. matches [0-9]* kernels* (dot_serial_f32@default[^)]*), but no selected case runs a matched kernel" "$tmp/err"'
+run run --filter 'reduce/norm*' --kernel 'dot_*'
+check "... with globs: the counts and the first names" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--filter .reduce/norm\*. selects [0-9]* cases* (reduce/normal[^)]*) and --kernel .dot_\*. matches [0-9]* kernels (dot_" "$tmp/err"'
 run run --filter 'reduce/normal' --kernel serial_f32 --n 999
 check "--n that no selected case measures: exit 2, its sizes listed" \
   '[ "$(rc)" = 2 ] && grep -q -- "--n 999: no selected case measures that size; its sizes: .*1000" "$tmp/err"'

@@ -95,6 +95,64 @@ else
 fi
 rm "$tmp/c/t_stale.txt" "$tmp/c/t_cancel.txt"
 
+# ---- no directive is silently ignored: misplaced, misspelled, without its colon ----------------
+mkdir -p "$tmp/d"
+printf '# why: x\n1\n2\n# check: ulp_max 0 after the values\n' >"$tmp/d/t_after.txt"
+printf '# why: x\n# Check: ulp_max 0\n1\n' >"$tmp/d/t_upper.txt"
+printf '# why: x\n# check : ulp_max 0\n1\n' >"$tmp/d/t_space.txt"
+printf '# why: x\n# check ulp_max 0\n1\n' >"$tmp/d/t_nocolon.txt"
+printf '# why: x\n1 # xfail: serial_f32 inline\n' >"$tmp/d/t_inline.txt"
+printf '# why: x\n1\n# note: not a key\n' >"$tmp/d/t_unknown.txt"
+printf '# why: plain comments stay allowed\n# a plain comment, with a colon: here\n## check: a comment\n1 # one\n# the end\n2\n' >"$tmp/d/t_plain.txt"
+run run --corpus "$tmp/d" --filter 'corpus/t_*' --kernel serial_f32 --tap
+check "a directive after the values: an error at its line" \
+  'grep -q "^# $tmp/d/t_after.txt:4: .# check:. after the values (line 2): directives come before the first value" "$tmp/out"'
+check "'# Check:' (not lowercase): an error at its line" \
+  'grep -q "^# $tmp/d/t_upper.txt:2: .# Check:. is not a directive: keys are lowercase" "$tmp/out"'
+check "'# check :' (blank before the colon): an error at its line" \
+  'grep -q "^# $tmp/d/t_space.txt:2: .# check :. is not a directive: write .# check:." "$tmp/out"'
+check "'# check ulp_max 0' (no colon): an error at its line" \
+  'grep -q "^# $tmp/d/t_nocolon.txt:2: .# check. without its colon" "$tmp/out"'
+check "a directive in a comment after a value: an error at its line" \
+  'grep -q "^# $tmp/d/t_inline.txt:2: .# xfail:. after the values (line 2)" "$tmp/out"'
+check "an unknown directive after the values: an error at its line" \
+  'grep -q "^# $tmp/d/t_unknown.txt:3: .# note:. is not a directive" "$tmp/out"'
+check "six files fail, the file of plain comments passes" \
+  '[ "$(rc)" = 1 ] && [ "$(grep -c "^not ok [0-9]* - corpus/t_[a-z]*$" "$tmp/out")" = 6 ] && grep -q "^ok [0-9]* - corpus/t_plain serial_f32@default n=2$" "$tmp/out"'
+
+# ---- a directory reached twice (symlinks to '.') is walked once ---------------------------------
+mkdir -p "$tmp/loop"
+printf '# why: reached through two links to .\n1\n2\n' >"$tmp/loop/t_loop.txt"
+ln -s . "$tmp/loop/a" && ln -s . "$tmp/loop/b"
+start=$(date +%s)
+timeout 60 "$ug" run --corpus "$tmp/loop" --filter 'corpus/*t_loop' --kernel serial_f32 --tap >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+took=$(( $(date +%s) - start ))
+check "two symlinks to . under --corpus: the walk ends (took ${took} s), the file runs once" \
+  '[ "$(rc)" = 0 ] && [ "$took" -lt 30 ] && [ "$(grep -c "^ok [0-9]* - corpus/[a-z/]*t_loop serial_f32@default" "$tmp/out")" = 1 ]'
+
+# ---- names from outside: no TAP injection, rerun lines quoted -----------------------------------
+mkdir -p "$tmp/q d"
+python3 -c "
+import sys
+d = sys.argv[1]
+for name in ['x # TODO y', 'z' + chr(10) + 'ok 99 - fake', 'a b', 'a_b']:
+    open(d + '/' + name + '.txt', 'w').write('# why: x' + chr(10) + '1' + chr(10) + '2' + chr(10))
+" "$tmp/q d"
+printf '# why: 1e8 + 1 - 1e8\n# kernels: serial_f32\n# check: ulp_max 1 an integer sum\n1e8\n1\n-1e8\n' >"$tmp/q d/t_q.txt"
+run run --corpus "$tmp/q d" --filter 'corpus/*' --kernel serial_f32 --tap
+check "a file named 'x (hash) TODO y': its point fails naming why, the hash escaped (no TODO directive)" \
+  'grep -q "^not ok [0-9]* - corpus/x \\\\# TODO y$" "$tmp/out" && grep -q "x # TODO y.txt: file name holds . . (unit names are letters" "$tmp/out"'
+check "a newline in a file name starts no TAP line of its own" \
+  '! grep -q "^ok 99" "$tmp/out" && grep -q "^not ok [0-9]* - corpus/z\\\\nok 99 - fake$" "$tmp/out"'
+check "'a b' is refused, 'a_b' runs: ids cannot collide" \
+  'grep -q "^not ok [0-9]* - corpus/a b$" "$tmp/out" && grep -q "^ok [0-9]* - corpus/a_b serial_f32@default n=2" "$tmp/out"'
+rerun=$(grep -A30 "^not ok [0-9]* - corpus/t_q serial_f32@default" "$tmp/out" | sed -n "s/^#   rerun: //p" | head -1)
+check "the rerun line quotes a --corpus directory with a space" \
+  'echo "$rerun" | grep -q -- "--filter corpus/t_q --kernel serial_f32@default --n 3 --trial 0 --corpus .$tmp/q d."'
+eval "$rerun" >"$tmp/out2" 2>&1
+rc2=$?
+check "... and, run as printed, reproduces the failure" '[ "$rc2" = 1 ] && grep -q "check ulp_max 1 failed: max 8.389e+06 ulp" "$tmp/out2"'
+
 # ---- usage --------------------------------------------------------------------------------------
 run run --corpus "$tmp/nosuch" --filter 'corpus/*'
 check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--corpus $tmp/nosuch: not a readable directory" "$tmp/err"'

@@ -53,7 +53,7 @@ edit "$tmp/a/results.json" "$tmp/nan.json" "
 run compare "$tmp/a/results.json" "$tmp/nan.json" --fail-on-regression
 check "a NaN figure is worse than any number" '[ "$(rc)" = 1 ] && grep -Eq "^  ulp_max .* -> nan .* worse" "$tmp/out"'
 edit "$tmp/a/results.json" "$tmp/rows.json" "
-d['results']=[r for r in rows if 'serial_f32@' not in r['id']]+[dict(rows[0], id='reduce/normal new_kernel@default normal(0,1) 1000')]"
+d['results']=[r for r in rows if 'serial_f32@' not in r['id']]+[dict(rows[0], id='reduce/normal new_kernel@default normal(0,1) 1000')]; d['summary']['passed']+=1-$NSERIAL"
 run compare "$tmp/a/results.json" "$tmp/rows.json" --fail-on-regression
 check "rows in one side only are listed, not failures" \
   '[ "$(rc)" = 0 ] && grep -q "^only in base (a case, kernel or size removed, or not run) ($NSERIAL):" "$tmp/out" && grep -q "^only in new (a case, kernel or size added) (1):" "$tmp/out" && grep -q "^  reduce/normal new_kernel@default" "$tmp/out"'
@@ -96,6 +96,48 @@ check "timing is reported, not gated by default" \
 run compare "$tmp/a/results.json" "$tmp/slow.json" --fail-on-regression --time-slack 5
 check "--time-slack 5 gates timing: x10 slower is a regression" \
   '[ "$(rc)" = 1 ] && grep -Eq "^  time_ms .* worse \(gated: x5\)" "$tmp/out"'
+# ---- no silent green: a NEW that cannot stand for the run fails the gate, with the reason ---------
+edit "$tmp/a/results.json" "$tmp/intr.json" "d['meta'].update(interrupted=True, stop_reason='SIGINT')"
+run compare "$tmp/a/results.json" "$tmp/intr.json" --fail-on-regression
+check "an interrupted NEW fails the gate, the reason printed" \
+  '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW was interrupted (SIGINT): it holds part of the run" "$tmp/out" && grep -q "NEW cannot pass the gate" "$tmp/err"'
+run compare "$tmp/a/results.json" "$tmp/intr.json"
+check "... without --fail-on-regression: exit 0, still said" '[ "$(rc)" = 0 ] && grep -q "^NOT ACCEPTED: NEW was interrupted" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/empty.json" "d['results']=[]; d['summary']={k: 0 for k in d['summary']}"
+run compare "$tmp/a/results.json" "$tmp/empty.json" --fail-on-regression
+check "an empty NEW fails the gate" '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW has no rows" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/trunc.json" "d['results']=rows[:3]"
+run compare "$tmp/a/results.json" "$tmp/trunc.json" --fail-on-regression
+check "a truncated NEW (fewer rows than its summary counts) fails the gate" \
+  '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW is truncated: its summary counts $N test points, it holds 3" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/dev.json" "d['meta']['gpu']={'name':'NVIDIA H100 80GB HBM3','cc':'9.0','sm_count':132}"
+run compare "$tmp/a/results.json" "$tmp/dev.json" --fail-on-regression
+check "a NEW of another device fails the gate" \
+  '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW is of another device (cpu-[a-z0-9_]* -> h100-sm90)" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/seed.json" "d['meta']['seed']='0x7'; [r.update(seed='0x7') for r in rows]"
+run compare "$tmp/a/results.json" "$tmp/seed.json" --fail-on-regression
+check "a NEW of another seed fails the gate (no row compared)" \
+  '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW ran another seed (0x5eed -> 0x7)" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/build.json" "d['meta']['cflags']='-O0 -ffast-math'"
+run compare "$tmp/a/results.json" "$tmp/build.json" --fail-on-regression
+check "a NEW of another build (cflags) fails the gate" \
+  '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW is of another build (cflags .*. -> .-O0 -ffast-math., [0-9]* compared rows)" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/newfail.json" "
+rows.append(dict(rows[0], id='reduce/normal new_kernel@default normal(0,1) 1000', status='fail')); d['summary']['failed']+=1"
+run compare "$tmp/a/results.json" "$tmp/newfail.json" --fail-on-regression
+check "a row only in NEW that fails is a regression" \
+  '[ "$(rc)" = 1 ] && grep -q "^REGRESSION (a new row that fails) reduce/normal new_kernel@default normal(0,1) 1000" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/loose.json" "
+[r.update(bound_ratio_max=r['bound_ratio_max']/4) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/loose.json" --fail-on-regression
+check "a bound loosened (ratio down, the error unchanged) is a regression, not an improvement" \
+  '[ "$(rc)" = 1 ] && grep -q "^REGRESSION $row" "$tmp/out" && grep -Eq "^  bound_ratio_max .* x0.25 +worse \(the bound was loosened: the error did not improve\)" "$tmp/out"'
+edit "$tmp/a/results.json" "$tmp/tight.json" "
+[r.update(bound_ratio_max=r['bound_ratio_max']/4, ulp_mean=r['ulp_mean']/4) for r in rows if r['id']=='$row']"
+run compare "$tmp/a/results.json" "$tmp/tight.json" --fail-on-regression
+check "... while a ratio that fell with the error is an improvement" \
+  '[ "$(rc)" = 0 ] && grep -q "^IMPROVEMENT (the baseline can be tightened) $row" "$tmp/out"'
+
 run compare "$tmp/a/results.json" "$tmp/worse.json" --markdown
 check "--markdown: regressions first, then improvements, then counts; pipes escaped in tables" \
   '[ "$(rc)" = 0 ] && grep -q "^### ulpgate: \*\*1 regression\*\*" "$tmp/out" && awk "/^#### Regressions/{r=NR} /^#### Counts/{c=NR} END{exit !(r && c && r < c)}" "$tmp/out" && grep -q "| \`$row\` | ulp_max | .* | x13 |" "$tmp/out"'
@@ -110,6 +152,10 @@ printf '{"meta": {}, "results": [' >"$tmp/bad.json"
 run compare "$tmp/a/results.json" "$tmp/bad.json"
 check "malformed JSON: exit 2 naming the file, line and column" \
   '[ "$(rc)" = 2 ] && grep -q "bad.json: line 1, column" "$tmp/err"'
+python3 -c "import sys; t=open(sys.argv[1]).read(); i=t.index('\"ulp_max\":'); open(sys.argv[2],'w').write(t[:i]+'\"ulp_max\":1e9,'+t[i:])" "$tmp/a/results.json" "$tmp/dup.json"
+run compare "$tmp/a/results.json" "$tmp/dup.json" --fail-on-regression
+check "a duplicate key in an input file: exit 2 naming the file, where, and the key" \
+  '[ "$(rc)" = 2 ] && grep -q "dup.json: line [0-9]*, column [0-9]*: duplicate member name .ulp_max." "$tmp/err"'
 run compare "$tmp/a/results.json" "$tmp/a/results.json" --slack 0.5
 check "--slack below 1: usage error" '[ "$(rc)" = 2 ] && grep -q -- "--slack: .0.5. is not a factor >= 1" "$tmp/err"'
 

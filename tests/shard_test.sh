@@ -34,6 +34,24 @@ import json,sys
 s=[json.load(open(\"$tmp/s%d/results.json\" % k)) for k in range(4)]
 u=[x[\"name\"] for d in s for x in d[\"units\"]]
 assert len(u)==len(set(u))==len(s[0][\"shard\"][\"units\"]), (len(u), len(set(u)))"'
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['meta'].update(interrupted=True, stop_reason='SIGTERM'); json.dump(d, open(sys.argv[2], 'w'))" "$tmp/s2/results.json" "$tmp/s2i.json"
+$ug merge "$tmp/mi.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp/s2i.json" "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "merge carries an interrupted shard through: the merged report is marked interrupted, naming it" \
+  'python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"meta\"]; assert m[\"interrupted\"] is True and \"SIGTERM\" in m[\"stop_reason\"] and \"s2i.json\" in m[\"stop_reason\"], m" "$tmp/mi.json" && grep -q "s2i.json was interrupted (SIGTERM)" "$tmp/err"'
+$ug compare "$tmp/merged.json" "$tmp/mi.json" --fail-on-regression >"$tmp/out" 2>"$tmp/err"
+check "... and the gate does not accept it" '[ $? = 1 ] && grep -q "^NOT ACCEPTED: NEW was interrupted" "$tmp/out"'
+# outputs that are not regular files: a symlink is written through, a full device says ENOSPC
+ln -s "$tmp/target.json" "$tmp/link.json"
+$ug merge "$tmp/link.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
+check "merge into a symlink: written through to its target, the link kept" \
+  '[ $? = 0 ] && [ -L "$tmp/link.json" ] && [ -f "$tmp/target.json" ] && [ ! -L "$tmp/target.json" ] && cmp -s "$tmp/target.json" "$tmp/merged.json"'
+if mknod "$tmp/fulldev" c 1 7 2>/dev/null; then
+  $ug merge "$tmp/fulldev" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s2/results.json "$tmp"/s3/results.json --junit "$tmp/fulldev" >"$tmp/out" 2>"$tmp/err"
+  check "merge into a full device (a /dev/full node): exit 2, ENOSPC named, the node left a device" \
+    '[ $? = 2 ] && grep -q "cannot write $tmp/fulldev: No space left on device" "$tmp/err" && [ -c "$tmp/fulldev" ]'
+else
+  ok "merge into a full device # SKIP mknod not permitted here"
+fi
 $ug merge "$tmp/m3.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
 check "a missing shard: exit 2 naming the shard and its units" \
   '[ $? = 2 ] && grep -q "shard 2/4 is missing; its units: reduce/" "$tmp/err"'
@@ -52,14 +70,17 @@ check "--shard 4/4: exit 2" '[ $? = 2 ] && grep -q -- "--shard: .4/4. is not K/N
 # two workers where there are two GPUs or none (the CPU cases), one on a machine with one GPU
 ndev=$($ug devices 2>/dev/null | head -1)
 if [ "${ndev:-0}" = 1 ]; then gpus=0; last=1/2; else gpus=0,1; last=3/4; fi
-$ug run $sel --gpus $gpus --report "$tmp/workers" >"$tmp/out" 2>"$tmp/err"
+# (without a GPU, ULPGATE_FAKE_GPUS=2 lets the workers run the CPU cases: the machinery tested)
+ULPGATE_FAKE_GPUS=2 $ug run $sel --gpus $gpus --report "$tmp/workers" >"$tmp/out" 2>"$tmp/err"
 check "--gpus $gpus: worker processes, one TAP stream, exit 0" \
   '[ $? = 0 ] && grep -q "^# shard $last on GPU [01]$" "$tmp/out" && [ "$(grep -c "^ok " "$tmp/out")" = "$(sed -n "s/^1\.\.//p" "$tmp/out")" ]'
 if [ "${ndev:-0}" -gt 0 ]; then
   $ug run $sel --gpus "$ndev" >"$tmp/out" 2>"$tmp/err"
   check "--gpus naming a GPU that does not exist: exit 2 naming it" '[ $? = 2 ] && grep -q "GPU $ndev does not exist" "$tmp/err"'
 else
-  n=$((n + 1)); echo "ok $n - --gpus naming a GPU that does not exist # SKIP no CUDA device"
+  $ug run $sel --gpus 7 >"$tmp/out" 2>"$tmp/err"
+  check "--gpus 7 on a machine without GPUs: exit 2, nothing run, saying there are none" \
+    '[ $? = 2 ] && [ ! -s "$tmp/out" ] && grep -q "GPU 7 does not exist: this machine has no GPU" "$tmp/err"'
 fi
 # (with GPUs, the workers' report also has the cross-GPU check's rows: compared without them)
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['results']=[r for r in d['results'] if not r['id'].startswith('crossgpu ')]; json.dump(d, open(sys.argv[2], 'w'))" "$tmp/workers/results.json" "$tmp/workers_nox.json"
@@ -89,4 +110,18 @@ $ug merge --parts "$tmp/x.json" $(echo $parts | tr " " "\n" | grep -v /p-dot/) "
 check "a narrowed part (--n): exit 2 naming it" '[ $? = 2 ] && grep -q "p-dotn/results.json is not a part of the default run" "$tmp/err"'
 $ug merge --parts "$tmp/x.json" $parts "$tmp/p-dot/results.json" >"$tmp/out" 2>"$tmp/err"
 check "a part given twice: exit 2" '[ $? = 2 ] && grep -q "unit dot/normal of the default run is in 2 parts" "$tmp/err"'
+# scripts/slurm with a stand-in sbatch (it runs the array's one task at once): the run options
+# reach the shard as the words given, unglobbed, from a directory where 'reduce/*' matches a file
+mkdir -p "$tmp/fakebin" "$tmp/cwd/reduce/zz"
+cat >"$tmp/fakebin/sbatch" <<'SB'
+#!/bin/sh
+for a; do last=$a; done
+case "$last" in *shard.sbatch) SLURM_ARRAY_TASK_ID=0 sh "$last" >"$ULPGATE_OUT/shard-0.log" 2>&1 ;; esac
+echo 42
+SB
+chmod +x "$tmp/fakebin/sbatch"
+(cd "$tmp/cwd" && PATH="$tmp/fakebin:$PATH" sh "$(dirname "$0")/../scripts/slurm/submit.sh" "$ug" "$tmp/sl" 1 \
+  --filter 'reduce/*' --kernel kahan_f32 --trials 3) >"$tmp/out" 2>"$tmp/err"
+check "slurm: the run options reach the shard unglobbed ('reduce/*' with a reduce/zz in the job's directory)" \
+  'python3 -c "import json,sys; s=json.load(open(sys.argv[1]))[\"meta\"][\"selection\"]; assert s[\"filter\"]==\"reduce/*\" and s[\"kernel\"]==\"kahan_f32\", s" "$tmp/sl/shard-0/results.json"'
 tap_end

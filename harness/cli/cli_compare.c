@@ -4,7 +4,8 @@
  *
  * BASE and NEW are results.json files or baselines (reports/baselines/<device>.json), in any
  * combination.  Exit status: 0 (also with regressions, unless --fail-on-regression), 1 a
- * regression with --fail-on-regression, 2 a usage or input error.
+ * regression, a new row that fails or a NEW that is not accepted (interrupted, truncated, of
+ * another device, seed or build: compare.h) with --fail-on-regression, 2 a usage or input error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -73,10 +74,12 @@ int ug_cmd_compare(int argc, char **argv)
     else
         ug_cmp_print_text(&c, &out, all);
     fputs(ug_buf_str(&out), stdout);
-    int rc = fail_on_regression && c.regressed ? 1 : 0;
-    if (rc)
-        fprintf(stderr, "ulpgate: compare: %zu regression%s\n", c.regressed,
-                c.regressed == 1 ? "" : "s");
+    int rc = fail_on_regression && ug_cmp_fails(&c) ? 1 : 0;
+    if (rc && c.regressed + c.n_new_failing)
+        fprintf(stderr, "ulpgate: compare: %zu regression%s\n", c.regressed + c.n_new_failing,
+                c.regressed + c.n_new_failing == 1 ? "" : "s");
+    for (size_t i = 0; rc && i < c.n_refused; i++)
+        fprintf(stderr, "ulpgate: compare: NEW cannot pass the gate: %s\n", c.refused[i]);
     ug_buf_free(&out);
     ug_comparison_free(&c);
     ug_baseline_free(&base);

@@ -94,6 +94,18 @@ static int ug_load_results(const char *path, double slack, ug_baseline *bl, char
     ug_device_key(meta, bl->device, sizeof bl->device);
     snprintf(bl->git, sizeof bl->git, "%s", ug_json_str_of(ug_json_get(meta, "git"), ""));
     snprintf(bl->date, sizeof bl->date, "%s", ug_json_str_of(ug_json_get(meta, "date"), ""));
+    bl->interrupted = ug_json_bool_of(ug_json_get(meta, "interrupted"), false);
+    snprintf(bl->stop_reason, sizeof bl->stop_reason, "%s",
+             ug_json_str_of(ug_json_get(meta, "stop_reason"), ""));
+    const ug_json *sum = ug_json_get(root, "summary");
+    bl->summary_points = -1;
+    if (sum && sum->type == UG_JSON_OBJ) {
+        bl->summary_points = 0;
+        static const char *const keys[] = {"passed", "failed", "skipped", "xfailed", "xpassed"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            bl->summary_points += (long)ug_json_num_of(ug_json_get(sum, keys[k]), 0);
+    }
+    bl->n_points = all.count;
     for (size_t i = 0; i < all.count; i++) {
         const ug_row *r = &all.rows[i];
         if (r->status == UG_ST_SKIP) continue;
@@ -124,6 +136,8 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
         return -1;
     }
     bl->is_baseline = true;
+    bl->summary_points = -1;
+    bl->n_points = rows->count;
     snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
     for (size_t i = 0; i < fps->count; i++) {
         ug_fingerprint fp;

@@ -61,6 +61,13 @@ typedef struct ug_baseline {
     char path[1024];
     char device[64];      /* the device key */
     char git[48], date[24]; /* of the run (a results.json's meta) */
+    /* what says whether a results.json stands for its whole run (the gate refuses it when not):
+     * meta.interrupted and its stop_reason, the test points its "summary" counts (-1: no
+     * summary, a baseline) and the rows it holds, skipped ones too */
+    bool interrupted;
+    char stop_reason[160];
+    long summary_points;
+    size_t n_points;
     ug_results res;       /* the rows; skipped rows are left out */
     ug_bl_extra *x;       /* res.count entries */
     size_t x_cap;

@@ -5,6 +5,7 @@
 #include "harness/gate/compare.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,17 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
             within |= cr->m[m] == UG_V_WITHIN;
         }
     }
+    /* a smaller bound ratio with no smaller error is a larger bound: the check was loosened */
+    if (cr->slack <= 1.0 && cr->m[UG_GM_BOUND_RATIO_MAX] == UG_V_BETTER &&
+        cr->m[UG_GM_ULP_MAX] != UG_V_BETTER && cr->m[UG_GM_ULP_MEAN] != UG_V_BETTER &&
+        cr->m[UG_GM_REL_MAX] != UG_V_BETTER) {
+        cr->m[UG_GM_BOUND_RATIO_MAX] = UG_V_WORSE;
+        cr->bound_loosened = true;
+        worse = true;
+        better = false;
+        for (int m = 0; m < UG_GM_COUNT; m++) better |= cr->m[m] == UG_V_BETTER;
+        better |= cr->status == UG_V_BETTER;
+    }
     cr->time = UG_V_NA;
     if (o->time_ms > 0 && n->time_ms > 0) {
         c->timed++;
@@ -207,6 +219,55 @@ static void ug_env_row(ug_comparison *c, ug_cmp_row *cr)
     }
 }
 
+static void ug_refuse(ug_comparison *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ug_refuse(ug_comparison *c, const char *fmt, ...)
+{
+    if (c->n_refused == UG_CMP_MAX_REFUSED) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->refused[c->n_refused++], sizeof c->refused[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Why NEW cannot stand for the run BASE holds, into c->refused (after the rows are matched):
+ * each of these would otherwise pass the gate with nothing, or the wrong thing, compared. */
+static void ug_refusals(ug_comparison *c)
+{
+    const ug_baseline *now = c->now;
+    if (now->interrupted)
+        ug_refuse(c, "NEW was interrupted (%s): it holds part of the run",
+                  now->stop_reason[0] ? now->stop_reason : "no reason recorded");
+    if (!now->is_baseline && now->summary_points < 0)
+        ug_refuse(c, "NEW has no summary: whether it holds every test point cannot be told");
+    else if (!now->is_baseline && (size_t)now->summary_points != now->n_points)
+        ug_refuse(c, "NEW is truncated: its summary counts %ld test points, it holds %zu",
+                  now->summary_points, now->n_points);
+    if (now->n_points == 0) ug_refuse(c, "NEW has no rows: nothing ran");
+    if (c->device_differs)
+        ug_refuse(c, "NEW is of another device (%s -> %s): its figures are not BASE's to compare",
+                  c->base->device, now->device);
+    if (c->env & (1u << UG_FP_SEED))
+        ug_refuse(c, "NEW ran another seed (%s -> %s): other inputs", c->env_part[UG_FP_SEED].old,
+                  c->env_part[UG_FP_SEED].now);
+    static const int build[] = {UG_FP_CFLAGS, UG_FP_NVCC_FLAGS};
+    for (size_t i = 0; i < sizeof build / sizeof build[0]; i++) {
+        int f = build[i];
+        if (c->env_part[f].rows)
+            ug_refuse(c, "NEW is of another build (%s '%s' -> '%s', %zu compared rows): rebuild "
+                         "as BASE was, or update the baseline with a reason",
+                      ug_fp_fields[f].key, c->env_part[f].old, c->env_part[f].now,
+                      c->env_part[f].rows);
+    }
+    if (now->n_points && c->n_rows == c->inputs_changed)
+        ug_refuse(c, "no row of NEW was compared with BASE (%zu only in new, %zu inputs changed)",
+                  c->n_only_new, c->inputs_changed);
+}
+
+bool ug_cmp_fails(const ug_comparison *c)
+{
+    return c->regressed || c->n_new_failing || c->n_refused;
+}
+
 void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_opts *opts,
                 ug_comparison *c)
 {
@@ -219,6 +280,7 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
     bool *matched = ug_xcalloc(base->res.count + 1, sizeof *matched);
     c->rows = ug_xcalloc(now->res.count + 1, sizeof *c->rows);
     c->only_new = ug_xcalloc(now->res.count + 1, sizeof *c->only_new);
+    c->new_failing = ug_xcalloc(now->res.count + 1, sizeof *c->new_failing);
     c->only_base = ug_xcalloc(base->res.count + 1, sizeof *c->only_base);
     double *ratios = ug_xcalloc(now->res.count + 1, sizeof *ratios);
     size_t n_ratios = 0;
@@ -227,6 +289,8 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
         size_t b = ug_find_sorted(&base->res, bidx, n->id);
         if (b == (size_t)-1) {
             c->only_new[c->n_only_new++] = i;
+            if (n->status == UG_ST_FAIL || n->status == UG_ST_XPASS)
+                c->new_failing[c->n_new_failing++] = i;
             continue;
         }
         matched[b] = true;
@@ -258,6 +322,7 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
     free(ratios);
     free(matched);
     free(bidx);
+    ug_refusals(c);
 }
 
 void ug_comparison_free(ug_comparison *c)
@@ -265,5 +330,6 @@ void ug_comparison_free(ug_comparison *c)
     free(c->rows);
     free(c->only_base);
     free(c->only_new);
+    free(c->new_failing);
     memset(c, 0, sizeof *c);
 }

@@ -12,8 +12,16 @@
  *   - a row whose status went from passing to failing is worse;
  *   - distinct results: a deterministic kernel measured with repeats must keep 1 (any increase is
  *     worse); a nondeterministic one's vary by nature: "changed (not gated)".
+ *   - a bound loosened: bound_ratio_max fell while none of ulp_max, ulp_mean, rel_max did (the
+ *     bound grew, the error stayed) is worse, not better (deterministic rows);
+ *   - a row only in NEW that fails (fail, xpass) is a regression too.
  * Timing is reported, gated only when asked (time_slack > 0: new > time_slack * old is worse).
  * Rows whose inputs differ (trials, first trial, outputs, seed) are listed, not judged.
+ *
+ * NEW is not accepted at all (ug_comparison.refused: the gate fails with each reason) when it
+ * cannot stand for the run the baseline holds: interrupted, no rows, fewer rows than its summary
+ * counts (truncated), another device key, another seed, another build (cflags or nvcc flags of
+ * a compared row), or no row compared at all.
  */
 #ifndef UG_COMPARE_H
 #define UG_COMPARE_H
@@ -64,7 +72,10 @@ typedef struct ug_cmp_row {
     ug_verdict verdict;          /* the row's: worse if any is, else better if any is, ... */
     unsigned env;                /* fingerprint parts changed that this row depends on */
     char inputs[160];            /* non-empty: its inputs differ (why); not judged */
+    bool bound_loosened;         /* bound_ratio_max fell with the error: m[] says worse */
 } ug_cmp_row;
+
+enum { UG_CMP_MAX_REFUSED = 8 };
 
 typedef struct ug_cmp_opts {
     double time_slack;           /* > 0: gate timing by this factor */
@@ -82,7 +93,13 @@ typedef struct ug_comparison {
     bool device_differs;         /* the device keys differ */
     unsigned env;                /* fingerprint parts that changed for some matched row */
     struct { char old[192], now[192]; size_t rows; } env_part[UG_FP_NFIELDS];
+    size_t *new_failing, n_new_failing; /* rows of NEW not in BASE that fail (regressions) */
+    char refused[UG_CMP_MAX_REFUSED][448]; /* why NEW is not accepted ("NEW was interrupted") */
+    size_t n_refused;
 } ug_comparison;
+
+/* Whether the gate fails: a regression, a new row that fails, or NEW not accepted. */
+bool ug_cmp_fails(const ug_comparison *c);
 
 /* Compare now against base (both stay owned by the caller and must outlive c).  Cost:
  * O(rows log rows). */

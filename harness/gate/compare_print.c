@@ -71,8 +71,10 @@ static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out
     for (int m = 0; m < UG_GM_COUNT && n->measured && o->measured; m++) {
         if (r->m[m] == UG_V_NA) continue;
         double x = ug_gated_value(o, m), y = ug_gated_value(n, m);
-        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", ug_gated[m].name, ug_fmt_fig(x, a),
-                      ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), ug_verdict_name(r->m[m]));
+        bool loose = m == UG_GM_BOUND_RATIO_MAX && r->bound_loosened;
+        ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s%s\n", ug_gated[m].name, ug_fmt_fig(x, a),
+                      ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), ug_verdict_name(r->m[m]),
+                      loose ? " (the bound was loosened: the error did not improve)" : "");
     }
     if (r->time != UG_V_NA && c->opts.time_slack > 0)
         ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s (gated: x%g)\n", "time_ms",
@@ -171,7 +173,13 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_buf_printf(out, "ulpgate compare\n");
     ug_describe_side(c->base, "base:", out);
     ug_describe_side(c->now, "new: ", out);
+    for (size_t i = 0; i < c->n_refused; i++) ug_buf_printf(out, "NOT ACCEPTED: %s\n", c->refused[i]);
     ug_env_warnings(c, out, "warning: ", "  ");
+    for (size_t i = 0; i < c->n_new_failing; i++) {
+        const ug_row *n = &c->now->res.rows[c->new_failing[i]];
+        ug_buf_printf(out, "\nREGRESSION (a new row that fails) %s\n  %-18s %12s -> %-12s %10s  %s\n",
+                      n->id, "status", "(none)", ug_status_name(n->status), "", "worse");
+    }
     for (size_t i = 0; i < c->n_rows; i++)
         if (c->rows[i].verdict == UG_V_WORSE && !c->rows[i].inputs[0]) {
             ug_buf_printf(out, "\n");
@@ -204,9 +212,14 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_timing(c, out, "  ");
     ug_buf_printf(out,
                   "%zu rows compared: %zu regressed, %zu improved, %zu same, %zu within slack; "
-                  "%zu inputs changed, %zu only in base, %zu only in new\n",
+                  "%zu inputs changed, %zu only in base, %zu only in new",
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
+    if (c->n_new_failing) ug_buf_printf(out, "; %zu new rows failing", c->n_new_failing);
+    if (c->n_refused)
+        ug_buf_printf(out, "; NEW not accepted (%zu reason%s above)", c->n_refused,
+                      c->n_refused == 1 ? "" : "s");
+    ug_buf_printf(out, "\n");
 }
 
 /* ---- Markdown -------------------------------------------------------------------------------- */
@@ -297,11 +310,19 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows)
                   c->base->is_baseline ? c->base->device : c->base->git, c->now->path,
                   c->now->is_baseline ? "baseline" : "git",
                   c->now->is_baseline ? c->now->device : c->now->git);
+    for (size_t i = 0; i < c->n_refused; i++)
+        ug_buf_printf(out, "> **Not accepted**: %s\n%s", c->refused[i],
+                      i + 1 == c->n_refused ? "\n" : ">\n");
     ug_env_warnings(c, out, "> **Warning**: ", "> - ");
     if (c->device_differs || c->env) ug_buf_printf(out, "\n");
-    if (c->regressed) {
+    if (c->regressed || c->n_new_failing) {
         ug_buf_printf(out, "#### Regressions\n\n");
-        ug_md_table(c, out, UG_V_WORSE, max_rows);
+        if (c->regressed) ug_md_table(c, out, UG_V_WORSE, max_rows);
+        for (size_t i = 0; i < c->n_new_failing && i < max_rows; i++) {
+            ug_buf_printf(out, "%s- new row ", i == 0 && c->regressed ? "\n" : "");
+            ug_md_id(out, c->now->res.rows[c->new_failing[i]].id);
+            ug_buf_printf(out, " fails (%s)\n", ug_status_name(c->now->res.rows[c->new_failing[i]].status));
+        }
         ug_buf_printf(out, "\n");
     }
     if (c->improved) {

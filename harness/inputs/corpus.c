@@ -4,6 +4,7 @@
  */
 #include "harness/inputs/corpus.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/parse.h"
@@ -195,6 +197,110 @@ static int ug_corpus_header(ug_corpus_file *f, const ug_values_header *h, unsign
     return 0;
 }
 
+/* ---- directives nobody reads --------------------------------------------------------------- */
+
+static bool ug_is_key_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+}
+
+static bool ug_corpus_known_key(const char *word, bool any_case)
+{
+    for (int i = 0; i < UG_N_CORPUS_KEYS; i++)
+        if ((any_case ? strcasecmp : strcmp)(word, ug_corpus_keys[i]) == 0) return true;
+    return false;
+}
+
+/* One line's comment (the text after its first '#'), judged: 0, or -1 with f's error when it is
+ * shaped like a directive that nothing would read.  A comment is a directive when its first word
+ * is followed by ':' (blanks allowed before it) or is a key in any case ("# Check ulp_max 1");
+ * "##" always starts a plain comment.  A directive is read only when it is a whole line, spelled
+ * "# key:" with a known lowercase key, before the first value (values.h): anything else would be
+ * a check, an xfail or a kernel selection silently dropped. */
+static int ug_corpus_lint_comment(ug_corpus_file *f, size_t line, const char *text, bool whole,
+                                  size_t first_value)
+{
+    const char *p = text + 1; /* past the '#' */
+    if (*p == '#') return 0;
+    while (*p == ' ' || *p == '\t') p++;
+    char word[UG_VALUES_KEY_MAX];
+    size_t n = 0;
+    while (ug_is_key_char(p[n])) n++;
+    if (n == 0 || n >= sizeof word) return 0;
+    snprintf(word, sizeof word, "%.*s", (int)n, p);
+    char lower[UG_VALUES_KEY_MAX];
+    for (size_t i = 0; i <= n; i++) lower[i] = (char)tolower((unsigned char)word[i]);
+    const char *q = p + n;
+    while (*q == ' ' || *q == '\t') q++;
+    bool colon = *q == ':';
+    if (!colon && !ug_corpus_known_key(word, true)) return 0;
+    if (!colon)
+        return ug_corpus_fail(f, line, "'# %s' without its colon: write '# %s:' for the directive, "
+                                       "'## %s' for a comment", word, word, word);
+    if (p[n] != ':' || !ug_corpus_known_key(word, false)) {
+        if (ug_corpus_known_key(word, true) && p[n] == ':')
+            return ug_corpus_fail(f, line, "'# %s:' is not a directive: keys are lowercase "
+                                           "(write '# %s:'; '## %s:' for a comment)", word,
+                                  ug_corpus_nearest_key(word), word);
+        if (ug_corpus_known_key(word, true))
+            return ug_corpus_fail(f, line, "'# %.*s:' is not a directive: write '# %s:' (no blank "
+                                           "before the colon; '## ...' for a comment)",
+                                  (int)(q - p), p, lower);
+        return ug_corpus_fail(f, line, "'# %s:' is not a directive (keys: op, why, source, "
+                                       "kernels, check, xfail; write '## %s:' for a comment)",
+                              word, word);
+    }
+    if (!whole || first_value)
+        return ug_corpus_fail(f, line, "'# %s:' after the values (line %zu): directives come "
+                                       "before the first value; it would not be read",
+                              word, first_value ? first_value : line);
+    return 0;
+}
+
+/* Every comment of the file at path (already read by ug_values_read, so its lines are known to
+ * be short text) through ug_corpus_lint_comment.  Lines are split as values.c splits them (LF,
+ * CR LF, a lone CR).  0, or -1 with f's error at the first bad line.  Cost: one pass. */
+static int ug_corpus_lint(ug_corpus_file *f, const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return ug_corpus_fail(f, 0, "cannot open: %s", strerror(errno));
+    char buf[UG_VALUES_LINE_MAX + 2];
+    size_t line = 0, first_value = 0, len = 0;
+    int rc = 0;
+    for (int c = getc(in); rc == 0;) {
+        if (c != EOF && c != '\n' && c != '\r') {
+            if (len < UG_VALUES_LINE_MAX) buf[len++] = (char)c;
+            c = getc(in);
+            continue;
+        }
+        if (c == EOF && len == 0) break;
+        if (c == '\r') {
+            int d = getc(in);
+            if (d != '\n' && d != EOF) ungetc(d, in);
+        }
+        buf[len] = 0;
+        line++;
+        char *text = buf;
+        if (line == 1 && strncmp(text, "\xef\xbb\xbf", 3) == 0) text += 3;
+        char *hash = strchr(text, '#');
+        const char *v = text;
+        while (*v == ' ' || *v == '\t') v++;
+        bool whole = v == hash;
+        if (hash) rc = ug_corpus_lint_comment(f, line, hash, whole, first_value);
+        if (!whole && !first_value) {
+            if (hash) *hash = 0;
+            for (const char *p = text; *p && !first_value; p++)
+                if (*p != ' ' && *p != '\t' && *p != '\v' && *p != '\f') first_value = line;
+        }
+        len = 0;
+        if (c == EOF) break;
+        c = getc(in);
+    }
+    fclose(in);
+    return rc;
+}
+
 /* ---- one file ----------------------------------------------------------------------------- */
 
 int ug_corpus_parse(const char *path, ug_corpus_file *f)
@@ -219,6 +325,7 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
     int rc = 0;
     for (size_t i = 0; i < v.n_headers && rc == 0; i++)
         rc = ug_corpus_header(f, &v.headers[i], &seen);
+    if (rc == 0 && strcmp(path, "-") != 0) rc = ug_corpus_lint(f, path);
     if (rc == 0 && !f->why[0])
         rc = ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
                                   "adversarial)");
@@ -282,12 +389,53 @@ bool ug_corpus_selects(const ug_corpus_file *f, const ug_kernel *k)
 typedef struct {
     ug_corpus_file *files;
     size_t count, cap;
+    struct { dev_t dev; ino_t ino; } *seen; /* the directories of this root's walk so far */
+    size_t n_seen, cap_seen;
 } ug_corpus_list;
+
+/* Whether the directory st was walked before under this root (and remember it): a symlink to
+ * '.' or to a parent would otherwise make the walk exponential (two links to '.' double it at
+ * every level) and never end.  Linear in the directories walked: corpora are small. */
+static bool ug_corpus_seen(ug_corpus_list *list, const struct stat *st)
+{
+    for (size_t i = 0; i < list->n_seen; i++)
+        if (list->seen[i].dev == st->st_dev && list->seen[i].ino == st->st_ino) return true;
+    if (list->n_seen == list->cap_seen) {
+        list->cap_seen = list->cap_seen ? 2 * list->cap_seen : 16;
+        list->seen = ug_xrealloc(list->seen, list->cap_seen * sizeof *list->seen);
+    }
+    list->seen[list->n_seen].dev = st->st_dev;
+    list->seen[list->n_seen++].ino = st->st_ino;
+    return false;
+}
 
 static bool ug_has_suffix(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* A unit name is an id part, a --filter glob and a TAP description: a file whose name holds
+ * anything but letters, digits and _ - . + / @ = , ("a b" would be the id of "a_b", "x#TODO"
+ * a TAP directive, "*" a glob) or does not fit is a failed unit saying so, not a silently
+ * mangled or truncated name. */
+static void ug_corpus_check_name(ug_corpus_file *f, const char *sub)
+{
+    size_t len = strlen(sub) - 4; /* without ".txt" */
+    if (len + 8 > sizeof f->name) {
+        ug_corpus_fail(f, 0, "file name too long for a unit name (%zu characters below the "
+                             "corpus directory, at most %zu): rename it", len, sizeof f->name - 8);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)sub[i];
+        if (isalnum(c) || strchr("_-.+/@=,", c)) continue;
+        char shown[16];
+        snprintf(shown, sizeof shown, c < 0x20 || c >= 0x7f ? "\\x%02x" : "%c", c);
+        ug_corpus_fail(f, 0, "file name holds '%s' (unit names are letters, digits and "
+                             "_ - . + / @ = ,): rename it", shown);
+        return;
+    }
 }
 
 /* Every *.txt below dir (rel: the path below the corpus directory so far) into list.  Returns 0,
@@ -297,6 +445,8 @@ static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg
 {
     char dir[1536];
     snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    struct stat dst;
+    if (stat(dir, &dst) == 0 && ug_corpus_seen(list, &dst)) return 0;
     DIR *d = opendir(dir);
     if (!d) return -1;
     struct dirent *e;
@@ -320,7 +470,7 @@ static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "corpus/%.*s", (int)(strlen(sub) - 4), sub);
         f->dir_arg = dir_arg;
-        ug_corpus_parse(path, f);
+        if (ug_corpus_parse(path, f) == 0) ug_corpus_check_name(f, sub);
     }
     closedir(d);
     return 0;
@@ -342,6 +492,7 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
     ug_corpus_walk(UG_SOURCE_ROOT "/cases/corpus", "", NULL, &list); /* may be absent */
     for (size_t i = 0; i < ndirs; i++) {
         struct stat st;
+        list.n_seen = 0; /* each root walked whole: the same directory twice is named twice */
         errno = 0;
         if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
             ug_corpus_walk(dirs[i], "", dirs[i], &list) != 0) {
@@ -349,6 +500,7 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
                      strerror(errno ? errno : ENOTDIR));
             for (size_t j = 0; j < list.count; j++) ug_corpus_file_free(&list.files[j]);
             free(list.files);
+            free(list.seen);
             return -1;
         }
     }
@@ -367,6 +519,7 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
             snprintf(first, sizeof first, "%s", list.files[i - 1].path);
             ug_corpus_fail(f, 0, "unit %s is also %s: rename one", f->name, first);
         }
+    free(list.seen);
     *files = list.files;
     *count = list.count;
     return 0;

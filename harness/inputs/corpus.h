@@ -17,7 +17,9 @@
  *
  * Every point also checks bound_ratio_max 1 (the kernel's a-priori bound: above 1 is a bug),
  * unless a check line states another bound_ratio_max.  Unknown keys are errors (a typo must not
- * silently drop a check).  Discovery: every *.txt file under the source tree's cases/corpus/
+ * silently drop a check), and so is any '#' text shaped like a directive that would not be read:
+ * its first word followed by ':' or a key in any case ("# Check:", "# check :", "# check x", a
+ * header after the first value or after a value on its line); "##" is always a comment.  Discovery: every *.txt file under the source tree's cases/corpus/
  * (UG_SOURCE_ROOT) and under each `--corpus DIR`, recursively, in name order; each file is a
  * unit "corpus/<path below its directory, without .txt>" and each matching kernel a test point.
  */

@@ -41,10 +41,20 @@ const ug_unit *ug_units(size_t *count)
                 ug_unit *u = &ug_unit_table[ug_unit_count++];
                 u->c = c;
                 u->param = c->params ? &c->params[i] : NULL;
+                int len;
                 if (u->param)
-                    snprintf(u->name, sizeof u->name, "%s/%s", c->name, u->param->name);
+                    len = snprintf(u->name, sizeof u->name, "%s/%s", c->name, u->param->name);
                 else
-                    snprintf(u->name, sizeof u->name, "%s", c->name);
+                    len = snprintf(u->name, sizeof u->name, "%s", c->name);
+                /* a cut name is an id part, a --filter target and a rerun line that name
+                 * something else (and two cut alike would be one case): refused at start-up */
+                if (len < 0 || (size_t)len >= sizeof u->name) {
+                    fprintf(stderr, "ulpgate: case %s%s%s (%s:%d) has a name longer than %zu "
+                                    "characters: shorten it\n", c->name, u->param ? "/" : "",
+                            u->param ? u->param->name : "", ug_src_path(c->file), c->line,
+                            sizeof u->name - 1);
+                    exit(2);
+                }
             }
         }
         qsort(ug_unit_table, ug_unit_count, sizeof *ug_unit_table, ug_unit_cmp);

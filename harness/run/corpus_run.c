@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/run/context.h"
+#include "harness/run/run_limits.h"
 #include "harness/inputs/corpus.h"
 #include "ug_config.h"
 
@@ -103,6 +104,9 @@ static void ug_corpus_fn(ug_t *t)
     char label[160];
     const char *base = strrchr(f->path, '/');
     snprintf(label, sizeof label, "file(%.150s)", base ? base + 1 : f->path);
+    /* the file's values are read; its outputs and exact results are not yet: a shape beyond
+     * memory is a failed point naming it, not the OOM killer */
+    ug_limits_input(t, f->op, label, shape.dim[0], shape.dim[1], shape.dim[2], 1);
     ug_input *in = ug_input_from_shape(t, f->op, label, f->x, f->y, &shape);
     UG_FOR_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL) {
         if (!ug_corpus_selects(f, k)) continue;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "harness/run/context.h"
 #include "harness/inputs/corpus.h"
 
@@ -160,13 +161,17 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
 {
     const ug_options *o = t->opt;
     ug_buf *d = &t->pt.diag;
-    ug_buf_printf(d, "#   rerun: %s run --filter %s", o->argv0, t->unit->name);
+    /* every word from outside shell-quoted: a corpus file or directory named "a b", "x;rm" or
+     * "*" reruns as it reads (a glob char in --filter is quoted too: it is one unit's name) */
+    char prog[1100], unit[600], dir[1100];
+    ug_buf_printf(d, "#   rerun: %s run --filter %s", ug_shell_quote(o->argv0, prog, sizeof prog),
+                  ug_shell_quote(t->unit->name, unit, sizeof unit));
     if (r) ug_buf_printf(d, " --kernel %s --n %zu", r->kernel->id, r->n);
     if (trial >= 0) ug_buf_printf(d, " --trial %d", trial);
     if (o->trials) ug_buf_printf(d, " --trials %d", o->trials);
     if (t->c->flags & UG_CASE_SLOW) ug_buf_printf(d, " --slow");
     if (t->unit->corpus && t->unit->corpus->dir_arg)
-        ug_buf_printf(d, " --corpus %s", t->unit->corpus->dir_arg);
+        ug_buf_printf(d, " --corpus %s", ug_shell_quote(t->unit->corpus->dir_arg, dir, sizeof dir));
     if (o->oracle != UG_ORACLE_FAST) ug_buf_printf(d, " --oracle %s", ug_oracle_name(o->oracle));
     ug_buf_printf(d, " --seed 0x%llx\n", (unsigned long long)o->seed);
 }

@@ -99,8 +99,44 @@ static int ug_no_case_error(const ug_options *opt, const ug_unit *units, size_t 
     return 2;
 }
 
-/* After the run: a --n or --trial that selected no measurement is a usage error. */
-static int ug_selection_error(const ug_options *opt, const ug_results *res)
+/* "N case(s) (a, b, c, ...)": how many of names[count] there are and the first few, into buf. */
+static void ug_some_names(const char *what, const char *const *names, size_t count, char *buf,
+                          size_t len)
+{
+    snprintf(buf, len, "%zu %s%s (", count, what, count == 1 ? "" : "s");
+    for (size_t i = 0; i < count && i < 4; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", names[i]);
+    snprintf(buf + strlen(buf), len - strlen(buf), "%s)", count > 4 ? ", ..." : "");
+}
+
+/* A --kernel whose kernels no selected case runs: nothing was measured, and a green "1 passed"
+ * would say the kernel was tested.  The message names what the filter and the glob each
+ * matched, so that the user sees which half to change. */
+static int ug_kernel_selection_error(const ug_options *opt, const ug_unit *units, size_t count)
+{
+    const char **cases = ug_xcalloc(count + 1, sizeof *cases);
+    const char **kernels = ug_xcalloc(ug_kernel_count() + 1, sizeof *kernels);
+    size_t n_cases = 0, n_kernels = 0;
+    for (size_t i = 0; i < count; i++)
+        if (ug_unit_selected(opt, &units[i])) cases[n_cases++] = units[i].name;
+    for (size_t i = 0; i < ug_kernel_count(); i++)
+        if (ug_kernel_matches(ug_kernel_at(i), opt->kernel)) kernels[n_kernels++] = ug_kernel_at(i)->id;
+    char c[400], k[400], f[200], g[200];
+    ug_some_names("case", cases, n_cases, c, sizeof c);
+    ug_some_names("kernel", kernels, n_kernels, k, sizeof k);
+    fprintf(stderr, "ulpgate: --filter '%s' selects %s and --kernel '%s' matches %s, but no "
+                    "selected case runs a matched kernel: nothing was measured (see 'ulpgate "
+                    "list')\n", ug_escape(opt->filter ? opt->filter : "*", f, sizeof f), c,
+            ug_escape(opt->kernel, g, sizeof g), k);
+    free(cases);
+    free(kernels);
+    return 2;
+}
+
+/* After the run: a --n, --trial or --kernel that selected no measurement is a usage error
+ * (units[count]: every unit, for the --kernel message). */
+static int ug_selection_error(const ug_options *opt, const ug_results *res, const ug_unit *units,
+                              size_t count)
 {
     size_t measured = 0, gpu_skips = 0;
     for (size_t i = 0; i < res->count; i++) {
@@ -122,6 +158,10 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res)
                         "raises the count)\n", opt->trial);
         return 2;
     }
+    /* a shard may hold none of the cases that run the kernel: merge judges the whole; a failed
+     * point (a malformed corpus file) already says what went wrong */
+    if (opt->kernel && !opt->shard_n && ug_results_status(res) == 0)
+        return ug_kernel_selection_error(opt, units, count);
     return 0;
 }
 
@@ -402,7 +442,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     fprintf(out, "# %s\n", summary);
     if (!opt->tap) fprintf(out, "%s\n", summary);
     fflush(out);
-    int usage = ug_selection_error(opt, res);
+    int usage = ug_selection_error(opt, res, units, count);
     return usage ? usage : ug_results_status(res);
 }
 

@@ -49,6 +49,11 @@ static double ug_mem_budget(const char **source, double *avail)
 
 int ug_limits_check_options(const ug_options *o)
 {
+    char err[200];
+    if (ug_mem_env_check(err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate: %s\n", err);
+        return 2;
+    }
     if (o->trials <= 0 || o->trial >= 0) return 0; /* the cases' own counts, or one trial */
     int trials = ug_limits_trials(o->trials);
     size_t n = o->n ? o->n : 1;

@@ -201,25 +201,50 @@ static int ug_merge_check_parts(const ug_merge_input *in, int count)
     return bad;
 }
 
-/* The merged meta of parts: the first part's, with the default selection and the parts named. */
-static void ug_merge_parts_meta(ug_buf *b, const ug_json *m0, const ug_merge_input *in, int count)
+/* The merged meta: m0's (the first input's, or the GPU one's); for parts with the default
+ * selection and the parts named.  "interrupted" is true when any input's is, its stop_reason
+ * naming each interrupted input ("PATH: SIGINT; ..."): a merge of a run cut short is still one,
+ * and the gate must see it (each one is said on stderr too). */
+static void ug_merge_meta(ug_buf *b, const ug_json *m0, const ug_merge_input *in, int count,
+                          bool parts)
 {
     ug_buf_printf(b, "{");
     size_t w = 0;
     for (size_t i = 0; m0 && i < m0->count; i++) {
-        if (strcmp(m0->items[i]->key, "selection") == 0) continue;
+        const char *key = m0->items[i]->key;
+        if ((parts && strcmp(key, "selection") == 0) || strcmp(key, "interrupted") == 0 ||
+            strcmp(key, "stop_reason") == 0)
+            continue;
         ug_buf_printf(b, "%s", w++ ? "," : "");
-        ug_buf_json_str(b, m0->items[i]->key);
+        ug_buf_json_str(b, key);
         ug_buf_printf(b, ":");
         ug_json_write(b, m0->items[i]);
     }
-    ug_buf_printf(b, "%s\"selection\":{\"filter\":\"\",\"kernel\":\"\",\"n\":0,\"trial\":-1,"
-                     "\"trials\":0,\"slow\":false,\"slow_only\":false},\"parts\":[", w ? "," : "");
-    for (int i = 0; i < count; i++) {
-        ug_buf_printf(b, "%s", i ? "," : "");
-        ug_buf_json_str(b, in[i].path);
+    if (parts) {
+        ug_buf_printf(b, "%s\"selection\":{\"filter\":\"\",\"kernel\":\"\",\"n\":0,\"trial\":-1,"
+                         "\"trials\":0,\"slow\":false,\"slow_only\":false},\"parts\":[", w++ ? "," : "");
+        for (int i = 0; i < count; i++) {
+            ug_buf_printf(b, "%s", i ? "," : "");
+            ug_buf_json_str(b, in[i].path);
+        }
+        ug_buf_printf(b, "]");
     }
-    ug_buf_printf(b, "]}");
+    ug_buf why = {0};
+    for (int i = 0; i < count; i++) {
+        const ug_json *mi = ug_json_get(in[i].root, "meta");
+        if (!ug_json_bool_of(ug_json_get(mi, "interrupted"), false)) continue;
+        const char *r = ug_json_str_of(ug_json_get(mi, "stop_reason"), "no reason recorded");
+        ug_buf_printf(&why, "%s%s: %s", why.len ? "; " : "", in[i].path, r);
+        fprintf(stderr, "ulpgate merge: %s was interrupted (%s): the merged report is marked "
+                        "interrupted\n", in[i].path, r);
+    }
+    ug_buf_printf(b, "%s\"interrupted\":%s", w ? "," : "", why.len ? "true" : "false");
+    if (why.len) {
+        ug_buf_printf(b, ",\"stop_reason\":");
+        ug_buf_json_str(b, ug_buf_str(&why));
+    }
+    ug_buf_printf(b, "}");
+    ug_buf_free(&why);
 }
 
 static int ug_row_cmp(const void *a, const void *b)
@@ -300,7 +325,7 @@ int ug_merge(const char *out, const char *junit, const char *const *paths, int c
     if (parts) {
         if (ug_merge_check_config(in, count, true) || ug_merge_check_parts(in, count)) goto done;
         for (int i = 0; i < count; i++) ug_results_append(&all, &in[i].res);
-        ug_merge_parts_meta(&meta, m0, in, count);
+        ug_merge_meta(&meta, m0, in, count, true);
     } else {
         if (ug_merge_check_config(in, count, false) ||
             ug_merge_check_shards(in, count, &plan_units, &n))
@@ -309,7 +334,7 @@ int ug_merge(const char *out, const char *junit, const char *const *paths, int c
         for (int k = 0; k < n; k++)
             for (int i = 0; i < count; i++)
                 if (in[i].k == k) ug_results_append(&all, &in[i].res);
-        ug_json_write(&meta, m0);
+        ug_merge_meta(&meta, m0, in, count, false);
     }
     if (ug_merge_check_points(&all)) goto done;
     ug_json *mj = ug_json_parse(meta.s, meta.len, err, sizeof err);

@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "base/json.h"
+#include "base/parse.h"
 #include "base/sys.h"
 #include "harness/scale/merge.h"
 #include "harness/results/results_json.h"
@@ -59,8 +60,10 @@ static int ug_device_count_child(const char *self)
 }
 
 /* The GPUs to use: "all" (every device there is) or a comma-separated list of indices, each
- * below the device count when there are devices (without any, the workers run the CPU cases:
- * the worker machinery can be tested on any machine). */
+ * below the device count: `--gpus 7` on a machine with fewer GPUs, or none, is an error naming
+ * how many there are (it would otherwise run, on the CPU or on no GPU the user asked for).
+ * ULPGATE_FAKE_GPUS=N, on a machine without GPUs only, counts N devices: the workers then run
+ * the CPU cases, so that the worker machinery can be tested anywhere (tests/shard_test.sh). */
 static int ug_gpu_list(const char *spec, const char *self, int *gpus, char *err, size_t errlen)
 {
     int count = 0, devices = ug_device_count_child(self);
@@ -68,6 +71,9 @@ static int ug_gpu_list(const char *spec, const char *self, int *gpus, char *err,
         snprintf(err, errlen, "--gpus: cannot start a worker: %s", strerror(errno));
         return -1;
     }
+    long fake;
+    if (devices == 0 && ug_parse_int(getenv("ULPGATE_FAKE_GPUS"), 1, UG_MAX_GPUS, &fake))
+        devices = (int)fake;
     if (strcmp(spec, "all") == 0) {
         count = devices < UG_MAX_GPUS ? devices : UG_MAX_GPUS;
         for (int g = 0; g < count; g++) gpus[g] = g;
@@ -80,9 +86,13 @@ static int ug_gpu_list(const char *spec, const char *self, int *gpus, char *err,
             snprintf(err, errlen, "--gpus: '%s' is not 'all' or a list like 0,1,3", spec);
             return -1;
         }
-        if (devices > 0 && g >= devices) {
-            snprintf(err, errlen, "--gpus: GPU %ld does not exist: this machine has %d (0 to %d)",
-                     g, devices, devices - 1);
+        if (g >= devices) {
+            if (devices == 0)
+                snprintf(err, errlen, "--gpus: GPU %ld does not exist: this machine has no GPU "
+                                      "(0 devices)", g);
+            else
+                snprintf(err, errlen, "--gpus: GPU %ld does not exist: this machine has %d (0 "
+                                      "to %d)", g, devices, devices - 1);
             return -1;
         }
         gpus[count++] = (int)g;

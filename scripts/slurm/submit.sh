@@ -15,7 +15,13 @@ ULPGATE=$(readlink -f "$1")
 ULPGATE_OUT=$(mkdir -p "$2" && cd "$2" && pwd)
 ULPGATE_SHARDS=$3
 shift 3
-ULPGATE_RUN_ARGS="$*"
+# each run option single-quoted ('\'' for a quote): shard.sbatch reads them back as the same
+# words, so that "--filter reduce/*" is not globbed against the job's directory and an argument
+# with a blank stays one
+ULPGATE_RUN_ARGS=""
+for a in "$@"; do
+    ULPGATE_RUN_ARGS="$ULPGATE_RUN_ARGS '$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
+done
 export ULPGATE ULPGATE_OUT ULPGATE_SHARDS ULPGATE_RUN_ARGS
 # shellcheck disable=SC2086
 array=$(sbatch --parsable ${SBATCH_OPTS:-} --array=0-$((ULPGATE_SHARDS - 1)) \
