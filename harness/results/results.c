@@ -1,6 +1,7 @@
 /* results.c - see results.h. */
 #include "harness/results/results.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,4 +116,53 @@ void ug_case_suite(const char *case_name, char *suite, size_t len)
     snprintf(suite, len, "%s", case_name);
     char *slash = strchr(suite, '/');
     if (slash) *slash = 0;
+}
+
+/* ---- the schema (row_fields.h) ---------------------------------------------------------------- */
+
+#define UG_FIELD_INFO(type_, member_, len_, key_, unit_, res_, bl_, flags_, md_, doc_)            \
+    {.type = UG_FT_##type_, .member = #member_, .key = key_, .unit = unit_, .md = md_,              \
+     .doc = doc_, .offset = offsetof(ug_row, member_), .len = len_, .res = UG_W_##res_,           \
+     .bl = UG_W_##bl_, .flags = flags_},
+const ug_field ug_row_fields[] = {UG_ROW_FIELDS(UG_FIELD_INFO)};
+const size_t ug_n_row_fields = sizeof ug_row_fields / sizeof ug_row_fields[0];
+
+/* Whether the field's value is not 0 / "" (UG_W_NONZERO). */
+static bool ug_field_nonzero(const ug_field *f, const ug_row *r)
+{
+    const char *p = (const char *)r + f->offset;
+    switch (f->type) {
+    case UG_FT_STR: return p[0] != 0;
+    case UG_FT_BOOL: return *(const bool *)p;
+    case UG_FT_SEED: return *(const uint64_t *)p != 0;
+    case UG_FT_STATUS: case UG_FT_PASSED: return true;
+    default: return ug_row_num(r, f) != 0;
+    }
+}
+
+bool ug_field_in(const ug_field *f, const ug_row *r, bool baseline)
+{
+    bool gemm = strcmp(r->op, "gemm") == 0;
+    switch (baseline ? f->bl : f->res) {
+    case UG_W_NEVER: return false;
+    case UG_W_ALL: return true;
+    case UG_W_MEAS: return r->measured;
+    case UG_W_CHECK: return !r->measured;
+    case UG_W_GEMM: return r->measured && gemm;
+    case UG_W_NOGEMM: return r->measured && !gemm;
+    case UG_W_NONZERO: return ug_field_nonzero(f, r);
+    case UG_W_REP: return r->repeats != 0;
+    }
+    return false;
+}
+
+double ug_row_num(const ug_row *r, const ug_field *f)
+{
+    const char *p = (const char *)r + f->offset;
+    switch (f->type) {
+    case UG_FT_NUM: return *(const double *)p;
+    case UG_FT_COUNT: return (double)*(const size_t *)p;
+    case UG_FT_INT: return *(const int *)p;
+    default: return 0;
+    }
 }
