@@ -120,6 +120,7 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
         return -1;
     }
     bl->is_baseline = true;
+    bl->format = format;
     snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
     for (size_t i = 0; i < fps->count; i++) {
         ug_fingerprint fp;
