@@ -165,10 +165,11 @@ static int ug_field_read(const ug_field *f, const ug_json *v, ug_row *r, char *e
     return -1;
 }
 
-/* The fields the others' presence depends on (ug_field_in), read first. */
+/* The fields read first: the id (for messages) and those the others' presence depends on
+ * (ug_field_in). */
 static bool ug_field_controls(const ug_field *f)
 {
-    return strcmp(f->key, "measured") == 0 || strcmp(f->key, "op") == 0 ||
+    return strcmp(f->key, "id") == 0 || strcmp(f->key, "measured") == 0 || strcmp(f->key, "op") == 0 ||
            strcmp(f->key, "repeats") == 0;
 }
 
