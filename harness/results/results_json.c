@@ -316,6 +316,13 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
         snprintf(err, errlen, "%s: not a results.json (no \"meta\" object or \"results\" array)", path);
         goto fail;
     }
+    if (format == 1 && rows->count && !ug_json_get(rows->items[0], "measured") &&
+        !ug_json_get(rows->items[0], "status")) { /* the layout of the first runs */
+        snprintf(err, errlen, "%s: rows without \"status\" and \"measured\": a results.json "
+                              "older than results format 1, which this ulpgate does not read: "
+                              "regenerate the file with 'ulpgate run --report DIR'", path);
+        goto fail;
+    }
     const ug_json *units = ug_json_get(root, "units");
     for (size_t i = 0; units && units->type == UG_JSON_ARR && i < units->count; i++) {
         const ug_json *u = units->items[i], *name = ug_json_get(u, "name");
