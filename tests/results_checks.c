@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "harness/gate/baseline.h"
+#include "harness/gate/compare.h"
 #include "harness/results/results_json.h"
 #include "harness/run/ug.h"
 
@@ -287,4 +288,21 @@ UG_CASE(results_schema, bad_figures_refused)
     char err[1200];
     UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"nan\"", err, sizeof err));
     UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"-inf\"", err, sizeof err));
+}
+
+/* Every figure the gate judges (compare.h's ug_gated) is a field of the schema that a baseline
+ * keeps, and reads back as ug_gated_value reads it. */
+UG_CASE(results_schema, baselines_keep_the_gated_figures)
+{
+    for (int m = 0; m < UG_GM_COUNT; m++) {
+        const ug_field *f = NULL;
+        for (size_t i = 0; i < ug_n_row_fields; i++)
+            if (strcmp(ug_row_fields[i].key, ug_gated[m].name) == 0) f = &ug_row_fields[i];
+        UG_EXPECT_MSG(f && f->bl != UG_W_NEVER && !(f->flags & UG_FF_EXTRA),
+                      "gated figure \"%s\": %s", ug_gated[m].name,
+                      f ? "not kept by a baseline" : "not in the schema");
+        ug_row r;
+        ug_fill_row(&r, "sum", 0);
+        if (f) UG_EXPECT(ug_row_num(&r, f) == ug_gated_value(&r, m));
+    }
 }
