@@ -7,6 +7,10 @@
  * for a rectangular GEMM) and "<case> <point>" for a check that measured nothing; each part has
  * no space (spaces in a point name become '_'), so the id splits back into its parts, which are
  * also given as separate fields.
+ *
+ * The row's fields are declared once, in row_fields.h (the schema): the struct below, the JSON
+ * writer and reader (results_write.c, results_json.c), the baseline's fields and the Markdown
+ * figure columns all come from that table.
  */
 #ifndef UG_RESULTS_H
 #define UG_RESULTS_H

@@ -39,8 +39,8 @@ int ug_format_check(const char *path, const ug_json *head, const char *what, con
 
 /* One row object of a document of this format into r: a results.json row, or with baseline a
  * baseline's row (only the fields a baseline keeps).  0, or -1 with what is wrong in err
- * ("\"ulp_max\" is null", naming the row's id when it has one).  Never reads a missing or
- * malformed figure as 0. */
+ * ("\"ulp_max\" is null"; r->id is read first, so the caller can name the row).  Never reads
+ * a missing or malformed figure as 0. */
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err,
                 size_t errlen);
 
