@@ -2,7 +2,7 @@
  * results_json.c - read a results.json (results_write.c writes it) or a baseline's rows back
  * into ug_row structs, for compare, merge, the gate and reports.  The row's fields come from the
  * schema (row_fields.h); the nested values (ulp_hist, the worst elements, the case's own "extra"
- * figures) are read by hand here, as results_write.c writes them.
+ * figures) are read by hand in row_nested.c, beside their writer.
  *
  * Strict: a field the schema says a row has must be there with the right JSON type.  A figure
  * is a JSON number or one of the strings "inf", "-inf", "nan" (how base/buf.h writes non-finite
@@ -32,7 +32,7 @@ static const char *ug_type_name(ug_json_type t)
 }
 
 /* A JSON value of the expected type, or -1 with why in err. */
-static int ug_want(const ug_json *v, const char *key, ug_json_type t, char *err, size_t errlen)
+int ug_json_want(const ug_json *v, const char *key, ug_json_type t, char *err, size_t errlen)
 {
     if (!v) {
         snprintf(err, errlen, "\"%s\" is missing", key);
@@ -45,7 +45,7 @@ static int ug_want(const ug_json *v, const char *key, ug_json_type t, char *err,
     return 0;
 }
 
-static int ug_value_figure(const ug_json *v, const char *key, double *out, char *err,
+int ug_json_value_figure(const ug_json *v, const char *key, double *out, char *err,
                            size_t errlen)
 {
     if (v && v->type == UG_JSON_NUM) {
@@ -63,7 +63,7 @@ static int ug_value_figure(const ug_json *v, const char *key, double *out, char 
                  key, v->str);
         return -1;
     }
-    return ug_want(v, key, UG_JSON_NUM, err, errlen);
+    return ug_json_want(v, key, UG_JSON_NUM, err, errlen);
 }
 
 int ug_json_figure(const ug_json *o, const char *key, bool required, double *v, char *err,
@@ -71,7 +71,7 @@ int ug_json_figure(const ug_json *o, const char *key, bool required, double *v, 
 {
     const ug_json *x = ug_json_get(o, key);
     if (!x && !required) return 0;
-    return ug_value_figure(x, key, v, err, errlen);
+    return ug_json_value_figure(x, key, v, err, errlen);
 }
 
 /* A whole number in [lo, hi] (a count: lo 0, hi 2^64); -1 with why. */
@@ -79,7 +79,7 @@ static int ug_value_whole(const ug_json *v, const char *key, double lo, double h
                           char *err, size_t errlen)
 {
     double d;
-    if (ug_value_figure(v, key, &d, err, errlen) != 0) return -1;
+    if (ug_json_value_figure(v, key, &d, err, errlen) != 0) return -1;
     if (!(d >= lo && d < hi) || d != floor(d)) {
         snprintf(err, errlen, "\"%s\" is %.17g, not a%s integer", key, d,
                  lo == 0 ? " non-negative" : "n");
@@ -89,7 +89,7 @@ static int ug_value_whole(const ug_json *v, const char *key, double lo, double h
     return 0;
 }
 
-static int ug_value_count(const ug_json *v, const char *key, size_t *out, char *err,
+int ug_json_value_count(const ug_json *v, const char *key, size_t *out, char *err,
                           size_t errlen)
 {
     double d;
@@ -102,7 +102,7 @@ static int ug_value_count(const ug_json *v, const char *key, size_t *out, char *
     return 0;
 }
 
-static int ug_value_int(const ug_json *v, const char *key, int *out, char *err, size_t errlen)
+int ug_json_value_int(const ug_json *v, const char *key, int *out, char *err, size_t errlen)
 {
     double d;
     if (ug_value_whole(v, key, -2147483648.0, 2147483648.0, &d, err, errlen) != 0) return -1;
@@ -127,7 +127,7 @@ static int ug_field_read(const ug_field *f, const ug_json *v, ug_row *r, char *e
     const char *k = f->key;
     switch (f->type) {
     case UG_FT_STR:
-        if (ug_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
+        if (ug_json_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
         if (strlen(v->str) >= f->len) {
             snprintf(err, errlen, "\"%s\" is too long (%zu bytes, at most %zu)", k, strlen(v->str),
                      f->len - 1);
@@ -137,14 +137,14 @@ static int ug_field_read(const ug_field *f, const ug_json *v, ug_row *r, char *e
         return 0;
     case UG_FT_BOOL:
     case UG_FT_PASSED:
-        if (ug_want(v, k, UG_JSON_BOOL, err, errlen) != 0) return -1;
+        if (ug_json_want(v, k, UG_JSON_BOOL, err, errlen) != 0) return -1;
         if (f->type == UG_FT_BOOL) *(bool *)p = v->b;
         return 0;
-    case UG_FT_INT: return ug_value_int(v, k, (int *)p, err, errlen);
-    case UG_FT_COUNT: return ug_value_count(v, k, (size_t *)p, err, errlen);
-    case UG_FT_NUM: return ug_value_figure(v, k, (double *)p, err, errlen);
+    case UG_FT_INT: return ug_json_value_int(v, k, (int *)p, err, errlen);
+    case UG_FT_COUNT: return ug_json_value_count(v, k, (size_t *)p, err, errlen);
+    case UG_FT_NUM: return ug_json_value_figure(v, k, (double *)p, err, errlen);
     case UG_FT_SEED:
-        if (ug_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
+        if (ug_json_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
         if (!ug_parse_u64(v->str, (uint64_t *)p)) {
             snprintf(err, errlen, "\"%s\" is \"%.40s\", not a seed (\"0x5eed\")", k, v->str);
             return -1;
@@ -152,7 +152,7 @@ static int ug_field_read(const ug_field *f, const ug_json *v, ug_row *r, char *e
         return 0;
     case UG_FT_STATUS: {
         bool ok;
-        if (ug_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
+        if (ug_json_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
         *(ug_status *)p = ug_status_named(v->str, &ok);
         if (!ok) {
             snprintf(err, errlen, "\"%s\" is \"%.40s\", not pass, fail, skip, xfail or xpass", k,
@@ -173,59 +173,6 @@ static bool ug_field_controls(const ug_field *f)
            strcmp(f->key, "repeats") == 0;
 }
 
-static int ug_worst_read(ug_row_worst *w, const ug_json *o, const char *name, char *err,
-                         size_t errlen)
-{
-    if (!o) return 0;
-    if (ug_want(o, name, UG_JSON_OBJ, err, errlen) != 0) return -1;
-    char why[200];
-    const char *hex[2] = {"got", "exact"};
-    double *hv[2] = {&w->got, &w->exact};
-    const char *fig[5] = {"exact_lo", "ulp", "rel", "abs", "bound_ratio"};
-    double *fv[5] = {&w->exact_lo, &w->ulp, &w->rel, &w->abs, &w->bound_ratio};
-    if (ug_value_int(ug_json_get(o, "trial"), "trial", &w->trial, why, sizeof why) != 0 ||
-        ug_value_count(ug_json_get(o, "element"), "element", &w->element, why, sizeof why) != 0)
-        goto bad;
-    for (int i = 0; i < 2; i++) {
-        const ug_json *v = ug_json_get(o, hex[i]);
-        if (ug_want(v, hex[i], UG_JSON_STR, why, sizeof why) != 0) goto bad;
-        if (!ug_parse_double(v->str, hv[i])) {
-            snprintf(why, sizeof why, "\"%s\" is \"%.40s\", not a number", hex[i], v->str);
-            goto bad;
-        }
-    }
-    for (int i = 0; i < 5; i++)
-        if (ug_json_figure(o, fig[i], true, fv[i], why, sizeof why) != 0) goto bad;
-    w->set = true;
-    return 0;
-bad:
-    snprintf(err, errlen, "\"%s\": %s", name, why);
-    return -1;
-}
-
-/* The "extra" object's entries that are no schema field: the case's own figures. */
-static int ug_extra_read(const ug_json *x, ug_row *r, char *err, size_t errlen)
-{
-    for (size_t i = 0; x && i < x->count; i++) {
-        const char *name = x->items[i]->key;
-        if (ug_extra_is_field(name)) continue;
-        if (r->n_extra == (int)(sizeof r->extra / sizeof r->extra[0]) ||
-            strlen(name) >= sizeof r->extra[0].name) {
-            snprintf(err, errlen, "\"extra\": \"%.40s\": more than %zu figures or too long a name",
-                     name, sizeof r->extra / sizeof r->extra[0]);
-            return -1;
-        }
-        char why[200];
-        if (ug_value_figure(x->items[i], name, &r->extra[r->n_extra].value, why, sizeof why) != 0) {
-            snprintf(err, errlen, "\"extra\": %s", why);
-            return -1;
-        }
-        snprintf(r->extra[r->n_extra].name, sizeof r->extra[0].name, "%s", name);
-        r->n_extra++;
-    }
-    return 0;
-}
-
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -235,7 +182,7 @@ int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *er
     }
     char why[300];
     const ug_json *x = ug_json_get(o, "extra");
-    if (x && ug_want(x, "extra", UG_JSON_OBJ, why, sizeof why) != 0) goto bad;
+    if (x && ug_json_want(x, "extra", UG_JSON_OBJ, why, sizeof why) != 0) goto bad;
     /* format 1 wrote the UG_FF_EXTRA fields in the row itself */
     const ug_json *xo = format >= 2 ? x : o;
     for (int pass = 0; pass < 2; pass++)
@@ -253,26 +200,7 @@ int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *er
             }
             if (ug_field_read(f, v, r, why, sizeof why) != 0) goto bad;
         }
-    if (!baseline && r->measured) {
-        const ug_json *h = ug_json_get(o, "ulp_hist");
-        if (ug_want(h, "ulp_hist", UG_JSON_ARR, why, sizeof why) != 0) goto bad;
-        if (h->count != 16) {
-            snprintf(why, sizeof why, "\"ulp_hist\" has %zu buckets, not 16", h->count);
-            goto bad;
-        }
-        for (size_t i = 0; i < 16; i++) {
-            double d;
-            if (ug_value_whole(h->items[i], "ulp_hist", 0, 0x1p64, &d, why, sizeof why) != 0)
-                goto bad;
-            r->ulp_hist[i] = (uint64_t)d;
-        }
-        if (ug_worst_read(&r->worst_ulp, ug_json_get(o, "worst_ulp"), "worst_ulp", why,
-                          sizeof why) != 0 ||
-            ug_worst_read(&r->worst_bound_ratio, ug_json_get(o, "worst_bound_ratio"),
-                          "worst_bound_ratio", why, sizeof why) != 0)
-            goto bad;
-    }
-    if (!baseline && ug_extra_read(x, r, why, sizeof why) != 0) goto bad;
+    if (!baseline && ug_row_nested_read(o, r, why, sizeof why) != 0) goto bad;
     return 0;
 bad:
     snprintf(err, errlen, "%s", why);
@@ -327,7 +255,7 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
     for (size_t i = 0; units && units->type == UG_JSON_ARR && i < units->count; i++) {
         const ug_json *u = units->items[i], *name = ug_json_get(u, "name");
         double s;
-        if (ug_want(name, "name", UG_JSON_STR, why, sizeof why) != 0 ||
+        if (ug_json_want(name, "name", UG_JSON_STR, why, sizeof why) != 0 ||
             ug_json_figure(u, "seconds", true, &s, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: unit %zu: %s", path, i, why);
             goto fail;

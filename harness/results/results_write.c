@@ -44,22 +44,6 @@ static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_ro
     }
 }
 
-static void ug_worst_json(ug_buf *b, const char *name, const ug_row_worst *w)
-{
-    char h[64];
-    if (!w->set) return;
-    ug_buf_printf(b, ",\"%s\":{\"trial\":%d,\"element\":%zu,\"got\":", name, w->trial, w->element);
-    ug_buf_json_str(b, ug_hex(w->got, h));
-    ug_buf_printf(b, ",\"exact\":");
-    ug_buf_json_str(b, ug_hex(w->exact, h));
-    ug_kv_num(b, "exact_lo", w->exact_lo);
-    ug_kv_num(b, "ulp", w->ulp);
-    ug_kv_num(b, "rel", w->rel);
-    ug_kv_num(b, "abs", w->abs);
-    ug_kv_num(b, "bound_ratio", w->bound_ratio);
-    ug_buf_printf(b, "}");
-}
-
 /* The row's "extra" object: the schema's UG_FF_EXTRA fields, then the case's own figures (a
  * case's name that is a schema key is left out: the schema's value is the row's). */
 static void ug_extra_json(ug_buf *b, const ug_row *r)
@@ -71,23 +55,8 @@ static void ug_extra_json(ug_buf *b, const ug_row *r)
         ug_buf_printf(b, "%s", first ? ",\"extra\":{" : "");
         ug_field_json(b, &first, f, r);
     }
-    for (int e = 0; e < r->n_extra; e++) {
-        if (ug_extra_is_field(r->extra[e].name)) continue;
-        ug_buf_printf(b, "%s", first ? ",\"extra\":{" : ",");
-        first = false;
-        ug_buf_json_str(b, r->extra[e].name);
-        ug_buf_printf(b, ":");
-        ug_buf_json_num(b, r->extra[e].value);
-    }
+    ug_row_case_extras_json(b, r, &first);
     if (!first) ug_buf_printf(b, "}");
-}
-
-bool ug_extra_is_field(const char *name)
-{
-    for (size_t i = 0; i < ug_n_row_fields; i++)
-        if ((ug_row_fields[i].flags & UG_FF_EXTRA) && strcmp(ug_row_fields[i].key, name) == 0)
-            return true;
-    return false;
 }
 
 void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
@@ -99,14 +68,7 @@ void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
         if (!(f->flags & UG_FF_EXTRA) && ug_field_in(f, r, baseline)) ug_field_json(b, &first, f, r);
     }
     if (baseline) return;
-    if (r->measured) {
-        ug_buf_printf(b, ",\"ulp_hist\":[");
-        for (int i = 0; i < 16; i++)
-            ug_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)r->ulp_hist[i]);
-        ug_buf_printf(b, "]");
-        ug_worst_json(b, "worst_ulp", &r->worst_ulp);
-        ug_worst_json(b, "worst_bound_ratio", &r->worst_bound_ratio);
-    }
+    ug_row_nested_json(b, r);
     ug_extra_json(b, r);
 }
 
