@@ -219,7 +219,7 @@ check "update from a malformed file: exit 2 naming it" '[ "$(rc)" = 2 ] && grep 
 run baseline update --from "$tmp/a/results.json" --dir "$bl" --reason ""
 check "an empty --reason is refused" '[ "$(rc)" = 2 ] && grep -q "empty reason" "$tmp/err"'
 run baseline frobnicate
-check "an unknown baseline subcommand: exit 2" '[ "$(rc)" = 2 ] && grep -q "not update, show or key" "$tmp/err"'
+check "an unknown baseline subcommand: exit 2" '[ "$(rc)" = 2 ] && grep -q "not update, show, key or migrate" "$tmp/err"'
 
 # ---- reports ----------------------------------------------------------------------------------
 check "run --report wrote summary.md and index.html beside results.json" \

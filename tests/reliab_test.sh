@@ -14,6 +14,14 @@
 ug="$1"
 selftest="$2"
 . "$(dirname "$0")/tap.sh"
+# started: wait (up to 60 s) until the run in the background has begun (its TAP header is
+# flushed once its signal handlers are in place), then a second more; a loaded machine can take
+# seconds to start a process, and a signal before that would meet no handler.
+started() {
+    local i=0
+    while [ $i -lt 600 ] && ! grep -q "^TAP version" "$tmp/out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+    sleep 1
+}
 set -m # background jobs keep SIGINT (a shell without job control would ignore it for them)
 # Start a run in the background; wait until its TAP has point $1 (or it ended); send signal $2.
 # The previous run's output goes first: were it left, its "ok $point" could end the wait before
@@ -149,19 +157,21 @@ check "--timeout: the stuck case fails with a clear message, then the plan and B
 check "--timeout: the report is marked interrupted and names the stuck case, no temporary file" \
   'json "$tmp/stuck/results.json" "assert d[\"meta\"][\"interrupted\"] is True and \"timed out\" in d[\"meta\"][\"stop_reason\"] and d[\"results\"][0][\"status\"]==\"fail\"" && [ "$(ls "$tmp/stuck")" = results.json ]'
 rm -rf "$tmp/stuck"
-start=$(date +%s)
+rm -f "$tmp/out"
 "$selftest" run --tap --filter 'guard/stuck' --report "$tmp/stuck" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+started
+start=$(date +%s)
 kill -TERM $pid
 wait $pid; echo $? >"$tmp/rc"
 took=$(( $(date +%s) - start ))
 check "SIGTERM to a stuck case: the watchdog ends the run after its grace (exit 143, took ${took} s)" \
   '[ "$(rc)" = 143 ] && [ "$took" -lt 10 ] && grep -q "did not stop within 3 s" "$tmp/err" && json "$tmp/stuck/results.json" "assert d[\"meta\"][\"interrupted\"] is True and d[\"results\"][0][\"status\"]==\"skip\""'
-start=$(date +%s)
+rm -f "$tmp/out"
 "$selftest" run --tap --filter 'guard/stuck' >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+started
+start=$(date +%s)
 kill -INT $pid; sleep 0.2; kill -INT $pid
 wait $pid; echo $? >"$tmp/rc"
 took=$(( $(date +%s) - start ))

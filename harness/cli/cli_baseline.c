@@ -6,6 +6,7 @@
  *                   [--slack X] [--prune] [--dry-run]
  *   baseline show [--device KEY | FILE] [--dir DIR] [--all]
  *   baseline key [--from results.json]
+ *   baseline migrate [--device KEY | FILE] [--dir DIR] --reason TEXT
  *
  * update without --from runs the default case set first (as `ulpgate run` does) into a
  * temporary directory.  An update that loosens any row without --reason is refused (exit 2),
@@ -24,6 +25,7 @@
 #include "harness/cli/cli.h"
 #include "harness/gate/compare.h"
 #include "harness/run/run.h"
+#include "ug_git.h"
 
 typedef struct {
     const char *device, *from, *reason, *dir, *file;
@@ -337,11 +339,55 @@ static int ug_bl_key(int argc, char **argv)
     return 0;
 }
 
+/* Rewrite a baseline of an older format in the current one (UG_RESULTS_FORMAT) by this
+ * ulpgate's writer, figures unchanged, the reason in its update log.  0, or 2. */
+static int ug_bl_migrate(int argc, char **argv)
+{
+    ug_bl_args a = {0};
+    if (ug_bl_parse(argc, argv, " --device --dir --reason FILE ", &a)) return 2;
+    if (!a.reason) return ug_usage_error("%s", "baseline migrate needs --reason \"why\" (kept in the update log)");
+    char path[1024], err[1400], key[64], changes[64];
+    if (a.file) {
+        snprintf(path, sizeof path, "%s", a.file);
+    } else {
+        if (!a.device) {
+            ug_device_key_here(key, sizeof key);
+            a.device = key;
+        }
+        ug_baseline_path(a.dir, a.device, path, sizeof path);
+    }
+    ug_baseline bl;
+    if (ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);
+        return 2;
+    }
+    int rc = 2;
+    if (!bl.is_baseline) {
+        fprintf(stderr, "ulpgate: baseline migrate: %s is a results.json, not a baseline\n", path);
+    } else if (bl.format == UG_RESULTS_FORMAT) {
+        printf("baseline %s is format %d already: unchanged\n", path, bl.format);
+        rc = 0;
+    } else {
+        snprintf(changes, sizeof changes, "format %d -> %d, rows unchanged", bl.format,
+                 UG_RESULTS_FORMAT);
+        ug_baseline_log(&bl, UG_GIT, a.reason, changes);
+        if (ug_baseline_write(&bl, path, err, sizeof err) != 0) {
+            fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);
+        } else {
+            printf("written: %s (%s)\n", path, changes);
+            rc = 0;
+        }
+    }
+    ug_baseline_free(&bl);
+    return rc;
+}
+
 int ug_cmd_baseline(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *sub = argc > 1 ? argv[1] : "";
     if (strcmp(sub, "update") == 0) return ug_bl_update(argc, argv, full_argc, full_argv);
     if (strcmp(sub, "show") == 0) return ug_bl_show(argc, argv);
     if (strcmp(sub, "key") == 0) return ug_bl_key(argc, argv);
-    return ug_usage_error("baseline: '%s' is not update, show or key", sub);
+    if (strcmp(sub, "migrate") == 0) return ug_bl_migrate(argc, argv);
+    return ug_usage_error("baseline: '%s' is not update, show, key or migrate", sub);
 }

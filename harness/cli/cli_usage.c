@@ -20,6 +20,7 @@ const char ug_usage_text[] =
     "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n"
     "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n"
     "       ulpgate baseline key [--from results.json]\n"
+    "       ulpgate baseline migrate [--device KEY | FILE] [--dir DIR] --reason TEXT\n"
     "       ulpgate report DIR [--baseline FILE|none]   summary.md and index.html beside results.json\n"
     "       ulpgate summary results.json [--metric M] [--width N]   kernel x distribution table\n"
     "run options:\n"

@@ -14,8 +14,6 @@
 #include "harness/results/results_json.h"
 #include "ug_config.h"
 
-enum { UG_BASELINE_FORMAT = 1 };
-
 void ug_baseline_path(const char *dir, const char *key, char *path, size_t len)
 {
     snprintf(path, len, "%s/%s.json", dir, key);
@@ -124,12 +122,10 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     const ug_json *head = ug_json_get(root, "baseline");
     const ug_json *fps = ug_json_get(root, "fingerprints");
     const ug_json *rows = ug_json_get(root, "rows");
-    int format = (int)ug_json_num_of(ug_json_get(head, "format"), 0);
-    if (format != UG_BASELINE_FORMAT) {
-        snprintf(err, errlen, "%s: baseline format %d, this ulpgate reads format %d", path, format,
-                 UG_BASELINE_FORMAT);
+    int format;
+    if (ug_format_check(path, head, "baseline", "take the baseline from the newer ulpgate's tree",
+                        &format, err, errlen) != 0)
         return -1;
-    }
     if (!fps || fps->type != UG_JSON_OBJ || !rows || rows->type != UG_JSON_ARR) {
         snprintf(err, errlen, "%s: a baseline needs a \"fingerprints\" object and a \"rows\" array",
                  path);
@@ -138,6 +134,7 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     bl->is_baseline = true;
     bl->summary_points = -1;
     bl->n_points = rows->count;
+    bl->format = format;
     snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
     for (size_t i = 0; i < fps->count; i++) {
         ug_fingerprint fp;
@@ -150,9 +147,10 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     for (size_t i = 0; i < rows->count; i++) {
         const ug_json *o = rows->items[i];
         ug_row r;
-        char why[160];
-        if (ug_row_read(o, &r, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s: row %zu: %s", path, i, why);
+        char why[600];
+        if (ug_row_read(o, format, true, &r, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: row %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "", r.id,
+                     r.id[0] ? ")" : "", why);
             return -1;
         }
         const char *fph = ug_json_str_of(ug_json_get(o, "fingerprint"), "");
@@ -171,7 +169,11 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
             snprintf(r.variant, sizeof r.variant, "%s", at ? at + 1 : "default");
         }
         if (r.measured && !r.point[0]) snprintf(r.point, sizeof r.point, "%.255s", r.id);
-        ug_bl_extra x = {.slack = ug_json_num_of(ug_json_get(o, "slack"), 1.0), .fp = fp};
+        ug_bl_extra x = {.slack = 1.0, .fp = fp};
+        if (ug_json_figure(o, "slack", false, &x.slack, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: row %zu (%s): %s", path, i, r.id, why);
+            return -1;
+        }
         if (!(x.slack >= 1.0)) {
             snprintf(err, errlen, "%s: row %zu (%s): slack must be >= 1", path, i, r.id);
             return -1;
@@ -221,60 +223,20 @@ static void ug_event_json(ug_buf *b, const ug_bl_event *e)
     ug_buf_printf(b, "}");
 }
 
-static void ug_kv_str(ug_buf *b, const char *k, const char *v)
-{
-    ug_buf_printf(b, ",\"%s\":", k);
-    ug_buf_json_str(b, v);
-}
-
-static void ug_kv_num(ug_buf *b, const char *k, double v)
-{
-    ug_buf_printf(b, ",\"%s\":", k);
-    ug_buf_json_num(b, v);
-}
-
 /* One row: the fields of a results.json row that identify it and its inputs, and the gated
- * figures (results_json.c reads them back). */
+ * figures (row_fields.h's bl column; results_json.c reads them back), then the baseline's own. */
 static void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
 {
     const ug_row *r = &bl->res.rows[i];
     const ug_bl_extra *x = &bl->x[i];
-    ug_buf_printf(b, "{\"id\":");
-    ug_buf_json_str(b, r->id);
-    ug_kv_str(b, "case", r->case_name);
-    if (!r->measured) ug_kv_str(b, "point", r->point);
-    ug_kv_str(b, "status", ug_status_name(r->status));
-    ug_buf_printf(b, ",\"measured\":%s", r->measured ? "true" : "false");
-    if (r->measured) {
-        char seed[32];
-        snprintf(seed, sizeof seed, "0x%llx", (unsigned long long)r->seed);
-        ug_kv_str(b, "kernel", r->kernel); /* name@variant: the reader splits it */
-        ug_kv_str(b, "backend", r->backend);
-        ug_kv_str(b, "op", r->op);
-        ug_kv_str(b, "dist", r->dist);
-        ug_kv_num(b, "n", (double)r->n);
-        if (strcmp(r->op, "gemm") == 0) {
-            ug_kv_num(b, "m", (double)r->m);
-            ug_kv_num(b, "gemm_n", (double)r->gemm_n);
-            ug_kv_num(b, "k", (double)r->k);
-        }
-        ug_buf_printf(b, ",\"deterministic\":%s", r->deterministic ? "true" : "false");
-        ug_kv_str(b, "seed", seed);
-        ug_kv_num(b, "trials", r->trials);
-        ug_kv_num(b, "first_trial", r->first_trial);
-        ug_kv_num(b, "count", (double)r->count);
-        ug_kv_num(b, "ulp_max", r->ulp_max);
-        ug_kv_num(b, "ulp_mean", r->ulp_mean);
-        ug_kv_num(b, "rel_max", r->rel_max);
-        ug_kv_num(b, "bound_ratio_max", r->bound_ratio_max);
-        ug_kv_num(b, "correctly_rounded", (double)r->correctly_rounded);
-        if (r->repeats) {
-            ug_kv_num(b, "repeats", r->repeats);
-            ug_kv_num(b, "distinct_results", r->distinct_results);
-        }
-        if (!r->deterministic) ug_kv_num(b, "slack", x->slack);
+    ug_row_json_open(b, r, true);
+    if (r->measured && !r->deterministic) {
+        ug_buf_printf(b, ",\"slack\":");
+        ug_buf_json_num(b, x->slack);
     }
-    ug_kv_str(b, "fingerprint", bl->fps[x->fp].hash);
+    ug_buf_printf(b, ",\"fingerprint\":");
+    ug_buf_json_str(b, bl->fps[x->fp].hash);
+
     if (x->n_loosened) {
         ug_buf_printf(b, ",\"loosened\":[");
         for (size_t e = 0; e < x->n_loosened; e++) {
@@ -304,7 +266,7 @@ void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
     ug_sort_bl = bl;
     qsort(order, bl->res.count, sizeof *order, ug_cmp_row_id);
     ug_buf_printf(
-        b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":", UG_BASELINE_FORMAT);
+        b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":", UG_RESULTS_FORMAT);
     ug_buf_json_str(b, bl->device);
     ug_buf_printf(b, "},\n\"fingerprints\":{");
     bool first = true;

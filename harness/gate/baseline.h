@@ -7,7 +7,7 @@
  * measured with, for nondeterministic kernels the slack the gate allows, and for every row that
  * was ever loosened the reasons given.  No timing: timing is reported, never gated.
  *
- *   {"baseline": {"format": 1, "device": "cpu-x86_64"},
+ *   {"baseline": {"format": 2, "device": "cpu-x86_64"},
  *    "fingerprints": {"<hash>": {"seed": "0x5eed", "compiler": "gcc 12.2.0", ...}},
  *    "updates": [{"date": ..., "git": ..., "reason": ..., "from": ..., "changes": ...}],
  *    "rows": [{"id": ..., "case": ..., "kernel": ..., ..., "ulp_max": ..., "fingerprint": "<hash>",
@@ -58,6 +58,7 @@ typedef struct ug_bl_extra {
 
 typedef struct ug_baseline {
     bool is_baseline;     /* read from a baseline file (else from a results.json) */
+    int format;           /* of the file read (UG_RESULTS_FORMAT, or an older one it still reads) */
     char path[1024];
     char device[64];      /* the device key */
     char git[48], date[24]; /* of the run (a results.json's meta) */
@@ -92,6 +93,8 @@ size_t ug_baseline_fp(ug_baseline *bl, const ug_fingerprint *fp);
 int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen);
 /* The text ug_baseline_write writes (deterministic: the same baseline gives the same bytes). */
 void ug_baseline_json(const ug_baseline *bl, ug_buf *out);
+/* Append an entry to bl's update log (dated now; git: of the tool or the run). */
+void ug_baseline_log(ug_baseline *bl, const char *git, const char *reason, const char *changes);
 /* The default file of a device: <dir>/<key>.json. */
 void ug_baseline_path(const char *dir, const char *key, char *path, size_t len);
 /* The directory of the committed baselines: <source root>/reports/baselines. */

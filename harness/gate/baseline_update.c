@@ -238,3 +238,9 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
     ug_baseline_free(bl);
     *bl = nb;
 }
+
+void ug_baseline_log(ug_baseline *bl, const char *git, const char *reason, const char *changes)
+{
+    bl->updates = ug_xrealloc(bl->updates, (bl->n_updates + 1) * sizeof *bl->updates);
+    ug_event_make(&bl->updates[bl->n_updates++], git, reason, changes);
+}

@@ -149,7 +149,16 @@ static int ug_by_kernel_n(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* The rows [from, to) of one case (contiguous in run order). */
+/* Whether a field of the schema (row_fields.h) is a figure column of a case's table: it has a
+ * heading, and its rows are of this table's kind (GEMM or not; a condition number or not). */
+static bool ug_md_column(const ug_field *f, bool kappa, bool gemm)
+{
+    if (!f->md || ((f->flags & UG_FF_KAPPA) && !kappa)) return false;
+    return f->res == UG_W_GEMM ? gemm : f->res == UG_W_NOGEMM ? !gemm : true;
+}
+
+/* The rows [from, to) of one case (contiguous in run order); the figure columns come from the
+ * schema's md headings, in its order. */
 static void ug_md_case(const ug_results *all, size_t from, size_t to, ug_buf *o)
 {
     size_t *idx = ug_xcalloc(to - from + 1, sizeof *idx), n = 0;
@@ -160,7 +169,7 @@ static void ug_md_case(const ug_results *all, size_t from, size_t to, ug_buf *o)
         idx[n++] = i;
         kappa |= ug_dist_has_kappa(r->dist);
         odd |= r->status != UG_ST_PASS;
-        gemm |= strcmp(r->op, "gemm") == 0;
+        gemm |= ug_row_shaped(r);
     }
     if (!n) {
         free(idx);
@@ -168,16 +177,18 @@ static void ug_md_case(const ug_results *all, size_t from, size_t to, ug_buf *o)
     }
     ug_sort_rows = all;
     qsort(idx, n, sizeof *idx, ug_by_kernel_n);
-    ug_buf_printf(
-        o,
-        "### %s: `%s`\n\n| kernel | %s |%s max ULP | mean ULP | max rel. error | bound ratio |%s "
-        "time (ms) | %s |\n|---|---:|%s---:|---:|---:|---:|%s---:|---:|\n",
-        all->rows[idx[0]].case_name, all->rows[idx[0]].dist, gemm ? "M x N x K" : "n",
-        odd ? " status |" : "", kappa ? " max κ |" : "", gemm ? "GFLOP/s" : "GB/s",
-        odd ? "---|" : "", kappa ? "---:|" : "");
+    ug_buf_printf(o, "### %s: `%s`\n\n| kernel | %s |%s", all->rows[idx[0]].case_name,
+                  all->rows[idx[0]].dist, gemm ? "M x N x K" : "n", odd ? " status |" : "");
+    for (size_t f = 0; f < ug_n_row_fields; f++)
+        if (ug_md_column(&ug_row_fields[f], kappa, gemm))
+            ug_buf_printf(o, " %s |", ug_row_fields[f].md);
+    ug_buf_printf(o, "\n|---|---:|%s", odd ? "---|" : "");
+    for (size_t f = 0; f < ug_n_row_fields; f++)
+        if (ug_md_column(&ug_row_fields[f], kappa, gemm)) ug_buf_printf(o, "---:|");
+    ug_buf_printf(o, "\n");
     for (size_t j = 0; j < n; j++) {
         const ug_row *r = &all->rows[idx[j]];
-        char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+        char a[32];
         ug_buf_printf(o, "| %s | ", r->kernel);
         if (gemm)
             ug_buf_printf(o, "%zu x %zu x %zu", r->m, r->gemm_n, r->k);
@@ -187,13 +198,13 @@ static void ug_md_case(const ug_results *all, size_t from, size_t to, ug_buf *o)
         if (odd)
             ug_buf_printf(o, " %s%s%s |", ug_row_failed(r) ? "**" : "", ug_status_name(r->status),
                           ug_row_failed(r) ? "**" : "");
-        ug_buf_printf(o, " %s | %s | %s | %s |", ug_fmt_fig(r->ulp_max, a),
-                      ug_fmt_fig(r->ulp_mean, b), ug_fmt_fig(r->rel_max, c),
-                      ug_fmt_fig(r->bound_ratio_max, d));
-        if (kappa) ug_buf_printf(o, " %s |", ug_fmt_fig(r->kappa_max, e));
-        ug_buf_printf(o, " %s | %s |\n", r->time_ms > 0 ? ug_fmt_fig(r->time_ms, f) : "",
-                      (gemm ? r->gflops : r->gbps) > 0 ? ug_fmt_fig(gemm ? r->gflops : r->gbps, g)
-                                                       : "");
+        for (size_t f = 0; f < ug_n_row_fields; f++) {
+            const ug_field *fd = &ug_row_fields[f];
+            if (!ug_md_column(fd, kappa, gemm)) continue;
+            double v = ug_row_num(r, fd);
+            ug_buf_printf(o, " %s |", (fd->flags & UG_FF_BLANK0) && !(v > 0) ? "" : ug_fmt_fig(v, a));
+        }
+        ug_buf_printf(o, "\n");
     }
     ug_buf_printf(o, "\n");
     free(idx);

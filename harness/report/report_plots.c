@@ -30,7 +30,6 @@ static bool ug_row_usable(const ug_row *r)
 {
     return r->measured && r->status != UG_ST_SKIP && r->count > 0;
 }
-static size_t ug_row_terms(const ug_row *r) { return strcmp(r->op, "gemm") == 0 ? r->k : r->n; }
 
 /* A kernel's name as a legend shows it (from its id name@variant): the variant only when it is
  * not the default. */
@@ -159,7 +158,7 @@ static void ug_plot_case_n(const ug_results *all, size_t from, size_t to, ug_buf
         const ug_row *r = &all->rows[i];
         if (!ug_row_usable(r)) continue;
         one_signed &= r->kappa_max > 0 && r->kappa_max <= 1 + 1e-6;
-        gemm |= strcmp(r->op, "gemm") == 0;
+        gemm |= ug_row_shaped(r);
         size_t t = ug_row_terms(r);
         nmin = t < nmin ? t : nmin;
         nmax = t > nmax ? t : nmax;

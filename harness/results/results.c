@@ -1,10 +1,12 @@
 /* results.c - see results.h. */
 #include "harness/results/results.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/sys.h"
+#include "ops/op.h"
 
 const char *ug_status_name(ug_status s)
 {
@@ -87,13 +89,31 @@ void ug_row_make_id(ug_row *row)
     }
     ug_id_part(k, sizeof k, row->kernel);
     ug_id_part(d, sizeof d, row->dist);
-    if (strcmp(row->op, "gemm") == 0 && !(row->m == row->gemm_n && row->gemm_n == row->k))
+    if (ug_row_shaped(row) && !(row->m == row->gemm_n && row->gemm_n == row->k))
         snprintf(row->id, sizeof row->id, "%s %s %s %zux%zux%zu", c, k, d, row->m, row->gemm_n,
                  row->k);
     else
         snprintf(row->id, sizeof row->id, "%s %s %s %zu", c, k, d, row->n);
 }
 
+
+/* The operation of a row, by its name: NULL for one this binary does not know (a row read
+ * from a file written with an operation registered elsewhere). */
+static const ug_op_desc *ug_row_op(const ug_row *r) { return ug_op_find(r->op); }
+
+bool ug_row_shaped(const ug_row *r)
+{
+    const ug_op_desc *d = ug_row_op(r);
+    return d && d->nsizes > 1;
+}
+
+size_t ug_row_terms(const ug_row *r)
+{
+    const ug_op_desc *d = ug_row_op(r);
+    if (!d) return r->n;
+    ug_shape s = d->nsizes > 1 ? (ug_shape){{r->m, r->gemm_n, r->k}, 1} : ug_shape_square(r->n);
+    return d->terms(&s);
+}
 
 void ug_results_summary(const ug_results *res, char *buf, size_t len)
 {
@@ -115,4 +135,53 @@ void ug_case_suite(const char *case_name, char *suite, size_t len)
     snprintf(suite, len, "%s", case_name);
     char *slash = strchr(suite, '/');
     if (slash) *slash = 0;
+}
+
+/* ---- the schema (row_fields.h) ---------------------------------------------------------------- */
+
+#define UG_FIELD_INFO(type_, member_, len_, key_, unit_, res_, bl_, flags_, md_, doc_)            \
+    {.type = UG_FT_##type_, .member = #member_, .key = key_, .unit = unit_, .md = md_,              \
+     .doc = doc_, .offset = offsetof(ug_row, member_), .len = len_, .res = UG_W_##res_,           \
+     .bl = UG_W_##bl_, .flags = flags_},
+const ug_field ug_row_fields[] = {UG_ROW_FIELDS(UG_FIELD_INFO)};
+const size_t ug_n_row_fields = sizeof ug_row_fields / sizeof ug_row_fields[0];
+
+/* Whether the field's value is not 0 / "" (UG_W_NONZERO). */
+static bool ug_field_nonzero(const ug_field *f, const ug_row *r)
+{
+    const char *p = (const char *)r + f->offset;
+    switch (f->type) {
+    case UG_FT_STR: return p[0] != 0;
+    case UG_FT_BOOL: return *(const bool *)p;
+    case UG_FT_SEED: return *(const uint64_t *)p != 0;
+    case UG_FT_STATUS: case UG_FT_PASSED: return true;
+    default: return ug_row_num(r, f) != 0;
+    }
+}
+
+bool ug_field_in(const ug_field *f, const ug_row *r, bool baseline)
+{
+    bool gemm = ug_row_shaped(r);
+    switch (baseline ? f->bl : f->res) {
+    case UG_W_NEVER: return false;
+    case UG_W_ALL: return true;
+    case UG_W_MEAS: return r->measured;
+    case UG_W_CHECK: return !r->measured;
+    case UG_W_GEMM: return r->measured && gemm;
+    case UG_W_NOGEMM: return r->measured && !gemm;
+    case UG_W_NONZERO: return ug_field_nonzero(f, r);
+    case UG_W_REP: return r->repeats != 0;
+    }
+    return false;
+}
+
+double ug_row_num(const ug_row *r, const ug_field *f)
+{
+    const char *p = (const char *)r + f->offset;
+    switch (f->type) {
+    case UG_FT_NUM: return *(const double *)p;
+    case UG_FT_COUNT: return (double)*(const size_t *)p;
+    case UG_FT_INT: return *(const int *)p;
+    default: return 0;
+    }
 }

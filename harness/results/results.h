@@ -7,6 +7,10 @@
  * for a rectangular GEMM) and "<case> <point>" for a check that measured nothing; each part has
  * no space (spaces in a point name become '_'), so the id splits back into its parts, which are
  * also given as separate fields.
+ *
+ * The row's fields are declared once, in row_fields.h (the schema): the struct below, the JSON
+ * writer and reader (results_write.c, results_json.c), the baseline's fields and the Markdown
+ * figure columns all come from that table.
  */
 #ifndef UG_RESULTS_H
 #define UG_RESULTS_H
@@ -52,42 +56,62 @@ typedef struct ug_row_worst {
     double got, exact, exact_lo, ulp, rel, abs, bound_ratio;
 } ug_row_worst;
 
+/* When a field of the schema is in a row (row_fields.h). */
+typedef enum {
+    UG_W_NEVER, UG_W_ALL, UG_W_MEAS, UG_W_CHECK, UG_W_GEMM, UG_W_NOGEMM, UG_W_NONZERO, UG_W_REP,
+} ug_when;
+
+/* The types of the schema's fields. */
+typedef enum {
+    UG_FT_STR, UG_FT_BOOL, UG_FT_INT, UG_FT_COUNT, UG_FT_SEED, UG_FT_NUM, UG_FT_STATUS,
+    UG_FT_PASSED,
+} ug_field_type;
+
+enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4 };
+
+/* The version of the results.json and baseline formats this ulpgate writes; it reads this one
+ * and every older one (1: the files with no "format" key, and baselines of format 1). */
+enum { UG_RESULTS_FORMAT = 2 };
+
+#include "harness/results/row_fields.h"
+
+#define UG_DECL_STR(m, len) char m[len];
+#define UG_DECL_BOOL(m, len) bool m;
+#define UG_DECL_INT(m, len) int m;
+#define UG_DECL_COUNT(m, len) size_t m;
+#define UG_DECL_SEED(m, len) uint64_t m;
+#define UG_DECL_NUM(m, len) double m;
+#define UG_DECL_STATUS(m, len) ug_status m;
+#define UG_DECL_PASSED(m, len)
+#define UG_DECL(type, member, len, key, unit, res, bl, flags, md, doc) UG_DECL_##type(member, len)
+
+/* A row: the schema's fields (row_fields.h, in its order), then the nested values. */
 typedef struct ug_row {
-    /* identity */
-    char id[512];
-    bool measured;           /* a measurement (else a check point with no figures) */
-    char case_name[128];
-    char point[256];         /* the TAP name */
-    char kernel[64];         /* name@variant */
-    char kernel_name[48], variant[24];
-    char backend[8], op[8], bound_class[16];
-    char dist[160];
-    char device[128];        /* "cpu" or the GPU's name */
-    size_t n, m, gemm_n, k;  /* n: sum/dot length, or M of a GEMM (m = M, gemm_n = N, k = K) */
-    bool deterministic;
-    /* what ran */
-    int trials, first_trial;
-    size_t elements, count;
-    uint64_t seed;
-    /* figures */
-    double ulp_max, ulp_mean, rel_max, rel_mean, abs_max;
-    double abs_err_sum, rel_err_sum, abs_err_sum_rd, rel_err_sum_rd;
-    double bound_ratio_max, bound_ratio_mean, apriori_ratio_max, prob_ratio_max;
-    double prob_lambda, prob_failure;
-    size_t bound_vacuous, bound_unchecked, unwritten, correctly_rounded;
-    double kappa_max;
-    int repeats, distinct_results;
-    double time_ms, gbps, gflops;
-    uint64_t ulp_hist[16];
+    UG_ROW_FIELDS(UG_DECL)
+    uint64_t ulp_hist[16];   /* errors per bucket: 0, (0, 1/4], (1/4, 1/2], ... (ug.h) */
     ug_row_worst worst_ulp, worst_bound_ratio;
-    int method;
+    /* a case's own named figures (ug_result_extra); in the JSON's "extra" object with the
+     * schema's UG_FF_EXTRA fields */
     int n_extra;
     struct { char name[40]; double value; } extra[16];
-    /* outcome */
-    ug_status status;
-    int failures;
-    char note[512];          /* skip reason, expected-failure reason, or kernel error */
 } ug_row;
+
+/* One field of the schema, for the code that walks it (offset: of its member in ug_row). */
+typedef struct ug_field {
+    ug_field_type type;
+    const char *member, *key, *unit, *md, *doc;
+    size_t offset, len;      /* len: a STR member's size */
+    ug_when res, bl;
+    int flags;
+} ug_field;
+
+extern const ug_field ug_row_fields[];
+extern const size_t ug_n_row_fields;
+
+/* Whether field f is in row r: in a results.json (baseline false) or a baseline. */
+bool ug_field_in(const ug_field *f, const ug_row *r, bool baseline);
+/* A numeric field's value as a double (NUM, COUNT, INT; 0 for others). */
+double ug_row_num(const ug_row *r, const ug_field *f);
 
 /* A unit the run visited (a case, or a row of a case's table) and its wall time. */
 typedef struct ug_unit_time {
@@ -123,6 +147,13 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
                        const char *device, uint64_t seed);
 /* The id of a measurement row from its parts (see above). */
 void ug_row_make_id(ug_row *row);
+
+/* Whether the row's operation has more than one size parameter (M x N x K: a GEMM), so that
+ * its id and its m, gemm_n, k fields name them; false for an operation this binary does not
+ * know (ops/). */
+bool ug_row_shaped(const ug_row *r);
+/* The terms behind each output of the row (the bound's n: n, or K of a GEMM). */
+size_t ug_row_terms(const ug_row *r);
 
 /* Whether a distribution has a condition number worth a column and a plot (GenSum, GenDot). */
 bool ug_dist_has_kappa(const char *dist);

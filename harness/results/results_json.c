@@ -1,7 +1,16 @@
 /*
- * results_json.c - read a results.json (harness/run/report_write.c writes it) back into a ug_results list,
- * for compare, merge, the gate and reports.  Every field report.c writes is read here.
+ * results_json.c - read a results.json (results_write.c writes it) or a baseline's rows back
+ * into ug_row structs, for compare, merge, the gate and reports.  The row's fields come from the
+ * schema (row_fields.h); the nested values (ulp_hist, the worst elements, the case's own "extra"
+ * figures) are read by hand in row_nested.c, beside their writer.
+ *
+ * Strict: a field the schema says a row has must be there with the right JSON type.  A figure
+ * is a JSON number or one of the strings "inf", "-inf", "nan" (how base/buf.h writes non-finite
+ * values); a count is a finite non-negative integer.  Anything else - missing, null, "NaN",
+ * "abc", a bool - is an error naming the key, never a 0 that the gate would call an improvement.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,110 +18,212 @@
 #include "base/parse.h"
 #include "harness/results/results_json.h"
 
-static void ug_copy_str(char *dst, size_t len, const ug_json *row, const char *key)
+static const char *ug_type_name(ug_json_type t)
 {
-    snprintf(dst, len, "%s", ug_json_str_of(ug_json_get(row, key), ""));
+    switch (t) {
+    case UG_JSON_NULL: return "null";
+    case UG_JSON_BOOL: return "a bool";
+    case UG_JSON_NUM: return "a number";
+    case UG_JSON_STR: return "a string";
+    case UG_JSON_ARR: return "an array";
+    case UG_JSON_OBJ: return "an object";
+    }
+    return "?";
 }
 
-static double ug_num(const ug_json *row, const char *key)
+/* A JSON value of the expected type, or -1 with why in err. */
+int ug_json_want(const ug_json *v, const char *key, ug_json_type t, char *err, size_t errlen)
 {
-    return ug_json_num_of(ug_json_get(row, key), 0);
+    if (!v) {
+        snprintf(err, errlen, "\"%s\" is missing", key);
+        return -1;
+    }
+    if (v->type != t) {
+        snprintf(err, errlen, "\"%s\" is %s, not %s", key, ug_type_name(v->type), ug_type_name(t));
+        return -1;
+    }
+    return 0;
 }
 
-static void ug_read_worst(ug_row_worst *w, const ug_json *o)
+int ug_json_value_figure(const ug_json *v, const char *key, double *out, char *err,
+                           size_t errlen)
 {
-    if (!o) return;
-    w->set = true;
-    w->trial = (int)ug_num(o, "trial");
-    w->element = (size_t)ug_num(o, "element");
-    double v;
-    if (ug_parse_double(ug_json_str_of(ug_json_get(o, "got"), ""), &v)) w->got = v;
-    if (ug_parse_double(ug_json_str_of(ug_json_get(o, "exact"), ""), &v)) w->exact = v;
-    w->exact_lo = ug_num(o, "exact_lo");
-    w->ulp = ug_num(o, "ulp");
-    w->rel = ug_num(o, "rel");
-    w->abs = ug_num(o, "abs");
-    w->bound_ratio = ug_num(o, "bound_ratio");
+    if (v && v->type == UG_JSON_NUM) {
+        *out = v->num;
+        return 0;
+    }
+    if (v && v->type == UG_JSON_STR) {
+        if (strcmp(v->str, "inf") == 0 || strcmp(v->str, "-inf") == 0 || strcmp(v->str, "nan") == 0) {
+            *out = ug_json_num_of(v, 0);
+            return 0;
+        }
+        snprintf(err, errlen,
+                 "\"%s\" is the string \"%.40s\", not a number (non-finite values are written "
+                 "\"inf\", \"-inf\" or \"nan\")",
+                 key, v->str);
+        return -1;
+    }
+    return ug_json_want(v, key, UG_JSON_NUM, err, errlen);
 }
 
-static ug_status ug_status_of(const char *s)
+int ug_json_figure(const ug_json *o, const char *key, bool required, double *v, char *err,
+                   size_t errlen)
+{
+    const ug_json *x = ug_json_get(o, key);
+    if (!x && !required) return 0;
+    return ug_json_value_figure(x, key, v, err, errlen);
+}
+
+/* A whole number in [lo, hi] (a count: lo 0, hi 2^64); -1 with why. */
+static int ug_value_whole(const ug_json *v, const char *key, double lo, double hi, double *out,
+                          char *err, size_t errlen)
+{
+    double d;
+    if (ug_json_value_figure(v, key, &d, err, errlen) != 0) return -1;
+    if (!(d >= lo && d < hi) || d != floor(d)) {
+        snprintf(err, errlen, "\"%s\" is %.17g, not a%s integer", key, d,
+                 lo == 0 ? " non-negative" : "n");
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+int ug_json_value_count(const ug_json *v, const char *key, size_t *out, char *err,
+                          size_t errlen)
+{
+    double d;
+    if (ug_value_whole(v, key, 0, 0x1p64, &d, err, errlen) != 0) return -1;
+    if (d > (double)SIZE_MAX) { /* a 32-bit size_t */
+        snprintf(err, errlen, "\"%s\" is %.17g, too large a count", key, d);
+        return -1;
+    }
+    *out = (size_t)d;
+    return 0;
+}
+
+int ug_json_value_int(const ug_json *v, const char *key, int *out, char *err, size_t errlen)
+{
+    double d;
+    if (ug_value_whole(v, key, -2147483648.0, 2147483648.0, &d, err, errlen) != 0) return -1;
+    *out = (int)d;
+    return 0;
+}
+
+static ug_status ug_status_named(const char *s, bool *ok)
 {
     static const ug_status all[] = {UG_ST_PASS, UG_ST_FAIL, UG_ST_SKIP, UG_ST_XFAIL, UG_ST_XPASS};
+    *ok = true;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(s, ug_status_name(all[i])) == 0) return all[i];
+    *ok = false;
     return UG_ST_FAIL;
 }
 
-int ug_row_read(const ug_json *o, ug_row *r, char *err, size_t errlen)
+/* One field of the schema from v (present) into r. */
+static int ug_field_read(const ug_field *f, const ug_json *v, ug_row *r, char *err, size_t errlen)
+{
+    char *p = (char *)r + f->offset;
+    const char *k = f->key;
+    switch (f->type) {
+    case UG_FT_STR:
+        if (ug_json_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
+        if (strlen(v->str) >= f->len) {
+            snprintf(err, errlen, "\"%s\" is too long (%zu bytes, at most %zu)", k, strlen(v->str),
+                     f->len - 1);
+            return -1;
+        }
+        memcpy(p, v->str, strlen(v->str) + 1);
+        return 0;
+    case UG_FT_BOOL:
+    case UG_FT_PASSED:
+        if (ug_json_want(v, k, UG_JSON_BOOL, err, errlen) != 0) return -1;
+        if (f->type == UG_FT_BOOL) *(bool *)p = v->b;
+        return 0;
+    case UG_FT_INT: return ug_json_value_int(v, k, (int *)p, err, errlen);
+    case UG_FT_COUNT: return ug_json_value_count(v, k, (size_t *)p, err, errlen);
+    case UG_FT_NUM: return ug_json_value_figure(v, k, (double *)p, err, errlen);
+    case UG_FT_SEED:
+        if (ug_json_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
+        if (!ug_parse_u64(v->str, (uint64_t *)p)) {
+            snprintf(err, errlen, "\"%s\" is \"%.40s\", not a seed (\"0x5eed\")", k, v->str);
+            return -1;
+        }
+        return 0;
+    case UG_FT_STATUS: {
+        bool ok;
+        if (ug_json_want(v, k, UG_JSON_STR, err, errlen) != 0) return -1;
+        *(ug_status *)p = ug_status_named(v->str, &ok);
+        if (!ok) {
+            snprintf(err, errlen, "\"%s\" is \"%.40s\", not pass, fail, skip, xfail or xpass", k,
+                     v->str);
+            return -1;
+        }
+        return 0;
+    }
+    }
+    return -1;
+}
+
+/* The fields read first: the id (for messages) and those the others' presence depends on
+ * (ug_field_in). */
+static bool ug_field_controls(const ug_field *f)
+{
+    return strcmp(f->key, "id") == 0 || strcmp(f->key, "measured") == 0 || strcmp(f->key, "op") == 0 ||
+           strcmp(f->key, "repeats") == 0;
+}
+
+int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    if (!o || o->type != UG_JSON_OBJ || !ug_json_get(o, "id") || !ug_json_get(o, "case")) {
-        snprintf(err, errlen, "a result row without \"id\" and \"case\"");
+    if (!o || o->type != UG_JSON_OBJ) {
+        snprintf(err, errlen, "a row is %s, not an object", o ? ug_type_name(o->type) : "missing");
         return -1;
     }
-    ug_copy_str(r->id, sizeof r->id, o, "id");
-    ug_copy_str(r->case_name, sizeof r->case_name, o, "case");
-    ug_copy_str(r->point, sizeof r->point, o, "point");
-    r->status = ug_status_of(ug_json_str_of(ug_json_get(o, "status"), "fail"));
-    r->failures = (int)ug_num(o, "failures");
-    ug_copy_str(r->note, sizeof r->note, o, "note");
-    uint64_t seed = 0;
-    if (ug_parse_u64(ug_json_str_of(ug_json_get(o, "seed"), ""), &seed)) r->seed = seed;
-    ug_copy_str(r->device, sizeof r->device, o, "device");
-    r->measured = ug_json_bool_of(ug_json_get(o, "measured"), false);
-    if (!r->measured) return 0;
-    ug_copy_str(r->kernel, sizeof r->kernel, o, "kernel");
-    ug_copy_str(r->kernel_name, sizeof r->kernel_name, o, "kernel_name");
-    ug_copy_str(r->variant, sizeof r->variant, o, "variant");
-    ug_copy_str(r->backend, sizeof r->backend, o, "backend");
-    ug_copy_str(r->op, sizeof r->op, o, "op");
-    ug_copy_str(r->dist, sizeof r->dist, o, "dist");
-    ug_copy_str(r->bound_class, sizeof r->bound_class, o, "bound_class");
-    r->n = (size_t)ug_num(o, "n");
-    r->m = (size_t)ug_num(o, "m");
-    r->gemm_n = (size_t)ug_num(o, "gemm_n");
-    r->k = (size_t)ug_num(o, "k");
-    r->deterministic = ug_json_bool_of(ug_json_get(o, "deterministic"), true);
-    r->trials = (int)ug_num(o, "trials");
-    r->first_trial = (int)ug_num(o, "first_trial");
-    r->elements = (size_t)ug_num(o, "elements");
-    r->count = (size_t)ug_num(o, "count");
-    r->ulp_max = ug_num(o, "ulp_max");
-    r->ulp_mean = ug_num(o, "ulp_mean");
-    r->rel_max = ug_num(o, "rel_max");
-    r->rel_mean = ug_num(o, "rel_mean");
-    r->abs_max = ug_num(o, "abs_max");
-    r->abs_err_sum = ug_num(o, "abs_err_sum");
-    r->rel_err_sum = ug_num(o, "rel_err_sum");
-    r->abs_err_sum_rd = ug_num(o, "abs_err_sum_rd");
-    r->rel_err_sum_rd = ug_num(o, "rel_err_sum_rd");
-    r->bound_ratio_max = ug_num(o, "bound_ratio_max");
-    r->bound_ratio_mean = ug_num(o, "bound_ratio_mean");
-    r->apriori_ratio_max = ug_num(o, "apriori_ratio_max");
-    r->prob_ratio_max = ug_num(o, "prob_ratio_max");
-    r->prob_lambda = ug_num(o, "prob_lambda");
-    r->prob_failure = ug_num(o, "prob_failure");
-    r->bound_vacuous = (size_t)ug_num(o, "bound_vacuous");
-    r->bound_unchecked = (size_t)ug_num(o, "bound_unchecked");
-    r->unwritten = (size_t)ug_num(o, "unwritten");
-    r->correctly_rounded = (size_t)ug_num(o, "correctly_rounded");
-    r->kappa_max = ug_num(o, "kappa_max");
-    r->repeats = (int)ug_num(o, "repeats");
-    r->distinct_results = (int)ug_num(o, "distinct_results");
-    r->time_ms = ug_num(o, "time_ms");
-    r->gbps = ug_num(o, "gbps");
-    r->gflops = ug_num(o, "gflops");
-    const ug_json *h = ug_json_get(o, "ulp_hist");
-    for (size_t i = 0; h && h->type == UG_JSON_ARR && i < h->count && i < 16; i++)
-        r->ulp_hist[i] = (uint64_t)ug_json_num_of(h->items[i], 0);
-    ug_read_worst(&r->worst_ulp, ug_json_get(o, "worst_ulp"));
-    ug_read_worst(&r->worst_bound_ratio, ug_json_get(o, "worst_bound_ratio"));
-    r->method = (int)ug_num(o, "method");
+    char why[300];
     const ug_json *x = ug_json_get(o, "extra");
-    for (size_t i = 0; x && x->type == UG_JSON_OBJ && i < x->count && i < 16; i++) {
-        snprintf(r->extra[i].name, sizeof r->extra[i].name, "%s", x->items[i]->key);
-        r->extra[i].value = ug_json_num_of(x->items[i], 0);
-        r->n_extra++;
+    if (x && ug_json_want(x, "extra", UG_JSON_OBJ, why, sizeof why) != 0) goto bad;
+    /* format 1 wrote the UG_FF_EXTRA fields in the row itself */
+    const ug_json *xo = format >= 2 ? x : o;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < ug_n_row_fields; i++) {
+            const ug_field *f = &ug_row_fields[i];
+            if (ug_field_controls(f) != (pass == 0)) continue;
+            ug_when w = baseline ? f->bl : f->res;
+            bool optional = w == UG_W_NONZERO;
+            if (!optional && !ug_field_in(f, r, baseline)) continue;
+            const ug_json *v = ug_json_get(f->flags & UG_FF_EXTRA ? xo : o, f->key);
+            if (!v && optional) continue;
+            if (!v && (f->flags & UG_FF_EXTRA) && format >= 2) {
+                snprintf(why, sizeof why, "\"extra\": \"%s\" is missing", f->key);
+                goto bad;
+            }
+            if (ug_field_read(f, v, r, why, sizeof why) != 0) goto bad;
+        }
+    if (!baseline && ug_row_nested_read(o, r, why, sizeof why) != 0) goto bad;
+    return 0;
+bad:
+    snprintf(err, errlen, "%s", why);
+    return -1;
+}
+
+int ug_format_check(const char *path, const ug_json *head, const char *what, const char *hint,
+                    int *format, char *err, size_t errlen)
+{
+    const ug_json *v = ug_json_get(head, "format");
+    *format = 1;
+    if (!v) return 0;
+    if (v->type != UG_JSON_NUM || !(v->num >= 1 && v->num < 1e6) || v->num != floor(v->num)) {
+        snprintf(err, errlen, "%s: \"format\" is not a %s format this ulpgate knows (1 to %d)",
+                 path, what, UG_RESULTS_FORMAT);
+        return -1;
+    }
+    *format = (int)v->num;
+    if (*format > UG_RESULTS_FORMAT) {
+        snprintf(err, errlen, "%s: %s format %d is newer than this ulpgate reads (%d): update "
+                              "ulpgate or %s",
+                 path, what, *format, UG_RESULTS_FORMAT, hint);
+        return -1;
     }
     return 0;
 }
@@ -122,26 +233,47 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
     memset(res, 0, sizeof *res);
     ug_json *root = ug_json_parse_file(path, err, errlen);
     if (!root) return NULL;
+    int format;
+    char why[600];
+    if (ug_format_check(path, root, "results",
+                        "regenerate the file with 'ulpgate run --report DIR'", &format, err,
+                        errlen) != 0)
+        goto fail;
     const ug_json *rows = ug_json_get(root, "results");
     if (!ug_json_get(root, "meta") || !rows || rows->type != UG_JSON_ARR) {
         snprintf(err, errlen, "%s: not a results.json (no \"meta\" object or \"results\" array)", path);
-        ug_json_free(root);
-        return NULL;
+        goto fail;
+    }
+    if (format == 1 && rows->count && !ug_json_get(rows->items[0], "measured") &&
+        !ug_json_get(rows->items[0], "status")) { /* the layout of the first runs */
+        snprintf(err, errlen, "%s: rows without \"status\" and \"measured\": a results.json "
+                              "older than results format 1, which this ulpgate does not read: "
+                              "regenerate the file with 'ulpgate run --report DIR'", path);
+        goto fail;
     }
     const ug_json *units = ug_json_get(root, "units");
-    for (size_t i = 0; units && units->type == UG_JSON_ARR && i < units->count; i++)
-        ug_results_add_unit(res, ug_json_str_of(ug_json_get(units->items[i], "name"), ""),
-                            ug_json_num_of(ug_json_get(units->items[i], "seconds"), 0));
+    for (size_t i = 0; units && units->type == UG_JSON_ARR && i < units->count; i++) {
+        const ug_json *u = units->items[i], *name = ug_json_get(u, "name");
+        double s;
+        if (ug_json_want(name, "name", UG_JSON_STR, why, sizeof why) != 0 ||
+            ug_json_figure(u, "seconds", true, &s, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: unit %zu: %s", path, i, why);
+            goto fail;
+        }
+        ug_results_add_unit(res, name->str, s);
+    }
     for (size_t i = 0; i < rows->count; i++) {
         ug_row r;
-        char why[128];
-        if (ug_row_read(rows->items[i], &r, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s: result %zu: %s", path, i, why);
-            ug_results_free(res);
-            ug_json_free(root);
-            return NULL;
+        if (ug_row_read(rows->items[i], format, false, &r, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: result %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "",
+                     r.id, r.id[0] ? ")" : "", why);
+            goto fail;
         }
         ug_results_add(res, &r);
     }
     return root;
+fail:
+    ug_results_free(res);
+    ug_json_free(root);
+    return NULL;
 }

@@ -1,19 +1,74 @@
-/* results_json.h - reading a results.json back (harness/results/results_json.c). */
+/* results_json.h - a results.json written (results_write.c) and read back (results_json.c);
+ * the row's fields come from the schema, row_fields.h. */
 #ifndef UG_RESULTS_JSON_H
 #define UG_RESULTS_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/json.h"
 #include "harness/results/results.h"
 
+/* ---- writing ---- */
+
+/* The results.json text of res: {"format": UG_RESULTS_FORMAT, "meta": META, [SHARD,]
+ * "summary": ..., "units": [...], "results": [...]} (meta: an object's text; shard: ",\n\"shard\":
+ * {...}" or NULL). */
+void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_results *res);
+/* A row object without its closing brace (the caller may add members): a results.json row, or
+ * with baseline the fields a baseline keeps (row_fields.h's bl column). */
+void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline);
+/* Whether name is a UG_FF_EXTRA field of the schema (a case's own figure must not take it). */
+bool ug_extra_is_field(const char *name);
+
+/* ---- the nested values of a row, both ways (row_nested.c) ---- */
+
+/* ulp_hist and the worst elements of a measured row (nothing for a check row). */
+void ug_row_nested_json(ug_buf *b, const ug_row *r);
+/* The same read back (required of a measured row: ulp_hist); 0, or -1 with why. */
+int ug_row_nested_read(const ug_json *o, ug_row *r, char *why, size_t whylen);
+/* A case's own figures (ug_row.extra) into the row's "extra" object: *first says whether the
+ * object is still to be opened (and is cleared when it is); the caller closes it. */
+void ug_row_case_extras_json(ug_buf *b, const ug_row *r, bool *first);
+/* The entries of an "extra" object (x; NULL: none) that are no schema field, into r->extra. */
+int ug_row_case_extras_read(const ug_json *x, ug_row *r, char *err, size_t errlen);
+
+/* ---- reading ---- */
+
+/* What the readers share: v has JSON type t / is a figure (a number or "inf", "-inf", "nan") /
+ * a count (a finite non-negative integer) / an int.  0, or -1 with "\"KEY\" is ..." in err. */
+int ug_json_want(const ug_json *v, const char *key, ug_json_type t, char *err, size_t errlen);
+int ug_json_value_figure(const ug_json *v, const char *key, double *out, char *err,
+                         size_t errlen);
+int ug_json_value_count(const ug_json *v, const char *key, size_t *out, char *err,
+                        size_t errlen);
+int ug_json_value_int(const ug_json *v, const char *key, int *out, char *err, size_t errlen);
+
 /* Read path into res (rows in file order).  Returns the parsed document (its "meta" object is
  * what compare and merge look at; ug_json_free it), or NULL with "PATH: what is wrong" in err
- * and res empty. */
+ * and res empty: not a results.json, a format newer than UG_RESULTS_FORMAT, or a row whose
+ * field is missing, null or of the wrong type ("PATH: result 3 (ID): \"ulp_max\" is null"). */
 ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t errlen);
 
-/* One row object (as report.c writes it; baselines keep a subset of the same fields) into r;
- * 0, or -1 with what is missing in err. */
-int ug_row_read(const ug_json *o, ug_row *r, char *err, size_t errlen);
+/* The format of a document: its "format" key (a results.json's top level, a baseline's
+ * "baseline" object), 1 when absent (the files before format 2).  0, or -1 with "PATH:
+ * results format 3 is newer than this ulpgate reads (2): ..." in err (what: "results" or
+ * "baseline"; hint: how to regenerate the file). */
+int ug_format_check(const char *path, const ug_json *head, const char *what, const char *hint,
+                    int *format, char *err, size_t errlen);
+
+/* One row object of a document of this format into r: a results.json row, or with baseline a
+ * baseline's row (only the fields a baseline keeps).  0, or -1 with what is wrong in err
+ * ("\"ulp_max\" is null"; r->id is read first, so the caller can name the row).  Never reads
+ * a missing or malformed figure as 0. */
+int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err,
+                size_t errlen);
+
+/* A figure of an object: a JSON number or "inf", "-inf", "nan".  0, or -1 with "\"KEY\" is
+ * missing" (if required), "is null", "is the string \"abc\", not a number", ... in err; absent
+ * and not required leaves *v as it was. */
+int ug_json_figure(const ug_json *o, const char *key, bool required, double *v, char *err,
+                   size_t errlen);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * report.c - results.json from a run's results list: {"meta": {...}, "summary": {...},
- * "results": [row, ...]}.  The format is read back by harness/results/results_json.c (compare, merge,
- * the gate), so every field written here is read there.
+ * report_write.c - a run's results.json: the meta block (options, argv, GPU, git) here, the
+ * rest by harness/results/results_write.c (ug_report_json: summary, units, the rows from the
+ * schema), which results_json.c reads back.
  *
  * Numbers: finite values exactly (%.17g); non-finite ones as the strings "inf", "-inf", "nan"
  * (base/buf.h).  The seed is a hex string ("0x5eed"): a JSON number would lose its low bits.
@@ -24,6 +24,7 @@
 #include "base/buf.h"
 #include "base/escape.h"
 #include "base/par.h"
+#include "harness/results/results_json.h"
 #include "harness/run/run.h"
 #include "ug_config.h"
 #include "ug_git.h"
@@ -50,106 +51,6 @@ static void ug_json_seed(ug_buf *b, const char *name, uint64_t seed)
     char hex[32];
     snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)seed);
     ug_json_str(b, name, hex);
-}
-
-static void ug_json_worst(ug_buf *b, const char *name, const ug_row_worst *w)
-{
-    char h[64];
-    if (!w->set) return;
-    ug_buf_printf(b, ",\"%s\":{\"trial\":%d,\"element\":%zu", name, w->trial, w->element);
-    ug_json_str(b, "got", ug_hex(w->got, h));
-    ug_json_str(b, "exact", ug_hex(w->exact, h));
-    ug_json_num(b, "exact_lo", w->exact_lo);
-    ug_json_num(b, "ulp", w->ulp);
-    ug_json_num(b, "rel", w->rel);
-    ug_json_num(b, "abs", w->abs);
-    ug_json_num(b, "bound_ratio", w->bound_ratio);
-    ug_buf_printf(b, "}");
-}
-
-/* One row; the field list is the contract documented in README.md ("Reports"). */
-static void ug_json_row(ug_buf *b, const ug_row *r)
-{
-    ug_buf_printf(b, "{\"id\":");
-    ug_buf_json_str(b, r->id);
-    ug_json_str(b, "case", r->case_name);
-    ug_json_str(b, "point", r->point);
-    ug_json_str(b, "status", ug_status_name(r->status));
-    ug_json_bool(b, "passed", r->status == UG_ST_PASS || r->status == UG_ST_XFAIL);
-    ug_json_num(b, "failures", r->failures);
-    if (r->note[0]) ug_json_str(b, "note", r->note);
-    ug_json_seed(b, "seed", r->seed);
-    ug_json_str(b, "device", r->device);
-    ug_json_bool(b, "measured", r->measured);
-    if (!r->measured) {
-        ug_buf_printf(b, "}");
-        return;
-    }
-    ug_json_str(b, "kernel", r->kernel);
-    ug_json_str(b, "kernel_name", r->kernel_name);
-    ug_json_str(b, "variant", r->variant);
-    ug_json_str(b, "backend", r->backend);
-    ug_json_str(b, "op", r->op);
-    ug_json_str(b, "dist", r->dist);
-    ug_json_num(b, "n", (double)r->n);
-    if (strcmp(r->op, "gemm") == 0) {
-        ug_json_num(b, "m", (double)r->m);
-        ug_json_num(b, "gemm_n", (double)r->gemm_n);
-        ug_json_num(b, "k", (double)r->k);
-    }
-    ug_json_bool(b, "deterministic", r->deterministic);
-    ug_json_num(b, "trials", r->trials);
-    ug_json_num(b, "first_trial", r->first_trial);
-    ug_json_num(b, "elements", (double)r->elements);
-    ug_json_num(b, "count", (double)r->count);
-    ug_json_num(b, "ulp_max", r->ulp_max);
-    ug_json_num(b, "ulp_mean", r->ulp_mean);
-    ug_json_num(b, "rel_max", r->rel_max);
-    ug_json_num(b, "rel_mean", r->rel_mean);
-    ug_json_num(b, "abs_max", r->abs_max);
-    ug_json_num(b, "abs_err_sum", r->abs_err_sum);
-    ug_json_num(b, "rel_err_sum", r->rel_err_sum);
-    if (strcmp(r->op, "gemm") != 0) {
-        ug_json_num(b, "abs_err_sum_rd", r->abs_err_sum_rd);
-        ug_json_num(b, "rel_err_sum_rd", r->rel_err_sum_rd);
-    }
-    ug_json_str(b, "bound_class", r->bound_class);
-    ug_json_num(b, "bound_ratio_max", r->bound_ratio_max);
-    ug_json_num(b, "bound_ratio_mean", r->bound_ratio_mean);
-    ug_json_num(b, "apriori_ratio_max", r->apriori_ratio_max);
-    ug_json_num(b, "prob_ratio_max", r->prob_ratio_max);
-    ug_json_num(b, "prob_lambda", r->prob_lambda);
-    ug_json_num(b, "prob_failure", r->prob_failure);
-    ug_json_num(b, "bound_vacuous", (double)r->bound_vacuous);
-    ug_json_num(b, "bound_unchecked", (double)r->bound_unchecked);
-    ug_json_num(b, "unwritten", (double)r->unwritten);
-    ug_json_num(b, "kappa_max", r->kappa_max);
-    ug_json_num(b, "correctly_rounded", (double)r->correctly_rounded);
-    if (r->repeats) {
-        ug_json_num(b, "repeats", r->repeats);
-        ug_json_num(b, "distinct_results", r->distinct_results);
-    }
-    ug_json_num(b, "time_ms", r->time_ms);
-    ug_json_num(b, strcmp(r->op, "gemm") == 0 ? "gflops" : "gbps",
-                strcmp(r->op, "gemm") == 0 ? r->gflops : r->gbps);
-    ug_buf_printf(b, ",\"ulp_hist\":[");
-    for (int i = 0; i < 16; i++)
-        ug_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)r->ulp_hist[i]);
-    ug_buf_printf(b, "]");
-    ug_json_worst(b, "worst_ulp", &r->worst_ulp);
-    ug_json_worst(b, "worst_bound_ratio", &r->worst_bound_ratio);
-    if (r->method) ug_json_num(b, "method", r->method);
-    if (r->n_extra) {
-        ug_buf_printf(b, ",\"extra\":{");
-        for (int i = 0; i < r->n_extra; i++) {
-            ug_buf_printf(b, "%s", i ? "," : "");
-            ug_buf_json_str(b, r->extra[i].name);
-            ug_buf_printf(b, ":");
-            ug_buf_json_num(b, r->extra[i].value);
-        }
-        ug_buf_printf(b, "}");
-    }
-    ug_buf_printf(b, "}");
 }
 
 static int ug_mkdir_p(const char *dir)
@@ -278,27 +179,6 @@ static void ug_json_shard(ug_buf *b, const ug_shard_info *sh)
         ug_buf_printf(b, ",%d]", sh->assign[i]);
     }
     ug_buf_printf(b, "]}");
-}
-
-void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_results *res)
-{
-    ug_buf_printf(b, "{\"meta\":%s", meta);
-    if (shard) ug_buf_printf(b, "%s", shard);
-    ug_buf_printf(b, ",\n\"summary\":{\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"xfailed\":%d,"
-                     "\"xpassed\":%d},\n\"units\":[",
-                  res->passed, res->failed, res->skipped, res->xfailed, res->xpassed);
-    for (size_t i = 0; i < res->n_units; i++) {
-        ug_buf_printf(b, "%s{\"name\":", i ? "," : "");
-        ug_buf_json_str(b, res->units[i].name);
-        ug_json_num(b, "seconds", res->units[i].seconds);
-        ug_buf_printf(b, "}");
-    }
-    ug_buf_printf(b, "],\n\"results\":[");
-    for (size_t i = 0; i < res->count; i++) {
-        ug_buf_printf(b, "%s\n", i ? "," : "");
-        ug_json_row(b, &res->rows[i]);
-    }
-    ug_buf_printf(b, "\n]}\n");
 }
 
 int ug_report_check(const char *dir)

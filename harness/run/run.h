@@ -77,10 +77,7 @@ int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char
  * DIR.  (harness/run/report_write.c) */
 int ug_report_check(const char *dir);
 
-/* The text of a results.json: meta (a JSON object's text), the shard block (",\n\"shard\":{...}"
- * or NULL), the summary, units and rows of res. (harness/run/report_write.c) */
-struct ug_buf;
-void ug_report_json(struct ug_buf *b, const char *meta, const char *shard, const ug_results *res);
+/* The text of a results.json (ug_report_json) is written by harness/results/results_write.c. */
 
 
 #endif

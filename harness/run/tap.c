@@ -8,6 +8,7 @@
 void ug_tap_begin(FILE *out, const char *comment)
 {
     fprintf(out, "TAP version 13\n# %s\n", comment);
+    fflush(out); /* the run has begun (signals are handled from here): a watcher may act on it */
 }
 
 /* Text from outside (a point's name holds a corpus file's name) on one TAP line: control

@@ -2,7 +2,11 @@
  * fuzz_json.c - libFuzzer target: the JSON reader (base/json.h) that reads every results.json,
  * baseline and merge input.  What must hold: no crash, leak or undefined behaviour; a document
  * it accepts is written back (ug_json_write) as text that it accepts again and that writes
- * back to the same text (a fixed point after one round); a rejected one has a message.
+ * back to the same text (a fixed point after one round); a rejected one has a message.  Then
+ * the results schema's reader (harness/results/results_json.c) on each element of its "results"
+ * or "rows" array, as a results.json row and as a baseline row: a row it accepts, written by the
+ * schema's writer (results_write.c), is accepted again and writes back to the same text; a
+ * rejected row has a message.
  * Run (meson -Dfuzz=true, clang): build/tests/fuzz/fuzz_json tests/fuzz/corpus/json
  */
 #include <stdint.h>
@@ -10,7 +14,34 @@
 
 #include "base/buf.h"
 #include "base/json.h"
+#include "harness/results/results_json.h"
 #include "tests/fuzz/fuzz_io.h"
+
+/* One row through the schema's reader, then writer -> reader -> writer: a fixed point. */
+static void ug_fuzz_row(const ug_json *o, int format, bool baseline)
+{
+    ug_row r, r2;
+    char err[1024] = "", perr[256];
+    if (ug_row_read(o, format, baseline, &r, err, sizeof err) != 0) {
+        if (!err[0]) ug_fuzz_fail("a row rejected without a message");
+        return;
+    }
+    ug_buf a = {0}, b = {0};
+    ug_row_json_open(&a, &r, baseline);
+    ug_buf_printf(&a, "}");
+    ug_json *w = ug_json_parse(ug_buf_str(&a), a.len, perr, sizeof perr);
+    if (!w) ug_fuzz_fail("a written row does not parse: %s: %.300s", perr, ug_buf_str(&a));
+    if (ug_row_read(w, UG_RESULTS_FORMAT, baseline, &r2, err, sizeof err) != 0)
+        ug_fuzz_fail("a written row is refused: %s: %.300s", err, ug_buf_str(&a));
+    ug_row_json_open(&b, &r2, baseline);
+    ug_buf_printf(&b, "}");
+    if (a.len != b.len || memcmp(ug_buf_str(&a), ug_buf_str(&b), a.len) != 0)
+        ug_fuzz_fail("row write(read(write(r))) differs: %.300s vs %.300s", ug_buf_str(&a),
+                     ug_buf_str(&b));
+    ug_json_free(w);
+    ug_buf_free(&a);
+    ug_buf_free(&b);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,6 +60,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ug_json_write(&b, w);
     if (a.len != b.len || memcmp(ug_buf_str(&a), ug_buf_str(&b), a.len) != 0)
         ug_fuzz_fail("write(parse(write(v))) differs: %.200s vs %.200s", ug_buf_str(&a), ug_buf_str(&b));
+    int format;
+    char ferr[256];
+    const ug_json *rows = ug_json_get(v, "results");
+    if (!rows) rows = ug_json_get(v, "rows");
+    if (rows && rows->type == UG_JSON_ARR &&
+        ug_format_check("fuzz", v, "results", "", &format, ferr, sizeof ferr) == 0)
+        for (size_t i = 0; i < rows->count; i++) {
+            ug_fuzz_row(rows->items[i], format, false);
+            ug_fuzz_row(rows->items[i], format, true);
+        }
     ug_json_free(v);
     ug_json_free(w);
     ug_buf_free(&a);

@@ -1,0 +1,308 @@
+/*
+ * results_checks.c - the results schema (harness/results/row_fields.h) and its reader: every
+ * field of the table written and read back equal (the table iterated, so a new field is covered
+ * by itself), in a results.json and in a baseline; the "extra" object; a format 1 file read; a
+ * newer format refused; every kind of bad figure refused with its key named, never read as 0.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "harness/gate/baseline.h"
+#include "harness/gate/compare.h"
+#include "harness/results/results_json.h"
+#include "harness/run/ug.h"
+
+/* Write text to a fresh temporary file; its path in path (PATH_MAX-free: a fixed template). */
+static int ug_tmp_write(char path[32], const char *text)
+{
+    snprintf(path, 32, "/tmp/ug_results_XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    size_t len = strlen(text);
+    int rc = write(fd, text, len) == (ssize_t)len ? 0 : -1;
+    close(fd);
+    return rc;
+}
+
+/* Every field of the schema set to a value of its own (k: a salt, so that two rows differ),
+ * plus the nested values; a measured row of op `op` with repeats, so that every conditional
+ * field is written. */
+static void ug_fill_row(ug_row *r, const char *op, int k)
+{
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < ug_n_row_fields; i++) {
+        const ug_field *f = &ug_row_fields[i];
+        char *p = (char *)r + f->offset;
+        double v = 3 + (double)i + 100 * k;
+        switch (f->type) {
+        case UG_FT_STR: snprintf(p, f->len, "%s-%d", f->key, k); break;
+        case UG_FT_BOOL: *(bool *)p = true; break;
+        case UG_FT_INT: *(int *)p = (int)v; break;
+        case UG_FT_COUNT: *(size_t *)p = (size_t)v + ((size_t)1 << 40); break;
+        case UG_FT_SEED: *(uint64_t *)p = 0xfedcba9876543210ull + (uint64_t)i; break;
+        case UG_FT_NUM: *(double *)p = v + 0x1p-30; break;
+        case UG_FT_STATUS: *(ug_status *)p = UG_ST_XFAIL; break;
+        case UG_FT_PASSED: break;
+        }
+    }
+    snprintf(r->op, sizeof r->op, "%s", op);
+    r->measured = true;
+    /* the non-finite spellings round-trip too */
+    r->rel_mean = INFINITY;
+    r->abs_max = -INFINITY;
+    r->prob_failure = NAN;
+    for (int i = 0; i < 16; i++) r->ulp_hist[i] = (uint64_t)(i * 1000 + k);
+    r->worst_ulp = (ug_row_worst){true, 7 + k, 12345, 1.5, 0x1.000001p0, -0x1p-60, 2.5, 1e-7, 3e-8, 0.25};
+    r->worst_bound_ratio = (ug_row_worst){true, 1, 2, -3.0, 4.0, 0, 5, 6, 7, 8};
+    r->n_extra = 2;
+    snprintf(r->extra[0].name, sizeof r->extra[0].name, "out_hash_hi");
+    r->extra[0].value = 4294967295.0;
+    snprintf(r->extra[1].name, sizeof r->extra[1].name, "post_mean_err");
+    r->extra[1].value = 0.125 + k;
+}
+
+/* Whether field f of a and b holds the same bits. */
+static bool ug_field_same(const ug_field *f, const ug_row *a, const ug_row *b)
+{
+    size_t size = f->type == UG_FT_STR ? strlen((const char *)a + f->offset) + 1
+                  : f->type == UG_FT_BOOL ? sizeof(bool)
+                  : f->type == UG_FT_INT ? sizeof(int)
+                  : f->type == UG_FT_COUNT ? sizeof(size_t)
+                  : f->type == UG_FT_NUM || f->type == UG_FT_SEED ? 8
+                                                                  : sizeof(ug_status);
+    return memcmp((const char *)a + f->offset, (const char *)b + f->offset, size) == 0;
+}
+
+static bool ug_worst_same(const ug_row_worst *a, const ug_row_worst *b)
+{
+    return a->set == b->set && a->trial == b->trial && a->element == b->element &&
+           a->got == b->got && a->exact == b->exact && a->exact_lo == b->exact_lo &&
+           a->ulp == b->ulp && a->rel == b->rel && a->abs == b->abs && a->bound_ratio == b->bound_ratio;
+}
+
+UG_CASE(results_schema, every_field_round_trips)
+{
+    ug_results res = {0}, back;
+    ug_row rows[2];
+    ug_fill_row(&rows[0], "sum", 0);
+    ug_fill_row(&rows[1], "gemm", 1);
+    ug_results_add(&res, &rows[0]);
+    ug_results_add(&res, &rows[1]);
+    ug_buf text = {0};
+    ug_report_json(&text, "{}", NULL, &res);
+    char path[32], err[1200];
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    ug_json *root = ug_results_read(path, &back, err, sizeof err);
+    UG_ASSERT_MSG(root != NULL, "%s", err);
+    UG_ASSERT(back.count == 2);
+    /* every field of the table is in one of the two rows at least, and read back equal */
+    for (size_t i = 0; i < ug_n_row_fields; i++) {
+        const ug_field *f = &ug_row_fields[i];
+        int written = 0;
+        for (int r = 0; r < 2; r++) {
+            if (!ug_field_in(f, &rows[r], false)) continue;
+            written++;
+            UG_EXPECT_MSG(ug_field_same(f, &rows[r], &back.rows[r]),
+                          "\"%s\" (%s) of row %d not read back as written", f->key, f->member, r);
+        }
+        UG_EXPECT_MSG(written > 0, "\"%s\" is written in no row of the test: cover it", f->key);
+    }
+    for (int r = 0; r < 2; r++) {
+        const ug_row *a = &rows[r], *b = &back.rows[r];
+        UG_EXPECT(memcmp(a->ulp_hist, b->ulp_hist, sizeof a->ulp_hist) == 0);
+        UG_EXPECT(ug_worst_same(&a->worst_ulp, &b->worst_ulp));
+        UG_EXPECT(ug_worst_same(&a->worst_bound_ratio, &b->worst_bound_ratio));
+        /* the case's own figures, in "extra" beside the schema's extra fields */
+        UG_EXPECT_MSG(b->n_extra == 2 && strcmp(b->extra[0].name, "out_hash_hi") == 0 &&
+                          b->extra[0].value == a->extra[0].value &&
+                          strcmp(b->extra[1].name, "post_mean_err") == 0 &&
+                          b->extra[1].value == a->extra[1].value,
+                      "extra of row %d: %d figures", r, b->n_extra);
+    }
+    /* the schema's extra fields are inside "extra", not beside the other fields */
+    const ug_json *j0 = ug_json_get(root, "results")->items[0], *x = ug_json_get(j0, "extra");
+    UG_EXPECT(ug_json_get(j0, "method") == NULL && ug_json_get(j0, "abs_err_sum_rd") == NULL);
+    UG_EXPECT(x && ug_json_get(x, "method") && ug_json_get(x, "abs_err_sum_rd") &&
+              ug_json_get(x, "out_hash_hi"));
+    UG_EXPECT(ug_json_num_of(ug_json_get(root, "format"), 0) == UG_RESULTS_FORMAT);
+    ug_json_free(root);
+    ug_results_free(&back);
+    unlink(path);
+
+    /* a baseline keeps the bl column's fields, and reads them back equal */
+    ug_baseline bl = {0}, bb;
+    ug_fingerprint fp = {0};
+    snprintf(fp.hash, sizeof fp.hash, "0123456789abcdef");
+    ug_baseline_fp(&bl, &fp);
+    snprintf(bl.device, sizeof bl.device, "cpu-test");
+    ug_bl_extra bx = {.slack = 1.0, .fp = 0};
+    for (int r = 0; r < 2; r++) ug_baseline_add(&bl, &rows[r], &bx);
+    ug_buf_clear(&text);
+    ug_baseline_json(&bl, &text);
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    UG_ASSERT_MSG(ug_baseline_load(path, 2.0, &bb, err, sizeof err) == 0, "%s", err);
+    UG_ASSERT(bb.res.count == 2 && bb.format == UG_RESULTS_FORMAT);
+    for (size_t i = 0; i < ug_n_row_fields; i++) {
+        const ug_field *f = &ug_row_fields[i];
+        for (int r = 0; r < 2; r++) {
+            const ug_row *b = ug_results_find(&bb.res, rows[r].id);
+            UG_ASSERT(b != NULL);
+            if (ug_field_in(f, &rows[r], true))
+                UG_EXPECT_MSG(ug_field_same(f, &rows[r], b), "baseline: \"%s\" of row %d", f->key,
+                              r);
+        }
+    }
+    unlink(path);
+    ug_baseline_free(&bb);
+    ug_baseline_free(&bl);
+    ug_buf_free(&text);
+    ug_results_free(&res);
+}
+
+/* A format 1 row: no "format" key, method and the *_rd sums beside the other fields. */
+static const char ug_v1_doc[] =
+    "{\"meta\":{},\"results\":[{\"id\":\"c k@default normal(0,1) 8\",\"case\":\"c\","
+    "\"point\":\"c k@default n=8\",\"status\":\"pass\",\"passed\":true,\"failures\":0,"
+    "\"seed\":\"0x5eed\",\"device\":\"cpu\",\"measured\":true,\"kernel\":\"k@default\","
+    "\"kernel_name\":\"k\",\"variant\":\"default\",\"backend\":\"cpu\",\"op\":\"sum\","
+    "\"dist\":\"normal(0,1)\",\"n\":8,\"deterministic\":true,\"trials\":2,\"first_trial\":0,"
+    "\"elements\":1,\"count\":2,\"ulp_max\":1.5,\"ulp_mean\":0.75,\"rel_max\":1e-7,"
+    "\"rel_mean\":5e-8,\"abs_max\":\"inf\",\"abs_err_sum\":2,\"rel_err_sum\":3,"
+    "\"abs_err_sum_rd\":4,\"rel_err_sum_rd\":5,\"bound_class\":\"serial\","
+    "\"bound_ratio_max\":0.5,\"bound_ratio_mean\":0.25,\"apriori_ratio_max\":0.5,"
+    "\"prob_ratio_max\":0,\"prob_lambda\":0,\"prob_failure\":0,\"bound_vacuous\":0,"
+    "\"bound_unchecked\":0,\"unwritten\":0,\"kappa_max\":1,\"correctly_rounded\":1,"
+    "\"time_ms\":0.01,\"gbps\":3.2,\"ulp_hist\":[0,0,0,0,0,1,1,0,0,0,0,0,0,0,0,0],"
+    "\"method\":6,\"extra\":{\"post_max_err\":9}}]}";
+
+UG_CASE(results_schema, format_1_read_newer_refused)
+{
+    char path[32], err[1200];
+    ug_results res;
+    UG_ASSERT(ug_tmp_write(path, ug_v1_doc) == 0);
+    ug_json *root = ug_results_read(path, &res, err, sizeof err);
+    UG_ASSERT_MSG(root != NULL, "a format 1 file: %s", err);
+    const ug_row *r = &res.rows[0];
+    UG_EXPECT_MSG(res.count == 1 && r->method == 6 && r->abs_err_sum_rd == 4 &&
+                      r->rel_err_sum_rd == 5 && isinf(r->abs_max) && r->ulp_max == 1.5 &&
+                      r->n_extra == 1 && r->extra[0].value == 9 && r->ulp_hist[6] == 1,
+                  "method %d, abs_err_sum_rd %g, %d extra", r->method, r->abs_err_sum_rd, r->n_extra);
+    ug_json_free(root);
+    ug_results_free(&res);
+    unlink(path);
+    /* the same rows as format 3: refused, naming the file and both versions */
+    char v3[sizeof ug_v1_doc + 16];
+    snprintf(v3, sizeof v3, "{\"format\":3,%s", ug_v1_doc + 1);
+    UG_ASSERT(ug_tmp_write(path, v3) == 0);
+    root = ug_results_read(path, &res, err, sizeof err);
+    UG_EXPECT_MSG(!root && strstr(err, path) &&
+                      strstr(err, "results format 3 is newer than this ulpgate reads (2)") &&
+                      strstr(err, "ulpgate run --report DIR"),
+                  "%s", err);
+    ug_json_free(root);
+    unlink(path);
+    /* format 2 with the extra fields beside the others (format 1's place): the reader looks in
+     * "extra" and finds them missing */
+    snprintf(v3, sizeof v3, "{\"format\":2,%s", ug_v1_doc + 1);
+    UG_ASSERT(ug_tmp_write(path, v3) == 0);
+    root = ug_results_read(path, &res, err, sizeof err);
+    UG_EXPECT_MSG(!root && strstr(err, "\"extra\": \"abs_err_sum_rd\" is missing"), "%s", err);
+    ug_json_free(root);
+    unlink(path);
+}
+
+/* The good format 1 document with the member `key` of row 0 (or of its "extra" / "worst_ulp"
+ * when sub names one) replaced by `value` (JSON text; NULL: removed); read; the error. */
+static bool ug_bad_read(const char *sub, const char *key, const char *value, char *err,
+                        size_t errlen)
+{
+    char perr[200], path[32];
+    ug_json *doc = ug_json_parse(ug_v1_doc, strlen(ug_v1_doc), perr, sizeof perr);
+    ug_json *row = doc->items[1]->items[0], *o = row;
+    if (sub) {
+        for (size_t i = 0; i < row->count; i++)
+            if (strcmp(row->items[i]->key, sub) == 0) o = row->items[i];
+    }
+    for (size_t i = 0; i < o->count; i++) {
+        if (strcmp(o->items[i]->key, key) != 0) continue;
+        if (!value) { /* renamed out of the way: removed */
+            o->items[i]->key[0] = '_';
+            continue;
+        }
+        ug_json *v = ug_json_parse(value, strlen(value), perr, sizeof perr);
+        v->key = o->items[i]->key;
+        o->items[i]->key = NULL;
+        ug_json_free(o->items[i]);
+        o->items[i] = v;
+    }
+    ug_buf b = {0};
+    ug_json_write(&b, doc);
+    ug_json_free(doc);
+    ug_results res;
+    bool refused = ug_tmp_write(path, ug_buf_str(&b)) == 0;
+    ug_json *root = ug_results_read(path, &res, err, errlen);
+    refused = refused && root == NULL && strstr(err, path) && strstr(err, "c k@default normal(0,1) 8");
+    if (root) snprintf(err, errlen, "read without an error");
+    ug_json_free(root);
+    ug_results_free(&res);
+    ug_buf_free(&b);
+    unlink(path);
+    return refused;
+}
+
+UG_CASE(results_schema, bad_figures_refused)
+{
+    static const struct {
+        const char *sub, *key, *value, *says;
+    } bad[] = {
+        {NULL, "ulp_max", NULL, "\"ulp_max\" is missing"},
+        {NULL, "ulp_max", "null", "\"ulp_max\" is null"},
+        {NULL, "ulp_max", "\"NaN\"", "\"ulp_max\" is the string \"NaN\""},
+        {NULL, "ulp_max", "\"abc\"", "\"ulp_max\" is the string \"abc\""},
+        {NULL, "ulp_max", "true", "\"ulp_max\" is a bool, not a number"},
+        {NULL, "rel_max", "[1]", "\"rel_max\" is an array, not a number"},
+        {NULL, "count", "\"nan\"", "\"count\" is nan, not a non-negative integer"},
+        {NULL, "count", "-1", "\"count\" is -1, not a non-negative integer"},
+        {NULL, "count", "2.5", "\"count\" is 2.5, not a non-negative integer"},
+        {NULL, "n", "1e300", "\"n\" is 1.0000000000000001e+300, not a non-negative integer"},
+        {NULL, "trials", "\"inf\"", "\"trials\" is inf, not an integer"},
+        {NULL, "status", "\"passed\"", "\"status\" is \"passed\", not pass"},
+        {NULL, "measured", "1", "\"measured\" is a number, not a bool"},
+        {NULL, "seed", "24301", "\"seed\" is a number, not a string"},
+        {NULL, "kernel", NULL, "\"kernel\" is missing"},
+        {NULL, "abs_err_sum_rd", "null", "\"abs_err_sum_rd\" is null"},
+        {NULL, "ulp_hist", "[1,2]", "\"ulp_hist\" has 2 buckets, not 16"},
+        {"extra", "post_max_err", "\"x\"", "\"extra\": \"post_max_err\" is the string \"x\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[1200];
+        bool refused = ug_bad_read(bad[i].sub, bad[i].key, bad[i].value, err, sizeof err);
+        UG_EXPECT_MSG(refused && strstr(err, bad[i].says), "%s = %s: want '%s', got '%s'",
+                      bad[i].key, bad[i].value ? bad[i].value : "(removed)", bad[i].says, err);
+    }
+    /* the defined spellings of non-finite figures are figures */
+    char err[1200];
+    UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"nan\"", err, sizeof err));
+    UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"-inf\"", err, sizeof err));
+}
+
+/* Every figure the gate judges (compare.h's ug_gated) is a field of the schema that a baseline
+ * keeps, and reads back as ug_gated_value reads it. */
+UG_CASE(results_schema, baselines_keep_the_gated_figures)
+{
+    for (int m = 0; m < UG_GM_COUNT; m++) {
+        const ug_field *f = NULL;
+        for (size_t i = 0; i < ug_n_row_fields; i++)
+            if (strcmp(ug_row_fields[i].key, ug_gated[m].name) == 0) f = &ug_row_fields[i];
+        UG_EXPECT_MSG(f && f->bl != UG_W_NEVER && !(f->flags & UG_FF_EXTRA),
+                      "gated figure \"%s\": %s", ug_gated[m].name,
+                      f ? "not kept by a baseline" : "not in the schema");
+        ug_row r;
+        ug_fill_row(&r, "sum", 0);
+        if (f) UG_EXPECT(ug_row_num(&r, f) == ug_gated_value(&r, m));
+    }
+}

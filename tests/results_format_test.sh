@@ -1,0 +1,80 @@
+#!/bin/sh
+# results_format_test.sh ULPGATE SRCDIR - the results format as a user meets it: a run writes
+# "format": 2 with the seldom-used figures in "extra"; a file of a newer format is refused (exit 2,
+# the file and both versions named) by report, summary, compare, merge, costs and baseline
+# show/update; a figure that is missing, null, "NaN", "abc" or of the wrong type is refused naming
+# the file, row and key, never read as 0; a format 1 file (the committed baselines before
+# migration) still reads; the committed runs/ file, older than format 1, is refused.
+ug="$1"
+src="$2"
+. "$(dirname "$0")/tap.sh"
+edit() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); rows=d.get('results', d.get('rows')); $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
+row='seven_methods/table pairwise_halves@default normal(0,1) 1024'
+newer="results format 3 is newer than this ulpgate reads (2): update ulpgate or regenerate the file with 'ulpgate run --report DIR'"
+
+echo "TAP version 13"
+"$ug" run --filter 'seven_methods/table' --report "$tmp/a" --tap >"$tmp/run.tap" 2>&1
+check "a run writes format 2, method and the *_rd sums inside \"extra\"" \
+  'json "$tmp/a/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"format\"]==2; assert r[\"extra\"][\"method\"]==5 and r[\"extra\"][\"abs_err_sum_rd\"]>0 and \"method\" not in r and \"abs_err_sum_rd\" not in r, r"'
+run report "$tmp/a" --baseline none
+check "report of the seven-methods run: exit 0, its table" \
+  '[ "$(rc)" = 0 ] && grep -q "^### seven_methods/table" "$tmp/a/summary.md" && grep -q "pairwise_halves@default" "$tmp/a/summary.md"'
+
+# ---- a newer format ---------------------------------------------------------------------------
+mkdir -p "$tmp/v3"
+edit "$tmp/a/results.json" "$tmp/v3/results.json" "d['format']=3"
+run report "$tmp/v3"
+check "report of a format 3 file: exit 2, the file and both versions named" \
+  '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
+run compare "$tmp/a/results.json" "$tmp/v3/results.json"
+check "compare NEW of format 3: exit 2, the message" \
+  '[ "$(rc)" = 2 ] && grep -qF "compare: $tmp/v3/results.json: $newer" "$tmp/err"'
+run compare "$tmp/v3/results.json" "$tmp/a/results.json"
+check "compare BASE of format 3: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
+run summary "$tmp/v3/results.json"
+check "summary: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
+run merge "$tmp/m.json" "$tmp/a/results.json" "$tmp/v3/results.json"
+check "merge: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
+run costs "$tmp/v3/results.json"
+check "costs: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
+run baseline update --from "$tmp/v3/results.json" --dir "$tmp/bl"
+check "baseline update --from a format 3 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
+edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl3.json" "d['baseline']['format']=3"
+run baseline show "$tmp/bl3.json"
+check "baseline show of a format 3 baseline: exit 2" \
+  '[ "$(rc)" = 2 ] && grep -qF "$tmp/bl3.json: baseline format 3 is newer than this ulpgate reads (2)" "$tmp/err"'
+
+# ---- bad figures ------------------------------------------------------------------------------
+bad() { # NAME PYTHON-STATEMENT-ON-r WANT
+  edit "$tmp/a/results.json" "$tmp/bad.json" "[exec(\"$2\") for r in rows if r['id']=='$row']"
+  run compare "$tmp/a/results.json" "$tmp/bad.json"
+  check "compare, $1: exit 2 naming the file, row and key" \
+    '[ "$(rc)" = 2 ] && grep -qF "$tmp/bad.json: result " "$tmp/err" && grep -qF "($row): $3" "$tmp/err"'
+}
+bad "ulp_max missing" "del r['ulp_max']" '"ulp_max" is missing'
+bad "ulp_max null" "r['ulp_max']=None" '"ulp_max" is null'
+bad "ulp_max \"NaN\"" "r['ulp_max']='NaN'" '"ulp_max" is the string "NaN", not a number'
+bad "ulp_max \"abc\"" "r['ulp_max']='abc'" '"ulp_max" is the string "abc", not a number'
+bad "ulp_max a bool" "r['ulp_max']=True" '"ulp_max" is a bool, not a number'
+bad "count nan" "r['count']='nan'" '"count" is nan, not a non-negative integer'
+bad "method in extra a string" "r['extra']['method']='5'" '"method" is a string, not a number'
+edit "$tmp/a/results.json" "$tmp/a/results.json" "[r.update(bound_ratio_max=None) for r in rows if r['id']=='$row']"
+run report "$tmp/a" --baseline none
+check "report of a null figure: exit 2 naming the key" '[ "$(rc)" = 2 ] && grep -qF "($row): \"bound_ratio_max\" is null" "$tmp/err"'
+run baseline update --from "$tmp/a/results.json" --dir "$tmp/bl"
+check "baseline update from it: exit 2, nothing written" '[ "$(rc)" = 2 ] && ! ls "$tmp/bl"/*.json >/dev/null 2>&1'
+
+# ---- older formats ----------------------------------------------------------------------------
+edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl1.json" "d['baseline']['format']=1"
+run compare "$tmp/bl1.json" "$src/reports/baselines/cpu-x86_64.json" --fail-on-regression
+check "a format 1 baseline still reads: compared with its format 2 copy, every row the same" \
+  '[ "$(rc)" = 0 ] && grep -Eq "^([0-9]+) rows compared: 0 regressed, 0 improved, \1 same" "$tmp/out"'
+cp "$tmp/bl1.json" "$tmp/bl1m.json"
+run baseline migrate "$tmp/bl1m.json" --reason "test"
+check "baseline migrate: format 2, the reason logged, every row unchanged" \
+  '[ "$(rc)" = 0 ] && json "$tmp/bl1m.json" "assert d[\"baseline\"][\"format\"]==2 and d[\"updates\"][-1][\"reason\"]==\"test\" and \"format 1 -> 2\" in d[\"updates\"][-1][\"changes\"]" && python3 "$src/scripts/same_rows.py" "$tmp/bl1.json" "$tmp/bl1m.json" >"$tmp/out"'
+run compare "$src/reports/runs/nvidia-h200-20261121.json" "$tmp/a/results.json"
+# (that file also repeats a key in its rows, which the JSON reader refuses first)
+check "the committed runs/ file (older than format 1) is refused, not read as failures" \
+  '[ "$(rc)" = 2 ] && grep -qE "older than results format 1|duplicate member name" "$tmp/err"'
+tap_end
