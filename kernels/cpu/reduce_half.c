@@ -78,8 +78,8 @@ static const ug_kernel ug_cpu_reduce_half_kernels[] = {
     {.name = "dot_serial_f16_f32acc", .op = UG_OP_DOT, .in_store = {UG_F16, UG_F16},
      .bound = UG_BOUND_TREE, .depth = ug_depth_serial, .version = DOT_SERIAL_F16_F32ACC,
      .doc = "a += x[i]*y[i]: binary16 in, exact binary32 products, binary32 accumulator and out"},
-    {.name = "serial_f16acc", .op = UG_OP_SUM, .in_store = {UG_F16}, .op_fmt = UG_F16,
-     .acc_fmt = UG_F16, .out_fmt = UG_F16, .bound = UG_BOUND_F16_ACC, .depth = ug_depth_serial,
+    {.name = "serial_f16acc", .op = UG_OP_SUM, .op_fmt = UG_F16, .acc_fmt = UG_F16,
+     .out_fmt = UG_F16, .in_store = {UG_F16}, .bound = UG_BOUND_F16_ACC, .depth = ug_depth_serial,
      .version = SERIAL_F16ACC,
      .doc = "a = fl16(a + x[i]): binary16 in, accumulator and out (stagnates from 2048 on)"},
 };
