@@ -63,7 +63,62 @@ static double ug_lowp_bound(int p, double D, double S)
 
 double ug_kernel_operand_limit(const ug_kernel *k)
 {
-    return k->bound == UG_BOUND_F16 ? 65504.0 : INFINITY;
+    return k->bound == UG_BOUND_F16 || k->bound == UG_BOUND_F16_ACC ? 65504.0 : INFINITY;
+}
+
+/* ---- the classes of the number-format kernels (issue 23) ---------------------------------------
+ * Each is Higham's tree bound with the accumulator's unit roundoff, plus the output rounding
+ * where the output format is narrower than the accumulator.  D is the depth (most rounded
+ * additions any term passes through); a dot's products are one more rounding (D + 1) unless the
+ * class says otherwise. */
+
+/* Binary64 inputs, binary64 accumulator and output (Higham (4.4)-(4.6), (3.5) with u = 2^-53):
+ * gamma_D(u64) S for a sum, gamma_{D+1}(u64) S for a dot.  Binary64's range: the bound assumes
+ * no partial sum overflows and products do not underflow, as the binary32 tree class does. */
+static double ug_bound_f64_tree(double D, bool dot, double S)
+{
+    return ug_gamma(dot ? D + 1 : D, ug_u64) * S;
+}
+
+/* Kahan's compensated summation in binary64: Higham (4.8) with u = 2^-53, the O(n u^2) term
+ * taken as 4 n u^2 as UG_BOUND_KAHAN does; a dot's products are rounded before the compensated
+ * sum sees them: one more u64. */
+static double ug_bound_f64_kahan(double n, bool dot, double S)
+{
+    return ((dot ? 3 : 2) * ug_u64 + 4 * n * ug_u64 * ug_u64) * S;
+}
+
+/* Binary16 values added in a binary16 accumulator (the result is the accumulator, stored as
+ * binary16: no further rounding).  Each addition of two binary16 numbers is exact or rounds
+ * with relative error <= u16 = 2^-11 (Higham (2.4)); a result in the subnormal range is exact
+ * (gradual underflow: a sum of two multiples of 2^-24 below 2^-14 is such a multiple), so no
+ * absolute term.  The tree argument gives gamma_D(u16) S, vacuous from D = 2048 on (D u16 >= 1:
+ * +inf).  It needs no overflow: every partial sum is at most (1 + gamma_D(u16)) S in magnitude,
+ * so while that is <= 65504 none reaches the overflow threshold 65520; beyond, no bound (+inf:
+ * the point is out of the format's range).  Sums only: a binary16 product may underflow, which
+ * this class does not cover (+inf for products). */
+static double ug_bound_f16_acc(double D, bool dot, double S)
+{
+    const double u16 = 0x1p-11;
+    double g = ug_gamma(D, u16);
+    if (dot || !(S * (1 + g) <= 65504.0)) return INFINITY;
+    return g * S;
+}
+
+/* Binary32 accumulation of depth D, rounded once to bfloat16 (normalisation layers: bf16 in,
+ * fp32 accumulation, bf16 out).  The accumulator s32 = s + e with |e| <= g S, g = gamma_D(u)
+ * (gamma_{D+1}(u) for a dot).  Rounding to bfloat16: o = s32 (1 + d) + eta with |d| <= ubf =
+ * 2^-8 and |eta| <= 2^-134 (half bfloat16's subnormal spacing 2^-133, only below 2^-126, where
+ * d = 0), so |o - s| <= |e| + ubf |s32| + eta <= ubf |s| + (1 + ubf) g S + 2^-134: the
+ * u_out + (1 + u_out) gamma_D(u_acc) S/|s| of issue 23 in absolute form.  Overflow: bfloat16's
+ * largest finite value is 0x1.fep127; when |s| + g S reaches it the accumulator may round to
+ * +-inf: no bound (+inf). */
+static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
+{
+    const double ubf = 0x1p-8;
+    double g = ug_gamma(dot ? D + 1 : D, ug_u32);
+    if (!(s_abs + g * S < 0x1.fep127)) return INFINITY;
+    return ubf * s_abs + (1 + ubf) * g * S + 0x1p-134;
 }
 
 /* Operand rounding with underflow (Higham (2.8)): |fl(a) - a| <= 2^-p |a| + eta, eta the
@@ -133,6 +188,10 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
         b = ug_gamma(terms - 1, 2 * ug_u32) * w * w * S;
         break;
     }
+    case UG_BOUND_F64_TREE: b = ug_bound_f64_tree(D, dot, S); break;
+    case UG_BOUND_F64_KAHAN: b = ug_bound_f64_kahan(nn, dot, S); break;
+    case UG_BOUND_F16_ACC: b = ug_bound_f16_acc(D, dot, S); break;
+    case UG_BOUND_BF16_OUT: b = ug_bound_bf16_out(D, dot, S, s_abs); break;
     }
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);
 }
@@ -164,6 +223,14 @@ double ug_bound_prob_terms(const ug_kernel *k, ug_terms terms, size_t n, double 
     case UG_BOUND_WIDE_ACC:
         b = ug_u32 * s_abs + (1 + ug_u32) * ug_gamma_prob(dot ? D + 1 : D, ug_u64, lambda) * S;
         break;
+    case UG_BOUND_F16_ACC:
+        /* binary16 accumulation under the same model (u16 = 2^-11), sums only.  A serial
+         * binary16 sum of same-signed terms stagnates (every rounding of a large partial sum
+         * goes the same way): the model's mean-zero independence fails, and this bound with
+         * it, at large n, while the worst-case class (vacuous from D = 2048) cannot fail. */
+        if (dot) return INFINITY;
+        b = ug_gamma_prob(D, 0x1p-11, lambda) * S;
+        break;
     default:
         return ug_bound_terms(k, terms, n, S, s_abs);
     }
@@ -188,6 +255,10 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_F16: return "f16";
     case UG_BOUND_BF16: return "bf16";
     case UG_BOUND_BF16X9: return "bf16x9";
+    case UG_BOUND_F64_TREE: return "f64_tree";
+    case UG_BOUND_F64_KAHAN: return "f64_kahan";
+    case UG_BOUND_F16_ACC: return "f16_acc";
+    case UG_BOUND_BF16_OUT: return "bf16_out";
     }
     return "?";
 }

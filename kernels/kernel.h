@@ -73,6 +73,16 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *                      the 9 products exact in fp32, 9K terms accumulated in fp32 in any order,
  *                      allowed to truncate): gamma_{9(D+1)-1}(2u) (1 + 2^-6)^2 S
  *   UG_BOUND_NONE      no a-priori bound declared.
+ * Classes of the number-format kernels (issue 23; kernels/bounds.c has the derivations),
+ * u64 = 2^-53, u16 = 2^-11 (binary16), ubf = 2^-8 (bfloat16):
+ *   UG_BOUND_F64_TREE  binary64 data, accumulation and output, depth D:
+ *                      sum: gamma_D(u64) S;  dot: gamma_{D+1}(u64) S
+ *   UG_BOUND_F64_KAHAN Kahan summation in binary64: (2 u64 + 4 n u64^2) S (dot: 3 u64)
+ *   UG_BOUND_F16_ACC   binary16 values summed in a binary16 accumulator (the result is the
+ *                      accumulator): gamma_D(u16) S while (1 + gamma_D(u16)) S <= 65504 (no
+ *                      partial sum can overflow), else no bound (+inf); sums only
+ *   UG_BOUND_BF16_OUT  binary32 accumulation of depth D, rounded once to bfloat16:
+ *                      ubf|s| + (1 + ubf) gamma_D(u) S + 2^-134 (dot: gamma_{D+1})
  */
 typedef enum {
     UG_BOUND_NONE = 0,
@@ -84,6 +94,10 @@ typedef enum {
     UG_BOUND_F16,
     UG_BOUND_BF16,
     UG_BOUND_BF16X9,
+    UG_BOUND_F64_TREE,
+    UG_BOUND_F64_KAHAN,
+    UG_BOUND_F16_ACC,
+    UG_BOUND_BF16_OUT,
 } ug_bound_class;
 
 /* A typed buffer of a call: count elements stored in fmt (ug_fmt_bytes(fmt) bytes each).  An

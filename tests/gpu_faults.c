@@ -59,6 +59,9 @@ UG_CASE_EX(gpu_memory, too_big_refused, UG_CASE_GPU)
             c.n = ug_op_get(k->op)->nsizes > 1 ? UG_HUGE_GEMM : UG_HUGE_SUM; /* M of a GEMM */
             c.gemm_n = c.gemm_k = UG_HUGE_GEMM;
             ug_call_set_f32(&c, dummy, dummy, dummy);
+            /* in the kernel's own formats (never read: refused before any copy) */
+            for (int a = 0; a < UG_MAX_INPUTS; a++) c.in[a].fmt = k->in_store[a];
+            c.out.fmt = k->out_fmt;
             int rc = ug_kernel_run(k, &c);
             ug_point(t, "%s n=%zu refused", k->id, c.n);
             bool by_max_n = k->max_n && c.n > k->max_n;

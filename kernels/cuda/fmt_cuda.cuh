@@ -1,0 +1,84 @@
+/*
+ * fmt_cuda.cuh - host helpers of the number-format CUDA families (reduce_f64.cu,
+ * reduce_half.cu): their buffers are binary64 or 16-bit, so they upload the typed input as its
+ * bytes, and run and time through ug_fmt_cuda_run, ug_cuda_run (ug_cuda.cuh) for an output of
+ * any format.  Plus the fixed-shape depth arithmetic they share.
+ */
+#ifndef UG_FMT_CUDA_CUH
+#define UG_FMT_CUDA_CUH
+
+#include "kernels/cuda/ug_cuda.cuh"
+
+namespace {
+
+/* Upload input a of c (its count elements in its format) to a new device buffer *d, with pad
+ * zero bytes after it (a packed kernel reading past an odd end).  *d is NULL on failure; the
+ * caller's cleanup frees. */
+static inline cudaError_t ug_fmt_upload(void **d, const ug_arg *a, size_t pad)
+{
+    size_t bytes = a->count * ug_fmt_bytes(a->fmt);
+    cudaError_t e = cudaMalloc(d, bytes + pad);
+    if (e != cudaSuccess) {
+        *d = NULL;
+        return e;
+    }
+    if (pad && (e = cudaMemset((char *)*d + bytes, 0, pad)) != cudaSuccess) return e;
+    return cudaMemcpy(*d, a->data, bytes, cudaMemcpyHostToDevice);
+}
+
+/* ug_cuda_run for an output of c->out.count elements of c->out.fmt (d_out holds them): one
+ * poisoned normal run, copied to c->out.data, then the timing when c->reps > 0.  0, or 1 with
+ * the error in c->err; frees nothing. */
+template <class Prepare, class Launch>
+int ug_fmt_cuda_run(ug_call *c, void *d_out, Prepare prepare, Launch launch)
+{
+    size_t bytes = c->out.count * ug_fmt_bytes(c->out.fmt);
+    auto poisoned = [&]() -> cudaError_t {
+        cudaError_t e = cudaMemsetAsync(d_out, UG_CUDA_POISON_BYTE, bytes);
+        return e != cudaSuccess ? e : prepare();
+    };
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    float first_ms = 0;
+    UG_CUDA_TRY(c, poisoned());
+    if (c->reps > 0) {
+        UG_CUDA_TRY(c, cudaEventCreate(&t0));
+        UG_CUDA_TRY(c, cudaEventCreate(&t1));
+        UG_CUDA_TRY(c, cudaEventRecord(t0));
+    }
+    UG_CUDA_TRY(c, launch());
+    if (c->reps > 0) UG_CUDA_TRY(c, cudaEventRecord(t1));
+    UG_CUDA_TRY(c, cudaDeviceSynchronize());
+    if (c->reps > 0) UG_CUDA_TRY(c, cudaEventElapsedTime(&first_ms, t0, t1));
+    UG_CUDA_TRY(c, cudaMemcpy(c->out.data, d_out, bytes, cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, ug_cuda_time(c, poisoned, launch, first_ms));
+    if (t0) cudaEventDestroy(t0);
+    if (t1) cudaEventDestroy(t1);
+    return 0;
+cleanup:
+    if (t0) cudaEventDestroy(t0);
+    if (t1) cudaEventDestroy(t1);
+    return 1;
+}
+
+static inline size_t ug_fmt_ceil_log2(size_t v)
+{
+    size_t d = 0;
+    while (((size_t)1 << d) < v) d++;
+    return d;
+}
+
+/* The depth of the two-pass grid tree over n elements (reduce_grid.cu's derivation): G =
+ * ug_grid_blocks(n) blocks of 256, m = ceil(n / (256 G)) elements a thread summed serially
+ * (m - 1 additions: 0 + x is exact), a block tree of log2 256 = 8 levels, a final tree over G
+ * zero-padded partials (ceil(log2 G) levels that add two nonzero values); at most n - 1. */
+static inline size_t ug_fmt_depth_grid(size_t n)
+{
+    if (n <= 1) return 0;
+    size_t G = ug_grid_blocks(n), m = ug_div_up(n, G * UG_GRID_BLOCK);
+    size_t d = (m - 1) + UG_GRID_BLOCK_LOG2 + ug_fmt_ceil_log2(G);
+    return d < n - 1 ? d : n - 1;
+}
+
+} // namespace
+
+#endif
