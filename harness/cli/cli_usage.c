@@ -11,6 +11,7 @@ const char ug_usage_text[] =
     "       ulpgate costs RESULTS.json...   unit wall times (reports/unit_costs.json) for --shard\n"
     "       ulpgate devices            the CUDA devices this process sees\n"
     "       ulpgate oracle --op sum|dot [--json] [--got X] [--oracle fast|mpfr] FILE\n"
+    "       ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [--ulp-max U] [--json]\n"
     "       ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N]\n"
     "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n"
     "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
