@@ -127,6 +127,13 @@ g = 99 * u / (1 - 99 * u)
 ok(j["tolerance"]["rtol"] >= g * (1 + u) + u and j["tolerance"]["rtol"] < (g * (1 + u) + u) * 1.000001,
    "rtol is gamma_D(u)(1 + u) + u", j["tolerance"])
 
+rc, j, err = check_json("--op", "dot", "--got", pg, px, py)
+ok(j is not None and abs(j["bound"]["gamma"] - 1000 * u / (1 - 1000 * u)) <= 1e-15 * j["bound"]["gamma"],
+   "dot: gamma_{D+1} (the product's rounding), D = n - 1", j and j["bound"])
+rc, j, err = check_json("--op", "dot", "--got", pg, px, py, "--depth", "10")
+ok(j is not None and j["bound"]["depth"] == 10 and abs(j["bound"]["gamma"] - 11 * u / (1 - 11 * u)) <= 1e-15 * j["bound"]["gamma"],
+   "--depth 10: gamma_11", j and j["bound"])
+
 # ---- a batch axis ------------------------------------------------------------------------------
 X = rng.standard_normal((5, 300)).astype(np.float32)
 G = X.sum(axis=1, dtype=np.float32)
@@ -196,6 +203,12 @@ exact_check("f64 sum: exact value and ULP error from exact rationals", "sum", x6
 exact_check("f64 dot: exact value and ULP error from exact rationals", "dot", x64, y64,
             float(np.dot(x64, y64)))
 
+for xs, sign in (([-0.0, -0.0], "-"), ([1.0, -1.0], "")):
+    rc, j, err = check_json("--op", "dot", "--got", save("g0.npy", np.float64(0)),
+                            save("x0.npy", np.array(xs)), save("y0.npy", np.array([1.0, 1.0])))
+    ok(j is not None and j["worst"]["exact"] == sign + "0x0p+0",
+       f"f64 dot: an exact zero's sign ({xs} . [1, 1] = {sign}0)", j and j["worst"])
+
 # ---- gemm ----------------------------------------------------------------------------------------
 A = rng.standard_normal((2, 3, 40)).astype(np.float32)
 B = rng.standard_normal((2, 40, 4)).astype(np.float32)
@@ -210,6 +223,17 @@ same_as_oracle("gemm: the worst element equals the oracle's dot of its row and c
 rc, out, err = run("check", "--op", "gemm", "--got", path("gc.npy"), path("ga.npy"), save("gbt.npy", B[:, :39]))
 ok(rc == 2 and "gbt.npy" in err and "K" in err, "gemm: B's rows not A's columns: exit 2", err)
 
+A64 = rng.standard_normal((3, 7))
+B64 = rng.standard_normal((7, 2))
+C64 = A64 @ B64
+rc, j, err = check_json("--op", "gemm", "--got", save("gc64.npy", C64), save("ga64.npy", A64),
+                        save("gb64.npy", B64))
+i = j["worst"]["index"] if j else 0
+s64 = sum((Fraction(float(A64[i // 2, k])) * Fraction(float(B64[k, i % 2])) for k in range(7)), Fraction(0))
+ulp64 = abs(Fraction(float(C64[i // 2, i % 2])) - s64) / Fraction(math.ulp(float(s64)))
+ok(j is not None and float.fromhex(j["worst"]["exact"]) == float(s64) and abs(j["ulp_max"] - float(ulp64)) <= 1e-12 * float(ulp64),
+   "f64 gemm: the worst element against exact rationals", (j, float(s64), float(ulp64)))
+
 # ---- bad files: exit 2, naming the file and what is wrong -----------------------------------
 def bad_file(name, data, what, args=None):
     p = path(name)
@@ -220,19 +244,20 @@ def bad_file(name, data, what, args=None):
 
 
 raw = open(px, "rb").read()
-bad_file("magic.npy", b"NOTNUMPY" + raw[8:], "magic")
-bad_file("trunc.npy", raw[:-10], "truncated")
-bad_file("trunchdr.npy", raw[:40], "truncated")
-save("i4.npy", np.arange(10, dtype=np.int32))
-rc, out, err = run("check", "--op", "sum", "--got", pg, path("i4.npy"))
-ok(rc == 2 and "i4.npy" in err and "<i4" in err, "an int32 file: dtype named, exit 2", err)
+bad_file("bad1.npy", b"NOTNUMPY" + raw[8:], "magic")
+bad_file("bad4.npy", raw[:6] + b"\x04\x00" + raw[8:], "version 4")
+bad_file("bad2.npy", raw[:-10], "truncated: 3990 data bytes, the shape needs 4000")
+bad_file("bad3.npy", raw[:40], "truncated header")
+save("ints.npy", np.arange(10, dtype=np.int32))
+rc, out, err = run("check", "--op", "sum", "--got", pg, path("ints.npy"))
+ok(rc == 2 and "ints.npy" in err and "<i4" in err, "an int32 file: dtype named, exit 2", err)
 save("cplx.npy", np.zeros(4, np.complex64))
 rc, out, err = run("check", "--op", "sum", "--got", pg, path("cplx.npy"))
 ok(rc == 2 and "cplx.npy" in err and "dtype" in err, "complex: exit 2", err)
-np.save(path("fort.npy"), np.asfortranarray(rng.standard_normal((3, 4)).astype(np.float32)))
+np.save(path("bad5.npy"), np.asfortranarray(rng.standard_normal((3, 4)).astype(np.float32)))
 rc, out, err = run("check", "--op", "sum", "--got", save("g3.npy", np.zeros(3, np.float32)),
-                   path("fort.npy"))
-ok(rc == 2 and "fort.npy" in err and "Fortran" in err, "Fortran order: exit 2", err)
+                   path("bad5.npy"))
+ok(rc == 2 and "bad5.npy" in err and "Fortran" in err, "Fortran order: exit 2", err)
 rc, out, err = run("check", "--op", "dot", "--got", pg, px, save("y999.npy", y[:999]))
 ok(rc == 2 and "y999.npy" in err and "shape" in err, "x and y of different lengths: exit 2", err)
 rc, out, err = run("check", "--op", "sum", "--got", save("g2.npy", np.zeros(2, np.float32)), px)
