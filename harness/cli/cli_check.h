@@ -43,4 +43,7 @@ void ug_check_tolerance(ug_check_result *r);
 /* The table, or one JSON object. */
 void ug_check_print(FILE *out, const ug_check_result *r, bool json, const char *verdict);
 
+/* `ulpgate bench check [...]` (cli_bench_check.c): check's time next to the oracle's. */
+int ug_bench_check(int argc, char **argv);
+
 #endif

@@ -15,6 +15,7 @@ const char ug_usage_text[] =
     "       ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N]\n"
     "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n"
     "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
+    "       ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]\n"
     "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n"
     "                       [--slack X] [--time-slack X] [--max-rows N]\n"
     "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n"
