@@ -189,25 +189,33 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
     const void *v[2] = {NULL, NULL};
     for (int i = 0; i < in->arity; i++)
         v[i] = check_row(&in->a[i], in->wide, b * len[i], len[i], buf[i]);
-    if (!in->wide) {
-        const float *x = v[0], *y = v[1];
-        if (op->id == UG_OP_SUM)
-            (in->mpfr ? ug_exact_sum_f32_mpfr : ug_exact_sum_f32)(x, r->n, e);
-        else if (op->id == UG_OP_DOT)
-            (in->mpfr ? ug_exact_dot_f32_mpfr : ug_exact_dot_f32)(x, 1, y, 1, r->n, e);
-        else
-            (in->mpfr ? ug_exact_gemm_f32_mpfr : ug_exact_gemm_f32)(x, y, r->M, r->N, r->K, e);
+    if (!in->wide) { /* the descriptor's exact results: the selected oracle (fast or MPFR) */
+        ug_shape sh = {{r->n, 1, 1}, 1};
+        if (op->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}, 1};
+        op->exact(v[0], v[1], &sh, e);
         return;
     }
+    /* binary64: the descriptor computes binary32 only; by the layout: a sum of values, a dot
+     * of products, or a matrix product (check_supported admits no other) */
     const double *x = v[0], *y = v[1];
-    if (op->id == UG_OP_SUM)
+    if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1)
         (in->mpfr ? ug_exact_sum_f64_mpfr : ug_exact_sum_f64)(x, r->n, e);
-    else if (op->id == UG_OP_DOT)
+    else if (op->layout == UG_LAYOUT_VECTORS)
         exact_dot_f64(x, 1, y, 1, r->n, e);
     else
         for (size_t i = 0; i < r->M; i++)
             for (size_t j = 0; j < r->N; j++)
                 exact_dot_f64(x + i * r->K, 1, y + j, r->N, r->K, &e[i * r->N + j]);
+}
+
+/* Whether check grades op: a correctly rounded sum of terms (exact_is_sum) that is one output
+ * of index-aligned vectors (a sum of values, a dot of products) or a matrix product. */
+static bool check_supported(const ug_op_desc *op)
+{
+    if (!op || !op->exact_is_sum) return false;
+    if (op->layout == UG_LAYOUT_MATMUL) return op->arity == 2;
+    return op->out_kind == UG_OUT_SCALAR &&
+           (op->arity == 1 ? op->terms_kind == UG_TERMS_VALUES : op->terms_kind == UG_TERMS_PRODUCTS);
 }
 
 /* ---- the command ----------------------------------------------------------------------------- */
@@ -300,8 +308,9 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
     ug_check_result r;
     memset(&r, 0, sizeof r);
     r.op = ug_op_find(opname);
-    if (!r.op || (r.op->id != UG_OP_SUM && r.op->id != UG_OP_DOT && r.op->id != UG_OP_GEMM))
+    if (!check_supported(r.op))
         return check_usage_error(err, "--op: '%s' is not sum, dot or gemm", opname);
+    if (in.mpfr) ug_oracle_select(UG_ORACLE_MPFR);
     if (!gotpath) return check_usage_error(err, "%s", "no --got file given");
     in.arity = r.op->arity;
     if (npaths != in.arity)
@@ -325,7 +334,7 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
     r.out_fmt = in.got.fmt;
     if (check_shapes(&in, &r, err)) goto out;
     r.depth = depth >= 0 ? (size_t)depth : (r.n ? r.n - 1 : 0);
-    r.oracle = in.mpfr ? "mpfr" : in.wide && r.op->id != UG_OP_SUM ? "mpfr (binary64 products)"
+    r.oracle = in.mpfr ? "mpfr" : in.wide && r.op->arity == 2 ? "mpfr (binary64 products)"
                                                                   : "fast";
     {
         /* gamma_K(u_F), K = D (+1 for products: the product's own rounding), u_F = 2^-p */
