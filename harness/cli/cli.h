@@ -41,6 +41,11 @@ int ug_cmd_oracle(int argc, char **argv);
  * for in-process tests. */
 int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err);
 
+/* `ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [...]` (cli_check.c): grade
+ * results saved as .npy files against the exact ones; 0 ok, 1 past a limit, 2 bad input. */
+int ug_cmd_check(int argc, char **argv);
+int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err);
+
 /* `ulpgate devices` (cli_list.c): the number of CUDA devices, then one line per device. */
 int ug_cmd_devices(int argc, char **argv);
 /* `ulpgate merge OUT.json IN.json... [--junit FILE]` (merge.c): the shards of one run. */

@@ -6,6 +6,7 @@
  *               [--tap] [--report DIR] [--slow | --slow-only] [--oracle gpu|fast|mpfr]
  *               [--oracle-check sample|all] [--threads N]
  *   ulpgate oracle --op sum|dot [--json] [--got X] FILE
+ *   ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [--ulp-max U] [--json] ...
  *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
  *   ulpgate bench oracle [--big] [--gpu] [--threads N]
  *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
@@ -33,6 +34,7 @@ static int ug_main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) return ug_cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return ug_cmd_run(argc - 1, argv + 1, argc, argv, argv[0]);
     if (strcmp(cmd, "oracle") == 0) return ug_cmd_oracle(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0) return ug_cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "hunt") == 0) return ug_cmd_hunt(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return ug_cmd_bench_oracle(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0) return ug_cmd_merge(argc - 1, argv + 1);

@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""check_test.py ULPGATE SRCDIR - `ulpgate check` on .npy files made by NumPy (TAP).
+
+Run by Debian's /usr/bin/python3 (python3-numpy); skips cleanly where NumPy is missing.
+Asserts: check's exact value, rounded value and ULP error equal `ulpgate oracle`'s on the same
+data (binary32, binary16 and bfloat16 data widened to binary32 for the oracle's text file);
+binary64 against Python's exact rational arithmetic; a batch axis; gemm; both byte orders and
+format versions; a wrong result exits 1; each bad file exits 2 naming the file; the example.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from fractions import Fraction
+
+try:
+    import numpy as np
+except ImportError:
+    print("1..0 # SKIP numpy missing (Debian: apt-get install python3-numpy)")
+    sys.exit(0)
+
+UG, SRC = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="ug_check_")
+count = 0
+failed = 0
+
+
+def ok(cond, name, detail=""):
+    global count, failed
+    count += 1
+    if not cond:
+        failed += 1
+        print(f"not ok {count} - {name}")
+        for line in str(detail).splitlines():
+            print(f"# {line}")
+    else:
+        print(f"ok {count} - {name}")
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def save(name, arr, version=None):
+    p = path(name)
+    with open(p, "wb") as f:
+        np.lib.format.write_array(f, np.asarray(arr), version=version)
+    return p
+
+
+def run(*args):
+    r = subprocess.run([UG, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def check_json(*args):
+    rc, out, err = run("check", "--json", *args)
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        return rc, None, out + err
+
+
+def oracle(op, x, y=None, got=None):
+    """ulpgate oracle on the binary32 values x (and y), as hex-floats; its JSON."""
+    p = path("oracle.txt")
+    with open(p, "w") as f:
+        for i in range(len(x)):
+            f.write(float(x[i]).hex() + ("" if y is None else " " + float(y[i]).hex()) + "\n")
+    args = ["oracle", "--op", op, "--json", p]
+    if got is not None:
+        args += ["--got", float(got).hex()]
+    rc, out, err = run(*args)
+    return json.loads(out)
+
+
+def same_as_oracle(name, j, o):
+    ok(j is not None and j["worst"]["exact"] == o["exact"] and j["worst"]["want"] == o["rounded"]
+       and j["worst"]["ulp"] == o["ulp_error"], name, f"check {j and j['worst']}\noracle {o}")
+
+
+rng = np.random.default_rng(22)
+
+# ---- binary32: one output, against the oracle, both oracles; exit codes on the limits -------
+x = rng.standard_normal(1000).astype(np.float32)
+y = rng.standard_normal(1000).astype(np.float32)
+got = np.float32(np.dot(x, y))
+px, py, pg = save("x.npy", x), save("y.npy", y), save("got.npy", got)
+o = oracle("dot", x, y, got)
+for kind in ("fast", "mpfr"):
+    rc, j, err = check_json("--op", "dot", "--oracle", kind, "--got", pg, px, py)
+    same_as_oracle(f"f32 dot: exact, rounded and ULP error equal the oracle's ({kind})", j, o)
+    ok(rc == 0 and j["pass"], f"f32 dot: exit 0 with no limit ({kind})", err)
+rc, j, err = check_json("--op", "sum", "--got", save("gs.npy", np.float32(x.sum())), px)
+same_as_oracle("f32 sum: equal to the oracle", j, oracle("sum", x, None, np.float32(x.sum())))
+
+# the correctly rounded result: 0 exit under the tightest limits
+want = float.fromhex(o["rounded"])
+pw = save("want.npy", np.float32(want))
+rc, j, err = check_json("--op", "dot", "--got", pw, px, py, "--ulp-max", "0.5", "--bound", "tree")
+ok(rc == 0 and j["ulp_max"] <= 0.5 and j["bound"]["ratio_max"] < 1,
+   "correctly rounded result passes --ulp-max 0.5 --bound tree", j)
+# a wrong result: 4 ULP off
+bad = np.nextafter(np.float32(want), np.float32(np.inf))
+for _ in range(3):
+    bad = np.nextafter(bad, np.float32(np.inf))
+rc, j, err = check_json("--op", "dot", "--got", save("bad.npy", bad), px, py, "--ulp-max", "2")
+ok(rc == 1 and not j["pass"] and j["ulp_max"] > 2, "a result 4 ULP off exits 1 past --ulp-max 2",
+   (rc, j))
+rc, out, err = run("check", "--op", "dot", "--got", path("bad.npy"), px, py, "--ulp-max", "2")
+ok(rc == 1 and "FAIL" in out and "0x" in out, "the table says FAIL and shows got/want in hex", out)
+rc, j, err = check_json("--op", "dot", "--got", save("bad.npy", bad), px, py, "--rel-max", "1e-9")
+ok(rc == 1, "a result past --rel-max exits 1", (rc, j))
+# past the bound: a sum of positive terms with a result far off
+p1 = save("ones.npy", np.ones(100, np.float32))
+rc, j, err = check_json("--op", "sum", "--got", save("g101.npy", np.float32(101)), p1,
+                        "--bound", "tree")
+ok(rc == 1 and j["bound"]["ratio_max"] > 1, "a result outside the tree bound exits 1 with --bound",
+   (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", path("g101.npy"), p1)
+ok(rc == 0, "the same without a limit exits 0", (rc, j))
+# the tolerance: rtol = gamma_D(u) (1 + u) + u for positive data, atol covers what is left
+u = 2.0 ** -24
+g = 99 * u / (1 - 99 * u)
+ok(j["tolerance"]["rtol"] >= g * (1 + u) + u and j["tolerance"]["rtol"] < (g * (1 + u) + u) * 1.000001,
+   "rtol is gamma_D(u)(1 + u) + u", j["tolerance"])
+
+rc, j, err = check_json("--op", "dot", "--got", pg, px, py)
+ok(j is not None and abs(j["bound"]["gamma"] - 1000 * u / (1 - 1000 * u)) <= 1e-15 * j["bound"]["gamma"],
+   "dot: gamma_{D+1} (the product's rounding), D = n - 1", j and j["bound"])
+rc, j, err = check_json("--op", "dot", "--got", pg, px, py, "--depth", "10")
+ok(j is not None and j["bound"]["depth"] == 10 and abs(j["bound"]["gamma"] - 11 * u / (1 - 11 * u)) <= 1e-15 * j["bound"]["gamma"],
+   "--depth 10: gamma_11", j and j["bound"])
+
+# ---- a batch axis ------------------------------------------------------------------------------
+X = rng.standard_normal((5, 300)).astype(np.float32)
+G = X.sum(axis=1, dtype=np.float32)
+G[3] = np.nextafter(np.nextafter(G[3], np.float32(9)), np.float32(9))
+rc, j, err = check_json("--op", "sum", "--got", save("gb.npy", G), save("xb.npy", X))
+ors = [oracle("sum", X[b], None, G[b]) for b in range(5)]
+worst = max(range(5), key=lambda b: ors[b]["ulp_error"])
+ok(j is not None and j["outputs"] == 5 and j["batch"] == 5 and j["worst"]["index"] == worst,
+   "batch (5, 300): 5 outputs, the worst row found", j)
+same_as_oracle("batch: the worst row's figures equal the oracle's", j, ors[worst])
+ok(abs(j["ulp_mean"] - sum(o["ulp_error"] for o in ors) / 5) < 1e-12, "batch: the mean ULP",
+   j["ulp_mean"])
+Y = rng.standard_normal((5, 300)).astype(np.float32)
+D = np.einsum("ij,ij->i", X, Y).astype(np.float32)
+rc, j, err = check_json("--op", "dot", "--got", save("gd.npy", D), path("xb.npy"), save("yb.npy", Y))
+ors = [oracle("dot", X[b], Y[b], D[b]) for b in range(5)]
+ok(j is not None and j["outputs"] == 5 and
+   j["ulp_max"] == max(o["ulp_error"] for o in ors), "batch dot: max ULP of the rows", j)
+
+# ---- byte order and format versions give the same figures ------------------------------------
+base = check_json("--op", "dot", "--got", pg, px, py)[1]
+for name, xs, ver in (("big-endian '>f4'", x.astype(">f4"), None), ("version 2.0", x, (2, 0)),
+                      ("version 3.0", x, (3, 0))):
+    rc, j, err = check_json("--op", "dot", "--got", pg, save("xv.npy", xs, ver), py)
+    ok(j == base, f"{name}: the same figures", (j, err))
+
+# ---- binary16 (widened exactly to binary32) and bfloat16 bit patterns -----------------------
+H = rng.standard_normal((3, 200)).astype(np.float16)
+GH = H.astype(np.float32).sum(axis=1).astype(np.float16)
+rc, j, err = check_json("--op", "sum", "--got", save("gh.npy", GH), save("xh.npy", H))
+b = j["worst"]["index"] if j else 0
+o = oracle("sum", H[b].astype(np.float32))
+ok(j is not None and j["out_fmt"] == "f16" and j["in_fmt"] == ["f16"] and
+   j["worst"]["exact"] == o["exact"], "f16: the exact value equals the oracle's on the widened data", (j, o))
+want16 = np.float16(float.fromhex(o["exact"]))  # exact fits binary64: one rounding
+ok(j is not None and float.fromhex(j["worst"]["want"]) == float(want16), "f16: want is the exact value "
+   "rounded to binary16", j and j["worst"])
+bits = (x.view(np.uint32) >> 16).astype(np.uint16)
+xb16 = (bits.astype(np.uint32) << 16).view(np.float32)
+rc, j, err = check_json("--op", "sum", "--dtype", "bf16", "--got", pg, save("xbf.npy", bits))
+o = oracle("sum", xb16, None, got)
+ok(j is not None and j["in_fmt"] == ["bf16"], "bf16 bit patterns read with --dtype bf16", (j, err))
+same_as_oracle("bf16: equal to the oracle on the same values", j, o)
+rc, out, err = run("check", "--op", "sum", "--got", pg, path("xbf.npy"))
+ok(rc == 2 and "--dtype" in err and "xbf.npy" in err, "uint16 without --dtype: exit 2 naming it", err)
+
+# ---- binary64: against exact rational arithmetic ---------------------------------------------
+def exact_check(name, op, xs, ys, gotv):
+    terms = [Fraction(float(a)) * (Fraction(float(b)) if ys is not None else 1)
+             for a, b in zip(xs, ys if ys is not None else xs)]
+    s = sum(terms, Fraction(0))
+    hi = float(s)  # correctly rounded (CPython's Fraction.__float__ divides exactly rounded)
+    ulp = abs(Fraction(float(gotv)) - s) / Fraction(math.ulp(hi))
+    args = ["--op", op, "--got", save("g64.npy", np.float64(gotv)), save("x64.npy", xs)]
+    if ys is not None:
+        args.append(save("y64.npy", ys))
+    rc, j, err = check_json(*args)
+    ok(j is not None and float.fromhex(j["worst"]["exact"]) == hi and float.fromhex(j["worst"]["want"]) == hi and
+       abs(j["ulp_max"] - float(ulp)) <= 1e-12 * float(ulp) and j["out_fmt"] == "f64",
+       name, (j, hi.hex(), float(ulp), err))
+
+
+x64 = rng.standard_normal(500) * np.exp2(rng.integers(-30, 30, 500))
+y64 = rng.standard_normal(500)
+exact_check("f64 sum: exact value and ULP error from exact rationals", "sum", x64, None,
+            float(np.sum(x64)))
+exact_check("f64 dot: exact value and ULP error from exact rationals", "dot", x64, y64,
+            float(np.dot(x64, y64)))
+
+for xs, sign in (([-0.0, -0.0], "-"), ([1.0, -1.0], "")):
+    rc, j, err = check_json("--op", "dot", "--got", save("g0.npy", np.float64(0)),
+                            save("x0.npy", np.array(xs)), save("y0.npy", np.array([1.0, 1.0])))
+    ok(j is not None and j["worst"]["exact"] == sign + "0x0p+0",
+       f"f64 dot: an exact zero's sign ({xs} . [1, 1] = {sign}0)", j and j["worst"])
+
+# ---- gemm ----------------------------------------------------------------------------------------
+A = rng.standard_normal((2, 3, 40)).astype(np.float32)
+B = rng.standard_normal((2, 40, 4)).astype(np.float32)
+C = np.matmul(A, B).astype(np.float32)
+rc, j, err = check_json("--op", "gemm", "--got", save("gc.npy", C), save("ga.npy", A),
+                        save("gbm.npy", B), "--bound", "tree")
+i = j["worst"]["index"] if j else 0
+bt, m, n = i // 12, (i % 12) // 4, i % 4
+o = oracle("dot", A[bt, m], B[bt, :, n], C[bt, m, n])
+ok(j is not None and rc == 0 and j["outputs"] == 24, "gemm (2,3,40)x(2,40,4): 24 outputs", (j, err))
+same_as_oracle("gemm: the worst element equals the oracle's dot of its row and column", j, o)
+rc, out, err = run("check", "--op", "gemm", "--got", path("gc.npy"), path("ga.npy"), save("gbt.npy", B[:, :39]))
+ok(rc == 2 and "gbt.npy" in err and "K" in err, "gemm: B's rows not A's columns: exit 2", err)
+
+A64 = rng.standard_normal((3, 7))
+B64 = rng.standard_normal((7, 2))
+C64 = A64 @ B64
+rc, j, err = check_json("--op", "gemm", "--got", save("gc64.npy", C64), save("ga64.npy", A64),
+                        save("gb64.npy", B64))
+i = j["worst"]["index"] if j else 0
+s64 = sum((Fraction(float(A64[i // 2, k])) * Fraction(float(B64[k, i % 2])) for k in range(7)), Fraction(0))
+ulp64 = abs(Fraction(float(C64[i // 2, i % 2])) - s64) / Fraction(math.ulp(float(s64)))
+ok(j is not None and float.fromhex(j["worst"]["exact"]) == float(s64) and abs(j["ulp_max"] - float(ulp64)) <= 1e-12 * float(ulp64),
+   "f64 gemm: the worst element against exact rationals", (j, float(s64), float(ulp64)))
+
+# ---- bad files: exit 2, naming the file and what is wrong -----------------------------------
+def bad_file(name, data, what, args=None):
+    p = path(name)
+    with open(p, "wb") as f:
+        f.write(data)
+    rc, out, err = run(*(args or ["check", "--op", "sum", "--got", pg, p]))
+    ok(rc == 2 and name in err and what in err and out == "", f"bad file ({what}): exit 2", (rc, out, err))
+
+
+raw = open(px, "rb").read()
+bad_file("bad1.npy", b"NOTNUMPY" + raw[8:], "magic")
+bad_file("bad4.npy", raw[:6] + b"\x04\x00" + raw[8:], "version 4")
+bad_file("bad2.npy", raw[:-10], "truncated: 3990 data bytes, the shape needs 4000")
+bad_file("bad3.npy", raw[:40], "truncated header")
+save("ints.npy", np.arange(10, dtype=np.int32))
+rc, out, err = run("check", "--op", "sum", "--got", pg, path("ints.npy"))
+ok(rc == 2 and "ints.npy" in err and "<i4" in err, "an int32 file: dtype named, exit 2", err)
+save("cplx.npy", np.zeros(4, np.complex64))
+rc, out, err = run("check", "--op", "sum", "--got", pg, path("cplx.npy"))
+ok(rc == 2 and "cplx.npy" in err and "dtype" in err, "complex: exit 2", err)
+np.save(path("bad5.npy"), np.asfortranarray(rng.standard_normal((3, 4)).astype(np.float32)))
+rc, out, err = run("check", "--op", "sum", "--got", save("g3.npy", np.zeros(3, np.float32)),
+                   path("bad5.npy"))
+ok(rc == 2 and "bad5.npy" in err and "Fortran" in err, "Fortran order: exit 2", err)
+rc, out, err = run("check", "--op", "dot", "--got", pg, px, save("y999.npy", y[:999]))
+ok(rc == 2 and "y999.npy" in err and "shape" in err, "x and y of different lengths: exit 2", err)
+rc, out, err = run("check", "--op", "sum", "--got", save("g2.npy", np.zeros(2, np.float32)), px)
+ok(rc == 2 and "g2.npy" in err and "shape" in err, "got of the wrong shape: exit 2", err)
+rc, out, err = run("check", "--op", "sum", "--got", path("g3.npy"), path("xb.npy"))
+ok(rc == 2 and "g3.npy" in err, "batch 5 but 3 results: exit 2", err)
+rc, out, err = run("check", "--op", "sum", "--got", pg, path("missing.npy"))
+ok(rc == 2 and "missing.npy" in err, "a missing file: exit 2", err)
+
+# ---- the example -------------------------------------------------------------------------------
+ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")
+r = subprocess.run([sys.executable, ex, UG, TMP], capture_output=True, text=True)
+ok(r.returncode == 0 and "result     ok" in r.stdout and "FAIL" in r.stdout,
+   "examples/python_check/check_dot.py runs: a good kernel passes, a bad one fails",
+   r.stdout + r.stderr)
+
+print(f"1..{count}")
+sys.exit(1 if failed else 0)
