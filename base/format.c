@@ -172,6 +172,22 @@ uint64_t ug_fmt_encode(ug_fmt f, double v)
     return sign | E << fb | M;
 }
 
+double ug_fmt_round_sat(ug_fmt f, double v)
+{
+    const ug_format *F = ug_format_of(f);
+    if (!F || isnan(v)) return NAN;
+    if (fabs(v) > F->max) { /* RN of v is beyond max too, or is max itself: either way +-max */
+        double r = isinf(v) ? NAN : ug_fmt_round(f, v, UG_RN);
+        return fabs(r) <= F->max ? r : copysign(F->max, v);
+    }
+    return ug_fmt_round(f, v, UG_RN);
+}
+
+uint64_t ug_fmt_encode_sat(ug_fmt f, double v)
+{
+    return ug_fmt_encode(f, ug_fmt_round_sat(f, v));
+}
+
 double ug_fmt_load(ug_fmt f, const void *data, size_t i)
 {
     switch (ug_fmt_bytes(f)) {

@@ -83,6 +83,14 @@ static inline double ug_fmt_round(ug_fmt f, double v, ug_rmode m)
 double ug_fmt_decode(ug_fmt f, uint64_t bits);
 uint64_t ug_fmt_encode(ug_fmt f, double v);
 
+/* The saturating conversion (OCP 8-bit spec's saturation mode, CUDA's __NV_SATFINITE): round to
+ * nearest-even, then a result beyond max in magnitude -- a finite overflow or an infinite v --
+ * is +-max; NaN stays NaN.  The harness itself converts with the non-saturating
+ * ug_fmt_round/ug_fmt_encode above (a generated input never overflows: it is drawn in range);
+ * this is the reference for kernels that saturate.  O(1). */
+double ug_fmt_round_sat(ug_fmt f, double v);
+uint64_t ug_fmt_encode_sat(ug_fmt f, double v);
+
 /* Element i of a buffer stored in f, as a double (exact); store rounds v to nearest-even. */
 double ug_fmt_load(ug_fmt f, const void *data, size_t i);
 void ug_fmt_store(ug_fmt f, void *data, size_t i, double v);

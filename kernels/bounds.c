@@ -143,21 +143,59 @@ double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_ma
     return terms * per * (1 + ug_gamma(D, 2 * ug_u32)) * (1 + 0x1p-40);
 }
 
+/* Unit roundoff 2^-p of a format (base/format.h), and half its subnormal spacing. */
+static double ug_fmt_u(ug_fmt f)
+{
+    const ug_format *F = ug_format_of(f);
+    return F ? ldexp(1, -F->p) : ug_u32;
+}
+
+static double ug_fmt_half_eta(ug_fmt f)
+{
+    const ug_format *F = ug_format_of(f);
+    return F ? ldexp(1, F->emin - F->p) : 0x1p-150;
+}
+
+/* The range limit of a 8/16-bit accumulator or output (binary32's and binary64's: the range
+ * corpus cases): every partial sum of a tree is at most S in magnitude, the result at most
+ * |s| + bound; beyond the format's max one of them may overflow (to inf, or e4m3's NaN), where
+ * no rounding-error bound holds.  INFINITY then: the point is reported unchecked (measure.c's
+ * bound_unchecked), never as a pass against a finite bound. */
+static bool ug_fmt_range_exceeded(const ug_kernel *k, double S)
+{
+    const ug_format *A = ug_format_of(k->acc_fmt), *O = ug_format_of(k->out_fmt);
+    return (A && A->bits > 0 && A->bits < 32 && S > A->max) ||
+           (O && O->bits > 0 && O->bits < 32 && S > O->max);
+}
+
 double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs)
 {
     if (!isfinite(S)) return INFINITY;
+    if (ug_fmt_range_exceeded(k, S)) return INFINITY;
     double D = (double)ug_kernel_depth(k, n), nn = (double)n, b = 0;
     bool dot = terms == UG_TERMS_PRODUCTS;
+    /* Formats (kernel.h: acc_fmt, out_fmt): the tree, Kahan and Neumaier classes accumulate in
+     * acc_fmt with unit roundoff u_acc = 2^-p (binary32 for every row that names none: their
+     * bounds are those of Higham's binary32 analysis, unchanged).  Where the output format
+     * differs from the accumulator's, the accumulated s^ is rounded once more, to out_fmt:
+     *   |fl_out(s^) - s| <= |fl_out(s^) - s^| + |s^ - s| <= u_out |s^| + eta_out/2 + b_acc
+     *                    <= u_out |s| + (1 + u_out) b_acc + eta_out/2
+     * (|s^| <= |s| + b_acc; eta_out/2: half the output's subnormal spacing, the absolute error
+     * of a rounding in its subnormal range).  E.g. bfloat16 inputs, binary32 serial accumulation,
+     * bfloat16 output: 2^-8 |s| + (1 + 2^-8) gamma_{n-1}(2^-24) S + 2^-134.  The inputs are
+     * stored in their format and used as they are (no operand rounding: a bf16 value is a
+     * binary32 one, a product of two 16-bit values is exact in binary32). */
+    double ua = ug_fmt_u(k->acc_fmt), uo = ug_fmt_u(k->out_fmt);
     switch (k->bound) {
     case UG_BOUND_NONE: return 0;
     case UG_BOUND_TREE:
-        b = ug_gamma(dot ? D + 1 : D, ug_u32) * S;
+        b = ug_gamma(dot ? D + 1 : D, ua) * S;
         break;
     case UG_BOUND_KAHAN:
         /* Higham (4.8): (2u + O(n u^2)) S; the O(n u^2) term taken as 4 n u^2 (Goldberg's
          * Theorem 8 proof gives a smaller constant).  Dot: the products are rounded before the
          * compensated sum sees them, one more u. */
-        b = ((dot ? 3 : 2) * ug_u32 + 4 * nn * ug_u32 * ug_u32) * S;
+        b = ((dot ? 3 : 2) * ua + 4 * nn * ua * ua) * S;
         break;
     case UG_BOUND_NEUMAIER: {
         /* Ogita-Rump-Oishi (SISC 2005) Prop. 4.5 for Sum2 (= Neumaier's algorithm):
@@ -165,15 +203,20 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
          * errors total at most u (sum of |partial sums|) <= u D S <= gamma_D S (each term is in
          * at most D partial sums), and summing them through depth D costs gamma_D of that: D
          * replaces n - 1 (the serial depth, the default).  Dot: the rounded products add u S. */
-        double g = ug_gamma(D, ug_u32);
-        b = ug_u32 * s_abs + (dot ? ug_u32 + g * g : g * g) * S;
+        double g = ug_gamma(D, ua);
+        b = ua * s_abs + (dot ? ua + g * g : g * g) * S;
         break;
     }
-    case UG_BOUND_WIDE_ACC:
-        /* binary64 tree of depth D (gamma64), then one rounding to binary32: u |s^64|, and
-         * |s^64| <= |s| + gamma64_D S. */
-        b = ug_u32 * s_abs + (1 + ug_u32) * ug_gamma(dot ? D + 1 : D, ug_u64) * S;
+    case UG_BOUND_WIDE_ACC: {
+        /* a tree of depth D in a wider accumulator (acc_fmt when the row names one wider than
+         * the output, else binary64: the class's definition), then one rounding to the output:
+         * u_out |s^|, and |s^| <= |s| + gamma_D(u_acc) S (the derivation above; binary32
+         * output: its subnormal half-spacing left out, as before). */
+        double uw = ua < uo ? ua : ug_u64;
+        b = uo * s_abs + (1 + uo) * ug_gamma(dot ? D + 1 : D, uw) * S;
+        if (k->out_fmt != UG_F32) b += ug_fmt_half_eta(k->out_fmt);
         break;
+    }
     case UG_BOUND_TF32:
     case UG_BOUND_F16:
     case UG_BOUND_BF16:
@@ -193,6 +236,11 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     case UG_BOUND_F16_ACC: b = ug_bound_f16_acc(D, dot, S); break;
     case UG_BOUND_BF16_OUT: b = ug_bound_bf16_out(D, dot, S, s_abs); break;
     }
+    bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
+                      k->bound != UG_BOUND_TF32 && k->bound != UG_BOUND_F16 &&
+                      k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9;
+    if (rounds_out) /* the accumulator's s^ rounded to the output format (derivation above) */
+        b = uo * s_abs + (1 + uo) * b + ug_fmt_half_eta(k->out_fmt);
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);
 }
 
@@ -212,16 +260,17 @@ static double ug_gamma_prob(double D, double u, double lambda)
 double ug_bound_prob_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs,
                            double lambda)
 {
-    if (!isfinite(S) || !(lambda > 0)) return INFINITY;
+    if (!isfinite(S) || !(lambda > 0) || ug_fmt_range_exceeded(k, S)) return INFINITY;
     double D = (double)ug_kernel_depth(k, n);
     bool dot = terms == UG_TERMS_PRODUCTS;
-    double b;
+    double b, ua = ug_fmt_u(k->acc_fmt), uo = ug_fmt_u(k->out_fmt); /* formats: as above */
     switch (k->bound) {
     case UG_BOUND_TREE:
-        b = ug_gamma_prob(dot ? D + 1 : D, ug_u32, lambda) * S;
+        b = ug_gamma_prob(dot ? D + 1 : D, ua, lambda) * S;
         break;
     case UG_BOUND_WIDE_ACC:
-        b = ug_u32 * s_abs + (1 + ug_u32) * ug_gamma_prob(dot ? D + 1 : D, ug_u64, lambda) * S;
+        b = uo * s_abs + (1 + uo) * ug_gamma_prob(dot ? D + 1 : D, ua < uo ? ua : ug_u64, lambda) * S;
+        if (k->out_fmt != UG_F32) b += ug_fmt_half_eta(k->out_fmt);
         break;
     case UG_BOUND_F16_ACC:
         /* binary16 accumulation under the same model (u16 = 2^-11), sums only.  A serial
@@ -234,6 +283,11 @@ double ug_bound_prob_terms(const ug_kernel *k, ug_terms terms, size_t n, double 
     default:
         return ug_bound_terms(k, terms, n, S, s_abs);
     }
+    bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
+                      k->bound != UG_BOUND_TF32 && k->bound != UG_BOUND_F16 &&
+                      k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9;
+    if (rounds_out) /* the accumulator's s^ rounded to the output format (derivation above) */
+        b = uo * s_abs + (1 + uo) * b + ug_fmt_half_eta(k->out_fmt);
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);
 }
 

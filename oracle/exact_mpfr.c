@@ -5,11 +5,12 @@
  *   binary32 values                  q = -149,  E = 128
  *   binary64 values                  q = -1074, E = 1024
  *   products x*y of binary32 values  q = -298,  E = 256   (2^-149 * 2^-149; 2^128 * 2^128)
+ *   products x*y of binary64 values  q = -2148, E = 2048  (2^-1074 * 2^-1074; 2^1024 * 2^1024)
  * Any partial sum of at most n terms is then a multiple of 2^q with |sum| < n 2^E < 2^(E + b),
  * b = bit length of n, so it has at most E + b - q significant bits.  The accumulator gets that
  * precision (plus one bit of slack), hence every mpfr_add below is exact; the code checks the
  * ternary value anyway.  A product of two binary32 values has at most 48 significant bits and is
- * formed exactly in a 64-bit MPFR number.
+ * formed exactly in a 64-bit MPFR number; one of two binary64 values (106 bits) in a 106-bit one.
  *
  * From the exact s (oracle.h's ug_exact):
  *   hi = mpfr_get_d(s, RNDN).  Correct also in binary64's subnormal range: s is a multiple of
@@ -40,7 +41,8 @@
 #include "oracle/exact_mpfr.h"
 #include "oracle/special.h"
 
-enum { Q_F32 = -149, E_F32 = 128, Q_F64 = -1074, E_F64 = 1024, Q_DOT = -298, E_DOT = 256 };
+enum { Q_F32 = -149, E_F32 = 128, Q_F64 = -1074, E_F64 = 1024, Q_DOT = -298, E_DOT = 256,
+       Q_DOT64 = -2148, E_DOT64 = 2048 };
 
 static mpfr_prec_t exact_prec(int q, int E, size_t n)
 {
@@ -126,6 +128,29 @@ static void mp_sum_add_product(mp_sum *m, float x, float y)
         mpfr_set_flt(m->fa, x, MPFR_RNDN);
         mpfr_set_flt(m->fb, y, MPFR_RNDN);
         int inexact = mpfr_mul(m->term, m->fa, m->fb, MPFR_RNDN); /* 48 bits into 64: exact */
+        assert(inexact == 0);
+        (void)inexact;
+        mp_sum_add_term(m);
+    }
+}
+
+/* Adds the product x*y of binary64 values; m->term must have 106 bits (exact product). */
+static void mp_sum_add_product64(mp_sum *m, double x, double y)
+{
+    if (isnan(x) || isnan(y)) {
+        m->nan_terms++;
+        m->all_negzero = 0;
+    } else if (isinf(x) || isinf(y)) {
+        m->all_negzero = 0;
+        if (x == 0 || y == 0)
+            m->nan_terms++; /* 0 * inf */
+        else if ((signbit(x) != 0) == (signbit(y) != 0))
+            m->posinf_terms++;
+        else
+            m->neginf_terms++;
+    } else {
+        mpfr_set_d(m->term, x, MPFR_RNDN); /* exact: 53 <= 106 bits */
+        int inexact = mpfr_mul_d(m->term, m->term, y, MPFR_RNDN); /* 106 bits: exact */
         assert(inexact == 0);
         (void)inexact;
         mp_sum_add_term(m);
@@ -222,6 +247,18 @@ void ug_exact_dot_f32_mpfr(const float *x, size_t incx, const float *y, size_t i
     mp_sum_init(&m, exact_prec(Q_DOT, E_DOT, n));
     for (size_t i = 0; i < n; i++)
         mp_sum_add_product(&m, x[i * incx], y[i * incy]);
+    mp_sum_fill(&m, out);
+    mp_sum_clear(&m);
+}
+
+void ug_exact_dot_f64_mpfr(const double *x, size_t incx, const double *y, size_t incy,
+                           size_t n, ug_exact *out)
+{
+    mp_sum m;
+    mp_sum_init(&m, exact_prec(Q_DOT64, E_DOT64, n));
+    mpfr_set_prec(m.term, 106);
+    for (size_t i = 0; i < n; i++)
+        mp_sum_add_product64(&m, x[i * incx], y[i * incy]);
     mp_sum_fill(&m, out);
     mp_sum_clear(&m);
 }

@@ -67,6 +67,14 @@ void ug_exact_sum_f64(const double *x, size_t n, ug_exact *out)
         ug_exact_sum_f64_fast(x, n, out);
 }
 
+void ug_exact_dot_f64(const double *x, size_t incx, const double *y, size_t incy, size_t n,
+                      ug_exact *out)
+{
+    if (ug_oracle_selected() == UG_ORACLE_MPFR ||
+        ug_exact_dot_f64_fast(x, incx, y, incy, n, out) != 0) /* a product off the fast range */
+        ug_exact_dot_f64_mpfr(x, incx, y, incy, n, out);
+}
+
 void ug_exact_dot_f32(const float *x, size_t incx, const float *y, size_t incy, size_t n,
                       ug_exact *out)
 {

@@ -81,6 +81,11 @@ void ug_exact_sum_f64(const double *x, size_t n, ug_exact *out);
 /* Exact dot product sum x[i*incx] * y[i*incy], binary32 inputs (products exact in binary64). */
 void ug_exact_dot_f32(const float *x, size_t incx, const float *y, size_t incy, size_t n,
                       ug_exact *out);
+/* Exact dot product of binary64 inputs (products up to 106 bits, 2^-2148 .. 2^2048): the fast
+ * path (ug_exact_dot_f64_fast) when every product lies in its range, else MPFR; the GPU
+ * oracle, if selected, does not take binary64 (the fast path answers). */
+void ug_exact_dot_f64(const double *x, size_t incx, const double *y, size_t incy, size_t n,
+                      ug_exact *out);
 /* Exact C = A*B, A M x K and B K x N row-major binary32, C[i*N + j] for every element.
  * Multithreaded over output elements. */
 void ug_exact_gemm_f32(const float *A, const float *B, size_t M, size_t N, size_t K, ug_exact *C);
@@ -94,6 +99,15 @@ void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out);
 void ug_exact_sum_f64_fast(const double *x, size_t n, ug_exact *out);
 void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t incy, size_t n,
                            ug_exact *out);
+void ug_exact_dot_f64_mpfr(const double *x, size_t incx, const double *y, size_t incy,
+                           size_t n, ug_exact *out);
+/* The binary64 dot's fast path (oracle/exact_dot64.c): 0 and out filled, or -1 and out
+ * untouched when a finite nonzero product lies outside 2^-970 .. 2^1021 in exponent (its
+ * rounding error would not be a binary64 number, or it would overflow): then ask MPFR.
+ * Limitation of ug_exact itself: a nonzero s below 2^-1075 in magnitude has hi = lo = 0, so
+ * only rn and rd (binary32) keep its sign for directed rounding. */
+int ug_exact_dot_f64_fast(const double *x, size_t incx, const double *y, size_t incy, size_t n,
+                          ug_exact *out);
 void ug_exact_gemm_f32_mpfr(const float *A, const float *B, size_t M, size_t N, size_t K,
                             ug_exact *C);
 void ug_exact_gemm_f32_fast(const float *A, const float *B, size_t M, size_t N, size_t K,

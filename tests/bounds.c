@@ -109,6 +109,27 @@ UG_CASE(bounds, class_values)
     k = ug_row_of(UG_BOUND_WIDE_ACC, UG_OP_SUM);
     ug_expect_bound(t, "wide_acc sum: u|s| + (1+u) gamma64_D S", ug_kernel_bound(&k, 100, S, s),
                     u * s + (1 + u) * G(5, u64) * S);
+    /* formats: a binary64 tree; bf16 in, binary32 accumulation, bf16 out (u_out = 2^-8); a
+     * binary16 accumulator whose partial sums may pass 65504: no finite bound */
+    k = ug_row_of(UG_BOUND_TREE, UG_OP_SUM);
+    k.acc_fmt = k.out_fmt = UG_F64;
+    ug_expect_bound(t, "f64 tree sum: gamma_D(2^-53) S", ug_kernel_bound(&k, 100, S, s),
+                    G(5, u64) * S);
+    k = ug_row_of(UG_BOUND_TREE, UG_OP_SUM);
+    k.in_store[0] = k.out_fmt = UG_BF16;
+    ug_expect_bound(t, "bf16>f32>bf16 sum: u_out|s| + (1 + u_out) gamma_D(u) S + eta_out/2",
+                    ug_kernel_bound(&k, 100, S, s),
+                    0x1p-8 * s + (1 + 0x1p-8) * G(5, u) * S + 0x1p-134);
+    k = ug_row_of(UG_BOUND_WIDE_ACC, UG_OP_DOT);
+    k.acc_fmt = UG_F32, k.out_fmt = UG_F16;
+    ug_expect_bound(t, "f16 out, f32 accumulator (wide_acc): u16|s| + (1+u16) gamma_{D+1}(u) S + 2^-25",
+                    ug_kernel_bound(&k, 100, S, s),
+                    0x1p-11 * s + (1 + 0x1p-11) * G(6, u) * S + 0x1p-25);
+    k = ug_row_of(UG_BOUND_TREE, UG_OP_SUM);
+    k.acc_fmt = k.out_fmt = UG_F16;
+    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 100, 70000.0, 1.0)) &&
+                  isfinite(ug_kernel_bound(&k, 100, 60000.0, 1.0)),
+                  "f16 accumulator: partial sums up to S = 70000 may overflow: no finite bound");
     k = ug_row_of(UG_BOUND_TF32, UG_OP_GEMM);
     double p = 0x1p-9 + 0x1p-20;
     ug_expect_bound(t, "tf32: (p + gamma_D(2u) (1 + p)) S", ug_kernel_bound(&k, 100, S, s),

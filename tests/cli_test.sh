@@ -13,6 +13,17 @@ echo "TAP version 13"
 run list
 check "list exits 0, names the canary and every kernel with its variant" \
   '[ "$(rc)" = 0 ] && grep -q "canary/fails" "$tmp/out" && grep -q "serial_f32@default" "$tmp/out"'
+check "list shows each kernel's formats (inputs>accumulator>output)" \
+  'grep -q "serial_f64acc@default *sum *cpu *f32>f64>f32 " "$tmp/out" && grep -q "gemm_tf32_cpu@default.*f32>f32>f32 op tf32" "$tmp/out"'
+run run --format f8
+check "--format naming no format: exit 2, the formats listed" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--format: .f8. is not a format (f32 f64" "$tmp/err"'
+run run --filter 'reduce/normal' --format f64 --n 1000
+check "--format f64 selects the kernels with a binary64 format (the binary64 accumulator)" \
+  '[ "$(rc)" = 0 ] && grep -q "serial_f64acc@default" "$tmp/out" && ! grep -q "serial_f32@default" "$tmp/out"'
+run run --filter 'reduce/normal' --format e4m3
+check "--format that selects no measured kernel: exit 2, said so" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--format e4m3: no selected case runs a kernel with that format" "$tmp/err"'
 run
 check "no command: exit 2 with usage" '[ "$(rc)" = 2 ] && grep -q usage "$tmp/err"'
 run run --no-such-flag

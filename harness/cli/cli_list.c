@@ -40,11 +40,13 @@ int ug_cmd_list(int argc, char **argv)
                  d->arity > 1 ? d->roles[1] : "");
         printf("  %-10s %-5s %-6s %s\n", d->name, roles, d->size_names, d->doc ? d->doc : "");
     }
-    printf("kernels:\n");
+    printf("kernels (formats: inputs>accumulator>output):\n");
     for (size_t i = 0; i < ug_kernel_count(); i++) {
         const ug_kernel *k = ug_kernel_at(i);
-        printf("  %-34s %-4s %-4s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
-               ug_backend_name(k->backend), ug_bound_class_name(k->bound),
+        char fm[64];
+        ug_kernel_formats(k, fm, sizeof fm);
+        printf("  %-34s %-4s %-4s %-16s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
+               ug_backend_name(k->backend), fm, ug_bound_class_name(k->bound),
                k->nondeterministic ? "nondeterm." : "deterministic", k->doc);
     }
     return 0;

@@ -34,7 +34,7 @@ static int ug_parse_oracle(const char *s, ug_oracle_kind *k)
 /* Options that take a value. */
 static bool ug_run_takes_value(const char *a)
 {
-    static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
+    static const char *const names[] = {"--filter", "--kernel", "--format", "--n", "--trial", "--trials",
                                         "--seed", "--report", "--oracle", "--threads", "--shard",
                                         "--gpus", "--corpus", "--oracle-check", "--timeout"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -63,6 +63,13 @@ int ug_run_options_parse(int argc, char **argv, ug_options *o, ug_run_args *a)
         long l;
         if (strcmp(arg, "--filter") == 0) o->filter = v;
         else if (strcmp(arg, "--kernel") == 0) o->kernel = v;
+        else if (strcmp(arg, "--format") == 0) {
+            o->format = ug_fmt_parse(v);
+            o->format_set = true;
+            if (o->format == UG_FMT_COUNT)
+                return ug_usage_error("--format: '%s' is not a format (f32 f64 tf32 f16 bf16 e4m3 "
+                                      "e5m2)", v);
+        }
         else if (strcmp(arg, "--report") == 0) {
             if (!*v) return ug_usage_error("%s", "--report: an empty directory name");
             if (strlen(v) > UG_REPORT_DIR_MAX) {

@@ -28,6 +28,8 @@ const char ug_usage_text[] =
     "run options:\n"
     "  --filter GLOB    cases whose name matches (e.g. 'reduce/*'); naming a canary runs it\n"
     "  --kernel GLOB    kernels whose name (or name@variant) matches\n"
+    "  --format F       kernels with format F among their inputs, accumulator, output\n"
+    "                   (f32 f64 tf32 f16 bf16 e4m3 e5m2; 'ulpgate list' shows them)\n"
     "  --n N            only size N\n"
     "  --trial T        only trial T (its inputs are the same as in a full run)\n"
     "  --trials N       N trials instead of each case's own count\n"

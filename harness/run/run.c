@@ -21,6 +21,7 @@
 #include "harness/run/run.h"
 #include "harness/run/shard.h"
 #include "harness/run/tap.h"
+#include "ops/op.h"
 #include "ug_config.h"
 
 /* ---- the loops cases use ------------------------------------------------------------------------ */
@@ -162,7 +163,34 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
      * point (a malformed corpus file) already says what went wrong */
     if (opt->kernel && !opt->shard_n && ug_results_status(res) == 0)
         return ug_kernel_selection_error(opt, units, count);
+    if (opt->format_set && !opt->shard_n && ug_results_status(res) == 0) {
+        fprintf(stderr, "ulpgate: --format %s: no selected case runs a kernel with that format "
+                        "(see the formats column of 'ulpgate list')\n", ug_fmt_name(opt->format));
+        return 2;
+    }
     return 0;
+}
+
+bool ug_kernel_has_format(const ug_kernel *k, ug_fmt f)
+{
+    const ug_op_desc *d = ug_op_get(k->op);
+    int arity = d ? d->arity : 1;
+    for (int i = 0; i < arity && i < UG_MAX_INPUTS; i++)
+        if (k->in_store[i] == f) return true;
+    return k->op_fmt == f || k->acc_fmt == f || k->out_fmt == f;
+}
+
+void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
+{
+    const ug_op_desc *d = ug_op_get(k->op);
+    int arity = d ? d->arity : 1;
+    bool same = true;
+    for (int i = 1; i < arity && i < UG_MAX_INPUTS; i++) same &= k->in_store[i] == k->in_store[0];
+    snprintf(buf, len, "%s%s%s>%s>%s", ug_fmt_name(k->in_store[0]), same ? "" : ",",
+             same ? "" : ug_fmt_name(k->in_store[1]), ug_fmt_name(k->acc_fmt),
+             ug_fmt_name(k->out_fmt));
+    if (k->op_fmt != k->in_store[0])
+        snprintf(buf + strlen(buf), len - strlen(buf), " op %s", ug_fmt_name(k->op_fmt));
 }
 
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
@@ -173,6 +201,7 @@ const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, cons
         if (backend != UG_ANY_BACKEND && (int)k->backend != backend) continue;
         if (glob && !ug_kernel_matches(k, glob)) continue;
         if (t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) continue;
+        if (t->opt->format_set && !ug_kernel_has_format(k, t->opt->format)) continue;
         return k;
     }
     return NULL;

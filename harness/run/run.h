@@ -21,6 +21,8 @@ typedef struct ug_options {
     const char *argv0;
     const char *filter;  /* case glob; NULL: every case (canaries left out) */
     const char *kernel;  /* kernel glob; NULL: every kernel */
+    bool format_set;     /* --format F: only kernels with F among their formats */
+    ug_fmt format;
     size_t n;            /* --n: only this size (0: every size) */
     long trial;          /* --trial: only this trial (-1: every trial) */
     int trials;          /* --trials: override every case's trial count (0: the case's own) */
@@ -36,6 +38,13 @@ typedef struct ug_options {
     const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/inputs/corpus.h) */
     size_t n_corpus_dirs;
 } ug_options;
+
+/* Whether f is among k's formats: an input's storage (of the op's arity), the operand
+ * rounding, the accumulator or the output (`--format`).  O(1). */
+bool ug_kernel_has_format(const ug_kernel *k, ug_fmt f);
+/* "in>acc>out" ("f32>f64>f32"; inputs stored apart "f16,f32>..."; an operand rounding other
+ * than the inputs' appended as " op tf32"), for `ulpgate list`. */
+void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len);
 
 /* How a sharded run split the selection (ug_run fills it when opt->shard_n > 0). */
 typedef struct ug_shard_info {
