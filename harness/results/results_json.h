@@ -8,7 +8,9 @@
 
 #include "base/buf.h"
 #include "base/json.h"
+#include "harness/results/json_values.h"
 #include "harness/results/results.h"
+#include "harness/results/row_nested.h"
 
 /* ---- writing ---- */
 
@@ -19,31 +21,8 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
 /* A row object without its closing brace (the caller may add members): a results.json row, or
  * with baseline the fields a baseline keeps (row_fields.h's bl column). */
 void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline);
-/* Whether name is a UG_FF_EXTRA field of the schema (a case's own figure must not take it). */
-bool ug_extra_is_field(const char *name);
-
-/* ---- the nested values of a row, both ways (row_nested.c) ---- */
-
-/* ulp_hist and the worst elements of a measured row (nothing for a check row). */
-void ug_row_nested_json(ug_buf *b, const ug_row *r);
-/* The same read back (required of a measured row: ulp_hist); 0, or -1 with why. */
-int ug_row_nested_read(const ug_json *o, ug_row *r, char *why, size_t whylen);
-/* A case's own figures (ug_row.extra) into the row's "extra" object: *first says whether the
- * object is still to be opened (and is cleared when it is); the caller closes it. */
-void ug_row_case_extras_json(ug_buf *b, const ug_row *r, bool *first);
-/* The entries of an "extra" object (x; NULL: none) that are no schema field, into r->extra. */
-int ug_row_case_extras_read(const ug_json *x, ug_row *r, char *err, size_t errlen);
 
 /* ---- reading ---- */
-
-/* What the readers share: v has JSON type t / is a figure (a number or "inf", "-inf", "nan") /
- * a count (a finite non-negative integer) / an int.  0, or -1 with "\"KEY\" is ..." in err. */
-int ug_json_want(const ug_json *v, const char *key, ug_json_type t, char *err, size_t errlen);
-int ug_json_value_figure(const ug_json *v, const char *key, double *out, char *err,
-                         size_t errlen);
-int ug_json_value_count(const ug_json *v, const char *key, size_t *out, char *err,
-                        size_t errlen);
-int ug_json_value_int(const ug_json *v, const char *key, int *out, char *err, size_t errlen);
 
 /* Read path into res (rows in file order).  Returns the parsed document (its "meta" object is
  * what compare and merge look at; ug_json_free it), or NULL with "PATH: what is wrong" in err
@@ -65,10 +44,5 @@ int ug_format_check(const char *path, const ug_json *head, const char *what, con
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err,
                 size_t errlen);
 
-/* A figure of an object: a JSON number or "inf", "-inf", "nan".  0, or -1 with "\"KEY\" is
- * missing" (if required), "is null", "is the string \"abc\", not a number", ... in err; absent
- * and not required leaves *v as it was. */
-int ug_json_figure(const ug_json *o, const char *key, bool required, double *v, char *err,
-                   size_t errlen);
 
 #endif

@@ -10,7 +10,8 @@
 
 #include "base/buf.h"
 #include "base/parse.h"
-#include "harness/results/results_json.h"
+#include "harness/results/json_values.h"
+#include "harness/results/row_nested.h"
 
 /* ---- the worst elements ---- */
 
