@@ -8,6 +8,7 @@
 #include "base/par.h"
 #include "base/parse.h"
 #include "harness/cli/cli.h"
+#include "kernels/plugin.h"
 #include "harness/run/guard.h"
 #include "harness/run/run_limits.h"
 #include "base/sys.h"
@@ -139,6 +140,14 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     ug_run_args a = {0};
     int rc = ug_run_options_parse(argc, argv, &o, &a);
     if (rc != 0) return rc;
+    /* the plugins' own cases: their corpus folders, after the --corpus ones */
+    static const char *dirs_all[2 * UG_MAX_CORPUS_DIRS];
+    size_t nd = 0;
+    for (size_t i = 0; i < o.n_corpus_dirs; i++) dirs_all[nd++] = o.corpus_dirs[i];
+    for (const char *d; nd < 2 * UG_MAX_CORPUS_DIRS && (d = ug_plugin_corpus_at(nd - o.n_corpus_dirs));)
+        dirs_all[nd++] = d;
+    o.corpus_dirs = dirs_all;
+    o.n_corpus_dirs = nd;
     if (a.help) {
         fputs(ug_usage_text, stdout);
         return 0;
