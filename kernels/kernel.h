@@ -81,7 +81,10 @@ const ug_kernel *ug_kernel_find(const char *name);
 /* Whether glob (fnmatch) selects k: a glob with '@' is matched against k->id, one without
  * against k->name (so "matmul_kahan" selects every variant of it). */
 bool ug_kernel_matches(const ug_kernel *k, const char *glob);
-/* Run k on c through its family's launcher (clears c->err first). */
+/* The kernel being run by ug_kernel_run at this moment, NULL when none (the run guard names it
+ * when the process crashes). */
+const ug_kernel *ug_kernel_running(void);
+/* Run k on c through its row's .run, else its family's launcher (clears c->err first). */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
 /* The UG_VP_* properties of the build variant k was compiled as. */
 unsigned ug_kernel_props(const ug_kernel *k);

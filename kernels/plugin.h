@@ -6,6 +6,7 @@
 #ifndef UG_PLUGIN_H
 #define UG_PLUGIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kernels/kernel.h"
@@ -22,5 +23,7 @@ const char *ug_plugin_corpus_at(size_t i);
  * built-in families out. */
 void ug_registry_add_plugin(const ug_family *f);
 void ug_registry_no_builtin(void);
+/* Whether the built-in families are in the registry (false after ug_registry_no_builtin). */
+bool ug_registry_has_builtin(void);
 
 #endif

@@ -74,6 +74,8 @@ void ug_registry_no_builtin(void)
     ug_no_builtin = true;
 }
 
+bool ug_registry_has_builtin(void) { return !ug_no_builtin; }
+
 bool ug_kernel_is_fixture(const ug_kernel *k)
 {
     for (int i = 0; i < ug_n_extra; i++)
@@ -181,6 +183,10 @@ static int ug_call_check_formats(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
+/* The kernel inside ug_kernel_run now (NULL when none): what a crash handler names. */
+static const ug_kernel *volatile ug_running;
+const ug_kernel *ug_kernel_running(void) { return ug_running; }
+
 int ug_kernel_run(const ug_kernel *k, ug_call *c)
 {
     c->err[0] = 0;
@@ -190,5 +196,8 @@ int ug_kernel_run(const ug_kernel *k, ug_call *c)
         snprintf(c->err, sizeof c->err, "%s: the row has no run function", k->id);
         return -1;
     }
-    return run(k, c);
+    ug_running = k;
+    int rc = run(k, c);
+    ug_running = NULL;
+    return rc;
 }

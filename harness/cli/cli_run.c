@@ -16,6 +16,7 @@
 #include "harness/report/pages.h"
 #include "harness/run/run.h"
 #include "harness/run/shard.h"
+#include "harness/run/xfail_file.h"
 #include "harness/run/ug.h"
 #include "harness/scale/workers.h"
 
@@ -37,7 +38,8 @@ static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--n", "--trial", "--trials",
                                         "--seed", "--report", "--oracle", "--threads", "--shard",
-                                        "--gpus", "--corpus", "--oracle-check", "--timeout"};
+                                        "--gpus", "--corpus", "--oracle-check", "--timeout",
+                                        "--xfail"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -97,6 +99,9 @@ int ug_run_options_parse(int argc, char **argv, ug_options *o, ug_run_args *a)
         } else if (strcmp(arg, "--shard") == 0) {
             if (!ug_shard_parse(v, &o->shard_k, &o->shard_n))
                 return ug_usage_error("--shard: '%s' is not K/N with 0 <= K < N <= 4096", v);
+        } else if (strcmp(arg, "--xfail") == 0) {
+            if (o->xfail_file) return ug_usage_error("%s", "--xfail: given twice (one file)");
+            o->xfail_file = v;
         } else if (strcmp(arg, "--gpus") == 0) {
             a->gpus = v;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -140,6 +145,7 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     ug_run_args a = {0};
     int rc = ug_run_options_parse(argc, argv, &o, &a);
     if (rc != 0) return rc;
+    if (o.xfail_file && (rc = ug_xfail_file_load(o.xfail_file)) != 0) return rc;
     /* the plugins' own cases: their corpus folders, after the --corpus ones */
     static const char *dirs_all[2 * UG_MAX_CORPUS_DIRS];
     size_t nd = 0;
