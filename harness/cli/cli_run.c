@@ -16,7 +16,7 @@
 #include "harness/report/pages.h"
 #include "harness/run/run.h"
 #include "harness/run/shard.h"
-#include "harness/run/xfail_file.h"
+#include "harness/inputs/xfail_file.h"
 #include "harness/run/ug.h"
 #include "harness/scale/workers.h"
 

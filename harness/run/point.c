@@ -12,7 +12,7 @@
 #include "base/sys.h"
 #include "harness/run/context.h"
 #include "harness/inputs/corpus.h"
-#include "harness/run/xfail_file.h"
+#include "harness/inputs/xfail_file.h"
 #include "kernels/plugin.h"
 
 void ug_point_open(ug_t *t, const char *name, ug_result *r)

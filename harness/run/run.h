@@ -35,7 +35,7 @@ typedef struct ug_options {
     int shard_k, shard_n;  /* --shard K/N (shard_n 0: the whole run) */
     const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/inputs/corpus.h) */
     size_t n_corpus_dirs;
-    const char *xfail_file;  /* --xfail FILE: the user's expected failures (harness/run/xfail_file.h) */
+    const char *xfail_file;  /* --xfail FILE: the user's expected failures (harness/inputs/xfail_file.h) */
 } ug_options;
 
 /* How a sharded run split the selection (ug_run fills it when opt->shard_n > 0). */

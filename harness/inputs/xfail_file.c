@@ -1,5 +1,5 @@
-/* xfail_file.c - the expected failures of --xfail FILE (harness/run/xfail_file.h). */
-#include "harness/run/xfail_file.h"
+/* xfail_file.c - the expected failures of --xfail FILE (harness/inputs/xfail_file.h). */
+#include "harness/inputs/xfail_file.h"
 
 #include <errno.h>
 #include <fnmatch.h>
