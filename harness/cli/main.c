@@ -12,6 +12,8 @@
  *   ulpgate baseline update|show|key [...]
  *   ulpgate report DIR [--baseline FILE|none]
  *   ulpgate summary results.json [--metric M] [--width N]
+ * Every command also takes --plugin FILE (repeatable), --no-builtin, --data-dir DIR,
+ * --baseline-dir DIR and --commit C (ug_global_options).
  *
  * Exit codes: 0 all passed, 1 an assertion failed, 2 usage, input or output error (message on
  * stderr); `run` also 124 (the per-case time limit) and 128 + N (stopped by signal N).
@@ -76,8 +78,11 @@ static int ug_global_options(int *argc, char **argv)
 static int ug_load_plugins(void)
 {
     const char *nb = getenv("ULPGATE_NO_BUILTIN");
-    if (nb && strcmp(nb, "1") == 0) ug_registry_no_builtin();
     const char *env = getenv("ULPGATE_PLUGINS");
+    if (nb && strcmp(nb, "1") == 0) {
+        if (!env || !*env) return ug_usage_error("%s", "--no-builtin without --plugin: no kernel to test");
+        ug_registry_no_builtin();
+    }
     if (!env || !*env) return 0;
     char *list = ug_xstrdup(env), *save = NULL;
     int rc = 0;
