@@ -112,6 +112,13 @@ check "a kernel that crashes: its point fails naming it and the signal, exit 1, 
   '[ "$(rc)" = 1 ] && grep -q "^not ok 1 - reduce/normal" "$tmp/out" &&
    grep -q "kernel my_crash@default crashed (SIGSEGV)" "$tmp/out" && [ -f "$tmp/crash-report/results.json" ]'
 
+mkdir -p "$tmp/own/corpus"
+printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < c->n; i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_plugin own/libown
+printf '# op: sum\n# why: three terms whose partial sums are exact\n# source: hand-made\n# kernels: my_serial\n# check: ulp_max 0 every partial sum is exact\n1\n2\n4\n' >"$tmp/own/corpus/exact_small.txt"
+run run --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
+check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/exact_small my_serial@default n=3$" "$tmp/out"'
+
 # --- ulpgate as a Meson subproject ---------------------------------------------------------------
 mkdir -p "$tmp/sub/subprojects"
 cp "$src/examples/cpu_sum_plugin/meson.build" "$src/examples/cpu_sum_plugin/sum_plugin.c" "$tmp/sub/"
