@@ -150,8 +150,11 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     static const char *dirs_all[2 * UG_MAX_CORPUS_DIRS];
     size_t nd = 0;
     for (size_t i = 0; i < o.n_corpus_dirs; i++) dirs_all[nd++] = o.corpus_dirs[i];
-    for (const char *d; nd < 2 * UG_MAX_CORPUS_DIRS && (d = ug_plugin_corpus_at(nd - o.n_corpus_dirs));)
-        dirs_all[nd++] = d;
+    /* (a rerun line names a plugin's folder as --corpus too: once is enough) */
+    for (size_t i = 0, j; ug_plugin_corpus_at(i) && nd < 2 * UG_MAX_CORPUS_DIRS; i++) {
+        for (j = 0; j < o.n_corpus_dirs && strcmp(o.corpus_dirs[j], ug_plugin_corpus_at(i)) != 0; j++) {}
+        if (j == o.n_corpus_dirs) dirs_all[nd++] = ug_plugin_corpus_at(i);
+    }
     o.corpus_dirs = dirs_all;
     o.n_corpus_dirs = nd;
     if (a.help) {
