@@ -25,11 +25,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "include/ulpgate/ulpgate.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum { UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16, UG_E4M3, UG_E5M2, UG_FMT_COUNT } ug_fmt;
+/* ug_fmt (UG_F32 ... UG_FMT_COUNT) is declared by the public header, for plugins. */
 
 /* How a format encodes NaN. */
 typedef enum {

@@ -211,7 +211,7 @@ UG_CASE(did_kahan_help, references)
     const size_t n = 200, count = n * n;
     ug_dist dist = ug_msvc_rand01();
     ug_input *in = ug_input_make_gemm(t, &dist, n, n, n, 1);
-    const ug_kernel *naive = ug_kernel_find("gemm_naive_cpu@default");
+    const ug_kernel *naive = ug_builtin_kernel(t, "gemm_naive_cpu@default");
     UG_ASSERT_MSG(naive != NULL, "gemm_naive_cpu@default is not registered");
     ug_result *r = ug_measure(t, naive, in);
     UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);

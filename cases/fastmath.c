@@ -61,7 +61,7 @@ static const ug_kernel *ug_fm_find(ug_t *t, const char *name, const char *varian
 {
     char id[96];
     snprintf(id, sizeof id, "%s@%s", name, variant);
-    const ug_kernel *k = ug_kernel_find(id);
+    const ug_kernel *k = ug_builtin_kernel(t, id);
     UG_ASSERT_MSG(k != NULL, "kernel %s is not registered (kernels/meson.build's cpu_variants)", id);
     return k;
 }

@@ -70,7 +70,7 @@ UG_CASE_OVER(reduce, ug_reduce_dists_slow, UG_CASE_SLOW) { ug_reduce_all(t); }
 
 static ug_result *ug_one(ug_t *t, const char *kernel, const ug_input *in)
 {
-    const ug_kernel *k = ug_kernel_find(kernel);
+    const ug_kernel *k = ug_builtin_kernel(t, kernel);
     UG_ASSERT_MSG(k != NULL, "kernel %s is not registered", kernel);
     ug_result *r = ug_measure(t, k, in);
     UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* its a-priori class, whatever the finding */

@@ -106,7 +106,7 @@ static void ug_canary(ug_t *t, const size_t *ns, int count, const char *const *n
         if (!ug_n_selected(t, ns[j])) continue;
         ug_input *in = ug_canary_input(t, ns[j]);
         for (int i = 0; i < kernels && i < UG_MAX_K; i++) {
-            UG_ASSERT_MSG(ug_kernel_find(names[i]) != NULL, "kernel %s is not registered", names[i]);
+            UG_ASSERT_MSG(ug_builtin_kernel(t, names[i]) != NULL, "kernel %s is not registered", names[i]);
             UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, names[i]) { /* honours --kernel */
                 r[i][j] = ug_measure(t, k, in);
                 UG_EXPECT_BOUND_RATIO_MAX(r[i][j], 1.0); /* its class: kernels/bounds.c */

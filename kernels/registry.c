@@ -5,6 +5,7 @@
  * in ("matmul_kahan@default", "matmul_kahan@nofma", ...).
  */
 #include "kernels/kernel.h"
+#include "kernels/registry_testing.h"
 
 #include <fnmatch.h>
 #include <pthread.h>
@@ -25,38 +26,75 @@ static size_t ug_registry_count;
 static pthread_once_t ug_registry_once = PTHREAD_ONCE_INIT;
 static bool ug_registry_built;
 
-/* Families a test program adds (ug_registry_add_family), after the built-in ones. */
-enum { UG_MAX_EXTRA_FAMILIES = 8 };
-static const ug_family *ug_extra_families[UG_MAX_EXTRA_FAMILIES];
-static int ug_n_extra;
+/* Families added at run time, after the built-in ones: a test program's fixtures
+ * (ug_registry_add_family) and the plugins (ug_registry_add_plugin).  Grown on demand: no fixed
+ * limit a plugin could hit. */
+typedef struct {
+    const ug_family *family;
+    bool fixture;
+} ug_extra;
+static ug_extra *ug_extras;
+static int ug_n_extra, ug_cap_extra;
+static bool ug_no_builtin;
+
+static void ug_registry_too_late(const char *what, const char *name)
+{
+    fprintf(stderr, "ulpgate: %s %s added after the kernel registry was built\n", what, name);
+    exit(2);
+}
+
+static void ug_extra_push(const ug_family *f, bool fixture)
+{
+    if (ug_n_extra == ug_cap_extra) {
+        ug_cap_extra = ug_cap_extra ? 2 * ug_cap_extra : 8;
+        ug_extras = realloc(ug_extras, (size_t)ug_cap_extra * sizeof *ug_extras);
+        if (!ug_extras) {
+            fprintf(stderr, "ulpgate: out of memory registering family %s\n", f->name);
+            exit(2);
+        }
+    }
+    ug_extras[ug_n_extra++] = (ug_extra){f, fixture};
+}
 
 void ug_registry_add_family(const ug_family *f)
 {
-    if (ug_registry_built || ug_n_extra == UG_MAX_EXTRA_FAMILIES) {
-        fprintf(stderr, "ulpgate: family %s added after the registry was built (or too many)\n",
-                f->name);
-        exit(2);
-    }
-    ug_extra_families[ug_n_extra++] = f;
+    if (ug_registry_built) ug_registry_too_late("family", f->name);
+    ug_extra_push(f, true);
 }
+
+void ug_registry_add_plugin(const ug_family *f)
+{
+    if (ug_registry_built) ug_registry_too_late("plugin", f->name);
+    ug_extra_push(f, false);
+}
+
+void ug_registry_no_builtin(void)
+{
+    if (ug_registry_built) ug_registry_too_late("--no-builtin", "");
+    ug_no_builtin = true;
+}
+
+bool ug_registry_has_builtin(void) { return !ug_no_builtin; }
 
 bool ug_kernel_is_fixture(const ug_kernel *k)
 {
     for (int i = 0; i < ug_n_extra; i++)
-        if (k->family == ug_extra_families[i]) return true;
+        if (k->family == ug_extras[i].family) return ug_extras[i].fixture;
     return false;
 }
 
+/* The families in registry order: the built-in ones (none with --no-builtin), then the extras. */
+static int ug_n_builtin(void) { return ug_no_builtin ? 0 : UG_N_FAMILIES; }
 static const ug_family *ug_family_at(int i)
 {
-    return i < UG_N_FAMILIES ? ug_families[i] : ug_extra_families[i - UG_N_FAMILIES];
+    return i < ug_n_builtin() ? ug_families[i] : ug_extras[i - ug_n_builtin()].family;
 }
 
 /* Build the table once: rows copied from the families, identity filled in.  A duplicate name
  * across families is a programming error caught here, at start-up, with both names. */
 static void ug_registry_build(void)
 {
-    const int nf = UG_N_FAMILIES + ug_n_extra;
+    const int nf = ug_n_builtin() + ug_n_extra;
     size_t total = 0;
     ug_registry_built = true;
     for (int f = 0; f < nf; f++) total += ug_family_at(f)->count;
@@ -145,9 +183,21 @@ static int ug_call_check_formats(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
+/* The kernel inside ug_kernel_run now (NULL when none): what a crash handler names. */
+static const ug_kernel *volatile ug_running;
+const ug_kernel *ug_kernel_running(void) { return ug_running; }
+
 int ug_kernel_run(const ug_kernel *k, ug_call *c)
 {
     c->err[0] = 0;
     if (ug_call_check_formats(k, c) != 0) return -1;
-    return k->family->run(k, c);
+    ug_launcher run = k->run ? k->run : k->family->run;
+    if (!run) {
+        snprintf(c->err, sizeof c->err, "%s: the row has no run function", k->id);
+        return -1;
+    }
+    ug_running = k;
+    int rc = run(k, c);
+    ug_running = NULL;
+    return rc;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "harness/run/ug.h"
+#include "kernels/registry_testing.h"
 
 enum { SUM_SKIPS_WRITE, GEMM_SKIPS_ONE, SUM_NAN_TO_ZERO, DOT_DROPS_LAST, SUM_FLUSH_TO_ZERO };
 

@@ -18,6 +18,7 @@
  * ug_registry_add_family before main).
  */
 #include "kernels/cuda/ug_cuda.cuh"
+#include "kernels/registry_testing.h"
 
 UG_CUDA_BEGIN
 

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "harness/run/ug.h"
+#include "kernels/registry_testing.h"
 
 #if !UG_FORMAT_FAMILIES_REGISTERED
 extern const ug_family UG_FAMILY_SYMBOL(cpu_reduce_f64, default);

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/run",
+LAYERS = ["include", "base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/run",
           "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
 TOP = ["cases", "tests", "examples"]
 GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "ops/ug_ops.h"}

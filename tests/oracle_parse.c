@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "harness/cli/cli.h"
 #include "tests/oracle_check.h"
 #include "harness/run/ug.h"
@@ -77,7 +78,7 @@ static int corpus_dir(char *dir, size_t len)
     int nc = 0;
     if (env && *env)
         snprintf(cand[nc++], sizeof cand[0], "%s", env);
-    snprintf(cand[nc++], sizeof cand[0], "%s/tests/corpus", UG_SOURCE_ROOT);
+    if (ug_data_path("tests/corpus", cand[nc], sizeof cand[0])) nc++;
     snprintf(cand[nc++], sizeof cand[0], "tests/corpus");
     for (int i = 0; i < nc; i++) {
         DIR *d = opendir(cand[i]);

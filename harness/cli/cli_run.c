@@ -8,6 +8,7 @@
 #include "base/par.h"
 #include "base/parse.h"
 #include "harness/cli/cli.h"
+#include "kernels/plugin.h"
 #include "harness/run/guard.h"
 #include "harness/run/run_limits.h"
 #include "base/sys.h"
@@ -15,6 +16,7 @@
 #include "harness/report/pages.h"
 #include "harness/run/run.h"
 #include "harness/run/shard.h"
+#include "harness/inputs/xfail_file.h"
 #include "harness/run/ug.h"
 #include "harness/scale/workers.h"
 
@@ -36,7 +38,8 @@ static bool ug_run_takes_value(const char *a)
 {
     static const char *const names[] = {"--filter", "--kernel", "--format", "--n", "--trial", "--trials",
                                         "--seed", "--report", "--oracle", "--threads", "--shard",
-                                        "--gpus", "--corpus", "--oracle-check", "--timeout"};
+                                        "--gpus", "--corpus", "--oracle-check", "--timeout",
+                                        "--xfail"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(a, names[i]) == 0) return true;
     return false;
@@ -103,6 +106,9 @@ int ug_run_options_parse(int argc, char **argv, ug_options *o, ug_run_args *a)
         } else if (strcmp(arg, "--shard") == 0) {
             if (!ug_shard_parse(v, &o->shard_k, &o->shard_n))
                 return ug_usage_error("--shard: '%s' is not K/N with 0 <= K < N <= 4096", v);
+        } else if (strcmp(arg, "--xfail") == 0) {
+            if (o->xfail_file) return ug_usage_error("%s", "--xfail: given twice (one file)");
+            o->xfail_file = v;
         } else if (strcmp(arg, "--gpus") == 0) {
             a->gpus = v;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -146,6 +152,18 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     ug_run_args a = {0};
     int rc = ug_run_options_parse(argc, argv, &o, &a);
     if (rc != 0) return rc;
+    if (o.xfail_file && (rc = ug_xfail_file_load(o.xfail_file)) != 0) return rc;
+    /* the plugins' own cases: their corpus folders, after the --corpus ones */
+    static const char *dirs_all[2 * UG_MAX_CORPUS_DIRS];
+    size_t nd = 0;
+    for (size_t i = 0; i < o.n_corpus_dirs; i++) dirs_all[nd++] = o.corpus_dirs[i];
+    /* (a rerun line names a plugin's folder as --corpus too: once is enough) */
+    for (size_t i = 0, j; ug_plugin_corpus_at(i) && nd < 2 * UG_MAX_CORPUS_DIRS; i++) {
+        for (j = 0; j < o.n_corpus_dirs && strcmp(o.corpus_dirs[j], ug_plugin_corpus_at(i)) != 0; j++) {}
+        if (j == o.n_corpus_dirs) dirs_all[nd++] = ug_plugin_corpus_at(i);
+    }
+    o.corpus_dirs = dirs_all;
+    o.n_corpus_dirs = nd;
     if (a.help) {
         fputs(ug_usage_text, stdout);
         return 0;

@@ -13,24 +13,112 @@
  *   ulpgate baseline update|show|key [...]
  *   ulpgate report DIR [--baseline FILE|none]
  *   ulpgate summary results.json [--metric M] [--width N]
+ * Every command also takes --plugin FILE (repeatable), --no-builtin, --data-dir DIR,
+ * --baseline-dir DIR and --commit C (ug_global_options).
  *
  * Exit codes: 0 all passed, 1 an assertion failed, 2 usage, input or output error (message on
  * stderr); `run` also 124 (the per-case time limit) and 128 + N (stopped by signal N).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/sys.h"
+#include "kernels/plugin.h"
 
 #include "harness/cli/cli.h"
 #include "harness/run/guard.h"
 #include "oracle/oracle.h"
 #include "ug_config.h"
 
+/* The options of every command, taken out of argv before the command parses the rest:
+ *   --plugin FILE (repeatable), --no-builtin, --data-dir DIR, --baseline-dir DIR, --commit C.
+ * Each is handed on as an environment variable (ULPGATE_PLUGINS, colon-separated;
+ * ULPGATE_NO_BUILTIN=1; ULPGATE_DATA_DIR; ULPGATE_BASELINE_DIR; ULPGATE_COMMIT), so that the
+ * worker processes of --gpus inherit them, and so that the variables alone do the same.
+ * Returns 0, or 2 after a usage error; *argc shrinks. */
+static int ug_global_options(int *argc, char **argv)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        static const char *const valued[][2] = {{"--data-dir", "ULPGATE_DATA_DIR"},
+                                                {"--baseline-dir", "ULPGATE_BASELINE_DIR"},
+                                                {"--commit", "ULPGATE_COMMIT"}};
+        bool taken = false;
+        if (strcmp(a, "--no-builtin") == 0) {
+            setenv("ULPGATE_NO_BUILTIN", "1", 1);
+            continue;
+        }
+        if (strcmp(a, "--plugin") == 0) {
+            if (i + 1 >= *argc || !*argv[i + 1]) return ug_usage_error("%s needs a file", a);
+            const char *old = getenv("ULPGATE_PLUGINS");
+            char *v = ug_xmalloc(strlen(argv[i + 1]) + (old ? strlen(old) : 0) + 2);
+            sprintf(v, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", argv[i + 1]);
+            setenv("ULPGATE_PLUGINS", v, 1);
+            free(v);
+            i++;
+            continue;
+        }
+        for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
+            if (strcmp(a, valued[j][0]) == 0) {
+                if (i + 1 >= *argc || !*argv[i + 1]) return ug_usage_error("%s needs a value", a);
+                setenv(valued[j][1], argv[++i], 1);
+                taken = true;
+            }
+        if (!taken) argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+/* Load what the environment names (ug_global_options): the plugins, --no-builtin.  Before
+ * anything looks at the registry. */
+static int ug_load_plugins(void)
+{
+    const char *nb = getenv("ULPGATE_NO_BUILTIN");
+    const char *env = getenv("ULPGATE_PLUGINS");
+    if (nb && strcmp(nb, "1") == 0) {
+        if (!env || !*env) return ug_usage_error("%s", "--no-builtin without --plugin: no kernel to test");
+        ug_registry_no_builtin();
+    }
+    if (!env || !*env) return 0;
+    char *list = ug_xstrdup(env), *save = NULL;
+    int rc = 0;
+    for (char *p = strtok_r(list, ":", &save); p && rc == 0; p = strtok_r(NULL, ":", &save))
+        rc = ug_plugin_load(p);
+    free(list);
+    return rc;
+}
+
+/* The commit a run records: the user's.  --commit, else `git describe --always --dirty` of the
+ * working directory's repository (asked once, here, before any CUDA call: no fork after one),
+ * else "unknown".  Handed on as ULPGATE_COMMIT. */
+static void ug_user_commit(void)
+{
+    const char *c = getenv("ULPGATE_COMMIT");
+    if (c && *c) return;
+    char line[128] = "";
+    FILE *p = popen("git describe --always --dirty 2>/dev/null", "r");
+    if (p) {
+        if (!fgets(line, sizeof line, p)) line[0] = 0;
+        pclose(p);
+    }
+    line[strcspn(line, "\n")] = 0;
+    setenv("ULPGATE_COMMIT", *line ? line : "unknown", 1);
+}
+
 /* Dispatch to the subcommand; its exit status. */
 static int ug_main(int argc, char **argv)
 {
+    int rc = ug_global_options(&argc, argv);
+    if (rc != 0) return rc;
     if (argc < 2) return ug_usage_error("%s", "no command given");
     const char *cmd = argv[1];
+    if ((rc = ug_load_plugins()) != 0) return rc;
+    if (strcmp(cmd, "run") == 0 || strcmp(cmd, "hunt") == 0) ug_user_commit();
     if (strcmp(cmd, "list") == 0) return ug_cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return ug_cmd_run(argc - 1, argv + 1, argc, argv, argv[0]);
     if (strcmp(cmd, "oracle") == 0) return ug_cmd_oracle(argc - 1, argv + 1);

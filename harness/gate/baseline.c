@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "base/sys.h"
 #include "harness/results/results_json.h"
 #include "ug_config.h"
@@ -19,7 +20,18 @@ void ug_baseline_path(const char *dir, const char *key, char *path, size_t len)
     snprintf(path, len, "%s/%s.json", dir, key);
 }
 
-const char *ug_baseline_default_dir(void) { return UG_SOURCE_ROOT "/reports/baselines"; }
+/* The baselines are the user's: $ULPGATE_BASELINE_DIR (what --baseline-dir sets), else
+ * reports/baselines of the source tree for a build-tree binary (ulpgate's own gate), else
+ * reports/baselines under the working directory (the user's repository) -- never the
+ * installed data folder. */
+const char *ug_baseline_default_dir(void)
+{
+    static char dir[4096];
+    const char *env = getenv("ULPGATE_BASELINE_DIR");
+    if (env && *env) return env;
+    if (ug_data_dir_is_source_tree() && ug_data_path("reports/baselines", dir, sizeof dir)) return dir;
+    return "reports/baselines";
+}
 
 void ug_baseline_add(ug_baseline *bl, const ug_row *row, const ug_bl_extra *x)
 {

@@ -2,6 +2,7 @@
  * corpus.c - corpus files (corpus.h): the header keys read from a value file, and discovery of
  * the files under the corpus directories.  Running them is corpus_run.c's.
  */
+#include "base/datadir.h"
 #include "harness/inputs/corpus.h"
 
 #include <ctype.h>
@@ -489,7 +490,9 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **f
                        size_t *count, char *err, size_t errlen)
 {
     ug_corpus_list list = {0};
-    ug_corpus_walk(UG_SOURCE_ROOT "/cases/corpus", "", NULL, &list); /* may be absent */
+    char builtin[4096];
+    if (ug_data_path("cases/corpus", builtin, sizeof builtin))
+        ug_corpus_walk(builtin, "", NULL, &list); /* may be absent */
     for (size_t i = 0; i < ndirs; i++) {
         struct stat st;
         list.n_seen = 0; /* each root walked whole: the same directory twice is named twice */

@@ -20,7 +20,7 @@
  * silently drop a check), and so is any '#' text shaped like a directive that would not be read:
  * its first word followed by ':' or a key in any case ("# Check:", "# check :", "# check x", a
  * header after the first value or after a value on its line); "##" is always a comment.  Discovery: every *.txt file under the source tree's cases/corpus/
- * (UG_SOURCE_ROOT) and under each `--corpus DIR`, recursively, in name order; each file is a
+ * (the data folder, base/datadir.h) and under each `--corpus DIR`, recursively, in name order; each file is a
  * unit "corpus/<path below its directory, without .txt>" and each matching kernel a test point.
  */
 #ifndef UG_CORPUS_H

@@ -85,6 +85,35 @@ static void ug_install_handlers(void)
     signal(SIGXFSZ, SIG_IGN); /* a write past `ulimit -f` fails with EFBIG instead */
 }
 
+/* A crash (a kernel's bad access, a trap): the running unit fails, naming the kernel that was
+ * running and the signal, and the run ends as the watchdog ends one (the failed point, the plan,
+ * "Bail out!", the report marked interrupted), exit status 1.  Best effort, not async-signal-
+ * safe: the handler is reset first (a second crash ends the process plainly) and an alarm
+ * bounds the finish (a crash that left the heap locked cannot hang it). */
+static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what, int status);
+static const int ug_crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static void ug_on_crash(int sig)
+{
+    signal(sig, SIG_DFL);
+    alarm(UG_LOCK_WAIT_S + 10);
+    const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : "SIGILL";
+    const ug_kernel *k = ug_kernel_running();
+    char what[300];
+    if (k) snprintf(what, sizeof what, "kernel %s crashed (%s): its point fails and the run ends", k->id, name);
+    else snprintf(what, sizeof what, "ulpgate crashed (%s) outside any kernel", name);
+    ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
+}
+
+static void ug_install_crash_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ug_on_crash;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof ug_crash_signals / sizeof ug_crash_signals[0]; i++)
+        sigaction(ug_crash_signals[i], &sa, NULL);
+}
+
 bool ug_guard_stopping(void) { return ug_sig != 0 || ug_out_stop; }
 
 int ug_guard_status(void)
@@ -225,6 +254,7 @@ int ug_guard_begin(const ug_guard_run *run, double timeout_s)
     ug_run_info = *run;
     ug_timeout_s = timeout_s;
     ug_install_handlers();
+    ug_install_crash_handlers();
     int rc = pthread_create(&ug_watchdog, NULL, ug_watchdog_main, NULL);
     if (rc != 0) {
         fprintf(stderr, "ulpgate: cannot start the watchdog thread: %s\n", strerror(rc));

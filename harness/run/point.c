@@ -5,11 +5,15 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/escape.h"
+#include "base/sys.h"
 #include "harness/run/context.h"
 #include "harness/inputs/corpus.h"
+#include "harness/inputs/xfail_file.h"
+#include "kernels/plugin.h"
 
 void ug_point_open(ug_t *t, const char *name, ug_result *r)
 {
@@ -23,6 +27,9 @@ void ug_point_open(ug_t *t, const char *name, ug_result *r)
     p->xfail[0] = 0;
     p->result = r;
     ug_buf_clear(&p->diag);
+    /* the user's declared expected failures (--xfail FILE) */
+    const char *why = ug_xfail_file_match(t->unit->name, r ? r->kernel : NULL);
+    if (why) snprintf(p->xfail, sizeof p->xfail, "%s", why);
 }
 
 /* A measurement that no effective check looked at is a failure of its own: a pass must mean
@@ -118,6 +125,17 @@ void ug_skip(ug_t *t, const char *reason)
 
 void ug_abort_case(ug_t *t) { longjmp(t->jb, 1); }
 
+const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
+{
+    const ug_kernel *k = ug_kernel_find(name);
+    if (!k && !ug_registry_has_builtin()) {
+        char why[300];
+        snprintf(why, sizeof why, "about the built-in kernel %s: not loaded (--no-builtin)", name);
+        ug_skip(t, why);
+    }
+    return k;
+}
+
 void ug_xfail(ug_t *t, const char *reason)
 {
     ug_point_ensure(t);
@@ -157,6 +175,24 @@ void ug_fail_header(ug_t *t, const char *file, int line, const char *expr, const
     ug_buf_printf(&p->diag, "\n");
 }
 
+/* The options that select what is loaded, in the rerun line: the plugins, --no-builtin, --xfail
+ * and the data folder (main.c hands them on as ULPGATE_* variables). */
+static void ug_rerun_global_options(ug_buf *d, const ug_options *o)
+{
+    char q[1100];
+    const char *plugins = getenv("ULPGATE_PLUGINS");
+    if (plugins && *plugins) {
+        char *list = ug_xstrdup(plugins), *save = NULL;
+        for (char *p = strtok_r(list, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            ug_buf_printf(d, " --plugin %s", ug_shell_quote(p, q, sizeof q));
+        free(list);
+    }
+    if (!ug_registry_has_builtin()) ug_buf_printf(d, " --no-builtin");
+    if (o->xfail_file) ug_buf_printf(d, " --xfail %s", ug_shell_quote(o->xfail_file, q, sizeof q));
+    const char *data = getenv("ULPGATE_DATA_DIR");
+    if (data && *data) ug_buf_printf(d, " --data-dir %s", ug_shell_quote(data, q, sizeof q));
+}
+
 void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
 {
     const ug_options *o = t->opt;
@@ -173,6 +209,7 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
     if (t->unit->corpus && t->unit->corpus->dir_arg)
         ug_buf_printf(d, " --corpus %s", ug_shell_quote(t->unit->corpus->dir_arg, dir, sizeof dir));
     if (o->oracle != UG_ORACLE_FAST) ug_buf_printf(d, " --oracle %s", ug_oracle_name(o->oracle));
+    ug_rerun_global_options(d, o);
     ug_buf_printf(d, " --seed 0x%llx\n", (unsigned long long)o->seed);
 }
 

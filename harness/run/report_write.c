@@ -85,7 +85,11 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
         snprintf(host, sizeof host, "%s %s %s %s", u.nodename, u.sysname, u.release, u.machine);
     ug_buf_printf(b, "{\"tool\":\"ulpgate\"");
     ug_json_str(b, "version", UG_VERSION);
-    ug_json_str(b, "git", UG_GIT);
+    /* "git": the commit of what was tested (the user's: main.c's ULPGATE_COMMIT); "ulpgate_git":
+     * the commit ulpgate itself was built from */
+    const char *commit = getenv("ULPGATE_COMMIT");
+    ug_json_str(b, "git", commit && *commit ? commit : UG_GIT);
+    ug_json_str(b, "ulpgate_git", UG_GIT);
     ug_json_str(b, "date", date);
     ug_json_str(b, "host", host);
     ug_json_str(b, "arch", uname(&u) == 0 ? u.machine : "unknown");

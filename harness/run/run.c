@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/device.h"
+#include "kernels/registry_testing.h"
 #include "base/buf.h"
 #include "base/escape.h"
 #include "base/parse.h"

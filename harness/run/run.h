@@ -37,6 +37,7 @@ typedef struct ug_options {
     int shard_k, shard_n;  /* --shard K/N (shard_n 0: the whole run) */
     const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/inputs/corpus.h) */
     size_t n_corpus_dirs;
+    const char *xfail_file;  /* --xfail FILE: the user's expected failures (harness/inputs/xfail_file.h) */
 } ug_options;
 
 /* Whether f is among k's formats: an input's storage (of the op's arity), the operand

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/datadir.h"
 #include "base/json.h"
 #include "base/sys.h"
 #include "harness/inputs/rng.h"
@@ -41,7 +42,7 @@ static void ug_costs_load(void)
     const char *path = getenv("ULPGATE_UNIT_COSTS");
     char def[4096], err[256];
     if (!path) {
-        snprintf(def, sizeof def, "%s/reports/unit_costs.json", UG_SOURCE_ROOT);
+        if (!ug_data_path("reports/unit_costs.json", def, sizeof def)) return; /* equal costs */
         path = def;
     }
     ug_costs = ug_json_parse_file(path, err, sizeof err);

@@ -263,6 +263,10 @@ int ug_trials(const ug_t *t, int dflt);
 void ug_point(ug_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Skip the rest of the case with a reason (TAP "# SKIP reason"). */
 void ug_skip(ug_t *t, const char *reason);
+/* A built-in kernel a case is about, by name (ug_kernel_find): when the built-in kernels are not
+ * loaded (--no-builtin: a plugin's kernels alone) the case is skipped, saying so; else the
+ * kernel, or NULL when there is no such kernel (the caller asserts). */
+const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name);
 /* A kernel run on data of the case's own (not via ug_measure): returns 0, or records the
  * kernel's error as a failure and returns nonzero. */
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line);

@@ -42,13 +42,6 @@ static int ug_finite_f64(double v)
     return (u & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
 }
 
-static const double *ug_in_f64(const ug_call *c, int i)
-{
-    return c->in[i].fmt == UG_F64 ? (const double *)c->in[i].data : NULL;
-}
-
-static double *ug_out_f64(ug_call *c) { return c->out.fmt == UG_F64 ? (double *)c->out.data : NULL; }
-
 static int ug_cpu_serial_f64(const ug_kernel *k, ug_call *c)
 {
     (void)k;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "tests/toy_op/toy_op.h"
+#include "kernels/registry_testing.h"
 
 enum { MAX_ABS_F32 };
 

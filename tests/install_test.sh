@@ -1,0 +1,135 @@
+#!/bin/bash
+# install_test.sh SRC BUILD - ulpgate as a user outside its tree meets it (docs/your-own-kernel.md):
+#   - `meson install --destdir` of BUILD; the installed, stripped binary holds no path of the
+#     source or build tree, and a copy of the prefix elsewhere finds its built-in corpus;
+#   - the quick start's commands (the blocks marked <!-- run --> of docs/your-own-kernel.md, by
+#     tests/doc_commands.py), with $HOME/.local the installed prefix: the example plugin built
+#     against the prefix alone (pkg-config), run with --no-builtin --report, its rows in the
+#     report; the broken build fails (exit 1) with the assertion and a rerun line; the gate;
+#   - examples/cmake_pkgconfig configured and built by CMake through pkg-config, and run;
+#   - plugins that must be refused (no entry point, another API version, a name taken twice)
+#     and one that crashes, each with its message;
+#   - examples/cpu_sum_plugin with ulpgate as a Meson subproject (its wrap): dependency('ulpgate')
+#     resolves, and none of ulpgate's tests enter the parent project.
+# TAP on stdout.
+src=$(cd "$1" && pwd -P)
+build=$(cd "$2" && pwd -P)
+ug=true
+. "$(dirname "$0")/tap.sh"
+echo "TAP version 13"
+
+root="$tmp/root"
+meson install -C "$build" --no-rebuild --destdir "$root" >"$tmp/out" 2>"$tmp/err"
+check "meson install --destdir succeeds" '[ $? = 0 ]'
+pc=$(find "$root" -name ulpgate.pc | head -n 1)
+prefix=$(cd "$(dirname "$pc")/../.." 2>/dev/null && pwd -P)
+ug="$prefix/bin/ulpgate"
+check "the prefix has bin/ulpgate, the header, the libraries, pkg-config files and the data" \
+  '[ -x "$prefix/bin/ulpgate" ] && [ -f "$prefix/include/ulpgate/ulpgate.h" ] &&
+   [ -f "$prefix/lib/libulpgate.a" ] && [ -f "$prefix/lib/libulpgate.so" ] &&
+   [ -f "$prefix/lib/pkgconfig/ulpgate-harness.pc" ] &&
+   [ -f "$prefix/share/ulpgate/reports/unit_costs.json" ] &&
+   ls "$prefix"/share/ulpgate/cases/corpus/*.txt >/dev/null'
+check "ulpgate.pc is relocatable (a fresh setup's default; else: meson configure -Dlibdir=lib -Dpkgconfig.relocatable=true)" \
+  'grep -q "^prefix=\${pcfiledir}" "$pc"'
+check "the header includes only standard headers" \
+  '! grep "^#[[:space:]]*include" "$prefix/include/ulpgate/ulpgate.h" | grep -v "<std\(bool\|def\)\.h>"'
+strip -o "$tmp/stripped" "$prefix/bin/ulpgate"
+check "the stripped binary names no path of the source or build tree" \
+  '! strings "$tmp/stripped" | grep -F -e "$src" -e "$build" >"$tmp/out"'
+cp -r "$prefix" "$tmp/copied"
+"$tmp/copied/bin/ulpgate" run --filter 'corpus/cancel_1e8_plus_1' --kernel serial_f32 >"$tmp/out" 2>"$tmp/err"
+check "a copied prefix finds its built-in corpus" \
+  'grep -q "corpus/cancel_1e8_plus_1 serial_f32@default" "$tmp/out"'
+env -u ULPGATE_DATA_DIR "$tmp/copied/bin/ulpgate" --data-dir "$tmp/nowhere" run --filter 'corpus/*' >"$tmp/out" 2>"$tmp/err"
+check "--data-dir elsewhere: the built-in corpus is not found" '! grep -q "^ok.* corpus/" "$tmp/out"'
+
+# --- the quick start, as written --------------------------------------------------------------
+mkdir -p "$tmp/home" "$tmp/work"
+ln -s "$prefix" "$tmp/home/.local"
+ln -s "$src" "$tmp/work/ulpgate"
+python3 "$src/tests/doc_commands.py" "$src/docs/your-own-kernel.md" test >"$tmp/quick.sh"
+(cd "$tmp/work" && env -u PKG_CONFIG_PATH -u ULPGATE_DATA_DIR HOME="$tmp/home" \
+   PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" bash "$tmp/quick.sh") \
+  >"$tmp/out" 2>"$tmp/err"
+check "every command of the quick start runs with the status it shows" \
+  'grep -q "^doc_commands: done" "$tmp/out"'
+mk="$tmp/work/my-kernels"
+check "the plugin was built against the prefix alone" \
+  'grep -q -- "-I$tmp/[^ ]*include" "$mk/build/compile_commands.json" &&
+   ! grep -q -- "-I$src" "$mk/build/compile_commands.json"'
+check "the report holds my_sum@default's rows, and only its" \
+  'json "$mk/report/results.json" "k = [r.get(\"kernel\") for r in d[\"results\"] if r.get(\"kernel\")]; assert set(k) == {\"my_sum@default\"}, set(k); assert len(k) > 100, len(k)"'
+check "the correct kernel passes, its five declared corpus failures fail as expected" \
+  'grep -q "0 failed, [0-9]* skipped, 5 failed as expected" "$tmp/out"'
+check "the broken kernel fails the usual assertion with a rerun line that loads the plugin" \
+  'grep -q "^not ok .* - reduce/[a-z0-9_]* my_sum@default n=" "$tmp/out" &&
+   grep -q "UG_EXPECT_BOUND_RATIO_MAX(r, 1.0) failed" "$tmp/out" &&
+   grep -q "rerun: ulpgate run --filter reduce/.* --kernel my_sum@default .* --plugin build-broken/libmykernels.so --no-builtin --xfail xfail.txt" "$tmp/out"'
+check "the gate: a baseline in the user's repository, and the run compared with it" \
+  'ls "$mk"/reports/baselines/*.json >/dev/null && grep -q "rows compared: 0 regressed" "$tmp/out"'
+check "results.json records the user's commit as git, ulpgate's as ulpgate_git" \
+  'json "$mk/report/results.json" "m = d[\"meta\"]; assert m[\"git\"] == \"unknown\" or m[\"git\"] != m[\"ulpgate_git\"], m; assert m[\"ulpgate_git\"]"'
+
+export PATH="$prefix/bin:$PATH"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+ulpgate() { "$prefix/bin/ulpgate" "$@"; }
+
+# --- CMake through pkg-config -----------------------------------------------------------------
+if command -v cmake >/dev/null; then
+  cmake -S "$src/examples/cmake_pkgconfig" -B "$tmp/cmake" >"$tmp/out" 2>"$tmp/err" &&
+    cmake --build "$tmp/cmake" >>"$tmp/out" 2>>"$tmp/err"
+  check "examples/cmake_pkgconfig builds with CMake's pkg_check_modules" '[ $? = 0 ] && [ -f "$tmp/cmake/libmydot.so" ]'
+  ulpgate run --plugin "$tmp/cmake/libmydot.so" --no-builtin --filter 'dot/*' >"$tmp/out" 2>"$tmp/err"
+  check "its dot kernel runs through the dot suite and passes" \
+    '[ $? = 0 ] && grep -q "^ok .* dot/normal my_dot@default" "$tmp/out"'
+else
+  ok "# SKIP cmake not found (CI installs it)"
+fi
+
+# --- plugins that must be refused, and one that crashes ----------------------------------------
+cc_plugin() { cc -shared -fPIC -std=c11 -I"$prefix/include" -o "$tmp/$1.so" -x c - 2>>"$tmp/err"; }
+printf 'int nothing(void) { return 0; }\n' | cc_plugin noentry
+run --plugin "$tmp/noentry.so" list
+check "a library without an entry point: exit 2, naming the file and UG_PLUGIN" \
+  '[ "$(rc)" = 2 ] && grep -q "noentry.so: no entry point ulpgate_plugin_entry .*UG_PLUGIN" "$tmp/err"'
+printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 99\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v99", .run = f},)\n' | cc_plugin v99
+run --plugin "$tmp/v99.so" list
+check "another API version: exit 2, naming the file and both versions" \
+  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 1" "$tmp/err"'
+run --plugin "$tmp/missing.so" list
+check "a file that is not there: exit 2, naming it" '[ "$(rc)" = 2 ] && grep -q "missing.so: no such file" "$tmp/err"'
+cp "$mk/build/libmykernels.so" "$tmp/again.so"
+run --plugin "$mk/build/libmykernels.so" --plugin "$tmp/again.so" --no-builtin list
+check "two plugins declaring the same kernel: exit 2, naming the kernel and both" \
+  '[ "$(rc)" = 2 ] && grep -q "kernel my_sum@default is declared twice .*again.so.*libmykernels.so" "$tmp/err"'
+run --plugin "$mk/build/libmykernels.so" list
+check "a plugin's kernel beside the built-in ones in ulpgate list" \
+  'grep -q "my_sum" "$tmp/out" && grep -q "serial_f32" "$tmp/out"'
+printf '#include <ulpgate/ulpgate.h>\nstatic int boom(const ug_kernel *k, ug_call *c) { (void)k; volatile float *p = 0; ug_out_f32(c)[0] = *p; return 0; }\nUG_PLUGIN({.name = "my_crash", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = boom},)\n' | cc_plugin crash
+run run --plugin "$tmp/crash.so" --no-builtin --filter 'reduce/normal' --report "$tmp/crash-report"
+check "a kernel that crashes: its point fails naming it and the signal, exit 1, a report" \
+  '[ "$(rc)" = 1 ] && grep -q "^not ok 1 - reduce/normal" "$tmp/out" &&
+   grep -q "kernel my_crash@default crashed (SIGSEGV)" "$tmp/out" && [ -f "$tmp/crash-report/results.json" ]'
+
+mkdir -p "$tmp/own/corpus"
+printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < c->n; i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_plugin own/libown
+printf '# op: sum\n# why: three terms whose partial sums are exact\n# source: hand-made\n# kernels: my_serial\n# check: ulp_max 0 every partial sum is exact\n1\n2\n4\n' >"$tmp/own/corpus/exact_small.txt"
+run run --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
+check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/exact_small my_serial@default n=3$" "$tmp/out"'
+
+# --- ulpgate as a Meson subproject ---------------------------------------------------------------
+mkdir -p "$tmp/sub/subprojects"
+cp "$src/examples/cpu_sum_plugin/meson.build" "$src/examples/cpu_sum_plugin/sum_plugin.c" "$tmp/sub/"
+cp "$src/examples/cpu_sum_plugin/ulpgate.wrap" "$tmp/sub/subprojects/"
+ln -s "$src" "$tmp/sub/subprojects/ulpgate" # the wrap's folder is there: nothing is downloaded
+env -u PKG_CONFIG_PATH meson setup "$tmp/sub/b" "$tmp/sub" --force-fallback-for=ulpgate \
+  -Dulpgate:cuda=disabled >"$tmp/out" 2>"$tmp/err"
+check "as a subproject: dependency('ulpgate') resolves to it" \
+  '[ $? = 0 ] && grep -q "Dependency ulpgate .*found: YES.*(overridden)\|ulpgate| Project name: ulpgate" "$tmp/out"'
+check "as a subproject: none of ulpgate's tests enter the parent project" \
+  '[ "$(meson introspect --tests "$tmp/sub/b")" = "[]" ]'
+ninja -C "$tmp/sub/b" libmykernels.so >"$tmp/out" 2>"$tmp/err"
+check "as a subproject: the plugin builds against the subproject's header" '[ $? = 0 ]'
+tap_end
