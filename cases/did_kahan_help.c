@@ -24,7 +24,7 @@
  *    does not delete the compensation;
  *  - so against the f32 (fma) reference the naive kernel of that build shows error 0 and Kahan
  *    a positive one: the reference *is* the naive computation, and Kahan "looks worse".
- * The table is the one README.md's "Did Kahan help?" quotes.
+ * The table is the one docs/variants.md's "Did Kahan help?" quotes.
  */
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 """same_rows.py OLD.json NEW.json - check that two baselines (or two results.json) hold the same
 rows with the same fields and bit-identical figures, whatever their format version: every key of
 every row equal (floats compared by their bits, "inf"/"nan" strings as written).  Used to check a
-'ulpgate baseline migrate' (README.md, "The results schema").  Exit 0 if equal, 1 with the
+'ulpgate baseline migrate' (docs/results-schema.md).  Exit 0 if equal, 1 with the
 differences listed."""
 import json
 import struct

@@ -106,8 +106,9 @@ UG_CASE(harness, specials_are_infinite_errors)
 
 UG_CASE(harness, streams_differ_by_case)
 {
-    /* An input's random stream is a function of the case and the distribution's name (README,
-     * "Input distributions"): the same distribution in two cases draws different numbers. */
+    /* An input's random stream is a function of the case and the distribution's name
+     * (docs/cases.md, "Input distributions"): the same distribution in two cases draws
+     * different numbers. */
     ug_dist d = ug_normal(0, 1);
     ug_input *in = ug_input_make(t, UG_OP_SUM, &d, 16, 1);
     uint64_t want = ug_hash64("normal(0,1)", ug_hash64("harness/streams_differ_by_case", UG_HASH64_INIT));

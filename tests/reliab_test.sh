@@ -1,6 +1,6 @@
 #!/bin/bash
 # reliab_test.sh ULPGATE SELFTEST - no lost results: what a hostile user or a broken machine does
-# to a run, and what must come of it (README.md, "When things go wrong").  TAP on stdout; every
+# to a run, and what must come of it (docs/troubleshooting.md).  TAP on stdout; every
 # check asserts an exit status and what was written.
 #   - stdout that cannot be written (/dev/full): exit 2 naming stdout (1 when a test failed);
 #   - SIGINT, SIGTERM, SIGHUP during `run --report`, and SIGPIPE (`| head`): the run stops, the

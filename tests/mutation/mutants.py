@@ -328,4 +328,17 @@ MUTANTS = [
     dict(id="gpu_oracle.reconstruct_weight", file="oracle/cuda/gemm.cu", gpu=True,
          find="ugg_wide_add(ws, Ps[at], prods[p].shift);", replace="ugg_wide_add(ws, Ps[at], prods[0].shift);",
          tests=["oracle_diff_gpu", "gpu_matmul"], what="every product at the first product's weight"),
+    # ---- the docs ------------------------------------------------------------------------
+    dict(id="docs.typo_subcommand", file="README.md",
+         find="build/ulpgate list | head", replace="build/ulpgate lsit | head",
+         tests=["docs"], what="a doc command with a mistyped subcommand (hidden behind a pipe)"),
+    dict(id="docs.typo_option", file="docs/hunting.md",
+         find="--n 256 --evals 3000", replace="--n 256 --eval 3000",
+         tests=["docs"], what="a doc command with a mistyped option"),
+    dict(id="docs.cli_stale", file="docs/cli.md",
+         find="Do not edit by hand.", replace="Do not edit this by hand.",
+         tests=["cli_docs"], what="the CLI reference edited by hand: no longer the CLI's help"),
+    dict(id="docs.schema_undocumented", file="harness/results/row_fields.h",
+         find='"the mean error in ulps"', replace='"the mean ULP error"',
+         tests=["schema_docs"], what="a row field's doc changed without the schema page"),
 ]

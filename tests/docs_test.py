@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Every command shown in the docs is run: the fenced shell blocks of README.md, CONTRIBUTING.md,
+BENCHMARKS.md and docs/*.md, against the built ulpgate, in a scratch directory.  TAP on stdout.
+
+usage: docs_test.py SOURCE_ROOT BUILD_DIR
+
+Conventions (what a doc writer needs to know):
+- A block fenced ```sh (or ```bash, ```shell) is run; ```text, ```console, ```c and the rest are
+  not.  The info string after the language may carry, space separated:
+    skip: REASON        the block is shown, never run (needs a GPU, Slurm, root, network ...);
+                        everything after "skip:" is the reason, printed as the TAP skip note
+    exit=N              a command of the block may exit N as well as 0 (a run that fails on purpose)
+    test-args="ARGS"    appended to every `ulpgate run` of the block when the test runs it (the
+                        doc shows a full run; the doc's prose names the shorter selection)
+- Whole blocks are skipped, with the reason, when a command needs what a test cannot have:
+  root or system packages, a CUDA device or nvcc, Slurm, a browser, the network.
+- A line that configures, builds or tests the build directory itself (`meson setup build`,
+  `ninja -C build`, `meson test -C build`) is not run (this test runs inside that build): it is
+  reported as a diagnostic and the rest of its block runs.
+- Each logical command (backslash continuations joined; `#` lines are comments) must end with 0
+  (or the block's exit=N); in a pipeline every stage must, except 141 (SIGPIPE: `| head`).
+- The scratch directory holds a symlink to every top-level entry of the source root, and `build/`
+  with a symlink to every entry of BUILD_DIR except `reports/` (so a doc's
+  `--report build/reports` writes into the scratch directory, not into the build).
+Links: every relative link of these files must name a file that exists; the files other branches
+are still writing (EXPECTED_LATER) are reported as skipped until they exist.
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+EXPECTED_LATER = {'docs/your-own-kernel.md', 'docs/check.md', 'docs/formats.md',
+                  'docs/reports.md'}
+SHELL_LANGS = {'sh', 'bash', 'shell'}
+BLOCK_SKIPS = [  # (pattern, reason): a block with a matching line is not run
+    (r'\bsudo\b|\bapt-get\b|\bapt\b install|\bpip\b install', 'installs system packages (root, network)'),
+    (r'-Dcuda=enabled|\bbuild-gpu\b|--gpus\b|\bnvcc\b|compute-sanitizer|--suite +(gpu|faults)\b|--gpu\b',
+     'needs nvcc or a CUDA device'),
+    (r'\bsbatch\b|\bsrun\b|\bsalloc\b|scripts/slurm', 'needs Slurm'),
+    (r'\bchromium\b|\bfirefox\b|xdg-open', 'needs a browser'),
+    (r'\bcurl\b|\bwget\b|git clone|git fetch|\bgh\b |\bglab\b', 'needs the network'),
+]
+BUILD_LINE = re.compile(r'^\s*(meson setup (--\S+ )*build\b|ninja -C build\b|meson test -C build\b|'
+                        r'meson compile -C build\b)')
+TIMEOUT_S = 300
+
+
+def parse_info(info):
+    """The info string after ``` -> (lang, skip reason or None, allowed exit, test args)."""
+    lang, _, rest = info.strip().partition(' ')
+    skip = None
+    if 'skip:' in rest:
+        rest, _, skip = rest.partition('skip:')
+        skip = skip.strip() or 'marked skip'
+    allowed, targs = 0, ''
+    for word in shlex.split(rest):
+        k, _, v = word.partition('=')
+        if k == 'exit':
+            allowed = int(v)
+        elif k == 'test-args':
+            targs = v
+        else:
+            raise ValueError('unknown fence attribute %r' % word)
+    return lang.lower(), skip, allowed, targs
+
+
+def blocks(path):
+    """Yield (line number, info string, body lines) for each fenced block of a Markdown file."""
+    with open(path, encoding='utf-8') as f:
+        lines = f.read().split('\n')
+    i = 0
+    while i < len(lines):
+        m = re.match(r'^(\s*)(```+|~~~+)(.*)$', lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, info, start = m.group(2), m.group(3), i + 1
+        body = []
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            body.append(lines[i][len(m.group(1)):] if lines[i].startswith(m.group(1)) else lines[i])
+            i += 1
+        i += 1
+        yield start, info, body
+
+
+def commands(body):
+    """Logical commands of a block: continuations joined, comments and blank lines dropped."""
+    out, cur = [], ''
+    for line in body:
+        if not cur and (not line.strip() or line.lstrip().startswith('#')):
+            continue
+        if line.rstrip().endswith('\\'):
+            cur += line.rstrip()[:-1] + ' '
+            continue
+        out.append(cur + line)
+        cur = ''
+    if cur:
+        out.append(cur)
+    return out
+
+
+def with_test_args(cmd, targs):
+    """Append targs to an `ulpgate run` command, before its first pipe or redirection."""
+    if not targs or not re.search(r'ulpgate run\b', cmd):
+        return cmd
+    m = re.search(r'\s(\||>|2>|&&|;)', cmd)
+    cut = m.start() if m else len(cmd)
+    return cmd[:cut].rstrip() + ' ' + targs + cmd[cut:]
+
+
+def script(cmds, allowed):
+    """A bash script that runs each command and stops at the first bad status, naming it."""
+    ok = '0|141|%d' % allowed
+    parts = []
+    for n, c in enumerate(cmds, 1):
+        parts.append(c)
+        parts.append('for s in "${PIPESTATUS[@]}"; do case $s in %s) ;; *) '
+                     'echo "docs: command %d exited $s" >&2; exit 1;; esac; done' % (ok, n))
+    return '\n'.join(parts) + '\n'
+
+
+def scratch_dir(src, build):
+    d = tempfile.mkdtemp(prefix='ulpgate-docs-')
+    for e in os.listdir(src):
+        if e in ('.git', 'build') or e.startswith('build'):
+            continue
+        os.symlink(os.path.join(src, e), os.path.join(d, e))
+    os.mkdir(os.path.join(d, 'build'))
+    for e in os.listdir(build):
+        if e != 'reports':
+            os.symlink(os.path.join(build, e), os.path.join(d, 'build', e))
+    return d
+
+
+def doc_files(src):
+    files = [f for f in ('README.md', 'CONTRIBUTING.md', 'BENCHMARKS.md') if os.path.exists(os.path.join(src, f))]
+    files += sorted('docs/' + f for f in os.listdir(os.path.join(src, 'docs')) if f.endswith('.md'))
+    return files
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.stderr.write('usage: docs_test.py SOURCE_ROOT BUILD_DIR\n')
+        return 2
+    src, build = (os.path.abspath(a) for a in sys.argv[1:])
+    points = []  # (ok, name, directive, diagnostics)
+    files = doc_files(src)
+
+    # Links first: cheap, and a moved section leaves dangling ones.
+    for f in files:
+        base = os.path.dirname(f)
+        text = open(os.path.join(src, f), encoding='utf-8').read()
+        text = re.sub(r'```.*?```', '', text, flags=re.S)
+        bad, later = [], []
+        for target in re.findall(r'\]\(([^)\s]+)\)', text):
+            if re.match(r'^[a-z]+:', target) or target.startswith('#'):
+                continue
+            rel = os.path.normpath(os.path.join(base, target.split('#')[0]))
+            if os.path.exists(os.path.join(src, rel)):
+                continue
+            (later if rel in EXPECTED_LATER else bad).append(rel)
+        diag = ['link to a missing file: %s' % b for b in bad]
+        diag += ['not written yet (another branch): %s' % l for l in sorted(set(later))]
+        points.append((not bad, '%s: relative links resolve' % f, '', diag))
+    for f in sorted(EXPECTED_LATER):
+        if not os.path.exists(os.path.join(src, f)):
+            points.append((True, '%s: its commands' % f, 'SKIP not written yet (linked; '
+                           'another branch writes it): its commands run once it exists', []))
+
+    scratch = scratch_dir(src, build)
+    env = dict(os.environ, LC_ALL='C')
+    for f in files:
+        for line, info, body in blocks(os.path.join(src, f)):
+            try:
+                lang, skip, allowed, targs = parse_info(info)
+            except ValueError as e:
+                points.append((False, '%s:%d: fence' % (f, line), '', [str(e)]))
+                continue
+            if lang not in SHELL_LANGS:
+                continue
+            first = re.sub(r'\s+#.*$', '', (commands(body) or ['(empty)'])[0])
+            name = '%s:%d: %s' % (f, line, first[:60])
+            if skip is None:
+                for pat, why in BLOCK_SKIPS:
+                    if any(re.search(pat, c) for c in commands(body)):
+                        skip = why
+                        break
+            if skip is not None:
+                points.append((True, name, 'SKIP ' + skip, []))
+                continue
+            diag, cmds = [], []
+            for c in commands(body):
+                if BUILD_LINE.match(c):
+                    diag.append('not run (the build under test): ' + c)
+                else:
+                    cmds.append(with_test_args(c, targs))
+            if not cmds:
+                points.append((True, name, 'SKIP only builds the tree', diag))
+                continue
+            t0 = time.time()
+            try:
+                p = subprocess.run(['bash', '-c', script(cmds, allowed)], cwd=scratch, env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   timeout=TIMEOUT_S)
+                ok, out = p.returncode == 0, p.stdout.decode('utf-8', 'replace')
+            except subprocess.TimeoutExpired:
+                ok, out = False, 'timed out after %d s' % TIMEOUT_S
+            diag += ['ran: ' + c for c in cmds] + ['%.1f s' % (time.time() - t0)]
+            if not ok:
+                diag += ['output (last 40 lines):'] + out.rstrip().split('\n')[-40:]
+            points.append((ok, name, '', diag))
+
+    print('TAP version 13')
+    print('1..%d' % len(points))
+    failed = 0
+    for n, (ok, name, directive, diag) in enumerate(points, 1):
+        failed += not ok
+        name = name.replace('#', '\\#').replace('\n', ' ')
+        print('%s %d - %s%s' % ('ok' if ok else 'not ok', n, name, ' # ' + directive if directive else ''))
+        for d in diag:
+            print('#   ' + d.replace('\n', ' '))
+    if failed:
+        print('# scratch directory kept: ' + scratch)
+    else:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
