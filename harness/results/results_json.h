@@ -25,7 +25,7 @@ bool ug_extra_is_field(const char *name);
 /* ---- the nested values of a row, both ways (row_nested.c) ---- */
 
 /* ulp_hist and the worst elements of a measured row (nothing for a check row). */
-void ug_row_nested_json(ug_buf *b, const ug_row *r);
+void ug_row_nested_json(ug_buf *b, const ug_row *r, bool full);
 /* The same read back (required of a measured row: ulp_hist); 0, or -1 with why. */
 int ug_row_nested_read(const ug_json *o, ug_row *r, char *why, size_t whylen);
 /* A case's own figures (ug_row.extra) into the row's "extra" object: *first says whether the
@@ -64,6 +64,11 @@ int ug_format_check(const char *path, const ug_json *head, const char *what, con
  * a missing or malformed figure as 0. */
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err,
                 size_t errlen);
+
+/* ug_row_read of a row of a compact results.json (its "detail": false): the UG_FF_DETAIL
+ * fields may be absent (read as 0); every other rule holds. */
+int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug_row *r,
+                   char *err, size_t errlen);
 
 /* A figure of an object: a JSON number or "inf", "-inf", "nan".  0, or -1 with "\"KEY\" is
  * missing" (if required), "is null", "is the string \"abc\", not a number", ... in err; absent
