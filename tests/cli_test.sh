@@ -57,9 +57,9 @@ check "a plain run (no --filter) leaves the canary out and passes" \
 
 # ---- the seed: it changes seed-dependent inputs, and the rerun line replays it -----------------
 seed=0xdeadbeefcafebabf
-run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --report "$tmp/a" --tap
+run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --report "$tmp/a" --detail --tap
 check "report run passes" '[ "$(rc)" = 0 ]'
-run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --seed $seed --report "$tmp/b" --tap
+run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --seed $seed --report "$tmp/b" --detail --tap
 check "a run with --seed $seed passes and prints the seed" '[ "$(rc)" = 0 ] && grep -q "seed $seed" "$tmp/out"'
 check "another seed gives other inputs (another result for the same case, kernel, n, trial)" \
   'json "$tmp/b/results.json" "
@@ -79,7 +79,7 @@ check "that rerun line reproduces the failure (exit 1, same worst element)" \
   '[ "$rc2" = 1 ] && grep -qF "$worst" "$tmp/out2"'
 
 # ---- the report says what the TAP stream says --------------------------------------------------
-run run --filter 'reduce/uniform01' --kernel 'serial_f32*' --report "$tmp/rep" --tap
+run run --filter 'reduce/uniform01' --kernel 'serial_f32*' --report "$tmp/rep" --detail --tap
 check "report run passes" '[ "$(rc)" = 0 ]'
 check "results.json: valid JSON with the documented fields" 'json "$tmp/rep/results.json" "
 m=d[\"meta\"]; assert all(k in m for k in (\"version\",\"git\",\"date\",\"host\",\"compiler\",\"cflags\",\"seed\",\"oracle\"))

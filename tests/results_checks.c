@@ -93,7 +93,9 @@ UG_CASE(results_schema, every_field_round_trips)
     ug_results_add(&res, &rows[0]);
     ug_results_add(&res, &rows[1]);
     ug_buf text = {0};
+    ug_results_detail = true; /* every field: `run --detail` */
     ug_report_json(&text, "{}", NULL, &res);
+    ug_results_detail = false;
     char path[32], err[1200];
     UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
     ug_json *root = ug_results_read(path, &back, err, sizeof err);
@@ -178,6 +180,66 @@ static const char ug_v1_doc[] =
     "\"bound_unchecked\":0,\"unwritten\":0,\"kappa_max\":1,\"correctly_rounded\":1,"
     "\"time_ms\":0.01,\"gbps\":3.2,\"ulp_hist\":[0,0,0,0,0,1,1,0,0,0,0,0,0,0,0,0],"
     "\"method\":6,\"extra\":{\"post_max_err\":9}}]}";
+
+/* The default (compact) file: a passing row leaves out the UG_FF_DETAIL fields and its worst
+ * elements, keeps every field a baseline (the gate) keeps, and reads back; a failing row is
+ * written in full; the file says "detail": false, and only then may detail fields be absent. */
+UG_CASE(results_schema, compact_rows_keep_the_gate_fields)
+{
+    ug_results res = {0}, back;
+    ug_row rows[2];
+    ug_fill_row(&rows[0], "sum", 0);
+    ug_fill_row(&rows[1], "gemm", 1);
+    rows[0].status = UG_ST_PASS;
+    rows[1].status = UG_ST_FAIL;
+    ug_results_add(&res, &rows[0]);
+    ug_results_add(&res, &rows[1]);
+    ug_buf text = {0};
+    ug_report_json(&text, "{}", NULL, &res);
+    UG_EXPECT(strstr(ug_buf_str(&text), "\"detail\":false") != NULL);
+    char path[32], err[1200];
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    ug_json *root = ug_results_read(path, &back, err, sizeof err);
+    UG_ASSERT_MSG(root != NULL, "%s", err);
+    UG_ASSERT(back.count == 2);
+    const ug_json *j0 = ug_json_get(root, "results")->items[0],
+                  *j1 = ug_json_get(root, "results")->items[1];
+    int detail = 0;
+    for (size_t i = 0; i < ug_n_row_fields; i++) {
+        const ug_field *f = &ug_row_fields[i];
+        const ug_json *x0 = ug_json_get(j0, "extra");
+        const ug_json *in0 = ug_json_get(f->flags & UG_FF_EXTRA ? x0 : j0, f->key);
+        if (f->flags & UG_FF_DETAIL) {
+            detail++;
+            UG_EXPECT_MSG(in0 == NULL, "\"%s\" is detail but in a passing compact row", f->key);
+            UG_EXPECT_MSG(f->bl == UG_W_NEVER, "\"%s\" is detail but a baseline keeps it", f->key);
+        } else if (ug_field_in(f, &rows[0], false) && f->type != UG_FT_PASSED) {
+            UG_EXPECT_MSG(ug_field_same(f, &rows[0], &back.rows[0]),
+                          "\"%s\" of the passing row not read back as written", f->key);
+        }
+        if (ug_field_in(f, &rows[1], false) && f->type != UG_FT_PASSED)
+            UG_EXPECT_MSG(ug_field_same(f, &rows[1], &back.rows[1]),
+                          "\"%s\" of the failing row not read back in full", f->key);
+    }
+    UG_EXPECT_MSG(detail >= 10, "only %d detail fields", detail);
+    UG_EXPECT(ug_json_get(j0, "worst_ulp") == NULL && ug_json_get(j1, "worst_ulp") != NULL);
+    UG_EXPECT(memcmp(rows[0].ulp_hist, back.rows[0].ulp_hist, sizeof rows[0].ulp_hist) == 0);
+    ug_json_free(root);
+    ug_results_free(&back);
+    unlink(path);
+    /* the same text without "detail": false is no compact file: the missing fields are errors */
+    char *cut = strstr(ug_buf_str(&text), "\"detail\":false,");
+    UG_ASSERT(cut != NULL);
+    memmove(cut, cut + strlen("\"detail\":false,"), strlen(cut + strlen("\"detail\":false,")) + 1);
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    root = ug_results_read(path, &back, err, sizeof err);
+    UG_EXPECT_MSG(!root && strstr(err, "missing"), "a full file missing detail fields: %s",
+                  root ? "accepted" : err);
+    ug_json_free(root);
+    unlink(path);
+    ug_buf_free(&text);
+    ug_results_free(&res);
+}
 
 UG_CASE(results_schema, format_1_read_newer_refused)
 {

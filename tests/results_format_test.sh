@@ -13,12 +13,18 @@ row='seven_methods/table pairwise_halves@default normal(0,1) 1024'
 newer="results format 3 is newer than this ulpgate reads (2): update ulpgate or regenerate the file with 'ulpgate run --report DIR'"
 
 echo "TAP version 13"
-"$ug" run --filter 'seven_methods/table' --report "$tmp/a" --tap >"$tmp/run.tap" 2>&1
-check "a run writes format 2, method and the *_rd sums inside \"extra\"" \
+"$ug" run --filter 'seven_methods/table' --report "$tmp/c" --tap >"$tmp/run.tap" 2>&1
+check "a default run is compact: \"detail\": false, no worst elements or detail fields in passing rows, the gate's fields kept" \
+  'json "$tmp/c/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"detail\"] is False; assert \"worst_ulp\" not in r and \"abs_err_sum\" not in r and \"method\" not in r.get(\"extra\",{}), r; assert all(k in r for k in (\"ulp_max\",\"ulp_mean\",\"rel_max\",\"bound_ratio_max\",\"correctly_rounded\",\"count\",\"ulp_hist\")), r"'
+"$ug" run --filter 'seven_methods/table' --report "$tmp/a" --detail --tap >"$tmp/run.tap" 2>&1
+check "run --detail writes format 2, method and the *_rd sums inside \"extra\"" \
   'json "$tmp/a/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"format\"]==2; assert r[\"extra\"][\"method\"]==5 and r[\"extra\"][\"abs_err_sum_rd\"]>0 and \"method\" not in r and \"abs_err_sum_rd\" not in r, r"'
 run report "$tmp/a" --baseline none
-check "report of the seven-methods run: exit 0, its table" \
-  '[ "$(rc)" = 0 ] && grep -q "^### seven_methods/table" "$tmp/a/summary.md" && grep -q "pairwise_halves@default" "$tmp/a/summary.md"'
+check "report of the seven-methods run: exit 0, its kernel rollup" \
+  '[ "$(rc)" = 0 ] && grep -q "^## Kernels" "$tmp/a/summary.md" && grep -q "^| pairwise_halves@default | sum |" "$tmp/a/summary.md"'
+run compare "$tmp/a/results.json" "$tmp/c/results.json"
+check "compare of the full run (BASE) and the compact one (NEW): every row the same" \
+  '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out"'
 
 # ---- a newer format ---------------------------------------------------------------------------
 mkdir -p "$tmp/v3"

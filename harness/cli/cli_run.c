@@ -55,6 +55,7 @@ int ug_run_options_parse(int argc, char **argv, ug_options *o, ug_run_args *a)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(arg, "--tap") == 0) { o->tap = true; continue; }
         if (strcmp(arg, "--slow") == 0) { o->slow = true; continue; }
+        if (strcmp(arg, "--detail") == 0) { ug_results_detail = true; continue; }
         if (strcmp(arg, "--slow-only") == 0) { o->slow_only = true; continue; }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             a->help = true;

@@ -44,6 +44,8 @@ const char ug_usage_text[] =
     "  --seed S         seed (decimal or 0x hex; default 0x5eed); printed at the start\n"
     "  --tap            strict TAP on stdout (for meson)\n"
     "  --report DIR     write DIR/results.json, DIR/summary.md and DIR/index.html\n"
+    "  --detail         results.json rows in full (every figure, the worst elements); by\n"
+    "                   default a passing row keeps what the gate and the pages use\n"
     "  --slow           include the slow cases; --slow-only: only them\n"
     "  --oracle K       gpu, fast or mpfr (default: gpu for GPU cases when a GPU is present,\n"
     "                   fast otherwise)\n"

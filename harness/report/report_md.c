@@ -1,6 +1,8 @@
 /*
- * report_md.c - summary.md (failures and regressions first, then per case a table kernel x n)
- * and the terminal table of `ulpgate summary` (see pages.h).
+ * report_md.c - summary.md (failures in full and regressions first, then one line per kernel:
+ * its points, statuses, worst ULP and worst bound ratio; the tables per case and size are left
+ * to index.html, so that the page stays near 100 KB for thousands of rows) and the terminal
+ * table of `ulpgate summary` (see pages.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +29,11 @@ static const char *ug_meta_str(const ug_pages_in *in, const char *key)
 {
     return ug_json_str_of(ug_json_get(in->meta, key), "?");
 }
+
+/* Lists of passing things are cut (their rows stay in index.html and results.json): the
+ * declared expected failures after this many, the points of one skip reason after that many.
+ * Failures are never cut. */
+enum { UG_MD_LIST_MAX = 100, UG_MD_SKIP_NAMES = 8 };
 
 static bool ug_row_failed(const ug_row *r)
 {
@@ -107,12 +114,15 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
     }
     if (xf) {
         ug_buf_printf(o, "## Expected failures (%zu, declared in the cases)\n\n", xf);
+        size_t shown = 0;
         for (size_t i = 0; i < in->all.count; i++)
-            if (in->all.rows[i].status == UG_ST_XFAIL) {
+            if (in->all.rows[i].status == UG_ST_XFAIL && shown++ < UG_MD_LIST_MAX) {
                 ug_buf_printf(o, "- `%s`: ", in->all.rows[i].point);
                 ug_md_cell(o, in->all.rows[i].note);
                 ug_buf_printf(o, "\n");
             }
+        if (xf > UG_MD_LIST_MAX)
+            ug_buf_printf(o, "- and %zu more (index.html)\n", xf - UG_MD_LIST_MAX);
         ug_buf_printf(o, "\n");
     }
     if (sk) {
@@ -122,13 +132,17 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
         for (size_t i = 0; i < in->all.count; i++) {
             const ug_row *r = &in->all.rows[i];
             if (r->status != UG_ST_SKIP || done[i]) continue;
+            size_t same = 0;
             ug_buf_printf(o, "- %s: ", r->note[0] ? r->note : "(no reason given)");
             for (size_t j = i; j < in->all.count; j++)
                 if (in->all.rows[j].status == UG_ST_SKIP && !done[j] &&
                     strcmp(in->all.rows[j].note, r->note) == 0) {
-                    ug_buf_printf(o, "%s`%s`", j == i ? "" : ", ", in->all.rows[j].point);
+                    if (same++ < UG_MD_SKIP_NAMES)
+                        ug_buf_printf(o, "%s`%s`", j == i ? "" : ", ", in->all.rows[j].point);
                     done[j] = true;
                 }
+            if (same > UG_MD_SKIP_NAMES)
+                ug_buf_printf(o, " and %zu more", same - UG_MD_SKIP_NAMES);
             ug_buf_printf(o, "\n");
         }
         free(done);
@@ -136,78 +150,77 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
     }
 }
 
-/* ---- per case: kernel x n -------------------------------------------------------------------- */
+/* ---- per kernel: the rollup ------------------------------------------------------------------ */
 
-static const ug_results *ug_sort_rows;
-static int ug_by_kernel_n(const void *a, const void *b)
+/* One kernel's line of the rollup: its measured rows over every case and size. */
+typedef struct {
+    const char *kernel, *op;
+    size_t points, pass, xfail, fail, skip;
+    double ulp, ratio;             /* the worst (NaN wins: it is no figure to trust) */
+    const ug_row *ulp_at, *ratio_at; /* the rows that gave them */
+} ug_md_kernel;
+
+static void ug_md_worst(double v, const ug_row *r, double *w, const ug_row **at)
 {
-    const ug_row *x = &ug_sort_rows->rows[*(const size_t *)a],
-                 *y = &ug_sort_rows->rows[*(const size_t *)b];
-    int c = strcmp(x->kernel, y->kernel);
-    if (c) return c;
-    if (x->n != y->n) return x->n < y->n ? -1 : 1;
-    return strcmp(x->id, y->id);
+    if (!*at || isnan(v) || (!isnan(*w) && v > *w)) {
+        *w = v;
+        *at = r;
+    }
 }
 
-/* Whether a field of the schema (row_fields.h) is a figure column of a case's table: it has a
- * heading, and its rows are of this table's kind (GEMM or not; a condition number or not). */
-static bool ug_md_column(const ug_field *f, bool kappa, bool gemm)
+/* One line per kernel (first-seen order): points, their statuses, the worst ULP and bound ratio
+ * and where they were seen.  Cost O(rows x kernels); a few hundred kernels at most. */
+static void ug_md_rollup(const ug_results *all, ug_buf *o)
 {
-    if (!f->md || ((f->flags & UG_FF_KAPPA) && !kappa)) return false;
-    return f->res == UG_W_GEMM ? gemm : f->res == UG_W_NOGEMM ? !gemm : true;
-}
-
-/* The rows [from, to) of one case (contiguous in run order); the figure columns come from the
- * schema's md headings, in its order. */
-static void ug_md_case(const ug_results *all, size_t from, size_t to, ug_buf *o)
-{
-    size_t *idx = ug_xcalloc(to - from + 1, sizeof *idx), n = 0;
-    bool kappa = false, odd = false, gemm = false;
-    for (size_t i = from; i < to; i++) {
+    ug_md_kernel *k = ug_xcalloc(all->count + 1, sizeof *k);
+    size_t nk = 0;
+    for (size_t i = 0; i < all->count; i++) {
         const ug_row *r = &all->rows[i];
-        if (!r->measured || r->status == UG_ST_SKIP) continue;
-        idx[n++] = i;
-        kappa |= ug_dist_has_kappa(r->dist);
-        odd |= r->status != UG_ST_PASS;
-        gemm |= ug_row_shaped(r);
-    }
-    if (!n) {
-        free(idx);
-        return;
-    }
-    ug_sort_rows = all;
-    qsort(idx, n, sizeof *idx, ug_by_kernel_n);
-    ug_buf_printf(o, "### %s: `%s`\n\n| kernel | %s |%s", all->rows[idx[0]].case_name,
-                  all->rows[idx[0]].dist, gemm ? "M x N x K" : "n", odd ? " status |" : "");
-    for (size_t f = 0; f < ug_n_row_fields; f++)
-        if (ug_md_column(&ug_row_fields[f], kappa, gemm))
-            ug_buf_printf(o, " %s |", ug_row_fields[f].md);
-    ug_buf_printf(o, "\n|---|---:|%s", odd ? "---|" : "");
-    for (size_t f = 0; f < ug_n_row_fields; f++)
-        if (ug_md_column(&ug_row_fields[f], kappa, gemm)) ug_buf_printf(o, "---:|");
-    ug_buf_printf(o, "\n");
-    for (size_t j = 0; j < n; j++) {
-        const ug_row *r = &all->rows[idx[j]];
-        char a[32];
-        ug_buf_printf(o, "| %s | ", r->kernel);
-        if (gemm)
-            ug_buf_printf(o, "%zu x %zu x %zu", r->m, r->gemm_n, r->k);
-        else
-            ug_buf_printf(o, "%zu", r->n);
-        ug_buf_printf(o, " |");
-        if (odd)
-            ug_buf_printf(o, " %s%s%s |", ug_row_failed(r) ? "**" : "", ug_status_name(r->status),
-                          ug_row_failed(r) ? "**" : "");
-        for (size_t f = 0; f < ug_n_row_fields; f++) {
-            const ug_field *fd = &ug_row_fields[f];
-            if (!ug_md_column(fd, kappa, gemm)) continue;
-            double v = ug_row_num(r, fd);
-            ug_buf_printf(o, " %s |", (fd->flags & UG_FF_BLANK0) && !(v > 0) ? "" : ug_fmt_fig(v, a));
+        if (!r->measured) continue;
+        size_t j = 0;
+        while (j < nk && strcmp(k[j].kernel, r->kernel) != 0) j++;
+        if (j == nk) {
+            k[nk].kernel = r->kernel;
+            k[nk++].op = r->op;
         }
-        ug_buf_printf(o, "\n");
+        ug_md_kernel *m = &k[j];
+        m->points++;
+        m->pass += r->status == UG_ST_PASS;
+        m->xfail += r->status == UG_ST_XFAIL;
+        m->fail += ug_row_failed(r);
+        m->skip += r->status == UG_ST_SKIP;
+        if (r->status == UG_ST_SKIP) continue;
+        ug_md_worst(r->ulp_max, r, &m->ulp, &m->ulp_at);
+        ug_md_worst(r->bound_ratio_max, r, &m->ratio, &m->ratio_at);
+    }
+    ug_buf_printf(o, "## Kernels (%zu)\n\nPer kernel, over every case and size it ran: the "
+                     "measured points and their statuses, the worst error (max ULP) and the worst "
+                     "ratio of an error to its bound, with the case that gave it.  The tables per "
+                     "case and size are in [index.html](index.html) and `results.json`.\n\n",
+                  nk);
+    if (nk)
+        ug_buf_printf(o, "| kernel | op | points | pass | xfail | fail | skip | worst ULP | at | "
+                         "worst bound ratio | at |\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|"
+                         "---|\n");
+    for (size_t j = 0; j < nk; j++) {
+        const ug_md_kernel *m = &k[j];
+        char a[32], b[32];
+        ug_buf_printf(o, "| ");
+        ug_md_cell(o, m->kernel);
+        ug_buf_printf(o, " | %s | %zu | %zu | %zu | %s%zu%s | %zu | ", m->op, m->points, m->pass,
+                      m->xfail, m->fail ? "**" : "", m->fail, m->fail ? "**" : "", m->skip);
+        if (m->ulp_at) {
+            ug_buf_printf(o, "%s | ", ug_fmt_fig(m->ulp, a));
+            ug_md_cell(o, m->ulp_at->case_name);
+            ug_buf_printf(o, " n=%zu | %s | ", m->ulp_at->n, ug_fmt_fig(m->ratio, b));
+            ug_md_cell(o, m->ratio_at->case_name);
+            ug_buf_printf(o, " n=%zu |\n", m->ratio_at->n);
+        } else {
+            ug_buf_printf(o, " |  |  |  |\n");
+        }
     }
     ug_buf_printf(o, "\n");
-    free(idx);
+    free(k);
 }
 
 void ug_report_md(const ug_pages_in *in, ug_buf *o)
@@ -216,17 +229,7 @@ void ug_report_md(const ug_pages_in *in, ug_buf *o)
     ug_md_failures(in, o);
     ug_md_regressions(in, o);
     ug_md_declared(in, o);
-    ug_buf_printf(o, "## Cases\n\nPer case, every kernel at every size: the worst (max) and mean "
-                     "error over every output of every trial, the largest ratio of an error to its "
-                     "a-priori (or probabilistic) bound, and the median time of one call.\n\n");
-    const ug_results *all = &in->all;
-    for (size_t from = 0; from < all->count;) {
-        size_t to = from + 1;
-        while (to < all->count && strcmp(all->rows[to].case_name, all->rows[from].case_name) == 0)
-            to++;
-        ug_md_case(all, from, to, o);
-        from = to;
-    }
+    ug_md_rollup(&in->all, o);
 }
 
 /* ---- the terminal table ---------------------------------------------------------------------- */

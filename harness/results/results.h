@@ -67,7 +67,13 @@ typedef enum {
     UG_FT_PASSED,
 } ug_field_type;
 
-enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4 };
+enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8 };
+
+/* Whether results.json rows are written in full (`run --detail`): every field and the worst
+ * elements.  Off (the default), a passing row leaves out the UG_FF_DETAIL fields and its worst
+ * elements: a default run's file is a quarter of the size, and the gate and `report` read every
+ * figure they use.  A failing row is always written in full. */
+extern bool ug_results_detail;
 
 /* The version of the results.json and baseline formats this ulpgate writes; it reads this one
  * and every older one (1: the files with no "format" key, and baselines of format 1). */
@@ -95,6 +101,9 @@ typedef struct ug_row {
     int n_extra;
     struct { char name[40]; double value; } extra[16];
 } ug_row;
+
+/* Whether row r is written in full (ug_results_detail, or r failed). */
+bool ug_row_in_full(const ug_row *r);
 
 /* One field of the schema, for the code that walks it (offset: of its member in ug_row). */
 typedef struct ug_field {

@@ -83,6 +83,12 @@ static bool ug_field_controls(const ug_field *f)
 
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err, size_t errlen)
 {
+    return ug_row_read_ex(o, format, baseline, false, r, err, errlen);
+}
+
+int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug_row *r,
+                   char *err, size_t errlen)
+{
     memset(r, 0, sizeof *r);
     if (!o || o->type != UG_JSON_OBJ) {
         snprintf(err, errlen, "a row is %s, not an object", o ? ug_json_type_name(o->type) : "missing");
@@ -98,17 +104,24 @@ int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *er
             const ug_field *f = &ug_row_fields[i];
             if (ug_field_controls(f) != (pass == 0)) continue;
             ug_when w = baseline ? f->bl : f->res;
-            bool optional = w == UG_W_NONZERO;
+            /* a compact file (the default) leaves the detail fields out of passing rows */
+            bool optional = w == UG_W_NONZERO || (compact && (f->flags & UG_FF_DETAIL));
             if (!optional && !ug_field_in(f, r, baseline)) continue;
             const ug_json *v = ug_json_get(f->flags & UG_FF_EXTRA ? xo : o, f->key);
             if (!v && optional) continue;
-            if (!v && (f->flags & UG_FF_EXTRA) && format >= 2) {
+            if (!v && (f->flags & UG_FF_EXTRA) && format >= 2 && !optional) {
                 snprintf(why, sizeof why, "\"extra\": \"%s\" is missing", f->key);
                 goto bad;
             }
             if (ug_field_read(f, v, r, why, sizeof why) != 0) goto bad;
         }
     if (!baseline && ug_row_nested_read(o, r, why, sizeof why) != 0) goto bad;
+    if (compact && r->measured && !r->kernel_name[0]) { /* name@variant: the detail split */
+        const char *at = strrchr(r->kernel, '@');
+        snprintf(r->kernel_name, sizeof r->kernel_name, "%.*s",
+                 at ? (int)(at - r->kernel) : (int)strlen(r->kernel), r->kernel);
+        snprintf(r->variant, sizeof r->variant, "%s", at ? at + 1 : "default");
+    }
     return 0;
 bad:
     snprintf(err, errlen, "%s", why);
@@ -170,9 +183,18 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
         }
         ug_results_add_unit(res, name->str, s);
     }
+    /* "detail": false marks a compact file (the default of `run`): its passing rows leave the
+     * UG_FF_DETAIL fields out.  Absent (older files) or true: every row is in full. */
+    const ug_json *detail = ug_json_get(root, "detail");
+    if (detail && detail->type != UG_JSON_BOOL) {
+        snprintf(err, errlen, "%s: \"detail\" is %s, not true or false", path,
+                 ug_json_type_name(detail->type));
+        goto fail;
+    }
+    bool compact = detail && !detail->b;
     for (size_t i = 0; i < rows->count; i++) {
         ug_row r;
-        if (ug_row_read(rows->items[i], format, false, &r, why, sizeof why) != 0) {
+        if (ug_row_read_ex(rows->items[i], format, false, compact, &r, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: result %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "",
                      r.id, r.id[0] ? ")" : "", why);
             goto fail;

@@ -44,5 +44,9 @@ int ug_format_check(const char *path, const ug_json *head, const char *what, con
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err,
                 size_t errlen);
 
+/* ug_row_read of a row of a compact results.json (its "detail": false): the UG_FF_DETAIL
+ * fields may be absent (read as 0); every other rule holds. */
+int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug_row *r,
+                   char *err, size_t errlen);
 
 #endif

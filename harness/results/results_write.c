@@ -25,6 +25,13 @@ static void ug_kv_num(ug_buf *b, const char *key, double v)
     ug_buf_json_num(b, v);
 }
 
+bool ug_results_detail = false;
+
+bool ug_row_in_full(const ug_row *r)
+{
+    return ug_results_detail || r->status == UG_ST_FAIL || r->status == UG_ST_XPASS;
+}
+
 /* One field of the schema (its key and value). */
 static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_row *r)
 {
@@ -48,10 +55,11 @@ static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_ro
  * case's name that is a schema key is left out: the schema's value is the row's). */
 static void ug_extra_json(ug_buf *b, const ug_row *r)
 {
-    bool first = true;
+    bool first = true, full = ug_row_in_full(r);
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
         if (!(f->flags & UG_FF_EXTRA) || !ug_field_in(f, r, false)) continue;
+        if ((f->flags & UG_FF_DETAIL) && !full) continue;
         ug_buf_printf(b, "%s", first ? ",\"extra\":{" : "");
         ug_field_json(b, &first, f, r);
     }
@@ -61,20 +69,22 @@ static void ug_extra_json(ug_buf *b, const ug_row *r)
 
 void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
 {
-    bool first = true;
+    bool first = true, full = baseline || ug_row_in_full(r);
     ug_buf_printf(b, "{");
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
+        if ((f->flags & UG_FF_DETAIL) && !full) continue;
         if (!(f->flags & UG_FF_EXTRA) && ug_field_in(f, r, baseline)) ug_field_json(b, &first, f, r);
     }
     if (baseline) return;
-    ug_row_nested_json(b, r);
+    ug_row_nested_json(b, r, full);
     ug_extra_json(b, r);
 }
 
 void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_results *res)
 {
-    ug_buf_printf(b, "{\"format\":%d,\"meta\":%s", UG_RESULTS_FORMAT, meta);
+    ug_buf_printf(b, "{\"format\":%d,\"detail\":%s,\"meta\":%s", UG_RESULTS_FORMAT,
+                  ug_results_detail ? "true" : "false", meta);
     if (shard) ug_buf_printf(b, "%s", shard);
     ug_buf_printf(b, ",\n\"summary\":{\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"xfailed\":%d,"
                      "\"xpassed\":%d},\n\"units\":[",

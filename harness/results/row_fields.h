@@ -18,7 +18,9 @@
  *           A reader requires a field wherever its rule says it is written.
  *   flags   UG_FF_EXTRA: written inside the row's "extra" object (seldom-used figures);
  *           UG_FF_KAPPA: its Markdown column only where a distribution has a condition number;
- *           UG_FF_BLANK0: an empty Markdown cell when the value is <= 0 (not measured)
+ *           UG_FF_BLANK0: an empty Markdown cell when the value is <= 0 (not measured);
+ *           UG_FF_DETAIL: in a results.json only with `run --detail`, or in a row that failed
+ *           (a compact file leaves it out; absent reads as 0); never needed by the gate
  *   md      the heading of its Markdown column in a case's table, or NULL for none
  *
  * Adding a field: one X line here (in the place its key should take in a row), a line in
@@ -35,14 +37,14 @@
     X(STR,    case_name,         128, "case",              "",        ALL,     ALL,   0, NULL, "the case: \"reduce/normal\"") \
     X(STR,    point,             256, "point",             "",        ALL,     CHECK, 0, NULL, "the TAP name") \
     X(STATUS, status,              0, "status",            "",        ALL,     ALL,   0, NULL, "pass, fail, skip, xfail or xpass") \
-    X(PASSED, status,              0, "passed",            "",        ALL,     NEVER, 0, NULL, "status is pass or xfail (written, not read)") \
-    X(INT,    failures,            0, "failures",          "checks",  ALL,     NEVER, 0, NULL, "checks of the point that failed") \
+    X(PASSED, status,              0, "passed",            "",        ALL,     NEVER, UG_FF_DETAIL, NULL, "status is pass or xfail (written, not read)") \
+    X(INT,    failures,            0, "failures",          "checks",  ALL,     NEVER, UG_FF_DETAIL, NULL, "checks of the point that failed") \
     X(STR,    note,              512, "note",              "",        NONZERO, NEVER, 0, NULL, "skip reason, expected-failure reason, or kernel error") \
     X(STR,    device,            128, "device",            "",        ALL,     NEVER, 0, NULL, "\"cpu\" or the GPU's name") \
     X(BOOL,   measured,            0, "measured",          "",        ALL,     ALL,   0, NULL, "a measurement (else a check point with no figures)") \
     X(STR,    kernel,             64, "kernel",            "",        MEAS,    MEAS,  0, NULL, "name@variant") \
-    X(STR,    kernel_name,        48, "kernel_name",       "",        MEAS,    NEVER, 0, NULL, "the kernel's name") \
-    X(STR,    variant,            24, "variant",           "",        MEAS,    NEVER, 0, NULL, "its build variant") \
+    X(STR,    kernel_name,        48, "kernel_name",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the kernel's name") \
+    X(STR,    variant,            24, "variant",           "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "its build variant") \
     X(STR,    backend,             8, "backend",           "",        MEAS,    MEAS,  0, NULL, "cpu or cuda") \
     X(STR,    op,                  8, "op",                "",        MEAS,    MEAS,  0, NULL, "sum, dot or gemm") \
     X(STR,    dist,              160, "dist",              "",        MEAS,    MEAS,  0, NULL, "the input distribution") \
@@ -59,22 +61,22 @@
     X(NUM,    ulp_max,             0, "ulp_max",           "ulp",     MEAS,    MEAS,  0, "max ULP", "the largest error, in units in the last place") \
     X(NUM,    ulp_mean,            0, "ulp_mean",          "ulp",     MEAS,    MEAS,  0, "mean ULP", "the mean error in ulps") \
     X(NUM,    rel_max,             0, "rel_max",           "",        MEAS,    MEAS,  0, "max rel. error", "the largest relative error") \
-    X(NUM,    rel_mean,            0, "rel_mean",          "",        MEAS,    NEVER, 0, NULL, "the mean relative error") \
-    X(NUM,    abs_max,             0, "abs_max",           "",        MEAS,    NEVER, 0, NULL, "the largest absolute error") \
-    X(NUM,    abs_err_sum,         0, "abs_err_sum",       "",        MEAS,    NEVER, 0, NULL, "the sum of the absolute errors") \
-    X(NUM,    rel_err_sum,         0, "rel_err_sum",       "",        MEAS,    NEVER, 0, NULL, "the sum of the relative errors") \
-    X(NUM,    abs_err_sum_rd,      0, "abs_err_sum_rd",    "",        NOGEMM,  NEVER, UG_FF_EXTRA, NULL, "abs_err_sum against RD32 of the exact sum (the seven-methods post)") \
-    X(NUM,    rel_err_sum_rd,      0, "rel_err_sum_rd",    "",        NOGEMM,  NEVER, UG_FF_EXTRA, NULL, "rel_err_sum against RD32 of the exact sum") \
-    X(STR,    bound_class,        16, "bound_class",       "",        MEAS,    NEVER, 0, NULL, "the kernel's declared error-bound class") \
+    X(NUM,    rel_mean,            0, "rel_mean",          "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the mean relative error") \
+    X(NUM,    abs_max,             0, "abs_max",           "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the largest absolute error") \
+    X(NUM,    abs_err_sum,         0, "abs_err_sum",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the sum of the absolute errors") \
+    X(NUM,    rel_err_sum,         0, "rel_err_sum",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the sum of the relative errors") \
+    X(NUM,    abs_err_sum_rd,      0, "abs_err_sum_rd",    "",        NOGEMM,  NEVER, UG_FF_EXTRA | UG_FF_DETAIL, NULL, "abs_err_sum against RD32 of the exact sum (the seven-methods post)") \
+    X(NUM,    rel_err_sum_rd,      0, "rel_err_sum_rd",    "",        NOGEMM,  NEVER, UG_FF_EXTRA | UG_FF_DETAIL, NULL, "rel_err_sum against RD32 of the exact sum") \
+    X(STR,    bound_class,        16, "bound_class",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the kernel's declared error-bound class") \
     X(NUM,    bound_ratio_max,     0, "bound_ratio_max",   "",        MEAS,    MEAS,  0, "bound ratio", "the largest error / its bound") \
-    X(NUM,    bound_ratio_mean,    0, "bound_ratio_mean",  "",        MEAS,    NEVER, 0, NULL, "the mean error / bound") \
-    X(NUM,    apriori_ratio_max,   0, "apriori_ratio_max", "",        MEAS,    NEVER, 0, NULL, "the largest error / its a-priori bound") \
-    X(NUM,    prob_ratio_max,      0, "prob_ratio_max",    "",        MEAS,    NEVER, 0, NULL, "the largest error / its probabilistic bound") \
-    X(NUM,    prob_lambda,         0, "prob_lambda",       "",        MEAS,    NEVER, 0, NULL, "lambda of the probabilistic bound") \
-    X(NUM,    prob_failure,        0, "prob_failure",      "",        MEAS,    NEVER, 0, NULL, "its failure probability") \
-    X(COUNT,  bound_vacuous,       0, "bound_vacuous",     "outputs", MEAS,    NEVER, 0, NULL, "outputs whose bound was vacuous") \
-    X(COUNT,  bound_unchecked,     0, "bound_unchecked",   "outputs", MEAS,    NEVER, 0, NULL, "outputs with no bound checked") \
-    X(COUNT,  unwritten,           0, "unwritten",         "outputs", MEAS,    NEVER, 0, NULL, "outputs the kernel never wrote") \
+    X(NUM,    bound_ratio_mean,    0, "bound_ratio_mean",  "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the mean error / bound") \
+    X(NUM,    apriori_ratio_max,   0, "apriori_ratio_max", "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the largest error / its a-priori bound") \
+    X(NUM,    prob_ratio_max,      0, "prob_ratio_max",    "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the largest error / its probabilistic bound") \
+    X(NUM,    prob_lambda,         0, "prob_lambda",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "lambda of the probabilistic bound") \
+    X(NUM,    prob_failure,        0, "prob_failure",      "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "its failure probability") \
+    X(COUNT,  bound_vacuous,       0, "bound_vacuous",     "outputs", MEAS,    NEVER, UG_FF_DETAIL, NULL, "outputs whose bound was vacuous") \
+    X(COUNT,  bound_unchecked,     0, "bound_unchecked",   "outputs", MEAS,    NEVER, UG_FF_DETAIL, NULL, "outputs with no bound checked") \
+    X(COUNT,  unwritten,           0, "unwritten",         "outputs", MEAS,    NEVER, UG_FF_DETAIL, NULL, "outputs the kernel never wrote") \
     X(NUM,    kappa_max,           0, "kappa_max",         "",        MEAS,    NEVER, UG_FF_KAPPA, "max κ", "the largest condition number of the inputs") \
     X(COUNT,  correctly_rounded,   0, "correctly_rounded", "outputs", MEAS,    MEAS,  0, NULL, "outputs equal to the exact value rounded to nearest") \
     X(INT,    repeats,             0, "repeats",           "",        NONZERO, NONZERO, 0, NULL, "nondeterministic kernels: runs of the same input") \
@@ -82,7 +84,7 @@
     X(NUM,    time_ms,             0, "time_ms",           "ms",      MEAS,    NEVER, UG_FF_BLANK0, "time (ms)", "the median time of one call") \
     X(NUM,    gbps,                0, "gbps",              "GB/s",    NOGEMM,  NEVER, UG_FF_BLANK0, "GB/s", "input bytes per second") \
     X(NUM,    gflops,              0, "gflops",            "GFLOP/s", GEMM,    NEVER, UG_FF_BLANK0, "GFLOP/s", "GEMM: 2MNK per second") \
-    X(INT,    method,              0, "method",            "",        NONZERO, NEVER, UG_FF_EXTRA, NULL, "the seven-methods post's method number of the kernel")
+    X(INT,    method,              0, "method",            "",        NONZERO, NEVER, UG_FF_EXTRA | UG_FF_DETAIL, NULL, "the seven-methods post's method number of the kernel")
 /* clang-format on */
 
 #endif

@@ -71,13 +71,14 @@ bad:
 
 /* ---- ulp_hist and the worst elements of a measured row ---- */
 
-void ug_row_nested_json(ug_buf *b, const ug_row *r)
+void ug_row_nested_json(ug_buf *b, const ug_row *r, bool full)
 {
     if (!r->measured) return;
     ug_buf_printf(b, ",\"ulp_hist\":[");
     for (int i = 0; i < 16; i++)
         ug_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)r->ulp_hist[i]);
     ug_buf_printf(b, "]");
+    if (!full) return; /* the worst elements are detail (ug_results_detail) */
     ug_worst_json(b, "worst_ulp", &r->worst_ulp);
     ug_worst_json(b, "worst_bound_ratio", &r->worst_bound_ratio);
 }

@@ -11,7 +11,7 @@
 #include "harness/results/results.h"
 
 /* ulp_hist and the worst elements of a measured row (nothing for a check row). */
-void ug_row_nested_json(ug_buf *b, const ug_row *r);
+void ug_row_nested_json(ug_buf *b, const ug_row *r, bool full);
 /* The same read back (required of a measured row: ulp_hist); 0, or -1 with why. */
 int ug_row_nested_read(const ug_json *o, ug_row *r, char *why, size_t whylen);
 /* A case's own figures (ug_row.extra) into the row's "extra" object: *first says whether the

@@ -1,0 +1,36 @@
+#!/bin/sh
+# report_size_test.sh ULPGATE - the sizes of a run's report on a representative subset (the
+# adversarial suite: about half of a default CPU run's ~7200 rows, in ~15 s; the whole default
+# run takes ~45 s, too long for every CI run), extrapolated per row to the default run:
+#   summary.md   <= 100 KB: failures in full, then one line per kernel, no per-size tables;
+#   results.json compact by default: passing rows without detail fields or worst elements, at
+#                most 720 bytes a row (<= ~5.2 MB for 7200 rows; measured: 4.9 MB), and at most
+#                half the size of the same run with --detail.
+# The issue's target of <= 3 MB for results.json is NOT met yet (see docs/reports.md).
+ug="$1"
+. "$(dirname "$0")/tap.sh"
+
+echo "TAP version 13"
+"$ug" run --filter 'adversarial/*' --report "$tmp/c" >"$tmp/run.out" 2>&1
+"$ug" run --filter 'adversarial/*' --report "$tmp/d" --detail >"$tmp/run.out" 2>&1
+size() { wc -c <"$1" | tr -d ' '; }
+rows=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$tmp/c/results.json")
+echo "# subset: $rows rows; summary.md $(size "$tmp/c/summary.md") B; results.json $(size "$tmp/c/results.json") B compact, $(size "$tmp/d/results.json") B with --detail"
+check "the subset is representative (over 2000 rows)" '[ "$rows" -gt 2000 ]'
+check "summary.md <= 100 KB" '[ "$(size "$tmp/c/summary.md")" -le 102400 ]'
+check "summary.md: failures first, then the kernel rollup, no per-case tables" \
+  'awk "/^## Failures/{f=NR} /^## Kernels/{k=NR} END{exit !(f && k && f < k)}" "$tmp/c/summary.md" && ! grep -q "^| kernel | n |" "$tmp/c/summary.md"'
+check "summary.md: one line per kernel, as many as the run's distinct kernels" \
+  'json "$tmp/c/results.json" "
+import re
+k={r[\"kernel\"] for r in d[\"results\"] if r[\"measured\"]}
+s=open(\"$tmp/c/summary.md\").read()
+lines=[l for l in s.splitlines() if l.startswith(\"| \") and l.split(\" | \")[0][2:] in k]
+assert len(lines)==len(k), (len(lines), len(k))"'
+check "results.json compact: <= 720 bytes a row (<= ~5.2 MB for a default run's 7200 rows)" \
+  '[ "$(size "$tmp/c/results.json")" -le $((rows * 720)) ]'
+check "results.json compact: at most half of the --detail file" \
+  '[ $(( 2 * $(size "$tmp/c/results.json") )) -le "$(size "$tmp/d/results.json")" ]'
+check "compact and --detail files give the gate the same figures (compare: 0 regressed, 0 improved)" \
+  '"$ug" compare "$tmp/d/results.json" "$tmp/c/results.json" >"$tmp/out" 2>&1 && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out"'
+tap_end
