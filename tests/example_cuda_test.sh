@@ -18,12 +18,13 @@ check "examples/cuda_gemm_plugin builds with nvcc against the installed prefix" 
   '[ $? = 0 ] && [ -f "$tmp/b/libgemmkernels.so" ] && ! grep -q -- "-I$src" "$tmp/b/compile_commands.json"'
 run --plugin "$tmp/b/libgemmkernels.so" list
 check "the installed ulpgate loads it: my_gemm, a CUDA GEMM kernel" \
-  '[ "$(rc)" = 0 ] && grep -q "my_gemm@default *gemm cuda tree" "$tmp/out"'
+  '[ "$(rc)" = 0 ] && grep -q "my_gemm@default *gemm *cuda .*tree" "$tmp/out"'
 ndev=$("$ug" devices 2>/dev/null | head -n 1)
 if [ "${ndev:-0}" = 0 ]; then
   ok "# SKIP no CUDA device: the plugin's run needs a GPU"
 else
-  run run --plugin "$tmp/b/libgemmkernels.so" --no-builtin --report "$tmp/report"
+  run run --plugin "$tmp/b/libgemmkernels.so" --no-builtin \
+    --xfail "$src/examples/cuda_gemm_plugin/xfail.txt" --report "$tmp/report"
   check "on the GPU: the suites measure my_gemm@default and it passes (exit 0)" \
     '[ "$(rc)" = 0 ] && grep "^ok .* my_gemm@default" "$tmp/out" | grep -qv "# SKIP"'
 fi

@@ -8,7 +8,7 @@
  *   measure.c  measurements
  *   run.c      selection and the run loop, which hands every closed point to a sink
  *   results.c  the results list the loop collects (harness/results/results.h)
- *   tap.c      TAP output (harness/run/tap.h)
+ *   tap.c      TAP output (harness/results/tap.h)
  */
 #ifndef UG_CONTEXT_H
 #define UG_CONTEXT_H

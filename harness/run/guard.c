@@ -18,7 +18,7 @@
 #include "base/sys.h"
 #include "harness/run/context.h"
 #include "harness/run/guard.h"
-#include "harness/run/tap.h"
+#include "harness/results/tap.h"
 
 #define UG_WATCH_TICK_S 0.05
 /* How long the watchdog waits for the results lock before it gives up on the report. */

@@ -21,7 +21,7 @@
 #include "harness/run/run_limits.h"
 #include "harness/run/run.h"
 #include "harness/run/shard.h"
-#include "harness/run/tap.h"
+#include "harness/results/tap.h"
 #include "ops/op.h"
 #include "ug_config.h"
 

@@ -1,5 +1,5 @@
 /* tap.c - see tap.h. */
-#include "harness/run/tap.h"
+#include "harness/results/tap.h"
 
 #include <stdbool.h>
 
