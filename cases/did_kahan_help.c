@@ -124,7 +124,7 @@ UG_CASE_EX(did_kahan_help, n1000, UG_CASE_GPU)
         for (int v = 0; v < UG_DKH_V; v++) {
             char id[64];
             snprintf(id, sizeof id, "%s@%s", ug_dkh_kernels[k], ug_dkh_variants[v]);
-            UG_ASSERT_MSG(ug_kernel_find(id) != NULL, "%s is not registered", id);
+            UG_ASSERT_MSG(ug_builtin_kernel(t, id) != NULL, "%s is not registered", id);
             UG_FOR_KERNELS(t, kk, UG_OP_GEMM, UG_CUDA, id) {
                 r[k][v] = ug_measure(t, kk, in);
                 UG_EXPECT_BOUND_RATIO_MAX(r[k][v], 1.0); /* a-priori class */

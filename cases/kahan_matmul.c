@@ -105,7 +105,7 @@ UG_CASE_EX(kahan_matmul, published_n1000, UG_CASE_GPU)
     }
     ug_result *r[UG_POST_KERNELS];
     for (int i = 0; i < UG_POST_KERNELS; i++) {
-        const ug_kernel *k = ug_kernel_find(ug_post_kernels[i]);
+        const ug_kernel *k = ug_builtin_kernel(t, ug_post_kernels[i]);
         UG_ASSERT_MSG(k != NULL, "%s not registered", ug_post_kernels[i]);
         r[i] = ug_measure(t, k, in);
         UG_EXPECT_BOUND_RATIO_MAX(r[i], 1.0); /* a-priori class: kernels/bounds.c */
