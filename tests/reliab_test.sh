@@ -119,6 +119,11 @@ check "control bytes of an argument are escaped in its message (no ESC, no CR on
 check "an unknown option with a control byte: exit 2, escaped" '[ "$(rc)" = 2 ] && grep -qF "unknown option '"'"'--bad\x01'"'"'" "$tmp/err"'
 
 # ---- memory ------------------------------------------------------------------------------------------
+# vmem KB: a cap on the address space (the safety net of the tests below), except in a build under
+# AddressSanitizer, whose shadow memory alone reserves terabytes of address space
+asan=0
+{ ldd "$ug" 2>/dev/null | grep -q libasan || nm "$ug" 2>/dev/null | grep -q __asan_init; } && asan=1
+vmem() { [ "$asan" = 1 ] || ulimit -v "$1"; }
 ULPGATE_MEM_LIMIT=1G "$ug" run --trials 16777216 >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
 check "--trials 16777216 beyond memory: exit 2 before the run, needed vs available" \
   '[ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q -- "--trials 16777216: .* needs 2.5 GiB .* and 1 GiB is available (ULPGATE_MEM_LIMIT" "$tmp/err"'
@@ -127,7 +132,7 @@ check "an input beyond memory: a failed point with needed vs available, the case
   '[ "$(rc)" = 1 ] && grep -q "memory for the input failed: normal(0,1) n=1000, 200000 trials need .* MiB .* and 600 MiB is available (ULPGATE_MEM_LIMIT" "$tmp/out" && grep -q "^ok 1 - reduce/normal serial_f32@default n=1$" "$tmp/out"'
 for lim in 1GB 954MiB 0.93G 1000000000; do
   # (ulimit -v: were the limit not read, the run would stop at once rather than fill the machine)
-  (ulimit -v 3000000; ULPGATE_MEM_LIMIT=$lim exec "$ug" run --trials 16777216) >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+  (vmem 3000000; ULPGATE_MEM_LIMIT=$lim exec "$ug" run --trials 16777216) >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
   check "ULPGATE_MEM_LIMIT=$lim is read (GB: powers of 1000, G and MiB: of 1024): exit 2 before the run" \
     '[ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q -- "--trials 16777216: .* needs 2.5 GiB .* and 95[0-9] MiB is available (ULPGATE_MEM_LIMIT" "$tmp/err"'
 done
@@ -139,7 +144,7 @@ mkdir -p "$tmp/bigc"
 python3 -c "
 print('# why: 65536 x 65536 outputs from 2^17 values'); print('# op: gemm 65536x65536x1'); print('# kernels: gemm_naive_cpu')
 print('1\n' * 131072, end='')" >"$tmp/bigc/big.txt"
-(ulimit -v 8000000; ULPGATE_MEM_LIMIT=1G exec "$ug" run --tap --corpus "$tmp/bigc" --filter 'corpus/big') >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+(vmem 8000000; ULPGATE_MEM_LIMIT=1G exec "$ug" run --tap --corpus "$tmp/bigc" --filter 'corpus/big') >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
 check "a corpus GEMM beyond memory: exit 1, a failed point naming the file's input, needed vs available" \
   '[ "$(rc)" = 1 ] && grep -q "^not ok 1 - corpus/big" "$tmp/out" && grep -q "memory for the input failed: file(big.txt) .* and 1 GiB is available (ULPGATE_MEM_LIMIT" "$tmp/out"'
 ULPGATE_MAX_ELEMENTS=20 ULPGATE_MAX_TRIALS=2 "$ug" run --tap --filter 'dot/normal' --kernel dot_serial_f32 --report "$tmp/capped" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
