@@ -32,32 +32,7 @@ static inline cudaError_t ug_fmt_upload(void **d, const ug_arg *a, size_t pad)
 template <class Prepare, class Launch>
 int ug_fmt_cuda_run(ug_call *c, void *d_out, Prepare prepare, Launch launch)
 {
-    size_t bytes = c->out.count * ug_fmt_bytes(c->out.fmt);
-    auto poisoned = [&]() -> cudaError_t {
-        cudaError_t e = cudaMemsetAsync(d_out, UG_CUDA_POISON_BYTE, bytes);
-        return e != cudaSuccess ? e : prepare();
-    };
-    cudaEvent_t t0 = NULL, t1 = NULL;
-    float first_ms = 0;
-    UG_CUDA_TRY(c, poisoned());
-    if (c->reps > 0) {
-        UG_CUDA_TRY(c, cudaEventCreate(&t0));
-        UG_CUDA_TRY(c, cudaEventCreate(&t1));
-        UG_CUDA_TRY(c, cudaEventRecord(t0));
-    }
-    UG_CUDA_TRY(c, launch());
-    if (c->reps > 0) UG_CUDA_TRY(c, cudaEventRecord(t1));
-    UG_CUDA_TRY(c, cudaDeviceSynchronize());
-    if (c->reps > 0) UG_CUDA_TRY(c, cudaEventElapsedTime(&first_ms, t0, t1));
-    UG_CUDA_TRY(c, cudaMemcpy(c->out.data, d_out, bytes, cudaMemcpyDeviceToHost));
-    UG_CUDA_TRY(c, ug_cuda_time(c, poisoned, launch, first_ms));
-    if (t0) cudaEventDestroy(t0);
-    if (t1) cudaEventDestroy(t1);
-    return 0;
-cleanup:
-    if (t0) cudaEventDestroy(t0);
-    if (t1) cudaEventDestroy(t1);
-    return 1;
+    return ug_cuda_run_bytes(c, d_out, c->out.count * ug_fmt_bytes(c->out.fmt), prepare, launch);
 }
 
 static inline size_t ug_fmt_ceil_log2(size_t v)

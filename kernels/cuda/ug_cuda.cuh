@@ -161,14 +161,13 @@ static inline cudaError_t ug_no_prepare(void) { return cudaSuccess; }
 #define UG_CUDA_POISON_BYTE 0xff
 
 /* The common tail of every launcher once its inputs are on the device: one normal run (poison
- * d_out, prepare, launch, wait, copy out_count floats from d_out to the output), then the timing
+ * d_out, prepare, launch, wait, copy bytes from d_out to c->out.data), then the timing
  * when c->reps > 0 (the normal run, timed too, also sets how many reps fit the timing budget),
  * every timed launch poisoned too (outside the timed interval).  Returns 0,
  * or 1 with the error in c->err; frees nothing (the caller does). */
 template <class Prepare, class Launch>
-int ug_cuda_run(ug_call *c, float *d_out, size_t out_count, Prepare prepare, Launch launch)
+int ug_cuda_run_bytes(ug_call *c, void *d_out, size_t bytes, Prepare prepare, Launch launch)
 {
-    size_t bytes = out_count * sizeof(float);
     auto poisoned = [&]() -> cudaError_t {
         cudaError_t e = cudaMemsetAsync(d_out, UG_CUDA_POISON_BYTE, bytes);
         return e != cudaSuccess ? e : prepare();
@@ -185,7 +184,7 @@ int ug_cuda_run(ug_call *c, float *d_out, size_t out_count, Prepare prepare, Lau
     if (c->reps > 0) UG_CUDA_TRY(c, cudaEventRecord(t1));
     UG_CUDA_TRY(c, cudaDeviceSynchronize());
     if (c->reps > 0) UG_CUDA_TRY(c, cudaEventElapsedTime(&first_ms, t0, t1));
-    UG_CUDA_TRY(c, cudaMemcpy(ug_out_f32(c), d_out, bytes, cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, cudaMemcpy(c->out.data, d_out, bytes, cudaMemcpyDeviceToHost));
     UG_CUDA_TRY(c, ug_cuda_time(c, poisoned, launch, first_ms));
     if (t0) cudaEventDestroy(t0);
     if (t1) cudaEventDestroy(t1);
@@ -194,6 +193,14 @@ cleanup:
     if (t0) cudaEventDestroy(t0);
     if (t1) cudaEventDestroy(t1);
     return 1;
+}
+
+/* ug_cuda_run_bytes for a binary32 output of out_count values (ug_kernel_run has checked that
+ * the call's output is binary32). */
+template <class Prepare, class Launch>
+int ug_cuda_run(ug_call *c, float *d_out, size_t out_count, Prepare prepare, Launch launch)
+{
+    return ug_cuda_run_bytes(c, d_out, out_count * sizeof(float), prepare, launch);
 }
 
 /* Upload n floats to a new device buffer *d (NULL on failure: the caller's cleanup frees). */
