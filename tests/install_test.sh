@@ -56,8 +56,18 @@ mkdir -p "$tmp/home" "$tmp/work"
 ln -s "$prefix" "$tmp/home/.local"
 ln -s "$src" "$tmp/work/ulpgate"
 python3 "$src/tests/doc_commands.py" "$src/docs/your-own-kernel.md" test >"$tmp/quick.sh"
-(cd "$tmp/work" && env -u PKG_CONFIG_PATH -u ULPGATE_DATA_DIR HOME="$tmp/home" \
-   PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" bash "$tmp/quick.sh") \
+# A newcomer's environment: the system PATH, then the directories of the build tools this
+# machine has elsewhere (a GPU machine with meson under /opt finds it, as its user would); the
+# package search path keeps what the system set up (MPFR under a non-standard prefix) but nothing
+# of the source, build or install trees, so ulpgate itself is found through ~/.local only.
+qs_path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+for t in meson ninja cc c++ pkg-config nvcc; do
+  d=$(command -v "$t" 2>/dev/null) && qs_path="$qs_path:$(dirname "$d")"
+done
+qs_pkg=$(printf '%s' "${PKG_CONFIG_PATH:-}" | tr ':' '\n' |
+         grep -v -F -e "$src" -e "$build" -e "$prefix" | paste -sd: -)
+(cd "$tmp/work" && env -u ULPGATE_DATA_DIR PKG_CONFIG_PATH="$qs_pkg" HOME="$tmp/home" \
+   PATH="$qs_path" bash "$tmp/quick.sh") \
   >"$tmp/out" 2>"$tmp/err"
 check "every command of the quick start runs with the status it shows" \
   'grep -q "^doc_commands: done" "$tmp/out"'
