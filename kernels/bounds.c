@@ -145,10 +145,10 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  *     c = 2^(1-p) + (b + 1) 2^(2-p-t) (1 + 2^(1-p)).
  * A step whose error is at most c times the magnitudes it adds behaves as one rounded addition
  * of unit roundoff c in Higham's tree argument (Higham (4.4)-(4.6): a term through D such steps;
- * by induction E_j <= (1 + c) E_(j-1) + c S_j, so E <= ((1 + c)^D - 1) S <= gamma_D(c) S), so the
- * products of the rounded operands, S^ = sum |p_i| <= (1 + r) S, are accumulated within
- * gamma_D(c) S^, and with the operand rounding
- *     |s^ - s| <= r S + (1 + r) gamma_D(c) S                                  (UG_BOUND_BLOCK_FMA)
+ * by induction E_j <= (1 + c) E_(j-1) + c S_j, so E <= ((1 + c)^D - 1) S), so the products of
+ * the rounded operands, S^ = sum |p_i| <= (1 + r) S, are accumulated within ((1 + c)^D - 1) S^,
+ * and with the operand rounding
+ *     |s^ - s| <= r S + (1 + r) ((1 + c)^D - 1) S                             (UG_BOUND_BLOCK_FMA)
  * D: the row's depth, the block steps (or plain roundings, c >= 2^(1-p) covers those) any term
  * passes through: K - 1 for a library whose order is unknown (every tree), ceil(K/4) for a
  * hand-written serial MMA loop (V100's 4-product blocks are the smallest published).
@@ -162,7 +162,7 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * UG_BOUND_BLOCK_FMA_PROMOTED: chunks of N = 128 terms each accumulated as above from zero
  * (depth D_in = depth(min(K, N))), each chunk's result (a p-bit number, exact in binary32) added
  * to a binary32 accumulator in order, m = ceil(K/N) rounded additions to nearest:
- *     |s^ - s| <= r S + (1 + r) (g_in + gamma_m(u) (1 + g_in)) S,  g_in = gamma_(D_in)(c).
+ *     |s^ - s| <= r S + (1 + r) (g_in + gamma_m(u) (1 + g_in)) S,  g_in = (1 + c)^D_in - 1.
  * Both assume no partial sum leaves the accumulator's range (fp16 accumulation: +inf beyond
  * 65504, ug_fmt_range_exceeded) and handle underflow in ug_kernel_bound_underflow. */
 enum { UG_BLOCK_PROMOTE_N = 128 };
@@ -195,14 +195,20 @@ static double ug_block_r(ug_block_params q)
     return 2 * uo + uo * uo;
 }
 
-/* The accumulation's relative factor: gamma_D(c), or the promoted g_in + gamma_m(u)(1 + g_in)
- * (+inf when vacuous). */
+/* (1 + c)^D - 1: the induction's own bound (gamma_D(c) is its linearisation, valid only while
+ * D c < 1), finite for every D until it overflows binary64 (then +inf).  The fp8 envelope's c is
+ * ~2^-6, so a library's depth K - 1 gives a finite but useless bound from K ~ 100 on: the
+ * honest worst case of a 13-bit truncating accumulator in an unknown order. */
+static double ug_block_growth(double D, double c) { return expm1(D * log1p(c)); }
+
+/* The accumulation's relative factor: (1 + c)^D - 1, or the promoted g_in + gamma_m(u)(1 + g_in)
+ * (+inf past binary64's range). */
 static double ug_block_acc(const ug_kernel *k, size_t n)
 {
     double c = ug_block_c(ug_block_params_of(k));
-    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) return ug_gamma((double)ug_kernel_depth(k, n), c);
+    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) return ug_block_growth((double)ug_kernel_depth(k, n), c);
     size_t in = n < UG_BLOCK_PROMOTE_N ? n : UG_BLOCK_PROMOTE_N;
-    double g_in = ug_gamma((double)ug_kernel_depth(k, in), c);
+    double g_in = ug_block_growth((double)ug_kernel_depth(k, in), c);
     double m = (double)((n + UG_BLOCK_PROMOTE_N - 1) / UG_BLOCK_PROMOTE_N);
     return g_in + ug_gamma(m, ug_u32) * (1 + g_in);
 }

@@ -225,18 +225,19 @@ UG_CASE(bounds, block_fma_values)
 {
     const double u = 0x1p-24, S = 3, s = 2;
 #define G(k, uu) ((k) * (uu) / (1 - (k) * (uu)))
+#define E(d, cc) expm1((d) * log1p(cc))
 #define C(b, p) (ldexp(1, 1 - (p)) + ((b) + 1) * ldexp(1, 2 - (p)) * (1 + ldexp(1, 1 - (p))))
 #define R(pop) (2 * ldexp(1, -(pop)) + ldexp(1, -(pop)) * ldexp(1, -(pop)))
     ug_kernel k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
     k.op_fmt = UG_BF16;
     double c = C(16, 24), r = R(8);
-    ug_expect_bound(t, "block_fma bf16 -> f32: r S + (1 + r) gamma_D(c) S",
-                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * G(5, c) * S);
+    ug_expect_bound(t, "block_fma bf16 -> f32: r S + (1 + r) ((1 + c)^D - 1) S",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
     k.op_fmt = UG_F16;
     k.acc_fmt = UG_F16;
     c = C(16, 11), r = R(11);
     ug_expect_bound(t, "block_fma f16 -> f16 accumulator (p = 11)", ug_kernel_bound(&k, 100, S, s),
-                    r * S + (1 + r) * G(5, c) * S);
+                    r * S + (1 + r) * E(5, c) * S);
     UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 100, 70000, s)),
                   "block_fma, binary16 accumulator: S beyond 65504, no bound");
     UG_EXPECT_MSG(ug_kernel_operand_limit(&k) == 65504.0, "block_fma f16: operands up to 65504");
@@ -244,14 +245,16 @@ UG_CASE(bounds, block_fma_values)
     k.op_fmt = UG_E4M3;
     c = C(32, 13), r = R(4);
     ug_expect_bound(t, "block_fma e4m3: b = 32, p = 13", ug_kernel_bound(&k, 100, S, s),
-                    r * S + (1 + r) * G(5, c) * S);
+                    r * S + (1 + r) * E(5, c) * S);
     UG_EXPECT_MSG(ug_kernel_operand_limit(&k) == 448.0, "block_fma fp8: operands up to 448");
-    k.depth = NULL; /* every order: D = K - 1, vacuous once (K - 1) c >= 1 */
-    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 4096, S, s)), "block_fma e4m3, D = 4095: vacuous");
+    k.depth = NULL; /* every order: D = K - 1: finite while (1 + c)^D fits binary64 */
+    ug_expect_bound(t, "block_fma e4m3, D = 4095: (1 + c)^D - 1 beyond gamma's range",
+                    ug_kernel_bound(&k, 4096, S, s), r * S + (1 + r) * E(4095, c) * S);
+    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 65536, S, s)), "block_fma e4m3, D = 65535: overflows");
     k = ug_row_of(UG_BOUND_BLOCK_FMA_PROMOTED, UG_OP_GEMM);
     k.op_fmt = UG_E4M3;
     /* n = 1000: chunks of 128 at depth 5 each, m = 8 chunks added in binary32 */
-    double g_in = G(5, c), acc = g_in + G(8, u) * (1 + g_in);
+    double g_in = E(5, c), acc = g_in + G(8, u) * (1 + g_in);
     ug_expect_bound(t, "block_fma_promoted e4m3, n = 1000: g_in + gamma_m(u)(1 + g_in)",
                     ug_kernel_bound(&k, 1000, S, s), r * S + (1 + r) * acc * S);
     k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
@@ -259,11 +262,12 @@ UG_CASE(bounds, block_fma_values)
     ug_expect_bound(t, "block_fma bf16 underflow: K (2 eta M (1 + u_op) + eta^2 + 2^-149)(1 + acc)",
                     ug_kernel_bound_underflow(&k, 100, 2.0),
                     100 * (2 * 0x1p-133 * 2 * (1 + 0x1p-8) + 0x1p-266 + 0x1p-149) *
-                        (1 + G(5, C(16, 24))));
+                        (1 + E(5, C(16, 24))));
     UG_EXPECT_MSG(strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA), "block_fma") == 0 &&
                       strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA_PROMOTED), "block_fma_promoted") == 0,
                   "block class names");
 #undef G
 #undef C
+#undef E
 #undef R
 }

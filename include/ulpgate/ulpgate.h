@@ -83,7 +83,7 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  * rounded to op_fmt by the launcher, products exact, blocks of at most b products fused with the
  * accumulator, aligned to the largest addend with t extra bits and truncated, c the error of one
  * block relative to the sum of its addends' magnitudes):
- *   UG_BOUND_BLOCK_FMA       r S + (1 + r) gamma_D(c) S, r the products' operand-rounding error,
+ *   UG_BOUND_BLOCK_FMA       r S + (1 + r) ((1 + c)^D - 1) S, r the products' operand-rounding error,
  *                            D the block steps any term passes through (the row's depth)
  *   UG_BOUND_BLOCK_FMA_PROMOTED  the same within chunks of 128 terms, each chunk then added to a
  *                            binary32 accumulator (DeepSeek-V3's promotion) */
