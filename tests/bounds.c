@@ -271,3 +271,79 @@ UG_CASE(bounds, block_fma_values)
 #undef E
 #undef R
 }
+
+/* ---- the block_fma class against a simulated truncating block FMA ------------------------------ */
+
+/* x truncated toward zero to a multiple of q (a power of two): exact in binary64 while |x|/q
+ * < 2^53. */
+static double ug_trunc_to(double x, double q) { return trunc(x / q) * q; }
+
+/* x truncated toward zero to p significant bits. */
+static double ug_trunc_bits(double x, int p)
+{
+    if (x == 0) return 0;
+    return ug_trunc_to(x, ldexp(1, ilogb(x) - p + 1));
+}
+
+/* The model of kernels/bounds.c at its worst: blocks of b products (exact binary64 numbers)
+ * added to the accumulator s in one step, every addend truncated toward zero to the window's
+ * last bit 2^(2-p-t) 2^e (e = ilogb of the largest addend, the window's top bit one binade above
+ * it), the exact sum of the window truncated to p bits.  K products in order: ceil(K/b) steps. */
+static double ug_block_model(const double *prod, size_t K, int b, int p, int t)
+{
+    double s = 0;
+    for (size_t k0 = 0; k0 < K; k0 += (size_t)b) {
+        size_t kend = K - k0 < (size_t)b ? K : k0 + (size_t)b;
+        double m = fabs(s);
+        for (size_t k = k0; k < kend; k++) m = fabs(prod[k]) > m ? fabs(prod[k]) : m;
+        if (m == 0) continue;
+        double q = ldexp(1, ilogb(m) + 2 - p - t), sum = ug_trunc_to(s, q);
+        for (size_t k = k0; k < kend; k++) sum += ug_trunc_to(prod[k], q); /* exact: < 2^53 q */
+        s = ug_trunc_bits(sum, p);
+    }
+    return s;
+}
+
+static size_t ug_depth_blocks16(size_t n) { return (n + 15) / 16; }
+
+/* Operands used as they are (op_fmt binary32: r = 0, so the accumulation term alone is
+ * tested), bf16-valued data, binary32 accumulator, b = 16, t = 0, depth ceil(K/16): the simulated model's error must stay within the class on random data and
+ * on the adversarial set where every small product falls just below the window (each block
+ * loses almost b window quanta: what the (b + 1) 2^(2-p-t) term of c pays for). */
+UG_CASE(bounds, block_fma_model)
+{
+    enum { K = 4096 };
+    static double a[K], bv[K], prod[K];
+    ug_kernel k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.depth = ug_depth_blocks16;
+    uint64_t s = ug_seed(t) | 1;
+    double worst = 0;
+    for (int set = 0; set < 2; set++) {
+        for (size_t i = 0; i < K; i++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            double u = (double)(s >> 11) * 0x1p-53;
+            if (set == 0) { /* random bf16 values in (-1, 1) */
+                a[i] = ldexp(trunc(ldexp(u * 2 - 1, 8)), -8);
+                bv[i] = ldexp(trunc(ldexp((double)((s >> 3) & 0xffff) * 0x1p-16, 8)), -8);
+            } else { /* one large first product, then products just below the window */
+                a[i] = i == 0 ? 1.0 : 0x1.fep-23; /* bf16: 8 significant bits */
+                bv[i] = 1.0;
+            }
+            prod[i] = a[i] * bv[i];
+        }
+        ug_exact x;
+        ug_exact_dot_f64(a, 1, bv, 1, K, &x);
+        double got = ug_block_model(prod, K, 16, 24, 0);
+        double err = fabs((got - x.hi) - x.lo);
+        double bound = ug_kernel_bound(&k, K, x.sum_abs, fabs(x.hi));
+        double ratio = err / bound;
+        worst = ratio > worst ? ratio : worst;
+        UG_EXPECT_MSG(ratio <= 1, "%s set: model %a, exact %a, error %.3g > bound %.3g",
+                      set ? "adversarial" : "random", got, x.hi, err, bound);
+        if (set == 1) /* the adversarial set must come near the bound, or the test shows nothing */
+            UG_EXPECT_MSG(ratio > 0.5, "adversarial set: ratio %.3g, the model lost too little",
+                          ratio);
+    }
+    ug_note(t, "block_fma (b = 16, t = 0, p = 24) against the simulated model: worst ratio %.3g",
+            worst);
+}
