@@ -63,6 +63,12 @@ static double ug_lowp_bound(int p, double D, double S)
 
 double ug_kernel_operand_limit(const ug_kernel *k)
 {
+    /* the block classes' operands are rounded to op_fmt: beyond its largest value they overflow
+     * (fp8: e4m3's 448, the smaller of the two fp8 formats a mixed row may use) */
+    if (k->bound == UG_BOUND_BLOCK_FMA || k->bound == UG_BOUND_BLOCK_FMA_PROMOTED) {
+        if (k->op_fmt == UG_E4M3 || k->op_fmt == UG_E5M2) return 448.0;
+        if (k->op_fmt == UG_F16) return 65504.0;
+    }
     return k->bound == UG_BOUND_F16 || k->bound == UG_BOUND_F16_ACC ? 65504.0 : INFINITY;
 }
 
@@ -121,6 +127,120 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
     return ubf * s_abs + (1 + ubf) * g * S + 0x1p-134;
 }
 
+/* ---- blocked fused accumulation: tensor-core GEMMs (issue 24) -----------------------------------
+ * The model (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores",
+ * PeerJ CS 7:e330, 2021; Khattak & Mikaitis, "Accurate models of NVIDIA tensor cores", arXiv
+ * 2512.07004; Blanchard, Higham, Lopez, Mary, Pranesh, "Mixed precision block fused multiply-add",
+ * SISC 42(3), 2020, for the blocked structure): an MMA computes s' = s + sum of b products in one
+ * step.  The operands are in op_fmt (the launcher rounded the binary32 inputs to it, to nearest:
+ * relative error <= u_op = 2^-p_op each, so a product is off by r = 2u_op + u_op^2 relative) and
+ * their products are exact (8-, 11- or 16-bit significands: at most 22 bits).  The b + 1 addends
+ * are aligned to the largest, M, in a window of p + t bits (p the accumulator's precision, t the
+ * extra alignment bits), every bit below the window truncated, then the exact sum of the window
+ * is normalised and rounded (or truncated) to p bits.  The window's last bit is at most
+ * 2^(2-p-t) M (its top bit may sit one binade above M's when the hardware aligns unnormalised
+ * products, significands in [1, 4)), so each addend loses less than that and the block
+ *     s' = (s + sum p_i + delta)(1 + theta),  |delta| <= (b + 1) 2^(2-p-t) A,  |theta| < 2^(1-p),
+ * A = |s| + sum |p_i| >= M.  Hence |s' - (s + sum p_i)| <= c A with
+ *     c = 2^(1-p) + (b + 1) 2^(2-p-t) (1 + 2^(1-p)).
+ * A step whose error is at most c times the magnitudes it adds behaves as one rounded addition
+ * of unit roundoff c in Higham's tree argument (Higham (4.4)-(4.6): a term through D such steps;
+ * by induction E_j <= (1 + c) E_(j-1) + c S_j, so E <= ((1 + c)^D - 1) S), so the products of
+ * the rounded operands, S^ = sum |p_i| <= (1 + r) S, are accumulated within ((1 + c)^D - 1) S^,
+ * and with the operand rounding
+ *     |s^ - s| <= r S + (1 + r) ((1 + c)^D - 1) S                             (UG_BOUND_BLOCK_FMA)
+ * D: the row's depth, the block steps (or plain roundings, c >= 2^(1-p) covers those) any term
+ * passes through: K - 1 for a library whose order is unknown (every tree), ceil(K/4) for a
+ * hand-written serial MMA loop (V100's 4-product blocks are the smallest published).
+ * Parameters, an envelope of the published models rather than one GPU's (the probe, issue 24,
+ * measures them; a tighter class per GPU can follow from its table):
+ *   b: at most the k of one MMA instruction, 16 for 16-bit operands and 32 for fp8 (the
+ *      accumulator is written back to registers between instructions);
+ *   t = 0 extra bits (the published models have 0 to 3: fewer bits only enlarge c);
+ *   p: the accumulator's precision, acc_fmt's (binary32 24, binary16 11), except fp8 operands:
+ *      13 (the fp8 MMA keeps "about 13-14 significant bits", issue 24; the smaller one).
+ * UG_BOUND_BLOCK_FMA_PROMOTED: chunks of N = 128 terms each accumulated as above from zero
+ * (depth D_in = depth(min(K, N))), each chunk's result (a p-bit number, exact in binary32) added
+ * to a binary32 accumulator in order, m = ceil(K/N) rounded additions to nearest:
+ *     |s^ - s| <= r S + (1 + r) (g_in + gamma_m(u) (1 + g_in)) S,  g_in = (1 + c)^D_in - 1.
+ * Both assume no partial sum leaves the accumulator's range (fp16 accumulation: +inf beyond
+ * 65504, ug_fmt_range_exceeded) and handle underflow in ug_kernel_bound_underflow. */
+enum { UG_BLOCK_PROMOTE_N = 128 };
+
+typedef struct {
+    int b, t, p_acc, p_op; /* p_op 0: binary32 operands used as they are (no rounding) */
+} ug_block_params;
+
+static bool ug_fmt_is_fp8(ug_fmt f) { return f == UG_E4M3 || f == UG_E5M2; }
+
+static ug_block_params ug_block_params_of(const ug_kernel *k)
+{
+    const ug_format *O = ug_format_of(k->op_fmt), *A = ug_format_of(k->acc_fmt);
+    ug_block_params q = {16, 0, A ? A->p : 24, O && k->op_fmt != UG_F32 ? O->p : 0};
+    if (ug_fmt_is_fp8(k->op_fmt)) q.b = 32, q.p_acc = 13;
+    return q;
+}
+
+/* c of one block (derivation above). */
+static double ug_block_c(ug_block_params q)
+{
+    double ur = ldexp(1, 1 - q.p_acc);
+    return ur + (q.b + 1) * ldexp(1, 2 - q.p_acc - q.t) * (1 + ur);
+}
+
+/* r: a product's relative error from rounding both operands to nearest in op_fmt. */
+static double ug_block_r(ug_block_params q)
+{
+    double uo = q.p_op ? ldexp(1, -q.p_op) : 0;
+    return 2 * uo + uo * uo;
+}
+
+/* (1 + c)^D - 1: the induction's own bound (gamma_D(c) is its linearisation, valid only while
+ * D c < 1), finite for every D until it overflows binary64 (then +inf).  The fp8 envelope's c is
+ * ~2^-6, so a library's depth K - 1 gives a finite but useless bound from K ~ 100 on: the
+ * honest worst case of a 13-bit truncating accumulator in an unknown order. */
+static double ug_block_growth(double D, double c) { return expm1(D * log1p(c)); }
+
+/* The accumulation's relative factor: (1 + c)^D - 1, or the promoted g_in + gamma_m(u)(1 + g_in)
+ * (+inf past binary64's range). */
+static double ug_block_acc(const ug_kernel *k, size_t n)
+{
+    double c = ug_block_c(ug_block_params_of(k));
+    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) return ug_block_growth((double)ug_kernel_depth(k, n), c);
+    size_t in = n < UG_BLOCK_PROMOTE_N ? n : UG_BLOCK_PROMOTE_N;
+    double g_in = ug_block_growth((double)ug_kernel_depth(k, in), c);
+    double m = (double)((n + UG_BLOCK_PROMOTE_N - 1) / UG_BLOCK_PROMOTE_N);
+    return g_in + ug_gamma(m, ug_u32) * (1 + g_in);
+}
+
+static double ug_bound_block_fma(const ug_kernel *k, size_t n, double S)
+{
+    double r = ug_block_r(ug_block_params_of(k)), acc = ug_block_acc(k, n);
+    if (isinf(acc)) return INFINITY;
+    return r * S + (1 + r) * acc * S;
+}
+
+/* The block classes' underflow term (the derivation of ug_kernel_bound_underflow below): an
+ * operand rounded into op_fmt's subnormal range is off by at most its spacing eta (e4m3 2^-9,
+ * the larger of the fp8 formats'; binary16 2^-24; bfloat16 2^-133), so a product of operands up
+ * to M is off by at most 2 eta M (1 + u_op) + eta^2 beyond the relative r; the products of these
+ * formats are exact binary32 normal numbers or zero (|p| >= 2^-18 for fp8, 2^-48 binary16,
+ * 2^-266 bfloat16: products of bfloat16 subnormals may underflow binary32: 2^-149 each), carried
+ * through the accumulation's (1 + acc). */
+static double ug_block_underflow(const ug_kernel *k, size_t n, double operand_max)
+{
+    double eta;
+    if (ug_fmt_is_fp8(k->op_fmt)) eta = 0x1p-9;
+    else if (k->op_fmt == UG_F16) eta = 0x1p-24;
+    else if (k->op_fmt == UG_BF16) eta = 0x1p-133;
+    else return 0;
+    if (!(operand_max <= 0x1p127)) return INFINITY;
+    double uo = ldexp(1, -ug_block_params_of(k).p_op), acc = ug_block_acc(k, n);
+    if (isinf(acc)) return INFINITY;
+    double per = 2 * eta * operand_max * (1 + uo) + eta * eta + 0x1p-149;
+    return (double)n * per * (1 + acc) * (1 + 0x1p-40);
+}
+
 /* Operand rounding with underflow (Higham (2.8)): |fl(a) - a| <= 2^-p |a| + eta, eta the
  * format's subnormal spacing (binary16 2^-24, bfloat16 2^-133, TF32 2^-136), so a product of
  * operands up to M in magnitude is off by at most (2^(1-p) + 2^-2p)|ab| (in the class) plus
@@ -130,6 +250,8 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
 double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_max)
 {
     double eta, p, terms = (double)n;
+    if (k->bound == UG_BOUND_BLOCK_FMA || k->bound == UG_BOUND_BLOCK_FMA_PROMOTED)
+        return ug_block_underflow(k, n, operand_max);
     switch (k->bound) {
     case UG_BOUND_TF32: eta = 0x1p-136, p = 10; break;
     case UG_BOUND_F16: eta = 0x1p-24, p = 10; break;
@@ -235,10 +357,14 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     case UG_BOUND_F64_KAHAN: b = ug_bound_f64_kahan(nn, dot, S); break;
     case UG_BOUND_F16_ACC: b = ug_bound_f16_acc(D, dot, S); break;
     case UG_BOUND_BF16_OUT: b = ug_bound_bf16_out(D, dot, S, s_abs); break;
+    case UG_BOUND_BLOCK_FMA:
+    case UG_BOUND_BLOCK_FMA_PROMOTED: b = ug_bound_block_fma(k, n, S); break;
     }
+    /* (the block classes' output is the accumulator, a binary16 one widened exactly) */
     bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
                       k->bound != UG_BOUND_TF32 && k->bound != UG_BOUND_F16 &&
-                      k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9;
+                      k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9 &&
+                      k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED;
     if (rounds_out) /* the accumulator's s^ rounded to the output format (derivation above) */
         b = uo * s_abs + (1 + uo) * b + ug_fmt_half_eta(k->out_fmt);
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);
@@ -313,6 +439,8 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_F64_KAHAN: return "f64_kahan";
     case UG_BOUND_F16_ACC: return "f16_acc";
     case UG_BOUND_BF16_OUT: return "bf16_out";
+    case UG_BOUND_BLOCK_FMA: return "block_fma";
+    case UG_BOUND_BLOCK_FMA_PROMOTED: return "block_fma_promoted";
     }
     return "?";
 }

@@ -217,3 +217,133 @@ UG_CASE(bounds, wrong_class_is_caught)
     ug_result *right = ug_measure(t, ug_kernel_find("serial_f32"), in);
     UG_EXPECT_BOUND_RATIO_MAX(right, 1.0); /* the true class (D = n-1) holds */
 }
+
+/* The tensor-core classes (kernels/bounds.c, "blocked fused accumulation") by hand: c =
+ * 2^(1-p) + (b + 1) 2^(2-p-t) (1 + 2^(1-p)) with t = 0; b = 16, p = acc_fmt's for 16-bit
+ * operands, b = 32, p = 13 for fp8; r = 2 u_op + u_op^2. */
+UG_CASE(bounds, block_fma_values)
+{
+    const double u = 0x1p-24, S = 3, s = 2;
+#define G(k, uu) ((k) * (uu) / (1 - (k) * (uu)))
+#define E(d, cc) expm1((d) * log1p(cc))
+#define C(b, p) (ldexp(1, 1 - (p)) + ((b) + 1) * ldexp(1, 2 - (p)) * (1 + ldexp(1, 1 - (p))))
+#define R(pop) (2 * ldexp(1, -(pop)) + ldexp(1, -(pop)) * ldexp(1, -(pop)))
+    ug_kernel k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_BF16;
+    double c = C(16, 24), r = R(8);
+    ug_expect_bound(t, "block_fma bf16 -> f32: r S + (1 + r) ((1 + c)^D - 1) S",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    k.op_fmt = UG_F16;
+    k.acc_fmt = UG_F16;
+    c = C(16, 11), r = R(11);
+    ug_expect_bound(t, "block_fma f16 -> f16 accumulator (p = 11)", ug_kernel_bound(&k, 100, S, s),
+                    r * S + (1 + r) * E(5, c) * S);
+    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 100, 70000, s)),
+                  "block_fma, binary16 accumulator: S beyond 65504, no bound");
+    UG_EXPECT_MSG(ug_kernel_operand_limit(&k) == 65504.0, "block_fma f16: operands up to 65504");
+    k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_E4M3;
+    c = C(32, 13), r = R(4);
+    ug_expect_bound(t, "block_fma e4m3: b = 32, p = 13", ug_kernel_bound(&k, 100, S, s),
+                    r * S + (1 + r) * E(5, c) * S);
+    UG_EXPECT_MSG(ug_kernel_operand_limit(&k) == 448.0, "block_fma fp8: operands up to 448");
+    k.depth = NULL; /* every order: D = K - 1: finite while (1 + c)^D fits binary64 */
+    ug_expect_bound(t, "block_fma e4m3, D = 4095: (1 + c)^D - 1 beyond gamma's range",
+                    ug_kernel_bound(&k, 4096, S, s), r * S + (1 + r) * E(4095, c) * S);
+    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 65536, S, s)), "block_fma e4m3, D = 65535: overflows");
+    k = ug_row_of(UG_BOUND_BLOCK_FMA_PROMOTED, UG_OP_GEMM);
+    k.op_fmt = UG_E4M3;
+    /* n = 1000: chunks of 128 at depth 5 each, m = 8 chunks added in binary32 */
+    double g_in = E(5, c), acc = g_in + G(8, u) * (1 + g_in);
+    ug_expect_bound(t, "block_fma_promoted e4m3, n = 1000: g_in + gamma_m(u)(1 + g_in)",
+                    ug_kernel_bound(&k, 1000, S, s), r * S + (1 + r) * acc * S);
+    k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_BF16;
+    ug_expect_bound(t, "block_fma bf16 underflow: K (2 eta M (1 + u_op) + eta^2 + 2^-149)(1 + acc)",
+                    ug_kernel_bound_underflow(&k, 100, 2.0),
+                    100 * (2 * 0x1p-133 * 2 * (1 + 0x1p-8) + 0x1p-266 + 0x1p-149) *
+                        (1 + E(5, C(16, 24))));
+    UG_EXPECT_MSG(strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA), "block_fma") == 0 &&
+                      strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA_PROMOTED), "block_fma_promoted") == 0,
+                  "block class names");
+#undef G
+#undef C
+#undef E
+#undef R
+}
+
+/* ---- the block_fma class against a simulated truncating block FMA ------------------------------ */
+
+/* x truncated toward zero to a multiple of q (a power of two): exact in binary64 while |x|/q
+ * < 2^53. */
+static double ug_trunc_to(double x, double q) { return trunc(x / q) * q; }
+
+/* x truncated toward zero to p significant bits. */
+static double ug_trunc_bits(double x, int p)
+{
+    if (x == 0) return 0;
+    return ug_trunc_to(x, ldexp(1, ilogb(x) - p + 1));
+}
+
+/* The model of kernels/bounds.c at its worst: blocks of b products (exact binary64 numbers)
+ * added to the accumulator s in one step, every addend truncated toward zero to the window's
+ * last bit 2^(2-p-t) 2^e (e = ilogb of the largest addend, the window's top bit one binade above
+ * it), the exact sum of the window truncated to p bits.  K products in order: ceil(K/b) steps. */
+static double ug_block_model(const double *prod, size_t K, int b, int p, int t)
+{
+    double s = 0;
+    for (size_t k0 = 0; k0 < K; k0 += (size_t)b) {
+        size_t kend = K - k0 < (size_t)b ? K : k0 + (size_t)b;
+        double m = fabs(s);
+        for (size_t k = k0; k < kend; k++) m = fabs(prod[k]) > m ? fabs(prod[k]) : m;
+        if (m == 0) continue;
+        double q = ldexp(1, ilogb(m) + 2 - p - t), sum = ug_trunc_to(s, q);
+        for (size_t k = k0; k < kend; k++) sum += ug_trunc_to(prod[k], q); /* exact: < 2^53 q */
+        s = ug_trunc_bits(sum, p);
+    }
+    return s;
+}
+
+static size_t ug_depth_blocks16(size_t n) { return (n + 15) / 16; }
+
+/* Operands used as they are (op_fmt binary32: r = 0, so the accumulation term alone is
+ * tested), bf16-valued data, binary32 accumulator, b = 16, t = 0, depth ceil(K/16): the simulated model's error must stay within the class on random data and
+ * on the adversarial set where every small product falls just below the window (each block
+ * loses almost b window quanta: what the (b + 1) 2^(2-p-t) term of c pays for). */
+UG_CASE(bounds, block_fma_model)
+{
+    enum { K = 4096 };
+    static double a[K], bv[K], prod[K];
+    ug_kernel k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.depth = ug_depth_blocks16;
+    uint64_t s = ug_seed(t) | 1;
+    double worst = 0;
+    for (int set = 0; set < 2; set++) {
+        for (size_t i = 0; i < K; i++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            double u = (double)(s >> 11) * 0x1p-53;
+            if (set == 0) { /* random bf16 values in (-1, 1) */
+                a[i] = ldexp(trunc(ldexp(u * 2 - 1, 8)), -8);
+                bv[i] = ldexp(trunc(ldexp((double)((s >> 3) & 0xffff) * 0x1p-16, 8)), -8);
+            } else { /* one large first product, then products just below the window */
+                a[i] = i == 0 ? 1.0 : 0x1.fep-23; /* bf16: 8 significant bits */
+                bv[i] = 1.0;
+            }
+            prod[i] = a[i] * bv[i];
+        }
+        ug_exact x;
+        ug_exact_dot_f64(a, 1, bv, 1, K, &x);
+        double got = ug_block_model(prod, K, 16, 24, 0);
+        double err = fabs((got - x.hi) - x.lo);
+        double bound = ug_kernel_bound(&k, K, x.sum_abs, fabs(x.hi));
+        double ratio = err / bound;
+        worst = ratio > worst ? ratio : worst;
+        UG_EXPECT_MSG(ratio <= 1, "%s set: model %a, exact %a, error %.3g > bound %.3g",
+                      set ? "adversarial" : "random", got, x.hi, err, bound);
+        if (set == 1) /* the adversarial set must come near the bound, or the test shows nothing */
+            UG_EXPECT_MSG(ratio > 0.5, "adversarial set: ratio %.3g, the model lost too little",
+                          ratio);
+    }
+    ug_note(t, "block_fma (b = 16, t = 0, p = 24) against the simulated model: worst ratio %.3g",
+            worst);
+}

@@ -78,7 +78,15 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *                      accumulator): gamma_D(u16) S while (1 + gamma_D(u16)) S <= 65504 (no
  *                      partial sum can overflow), else no bound (+inf); sums only
  *   UG_BOUND_BF16_OUT  binary32 accumulation of depth D, rounded once to bfloat16:
- *                      ubf|s| + (1 + ubf) gamma_D(u) S + 2^-134 (dot: gamma_{D+1}) */
+ *                      ubf|s| + (1 + ubf) gamma_D(u) S + 2^-134 (dot: gamma_{D+1})
+ * Classes of the tensor-core GEMMs (kernels/bounds.c has the derivation; binary32 operands
+ * rounded to op_fmt by the launcher, products exact, blocks of at most b products fused with the
+ * accumulator, aligned to the largest addend with t extra bits and truncated, c the error of one
+ * block relative to the sum of its addends' magnitudes):
+ *   UG_BOUND_BLOCK_FMA       r S + (1 + r) ((1 + c)^D - 1) S, r the products' operand-rounding error,
+ *                            D the block steps any term passes through (the row's depth)
+ *   UG_BOUND_BLOCK_FMA_PROMOTED  the same within chunks of 128 terms, each chunk then added to a
+ *                            binary32 accumulator (DeepSeek-V3's promotion) */
 typedef enum {
     UG_BOUND_NONE = 0,
     UG_BOUND_TREE,
@@ -93,6 +101,8 @@ typedef enum {
     UG_BOUND_F64_KAHAN,
     UG_BOUND_F16_ACC,
     UG_BOUND_BF16_OUT,
+    UG_BOUND_BLOCK_FMA,
+    UG_BOUND_BLOCK_FMA_PROMOTED,
 } ug_bound_class;
 
 /* A typed buffer of a call: count elements stored in fmt.  An unused input has data NULL and
