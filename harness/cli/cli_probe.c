@@ -62,14 +62,6 @@ static int ug_probe_one(const char *what, ug_tc_dot_fn dot, void *ctx, ug_fmt in
     return pub && equal != UG_TCF_COUNT ? 1 : 0;
 }
 
-/* Whether k is a GEMM on tensor-core operand formats (what the probe can measure). */
-static bool ug_probe_kernel_ok(const ug_kernel *k)
-{
-    return k->op == UG_OP_GEMM && (k->op_fmt == UG_F16 || k->op_fmt == UG_BF16 ||
-                                   k->op_fmt == UG_TF32 || k->op_fmt == UG_E4M3 ||
-                                   k->op_fmt == UG_E5M2);
-}
-
 int ug_cmd_probe(int argc, char **argv)
 {
     const char *kglob = NULL, *model = NULL, *gpu = NULL, *table = NULL;
@@ -113,6 +105,8 @@ int ug_cmd_probe(int argc, char **argv)
         return ug_usage_error("probe: --gpu-model '%s': not a GPU of the published table", gpu);
 
     if (model) {
+        if (!ug_tc_table_gpu_of(rows, nrows, model))
+            return ug_usage_error("probe: --model '%s': not a GPU of the published table", model);
         const ug_tc_published *row = ug_tc_table_find(rows, nrows, model, in, out);
         if (!row) {
             fprintf(stderr, "ulpgate: probe: --model %s: the table has no %s -> %s row\n", model,
@@ -134,7 +128,7 @@ int ug_cmd_probe(int argc, char **argv)
         bool sel = kglob ? ug_kernel_matches(k, kglob)
                          : (strcmp(k->name, defaults[0]) == 0 || strcmp(k->name, defaults[1]) == 0);
         if (!sel || strcmp(k->variant, "default") != 0) continue;
-        if (!ug_probe_kernel_ok(k)) {
+        if (!ug_tc_kernel_probeable(k)) {
             if (kglob) printf("probe tensor-core: %s: not a GEMM on f16/bf16/tf32/fp8 operands: skipped\n", k->id);
             continue;
         }
@@ -154,6 +148,12 @@ int ug_cmd_probe(int argc, char **argv)
         snprintf(what, sizeof what, "%s on %s", k->id, k->backend == UG_CUDA ? gpu_name : "the CPU");
         ug_fmt kout = k->out_fmt == UG_F16 ? UG_F16 : UG_F32;
         rc |= ug_probe_one(what, ug_tc_dot_kernel, (void *)k, k->op_fmt, kout, rows, nrows, pub);
+    }
+    if (!found && !kglob) { /* a build without CUDA has no cuBLAS kernels: nothing to probe */
+        ug_device_probe(why, sizeof why);
+        printf("probe tensor-core: SKIP no CUDA kernels (%s); `--model GPU` probes a published "
+               "model on the CPU\n", why);
+        return 0;
     }
     if (!found) {
         fprintf(stderr, "ulpgate: probe: no GEMM kernel on tensor-core formats matches '%s'\n",

@@ -331,6 +331,13 @@ bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_para
 
 /* ---- black boxes ------------------------------------------------------------------------- */
 
+bool ug_tc_kernel_probeable(const ug_kernel *k)
+{
+    return strcmp(ug_op_name(k->op), "gemm") == 0 &&
+           (k->op_fmt == UG_F16 || k->op_fmt == UG_BF16 || k->op_fmt == UG_TF32 ||
+            k->op_fmt == UG_E4M3 || k->op_fmt == UG_E5M2);
+}
+
 int ug_tc_dot_kernel(void *kernel, const double *a, const double *b, size_t k, double *d,
                      char *err, size_t errlen)
 {
@@ -354,7 +361,8 @@ int ug_tc_dot_kernel(void *kernel, const double *a, const double *b, size_t k, d
     c.in[1] = (ug_arg){B, K->in_store[1], k * N};
     c.out = (ug_arg_out){D, K->out_fmt, M * N};
     if (ug_kernel_run(K, &c) != 0) {
-        snprintf(err, errlen, "%s: %s", K->id, c.err[0] ? c.err : "failed");
+        snprintf(err, errlen, "%s%s: %s", c.unsupported ? "unsupported: " : "", K->id,
+                 c.err[0] ? c.err : "failed");
         goto done;
     }
     *d = ug_fmt_load(K->out_fmt, D, 0);

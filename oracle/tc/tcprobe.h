@@ -89,9 +89,14 @@ bool ug_tc_figure_equal(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_par
 bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_params *pub,
                        char *out, size_t len);
 
+/* Whether k can be probed: a GEMM (by its operation's name) whose operand format (op_fmt) is
+ * f16, bf16, tf32, e4m3 or e5m2. */
+bool ug_tc_kernel_probeable(const ug_kernel *k);
+
 /* The black box of a GEMM kernel: a 16 x 16 x K GEMM whose every row of A is a and every column
  * of B is b, in the kernel's storage formats; every output must be the same (else an error
- * naming the first that differs); d is output (0, 0). */
+ * naming the first that differs); d is output (0, 0).  A kernel this GPU or library does not
+ * offer (its call's `unsupported`): err starts with "unsupported: ". */
 int ug_tc_dot_kernel(void *kernel, const double *a, const double *b, size_t k, double *d,
                      char *err, size_t errlen);
 /* The model with params p as a registry-style kernel (its .run computes the model's GEMM on
