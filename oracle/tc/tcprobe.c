@@ -122,8 +122,8 @@ static int ug_tc_fig_neab(ug_tc_probe_ctx *P)
                            want, base), 0;
         if (last < lo) return UG_NOTE(UG_TCF_NEAB, "below %d (bit %d already cut)", lo, j), 0;
         P->m->p.neab = last, P->m->has[UG_TCF_NEAB] = true;
-        return UG_NOTE(UG_TCF_NEAB, "bit 2^-(23+%d) below the leading term kept, 2^-(23+%d) cut",
-                       last, j), 0;
+        return UG_NOTE(UG_TCF_NEAB, "leading term 2^E0: the term 2^(E0-%d) kept, 2^(E0-%d) cut",
+                       23 + last, 23 + j), 0;
     }
     return UG_NOTE(UG_TCF_NEAB, "at least %d: the output's precision ends the test", hi), 0;
 }
@@ -155,7 +155,8 @@ static int ug_tc_fig_carry(ug_tc_probe_ctx *P)
     if (d != with && d != base)
         return UG_NOTE(UG_TCF_CARRY, "got %a, neither %a (carry bit) nor %a", d, with, base), 0;
     P->m->p.carry_bit = d == with, P->m->has[UG_TCF_CARRY] = true;
-    return UG_NOTE(UG_TCF_CARRY, "2.25 leading: bit 2^-(24+neab) %s", d == with ? "kept" : "cut"), 0;
+    return UG_NOTE(UG_TCF_CARRY, "leading product 2.25 2^E0: the term 2^(E0-%d) %s", 23 + n,
+                   d == with ? "kept" : "cut"), 0;
 }
 
 /* align: 2^E0 - (1 - 2^-p) 2^E0 +- 0.75 g, the last term between two grid points: truncation
