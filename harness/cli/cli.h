@@ -69,6 +69,10 @@ void ug_bench_fill_normal(float *v, size_t n, uint64_t seed);
 /* The median of v[0..n) (sorts v; n >= 1; the mean of the middle two when n is even). */
 double ug_bench_median(double *v, int n);
 
+/* `ulpgate probe tensor-core [...]` (cli_probe.c): the tensor-core accumulator probe
+ * (oracle/tc/tcprobe.h); 0 every figure equals the published model, 1 not, 2 usage. */
+int ug_cmd_probe(int argc, char **argv);
+
 /* `ulpgate compare BASE NEW [...]` (cli_compare.c): the merge gate's comparison. */
 int ug_cmd_compare(int argc, char **argv);
 /* `ulpgate baseline update|show|key [...]` (cli_baseline.c): per-device baselines. */

@@ -16,6 +16,8 @@ const char ug_usage_text[] =
     "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n"
     "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
     "       ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]\n"
+    "       ulpgate probe tensor-core [--kernel GLOB | --model GPU] [--gpu-model GPU]\n"
+    "                    the tensor-core accumulator probe (ulpgate probe --help)\n"
     "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n"
     "                       [--slack X] [--time-slack X] [--max-rows N]\n"
     "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n"

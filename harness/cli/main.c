@@ -9,6 +9,7 @@
  *   ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [--ulp-max U] [--json] ...
  *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
  *   ulpgate bench oracle [--big] [--gpu] [--threads N]
+ *   ulpgate probe tensor-core [--kernel GLOB | --model GPU] [--gpu-model GPU] [...]
  *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
  *   ulpgate baseline update|show|key [...]
  *   ulpgate report DIR [--baseline FILE|none]
@@ -128,6 +129,7 @@ static int ug_main(int argc, char **argv)
     if (strcmp(cmd, "merge") == 0) return ug_cmd_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "devices") == 0) return ug_cmd_devices(argc - 1, argv + 1);
     if (strcmp(cmd, "costs") == 0) return ug_cmd_costs(argc - 1, argv + 1);
+    if (strcmp(cmd, "probe") == 0) return ug_cmd_probe(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0) return ug_cmd_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "baseline") == 0) return ug_cmd_baseline(argc - 1, argv + 1, argc, argv);
     if (strcmp(cmd, "report") == 0) return ug_cmd_report(argc - 1, argv + 1);
