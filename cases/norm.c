@@ -30,6 +30,8 @@ static const char *ug_norm_xfail(const ug_kernel *k, const char *dist, size_t n)
     if (strcmp(k->name, "nrm2_naive") != 0) return NULL;
     if (strcmp(dist, "near_sqrt_fltmax") == 0)
         return n >= 2 ? "x_i^2 near FLT_MAX: the binary32 sum of squares overflows to +inf" : NULL;
+    if (strcmp(dist, "expuniform_100") == 0 && n >= 2) /* n = 1: one square, nothing to add */
+        return "|x_i| up to 2^100: x_i^2 overflows binary32 (beyond 2^64)";
     if (strcmp(dist, "below_sqrt_denorm") == 0)
         return "x_i^2 below 2^-149: the squares flush to 0, the norm comes out 0";
     return NULL;
@@ -41,6 +43,8 @@ static const ug_param ug_norm_dists[] = {
     {"lognormal", UG_LOGNORMAL(0, 3)},
     {"expuniform_40", UG_EXPUNIFORM(-40, 40)},
     {"gensum_1e16", UG_GENSUM(1e16), UG_SIZES(ug_norm_sizes_gen)},
+    /* 2^-100 .. 2^100: Blue's three accumulators all in use; naive squares overflow */
+    {"expuniform_100", UG_EXPUNIFORM(-100, 100)},
     /* 1e19 .. 1.8e19: one square fits, two overflow (FLT_MAX = 3.4e38) */
     {"near_sqrt_fltmax", UG_UNIFORM(1e19, 1.8e19)},
     /* squares below 1.4e-45, binary32's smallest subnormal */
