@@ -240,7 +240,7 @@ const ug_op_desc ug_op_nrm2_desc = {
     .exact_is_sum = false,
     .term_attribution = false,
     .specials = "any NaN element: NaN; else any infinite element: +inf",
-    .hunt_exp = 60,
+    .hunt_exp = 50, /* n 2^100 <= 2^124: no sum of squares overflows */
     .hunt_products = false,
     .hunt_max_size = (size_t)1 << 24,
     .in_len = ug_norm_in_len,
