@@ -10,6 +10,7 @@
  *     and the near-ties S = m^2 +- 1 on both sides, a binary64 tie (2^53 + 1) and its near-tie,
  *     elements near sqrt(FLT_MAX) and in the subnormal range, random vectors; no rounding
  *     undecided; the fast path equal to the MPFR one;
+ *   - nrm2's bound (ops/norm.c) is the derivation's value: Ds (1 + u) + u t at a serial depth;
  *   - asum: the exact sum of |x_i|, both paths;
  *   - each scan output's terms (terms_at): output i of scan has i + 1, of exscan i.
  */
@@ -210,6 +211,22 @@ UG_CASE(scan_norm_ref, nrm2_random)
             free(x);
         }
     ug_note(t, "nrm2: 400 random vectors against MPFR at 8000 bits, %zu differ", failed);
+}
+
+/* The bound of a serial nrm2 (depth n - 1: B = gamma_n t^2, Ds = gamma_n t) is
+ * (gamma_n (1 + u) + u) t: at n = 1 about 2u t, the root's own rounding half of it. */
+UG_CASE(scan_norm_ref, nrm2_bound)
+{
+    const ug_kernel *k = ug_kernel_find("nrm2_naive");
+    UG_ASSERT(k != NULL);
+    const double u = 0x1p-24;
+    static const size_t ns[] = {1, 1000};
+    for (size_t i = 0; i < 2; i++) {
+        double n = (double)ns[i], g = n * u / (1 - n * u), norm = 3.0;
+        double want = (g * (1 + u) + u) * norm, got = ug_kernel_bound(k, ns[i], norm, norm);
+        UG_EXPECT_MSG(fabs(got / want - 1) < 1e-9, "n=%zu: bound %.17g, derivation %.17g", ns[i],
+                      got, want);
+    }
 }
 
 /* ---- asum ---------------------------------------------------------------------------------- */
