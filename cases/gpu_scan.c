@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "cases/scan_profile.h"
 #include "harness/run/ug.h"
 
 static const size_t ug_gscan_sizes[] = {1, 2, 3, 1000, 1023, 1024, 1025, 4097, 100000,
@@ -41,6 +42,7 @@ UG_CASE_OVER(gpu_scan, ug_gscan_dists, UG_CASE_GPU)
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, ug_gscan_trials(n));
             UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
                 ug_result *r = ug_measure(t, k, in);
+                ug_along_profile(r, in); /* the report's error along the prefix */
                 UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* per output: kernels/cuda/scan.cu */
             }
             ug_input_free(t, in);

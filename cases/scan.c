@@ -10,6 +10,7 @@
  * special).  GenSum's inputs cancel in the whole sum, so their long prefixes climb and fall:
  * the late outputs are ill-conditioned, the early ones not, and each meets its own bound.
  */
+#include "cases/scan_profile.h"
 #include "harness/run/ug.h"
 
 static const size_t ug_scan_sizes[] = {1, 2, 3, 17, 255, 256, 257, 1000, 1024, 1025, 4097};
@@ -38,6 +39,7 @@ UG_CASE_OVER(scan, ug_scan_dists, 0)
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_SCAN_TRIALS);
             UG_FOR_KERNELS(t, k, ops[o], UG_CPU, "*") {
                 ug_result *r = ug_measure(t, k, in);
+                ug_along_profile(r, in); /* the report's error along the prefix */
                 UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* per output: kernels/cpu/scan.c */
             }
             ug_input_free(t, in);
