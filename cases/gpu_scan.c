@@ -7,7 +7,8 @@
  * What is asserted, and why: bound ratio <= 1 for every output (a scan's output i against its
  * own depth at i + 1 terms, the depth functions of scan.cu; nrm2 through the root, ops/norm.c).
  * The nondeterministic rows (the look-back and the libraries' scans) run several times on each
- * input; every run is graded.  Expected failures: nrm2_naive_grid where x_i^2 overflows
+ * input; every run is graded; gpu_scan/determinism counts their distinct results (and asserts
+ * one for the rows declared deterministic).  Expected failures: nrm2_naive_grid where x_i^2 overflows
  * (elements near sqrt(FLT_MAX)) or vanishes (below 2^-75), as the CPU's nrm2_naive.
  * Without a CUDA device: 1..0 # SKIP.
  */
@@ -89,5 +90,31 @@ UG_CASE_OVER(gpu_scan, ug_gnorm_dists, UG_CASE_GPU)
             }
             ug_input_free(t, in);
         }
+    }
+}
+
+/* Run-to-run determinism, as cases/gpu_determinism.c checks the reductions': a row declared
+ * deterministic (the three-phase scans, the grid nrm2, cuBLAS's norms) must give one bitwise
+ * result over 12 runs of one input; the look-back and the libraries' scans are declared
+ * nondeterministic (which predecessors a tile finds published depends on timing): their count of
+ * distinct results is reported (a note and the row's figure), not asserted. */
+UG_CASE_EX(gpu_scan, determinism, UG_CASE_GPU)
+{
+    static const ug_op ops[] = {UG_OP_SCAN, UG_OP_EXSCAN, UG_OP_NRM2, UG_OP_ASUM};
+    ug_dist d = ug_normal(0, 1);
+    for (int o = 0; o < 4; o++) {
+        ug_input *in = ug_input_make(t, ops[o], &d, 1000003, 1);
+        UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
+            ug_result *r = ug_measure_repeat(t, k, in, 12);
+            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+            if (!k->nondeterministic) {
+                UG_EXPECT_DISTINCT_MAX(r, 1);
+            } else {
+                ug_note(t, "%s (nondeterministic): %d distinct results in %d runs", k->name,
+                        r->distinct_results, r->repeats);
+                ug_result_extra(r, "distinct_results", r->distinct_results);
+            }
+        }
+        ug_input_free(t, in);
     }
 }
