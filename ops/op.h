@@ -113,10 +113,36 @@ typedef struct ug_op_desc {
     /* With no --oracle, whether the GPU oracle answers a GPU case's input of this shape sooner
      * than the fast CPU oracle (NULL: never).  The rule depends on the input alone. */
     bool (*gpu_oracle_pays)(const ug_shape *s);
+
+    /* ---- optional (NULL: the behaviour of sums, dots and GEMMs) ------------------------------ */
+    /* Terms behind output e when the outputs differ (a scan's output i sums i + 1 values: its
+     * bound's n and its kernel's depth at that n); NULL: terms(s) for every output. */
+    size_t (*terms_at)(const ug_shape *s, size_t e);
+    /* The a-priori bound of kernel k for one output (lambda <= 0), or the probabilistic one at
+     * lambda, from n = terms, S = the record's sum_abs and s_abs = |exact|, when it is not the
+     * sum's or dot's arithmetic (ops/norm.c: nrm2 maps the sum of squares' bound through the
+     * square root); NULL: kernels/bounds.c with terms_kind. */
+    double (*bound)(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
 } ug_op_desc;
 
-/* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c). */
+/* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
 extern const ug_op_desc ug_op_sum_desc, ug_op_dot_desc, ug_op_gemm_desc;
+extern const ug_op_desc ug_op_scan_desc, ug_op_exscan_desc, ug_op_nrm2_desc, ug_op_asum_desc;
+
+/* ---- the references of the vector operations (ops/scan.c, ops/norm.c) ---------------------- */
+
+/* Every prefix sum of x[0..n) exactly (out[i]: x_0..x_i; exclusive: x_0..x_(i-1)), with the
+ * superaccumulator (fast) or an exact MPFR running sum; identical records.  O(n). */
+void ug_exact_prefix_f32_fast(const float *x, size_t n, bool exclusive, ug_exact *out);
+void ug_exact_prefix_f32_mpfr(const float *x, size_t n, bool exclusive, ug_exact *out);
+/* ||x||_2 correctly rounded: sqrt of the exact sum of squares (superaccumulator, or MPFR), the
+ * square root by Ziv's strategy (ops/norm.c); identical records.  sum_abs = RU64(||x||).
+ * Returns the precision in bits that decided the rounding, 0 for a special or exact zero, -1
+ * when undecided at the cap (the record is then NaN, and a message went to stderr). */
+int ug_exact_nrm2_f32_fast(const float *x, size_t n, ug_exact *out);
+int ug_exact_nrm2_f32_mpfr(const float *x, size_t n, ug_exact *out);
+/* The terms behind output e of d at shape s (terms_at, else terms). */
+size_t ug_op_terms_at(const ug_op_desc *d, const ug_shape *s, size_t e);
 
 /* ---- the registry (ops/ops.c) --------------------------------------------------------------- */
 

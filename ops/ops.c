@@ -3,6 +3,7 @@
  * order) and those registered at run time (ug_op_register), with the helpers every caller of
  * a descriptor shares (shape parsing and naming, the bound through the descriptor's term kind).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -144,12 +145,21 @@ static ug_terms ug_terms_of(const ug_kernel *k)
 
 double ug_kernel_bound(const ug_kernel *k, size_t n, double S, double s_abs)
 {
+    const ug_op_desc *d = ug_op_get(k->op);
+    if (d && d->bound) return d->bound(k, n, S, s_abs, 0);
     return ug_bound_terms(k, ug_terms_of(k), n, S, s_abs);
 }
 
 double ug_kernel_bound_prob(const ug_kernel *k, size_t n, double S, double s_abs, double lambda)
 {
+    const ug_op_desc *d = ug_op_get(k->op);
+    if (d && d->bound) return lambda > 0 ? d->bound(k, n, S, s_abs, lambda) : INFINITY;
     return ug_bound_prob_terms(k, ug_terms_of(k), n, S, s_abs, lambda);
+}
+
+size_t ug_op_terms_at(const ug_op_desc *d, const ug_shape *s, size_t e)
+{
+    return d->terms_at ? d->terms_at(s, e) : d->terms(s);
 }
 
 /* ---- a call's buffers ------------------------------------------------------------------------ */

@@ -267,6 +267,52 @@ ok(rc == 2 and "g3.npy" in err, "batch 5 but 3 results: exit 2", err)
 rc, out, err = run("check", "--op", "sum", "--got", pg, path("missing.npy"))
 ok(rc == 2 and "missing.npy" in err, "a missing file: exit 2", err)
 
+# ---- scan, exscan, nrm2, asum (ops/scan.c, ops/norm.c) ------------------------------------------
+xs = (rng.standard_normal(300) * np.exp2(rng.integers(-20, 20, 300))).astype(np.float32)
+pxs = save("xs.npy", xs)
+cs = np.cumsum(xs, dtype=np.float32)
+rc, j, err = check_json("--op", "scan", "--got", save("cs.npy", cs), pxs)
+i = j["worst"]["index"] if j else 0
+want = float(sum((Fraction(float(v)) for v in xs[: i + 1]), Fraction(0)))
+ok(j is not None and rc == 0 and j["outputs"] == 300 and float.fromhex(j["worst"]["exact"]) == want,
+   "scan: NumPy's float32 cumsum, 300 outputs; the worst one's exact prefix sum is Python's", (j, err))
+cs2 = cs.copy()
+cs2[123] = np.nextafter(np.nextafter(cs2[123], np.float32(np.inf)), np.float32(np.inf)) * np.float32(1.001)
+rc, j, err = check_json("--op", "scan", "--got", save("cs2.npy", cs2), pxs, "--ulp-max", "1000")
+ok(j is not None and rc == 1 and j["worst"]["index"] == 123, "scan: one output off: exit 1, the worst is that output", (j, err))
+ex = np.concatenate(([0], np.cumsum(xs, dtype=np.float32)[:-1])).astype(np.float32)
+rc, j, err = check_json("--op", "exscan", "--got", save("ex.npy", ex), pxs)
+ok(j is not None and rc == 0 and j["outputs"] == 300, "exscan: the exclusive cumsum", (j, err))
+rc, out, err = run("check", "--op", "scan", "--got", save("cs1.npy", cs[:1]), pxs)
+ok(rc == 2 and "cs1.npy" in err, "scan: GOT not the input's shape: exit 2", err)
+rc, out, err = run("check", "--op", "scan", "--got", path("cs.npy"), save("xs64.npy", xs.astype(np.float64)))
+ok(rc == 2 and "xs64.npy" in err, "scan: a binary64 input: exit 2 naming it", err)
+
+
+def exact_sqrt_hi(vals):
+    """RN64(sqrt(sum v^2)) from exact integers: S = N / 2^k, R = isqrt(N 4^s) with ~110 bits,
+    a sticky half unit when R^2 < N 4^s; Fraction's float() rounds correctly."""
+    S = sum((Fraction(float(v)) ** 2 for v in vals), Fraction(0))
+    N, k = S.numerator, S.denominator.bit_length() - 1
+    if k % 2:
+        N, k = 2 * N, k + 1
+    sh = max(0, (220 - N.bit_length()) // 2 + 1)
+    R = math.isqrt(N << (2 * sh))
+    exact = R * R == N << (2 * sh)
+    return float(Fraction(2 * R + (0 if exact else 1), 2 ** (sh + k // 2 + 1)))
+
+
+xn = np.array([2.0 ** 24, 5792, 84, 10, 3, 2], np.float32)  # sqrt = 2^24 + 1: a binary32 tie
+for name, v in (("random", xs), ("tie 2^24 + 1", xn), ("near sqrt(FLT_MAX)", np.full(7, 1.5e19, np.float32))):
+    got = np.float32(np.sqrt(np.sum(v.astype(np.float64) ** 2)))
+    rc, j, err = check_json("--op", "nrm2", "--got", save("n2.npy", got), save("xn.npy", v))
+    ok(j is not None and float.fromhex(j["worst"]["exact"]) == exact_sqrt_hi(v),
+       f"nrm2 ({name}): the exact root's RN64 is Python's integer square root's", (j, err))
+ok(j is not None and rc == 0 and j["ulp_max"] <= 0.5, "nrm2: a binary64-accumulated norm is within half an ulp", j)
+rc, j, err = check_json("--op", "asum", "--got", save("as.npy", np.float32(np.abs(xs).sum())), pxs)
+ok(j is not None and float.fromhex(j["worst"]["exact"]) == float(sum((abs(Fraction(float(v))) for v in xs), Fraction(0))),
+   "asum: the exact sum of |x_i|", (j, err))
+
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")
 r = subprocess.run([sys.executable, ex, UG, TMP], capture_output=True, text=True)

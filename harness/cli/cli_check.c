@@ -23,8 +23,10 @@
 #include "harness/cli/cli_check.h"
 
 static const char check_usage[] =
-    "usage: ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [options]\n"
-    "  sum:  X (n) or (B, n);            GOT () or (1,), or (B,)\n"
+    "usage: ulpgate check --op sum|dot|gemm|scan|exscan|nrm2|asum --got GOT.npy X.npy [Y.npy]\n"
+    "       [options]\n"
+    "  sum, asum, nrm2: X (n) or (B, n); GOT () or (1,), or (B,)\n"
+    "  scan, exscan: X (n) or (B, n);    GOT the shape of X (every prefix graded)\n"
     "  dot:  X, Y (n) or (B, n);          GOT () or (1,), or (B,)\n"
     "  gemm: X=A (M, K) or (Bt, M, K), Y=B (K, N) or (Bt, K, N); GOT (M, N) or (Bt, M, N)\n"
     "  dtypes: '<f2' '<f4' '<f8' (either byte order); bfloat16 / fp8 bit patterns saved as\n"
@@ -153,6 +155,13 @@ static int check_shapes(const check_in *in, ug_check_result *r, FILE *err)
         if (in->arity == 2 && (y->ndim != x->ndim || memcmp(y->shape, x->shape,
                                                             sizeof(size_t) * (size_t)x->ndim)))
             return shape_error(err, y, "not the shape of the first input");
+        if (r->op->out_kind == UG_OUT_VECTOR) { /* one output per element: GOT as X */
+            r->per = r->n;
+            if (g->ndim != x->ndim || memcmp(g->shape, x->shape, sizeof(size_t) * (size_t)x->ndim))
+                return shape_error(err, g, "GOT has the shape of the input (one output each)");
+            r->outputs = r->batch * r->per;
+            return 0;
+        }
         bool ok = x->ndim == 1 ? g->count == 1 && g->ndim <= 1
                                : (g->ndim == 1 || (g->ndim == 2 && g->shape[1] == 1)) &&
                                      g->shape[0] == r->batch;
@@ -209,13 +218,23 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
 }
 
 /* Whether check grades op: a correctly rounded sum of terms (exact_is_sum) that is one output
- * of index-aligned vectors (a sum of values, a dot of products) or a matrix product. */
+ * of index-aligned vectors (a sum of values, a dot of products) or a matrix product; or an
+ * operation of one vector whose descriptor computes its exact results (scan, exscan: every
+ * prefix; nrm2, asum), which check then takes from the descriptor alone. */
 static bool check_supported(const ug_op_desc *op)
 {
-    if (!op || !op->exact_is_sum) return false;
+    if (!op) return false;
+    if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1) return true;
+    if (!op->exact_is_sum) return false;
     if (op->layout == UG_LAYOUT_MATMUL) return op->arity == 2;
-    return op->out_kind == UG_OUT_SCALAR &&
-           (op->arity == 1 ? op->terms_kind == UG_TERMS_VALUES : op->terms_kind == UG_TERMS_PRODUCTS);
+    return op->out_kind == UG_OUT_SCALAR && op->terms_kind == UG_TERMS_PRODUCTS;
+}
+
+/* Whether check computes op's exact results in binary64 too: sum, dot and gemm (check_exact's
+ * binary64 path is theirs); the others take binary32 (and narrower) inputs. */
+static bool check_has_f64(const ug_op_desc *op)
+{
+    return op == &ug_op_sum_desc || op == &ug_op_dot_desc || op == &ug_op_gemm_desc;
 }
 
 /* ---- the command ----------------------------------------------------------------------------- */
@@ -309,7 +328,8 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
     memset(&r, 0, sizeof r);
     r.op = ug_op_find(opname);
     if (!check_supported(r.op))
-        return check_usage_error(err, "--op: '%s' is not sum, dot or gemm", opname);
+        return check_usage_error(err, "--op: '%s' is not sum, dot, gemm, scan, exscan, nrm2 or "
+                                      "asum", opname);
     if (in.mpfr) ug_oracle_select(UG_ORACLE_MPFR);
     if (!gotpath) return check_usage_error(err, "%s", "no --got file given");
     in.arity = r.op->arity;
@@ -332,6 +352,15 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         in.wide |= in.a[i].fmt == UG_F64;
     }
     r.out_fmt = in.got.fmt;
+    if (in.wide && !check_has_f64(r.op)) {
+        fprintf(err, "ulpgate check: %s: binary64 input: --op %s grades binary32 (and narrower) "
+                     "inputs only\n", in.a[0].fmt == UG_F64 ? paths[0] : paths[1], opname);
+        goto out;
+    }
+    if (r.op->bound && r.out_fmt != UG_F32) { /* its bound (ops/) is binary32's */
+        fprintf(err, "ulpgate check: %s: --op %s grades a binary32 GOT only\n", gotpath, opname);
+        goto out;
+    }
     if (check_shapes(&in, &r, err)) goto out;
     r.depth = depth >= 0 ? (size_t)depth : (r.n ? r.n - 1 : 0);
     r.oracle = in.mpfr ? "mpfr" : in.wide && r.op->arity == 2 ? "mpfr (binary64 products)"

@@ -22,8 +22,17 @@ static double check_qmin(ug_fmt f)
  * ab(1 + d) + eta, |eta| <= qmin/2; additions of subnormals are exact, so sums need none).
  * A kernel that accumulates in a wider format and rounds once to F meets it too:
  * u_F |s| + (1 + u_F) gamma_D(u_wide) S <= gamma_K(u_F) S for D >= 1. */
+static size_t check_depth_value; /* the depth of check's stand-in kernel (one check a process) */
+static size_t check_depth(size_t n) { (void)n; return check_depth_value; }
+
 double ug_check_bound(const ug_check_result *r, const ug_exact *e)
 {
+    if (r->op->bound) { /* the operation's own (nrm2: through the root), a tree of depth D */
+        const ug_kernel k = {.name = "check", .op = r->op->id, .bound = UG_BOUND_TREE,
+                             .depth = check_depth};
+        check_depth_value = r->depth;
+        return ug_kernel_bound(&k, r->n, e->sum_abs, fabs(e->hi));
+    }
     double b = r->gamma * e->sum_abs;
     if (r->op->terms_kind == UG_TERMS_PRODUCTS)
         b += (double)r->n * check_qmin(r->out_fmt) / 2 * (1 + r->gamma);

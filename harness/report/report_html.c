@@ -171,6 +171,7 @@ void ug_report_html(const ug_pages_in *in, ug_buf *o)
     ug_section_kappa(&in->all, o);
     ug_section_hist(&in->all, o);
     ug_section_time(&in->all, o);
+    ug_section_along(&in->all, o);
     ug_buf_printf(o,
                   "<p><small>Written by ulpgate %s from <code>results.json</code>: one "
                   "self-contained file (inline CSS and SVG, no script, nothing loaded from the "

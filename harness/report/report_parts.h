@@ -38,6 +38,7 @@ void ug_section_n(const ug_results *all, ug_buf *out);     /* error against n, w
 void ug_section_kappa(const ug_results *all, ug_buf *out); /* error against kappa */
 void ug_section_hist(const ug_results *all, ug_buf *out);  /* ULP-error histograms */
 void ug_section_time(const ug_results *all, ug_buf *out);  /* accuracy against time */
+void ug_section_along(const ug_results *all, ug_buf *out); /* a scan's error along the prefix (report_along.c) */
 
 /* The terminal table of `ulpgate summary`: per suite (the case's prefix) a table of kernels
  * (rows) by case (columns), each cell the worst value of the metric over the sizes ('!' after a

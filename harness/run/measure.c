@@ -171,6 +171,8 @@ static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda
                        size_t e, double got, const ug_exact *x)
 {
     ug_fmt fmt = r->kernel->out_fmt; /* errors in ULPs of the output's format */
+    ug_shape sh = r->in ? ug_input_shape(r->in) : (ug_shape){{0}}; /* output e's own terms (scan) */
+    if (r->in && ug_input_op(r->in)->terms_at) nterms = ug_input_op(r->in)->terms_at(&sh, e);
     ug_error err = ug_error_fmt(x, fmt, got);
     double bound, ratio = ug_output_ratio(r, nterms, x, &err, lambda, &bound);
     if (ug_same_f64(got, ug_exact_rn(x, fmt))) r->correctly_rounded++;
@@ -226,7 +228,7 @@ static void ug_account_chunks(void *ctx, size_t lo, size_t hi)
     for (size_t c = lo; c < hi; c++) {
         ug_chunk *ch = &j->chunks[c];
         memset(ch, 0, sizeof *ch);
-        ch->part.kernel = j->r->kernel;
+        ch->part.kernel = j->r->kernel, ch->part.in = j->r->in;
         size_t end = (c + 1) * UG_CHUNK < j->elements ? (c + 1) * UG_CHUNK : j->elements;
         for (size_t e = c * UG_CHUNK; e < end; e++)
             ug_account(&ch->part, &ch->sums, j->nterms, j->lambda, j->trial, e,

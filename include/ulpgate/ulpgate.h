@@ -46,7 +46,7 @@ typedef enum { UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16, UG_E4M3, UG_E5M2, UG_FM
 
 /* The operation a kernel computes: an open id; the built-in operations have these. */
 typedef int ug_op;
-enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM, UG_OP_BUILTIN };
+enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM, UG_OP_SCAN, UG_OP_EXSCAN, UG_OP_NRM2, UG_OP_ASUM, UG_OP_BUILTIN };
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
 
 /* Error-bound classes (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3-4),

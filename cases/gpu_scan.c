@@ -1,0 +1,120 @@
+/*
+ * gpu_scan.c - every GPU scan and norm kernel (kernels/cuda/scan.cu, kernels/cuda/norm.cu):
+ * Hillis-Steele, Blelloch, the decoupled look-back, CUB's InclusiveSum/ExclusiveSum, Thrust's
+ * inclusive_scan; the naive grid nrm2, cuBLAS Snrm2 and Sasum; on the CPU cases'
+ * distributions and their adversarial inputs, n from 1 to 2^22.
+ *
+ * What is asserted, and why: bound ratio <= 1 for every output (a scan's output i against its
+ * own depth at i + 1 terms, the depth functions of scan.cu; nrm2 through the root, ops/norm.c).
+ * The nondeterministic rows (the look-back and the libraries' scans) run several times on each
+ * input; every run is graded; gpu_scan/determinism counts their distinct results (and asserts
+ * one for the rows declared deterministic).  Expected failures: nrm2_naive_grid where x_i^2 overflows
+ * (elements near sqrt(FLT_MAX)) or vanishes (below 2^-75), as the CPU's nrm2_naive.
+ * Without a CUDA device: 1..0 # SKIP.
+ */
+#include <string.h>
+
+#include "cases/scan_profile.h"
+#include "harness/run/ug.h"
+
+static const size_t ug_gscan_sizes[] = {1, 2, 3, 1000, 1023, 1024, 1025, 4097, 100000,
+                                        ((size_t)1 << 20) + 3};
+static const size_t ug_gscan_sizes_gen[] = {1000, 4097, 100000, (size_t)1 << 20};
+static const size_t ug_gscan_sizes_small[] = {1, 3, 1000, 100000};
+
+static int ug_gscan_trials(size_t n) { return n <= 4097 ? 3 : 1; }
+
+static const ug_param ug_gscan_dists[] = {
+    {"uniform01", UG_UNIFORM(0, 1)},
+    {"normal", UG_NORMAL(0, 1)},
+    {"gensum_1e8", UG_GENSUM(1e8), UG_SIZES(ug_gscan_sizes_gen)},
+    {"gensum_1e16", UG_GENSUM(1e16), UG_SIZES(ug_gscan_sizes_gen)},
+    {"lognormal_alternating", UG_LOGNORMAL(0, 3, .alternate = 1), UG_SIZES(ug_gscan_sizes_small)},
+    {"specials", UG_NORMAL(0, 1, .special_rate = 0.01, .specials = UG_SP_ALL),
+     UG_SIZES(ug_gscan_sizes_small)},
+};
+
+UG_CASE_OVER(gpu_scan, ug_gscan_dists, UG_CASE_GPU)
+{
+    const ug_param *p = ug_param_of(t);
+    static const ug_op ops[] = {UG_OP_SCAN, UG_OP_EXSCAN};
+    for (int o = 0; o < 2; o++) {
+        UG_FOR_SIZES(t, n, ug_gscan_sizes) {
+            ug_input *in = ug_input_make(t, ops[o], &p->dist, n, ug_gscan_trials(n));
+            UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
+                ug_result *r = ug_measure(t, k, in);
+                ug_along_profile(r, in); /* the report's error along the prefix */
+                UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* per output: kernels/cuda/scan.cu */
+            }
+            ug_input_free(t, in);
+        }
+    }
+}
+
+static const size_t ug_gnorm_sizes[] = {1, 2, 3, 1000, 1025, 100000, (size_t)1 << 22};
+static const size_t ug_gnorm_sizes_small[] = {1, 3, 1000};
+
+static const ug_param ug_gnorm_dists[] = {
+    {"norm_normal", UG_NORMAL(0, 1)},
+    {"norm_lognormal", UG_LOGNORMAL(0, 3)},
+    {"norm_expuniform_100", UG_EXPUNIFORM(-100, 100)},
+    {"norm_near_sqrt_fltmax", UG_UNIFORM(1e19, 1.8e19)},
+    {"norm_below_sqrt_denorm", UG_UNIFORM(1e-24, 3e-23)},
+    {"norm_specials", UG_NORMAL(0, 1, .special_rate = 0.01, .specials = UG_SP_ALL),
+     UG_SIZES(ug_gnorm_sizes_small)},
+};
+
+/* The range failures of the naive grid nrm2, as cases/norm.c declares the CPU's. */
+static const char *ug_gnorm_xfail(const ug_kernel *k, const char *dist, size_t n)
+{
+    if (strcmp(k->name, "nrm2_naive_grid") != 0) return NULL;
+    if ((!strcmp(dist, "norm_near_sqrt_fltmax") || !strcmp(dist, "norm_expuniform_100")) && n >= 2)
+        return "x_i^2 overflows binary32: the sum of squares is +inf";
+    if (!strcmp(dist, "norm_below_sqrt_denorm"))
+        return "x_i^2 below 2^-149: the squares flush to 0, the norm comes out 0";
+    return NULL;
+}
+
+UG_CASE_OVER(gpu_scan, ug_gnorm_dists, UG_CASE_GPU)
+{
+    const ug_param *p = ug_param_of(t);
+    static const ug_op ops[] = {UG_OP_NRM2, UG_OP_ASUM};
+    for (int o = 0; o < 2; o++) {
+        UG_FOR_SIZES(t, n, ug_gnorm_sizes) {
+            ug_input *in = ug_input_make(t, ops[o], &p->dist, n, ug_gscan_trials(n));
+            UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
+                ug_result *r = ug_measure(t, k, in);
+                const char *why = ug_gnorm_xfail(k, p->name, n);
+                if (why) ug_xfail(t, why);
+                UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* ops/norm.c, kernels/cuda/norm.cu */
+            }
+            ug_input_free(t, in);
+        }
+    }
+}
+
+/* Run-to-run determinism, as cases/gpu_determinism.c checks the reductions': a row declared
+ * deterministic (the three-phase scans, the grid nrm2, cuBLAS's norms) must give one bitwise
+ * result over 12 runs of one input; the look-back and the libraries' scans are declared
+ * nondeterministic (which predecessors a tile finds published depends on timing): their count of
+ * distinct results is reported (a note and the row's figure), not asserted. */
+UG_CASE_EX(gpu_scan, determinism, UG_CASE_GPU)
+{
+    static const ug_op ops[] = {UG_OP_SCAN, UG_OP_EXSCAN, UG_OP_NRM2, UG_OP_ASUM};
+    ug_dist d = ug_normal(0, 1);
+    for (int o = 0; o < 4; o++) {
+        ug_input *in = ug_input_make(t, ops[o], &d, 1000003, 1);
+        UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
+            ug_result *r = ug_measure_repeat(t, k, in, 12);
+            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+            if (!k->nondeterministic) {
+                UG_EXPECT_DISTINCT_MAX(r, 1);
+            } else {
+                ug_note(t, "%s (nondeterministic): %d distinct results in %d runs", k->name,
+                        r->distinct_results, r->repeats);
+                ug_result_extra(r, "distinct_results", r->distinct_results);
+            }
+        }
+        ug_input_free(t, in);
+    }
+}
