@@ -36,7 +36,10 @@
     "                   the executable (../share/ulpgate)\n" \
     "  --baseline-dir DIR  the baselines (default: reports/baselines of the working directory)\n" \
     "  --commit C       the commit results.json records (default: git describe of the working\n" \
-    "                   directory)\n"
+    "                   directory)\n" \
+    "  -h, --help       the command's usage (ulpgate run --help); --opt=VALUE is --opt VALUE;\n" \
+    "                   an option given twice is refused (exit 2), but --plugin and --corpus,\n" \
+    "                   which add up\n"
 
 #define UG_USAGE_RUN \
     "run options:\n" \
@@ -48,7 +51,8 @@
     "  --trial T        only trial T (its inputs are the same as in a full run)\n" \
     "  --trials N       N trials instead of each case's own count\n" \
     "  --seed S         seed (decimal or 0x hex; default 0x5eed); printed at the start\n" \
-    "  --tap            strict TAP on stdout (for meson)\n" \
+    "  --tap            the full TAP stream on stdout (for meson); without it a progress line\n" \
+    "                   per case, each failure in full, then a summary\n" \
     "  --report DIR     write DIR/results.json, DIR/summary.md and DIR/index.html\n" \
     "  --detail         results.json rows in full (every figure, the worst elements); by\n" \
     "                   default a passing row keeps what the gate and the pages use\n" \
@@ -68,8 +72,6 @@
 const char ug_usage_text[] = UG_USAGE_COMMANDS UG_USAGE_GLOBAL UG_USAGE_RUN;
 /* `ulpgate run --help`: its own options, then those of every command */
 const char ug_usage_run[] = "usage: ulpgate run [options]   run the cases (all but canaries and slow ones by default)\n"
-    "  an option given twice is refused (exit 2) but for --corpus and --plugin, which add up;\n"
-    "  --opt=VALUE is --opt VALUE; -h, --help: this text\n"
     UG_USAGE_RUN;
 const char ug_usage_global[] = UG_USAGE_GLOBAL;
 
