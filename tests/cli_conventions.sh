@@ -7,9 +7,12 @@
 # `devices` says why it sees no device; the default output of `run` is compact (a progress
 # line per case, failures in full, a summary) and the TAP stream comes with --tap.  TAP on
 # stdout.
-ug="$1"
+ug=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
+# in the scratch directory: an option the CLI mishandles must not write into the source tree
+# (a repeated --dir or --device of `baseline update` would run an update there)
+cd "$tmp" || exit 1
 
 # Every subcommand with its value options and its flags: the table of harness/cli/cli_opts.c.
 cmds=(
