@@ -51,7 +51,7 @@ run run --filter 'reduce/constant' --kernel serial_f32 --trial 3
 check "--trial beyond the case's trials: exit 2" '[ "$(rc)" = 2 ] && grep -q -- "--trial 3: beyond" "$tmp/err"'
 
 # ---- what a plain run selects ------------------------------------------------------------------
-run run --kernel serial_f32 --n 10000 --trial 0
+run run --tap --kernel serial_f32 --n 10000 --trial 0
 check "a plain run (no --filter) leaves the canary out and passes" \
   '[ "$(rc)" = 0 ] && ! grep -q -- "- canary/" "$tmp/out" && grep -q "^ok .* reduce/normal serial_f32@default n=10000" "$tmp/out"'
 
@@ -121,7 +121,7 @@ assert a.keys()==b.keys() and all(a[i][k]==b[i][k] for i in a for k in a[i] if k
 check "a point declared to fail that passes: an ok line with a TODO directive, exit 1, the stale declaration named" \
   '[ "$(rc)" = 1 ] && grep -q "^ok 1 - harness_xpass/stale_declaration serial_f32@default n=2 # TODO" "$tmp/out" && grep -q "the declaration is stale" "$tmp/out" && grep -q "1 passed unexpectedly" "$tmp/out"'
 
-"$selftest" run --filter 'harness_dup/*' >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
+"$selftest" run --tap --filter 'harness_dup/*' >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
 check "two test points with one id: the second fails naming the id, exit 1" \
   '[ "$(rc)" = 1 ] && grep -q "^ok 1 - harness_dup/same_point_twice the same name" "$tmp/out" && grep -q "^not ok 2 - harness_dup/same_point_twice the same name" "$tmp/out" && grep -q "duplicate test point: an earlier point of this run has the id" "$tmp/out"'
 

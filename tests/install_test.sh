@@ -45,7 +45,7 @@ else
     '! strings "$tmp/stripped" | grep -F -e "$src" -e "$build" >"$tmp/out"'
 fi
 cp -r "$prefix" "$tmp/copied"
-"$tmp/copied/bin/ulpgate" run --filter 'corpus/cancel_1e8_plus_1' --kernel serial_f32 >"$tmp/out" 2>"$tmp/err"
+"$tmp/copied/bin/ulpgate" run --tap --filter 'corpus/cancel_1e8_plus_1' --kernel serial_f32 >"$tmp/out" 2>"$tmp/err"
 check "a copied prefix finds its built-in corpus" \
   'grep -q "corpus/cancel_1e8_plus_1 serial_f32@default" "$tmp/out"'
 env -u ULPGATE_DATA_DIR "$tmp/copied/bin/ulpgate" --data-dir "$tmp/nowhere" run --filter 'corpus/*' >"$tmp/out" 2>"$tmp/err"
@@ -97,7 +97,7 @@ if command -v cmake >/dev/null; then
   cmake -S "$src/examples/cmake_pkgconfig" -B "$tmp/cmake" >"$tmp/out" 2>"$tmp/err" &&
     cmake --build "$tmp/cmake" >>"$tmp/out" 2>>"$tmp/err"
   check "examples/cmake_pkgconfig builds with CMake's pkg_check_modules" '[ $? = 0 ] && [ -f "$tmp/cmake/libmydot.so" ]'
-  ulpgate run --plugin "$tmp/cmake/libmydot.so" --no-builtin --filter 'dot/*' >"$tmp/out" 2>"$tmp/err"
+  ulpgate run --tap --plugin "$tmp/cmake/libmydot.so" --no-builtin --filter 'dot/*' >"$tmp/out" 2>"$tmp/err"
   check "its dot kernel runs through the dot suite and passes" \
     '[ $? = 0 ] && grep -q "^ok .* dot/normal my_dot@default" "$tmp/out"'
 else
@@ -132,7 +132,7 @@ check "a kernel that crashes: its point fails naming it and the signal, exit 1, 
 mkdir -p "$tmp/own/corpus"
 printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < c->n; i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_plugin own/libown
 printf '# op: sum\n# why: three terms whose partial sums are exact\n# source: hand-made\n# kernels: my_serial\n# check: ulp_max 0 every partial sum is exact\n1\n2\n4\n' >"$tmp/own/corpus/exact_small.txt"
-run run --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
+run run --tap --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
 check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \
   '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/exact_small my_serial@default n=3$" "$tmp/out"'
 

@@ -98,6 +98,7 @@ static int ug_bl_run(const char *dir, int full_argc, char **full_argv)
                     .trial = -1,
                     .seed = UG_DEFAULT_SEED,
                     .report_dir = dir,
+                    .tap = true, /* run.tap: the full TAP stream */
                     .progress = isatty(2)};
     fprintf(stderr, "ulpgate: baseline update: running the default case set (TAP in %s)\n", tap);
     ug_oracle_select(o.oracle);

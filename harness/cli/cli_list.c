@@ -1,4 +1,5 @@
-/* cli_list.c - `ulpgate list`: every case (unit), build variant, operation and kernel. */
+/* cli_list.c - `ulpgate list`: every case (unit), build variant, operation and kernel; and
+ * `ulpgate devices`. */
 #include <stdio.h>
 
 #include "harness/cli/cli.h"
@@ -57,6 +58,11 @@ int ug_cmd_devices(int argc, char **argv)
     if (argc > 1) return ug_usage_error("devices takes no arguments (got '%s')", argv[1]);
     int count = ug_device_count();
     printf("%d\n", count);
+    if (count == 0) { /* say why: no CUDA build, no driver, or the CUDA runtime's error */
+        char why[256] = "";
+        if (ug_device_probe(why, sizeof why)) snprintf(why, sizeof why, "%s", "a device answers the probe but none is counted");
+        printf("no CUDA device: %s\n", why[0] ? why : "the CUDA runtime gave no reason");
+    }
     for (int i = 0; i < count; i++) {
         char why[256];
         ug_gpu_info gi;

@@ -190,7 +190,9 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
         free(args);
         return rc;
     }
-    if (o.tap) o.progress = false;
+    /* the TAP stream has no progress line; without --tap the progress line is on stdout when
+     * that is a terminal (harness/results/console.h): not twice */
+    if (o.tap || isatty(1)) o.progress = false;
     if (o.oracle == UG_ORACLE_GPU) { /* the device the harness probes (and selects) first */
         char why[300];
         if (ug_gpu_oracle() == &ug_gpu_oracle_cuda) ug_gpu_available();

@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "kernels/device.h"
@@ -21,6 +22,7 @@
 #include "harness/run/run_limits.h"
 #include "harness/run/run.h"
 #include "harness/run/shard.h"
+#include "harness/results/console.h"
 #include "harness/results/tap.h"
 #include "ops/op.h"
 #include "ug_config.h"
@@ -215,6 +217,7 @@ typedef struct {
     ug_results *res;
     FILE *out;
     int tap_index;
+    ug_console *con;    /* the compact output (no --tap), or NULL: the TAP stream */
     char gpu_name[256]; /* the device of CUDA rows, looked up once */
     uint64_t *ids;      /* hashes of the row ids so far (open addressing, 0 = empty) */
     size_t ids_cap, ids_n;
@@ -280,7 +283,8 @@ static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
     }
     ug_guard_lock(); /* the watchdog may finish the run from its thread: never half a row */
     ug_results_add(col->res, &row);
-    ug_tap_point(col->out, ++col->tap_index, p, &row);
+    if (col->con) ug_console_point(col->con, ++col->tap_index, p, &row);
+    else ug_tap_point(col->out, ++col->tap_index, p, &row);
     ug_guard_unlock();
     ug_guard_output(col->out);
     if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
@@ -360,6 +364,7 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     ug_results_add_unit(col->res, u->name, ug_now_s() - t0);
     ug_guard_unlock();
     ug_guard_unit(NULL);
+    if (col->con) ug_console_case(col->con, u->name);
 }
 
 /* ---- shards ------------------------------------------------------------------------------------- */
@@ -411,12 +416,19 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     char comment[256];
     snprintf(comment, sizeof comment, "ulpgate %s, seed 0x%llx, oracle %s", UG_VERSION,
              (unsigned long long)opt->seed, ug_oracle_name(opt->oracle));
-    ug_tap_begin(out, comment);
     bool *sel = ug_xcalloc(count, sizeof *sel);
     for (size_t i = 0; i < count; i++) sel[i] = ug_unit_selected(opt, &units[i]);
     ug_plan_shards(opt, units, count, sel);
+    /* without --tap: a progress line per case, failures in full, a summary (console.h) */
+    ug_console con;
+    int n_cases = 0;
+    for (size_t i = 0; i < count; i++) n_cases += sel[i];
+    if (opt->tap) ug_tap_begin(out, comment);
+    else ug_console_begin(&con, out, isatty(fileno(out)), n_cases, comment);
     if (n_gpu == n_sel && !ug_gpu_available()) {
-        fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
+        if (opt->tap) fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
+        else fprintf(out, "skipped: the %d selected case%s need%s a CUDA device: none (%s)\n", n_cases,
+                     n_cases == 1 ? "" : "s", n_cases == 1 ? "s" : "", ug_gpu_why());
         /* the report still says what was skipped, as a run of more cases does (a shard's
          * report, merge --parts) */
         char why[300];
@@ -432,7 +444,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         free(sel);
         return 0;
     }
-    ug_collector col = {.opt = opt, .res = res, .out = out};
+    ug_collector col = {.opt = opt, .res = res, .out = out, .con = opt->tap ? NULL : &con};
     double t_run = ug_now_s();
     for (size_t i = 0; i < count; i++) {
         const ug_unit *u = &units[i];
@@ -449,6 +461,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             ug_guard_lock();
             ug_results_add_unit(res, u->name, 0);
             ug_guard_unlock();
+            if (col.con) ug_console_case(col.con, u->name);
             continue;
         }
         ug_run_unit(opt, u, &col);
@@ -456,12 +469,14 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     free(sel);
     if (ug_guard_stopping()) {
         free(col.ids);
+        if (col.con) ug_console_clear(col.con);
         return ug_guard_bail(out, col.tap_index, res, opt->progress);
     }
     ug_check_coverage(opt, &col);
     free(col.ids); /* the last point is collected */
     if (opt->progress) fprintf(stderr, "\r\033[K");
-    ug_tap_plan(out, col.tap_index);
+    if (col.con) ug_console_clear(col.con);
+    else ug_tap_plan(out, col.tap_index);
     ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
     if (g.impl)
         fprintf(out, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, %zu differ\n",
@@ -469,8 +484,8 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     ug_prof_print(out, ug_now_s() - t_run, 8);
     char summary[200];
     ug_results_summary(res, summary, sizeof summary);
-    fprintf(out, "# %s\n", summary);
-    if (!opt->tap) fprintf(out, "%s\n", summary);
+    if (col.con) ug_console_end(col.con, res);
+    else fprintf(out, "# %s\n", summary);
     fflush(out);
     int usage = ug_selection_error(opt, res, units, count);
     return usage ? usage : ug_results_status(res);

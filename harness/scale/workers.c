@@ -123,7 +123,15 @@ static pid_t ug_worker_start(const char *self, char *const *args, int nargs, int
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
-    for (int i = 0; i < nargs; i++) argv[a++] = args[i];
+    for (int i = 0; i < nargs; i++) {
+        /* the cross-GPU worker's own filter replaces the user's (a --filter given twice is
+         * refused: harness/cli/cli_opts.h) */
+        if (k < 0 && strcmp(args[i], "--filter") == 0 && i + 1 < nargs) {
+            i++;
+            continue;
+        }
+        argv[a++] = args[i];
+    }
     argv[a++] = "--tap";
     if (k >= 0) {
         argv[a++] = "--shard";
