@@ -276,7 +276,8 @@ static bool ug_tc_f16acc_may_overflow(const ug_call *c, size_t M, size_t N, size
     }
     for (size_t e = 0; e < K * N; e++)
         if (!(fabs((double)b[e]) <= b_max)) b_max = fabs((double)b[e]);
-    return !(row_max * b_max * (1 + 0x1p-40) <= 65504.0);
+    /* the operands rounded to binary16 may grow by (1 + 2^-11) each */
+    return !(row_max * b_max * (1 + 0x1p-11) * (1 + 0x1p-11) <= 65504.0);
 }
 
 /* One GEMM of a row under launch configuration c->launch_config (the header).  Device buffers:
