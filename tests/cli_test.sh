@@ -178,4 +178,20 @@ check "oracle: empty file is the empty sum +0" '[ "$(rc)" = 0 ] && grep -q "\"ro
 run oracle --op dot --bogus "$tmp/s.txt"
 check "oracle: unknown option -> exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--bogus" "$tmp/err"'
 
+# probe tensor-core (docs/tensor-core-probe.md): the model recovers its own row; a differing
+# published row is exit 1 naming the figure; bad options and tables exit 2 naming them
+run probe tensor-core --model H100 --format e4m3
+check "probe --model H100 e4m3: every figure agrees, exit 0" \
+    '[ "$(rc)" = 0 ] && grep -q "8 agree with the published model" "$tmp/out" && grep -q "^  block (products fused) *32 *32 *=" "$tmp/out"'
+run probe tensor-core --model B200 --format e4m3 --gpu-model H100
+check "probe: the B200 fp8 model against the H100's row: exit 1, neab DIFFERS" \
+    '[ "$(rc)" = 1 ] && grep -q "^  extra alignment bits (neab) *2 *-10 *DIFFERS" "$tmp/out"'
+run probe tensor-core --model H100 --format f32
+check "probe --format f32: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--format .f32." "$tmp/err"'
+printf 'gpu\tin\n' >"$tmp/bad.tsv"
+run probe tensor-core --model H100 --table "$tmp/bad.tsv"
+check "probe --table malformed: exit 2 with FILE:LINE" '[ "$(rc)" = 2 ] && grep -q "bad.tsv:1:" "$tmp/err"'
+run probe gpu-core
+check "probe of something unknown: exit 2" '[ "$(rc)" = 2 ] && grep -q "tensor-core" "$tmp/err"'
+
 tap_end

@@ -39,7 +39,7 @@ EXPECTED_LATER = {'docs/your-own-kernel.md', 'docs/check.md', 'docs/formats.md',
 SHELL_LANGS = {'sh', 'bash', 'shell'}
 BLOCK_SKIPS = [  # (pattern, reason): a block with a matching line is not run
     (r'\bsudo\b|\bapt-get\b|\bapt\b install|\bpip\b install', 'installs system packages (root, network)'),
-    (r'-Dcuda=enabled|\bbuild-gpu\b|--gpus\b|\bnvcc\b|compute-sanitizer|--suite +(gpu|faults)\b|--gpu\b',
+    (r'-Dcuda=enabled|\bbuild-gpu\b|--gpus\b|\bnvcc\b|compute-sanitizer|--suite +(gpu|faults)\b|--gpu(?![\w-])',
      'needs nvcc or a CUDA device'),
     (r'\bsbatch\b|\bsrun\b|\bsalloc\b|scripts/slurm', 'needs Slurm'),
     (r'\bchromium\b|\bfirefox\b|xdg-open', 'needs a browser'),

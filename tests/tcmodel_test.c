@@ -225,6 +225,8 @@ UG_CASE(tcmodel, table)
          "H100\tbf16\tf32\t0\t2\t1\trz\trz\t1\t1\tx\n", ":2: block must be 1..64"},
         {"gpu\tin\tout\tblock\tneab\tcarry\talign\tfinal\tin_subn\tout_subn\tsource\n"
          "H100\tbf16\tf32\t16\t2\t1\trd\trz\t1\t1\tx\n", ":2: align, final: rz or rne"},
+        {"gpu\tin\tout\tblock\tneab\tcarry\talign\tfinal\tin_subn\tout_subn\tsource\n"
+         "H100\tbf16\tf32\t16\t2\t1\trz\trz\t1\t1\tx\ty\n", ":2: 12 fields"},
         {"# no header\n", "no header line"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

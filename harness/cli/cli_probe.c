@@ -129,7 +129,9 @@ int ug_cmd_probe(int argc, char **argv)
                          : (strcmp(k->name, defaults[0]) == 0 || strcmp(k->name, defaults[1]) == 0);
         if (!sel || strcmp(k->variant, "default") != 0) continue;
         if (!ug_tc_kernel_probeable(k)) {
-            if (kglob) printf("probe tensor-core: %s: not a GEMM on f16/bf16/tf32/fp8 operands: skipped\n", k->id);
+            if (kglob && strcmp(ug_op_name(k->op), "gemm") == 0) /* a GEMM it cannot probe */
+                printf("probe tensor-core: %s: not a GEMM on f16/bf16/tf32/fp8 operands with an "
+                       "f32 or f16 output: skipped\n", k->id);
             continue;
         }
         found++;

@@ -334,7 +334,9 @@ bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_para
 
 bool ug_tc_kernel_probeable(const ug_kernel *k)
 {
-    return strcmp(ug_op_name(k->op), "gemm") == 0 &&
+    /* bf16x9 (cuBLAS's fp32 emulation) rounds nothing to bfloat16: its op_fmt names the parts */
+    return strcmp(ug_op_name(k->op), "gemm") == 0 && k->bound != UG_BOUND_BF16X9 &&
+           (k->out_fmt == UG_F32 || k->out_fmt == UG_F16) &&
            (k->op_fmt == UG_F16 || k->op_fmt == UG_BF16 || k->op_fmt == UG_TF32 ||
             k->op_fmt == UG_E4M3 || k->op_fmt == UG_E5M2);
 }

@@ -90,7 +90,8 @@ bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_para
                        char *out, size_t len);
 
 /* Whether k can be probed: a GEMM (by its operation's name) whose operand format (op_fmt) is
- * f16, bf16, tf32, e4m3 or e5m2. */
+ * f16, bf16, tf32, e4m3 or e5m2 (not the bf16x9 emulation of binary32), writing binary32 or
+ * binary16 (the accumulator's format: another output rounds the figures away). */
 bool ug_tc_kernel_probeable(const ug_kernel *k);
 
 /* The black box of a GEMM kernel: a 16 x 16 x K GEMM whose every row of A is a and every column

@@ -80,15 +80,11 @@ int ug_tc_table_load(const char *path, ug_tc_published *rows, int max, char *err
         if (line[0] == '#' || line[0] == 0) continue;
         char *f[UG_TC_COLS];
         int cols = 0;
-        for (char *s = line; cols < UG_TC_COLS; cols++) {
-            f[cols] = s;
+        for (char *s = line; s; cols++) { /* every field counted, the first UG_TC_COLS kept */
             char *tab = strchr(s, '\t');
-            if (!tab) {
-                cols++;
-                break;
-            }
-            *tab = 0;
-            s = tab + 1;
+            if (cols < UG_TC_COLS) f[cols] = s;
+            if (tab) *tab = 0;
+            s = tab ? tab + 1 : NULL;
         }
         if (!header) { /* the first line that is not a comment names the columns */
             header = true;
