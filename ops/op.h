@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/kernel.h"
 #include "oracle/oracle.h"
@@ -113,10 +114,19 @@ typedef struct ug_op_desc {
     /* With no --oracle, whether the GPU oracle answers a GPU case's input of this shape sooner
      * than the fast CPU oracle (NULL: never).  The rule depends on the input alone. */
     bool (*gpu_oracle_pays)(const ug_shape *s);
+
+    /* ---- optional (NULL: the behaviour before it) ------------------------------------------ */
+    /* Fills input 1 of trial (a normalisation layer's weight, or weight then bias) itself,
+     * the distribution filling input 0 alone: layer parameters are not data.  NULL: the
+     * distribution fills both inputs (a dot's pairs). */
+    void (*fill_params)(float *y, const ug_shape *s, uint64_t seed, uint32_t trial);
 } ug_op_desc;
 
 /* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c). */
 extern const ug_op_desc ug_op_sum_desc, ug_op_dot_desc, ug_op_gemm_desc;
+/* The row operations of issue 25 (ops/softmax.c, logsumexp.c, rmsnorm.c, layernorm.c). */
+extern const ug_op_desc ug_op_softmax_desc, ug_op_logsumexp_desc, ug_op_rmsnorm_desc,
+    ug_op_layernorm_desc;
 
 /* ---- the registry (ops/ops.c) --------------------------------------------------------------- */
 
