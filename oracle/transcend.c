@@ -156,8 +156,16 @@ static void ug_hilo(mpfr_srcptr v, double *hi, double *lo, int *sgn)
     mpfr_clear(d);
 }
 
-/* Whether [L, U] decides every rounding of the record; fills e if so.  S: sum_abs. */
-static bool ug_decide(const ug_iv *a, double S, ug_exact *e)
+/* Whether [L, U] decides every rounding of the record; fills e if so.  S: sum_abs.
+ * lb / ub (NaN: none): values the real one is known to lie strictly above / below (a softmax
+ * output is > 0, and < 1 when another logit is finite; a log-sum-exp of two finite logits is
+ * > max).  Where an end equals such a value, the real one lies strictly inside: an end that is
+ * a binary32 number then has the roundings of its one-sided limit: the same RN64, RN32, and
+ * RD32 above a lower end; RD32 below an upper end U is U's predecessor; the sign of s - hi is
+ * the side the value lies on.
+ * This decides rows whose other terms are below every precision (logits 1e30 and -1e30: the
+ * log-sum-exp is 1e30 + e^-2e30, RN64 = 1e30, lo = 0, above it). */
+static bool ug_decide(const ug_iv *a, double S, double lb, double ub, ug_exact *e)
 {
     if (mpfr_zero_p(a->l) && mpfr_zero_p(a->u)) { /* an exact zero */
         ug_exact_set_zero(e, 0);
@@ -168,13 +176,15 @@ static bool ug_decide(const ug_iv *a, double S, ug_exact *e)
     int sl, su;
     ug_hilo(a->l, &hl, &ll, &sl);
     ug_hilo(a->u, &hu, &lu, &su);
+    if (sl == 0 && !isnan(lb) && mpfr_cmp_d(a->l, lb) == 0 && (double)(float)hl == hl) sl = 1;
+    if (su == 0 && !isnan(ub) && mpfr_cmp_d(a->u, ub) == 0 && (double)(float)hu == hu) su = -1;
     if (!(hl == hu && ll == lu && sl == su) || !isfinite(hl)) return false;
     float nl = ug_round32(a->l, MPFR_RNDN), nu = ug_round32(a->u, MPFR_RNDN);
     float dl = ug_round32(a->l, MPFR_RNDD), du = ug_round32(a->u, MPFR_RNDD);
+    /* just below an open upper end U that is a binary32 number, RD32 is U's predecessor */
+    if (!isnan(ub) && mpfr_cmp_d(a->u, ub) == 0 && (double)(float)hu == hu)
+        du = nextafterf(du, -INFINITY);
     if (nl != nu || dl != du) return false;
-    if (hl == 0 && sl == 0) { /* an enclosure [0, tiny]: not decided */
-        return false;
-    }
     e->cls = UG_X_FINITE;
     e->hi = hl;
     e->lo = ll;
@@ -199,6 +209,7 @@ typedef struct {
  * sum_abs into S (the row operations' bound quantity, transcend.h), rounded up. */
 static void ug_row_eval(const ug_row *r, mpfr_prec_t p, ug_iv *y, double *S)
 {
+    /* (the open ends of each enclosure: ug_row_open) */
     size_t n = r->n;
     ug_iv t, acc, v;
     mpfr_t tmp;
@@ -304,6 +315,27 @@ static void ug_row_eval(const ug_row *r, mpfr_prec_t p, ug_iv *y, double *S)
     mpfr_clear(tmp);
 }
 
+/* The values output i lies strictly between (ug_decide; NaN: none known): a softmax output
+ * in (0, 1) once two logits are finite (in (0, 1] with one), a log-sum-exp of two or more
+ * finite logits above the max. */
+static void ug_row_open(const ug_row *r, size_t i, double *lb, double *ub)
+{
+    size_t finite = 0;
+    float m = -INFINITY;
+    *lb = *ub = NAN;
+    if (r->kind != UG_ROW_SOFTMAX && r->kind != UG_ROW_LSE) return;
+    for (size_t j = 0; j < r->n; j++) {
+        finite += isfinite(r->x[j]);
+        m = r->x[j] > m ? r->x[j] : m;
+    }
+    if (r->kind == UG_ROW_SOFTMAX && isfinite(r->x[i])) {
+        *lb = 0;
+        if (finite > 1) *ub = 1;
+    } else if (r->kind == UG_ROW_LSE && finite > 1) {
+        *lb = m;
+    }
+}
+
 /* The Ziv loop over a row: every output's record decided at the lowest precision that
  * decides it (the row evaluated again at twice the precision while any is open). */
 static void ug_row_exact(const ug_row *r, ug_exact *out)
@@ -317,7 +349,9 @@ static void ug_row_exact(const ug_row *r, ug_exact *out)
         for (size_t i = 0; i < outs; i++) iv_init(&y[i], (mpfr_prec_t)p);
         ug_row_eval(r, (mpfr_prec_t)p, y, S);
         for (size_t i = 0; i < outs; i++) {
-            if (!done[i] && ug_decide(&y[i], S[i], &out[i])) {
+            double lb, ub;
+            ug_row_open(r, i, &lb, &ub);
+            if (!done[i] && ug_decide(&y[i], S[i], lb, ub, &out[i])) {
                 done[i] = true;
                 open--;
                 ug_zs.outputs++;
@@ -398,4 +432,21 @@ void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size
     }
     ug_row r = {UG_ROW_LAYER, x, w, b, n, n, eps};
     ug_row_exact(&r, out);
+}
+
+void ug_transcend_enclose_testing(int kind, const float *x, const float *w, const float *b,
+                                  size_t n, float eps, long prec, double *lo, double *hi)
+{
+    ug_row r = {(ug_row_kind)kind, x, w, b, n, kind == UG_ROW_LSE ? 1 : n, eps};
+    ug_iv *y = ug_xcalloc(r.outs, sizeof *y);
+    double *S = ug_xcalloc(r.outs, sizeof *S);
+    for (size_t i = 0; i < r.outs; i++) iv_init(&y[i], (mpfr_prec_t)prec);
+    ug_row_eval(&r, (mpfr_prec_t)prec, y, S);
+    for (size_t i = 0; i < r.outs; i++) {
+        lo[i] = mpfr_get_d(y[i].l, MPFR_RNDD);
+        hi[i] = mpfr_get_d(y[i].u, MPFR_RNDU);
+        iv_clear(&y[i]);
+    }
+    free(y);
+    free(S);
 }

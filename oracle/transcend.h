@@ -62,4 +62,11 @@ void ug_exact_rmsnorm_row(const float *x, const float *w, size_t n, float eps, u
 void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size_t n, float eps,
                             ug_exact *out);
 
+/* Tests only: the enclosures [lo[i], hi[i]] (rounded outward to binary64) of every output of
+ * one row at precision prec bits, kind 0..3 = softmax, logsumexp, rmsnorm, layernorm (w, b as
+ * the row functions take them), without deciding anything: the containment the records rest on
+ * is checked against an independent MPFR evaluation (tests/oracle_rows.c). */
+void ug_transcend_enclose_testing(int kind, const float *x, const float *w, const float *b,
+                                  size_t n, float eps, long prec, double *lo, double *hi);
+
 #endif
