@@ -4,7 +4,7 @@
  *
  * What is asserted, and why: bound ratio <= 1 for every kernel, distribution and size, the
  * a-priori class of its registry row (kernels/bounds_rows.c), against the correctly rounded
- * reference (oracle/transcend.h).  The expected failures, declared with their reason:
+ * reference (oracle/rows/transcend.h).  The expected failures, declared with their reason:
  *   - the unshifted softmax and log-sum-exp on logits >= 89: exp overflows binary32 (inf/inf),
  *     and on logits <= -104: exp underflows (0/0, or a sum with no relative accuracy left);
  *   - the one-pass LayerNorm (E[x^2] - E[x]^2) on rows of mean/std = 1e4: its bound grows with

@@ -2,7 +2,7 @@
  * bounds_rows.c - a-priori error bounds of the row operations' classes (issue 25): softmax,
  * log-sum-exp, RMSNorm, LayerNorm.  Called by kernels/bounds.c's ug_bound_terms for the classes
  * from UG_BOUND_SOFTMAX_NAIVE on, with n (the row's length), S (the oracle's per-output
- * quantity, oracle/transcend.h) and s = |exact output|.
+ * quantity, oracle/rows/transcend.h) and s = |exact output|.
  *
  * Model (Higham ch. 2-3, u = 2^-24): +, -, *, / and sqrt round to nearest, relative error <= u,
  * plus <= 2^-150 absolute where a result lands in binary32's subnormal range; any order of the

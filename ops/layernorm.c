@@ -2,14 +2,14 @@
  * layernorm.c - LayerNorm of a row of n binary32 values, as torch.nn.LayerNorm defines it:
  * y_i = (x_i - mean) / sqrt(var + eps) * w_i + b_i, mean = sum x / n, var = sum (x - mean)^2 / n
  * (biased), eps = UG_NORM_EPS.  Inputs: x (n), and the parameters [w (n) | b (n)] (2n, from
- * ug_norm_fill_params); n outputs, each correctly rounded (oracle/transcend.h).
+ * ug_norm_fill_params); n outputs, each correctly rounded (oracle/rows/transcend.h).
  */
 #include <stdlib.h>
 
 #include "base/sys.h"
 #include "ops/norm_params.h"
 #include "ops/op.h"
-#include "oracle/transcend.h"
+#include "oracle/rows/transcend.h"
 
 static uint64_t ug_splitmix(uint64_t *s)
 {

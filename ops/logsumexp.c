@@ -1,8 +1,8 @@
 /*
  * logsumexp.c - the log-sum-exp of a row of n binary32 logits: one input x, one output
- * log(sum_j exp(x_j)), correctly rounded (oracle/transcend.h).
+ * log(sum_j exp(x_j)), correctly rounded (oracle/rows/transcend.h).
  */
-#include "oracle/transcend.h"
+#include "oracle/rows/transcend.h"
 #include "ops/op.h"
 
 static size_t ug_lse_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }

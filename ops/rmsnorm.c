@@ -1,14 +1,14 @@
 /*
  * rmsnorm.c - RMSNorm of a row of n binary32 values, as torch.nn.RMSNorm defines it (weight,
  * no bias): y_i = x_i / sqrt(sum x^2 / n + eps) * w_i, eps = UG_NORM_EPS.  Inputs: x (n) and
- * w (n, from ug_norm_fill_params); n outputs, each correctly rounded (oracle/transcend.h).
+ * w (n, from ug_norm_fill_params); n outputs, each correctly rounded (oracle/rows/transcend.h).
  */
 #include <stdlib.h>
 
 #include "base/sys.h"
 #include "ops/norm_params.h"
 #include "ops/op.h"
-#include "oracle/transcend.h"
+#include "oracle/rows/transcend.h"
 
 static size_t ug_rms_in_len(const ug_shape *s, int input) { return input < 2 ? s->dim[0] : 0; }
 static size_t ug_rms_outputs(const ug_shape *s) { return s->dim[0]; }

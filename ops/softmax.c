@@ -1,13 +1,13 @@
 /*
  * softmax.c - the softmax of a row of n binary32 logits: one input x, n outputs
- * y_i = exp(x_i) / sum_j exp(x_j), each correctly rounded (oracle/transcend.h: MPFR enclosures
+ * y_i = exp(x_i) / sum_j exp(x_j), each correctly rounded (oracle/rows/transcend.h: MPFR enclosures
  * raised in precision until the rounding is decided).  A trial is one row; a batch of rows is
  * a batch of trials (the harness's trials), and kernels loop over rows = count / n.
  */
 #include <stdlib.h>
 
 #include "base/sys.h"
-#include "oracle/transcend.h"
+#include "oracle/rows/transcend.h"
 #include "ops/op.h"
 
 static size_t ug_softmax_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }

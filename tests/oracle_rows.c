@@ -1,5 +1,5 @@
 /*
- * oracle_rows.c - the row operations' references (oracle/transcend.h) proved correctly rounded
+ * oracle_rows.c - the row operations' references (oracle/rows/transcend.h) proved correctly rounded
  * on crafted inputs: an independent MPFR evaluation at 4000 bits (round-to-nearest at every
  * step, the textbook formulas, no intervals: its error is below 2^-3980 relative) gives RN64,
  * the residual's RN64, RN32 and RD32 of every output, and the oracle's records must equal them.
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "harness/run/ug.h"
-#include "oracle/transcend.h"
+#include "oracle/rows/transcend.h"
 
 enum { K_SOFTMAX, K_LSE, K_RMS, K_LAYER, REF_PREC = 4000 };
 

@@ -89,7 +89,7 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_BF16_OUT  binary32 accumulation of depth D, rounded once to bfloat16:
  *                      ubf|s| + (1 + ubf) gamma_D(u) S + 2^-134 (dot: gamma_{D+1})
  * Classes of the row operations (issue 25; kernels/bounds_rows.c has the derivations, S the
- * oracle's per-output quantity of oracle/transcend.h, s the exact output):
+ * oracle's per-output quantity of oracle/rows/transcend.h, s the exact output):
  *   UG_BOUND_SOFTMAX_NAIVE    exp(x_i) / sum exp(x_j), no shift (Blanchard-Higham-Mary's
  *                             unshifted algorithm; overflows from x = 88.7 on)
  *   UG_BOUND_SOFTMAX_SHIFTED  exp(x_i - max) / sum exp(x_j - max), two passes

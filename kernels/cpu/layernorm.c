@@ -1,7 +1,7 @@
 /*
  * layernorm.c - CPU RMSNorm and LayerNorm kernels, binary32 in, accumulation and out
  * (kernels/bounds_rows.c has each class's bound and derivation).  Inputs: x (rows x n) and
- * the parameters (rmsnorm: w; layernorm: w then b); eps = 1e-5 (oracle/transcend.h's
+ * the parameters (rmsnorm: w; layernorm: w then b); eps = 1e-5 (oracle/rows/transcend.h's
  * UG_NORM_EPS, PyTorch's default).
  *
  *   rmsnorm_cpu            r = 1 / sqrt(sum x^2 / n + eps); y = (x r) w             rmsnorm

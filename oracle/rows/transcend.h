@@ -1,6 +1,6 @@
 /*
  * transcend.h - correctly rounded references for the row operations of issue 25: softmax,
- * log-sum-exp, RMSNorm and LayerNorm (oracle/transcend.c).
+ * log-sum-exp, RMSNorm and LayerNorm (oracle/rows/transcend.c).
  *
  * Their results are not sums: exp, log, sqrt and division make them transcendental or
  * algebraic, so no finite exact record exists.  The oracle encloses each output in an interval

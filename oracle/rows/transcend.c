@@ -18,7 +18,7 @@
 
 #include "base/sys.h"
 #include "oracle/special.h"
-#include "oracle/transcend.h"
+#include "oracle/rows/transcend.h"
 
 static _Thread_local ug_ziv_stats ug_zs;
 static _Thread_local long ug_prec0 = UG_ZIV_PREC0, ug_cap = UG_ZIV_PREC_CAP;
