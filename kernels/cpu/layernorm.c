@@ -1,7 +1,7 @@
 /*
  * layernorm.c - CPU RMSNorm and LayerNorm kernels, binary32 in, accumulation and out
  * (kernels/bounds_rows.c has each class's bound and derivation).  Inputs: x (rows x n) and
- * the parameters (rmsnorm: w; layernorm: w then b); eps = 1e-5 (oracle/rows/transcend.h's
+ * the weight w (n; no bias: ops/layernorm.c says why); eps = 1e-5 (oracle/rows/transcend.h's
  * UG_NORM_EPS, PyTorch's default).
  *
  *   rmsnorm_cpu            r = 1 / sqrt(sum x^2 / n + eps); y = (x r) w             rmsnorm
@@ -25,15 +25,14 @@ static void ug_rmsnorm(const float *x, const float *w, size_t n, float *y)
     for (size_t j = 0; j < n; j++) y[j] = (x[j] * r) * w[j];
 }
 
-/* The affine tail every LayerNorm shares: y = ((x - mean) r) w + b. */
-static void ug_ln_out(const float *x, const float *w, const float *b, size_t n, float mean,
-                      float var, float *y)
+/* The affine tail every LayerNorm shares: y = ((x - mean) r) w. */
+static void ug_ln_out(const float *x, const float *w, size_t n, float mean, float var, float *y)
 {
     float r = 1.0f / sqrtf(var + ug_eps);
-    for (size_t j = 0; j < n; j++) y[j] = ((x[j] - mean) * r) * w[j] + b[j];
+    for (size_t j = 0; j < n; j++) y[j] = ((x[j] - mean) * r) * w[j];
 }
 
-static void ug_ln_twopass(const float *x, const float *w, const float *b, size_t n, float *y)
+static void ug_ln_twopass(const float *x, const float *w, size_t n, float *y)
 {
     float s = 0.0f, q = 0.0f;
     for (size_t j = 0; j < n; j++) s += x[j];
@@ -42,10 +41,10 @@ static void ug_ln_twopass(const float *x, const float *w, const float *b, size_t
         float d = x[j] - mean;
         q += d * d;
     }
-    ug_ln_out(x, w, b, n, mean, q / (float)n, y);
+    ug_ln_out(x, w, n, mean, q / (float)n, y);
 }
 
-static void ug_ln_onepass(const float *x, const float *w, const float *b, size_t n, float *y)
+static void ug_ln_onepass(const float *x, const float *w, size_t n, float *y)
 {
     float s = 0.0f, q = 0.0f;
     for (size_t j = 0; j < n; j++) {
@@ -53,10 +52,10 @@ static void ug_ln_onepass(const float *x, const float *w, const float *b, size_t
         q += x[j] * x[j];
     }
     float mean = s / (float)n, var = q / (float)n - mean * mean;
-    ug_ln_out(x, w, b, n, mean, var > 0.0f ? var : 0.0f, y);
+    ug_ln_out(x, w, n, mean, var > 0.0f ? var : 0.0f, y);
 }
 
-static void ug_ln_welford(const float *x, const float *w, const float *b, size_t n, float *y)
+static void ug_ln_welford(const float *x, const float *w, size_t n, float *y)
 {
     float mean = 0.0f, m2 = 0.0f;
     for (size_t j = 0; j < n; j++) {
@@ -64,7 +63,7 @@ static void ug_ln_welford(const float *x, const float *w, const float *b, size_t
         mean += d / (float)(j + 1);
         m2 += d * (x[j] - mean);
     }
-    ug_ln_out(x, w, b, n, mean, m2 / (float)n, y);
+    ug_ln_out(x, w, n, mean, m2 / (float)n, y);
 }
 
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
@@ -84,18 +83,17 @@ static const ug_kernel ug_cpu_layernorm_kernels[] = {
 
 static int ug_cpu_layernorm_run(const ug_kernel *k, ug_call *c)
 {
-    const float *x = ug_in_f32(c, 0), *p = ug_in_f32(c, 1);
+    const float *x = ug_in_f32(c, 0), *w = ug_in_f32(c, 1);
     float *y = ug_out_f32(c);
     size_t n = c->n, rows = n ? c->in[0].count / n : 0;
-    const float *w = p, *b = p + n; /* layernorm: [w | b] */
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
         switch (k->version) {
         case RMSNORM: ug_rmsnorm(xr, w, n, yr); break;
-        case LN_TWOPASS: ug_ln_twopass(xr, w, b, n, yr); break;
-        case LN_ONEPASS: ug_ln_onepass(xr, w, b, n, yr); break;
-        case LN_WELFORD: ug_ln_welford(xr, w, b, n, yr); break;
+        case LN_TWOPASS: ug_ln_twopass(xr, w, n, yr); break;
+        case LN_ONEPASS: ug_ln_onepass(xr, w, n, yr); break;
+        case LN_WELFORD: ug_ln_welford(xr, w, n, yr); break;
         default:
             snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
             return -1;

@@ -52,7 +52,7 @@ __device__ void ug_store(unsigned short *y, size_t i, float v)
     y[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
 }
 
-/* layer: LayerNorm (w then b in p) or RMSNorm (w in p, no mean, no bias). */
+/* layer: LayerNorm or RMSNorm (no mean); p: the weight (no bias: ops/layernorm.c). */
 template <bool layer>
 __global__ void ug_norm_block_kernel(const float *x, const float *p, float *y, size_t n)
 {
@@ -70,8 +70,7 @@ __global__ void ug_norm_block_kernel(const float *x, const float *p, float *y, s
     }
     float r = 1.0f / sqrtf(ug_ln_block_sum(q, shared) / (float)n + 1e-5f);
     for (size_t j = threadIdx.x; j < n; j += UG_LN_BLOCK) {
-        float v = ((xr[j] - mean) * r) * p[j];
-        yr[j] = layer ? v + p[n + j] : v;
+        yr[j] = ((xr[j] - mean) * r) * p[j];
     }
 }
 
@@ -93,8 +92,7 @@ __global__ void ug_norm_warp_kernel(const float *x, const float *p, Out *y, size
     }
     float r = 1.0f / sqrtf(ug_ln_warp_sum(q) / (float)n + 1e-5f);
     for (size_t j = lane; j < n; j += 32) {
-        float v = ((xr[j] - mean) * r) * p[j];
-        ug_store(y, row * n + j, layer ? v + p[n + j] : v);
+        ug_store(y, row * n + j, ((xr[j] - mean) * r) * p[j]);
     }
 }
 

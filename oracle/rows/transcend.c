@@ -426,7 +426,7 @@ void ug_exact_rmsnorm_row(const float *x, const float *w, size_t n, float eps, u
 void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size_t n, float eps,
                             ug_exact *out)
 {
-    if (!ug_all_finite(x, n) || !ug_all_finite(w, n) || !ug_all_finite(b, n)) {
+    if (!ug_all_finite(x, n) || !ug_all_finite(w, n) || (b && !ug_all_finite(b, n))) {
         for (size_t j = 0; j < n; j++) ug_exact_set_special(&out[j], UG_X_NAN);
         return;
     }

@@ -59,6 +59,7 @@ void ug_ziv_set_precisions(long prec0, long cap);
 void ug_exact_softmax_row(const float *x, size_t n, ug_exact *out);
 void ug_exact_logsumexp_row(const float *x, size_t n, ug_exact *out);
 void ug_exact_rmsnorm_row(const float *x, const float *w, size_t n, float eps, ug_exact *out);
+/* b: NULL for no bias (the layernorm operation's; the tests give one). */
 void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size_t n, float eps,
                             ug_exact *out);
 
