@@ -348,6 +348,10 @@ MUTANTS = [
     dict(id="rows.kernel.rmsnorm_no_eps", file="kernels/cpu/layernorm.c",
          find="float r = 1.0f / sqrtf(q / (float)n + ug_eps);", replace="float r = 1.0f / sqrtf(q / (float)n);",
          tests=["norm"], what="rmsnorm without eps"),
+    dict(id="rows.bounds.rmsnorm_one_rounding_short", file="kernels/bounds_rows.c",
+         find="    double up = pow(1 - tau, -0.5) * pow(1 + ug_u, 3) / (1 - ug_u) - 1;",
+         replace="    double up = pow(1 - tau, -0.5) * pow(1 + ug_u, 2) / (1 - ug_u) - 1;",
+         tests=["bounds"], what="the rmsnorm bound forgets one of the products' roundings"),
     # ---- the docs ------------------------------------------------------------------------
     dict(id="docs.typo_subcommand", file="README.md",
          find="build/ulpgate list | head", replace="build/ulpgate lsit | head",
