@@ -16,6 +16,17 @@
 #include <string.h>
 
 #include "harness/run/ug.h"
+#include "oracle/rows/transcend.h"
+
+/* The precision the reference needed for an input (oracle/rows/transcend.h), as a note. */
+static void ug_note_ziv(ug_t *t, const char *op, size_t n)
+{
+    ug_ziv_stats s = ug_ziv_stats_get();
+    ug_note(t, "oracle %s n=%zu: %zu outputs decided (%zu exact), %zu above %d bits, most "
+            "%ld bits, %zu undecided", op, n, s.outputs, s.exact, s.raised, UG_ZIV_PREC0,
+            s.prec_max, s.undecided);
+    ug_ziv_stats_reset();
+}
 
 static const size_t ug_rows_sizes[] = {1, 2, 3, 16, 100, 1000, 4096};
 enum { UG_ROWS_TRIALS = 4 };
@@ -45,7 +56,9 @@ UG_CASE_OVER(softmax, ug_softmax_dists, 0)
     static const ug_op ops[] = {UG_OP_SOFTMAX, UG_OP_LOGSUMEXP};
     UG_FOR_SIZES(t, n, ug_rows_sizes) {
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            ug_ziv_stats_reset();
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
+            ug_note_ziv(t, ug_op_name(ops[o]), n);
             UG_FOR_KERNELS(t, k, ops[o], UG_CPU, "*") {
                 ug_result *r = ug_measure(t, k, in);
                 bool naive = k->bound == UG_BOUND_SOFTMAX_NAIVE || k->bound == UG_BOUND_LSE_NAIVE;
@@ -71,7 +84,9 @@ UG_CASE_OVER(norm, ug_norm_dists, 0)
     bool large_mean = strcmp(p->name, "mean_1e4_std_1") == 0;
     UG_FOR_SIZES(t, n, ug_rows_sizes) {
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            ug_ziv_stats_reset();
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
+            ug_note_ziv(t, ug_op_name(ops[o]), n);
             UG_FOR_KERNELS(t, k, ops[o], UG_CPU, "*") {
                 ug_result *r = ug_measure(t, k, in);
                 if (k->bound == UG_BOUND_LAYERNORM_WELFORD)
