@@ -290,8 +290,11 @@ static bool ug_fmt_range_exceeded(const ug_kernel *k, double S)
            (O && O->bits > 0 && O->bits < 32 && S > O->max);
 }
 
+double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs); /* bounds_rows.c */
+
 double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs)
 {
+    if (k->bound >= UG_BOUND_SOFTMAX_NAIVE) return ug_bound_rows(k, n, S, s_abs);
     if (!isfinite(S)) return INFINITY;
     if (ug_fmt_range_exceeded(k, S)) return INFINITY;
     double D = (double)ug_kernel_depth(k, n), nn = (double)n, b = 0;
@@ -359,6 +362,7 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     case UG_BOUND_BF16_OUT: b = ug_bound_bf16_out(D, dot, S, s_abs); break;
     case UG_BOUND_BLOCK_FMA:
     case UG_BOUND_BLOCK_FMA_PROMOTED: b = ug_bound_block_fma(k, n, S); break;
+    default: return INFINITY; /* the row classes: ug_bound_rows above */
     }
     /* (the block classes' output is the accumulator, a binary16 one widened exactly) */
     bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
@@ -441,6 +445,15 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_BF16_OUT: return "bf16_out";
     case UG_BOUND_BLOCK_FMA: return "block_fma";
     case UG_BOUND_BLOCK_FMA_PROMOTED: return "block_fma_promoted";
+    case UG_BOUND_SOFTMAX_NAIVE: return "softmax_naive";
+    case UG_BOUND_SOFTMAX_SHIFTED: return "softmax_shifted";
+    case UG_BOUND_SOFTMAX_ONLINE: return "softmax_online";
+    case UG_BOUND_LSE_NAIVE: return "lse_naive";
+    case UG_BOUND_LSE_SHIFTED: return "lse_shifted";
+    case UG_BOUND_RMSNORM: return "rmsnorm";
+    case UG_BOUND_LAYERNORM_TWOPASS: return "layernorm_twopass";
+    case UG_BOUND_LAYERNORM_ONEPASS: return "layernorm_onepass";
+    case UG_BOUND_LAYERNORM_WELFORD: return "layernorm_welford";
     }
     return "?";
 }

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/kernel.h"
 #include "oracle/oracle.h"
@@ -123,6 +124,10 @@ typedef struct ug_op_desc {
      * sum's or dot's arithmetic (ops/norm.c: nrm2 maps the sum of squares' bound through the
      * square root); NULL: kernels/bounds.c with terms_kind. */
     double (*bound)(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
+    /* Fills input 1 of trial (a normalisation layer's weight, or weight then bias) itself,
+     * the distribution filling input 0 alone: layer parameters are not data.  NULL: the
+     * distribution fills both inputs (a dot's pairs). */
+    void (*fill_params)(float *y, const ug_shape *s, uint64_t seed, uint32_t trial);
 } ug_op_desc;
 
 /* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
@@ -143,6 +148,9 @@ int ug_exact_nrm2_f32_fast(const float *x, size_t n, ug_exact *out);
 int ug_exact_nrm2_f32_mpfr(const float *x, size_t n, ug_exact *out);
 /* The terms behind output e of d at shape s (terms_at, else terms). */
 size_t ug_op_terms_at(const ug_op_desc *d, const ug_shape *s, size_t e);
+/* The row operations of issue 25 (ops/softmax.c, logsumexp.c, rmsnorm.c, layernorm.c). */
+extern const ug_op_desc ug_op_softmax_desc, ug_op_logsumexp_desc, ug_op_rmsnorm_desc,
+    ug_op_layernorm_desc;
 
 /* ---- the registry (ops/ops.c) --------------------------------------------------------------- */
 

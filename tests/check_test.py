@@ -312,6 +312,26 @@ ok(j is not None and rc == 0 and j["ulp_max"] <= 0.5, "nrm2: a binary64-accumula
 rc, j, err = check_json("--op", "asum", "--got", save("as.npy", np.float32(np.abs(xs).sum())), pxs)
 ok(j is not None and float.fromhex(j["worst"]["exact"]) == float(sum((abs(Fraction(float(v))) for v in xs), Fraction(0))),
    "asum: the exact sum of |x_i|", (j, err))
+# ---- row operations (issue 25): a softmax from NumPy, the naive and shifted forms -----------------
+xs = (rng.standard_normal((6, 50)) * 4).astype(np.float32)
+xs[0, 0] = 95  # one logit beyond binary32's exp range
+m = xs.max(axis=-1, keepdims=True)
+e = np.exp(xs - m)
+good = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+with np.errstate(over="ignore", invalid="ignore"):
+    en = np.exp(xs)
+    naive = (en / en.sum(axis=-1, keepdims=True)).astype(np.float32)
+rc, out, err = run("check", "--op", "softmax", "--axis", "-1", "--got", save("sm.npy", good),
+                   save("lg.npy", xs), "--ulp-max", "64")
+ok(rc == 0 and "result     ok" in out, "softmax, max-shifted in NumPy: within 64 ulp, exit 0", out + err)
+rc, out, err = run("check", "--op", "softmax", "--axis", "-1", "--got", save("smn.npy", naive),
+                   path("lg.npy"), "--ulp-max", "64")
+ok(rc == 1 and "(row 0, column" in out, "softmax, unshifted: row 0 overflows, exit 1, row named", out + err)
+rc, out, err = run("check", "--op", "softmax", "--axis", "0", "--got", path("sm.npy"), path("lg.npy"))
+ok(rc == 2 and "last axis" in err, "softmax over axis 0: exit 2, only the last axis", err)
+rc, out, err = run("check", "--op", "rmsnorm", "--got", path("sm.npy"), path("lg.npy"),
+                   save("w7.npy", np.ones(7, np.float32)))
+ok(rc == 2 and "w7.npy" in err and "weight" in err, "rmsnorm with a weight of the wrong length: exit 2", err)
 
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")

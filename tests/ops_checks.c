@@ -14,7 +14,10 @@ UG_CASE(ops, registry)
     static const struct {
         ug_op id;
         const char *name;
-    } builtin[] = {{UG_OP_SUM, "sum"}, {UG_OP_DOT, "dot"}, {UG_OP_GEMM, "gemm"}};
+    } builtin[] = {{UG_OP_SUM, "sum"},         {UG_OP_DOT, "dot"},
+                   {UG_OP_GEMM, "gemm"},       {UG_OP_SOFTMAX, "softmax"},
+                   {UG_OP_LOGSUMEXP, "logsumexp"}, {UG_OP_RMSNORM, "rmsnorm"},
+                   {UG_OP_LAYERNORM, "layernorm"}};
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
         const ug_op_desc *d = ug_op_get(builtin[i].id);
         UG_ASSERT_MSG(d != NULL, "no descriptor at id %d", builtin[i].id);
@@ -25,7 +28,7 @@ UG_CASE(ops, registry)
     }
     UG_EXPECT(ug_op_count() >= UG_OP_BUILTIN);
     UG_EXPECT(ug_op_get(-1) == NULL && ug_op_get(UG_OP_BUILTIN + 40) == NULL);
-    UG_EXPECT(ug_op_find("softmax") == NULL && ug_op_find(NULL) == NULL);
+    UG_EXPECT(ug_op_find("no_such_op") == NULL && ug_op_find(NULL) == NULL);
     char unknown[16];
     snprintf(unknown, sizeof unknown, "op#%d", UG_OP_BUILTIN + 40);
     UG_EXPECT(strcmp(ug_op_name(UG_OP_BUILTIN + 40), unknown) == 0);

@@ -23,12 +23,13 @@
 #include "harness/cli/cli_check.h"
 
 static const char check_usage[] =
-    "usage: ulpgate check --op sum|dot|gemm|scan|exscan|nrm2|asum --got GOT.npy X.npy [Y.npy]\n"
-    "       [options]\n"
+    "usage: ulpgate check --op OP --got GOT.npy X.npy [Y.npy] [options]\n"
     "  sum, asum, nrm2: X (n) or (B, n); GOT () or (1,), or (B,)\n"
     "  scan, exscan: X (n) or (B, n);    GOT the shape of X (every prefix graded)\n"
     "  dot:  X, Y (n) or (B, n);          GOT () or (1,), or (B,)\n"
     "  gemm: X=A (M, K) or (Bt, M, K), Y=B (K, N) or (Bt, K, N); GOT (M, N) or (Bt, M, N)\n"
+    "  softmax, logsumexp: X (n) or (B, n) over the last axis; GOT as X (softmax), or () / (B,)\n"
+    "  rmsnorm, layernorm: X (n) or (B, n), Y = the weight (n); GOT as X (eps 1e-5, no bias)\n"
     "  dtypes: '<f2' '<f4' '<f8' (either byte order); bfloat16 / fp8 bit patterns saved as\n"
     "          uint16 / uint8 with --dtype bf16 | e4m3 | e5m2\n"
     "  --ulp-max U    exit 1 when an output's error exceeds U ULP of GOT's format\n"
@@ -36,7 +37,8 @@ static const char check_usage[] =
     "  --bound tree   exit 1 when an output breaks the tree bound (gamma_D, u of GOT's format)\n"
     "  --depth D      the bound's depth: the most additions a term passes (default n - 1)\n"
     "  --json         one JSON object (docs/check.md lists the keys)\n"
-    "  --oracle K     fast (default) or mpfr: both exact\n";
+    "  --oracle K     fast (default) or mpfr: both exact\n"
+    "  --axis A       a row operation's axis: -1 (the last, the only one supported)\n";
 
 static int check_usage_error(FILE *err, const char *fmt, const char *arg)
 {
@@ -133,6 +135,14 @@ static const void *check_row(const ug_npy *a, bool wide, size_t off, size_t len,
     return buf;
 }
 
+/* A row operation (issue 25): correctly rounded but not a sum, over the last axis of X, with
+ * at most a weight of n as its second input (ops/softmax.c, ...). */
+static bool check_row_op(const ug_op_desc *op)
+{
+    return op == &ug_op_softmax_desc || op == &ug_op_logsumexp_desc || op == &ug_op_rmsnorm_desc ||
+           op == &ug_op_layernorm_desc;
+}
+
 /* A shape error: "FILE: shape (..) ... (what)"; 2. */
 static int shape_error(FILE *err, const ug_npy *a, const char *what)
 {
@@ -146,7 +156,20 @@ static int shape_error(FILE *err, const ug_npy *a, const char *what)
 static int check_shapes(const check_in *in, ug_check_result *r, FILE *err)
 {
     const ug_npy *x = &in->a[0], *y = &in->a[1], *g = &in->got;
-    if (r->op->layout == UG_LAYOUT_VECTORS) {
+    if (check_row_op(r->op)) { /* a row operation: rows of x, a weight of n, GOT per row */
+        if (x->ndim < 1 || x->ndim > 2) return shape_error(err, x, "X is (n) or (batch, n)");
+        r->batch = x->ndim == 2 ? x->shape[0] : 1;
+        r->n = x->shape[x->ndim - 1];
+        if (in->arity == 2 && (y->ndim != 1 || y->shape[0] != r->n))
+            return shape_error(err, y, "the weight is (n), n the length of X's rows");
+        r->per = r->op->out_kind == UG_OUT_SCALAR ? 1 : r->n;
+        bool ok = r->per == 1 ? (x->ndim == 1 ? g->count == 1 && g->ndim <= 1
+                                              : g->ndim == 1 && g->shape[0] == r->batch)
+                              : g->ndim == x->ndim && g->count == x->count;
+        if (!ok)
+            return shape_error(err, g, r->per == 1 ? "one output per row: () or (batch,)"
+                                                   : "one output per input: X's shape");
+    } else if (r->op->layout == UG_LAYOUT_VECTORS) {
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, x, "an input is (n) or (batch, n)");
         r->batch = x->ndim == 2 ? x->shape[0] : 1;
@@ -196,8 +219,9 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
     size_t len[2] = {op->layout == UG_LAYOUT_VECTORS ? r->n : r->M * r->K,
                      op->layout == UG_LAYOUT_VECTORS ? r->n : r->K * r->N};
     const void *v[2] = {NULL, NULL};
-    for (int i = 0; i < in->arity; i++)
-        v[i] = check_row(&in->a[i], in->wide, b * len[i], len[i], buf[i]);
+    for (int i = 0; i < in->arity; i++) /* a row operation's weight is the same for every row */
+        v[i] = check_row(&in->a[i], in->wide, i && check_row_op(op) ? 0 : b * len[i], len[i],
+                         buf[i]);
     if (!in->wide) { /* the descriptor's exact results: the selected oracle (fast or MPFR) */
         ug_shape sh = {{r->n, 1, 1}, 1};
         if (op->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}, 1};
@@ -220,10 +244,12 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
 /* Whether check grades op: a correctly rounded sum of terms (exact_is_sum) that is one output
  * of index-aligned vectors (a sum of values, a dot of products) or a matrix product; or an
  * operation of one vector whose descriptor computes its exact results (scan, exscan: every
- * prefix; nrm2, asum), which check then takes from the descriptor alone. */
+ * prefix; nrm2, asum), which check then takes from the descriptor alone; or a row operation
+ * (softmax, logsumexp, rmsnorm, layernorm: check_row_op). */
 static bool check_supported(const ug_op_desc *op)
 {
     if (!op) return false;
+    if (check_row_op(op)) return true;
     if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1) return true;
     if (!op->exact_is_sum) return false;
     if (op->layout == UG_LAYOUT_MATMUL) return op->arity == 2;
@@ -267,7 +293,7 @@ static int parse_limit(FILE *err, const char *name, const char *val, double *out
 
 int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *opname = NULL, *gotpath = NULL, *paths[3] = {0}, *val;
+    const char *opname = NULL, *gotpath = NULL, *paths[3] = {0}, *val, *axis = NULL;
     int npaths = 0, json = 0, gate_bound = 0, rc;
     double ulp_max = -1, rel_max = -1, depth = -1;
     ug_fmt bits_fmt = UG_FMT_COUNT;
@@ -309,6 +335,11 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
                 return check_usage_error(err, "--bound: '%s' is not tree (the one class "
                                               "check applies)", val ? val : "");
             gate_bound = 1;
+        } else if (is_opt(a, "--axis")) {
+            axis = opt_value(argc, argv, &i, "--axis");
+            if (!axis || (strcmp(axis, "-1") && strcmp(axis, "0") && strcmp(axis, "1")))
+                return check_usage_error(err, "--axis: '%s' is not -1 (the last axis)",
+                                         axis ? axis : "");
         } else if (is_opt(a, "--oracle")) {
             val = opt_value(argc, argv, &i, "--oracle");
             if (!val || (strcmp(val, "fast") && strcmp(val, "mpfr")))
@@ -328,8 +359,13 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
     memset(&r, 0, sizeof r);
     r.op = ug_op_find(opname);
     if (!check_supported(r.op))
-        return check_usage_error(err, "--op: '%s' is not sum, dot, gemm, scan, exscan, nrm2 or "
-                                      "asum", opname);
+        return check_usage_error(err, "--op: '%s' is not sum, dot, gemm, scan, exscan, nrm2, "
+                                      "asum, softmax, logsumexp, rmsnorm or layernorm", opname);
+    if (axis && !check_row_op(r.op))
+        return check_usage_error(err, "--axis: --op %s has no axis to choose", opname);
+    if (gate_bound && check_row_op(r.op))
+        return check_usage_error(err, "--bound tree: --op %s is not a sum (use --ulp-max or "
+                                      "--rel-max)", opname);
     if (in.mpfr) ug_oracle_select(UG_ORACLE_MPFR);
     if (!gotpath) return check_usage_error(err, "%s", "no --got file given");
     in.arity = r.op->arity;
@@ -352,6 +388,11 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         in.wide |= in.a[i].fmt == UG_F64;
     }
     r.out_fmt = in.got.fmt;
+    if (check_row_op(r.op) && in.wide) {
+        fprintf(err, "ulpgate check: --op %s: binary64 inputs are not supported (binary32, "
+                     "binary16 and bfloat16 are)\n", opname);
+        goto out;
+    }
     if (in.wide && !check_has_f64(r.op)) {
         fprintf(err, "ulpgate check: %s: binary64 input: --op %s grades binary32 (and narrower) "
                      "inputs only\n", in.a[0].fmt == UG_F64 ? paths[0] : paths[1], opname);
@@ -362,6 +403,11 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         goto out;
     }
     if (check_shapes(&in, &r, err)) goto out;
+    if (axis && strcmp(axis, "-1") && atoi(axis) != in.a[0].ndim - 1) {
+        fprintf(err, "ulpgate check: --axis %s: only the last axis of %s (-1 or %d) is "
+                     "supported\n", axis, in.a[0].path, in.a[0].ndim - 1);
+        goto out;
+    }
     r.depth = depth >= 0 ? (size_t)depth : (r.n ? r.n - 1 : 0);
     r.oracle = in.mpfr ? "mpfr" : in.wide && r.op->arity == 2 ? "mpfr (binary64 products)"
                                                                   : "fast";
@@ -370,7 +416,7 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         const ug_format *F = ug_format_of(r.out_fmt);
         double u = ldexp(1.0, -F->p);
         double k = (double)r.depth + (r.op->terms_kind == UG_TERMS_PRODUCTS ? 1 : 0);
-        r.gamma = k * u < 1 ? k * u / (1 - k * u) : INFINITY;
+        r.gamma = k * u < 1 && !check_row_op(r.op) ? k * u / (1 - k * u) : INFINITY;
     }
     size_t esz = in.wide ? sizeof(double) : sizeof(float);
     for (int i = 0; i < in.arity; i++) {

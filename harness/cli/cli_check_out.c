@@ -180,8 +180,11 @@ void ug_check_print(FILE *out, const ug_check_result *r, bool json, const char *
     fprintf(out, "ulp        max %.6g  mean %.6g  (ULP of %s)\n", r->ulp_max,
             r->outputs ? r->ulp_sum / (double)r->outputs : 0.0, F);
     fprintf(out, "rel        max %.6g\n", r->rel_max);
-    fprintf(out, "bound      tree, depth %zu, u = 2^-%d: gamma %.6g; max error/bound %.6g\n",
-            r->depth, ug_format_of(r->out_fmt)->p, r->gamma, r->ratio_max);
+    if (r->op->exact_is_sum)
+        fprintf(out, "bound      tree, depth %zu, u = 2^-%d: gamma %.6g; max error/bound %.6g\n",
+                r->depth, ug_format_of(r->out_fmt)->p, r->gamma, r->ratio_max);
+    else /* a row operation: its bounds belong to kernel classes, not to data */
+        fputs("bound      none for a row operation: grade with --ulp-max or --rel-max\n", out);
     if (r->outputs) {
         fprintf(out, "worst      output %zu: got ", r->worst);
         put_bits(out, r->out_fmt, r->worst_got);
@@ -193,11 +196,16 @@ void ug_check_print(FILE *out, const ug_check_result *r, bool json, const char *
         put_hex(out, r->worst_want);
         fputs(")  exact ~", out);
         put_hex(out, r->worst_e.hi);
-        fprintf(out, "  %.6g ulp\n", r->worst_ulp);
+        fprintf(out, "  %.6g ulp", r->worst_ulp);
+        if (r->per > 1 && !r->op->exact_is_sum) /* a row operation: where the worst sits */
+            fprintf(out, "  (row %zu, column %zu)", r->worst / r->per, r->worst % r->per);
+        fputc('\n', out);
     }
     if (r->specials) fprintf(out, "specials   %zu outputs with a NaN or infinite exact value\n",
                              r->specials);
-    if (isfinite(r->rtol))
+    if (!r->op->exact_is_sum)
+        ; /* a row operation: no tree bound, so no tolerance derived from one */
+    else if (isfinite(r->rtol))
         fprintf(out, "tolerance  torch.testing.assert_close(got, want, rtol=%.3e, atol=%.3e)\n",
                 up4(r->rtol), up4(r->atol));
     else

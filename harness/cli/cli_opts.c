@@ -40,7 +40,7 @@ static const ug_cli_cmd ug_cli_cmds[] = {
     {"oracle", NULL, {{"--op", 'v'}, {"--json", 'f'}, {"--got", 'v'}, {"--oracle", 'v'}}},
     {"check", NULL,
      {{"--op", 'v'}, {"--got", 'v'}, {"--dtype", 'v'}, {"--ulp-max", 'v'}, {"--rel-max", 'v'},
-      {"--depth", 'v'}, {"--bound", 'v'}, {"--json", 'f'}, {"--oracle", 'v'}}},
+      {"--depth", 'v'}, {"--bound", 'v'}, {"--json", 'f'}, {"--oracle", 'v'}, {"--axis", 'v'}}},
     {"hunt", NULL,
      {{"--kernel", 'v'}, {"--op", 'v'}, {"--n", 'v'}, {"--out", 'v'}, {"--objective", 'v'},
       {"--budget", 'v'}, {"--evals", 'v'}, {"--seed", 'v'}, {"--check-ulp", 'v'},

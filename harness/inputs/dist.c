@@ -430,6 +430,11 @@ int ug_dist_fill_op(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint6
     if (op->layout == UG_LAYOUT_MATMUL)
         return ug_dist_fill_gemm(d, seed, stream_id, trial, x, y, s->dim[0], s->dim[1],
                                  s->dim[2], err, errlen);
+    if (op->arity == 2 && op->fill_params) { /* a layer: data from the distribution */
+        int rc = ug_dist_fill_sum(d, seed, stream_id, trial, x, s->dim[0], err, errlen);
+        if (rc == 0) op->fill_params(y, s, seed ^ stream_id, trial);
+        return rc;
+    }
     if (op->arity == 2)
         return ug_dist_fill_dot(d, seed, stream_id, trial, x, y, s->dim[0], err, errlen);
     return ug_dist_fill_sum(d, seed, stream_id, trial, x, s->dim[0], err, errlen);

@@ -46,7 +46,20 @@ typedef enum { UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16, UG_E4M3, UG_E5M2, UG_FM
 
 /* The operation a kernel computes: an open id; the built-in operations have these. */
 typedef int ug_op;
-enum { UG_OP_SUM, UG_OP_DOT, UG_OP_GEMM, UG_OP_SCAN, UG_OP_EXSCAN, UG_OP_NRM2, UG_OP_ASUM, UG_OP_BUILTIN };
+enum {
+    UG_OP_SUM,
+    UG_OP_DOT,
+    UG_OP_GEMM,
+    UG_OP_SCAN,      /* issue 25: prefix sums and norms (ops/scan.c, ops/norm.c) */
+    UG_OP_EXSCAN,
+    UG_OP_NRM2,
+    UG_OP_ASUM,
+    UG_OP_SOFTMAX,   /* issue 25: row operations (ops/softmax.c, ...) */
+    UG_OP_LOGSUMEXP,
+    UG_OP_RMSNORM,
+    UG_OP_LAYERNORM,
+    UG_OP_BUILTIN
+};
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
 
 /* Error-bound classes (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3-4),
@@ -87,6 +100,18 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *                            D the block steps any term passes through (the row's depth)
  *   UG_BOUND_BLOCK_FMA_PROMOTED  the same within chunks of 128 terms, each chunk then added to a
  *                            binary32 accumulator (DeepSeek-V3's promotion) */
+ * Classes of the row operations (issue 25; kernels/bounds_rows.c has the derivations, S the
+ * oracle's per-output quantity of oracle/rows/transcend.h, s the exact output):
+ *   UG_BOUND_SOFTMAX_NAIVE    exp(x_i) / sum exp(x_j), no shift (Blanchard-Higham-Mary's
+ *                             unshifted algorithm; overflows from x = 88.7 on)
+ *   UG_BOUND_SOFTMAX_SHIFTED  exp(x_i - max) / sum exp(x_j - max), two passes
+ *   UG_BOUND_SOFTMAX_ONLINE   one pass, the running sum rescaled at each new max (Milakov &
+ *                             Gimelshein 2018)
+ *   UG_BOUND_LSE_NAIVE        log(sum exp(x_j));  UG_BOUND_LSE_SHIFTED  max + log(sum exp(x_j - max))
+ *   UG_BOUND_RMSNORM          x_i w_i / sqrt(sum x^2 / n + eps)
+ *   UG_BOUND_LAYERNORM_TWOPASS  mean, then sum (x - mean)^2: ((x_i - mean) / sqrt(var + eps)) w_i + b_i
+ *   UG_BOUND_LAYERNORM_ONEPASS  var = E[x^2] - E[x]^2: a bound growing with (mean/std)^2
+ *   UG_BOUND_LAYERNORM_WELFORD  Welford's update of mean and M2 */
 typedef enum {
     UG_BOUND_NONE = 0,
     UG_BOUND_TREE,
@@ -103,6 +128,15 @@ typedef enum {
     UG_BOUND_BF16_OUT,
     UG_BOUND_BLOCK_FMA,
     UG_BOUND_BLOCK_FMA_PROMOTED,
+    UG_BOUND_SOFTMAX_NAIVE,
+    UG_BOUND_SOFTMAX_SHIFTED,
+    UG_BOUND_SOFTMAX_ONLINE,
+    UG_BOUND_LSE_NAIVE,
+    UG_BOUND_LSE_SHIFTED,
+    UG_BOUND_RMSNORM,
+    UG_BOUND_LAYERNORM_TWOPASS,
+    UG_BOUND_LAYERNORM_ONEPASS,
+    UG_BOUND_LAYERNORM_WELFORD,
 } ug_bound_class;
 
 /* A typed buffer of a call: count elements stored in fmt.  An unused input has data NULL and

@@ -1,0 +1,110 @@
+/*
+ * softmax.c - CPU softmax and log-sum-exp kernels, binary32 in and out, the textbook forms
+ * (kernels/bounds_rows.c has each class's bound and derivation).  Each loops over the call's
+ * rows (count / n); the harness gives one row per trial.
+ *
+ *   softmax_naive_cpu     e_j = exp(x_j), y_i = e_i / sum e_j       softmax_naive: overflows
+ *                         from x = 88.7 on (exp(x) = inf: inf/inf = NaN)
+ *   softmax_shifted_cpu   m = max x; e_j = exp(x_j - m); two passes  softmax_shifted
+ *   softmax_online_cpu    one pass of (m, d): d = d exp(m_old - m) + exp(x - m) at each new
+ *                         max (Milakov & Gimelshein, "Online normalizer calculation for
+ *                         softmax", 2018), then y_i = exp(x_i - m) / d  softmax_online
+ *   logsumexp_naive_cpu   log(sum exp(x_j))                          lse_naive: overflows
+ *   logsumexp_shifted_cpu m + log(sum exp(x_j - m))                  lse_shifted
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "kernels/kernel.h"
+
+static size_t ug_rows(const ug_call *c) { return c->n ? c->in[0].count / c->n : 0; }
+
+static float ug_row_max(const float *x, size_t n)
+{
+    float m = -INFINITY;
+    for (size_t j = 0; j < n; j++) m = x[j] > m ? x[j] : m;
+    return m;
+}
+
+static void ug_softmax_naive(const float *x, size_t n, float *y)
+{
+    float s = 0.0f;
+    for (size_t j = 0; j < n; j++) s += expf(x[j]);
+    for (size_t j = 0; j < n; j++) y[j] = expf(x[j]) / s;
+}
+
+static void ug_softmax_shifted(const float *x, size_t n, float *y)
+{
+    float m = ug_row_max(x, n), s = 0.0f;
+    for (size_t j = 0; j < n; j++) s += expf(x[j] - m);
+    for (size_t j = 0; j < n; j++) y[j] = expf(x[j] - m) / s;
+}
+
+/* The running max m and the running sum d of exp(x - m): a new max rescales d once. */
+static void ug_softmax_online(const float *x, size_t n, float *y)
+{
+    float m = -INFINITY, d = 0.0f;
+    for (size_t j = 0; j < n; j++) {
+        if (x[j] > m) {
+            d = d * expf(m - x[j]) + 1.0f; /* exp(x_j - x_j) = 1; d = 0 at the first */
+            m = x[j];
+        } else {
+            d += expf(x[j] - m);
+        }
+    }
+    for (size_t j = 0; j < n; j++) y[j] = expf(x[j] - m) / d;
+}
+
+static float ug_lse_naive(const float *x, size_t n)
+{
+    float s = 0.0f;
+    for (size_t j = 0; j < n; j++) s += expf(x[j]);
+    return logf(s);
+}
+
+static float ug_lse_shifted(const float *x, size_t n)
+{
+    float m = ug_row_max(x, n), s = 0.0f;
+    for (size_t j = 0; j < n; j++) s += expf(x[j] - m);
+    return m + logf(s);
+}
+
+/* ---- the family: registry rows and the launcher ------------------------------------------------ */
+
+enum { SOFTMAX_NAIVE, SOFTMAX_SHIFTED, SOFTMAX_ONLINE, LSE_NAIVE, LSE_SHIFTED };
+
+static const ug_kernel ug_cpu_softmax_kernels[] = {
+    {.name = "softmax_naive_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_NAIVE,
+     .version = SOFTMAX_NAIVE, .doc = "exp(x_i) / sum exp(x_j), no max shift: overflows from x = 88.7"},
+    {.name = "softmax_shifted_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_SHIFTED,
+     .version = SOFTMAX_SHIFTED, .doc = "max-shifted two-pass softmax: exp(x_i - max) / sum exp(x_j - max)"},
+    {.name = "softmax_online_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_ONLINE,
+     .version = SOFTMAX_ONLINE, .doc = "online softmax (Milakov & Gimelshein 2018): running max, sum rescaled"},
+    {.name = "logsumexp_naive_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_NAIVE,
+     .version = LSE_NAIVE, .doc = "log(sum exp(x_j)), no shift: overflows from x = 88.7"},
+    {.name = "logsumexp_shifted_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_SHIFTED,
+     .version = LSE_SHIFTED, .doc = "max + log(sum exp(x_j - max))"},
+};
+
+static int ug_cpu_softmax_run(const ug_kernel *k, ug_call *c)
+{
+    const float *x = ug_in_f32(c, 0);
+    float *y = ug_out_f32(c);
+    size_t n = c->n, rows = ug_rows(c);
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        switch (k->version) {
+        case SOFTMAX_NAIVE: ug_softmax_naive(xr, n, y + r * n); break;
+        case SOFTMAX_SHIFTED: ug_softmax_shifted(xr, n, y + r * n); break;
+        case SOFTMAX_ONLINE: ug_softmax_online(xr, n, y + r * n); break;
+        case LSE_NAIVE: y[r] = ug_lse_naive(xr, n); break;
+        case LSE_SHIFTED: y[r] = ug_lse_shifted(xr, n); break;
+        default:
+            snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+UG_FAMILY(cpu_softmax, ug_cpu_softmax_kernels, ug_cpu_softmax_run)

@@ -1,0 +1,147 @@
+/*
+ * layernorm.cu - CUDA RMSNorm and LayerNorm kernels, binary32 in, binary32 accumulation
+ * (kernels/bounds_rows.c has the bounds; every sum's order has depth <= n - 1, as the classes
+ * assume).  eps = 1e-5 (oracle/rows/transcend.h's UG_NORM_EPS).  Built in the default variant
+ * only: --use_fast_math's approximate division and sqrt are outside the classes' model.
+ *
+ *   rmsnorm_block_cuda            one block of 256 threads per row, block reduction of x^2
+ *                                                                               rmsnorm
+ *   layernorm_block_cuda          one block per row, two passes (mean, then (x - mean)^2)
+ *                                                                               layernorm_twopass
+ *   rmsnorm_warp_bf16out_cuda     one warp per row, binary32 accumulation, output rounded to
+ *                                 bfloat16 (the shape of Apex's and PyTorch's fused kernels for
+ *                                 bf16 activations)                             rmsnorm + bf16 out
+ *   layernorm_warp_bf16out_cuda   the same for LayerNorm, two passes (Apex merges per-lane
+ *                                 Welford states instead: no bound derived for that here)
+ *                                                                               layernorm_twopass + bf16 out
+ * The bf16-out rows take binary32 inputs (the harness generates binary32; the parameters of
+ * ops/norm_params.h are exact in bfloat16) and declare .out_fmt = UG_BF16.
+ */
+#include <cuda_bf16.h>
+
+#include "kernels/cuda/ug_cuda.cuh"
+
+UG_CUDA_BEGIN
+
+#define UG_LN_BLOCK 256
+#define UG_LN_WARPS 4 /* rows per block of the warp kernels */
+
+__device__ float ug_ln_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Sum of v over the block (every thread gets it): warp sums, then the first warp. */
+__device__ float ug_ln_block_sum(float v, float *shared)
+{
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = ug_ln_warp_sum(v);
+    __syncthreads(); /* shared reused between calls */
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    v = threadIdx.x < UG_LN_BLOCK / 32 ? shared[threadIdx.x] : 0.0f;
+    if (warp == 0) v = ug_ln_warp_sum(v);
+    if (threadIdx.x == 0) shared[0] = v;
+    __syncthreads();
+    return shared[0];
+}
+
+__device__ void ug_store(unsigned short *y, size_t i, float v)
+{
+    y[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+}
+
+/* layer: LayerNorm or RMSNorm (no mean); p: the weight (no bias: ops/layernorm.c). */
+template <bool layer>
+__global__ void ug_norm_block_kernel(const float *x, const float *p, float *y, size_t n)
+{
+    __shared__ float shared[UG_LN_BLOCK / 32];
+    const float *xr = x + blockIdx.x * n;
+    float *yr = y + blockIdx.x * n;
+    float s = 0.0f, mean = 0.0f, q = 0.0f;
+    if (layer) {
+        for (size_t j = threadIdx.x; j < n; j += UG_LN_BLOCK) s += xr[j];
+        mean = ug_ln_block_sum(s, shared) / (float)n;
+    }
+    for (size_t j = threadIdx.x; j < n; j += UG_LN_BLOCK) {
+        float d = xr[j] - mean;
+        q += d * d;
+    }
+    float r = 1.0f / sqrtf(ug_ln_block_sum(q, shared) / (float)n + 1e-5f);
+    for (size_t j = threadIdx.x; j < n; j += UG_LN_BLOCK) {
+        yr[j] = ((xr[j] - mean) * r) * p[j];
+    }
+}
+
+template <bool layer, class Out>
+__global__ void ug_norm_warp_kernel(const float *x, const float *p, Out *y, size_t rows, size_t n)
+{
+    size_t row = (size_t)blockIdx.x * UG_LN_WARPS + threadIdx.x / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    const float *xr = x + row * n;
+    float s = 0.0f, mean = 0.0f, q = 0.0f;
+    if (layer) {
+        for (size_t j = lane; j < n; j += 32) s += xr[j];
+        mean = ug_ln_warp_sum(s) / (float)n;
+    }
+    for (size_t j = lane; j < n; j += 32) {
+        float d = xr[j] - mean;
+        q += d * d;
+    }
+    float r = 1.0f / sqrtf(ug_ln_warp_sum(q) / (float)n + 1e-5f);
+    for (size_t j = lane; j < n; j += 32) {
+        ug_store(y, row * n + j, ((xr[j] - mean) * r) * p[j]);
+    }
+}
+
+enum { RMS_BLOCK, LN_BLOCK, RMS_WARP_BF16, LN_WARP_BF16 };
+
+int ug_layernorm_cuda_run(const ug_kernel *k, ug_call *c)
+{
+    const float *d_x = NULL, *d_p = NULL;
+    void *d_y = NULL;
+    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    bool bf16 = k->version == RMS_WARP_BF16 || k->version == LN_WARP_BF16;
+    size_t bytes = count * (bf16 ? sizeof(unsigned short) : sizeof(float));
+    unsigned wblocks = (unsigned)ug_div_up(rows, UG_LN_WARPS);
+    if (ug_cuda_enter(k, c)) return 1;
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), count, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 1, ug_in_f32(c, 1), c->in[1].count, &d_p));
+    UG_CUDA_TRY(c, cudaMalloc(&d_y, bytes));
+    ug_cuda_run_bytes(c, d_y, bytes, ug_no_prepare, [&] {
+        float *yf = (float *)d_y;
+        unsigned short *yb = (unsigned short *)d_y;
+        switch (k->version) {
+        case RMS_BLOCK: ug_norm_block_kernel<false><<<(unsigned)rows, UG_LN_BLOCK>>>(d_x, d_p, yf, n); break;
+        case LN_BLOCK: ug_norm_block_kernel<true><<<(unsigned)rows, UG_LN_BLOCK>>>(d_x, d_p, yf, n); break;
+        case RMS_WARP_BF16:
+            ug_norm_warp_kernel<false><<<wblocks, 32 * UG_LN_WARPS>>>(d_x, d_p, yb, rows, n);
+            break;
+        default: ug_norm_warp_kernel<true><<<wblocks, 32 * UG_LN_WARPS>>>(d_x, d_p, yb, rows, n); break;
+        }
+        return cudaGetLastError();
+    });
+cleanup:
+    cudaFree(d_y);
+    return c->err[0] != 0;
+}
+
+const ug_kernel ug_layernorm_cuda_kernels[] = {
+    {.name = "rmsnorm_block_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA, .bound = UG_BOUND_RMSNORM,
+     .version = RMS_BLOCK, .doc = "RMSNorm, one block of 256 threads per row, fp32 accumulation"},
+    {.name = "layernorm_block_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
+     .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BLOCK,
+     .doc = "LayerNorm, one block per row, two passes, fp32 accumulation"},
+    {.name = "rmsnorm_warp_bf16out_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA, .out_fmt = UG_BF16,
+     .bound = UG_BOUND_RMSNORM, .version = RMS_WARP_BF16,
+     .doc = "RMSNorm, one warp per row, fp32 accumulation, bf16 output (Apex/PyTorch shape)"},
+    {.name = "layernorm_warp_bf16out_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
+     .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_WARP_BF16,
+     .doc = "LayerNorm, one warp per row, two passes, fp32 accumulation, bf16 output"},
+};
+
+UG_CUDA_END
+
+UG_FAMILY(layernorm, ug_layernorm_cuda_kernels, ug_layernorm_cuda_run)

@@ -1,0 +1,111 @@
+/*
+ * softmax.cu - CUDA softmax kernels, binary32 in and out, one warp per row (the shape of the
+ * softmax kernels in llm.c, PyTorch's persistent softmax and Triton's tutorial): the row's
+ * max and sum are warp-shuffle reductions, so every addition a term passes through is one of
+ * at most n - 1 (the classes' gamma_{n-1} holds for this order too).  kernels/bounds_rows.c
+ * has the bounds.  expf here is CUDA's (2 ulps, within the classes' 4); the family is built in
+ * the default variant only (--use_fast_math's __expf is outside the model).
+ *
+ *   softmax_warp_cuda    max-shifted, two passes over the row        softmax_shifted
+ *   softmax_online_cuda  each lane a running (max, sum) (Milakov & Gimelshein 2018), merged
+ *                        across the warp by d = d1 exp(m1 - m) + d2 exp(m2 - m)  softmax_online
+ */
+#include "kernels/cuda/ug_cuda.cuh"
+
+UG_CUDA_BEGIN
+
+#define UG_SM_WARPS 4 /* rows per block of 128 threads */
+
+__device__ float ug_warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+__device__ float ug_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__global__ void ug_softmax_warp_kernel(const float *x, float *y, size_t rows, size_t n)
+{
+    size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (row >= rows) return; /* whole warps leave together */
+    const float *xr = x + row * n;
+    float m = -INFINITY, s = 0.0f;
+    for (size_t j = lane; j < n; j += 32) m = fmaxf(m, xr[j]);
+    m = ug_warp_max(m);
+    for (size_t j = lane; j < n; j += 32) s += expf(xr[j] - m);
+    s = ug_warp_sum(s);
+    for (size_t j = lane; j < n; j += 32) y[row * n + j] = expf(xr[j] - m) / s;
+}
+
+/* Merge two online states (m, d); an empty one is (-inf, 0), merged exactly (exp(0) = 1). */
+__device__ void ug_online_merge(float &m, float &d, float m2, float d2)
+{
+    float M = fmaxf(m, m2);
+    if (M == -INFINITY) return;
+    d = (m == M ? d : d * expf(m - M)) + (m2 == M ? d2 : d2 * expf(m2 - M));
+    m = M;
+}
+
+__global__ void ug_softmax_online_kernel(const float *x, float *y, size_t rows, size_t n)
+{
+    size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    const float *xr = x + row * n;
+    float m = -INFINITY, d = 0.0f;
+    for (size_t j = lane; j < n; j += 32) {
+        float v = xr[j];
+        if (v > m) {
+            d = d * expf(m - v) + 1.0f;
+            m = v;
+        } else {
+            d += expf(v - m);
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        float m2 = __shfl_xor_sync(0xffffffffu, m, o), d2 = __shfl_xor_sync(0xffffffffu, d, o);
+        ug_online_merge(m, d, m2, d2);
+    }
+    for (size_t j = lane; j < n; j += 32) y[row * n + j] = expf(xr[j] - m) / d;
+}
+
+enum { SOFTMAX_WARP, SOFTMAX_ONLINE };
+
+int ug_softmax_cuda_run(const ug_kernel *k, ug_call *c)
+{
+    const float *d_x = NULL;
+    float *d_y = NULL;
+    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    unsigned blocks = (unsigned)ug_div_up(rows, UG_SM_WARPS);
+    if (ug_cuda_enter(k, c)) return 1;
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), count, &d_x));
+    UG_CUDA_TRY(c, cudaMalloc(&d_y, count * sizeof(float)));
+    ug_cuda_run(c, d_y, count, ug_no_prepare, [&] {
+        if (k->version == SOFTMAX_WARP)
+            ug_softmax_warp_kernel<<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
+        else
+            ug_softmax_online_kernel<<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
+        return cudaGetLastError();
+    });
+cleanup:
+    cudaFree(d_y);
+    return c->err[0] != 0;
+}
+
+const ug_kernel ug_softmax_cuda_kernels[] = {
+    {.name = "softmax_warp_cuda", .op = UG_OP_SOFTMAX, .backend = UG_CUDA,
+     .bound = UG_BOUND_SOFTMAX_SHIFTED, .version = SOFTMAX_WARP,
+     .doc = "one warp per row: shuffle max, sum exp(x - max), divide (llm.c/PyTorch shape)"},
+    {.name = "softmax_online_cuda", .op = UG_OP_SOFTMAX, .backend = UG_CUDA,
+     .bound = UG_BOUND_SOFTMAX_ONLINE, .version = SOFTMAX_ONLINE,
+     .doc = "one warp per row, online (max, sum) per lane merged by shuffles (Milakov & Gimelshein)"},
+};
+
+UG_CUDA_END
+
+UG_FAMILY(softmax, ug_softmax_cuda_kernels, ug_softmax_cuda_run)

@@ -1,0 +1,67 @@
+/*
+ * rmsnorm.c - RMSNorm of a row of n binary32 values, as torch.nn.RMSNorm defines it (weight,
+ * no bias): y_i = x_i / sqrt(sum x^2 / n + eps) * w_i, eps = UG_NORM_EPS.  Inputs: x (n) and
+ * w (n, from ug_norm_fill_params); n outputs, each correctly rounded (oracle/rows/transcend.h).
+ */
+#include <stdlib.h>
+
+#include "base/sys.h"
+#include "ops/norm_params.h"
+#include "ops/op.h"
+#include "oracle/rows/transcend.h"
+
+static size_t ug_rms_in_len(const ug_shape *s, int input) { return input < 2 ? s->dim[0] : 0; }
+static size_t ug_rms_outputs(const ug_shape *s) { return s->dim[0]; }
+static size_t ug_rms_terms(const ug_shape *s) { return s->dim[0]; }
+static double ug_rms_work(const ug_shape *s) { return (double)s->dim[0]; }
+static double ug_rms_bytes(const ug_shape *s) { return 12.0 * (double)s->dim[0]; }
+
+static void ug_rms_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
+{
+    ug_exact_rmsnorm_row(x, y, s->dim[0], UG_NORM_EPS, out);
+}
+
+static void ug_rms_exact_one(const float *x, const float *y, const ug_shape *s, size_t e,
+                             ug_exact *out)
+{
+    ug_exact *all = ug_xcalloc(s->dim[0], sizeof *all);
+    ug_rms_exact(x, y, s, all);
+    *out = all[e];
+    free(all);
+}
+
+static void ug_rms_fill(float *y, const ug_shape *s, uint64_t seed, uint32_t trial)
+{
+    ug_norm_fill_params(y, s->dim[0], false, seed, trial);
+}
+
+const ug_op_desc ug_op_rmsnorm_desc = {
+    .id = UG_OP_RMSNORM,
+    .name = "rmsnorm",
+    .doc = "x_i / sqrt(sum x^2 / n + 1e-5) * w_i over a row of n binary32 values",
+    .arity = 2,
+    .roles = {"x", "w"},
+    .term_noun = "values",
+    .nsizes = 1,
+    .size_names = "n",
+    .layout = UG_LAYOUT_VECTORS,
+    .out_kind = UG_OUT_VECTOR,
+    .summary = UG_SUMMARY_WORST_MEAN,
+    .rate = UG_RATE_GBPS,
+    .terms_kind = UG_TERMS_VALUES,
+    .exact_is_sum = false,
+    .term_attribution = false,
+    .specials = "any non-finite x or weight in the row: every output NaN",
+    .hunt_exp = 20,
+    .hunt_products = false,
+    .hunt_max_size = (size_t)1 << 16,
+    .in_len = ug_rms_in_len,
+    .outputs = ug_rms_outputs,
+    .terms = ug_rms_terms,
+    .work = ug_rms_work,
+    .bytes = ug_rms_bytes,
+    .exact = ug_rms_exact,
+    .exact_fast = ug_rms_exact,
+    .exact_one_fast = ug_rms_exact_one,
+    .fill_params = ug_rms_fill,
+};
