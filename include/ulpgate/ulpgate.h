@@ -99,7 +99,7 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_BLOCK_FMA       r S + (1 + r) ((1 + c)^D - 1) S, r the products' operand-rounding error,
  *                            D the block steps any term passes through (the row's depth)
  *   UG_BOUND_BLOCK_FMA_PROMOTED  the same within chunks of 128 terms, each chunk then added to a
- *                            binary32 accumulator (DeepSeek-V3's promotion) */
+ *                            binary32 accumulator (DeepSeek-V3's promotion)
  * Classes of the row operations (issue 25; kernels/bounds_rows.c has the derivations, S the
  * oracle's per-output quantity of oracle/rows/transcend.h, s the exact output):
  *   UG_BOUND_SOFTMAX_NAIVE    exp(x_i) / sum exp(x_j), no shift (Blanchard-Higham-Mary's
