@@ -17,7 +17,7 @@ const char ug_usage_text[] =
     "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
     "       ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]\n"
     "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n"
-    "                       [--slack X] [--time-slack X] [--max-rows N]\n"
+    "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n"
     "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n"
     "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n"
     "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n"
