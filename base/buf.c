@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/sys.h"
@@ -81,8 +82,17 @@ void ug_buf_json_num(ug_buf *b, double v)
         ug_buf_printf(b, v > 0 ? "\"inf\"" : "\"-inf\"");
     else if (v == floor(v) && fabs(v) < 1e15)
         ug_buf_printf(b, "%.0f", v);
-    else
-        ug_buf_printf(b, "%.17g", v);
+    else {
+        /* the shortest of %.15g, %.16g, %.17g that reads back to the same bits (%.17g always
+         * does): a value with k <= 15 significant digits prints as those k digits under %.15g
+         * (%g drops the trailing zeros), so this is the shortest round trip, at most 3 tries */
+        char t[40];
+        for (int p = 15; p <= 17; p++) {
+            snprintf(t, sizeof t, "%.*g", p, v);
+            if (p == 17 || strtod(t, NULL) == v) break;
+        }
+        ug_buf_printf(b, "%s", t);
+    }
 }
 
 const char *ug_fmt_double(double v, const char *fmt, char *buf, size_t size)

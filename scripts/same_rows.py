@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """same_rows.py OLD.json NEW.json - check that two baselines (or two results.json) hold the same
 rows with the same fields and bit-identical figures, whatever their format version: every key of
-every row equal (floats compared by their bits, "inf"/"nan" strings as written).  Used to check a
+every row equal (floats compared by their bits, "inf"/"nan" strings as written).  A format 3
+baseline (grouped lines) is expanded to its rows first; measured rows are matched by case,
+kernel, dist and size (format 3 stores no id: ulpgate makes it from them).  Used to check a
 'ulpgate baseline migrate' (docs/results-schema.md).  Exit 0 if equal, 1 with the
 differences listed."""
 import json
@@ -9,14 +11,41 @@ import struct
 import sys
 
 
+def expand(d):
+    """The rows of a format 3 baseline (grouped lines, harness/gate/baseline_lines.c) as the row
+    objects of a format 2 file, without their id (made by ulpgate from case, kernel, dist and n;
+    rows are matched by those fields instead)."""
+    cols, dflt = d["columns"], d.get("defaults", {})
+    out = list(d["checks"])
+    for g in d["groups"]:
+        for line in g["rows"]:
+            own = line[len(cols)] if len(line) > len(cols) else {}
+            r = dict(dflt)
+            r.update({k: v for k, v in g.items() if k != "rows"})
+            r.update(zip(cols, line[:len(cols)]))
+            r.update(own)
+            r["measured"] = True
+            out.append({k: v for k, v in r.items() if v is not None})
+    return out
+
+
+def key(r):
+    if not r.get("measured"):
+        return r["id"]
+    return tuple(r.get(k) for k in ("case", "kernel", "dist", "n", "m", "gemm_n", "k"))
+
+
 def rows(path):
     d = json.load(open(path))
-    rs = d.get("rows", d.get("results"))
+    grouped = d.get("baseline", {}).get("format", 0) >= 3
+    rs = expand(d) if grouped else d.get("rows", d.get("results"))
     out = {}
     for r in rs:
         r = dict(r)
         r.update(r.pop("extra", {}))  # format 2 keeps seldom-used figures in "extra"
-        out[r["id"]] = r
+        if r.get("measured") and (grouped or r.get("id")):
+            r.pop("id", None)  # a format 3 line has none: matched by its fields (key)
+        out[key(r)] = r
     return out
 
 

@@ -32,7 +32,7 @@ check "it names the kernel and its figures: ulp_max old -> new, worse" \
 echo "# $(tail -1 "$out/out")"
 run "$ug" compare "$out/ref/results.json" "$out/mut/results.json" --markdown --max-rows 500
 check "the Markdown comment lists it under Regressions" \
-  'grep -q "^#### Regressions" "$out/out" && grep -q "| \`reduce/normal kahan_f32@default normal(0,1) 10000\` |" "$out/out"'
+  'grep -q "^#### Regressions" "$out/out" && grep -q "^- \`reduce/normal kahan_f32@default normal(0,1) 10000\`: error grew x" "$out/out"'
 run sh "$src/tests/gate_test.sh" "$mut" "$src" "$out/gate" --filter 'reduce/*'
 if grep -q "^1..0 # SKIP" "$out/out"; then
     ok "the gate with the mutant # SKIP $(sed -n 's/^1..0 # SKIP //p' "$out/out")"

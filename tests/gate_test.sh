@@ -73,7 +73,7 @@ if [ ! -f "$base" ]; then
 fi
 "$ug" compare "$base" "$out/results.json" --fail-on-regression >"$out/compare.txt" 2>"$out/compare.err"
 crc=$?
-"$ug" compare "$base" "$out/results.json" --markdown >"$out/compare.md" 2>/dev/null
+"$ug" compare "$base" "$out/results.json" --markdown --full-report "$out/compare.txt" >"$out/compare.md" 2>/dev/null
 echo "1..2"
 # the run's own failures are the case tests' business; the gate reports them as regressions
 # of status when the baseline passed

@@ -3,8 +3,9 @@
 # the reduce cases rendered by headless Chromium (Debian's `chromium`), which must load
 # it with no console message (a probe page with a thrown error shows that such messages are
 # seen), keep every plot in its DOM, load nothing from the network, and draw a screenshot that
-# is not blank and shows the plots' colours (tests/png_check.py).  Skips where no Chromium is
-# installed.  The screenshot stays in OUTDIR/index.png.  TAP on stdout.
+# is not blank and shows the plots' colours (tests/png_check.py); and, measured by a script on a
+# copy of the page, no two series of a plot drawn alike, legends outside the plot area, titles
+# inside their svg.  Skips where no Chromium is installed.  The screenshot stays in OUTDIR/index.png.  TAP on stdout.
 ug="$1"
 src="$2"
 out="$3"
@@ -55,6 +56,49 @@ check "every plot is in the rendered DOM ($svgs SVG elements): lines, markers, b
   '[ "$svgs" -ge 10 ] && [ "$(grep -o "<svg " "$out/dom.html" | wc -l)" = "$svgs" ] && grep -q "<polyline" "$out/dom.html" && grep -q "class=\"bar\"" "$out/dom.html"'
 check "nothing in the DOM loads from the network (no src, href or url() to a remote scheme)" \
   '! grep -Eiq "(src|href)=\"(https?:)?//|url\((\"|'"'"')?(https?:)?//|<script|<link|<img|<iframe" "$out/dom.html"'
+
+# The plots' layout as the browser lays it out: a copy of index.html with a script that measures
+# every plot (index.html itself has none) and leaves its findings in an attribute of <body>:
+# no two legend keys (line and marker, drawn at the entry's origin) alike in one plot, every
+# legend clear of its plot's frame, every title inside its svg.
+python3 - "$out/rep/index.html" "$out/check.html" <<'EOF'
+import sys
+js = r"""<script>
+let plots = 0, most = 0, same = [], inside = [], clipped = [];
+document.querySelectorAll('svg.plot').forEach((svg, i) => {
+  plots++;
+  const w = svg.viewBox.baseVal.width, name = svg.getAttribute('aria-label');
+  const t = svg.querySelector('text.title');
+  if (t) { const b = t.getBBox(); if (b.x < -0.5 || b.x + b.width > w + 0.5) clipped.push(name); }
+  const f = svg.querySelector('rect.frame'), lg = svg.querySelector('g.legend-box');
+  if (f && lg && lg.childElementCount) {
+    const a = f.getBBox(), b = lg.getBBox();
+    if (!(b.x >= a.x + a.width || b.y >= a.y + a.height || b.x + b.width <= a.x || b.y + b.height <= a.y))
+      inside.push(name);
+  }
+  const keys = new Set(); let n = 0;
+  svg.querySelectorAll('g.legend-entry > g.key').forEach(k => { n++; keys.add(k.innerHTML); });
+  if (keys.size !== n) same.push(name + ' (' + keys.size + ' styles for ' + n + ' series)');
+  if (n > most) most = n;
+});
+document.body.setAttribute('data-ugcheck', 'plots=' + plots + ' most=' + most +
+  ' same=' + (same.join('; ') || 'none') + ' inside=' + (inside.join('; ') || 'none') +
+  ' clipped=' + (clipped.join('; ') || 'none'));
+</script>"""
+html = open(sys.argv[1], encoding="utf-8").read()
+open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", js + "</body>"))
+EOF
+chrome --dump-dom "file://$out/check.html" >"$out/check.dom" 2>"$out/log"
+res=$(sed -n 's/.*data-ugcheck="\([^"]*\)".*/\1/p' "$out/check.dom" | head -1)
+most=$(echo "$res" | sed -n 's/.* most=\([0-9]*\).*/\1/p')
+check "the plots were measured in the browser ($(echo "$res" | cut -d' ' -f1-2)), one with more than 16 series" \
+  '[ -n "$res" ] && [ "${most:-0}" -gt 16 ]'
+check "no style repeats inside a plot (legend keys all distinct): $(echo "$res" | sed -n 's/.* same=\(.*\) inside=.*/\1/p' | cut -c1-300)" \
+  'echo "$res" | grep -q " same=none "'
+check "every legend lies outside its plot area: $(echo "$res" | sed -n 's/.* inside=\(.*\) clipped=.*/\1/p' | cut -c1-300)" \
+  'echo "$res" | grep -q " inside=none "'
+check "no title is clipped (each inside its svg): $(echo "$res" | sed -n 's/.* clipped=\(.*\)$/\1/p' | cut -c1-300)" \
+  'echo "$res" | grep -q " clipped=none$"'
 
 chrome --screenshot="$out/index.png" --window-size=1200,3000 "file://$out/rep/index.html" >/dev/null 2>"$out/log"
 check "a screenshot was written" '[ -s "$out/index.png" ]'

@@ -147,7 +147,7 @@ UG_CASE(results_schema, every_field_round_trips)
     ug_baseline_json(&bl, &text);
     UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
     UG_ASSERT_MSG(ug_baseline_load(path, 2.0, &bb, err, sizeof err) == 0, "%s", err);
-    UG_ASSERT(bb.res.count == 2 && bb.format == UG_RESULTS_FORMAT);
+    UG_ASSERT(bb.res.count == 2 && bb.format == UG_BASELINE_FORMAT);
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
         for (int r = 0; r < 2; r++) {

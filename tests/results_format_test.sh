@@ -3,8 +3,9 @@
 # "format": 2 with the seldom-used figures in "extra"; a file of a newer format is refused (exit 2,
 # the file and both versions named) by report, summary, compare, merge, costs and baseline
 # show/update; a figure that is missing, null, "NaN", "abc" or of the wrong type is refused naming
-# the file, row and key, never read as 0; a format 1 file (the committed baselines before
-# migration) still reads; the committed runs/ file, older than format 1, is refused.
+# the file, row and key, never read as 0; baselines of format 1 and 2 (one object a row, before
+# the grouped lines of format 3) still read and migrate to 3 with every row unchanged; the
+# committed runs/ file, older than format 1, is refused.
 ug="$1"
 src="$2"
 . "$(dirname "$0")/tap.sh"
@@ -45,10 +46,10 @@ run costs "$tmp/v3/results.json"
 check "costs: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 run baseline update --from "$tmp/v3/results.json" --dir "$tmp/bl"
 check "baseline update --from a format 3 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
-edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl3.json" "d['baseline']['format']=3"
-run baseline show "$tmp/bl3.json"
-check "baseline show of a format 3 baseline: exit 2" \
-  '[ "$(rc)" = 2 ] && grep -qF "$tmp/bl3.json: baseline format 3 is newer than this ulpgate reads (2)" "$tmp/err"'
+edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl4.json" "d['baseline']['format']=4"
+run baseline show "$tmp/bl4.json"
+check "baseline show of a format 4 baseline: exit 2" \
+  '[ "$(rc)" = 2 ] && grep -qF "$tmp/bl4.json: baseline format 4 is newer than this ulpgate reads (3)" "$tmp/err"'
 
 # ---- bad figures ------------------------------------------------------------------------------
 bad() { # NAME PYTHON-STATEMENT-ON-r WANT
@@ -71,14 +72,34 @@ run baseline update --from "$tmp/a/results.json" --dir "$tmp/bl"
 check "baseline update from it: exit 2, nothing written" '[ "$(rc)" = 2 ] && ! ls "$tmp/bl"/*.json >/dev/null 2>&1'
 
 # ---- older formats ----------------------------------------------------------------------------
-edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl1.json" "d['baseline']['format']=1"
-run compare "$tmp/bl1.json" "$src/reports/baselines/cpu-x86_64.json" --fail-on-regression
-check "a format 1 baseline still reads: compared with its format 2 copy, every row the same" \
-  '[ "$(rc)" = 0 ] && grep -Eq "^([0-9]+) rows compared: 0 regressed, 0 improved, \1 same" "$tmp/out"'
-cp "$tmp/bl1.json" "$tmp/bl1m.json"
+# a format 2 baseline (one object a row) made from a format 3 one and the run's ids, then 1
+mkdir -p "$tmp/blx"
+run baseline update --from "$tmp/c/results.json" --dir "$tmp/blx" --reason "test"
+blx=$(ls "$tmp"/blx/*.json | head -1)
+python3 - "$blx" "$tmp/c/results.json" "$tmp/bl2.json" "$src/scripts" <<'EOF'
+import json, sys
+sys.path.insert(0, sys.argv[4])
+from same_rows import expand, key
+d, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ids = {key(r): r["id"] for r in res["results"]}
+rows = [dict(r, id=ids[key(r)]) if r.get("measured") else r for r in expand(d)]
+json.dump({"baseline": {"format": 2, "tool": "ulpgate", "device": d["baseline"]["device"]},
+           "fingerprints": d["fingerprints"], "updates": d["updates"], "rows": rows},
+          open(sys.argv[3], "w"))
+EOF
+edit "$tmp/bl2.json" "$tmp/bl1.json" "d['baseline']['format']=1"
+for v in 1 2; do
+  run compare "$tmp/bl$v.json" "$blx" --fail-on-regression
+  check "a format $v baseline still reads: compared with its format 3 copy, every row the same" \
+    '[ "$(rc)" = 0 ] && grep -Eq "^([0-9]+) rows compared: 0 regressed, 0 improved, \1 same" "$tmp/out"'
+  cp "$tmp/bl$v.json" "$tmp/bl${v}m.json"
+  run baseline migrate "$tmp/bl${v}m.json" --reason "test"
+  check "baseline migrate of format $v: format 3, the reason logged, every row unchanged" \
+    '[ "$(rc)" = 0 ] && json "$tmp/bl${v}m.json" "assert d[\"baseline\"][\"format\"]==3 and d[\"updates\"][-1][\"reason\"]==\"test\" and \"format $v -> 3\" in d[\"updates\"][-1][\"changes\"]" && python3 "$src/scripts/same_rows.py" "$tmp/bl$v.json" "$tmp/bl${v}m.json" >"$tmp/out"'
+done
 run baseline migrate "$tmp/bl1m.json" --reason "test"
-check "baseline migrate: format 2, the reason logged, every row unchanged" \
-  '[ "$(rc)" = 0 ] && json "$tmp/bl1m.json" "assert d[\"baseline\"][\"format\"]==2 and d[\"updates\"][-1][\"reason\"]==\"test\" and \"format 1 -> 2\" in d[\"updates\"][-1][\"changes\"]" && python3 "$src/scripts/same_rows.py" "$tmp/bl1.json" "$tmp/bl1m.json" >"$tmp/out"'
+check "baseline migrate of a format 3 baseline: unchanged" \
+  '[ "$(rc)" = 0 ] && grep -q "is format 3 already: unchanged" "$tmp/out"'
 run compare "$src/reports/runs/nvidia-h200-20261121.json" "$tmp/a/results.json"
 # (that file also repeats a key in its rows, which the JSON reader refuses first)
 check "the committed runs/ file (older than format 1) is refused, not read as failures" \

@@ -340,8 +340,9 @@ static int ug_bl_key(int argc, char **argv)
     return 0;
 }
 
-/* Rewrite a baseline of an older format in the current one (UG_RESULTS_FORMAT) by this
- * ulpgate's writer, figures unchanged, the reason in its update log.  0, or 2. */
+/* Rewrite a baseline of an older format in the current one (UG_BASELINE_FORMAT: the grouped
+ * lines of baseline_lines.c) by this ulpgate's writer, without measuring anything: every row
+ * read and written back with the same figures, the reason in its update log.  0, or 2. */
 static int ug_bl_migrate(int argc, char **argv)
 {
     ug_bl_args a = {0};
@@ -365,12 +366,12 @@ static int ug_bl_migrate(int argc, char **argv)
     int rc = 2;
     if (!bl.is_baseline) {
         fprintf(stderr, "ulpgate: baseline migrate: %s is a results.json, not a baseline\n", path);
-    } else if (bl.format == UG_RESULTS_FORMAT) {
+    } else if (bl.format == UG_BASELINE_FORMAT) {
         printf("baseline %s is format %d already: unchanged\n", path, bl.format);
         rc = 0;
     } else {
         snprintf(changes, sizeof changes, "format %d -> %d, rows unchanged", bl.format,
-                 UG_RESULTS_FORMAT);
+                 UG_BASELINE_FORMAT);
         ug_baseline_log(&bl, UG_GIT, a.reason, changes);
         if (ug_baseline_write(&bl, path, err, sizeof err) != 0) {
             fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);

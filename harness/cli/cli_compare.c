@@ -1,6 +1,6 @@
 /*
  * cli_compare.c - `ulpgate compare BASE NEW [--fail-on-regression] [--markdown] [--all]
- *                 [--slack X] [--time-slack X] [--max-rows N]`.
+ *                 [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]`.
  *
  * BASE and NEW are results.json files or baselines (reports/baselines/<device>.json), in any
  * combination.  Exit status: 0 (also with regressions, unless --fail-on-regression), 1 a
@@ -22,6 +22,7 @@ int ug_cmd_compare(int argc, char **argv)
     bool fail_on_regression = false, markdown = false, all = false;
     double slack = UG_DEFAULT_NONDET_SLACK, time_slack = 0;
     long max_rows = 40;
+    const char *full_report = NULL; /* named by the Markdown comment when it is cut */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--fail-on-regression") == 0)
@@ -44,6 +45,10 @@ int ug_cmd_compare(int argc, char **argv)
             if (!v) return ug_usage_error("%s needs a value", a);
             if (!ug_parse_int(v, 1, 100000, &max_rows))
                 return ug_usage_error("--max-rows: '%s' is not a count >= 1", v);
+            i++;
+        } else if (strcmp(a, "--full-report") == 0) {
+            if (!v || !*v) return ug_usage_error("%s needs a value (a URL or a path)", a);
+            full_report = v;
             i++;
         } else if (a[0] == '-' && a[1]) {
             return ug_usage_error("compare: unknown option '%s'", a);
@@ -70,7 +75,7 @@ int ug_cmd_compare(int argc, char **argv)
     ug_compare(&base, &now, &opts, &c);
     ug_buf out = {0};
     if (markdown)
-        ug_cmp_print_markdown(&c, &out, (size_t)max_rows);
+        ug_cmp_print_markdown(&c, &out, (size_t)max_rows, full_report);
     else
         ug_cmp_print_text(&c, &out, all);
     fputs(ug_buf_str(&out), stdout);

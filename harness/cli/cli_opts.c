@@ -61,10 +61,10 @@ static const ug_cli_cmd ug_cli_cmds[] = {
      {{"--n", 'v'}, {"--op", 'v'}, {"--reps", 'v'}, {"--dir", 'v'}}},
     {"compare", "usage: ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] "
                 "[--all]\n"
-                "                       [--slack X] [--time-slack X] [--max-rows N]\n"
+                "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n"
                 "  the merge gate's comparison of two results.json (or baselines); docs/gate.md\n",
      {{"--fail-on-regression", 'f'}, {"--markdown", 'f'}, {"--all", 'f'}, {"--slack", 'v'},
-      {"--time-slack", 'v'}, {"--max-rows", 'v'}}},
+      {"--time-slack", 'v'}, {"--max-rows", 'v'}, {"--full-report", 'v'}}},
     {"baseline", "usage: ulpgate baseline update [--device KEY] [--from results.json] [--reason "
                  "TEXT]\n"
                  "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n"

@@ -20,7 +20,7 @@
     "       ulpgate probe tensor-core [--kernel GLOB | --model GPU] [--gpu-model GPU]\n" \
     "                    the tensor-core accumulator probe (ulpgate probe --help)\n" \
     "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n" \
-    "                       [--slack X] [--time-slack X] [--max-rows N]\n" \
+    "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n" \
     "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n" \
     "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n" \
     "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n" \

@@ -127,6 +127,50 @@ static int ug_load_results(const char *path, double slack, ug_baseline *bl, char
     return 0;
 }
 
+/* One row object of a baseline (format 1 or 2, or one rebuilt from a grouped line by
+ * baseline_lines.c) into bl: the row read strictly, its fingerprint, slack and loosenings.
+ * 0, or -1 with "PATH: row I (ID): what is wrong" in err. */
+int ug_baseline_take_row(const char *path, size_t i, const ug_json *o, int format,
+                         ug_baseline *bl, char *err, size_t errlen)
+{
+    ug_row r;
+    char why[600];
+    if (ug_row_read(o, format, true, &r, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: row %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "", r.id,
+                 r.id[0] ? ")" : "", why);
+        return -1;
+    }
+    const char *fph = ug_json_str_of(ug_json_get(o, "fingerprint"), "");
+    size_t fp = bl->n_fps;
+    for (size_t f = 0; f < bl->n_fps && fp == bl->n_fps; f++)
+        if (strcmp(bl->fps[f].hash, fph) == 0) fp = f;
+    if (fp == bl->n_fps) {
+        snprintf(err, errlen, "%s: row %zu (%s): fingerprint \"%s\" is not in \"fingerprints\"",
+                 path, i, r.id, fph);
+        return -1;
+    }
+    if (r.measured && !r.kernel_name[0]) { /* baselines keep name@variant only */
+        const char *at = strrchr(r.kernel, '@');
+        snprintf(r.kernel_name, sizeof r.kernel_name, "%.*s",
+                 at ? (int)(at - r.kernel) : (int)strlen(r.kernel), r.kernel);
+        snprintf(r.variant, sizeof r.variant, "%s", at ? at + 1 : "default");
+    }
+    if (r.measured && !r.point[0]) snprintf(r.point, sizeof r.point, "%.255s", r.id);
+    ug_bl_extra x = {.slack = 1.0, .fp = fp};
+    if (ug_json_figure(o, "slack", false, &x.slack, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: row %zu (%s): %s", path, i, r.id, why);
+        return -1;
+    }
+    if (!(x.slack >= 1.0)) {
+        snprintf(err, errlen, "%s: row %zu (%s): slack must be >= 1", path, i, r.id);
+        return -1;
+    }
+    ug_baseline_add(bl, &r, &x);
+    ug_bl_extra *dst = &bl->x[bl->res.count - 1];
+    dst->loosened = ug_events_read(ug_json_get(o, "loosened"), &dst->n_loosened);
+    return 0;
+}
+
 /* A baseline file. */
 static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *bl, char *err,
                             size_t errlen)
@@ -134,18 +178,29 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     const ug_json *head = ug_json_get(root, "baseline");
     const ug_json *fps = ug_json_get(root, "fingerprints");
     const ug_json *rows = ug_json_get(root, "rows");
+    const ug_json *fv = ug_json_get(head, "format");
     int format;
-    if (ug_format_check(path, head, "baseline", "take the baseline from the newer ulpgate's tree",
-                        &format, err, errlen) != 0)
+    if (fv && fv->type == UG_JSON_NUM && fv->num > UG_BASELINE_FORMAT && fv->num < 1e6) {
+        snprintf(err, errlen, "%s: baseline format %.0f is newer than this ulpgate reads (%d): "
+                              "update ulpgate or take the baseline from the newer ulpgate's tree",
+                 path, fv->num, UG_BASELINE_FORMAT);
         return -1;
-    if (!fps || fps->type != UG_JSON_OBJ || !rows || rows->type != UG_JSON_ARR) {
+    }
+    bool lines = fv && fv->type == UG_JSON_NUM && fv->num == UG_BASELINE_FORMAT;
+    if (lines)
+        format = UG_BASELINE_FORMAT;
+    else if (ug_format_check(path, head, "baseline",
+                             "take the baseline from the newer ulpgate's tree", &format, err,
+                             errlen) != 0)
+        return -1;
+    if (!fps || fps->type != UG_JSON_OBJ || (!lines && (!rows || rows->type != UG_JSON_ARR))) {
         snprintf(err, errlen, "%s: a baseline needs a \"fingerprints\" object and a \"rows\" array",
                  path);
         return -1;
     }
     bl->is_baseline = true;
     bl->summary_points = -1;
-    bl->n_points = rows->count;
+    bl->n_points = lines ? 0 : rows->count;
     bl->format = format;
     snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
     for (size_t i = 0; i < fps->count; i++) {
@@ -156,44 +211,9 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
         ug_baseline_fp(bl, &fp);
     }
     bl->updates = ug_events_read(ug_json_get(root, "updates"), &bl->n_updates);
-    for (size_t i = 0; i < rows->count; i++) {
-        const ug_json *o = rows->items[i];
-        ug_row r;
-        char why[600];
-        if (ug_row_read(o, format, true, &r, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s: row %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "", r.id,
-                     r.id[0] ? ")" : "", why);
-            return -1;
-        }
-        const char *fph = ug_json_str_of(ug_json_get(o, "fingerprint"), "");
-        size_t fp = bl->n_fps;
-        for (size_t f = 0; f < bl->n_fps && fp == bl->n_fps; f++)
-            if (strcmp(bl->fps[f].hash, fph) == 0) fp = f;
-        if (fp == bl->n_fps) {
-            snprintf(err, errlen, "%s: row %zu (%s): fingerprint \"%s\" is not in \"fingerprints\"",
-                     path, i, r.id, fph);
-            return -1;
-        }
-        if (r.measured && !r.kernel_name[0]) { /* baselines keep name@variant only */
-            const char *at = strrchr(r.kernel, '@');
-            snprintf(r.kernel_name, sizeof r.kernel_name, "%.*s",
-                     at ? (int)(at - r.kernel) : (int)strlen(r.kernel), r.kernel);
-            snprintf(r.variant, sizeof r.variant, "%s", at ? at + 1 : "default");
-        }
-        if (r.measured && !r.point[0]) snprintf(r.point, sizeof r.point, "%.255s", r.id);
-        ug_bl_extra x = {.slack = 1.0, .fp = fp};
-        if (ug_json_figure(o, "slack", false, &x.slack, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s: row %zu (%s): %s", path, i, r.id, why);
-            return -1;
-        }
-        if (!(x.slack >= 1.0)) {
-            snprintf(err, errlen, "%s: row %zu (%s): slack must be >= 1", path, i, r.id);
-            return -1;
-        }
-        ug_baseline_add(bl, &r, &x);
-        ug_bl_extra *dst = &bl->x[bl->res.count - 1];
-        dst->loosened = ug_events_read(ug_json_get(o, "loosened"), &dst->n_loosened);
-    }
+    if (lines) return ug_baseline_read_lines(path, root, bl, err, errlen);
+    for (size_t i = 0; i < rows->count; i++)
+        if (ug_baseline_take_row(path, i, rows->items[i], format, bl, err, errlen) != 0) return -1;
     return 0;
 }
 
@@ -222,7 +242,7 @@ int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, cha
 
 /* ---- writing --------------------------------------------------------------------------------- */
 
-static void ug_event_json(ug_buf *b, const ug_bl_event *e)
+void ug_event_json(ug_buf *b, const ug_bl_event *e)
 {
     ug_buf_printf(b, "{\"date\":");
     ug_buf_json_str(b, e->date);
@@ -235,9 +255,10 @@ static void ug_event_json(ug_buf *b, const ug_bl_event *e)
     ug_buf_printf(b, "}");
 }
 
-/* One row: the fields of a results.json row that identify it and its inputs, and the gated
- * figures (row_fields.h's bl column; results_json.c reads them back), then the baseline's own. */
-static void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
+/* One row as an object: the fields of a results.json row that identify it and its inputs, and
+ * the gated figures (row_fields.h's bl column; results_json.c reads them back), then the
+ * baseline's own.  A format 2 baseline's row; baseline_lines.c cuts it into a grouped line. */
+void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
 {
     const ug_row *r = &bl->res.rows[i];
     const ug_bl_extra *x = &bl->x[i];
@@ -258,51 +279,6 @@ static void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
         ug_buf_printf(b, "]");
     }
     ug_buf_printf(b, "}");
-}
-
-static const ug_baseline *ug_sort_bl;
-static int ug_cmp_row_id(const void *a, const void *b)
-{
-    return strcmp(ug_sort_bl->res.rows[*(const size_t *)a].id,
-                  ug_sort_bl->res.rows[*(const size_t *)b].id);
-}
-
-void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
-{
-    size_t *order = ug_xcalloc(bl->res.count + 1, sizeof *order);
-    bool *used = ug_xcalloc(bl->n_fps + 1, sizeof *used);
-    for (size_t i = 0; i < bl->res.count; i++) {
-        order[i] = i;
-        used[bl->x[i].fp] = true;
-    }
-    ug_sort_bl = bl;
-    qsort(order, bl->res.count, sizeof *order, ug_cmp_row_id);
-    ug_buf_printf(
-        b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":", UG_RESULTS_FORMAT);
-    ug_buf_json_str(b, bl->device);
-    ug_buf_printf(b, "},\n\"fingerprints\":{");
-    bool first = true;
-    for (size_t f = 0; f < bl->n_fps; f++) {
-        if (!used[f]) continue; /* no row measured with it any more */
-        ug_buf_printf(b, "%s\n", first ? "" : ",");
-        ug_buf_json_str(b, bl->fps[f].hash);
-        ug_buf_printf(b, ":");
-        ug_fingerprint_json(b, &bl->fps[f]);
-        first = false;
-    }
-    ug_buf_printf(b, "},\n\"updates\":[");
-    for (size_t u = 0; u < bl->n_updates; u++) {
-        ug_buf_printf(b, "%s\n", u ? "," : "");
-        ug_event_json(b, &bl->updates[u]);
-    }
-    ug_buf_printf(b, "],\n\"rows\":[");
-    for (size_t i = 0; i < bl->res.count; i++) {
-        ug_buf_printf(b, "%s\n", i ? "," : "");
-        ug_bl_row_json(b, bl, order[i]);
-    }
-    ug_buf_printf(b, "\n]}\n");
-    free(order);
-    free(used);
 }
 
 int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen)

@@ -91,8 +91,22 @@ size_t ug_baseline_fp(ug_baseline *bl, const ug_fingerprint *fp);
 /* Write bl to path (atomically: a temporary file renamed over it), rows sorted by id.
  * 0, or -1 with "PATH: why" in err. */
 int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen);
-/* The text ug_baseline_write writes (deterministic: the same baseline gives the same bytes). */
+/* The text ug_baseline_write writes (deterministic: the same baseline gives the same bytes):
+ * format UG_BASELINE_FORMAT, the grouped lines of baseline_lines.c. */
 void ug_baseline_json(const ug_baseline *bl, ug_buf *out);
+
+/* The baseline file's own format: 3 is the grouped line form (baseline_lines.c); 1 and 2 (one
+ * JSON object a row, the row schema of results.json) are still read, and rewritten as 3 by
+ * `ulpgate baseline migrate`. */
+enum { UG_BASELINE_FORMAT = 3 };
+/* Shared by baseline.c and baseline_lines.c: a row object into bl (see baseline.c), a row as an
+ * object, an event as an object, and the rows of a format 3 file. */
+int ug_baseline_take_row(const char *path, size_t i, const struct ug_json *o, int format,
+                         ug_baseline *bl, char *err, size_t errlen);
+void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i);
+void ug_event_json(ug_buf *b, const ug_bl_event *e);
+int ug_baseline_read_lines(const char *path, const struct ug_json *root, ug_baseline *bl,
+                           char *err, size_t errlen);
 /* Append an entry to bl's update log (dated now; git: of the tool or the run). */
 void ug_baseline_log(ug_baseline *bl, const char *git, const char *reason, const char *changes);
 /* The default file of a device: <dir>/<key>.json. */

@@ -113,9 +113,25 @@ void ug_comparison_free(ug_comparison *c);
  * ratio, verdict), improvements, rows in one side only, inputs changed, counts, timing.
  * all: list every matched row, not only the changed ones. */
 void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all);
-/* A comment sized for a merge request: regressions first, then improvements ("the baseline can
- * be tightened"), then counts; environment warnings; tables capped at max_rows rows each. */
-void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows);
+/* The comment for a merge request (compare_md.c): NEW not accepted and environment warnings,
+ * then the regressions worst first, grouped by kernel, each row one line that says what it is
+ * ("new failure", "bound loosened", "error grew x111"), then the improvements, the rows in one
+ * side only, the counts and timing (changes below the timer's resolution hidden).  At most
+ * max_rows rows per list, and never more than UG_MD_LIMIT bytes in all: what does not fit is
+ * counted in a line that names the full report (full_report: a URL or path; NULL: the command
+ * that prints every row). */
+enum { UG_MD_LIMIT = 65536 };
+void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
+                           const char *full_report);
+/* Shared by the two printers (compare_print.c): a row's rule "[deterministic: exact]", the
+ * fingerprint parts named by a bit set, the environment warnings, the timing lines, and whether
+ * a time changed by more than the timer can resolve. */
+void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len);
+void ug_cmp_env_names(unsigned env, char *buf, size_t len);
+void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
+                         const char *item);
+void ug_cmp_timing(const ug_comparison *c, ug_buf *out, const char *item);
+bool ug_time_change_visible(const ug_row *o, const ug_row *n);
 /* "0.5", "6.3e+03", "inf" (%.4g) and a ratio "x13.3" / "from 0" / "" into buf. */
 const char *ug_fmt_fig(double v, char buf[32]);
 const char *ug_fmt_ratio(double old, double now, char buf[32]);

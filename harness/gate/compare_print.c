@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/sys.h"
@@ -37,7 +38,7 @@ static const ug_row *ug_new(const ug_comparison *c, const ug_cmp_row *r)
 }
 
 /* "[deterministic: exact]" or "[nondeterministic: worst of 9 repeats, slack x2]" */
-static void ug_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len)
+void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len)
 {
     const ug_row *n = ug_new(c, r);
     if (!n->measured)
@@ -50,7 +51,7 @@ static void ug_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, 
 }
 
 /* The fingerprint parts a row depends on that changed: "compiler, cflags". */
-static void ug_env_names(unsigned env, char *buf, size_t len)
+void ug_cmp_env_names(unsigned env, char *buf, size_t len)
 {
     buf[0] = 0;
     for (int f = 0; f < UG_FP_NFIELDS; f++)
@@ -63,7 +64,7 @@ static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out
 {
     const ug_row *o = ug_old(c, r), *n = ug_new(c, r);
     char rule[96], a[32], b[32], q[32];
-    ug_row_rule(c, r, rule, sizeof rule);
+    ug_cmp_row_rule(c, r, rule, sizeof rule);
     ug_buf_printf(out, "%s %s %s\n", head, n->id, rule);
     if (r->status != UG_V_SAME || !n->measured)
         ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", "status", ug_status_name(o->status),
@@ -83,7 +84,7 @@ static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out
                       c->opts.time_slack);
     if (r->env) {
         char env[256];
-        ug_env_names(r->env, env, sizeof env);
+        ug_cmp_env_names(r->env, env, sizeof env);
         ug_buf_printf(out, "  (environment changed for this row: %s)\n", env);
     }
 }
@@ -111,8 +112,8 @@ static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *ou
 }
 
 /* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
-static void ug_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
-                            const char *item)
+void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
+                         const char *item)
 {
     if (c->device_differs)
         ug_buf_printf(out,
@@ -139,8 +140,25 @@ static int ug_cmp_ratio_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* Timing, reported: how many rows were timed on both sides, the median ratio, the 5 largest. */
-static void ug_timing(const ug_comparison *c, ug_buf *out, const char *item)
+/* A change of time is shown only beyond what the clock can tell apart: each time is a difference
+ * of two clock readings, each off by up to one tick, so two times closer than two ticks may be
+ * the same duration.  The tick: cudaEventElapsedTime's documented resolution, about 0.5 us, for
+ * CUDA rows; clock_getres(CLOCK_MONOTONIC) of this machine (ug_now_s's clock) for CPU rows. */
+bool ug_time_change_visible(const ug_row *o, const ug_row *n)
+{
+    double tick_ms = 5e-4;
+    if (strcmp(n->backend, "cuda") != 0) {
+        struct timespec res;
+        tick_ms = clock_getres(CLOCK_MONOTONIC, &res) == 0
+                      ? 1e3 * (double)res.tv_sec + 1e-6 * (double)res.tv_nsec
+                      : 1e-3;
+    }
+    return fabs(n->time_ms - o->time_ms) > 2 * tick_ms;
+}
+
+/* Timing, reported: how many rows were timed on both sides, the median ratio, the 3 largest
+ * slowdowns the timer can tell (ug_time_change_visible). */
+void ug_cmp_timing(const ug_comparison *c, ug_buf *out, const char *item)
 {
     if (!c->timed) {
         if (c->base->is_baseline) ug_buf_printf(out, "timing: not compared (a baseline keeps no timing)\n");
@@ -153,12 +171,14 @@ static void ug_timing(const ug_comparison *c, ug_buf *out, const char *item)
     size_t k = 0;
     for (size_t i = 0; i < c->n_rows; i++) {
         const ug_row *o = ug_old(c, &c->rows[i]), *n = ug_new(c, &c->rows[i]);
-        if (o->time_ms > 0 && n->time_ms > 0 && !c->rows[i].inputs[0] && n->time_ms > o->time_ms) {
+        if (o->time_ms > 0 && n->time_ms > 0 && !c->rows[i].inputs[0] && n->time_ms > o->time_ms &&
+            ug_time_change_visible(o, n)) {
             top[k][0] = n->time_ms / o->time_ms;
             top[k++][1] = (double)i;
         }
     }
     qsort(top, k, sizeof *top, ug_cmp_ratio_desc);
+    if (!k) ug_buf_printf(out, "%sno slowdown above the timer's resolution\n", item);
     for (size_t i = 0; i < k && i < 3; i++) {
         const ug_cmp_row *r = &c->rows[(size_t)top[i][1]];
         char a[32], b[32];
@@ -174,7 +194,7 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_describe_side(c->base, "base:", out);
     ug_describe_side(c->now, "new: ", out);
     for (size_t i = 0; i < c->n_refused; i++) ug_buf_printf(out, "NOT ACCEPTED: %s\n", c->refused[i]);
-    ug_env_warnings(c, out, "warning: ", "  ");
+    ug_cmp_env_warnings(c, out, "warning: ", "  ");
     for (size_t i = 0; i < c->n_new_failing; i++) {
         const ug_row *n = &c->now->res.rows[c->new_failing[i]];
         ug_buf_printf(out, "\nREGRESSION (a new row that fails) %s\n  %-18s %12s -> %-12s %10s  %s\n",
@@ -209,7 +229,7 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_text_ids(c->now, c->only_new, c->n_only_new, "only in new (a case, kernel or size added)",
                 out, all);
     ug_buf_printf(out, "\n");
-    ug_timing(c, out, "  ");
+    ug_cmp_timing(c, out, "  ");
     ug_buf_printf(out,
                   "%zu rows compared: %zu regressed, %zu improved, %zu same, %zu within slack; "
                   "%zu inputs changed, %zu only in base, %zu only in new",
@@ -220,126 +240,4 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
         ug_buf_printf(out, "; NEW not accepted (%zu reason%s above)", c->n_refused,
                       c->n_refused == 1 ? "" : "s");
     ug_buf_printf(out, "\n");
-}
-
-/* ---- Markdown -------------------------------------------------------------------------------- */
-
-/* An id as code in a table cell: '|' escaped (GFM splits cells on it even inside code spans). */
-static void ug_md_id(ug_buf *out, const char *id)
-{
-    ug_buf_printf(out, "`");
-    for (; *id; id++) {
-        if (*id == '|')
-            ug_buf_printf(out, "\\|");
-        else
-            ug_buf_put(out, id, 1);
-    }
-    ug_buf_printf(out, "`");
-}
-
-/* One table of rows with the given verdict: one line per metric with that verdict. */
-static void ug_md_table(const ug_comparison *c, ug_buf *out, ug_verdict want, size_t max_rows)
-{
-    ug_buf_printf(out,
-                  "| row | figure | base | new | ratio | rule |\n|---|---|---:|---:|---:|---|\n");
-    size_t shown = 0, total = 0;
-    for (size_t i = 0; i < c->n_rows; i++) {
-        const ug_cmp_row *r = &c->rows[i];
-        if (r->verdict != want || r->inputs[0]) continue;
-        if (total++ >= max_rows) continue;
-        shown++;
-        const ug_row *o = ug_old(c, r), *n = ug_new(c, r);
-        char rule[96], a[32], b[32], q[32], env[256];
-        ug_row_rule(c, r, rule, sizeof rule);
-        ug_env_names(r->env, env, sizeof env);
-        if (env[0]) snprintf(rule + strlen(rule), sizeof rule - strlen(rule), " (env: %.40s)", env);
-        bool first = true;
-        if (r->status == want) {
-            ug_buf_printf(out, "| ");
-            ug_md_id(out, n->id);
-            ug_buf_printf(out, " | status | %s | %s | | %s |\n", ug_status_name(o->status),
-                          ug_status_name(n->status), rule);
-            first = false;
-        }
-        for (int m = 0; m < UG_GM_COUNT; m++) {
-            if (r->m[m] != want) continue;
-            double x = ug_gated_value(o, m), y = ug_gated_value(n, m);
-            ug_buf_printf(out, "| ");
-            if (first) ug_md_id(out, n->id);
-            ug_buf_printf(out, " | %s | %s | %s | %s | %s |\n", ug_gated[m].name, ug_fmt_fig(x, a),
-                          ug_fmt_fig(y, b), ug_fmt_ratio(x, y, q), first ? rule : "");
-            first = false;
-        }
-        if (r->time == want && c->opts.time_slack > 0) {
-            ug_buf_printf(out, "| ");
-            if (first) ug_md_id(out, n->id);
-            ug_buf_printf(out, " | time_ms | %s | %s | %s | gated x%g |\n",
-                          ug_fmt_fig(o->time_ms, a), ug_fmt_fig(n->time_ms, b),
-                          ug_fmt_ratio(o->time_ms, n->time_ms, q), c->opts.time_slack);
-        }
-    }
-    if (total > shown)
-        ug_buf_printf(out, "\n%zu more rows: `ulpgate compare BASE NEW` lists every one.\n",
-                      total - shown);
-}
-
-static void ug_md_ids(const ug_baseline *side, const size_t *idx, size_t n, const char *title,
-                      ug_buf *out, size_t max_rows)
-{
-    if (!n) return;
-    ug_buf_printf(out, "\n<details><summary>%s (%zu)</summary>\n\n", title, n);
-    for (size_t i = 0; i < n && i < max_rows; i++) {
-        ug_buf_printf(out, "- ");
-        ug_md_id(out, side->res.rows[idx[i]].id);
-        ug_buf_printf(out, "\n");
-    }
-    if (n > max_rows) ug_buf_printf(out, "- ... and %zu more\n", n - max_rows);
-    ug_buf_printf(out, "\n</details>\n");
-}
-
-void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows)
-{
-    ug_buf_printf(out, "### ulpgate: %s%zu regression%s%s, %zu improvement%s\n\n",
-                  c->regressed ? "**" : "", c->regressed, c->regressed == 1 ? "" : "s",
-                  c->regressed ? "**" : "", c->improved, c->improved == 1 ? "" : "s");
-    ug_buf_printf(out,
-                  "Base `%s` (%s %s), new `%s` (%s %s). Deterministic kernels are compared "
-                  "exactly (error against an exact oracle has no noise); nondeterministic "
-                  "ones within their slack.\n\n",
-                  c->base->path, c->base->is_baseline ? "baseline" : "git",
-                  c->base->is_baseline ? c->base->device : c->base->git, c->now->path,
-                  c->now->is_baseline ? "baseline" : "git",
-                  c->now->is_baseline ? c->now->device : c->now->git);
-    for (size_t i = 0; i < c->n_refused; i++)
-        ug_buf_printf(out, "> **Not accepted**: %s\n%s", c->refused[i],
-                      i + 1 == c->n_refused ? "\n" : ">\n");
-    ug_env_warnings(c, out, "> **Warning**: ", "> - ");
-    if (c->device_differs || c->env) ug_buf_printf(out, "\n");
-    if (c->regressed || c->n_new_failing) {
-        ug_buf_printf(out, "#### Regressions\n\n");
-        if (c->regressed) ug_md_table(c, out, UG_V_WORSE, max_rows);
-        for (size_t i = 0; i < c->n_new_failing && i < max_rows; i++) {
-            ug_buf_printf(out, "%s- new row ", i == 0 && c->regressed ? "\n" : "");
-            ug_md_id(out, c->now->res.rows[c->new_failing[i]].id);
-            ug_buf_printf(out, " fails (%s)\n", ug_status_name(c->now->res.rows[c->new_failing[i]].status));
-        }
-        ug_buf_printf(out, "\n");
-    }
-    if (c->improved) {
-        ug_buf_printf(out, "#### Improvements: the baseline can be tightened\n\n");
-        ug_md_table(c, out, UG_V_BETTER, max_rows);
-        ug_buf_printf(out, "\n");
-    }
-    ug_buf_printf(out,
-                  "#### Counts\n\n| compared | regressed | improved | same | within slack | "
-                  "inputs changed | only in base | only in new |\n"
-                  "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-                  "| %zu | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n",
-                  c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
-                  c->inputs_changed, c->n_only_base, c->n_only_new);
-    ug_md_ids(c->base, c->only_base, c->n_only_base, "Only in base: removed, or not run", out,
-              max_rows);
-    ug_md_ids(c->now, c->only_new, c->n_only_new, "Only in new: added", out, max_rows);
-    ug_buf_printf(out, "\n");
-    ug_timing(c, out, "- ");
 }

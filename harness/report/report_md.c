@@ -101,7 +101,7 @@ static void ug_md_regressions(const ug_pages_in *in, ug_buf *o)
         return;
     }
     ug_buf_printf(o, "## Regressions against `%s`\n\n", in->base.path);
-    ug_cmp_print_markdown(&in->cmp, o, 100);
+    ug_cmp_print_markdown(&in->cmp, o, 100, "`index.html` and `ulpgate compare`");
     ug_buf_printf(o, "\n");
 }
 

@@ -2,8 +2,12 @@
  * svg.c - plots as inline SVG (see svg.h).
  *
  * Styles: 16 colours (Okabe-Ito's colour-blind-safe set, then Tol's muted one) with 8 marker
- * shapes, filled for styles 0-7 and hollow for 8-15; dashed series use one of 8 dash patterns.
- * In grey-scale the shape, fill and dash still tell series apart.
+ * shapes, filled or hollow, and 8 dash patterns for dashed series.  Style s takes colour s mod
+ * 16, shape (s + 3 floor(s/16)) mod 8, hollow when floor(s/8) + floor(s/16) is odd, dash
+ * (s + 5 floor(s/16)) mod 8: two styles of one colour are 16q apart, and their shapes differ
+ * unless 3q = 0 mod 8, so the first 128 styles are pairwise distinct (colour and shape alone),
+ * where colour, shape and fill used to repeat every 16.  In grey-scale the shape, fill and dash
+ * still tell series apart.
  */
 #include "harness/report/svg.h"
 
@@ -21,6 +25,11 @@ static const char *const ug_dashes[8] = {"7,3", "2,2",  "9,3,2,3",     "4,4",
                                          "1,3", "12,4", "6,2,2,2,2,2", "3,6"};
 
 const char *ug_style_colour(int style) { return ug_colours[(style % 16 + 16) % 16]; }
+
+/* The marker shape (0-7), whether it is hollow, and the dash pattern of a style (see above). */
+static int ug_style_shape(int s) { return s < 0 ? 0 : (s + 3 * (s / 16)) % 8; }
+static bool ug_style_hollow(int s) { return s >= 0 && (s / 8 + s / 16) % 2 == 1; }
+static const char *ug_style_dash(int s) { return ug_dashes[s < 0 ? 0 : (s + 5 * (s / 16)) % 8]; }
 
 typedef struct {
     double x, y;
@@ -231,9 +240,9 @@ static void ug_axis_draw(ug_buf *o, const ug_axis *a, bool horizontal, double ba
 static void ug_marker(ug_buf *o, int style, double x, double y)
 {
     const char *c = ug_style_colour(style);
-    const char *fill = (style / 8) % 2 ? "#ffffff" : c;
+    const char *fill = ug_style_hollow(style) ? "#ffffff" : c;
     double r = 3.6;
-    switch (style % 8) {
+    switch (ug_style_shape(style)) {
     case 0:
         ug_buf_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"%s\"/>",
                       x, y, r, fill, c);
@@ -282,7 +291,7 @@ static void ug_line_attrs(ug_buf *o, int style, unsigned flags)
     ug_buf_printf(o, "fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"", ug_style_colour(style),
                   flags & UG_SERIES_DASHED ? "1.4" : "1.6");
     if (flags & UG_SERIES_DASHED)
-        ug_buf_printf(o, " stroke-dasharray=\"%s\"", ug_dashes[style % 8]);
+        ug_buf_printf(o, " stroke-dasharray=\"%s\"", ug_style_dash(style));
 }
 
 static void ug_svg_open(ug_buf *o, const char *title, int width, int height)
@@ -296,31 +305,47 @@ static void ug_svg_open(ug_buf *o, const char *title, int width, int height)
     ug_xml_str(o, title);
     ug_buf_printf(o, "</title>\n<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>\n",
                   width, height);
-    ug_buf_printf(o, "<text class=\"title\" x=\"%d\" y=\"18\" text-anchor=\"middle\">", width / 2);
+    /* never clipped: a title wider than the plot (13px bold: at most ~8px a character) is
+     * fitted to it by the browser (textLength) rather than cut at the edges */
+    ug_buf_printf(o, "<text class=\"title\" x=\"%d\" y=\"18\" text-anchor=\"middle\"", width / 2);
+    if (8.0 * (double)strlen(title) > width - 16)
+        ug_buf_printf(o, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\"", width - 16);
+    ug_buf_printf(o, ">");
     ug_xml_str(o, title);
     ug_buf_printf(o, "</text>\n");
 }
 
 /* ---- the plot -------------------------------------------------------------------------------- */
 
-static void ug_legend(ug_buf *o, const ug_plot *p, double x0, double y0, double y1)
+/* The legend, right of the plot area (x0 is past its frame) and inside the svg (width): one
+ * entry a series, its key (line and marker) drawn at the entry's own origin so that two keys
+ * drawn alike are the same text (the browser test compares them), a label too long for the
+ * room left fitted to it (textLength) rather than cut at the svg's edge. */
+static void ug_legend(ug_buf *o, const ug_plot *p, double x0, double y0, double y1, int width)
 {
     double step = p->ns ? (y1 - y0) / (double)p->ns : 18;
     if (step > 18) step = 18;
+    double room = width - (x0 + 32) - 4;
+    ug_buf_printf(o, "<g class=\"legend-box\">\n");
     for (size_t i = 0; i < p->ns; i++) {
         const ug_series *s = &p->s[i];
         double y = y0 + 8 + step * (double)i;
+        ug_buf_printf(o, "<g class=\"legend-entry\" transform=\"translate(%.1f,%.1f)\"><g class=\"key\">",
+                      x0, y);
         if (s->flags & UG_SERIES_LINE) {
-            ug_buf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ", x0, y,
-                          x0 + 26, y);
+            ug_buf_printf(o, "<line x1=\"0\" y1=\"0\" x2=\"26\" y2=\"0\" ");
             ug_line_attrs(o, s->style, s->flags);
             ug_buf_printf(o, "/>");
         }
-        if (s->flags & UG_SERIES_MARKERS) ug_marker(o, s->style, x0 + 13, y);
-        ug_buf_printf(o, "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">", x0 + 32, y + 4);
+        if (s->flags & UG_SERIES_MARKERS) ug_marker(o, s->style, 13, 0);
+        ug_buf_printf(o, "</g><text class=\"legend\" x=\"32\" y=\"4\"");
+        if (6.8 * (double)strlen(s->label) > room && room > 20)
+            ug_buf_printf(o, " textLength=\"%.0f\" lengthAdjust=\"spacingAndGlyphs\"", room);
+        ug_buf_printf(o, ">");
         ug_xml_str(o, s->label);
-        ug_buf_printf(o, "</text>\n");
+        ug_buf_printf(o, "</text></g>\n");
     }
+    ug_buf_printf(o, "</g>\n");
 }
 
 void ug_plot_svg(const ug_plot *p, ug_buf *o, int width, int height)
@@ -385,7 +410,7 @@ void ug_plot_svg(const ug_plot *p, ug_buf *o, int width, int height)
         }
     }
     ug_buf_printf(o, "</g>\n");
-    ug_legend(o, p, right + 14, top, bottom);
+    ug_legend(o, p, right + 14, top, bottom, width);
     ug_buf_printf(o, "</svg>\n");
 }
 

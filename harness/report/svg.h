@@ -4,7 +4,8 @@
  * Line and scatter plots on linear or log axes (decade ticks labelled 10^k, minor ticks), with a
  * title, axis labels with units, a legend, and series styles that stay distinct in grey-scale
  * print: each style index gets its own marker shape and (for dashed series) dash pattern, not
- * only its own colour.  Bar charts (log scale) for histograms.  Nothing is loaded from anywhere:
+ * only its own colour; the legend lies right of the plot area, inside the svg; a title too long
+ * for the width is fitted to it, never clipped.  Bar charts (log scale) for histograms.  Nothing is loaded from anywhere:
  * the output is plain SVG elements, fonts are the browser's sans-serif.
  */
 #ifndef UG_SVG_H
@@ -29,8 +30,8 @@ typedef struct ug_plot ug_plot;
 ug_plot *ug_plot_new(const char *title, const char *xlabel, int xaxis, const char *ylabel,
                      int yaxis);
 void ug_plot_free(ug_plot *p);
-/* A series; style 0, 1, 2, ... picks colour, marker and dash pattern (16 distinct, then they
- * repeat).  Returns its index for ug_plot_point. */
+/* A series; style 0, 1, 2, ... picks colour, marker, fill and dash pattern (the first 128
+ * styles pairwise distinct).  Returns its index for ug_plot_point. */
 int ug_plot_series(ug_plot *p, const char *label, int style, unsigned flags);
 void ug_plot_point(ug_plot *p, int series, double x, double y);
 /* Points that cannot be drawn (not finite, or <= 0 on a log axis) are left out: how many. */

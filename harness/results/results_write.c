@@ -4,7 +4,8 @@
  * (row_fields.h).  results_json.c reads it back; harness/run/report_write.c writes the meta
  * block and the file.
  *
- * Numbers: finite values exactly (%.17g); non-finite ones as the strings "inf", "-inf", "nan"
+ * Numbers: finite values exactly (the shortest of %.15g/%.16g/%.17g that reads back to the same
+ * binary64: ug_buf_json_num); non-finite ones as the strings "inf", "-inf", "nan"
  * (base/buf.h).  The seed is a hex string ("0x5eed"): a JSON number would lose its low bits.
  */
 #include <stdio.h>
