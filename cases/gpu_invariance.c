@@ -36,6 +36,31 @@ enum { UG_INV_CONFIGS = 6, UG_INV_M = 64, UG_INV_N = 48, UG_INV_K = 1024 };
 static const char *const ug_inv_config_name[UG_INV_CONFIGS] = {
     "as is", "own stream", "no workspace", "M + 16 rows", "batch of 2", "split-K 4"};
 
+/* The differences measured on an H100 (CUDA 13.0, cuBLASLt of that toolkit; the closing note of
+ * issue 24 has the run): cuBLASLt does not promise the same bits across these launches, and
+ * does not give them.  Each is declared here, with what changed, so that the case still fails
+ * on any new difference, and on an unexpected pass (the declaration cannot go stale).
+ *   split-K 4       every cuBLASLt GEMM but lt_e4m3 / lt_e4m3_e5m2 (whose fp8 accumulation is
+ *                   promoted to binary32 partials anyway): split-K sums K/4-slices in another
+ *                   order, element (0, 0) already differs
+ *   no workspace,   lt_f16_acc16 (binary16 accumulation): the heuristic picks another algorithm
+ *   batch of 2      without workspace and for a batched problem, with another summation order */
+static const struct {
+    const char *kernel;
+    int cfg;
+} ug_inv_findings[] = {
+    {"lt_bf16", 5},      {"lt_f16", 5},           {"lt_f16_acc16", 5}, {"lt_e4m3_fast", 5},
+    {"lt_e4m3_e5m2_fast", 5}, {"lt_f16_acc16", 2}, {"lt_f16_acc16", 4},
+};
+
+static bool ug_inv_finding(const ug_kernel *k, int cfg)
+{
+    for (size_t i = 0; i < sizeof ug_inv_findings / sizeof ug_inv_findings[0]; i++)
+        if (strcmp(k->name, ug_inv_findings[i].kernel) == 0 && ug_inv_findings[i].cfg == cfg)
+            return true;
+    return false;
+}
+
 static bool ug_inv_has_configs(const ug_kernel *k)
 {
     return k->family && strcmp(k->family->name, "tensorcore") == 0;
@@ -91,6 +116,9 @@ UG_CASE_EX(gpu_invariance, configs, UG_CASE_GPU)
         UG_EXPECT_DISTINCT_MAX(r, 1); /* run to run first */
         for (int cfg = 1; cfg < UG_INV_CONFIGS; cfg++) {
             ug_point(t, "invariance %s %s", k->id, ug_inv_config_name[cfg]);
+            if (ug_inv_finding(k, cfg))
+                ug_xfail(t, "cuBLASLt changes the summation order for this launch (measured on "
+                            "the H100: cases/gpu_invariance.c, ug_inv_findings)");
             ug_inv_compare(t, k, in, r->out[0], cfg);
         }
     }

@@ -180,7 +180,10 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
                       ug_op_name(k->op));
         return 1;
     }
-    if (!c->in[0].data || !c->out.data || (c->op != UG_OP_SUM && !c->in[1].data)) {
+    /* Input 1 is there when the call describes it (a dot's y, a GEMM's B, a layer's weight);
+     * the operations of one vector (sum, scan, norms, softmax) leave it empty. */
+    bool two = c->op == UG_OP_DOT || c->op == UG_OP_GEMM || c->in[1].count > 0;
+    if (!c->in[0].data || !c->out.data || (two && !c->in[1].data)) {
         ug_cuda_failf(c, "%s: missing input or output buffer", k->name);
         return 1;
     }
@@ -215,7 +218,8 @@ static double ug_cuda_bytes_needed(const ug_call *c)
         return f * (n * K + K * N + n * N) + UG_CUDA_SCRATCH_BYTES;
     }
     }
-    return UG_CUDA_SCRATCH_BYTES;
+    /* the other operations: at most two inputs and an output of n elements each, and a copy */
+    return f * (4 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
 }
 
 int ug_cuda_fits(const ug_kernel *k, ug_call *c)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/par.h"
 #include "oracle/tc/tcmodel.h"
 
 int ug_tc_acc_precision(const ug_tc_params *p)
@@ -161,9 +162,26 @@ double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double
     return d;
 }
 
+typedef struct {
+    const ug_tc_params *p;
+    const double *A, *B;
+    double *D;
+    size_t N, K;
+} ug_tc_gemm_job;
+
+static void ug_tc_gemm_rows(void *ctx, size_t lo, size_t hi)
+{
+    const ug_tc_gemm_job *j = ctx;
+    for (size_t i = lo; i < hi; i++)
+        for (size_t c = 0; c < j->N; c++)
+            j->D[i * j->N + c] = ug_tc_dot(j->p, j->A + i * j->K, 1, j->B + c, j->N, j->K, 0.0);
+}
+
+/* Rows split over the project's worker threads (each output is a function of its inputs
+ * alone, so the result does not depend on the thread count). */
 void ug_tc_gemm(const ug_tc_params *p, const double *A, const double *B, double *D, size_t M,
                 size_t N, size_t K)
 {
-    for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++) D[i * N + j] = ug_tc_dot(p, A + i * K, 1, B + j, N, K, 0.0);
+    ug_tc_gemm_job j = {p, A, B, D, N, K};
+    ug_par_range(M, 1, 0, ug_tc_gemm_rows, &j);
 }
