@@ -15,7 +15,9 @@ UG_CASE(ops, registry)
         ug_op id;
         const char *name;
     } builtin[] = {{UG_OP_SUM, "sum"},         {UG_OP_DOT, "dot"},
-                   {UG_OP_GEMM, "gemm"},       {UG_OP_SOFTMAX, "softmax"},
+                   {UG_OP_GEMM, "gemm"},       {UG_OP_SCAN, "scan"},
+                   {UG_OP_EXSCAN, "exscan"},   {UG_OP_NRM2, "nrm2"},
+                   {UG_OP_ASUM, "asum"},       {UG_OP_SOFTMAX, "softmax"},
                    {UG_OP_LOGSUMEXP, "logsumexp"}, {UG_OP_RMSNORM, "rmsnorm"},
                    {UG_OP_LAYERNORM, "layernorm"}};
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
