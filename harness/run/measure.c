@@ -89,14 +89,16 @@ static double ug_input_operand_max(const ug_input *in)
 {
     const ug_op_desc *d = ug_input_op(in);
     ug_shape s = ug_input_shape(in);
-    size_t nx = d->in_len(&s, 0), ny = d->arity > 1 ? d->in_len(&s, 1) : 0;
+    size_t len[2] = {d->in_len(&s, 0), d->arity > 1 ? d->in_len(&s, 1) : 0};
     double m = 0;
-    for (int i = 0; i < in->trials; i++) {
-        for (size_t e = 0; e < nx; e++)
-            if (!(fabs(in->x[i][e]) <= m)) m = isnan(in->x[i][e]) ? INFINITY : fabs(in->x[i][e]);
-        for (size_t e = 0; e < ny; e++)
-            if (!(fabs(in->y[i][e]) <= m)) m = isnan(in->y[i][e]) ? INFINITY : fabs(in->y[i][e]);
-    }
+    for (int i = 0; i < in->trials; i++)
+        for (int a = 0; a < d->arity; a++) {
+            const float *f = a ? in->y[i] : in->x[i]; /* NULL for binary64 data */
+            for (size_t e = 0; e < len[a]; e++) {
+                double v = f ? f[e] : ug_fmt_load(in->fmt[a], in->data[a][i], e);
+                if (!(fabs(v) <= m)) m = isnan(v) ? INFINITY : fabs(v);
+            }
+        }
     return m;
 }
 
@@ -336,8 +338,10 @@ static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, in
     c->gemm_k = in->gemm_k;
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         c->in[a].count = ug_call_in_count(c, a);
-        c->in[a].data = c->in[a].count ? bufs[a] : NULL;
-        c->in[a].fmt = in->fmt[a];
+        /* stored in its format; a binary32 kernel reads 16- and 8-bit data as floats (exact) */
+        bool own = in->fmt[a] != UG_F32 && k->in_store[a] != UG_F32;
+        c->in[a].data = !c->in[a].count ? NULL : own ? in->data[a][i] : (const void *)bufs[a];
+        c->in[a].fmt = own ? in->fmt[a] : UG_F32;
     }
     c->out.data = out;
     c->out.fmt = k->out_fmt;
@@ -345,26 +349,53 @@ static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, in
     c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
 }
 
-/* Whether the harness can hand k the buffers it reads and writes: input storage as in's, an
- * output it can store (binary32 today: ug_result.out holds floats).  Else a failure on the
- * test point that says which format. */
+/* Whether the harness can hand k the buffers it reads: input storage as in's, or binary32
+ * for data of a format that embeds in it (16- and 8-bit: the floats beside the encoded copy).
+ * Every output format is stored and graded (ug_result.out holds out_fmt's elements).  Else a
+ * failure on the test point that says which format. */
 static bool ug_formats_supported(ug_t *t, const ug_kernel *k, const ug_input *in)
 {
     const ug_op_desc *d = ug_op_get(in->op);
-    for (int a = 0; a < UG_MAX_INPUTS; a++)
-        if (k->in_store[a] != in->fmt[a] && a < d->arity) {
+    for (int a = 0; a < UG_MAX_INPUTS; a++) {
+        bool as_f32 = k->in_store[a] == UG_F32 && in->fmt[a] != UG_F64;
+        if (k->in_store[a] != in->fmt[a] && !as_f32 && a < d->arity) {
             ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
                            "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
                            ug_fmt_name(in->fmt[a]));
             return false;
         }
-    if (k->out_fmt != UG_F32) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s writes %s outputs: the "
-                       "harness measures binary32 outputs only so far", k->id,
-                       ug_fmt_name(k->out_fmt));
-        return false;
     }
     return true;
+}
+
+/* The range of the formats (issue 23): an output whose exact value rounds beyond the output
+ * format's largest finite value (RN_out(s) infinite, e4m3's NaN), or whose terms' magnitude
+ * S = sum |terms| -- the bound on every partial sum in any order -- exceeds the accumulator
+ * format's, is outside what the a-priori bounds assume (no overflow anywhere): the point is
+ * reported as out of range, a skip that names the output and the format, never a pass.
+ * Applies to the format kernels; binary32 kernels keep their established grading.  O(outputs). */
+static bool ug_out_of_range(ug_t *t, const ug_result *r)
+{
+    const ug_kernel *k = r->kernel;
+    const ug_input *in = r->in;
+    if (ug_kernel_is_f32(k)) return false;
+    const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
+    for (int i = 0; i < in->trials; i++)
+        for (size_t e = 0; e < r->elements; e++) {
+            const ug_exact *x = &in->exact[i][e];
+            if (x->cls != UG_X_FINITE) continue;
+            double rn = ug_exact_rn(x, k->out_fmt);
+            const char *what = !isfinite(rn) ? "exact result" : x->sum_abs > acc->max ? "partial "
+                               "sums (sum |terms|)" : NULL;
+            if (!what) continue;
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "out of range: trial %d element "
+                     "%zu: %s %.6g leaves %s's range (max %.6g): no a-priori bound holds",
+                     in->first_trial + i, e, what, !isfinite(rn) ? x->hi : x->sum_abs,
+                     !isfinite(rn) ? out->name : acc->name, !isfinite(rn) ? out->max : acc->max);
+            return true;
+        }
+    return false;
 }
 
 /* An output still holding the poison pattern (every byte 0xff: a NaN in every format of
@@ -569,6 +600,7 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
         return r;
     }
+    if (ug_out_of_range(t, r)) return r;
     if (ug_kernel_bound_underflow(k, 1, 1.0) > 0) { /* operands rounded to a narrower format */
         r->operand_max = ug_input_operand_max(in);
         if (r->operand_max > ug_kernel_operand_limit(k)) {

@@ -105,8 +105,11 @@ typedef struct ug_input {
     int trials;           /* how many trials exist (the case's count, or --trials) */
     int first_trial;      /* --trial T: only trial T is made (trials = 1, first_trial = T) */
     float **x, **y;       /* [trial - first_trial] */
-    ug_fmt fmt[UG_MAX_INPUTS]; /* the storage format of x and y as kernels get them: binary32
-                             (the arrays above) until the generators write other formats */
+    ug_fmt fmt[UG_MAX_INPUTS]; /* the format each input is drawn and stored in (the dist's) */
+    void **data[UG_MAX_INPUTS]; /* [input][trial - first_trial]: the input stored in fmt[a]
+                             where that is not binary32 (NULL for binary32: x, y are the storage).
+                             binary64: double arrays, the only copy (x, y are NULL); 16- and 8-bit:
+                             encoded elements, and x, y hold the same values as floats (exact) */
     ug_exact **exact;     /* [trial - first_trial][element] */
     double *kappa;        /* per trial: max over elements of sum_abs / |s| (condition number) */
     uint64_t stream_id;
@@ -208,7 +211,12 @@ bool ug_result_correctly_rounded(const ug_result *r);
 
 /* ---- loops that honour --kernel / --n / --trial -------------------------------------------- */
 
+/* The next kernel of op, backend and glob after *it: ug_next_kernel the binary32 kernels (every
+ * format binary32), ug_next_kernel_fmt those whose input is stored in in_fmt (UG_F32: the same
+ * as ug_next_kernel). */
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob);
+const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
+                                    ug_fmt in_fmt);
 bool ug_n_selected(ug_t *t, size_t n);
 bool ug_gpu_available(void);
 
@@ -216,6 +224,12 @@ bool ug_gpu_available(void);
 #define UG_FOR_KERNELS(t, k, op, backend, glob)                                               \
     for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
         for (const ug_kernel *k; (k = ug_next_kernel((t), &k##_it, (op), (backend), (glob)));)
+/* The same over the kernels whose input is stored in format fmt (issue 23's format kernels:
+ * binary64, binary16, bfloat16 data), for an input drawn in it (ug_in_format). */
+#define UG_FOR_FMT_KERNELS(t, k, op, backend, glob, fmt)                                      \
+    for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
+        for (const ug_kernel *k;                                                               \
+             (k = ug_next_kernel_fmt((t), &k##_it, (op), (backend), (glob), (fmt)));)
 #define UG_FOR_N(t, n, array)                                                                 \
     for (size_t n##_i = 0, n = 0; n##_i < sizeof(array) / sizeof((array)[0]); n##_i++)        \
         if ((n = (array)[n##_i]), ug_n_selected((t), n))
