@@ -140,7 +140,7 @@ static int ug_fd_check_base(const ug_dist *d, const ug_format *f, const char *na
 
 /* ---- special values -------------------------------------------------------------------------- */
 
-static double ug_fd_special(const ug_format *f, ug_fmt fmt, unsigned mask, const uint32_t w[4],
+static double ug_fd_special(const ug_format *f, unsigned mask, const uint32_t w[4],
                             const uint32_t v[4])
 {
     unsigned kinds[7], nk = 0;
@@ -150,7 +150,7 @@ static double ug_fd_special(const ug_format *f, ug_fmt fmt, unsigned mask, const
     double sign = (w[3] & 1) ? -1.0 : 1.0, u = ug_unit53(v[0], v[1]);
     double frac = floor(u * ldexp(1, f->p - 1)); /* uniform in [0, 2^(p-1) - 1] */
     switch (kind) {
-    case UG_SP_NAN: return ug_fmt_decode(fmt, f->qnan);
+    case UG_SP_NAN: return NAN; /* stored as fmt's canonical NaN (ug_fmt_store) */
     case UG_SP_POSINF: return INFINITY;
     case UG_SP_NEGINF: return -INFINITY;
     case UG_SP_ZERO: return sign * 0.0;
@@ -172,7 +172,7 @@ static void ug_fd_specials(const ug_dist *d, const ug_stream *s, unsigned purpos
         ug_philox_block(s, (uint64_t)purpose << 56 | i, w);
         if (!(ug_unit53(w[0], w[1]) < d->special_rate)) continue;
         ug_philox_block(s, (uint64_t)(UG_P_FMT_SPECVAL + purpose - UG_P_SPEC_X) << 56 | i, v);
-        x[i] = ug_fd_special(f, d->fmt, d->specials, w, v);
+        x[i] = ug_fd_special(f, d->specials, w, v);
     }
 }
 
@@ -226,24 +226,30 @@ static int ug_fd_order(double *x, double *y, size_t n, ug_order o)
 /* ---- GenSum / GenDot in a format ----------------------------------------------------------- */
 
 typedef struct {
-    ug_xacc exact; /* D */
-    double A;      /* sum |terms| so far (binary64, for targeting only) */
+    ug_xacc exact, abs; /* D = sum of the terms, and A = sum of their magnitudes, exactly */
 } ug_fd_run;
 
-/* D += x*y exactly (y = 1 for a sum term: TwoProduct's lo is then 0). */
+/* D += x*y and A += |x*y| exactly (y = 1 for a sum term: TwoProduct's lo is then 0). */
 static void ug_fd_add(ug_fd_run *g, double x, double y)
 {
-    double hi = x * y, lo = fma(x, y, -hi);
+    double hi = x * y, lo = fma(x, y, -hi), sg = hi < 0 ? -1.0 : 1.0;
     ug_xacc_add(&g->exact, hi);
-    if (lo != 0) ug_xacc_add(&g->exact, lo);
-    g->A += fabs(hi);
+    ug_xacc_add(&g->abs, sg * hi);
+    if (lo != 0) {
+        ug_xacc_add(&g->exact, lo);
+        ug_xacc_add(&g->abs, sg * lo); /* |hi + lo| = sg (hi + lo): |lo| <= ulp(hi)/2 */
+    }
 }
 
-static double ug_fd_D(const ug_fd_run *g)
+/* RN64 of an exact accumulator (0 for zero). */
+static double ug_fd_rn(const ug_xacc *a)
 {
     ug_exact e;
-    return ug_xacc_fill(&g->exact, &e) ? e.hi : 0.0;
+    return ug_xacc_fill(a, &e) ? e.hi : 0.0;
 }
+
+static double ug_fd_D(const ug_fd_run *g) { return ug_fd_rn(&g->exact); }
+static double ug_fd_A(const ug_fd_run *g) { return ug_fd_rn(&g->abs); }
 
 /* The margin above the largest term that the partial sums of n terms need (binades). */
 static int ug_fd_margin(size_t n) { return (int)ceil(log2((double)(n > 1 ? n : 2)) / 2) + 3; }
@@ -299,7 +305,7 @@ static int ug_fd_gen(const ug_stream *s, uint32_t vec, double kappa, ug_fmt f, d
     int e0;
     if (ug_fd_base_exp(F, b, n, y != NULL, &e0)) return UG_GEN_OVERFLOW;
     ug_xacc_reset(&g->exact);
-    g->A = 0;
+    ug_xacc_reset(&g->abs);
     size_t n2 = n / 2;
     double p_pos = (1 + 1 / kappa) / 2;
     uint32_t w[4];
@@ -314,12 +320,13 @@ static int ug_fd_gen(const ug_stream *s, uint32_t vec, double kappa, ug_fmt f, d
         } else {
             size_t j = i - n2, m2 = n - 1 - n2; /* j-th of m2 second-half terms */
             int ej = (int)floor(b * (1 - (double)(j + 1) / (double)(m2 + 1)) + 0.5);
-            double D = ug_fd_D(g), target = g->A / kappa, mag = r * ldexp(1, e0 + ej);
+            double D = ug_fd_D(g), target = ug_fd_A(g) / kappa, mag = r * ldexp(1, e0 + ej);
             if (fabs(D) > 2 * target) {
                 double t = copysign(fmax(mag, target), D);
                 ug_fd_solve(f, t - D, r, &x[i], yi);
             } else {
-                double sign = fabs(D) < target ? (D < 0 ? -1.0 : 1.0) : (D < 0 ? 1.0 : -1.0);
+                /* grow |D| towards the target (kappa = 1: |D| = A, always: one sign) */
+                double sign = fabs(D) <= target ? (D < 0 ? -1.0 : 1.0) : (D < 0 ? 1.0 : -1.0);
                 ug_fd_free_term(f, ldexp(1, e0 + ej), r, sign, &x[i], yi);
             }
         }
@@ -328,7 +335,7 @@ static int ug_fd_gen(const ug_stream *s, uint32_t vec, double kappa, ug_fmt f, d
     if (n >= 2) { /* the calibrating last term */
         ug_philox_block(s, (uint64_t)UG_P_GEN << 56 | (uint64_t)vec << 32 | (n - 1), w);
         double r = 0.5 + 0.5 * ug_unit53(w[0], w[1]);
-        double D = ug_fd_D(g), aD = fabs(D), A = g->A;
+        double D = ug_fd_D(g), aD = fabs(D), A = ug_fd_A(g);
         double phi = (A + aD) / (kappa + 1);
         if (phi > aD && kappa > 1) phi = (A - aD) / (kappa - 1);
         double F = D < 0 ? -phi : phi;
@@ -389,6 +396,7 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
         ug_fd_run *g = malloc(sizeof *g);
         if (!g) return ug_fd_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
         ug_xacc_init(&g->exact);
+        ug_xacc_init(&g->abs);
         if (d->kind == UG_D_GENDOT) {
             rc = ug_fd_gen(&s, 0, d->p1, d->fmt, x, y, n, g);
         } else {

@@ -275,6 +275,9 @@ int ug_trials(const ug_t *t, int dflt);
 /* Close the open test point and open one named "case <name>" for the checks that follow
  * (comparisons across kernels, tables). */
 void ug_point(ug_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The open test point's skip reason ("no CUDA device", "out of range: ..."), NULL when it is not
+ * skipped (or none is open). */
+const char *ug_point_skip_reason(const ug_t *t);
 /* Skip the rest of the case with a reason (TAP "# SKIP reason"). */
 void ug_skip(ug_t *t, const char *reason);
 /* A built-in kernel a case is about, by name (ug_kernel_find): when the built-in kernels are not
