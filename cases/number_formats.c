@@ -134,3 +134,45 @@ static void ug_nf_run(ug_t *t)
 UG_CASE_OVER(number_formats, ug_nf_rows, 0) { ug_nf_run(t); }
 UG_CASE_OVER(number_formats, ug_nf_rows_f16acc, 0) { ug_nf_run(t); }
 UG_CASE_OVER(number_formats, ug_nf_rows_slow, UG_CASE_SLOW) { ug_nf_run(t); }
+
+/* ---- the bfloat16 tolerance question --------------------------------------------------------- */
+
+/* A dot of K bfloat16 pairs, N(0, 1) drawn in bfloat16, accumulated serially in binary32 and
+ * rounded once to bfloat16 (dot_serial_bf16_bf16out: an attention score, a normalisation
+ * layer's row), K = 64 ... 65536, 16 trials each.  Asserted: every output within the a-priori
+ * bf16_out bound u_bf |s| + (1 + u_bf) gamma_K(2^-24) S + 2^-134 (kernels/bounds.c).  Each row
+ * carries bound_rel, that bound relative to |s| at the output of the largest relative error,
+ * and the table (summary.md's "bfloat16 tolerance" section; a note here) sets the largest
+ * relative error seen beside it and beside torch.testing.assert_close's bfloat16 rtol 1.6e-2. */
+static const size_t ug_nf_tol_K[] = {64, 256, 1024, 4096, 16384, 65536};
+
+UG_CASE(number_formats, bf16_tolerance)
+{
+    ug_dist d = ug_in_format(ug_normal(0, 1), UG_BF16);
+    const ug_kernel *k = ug_builtin_kernel(t, "dot_serial_bf16_bf16out");
+    UG_ASSERT_MSG(k != NULL, "dot_serial_bf16_bf16out is not registered");
+    double rel[6], brel[6], ulp[6], ratio[6];
+    bool have[6] = {false};
+    for (size_t j = 0; j < sizeof ug_nf_tol_K / sizeof ug_nf_tol_K[0]; j++) {
+        size_t K = ug_nf_tol_K[j];
+        if (!ug_n_selected(t, K)) continue;
+        ug_input *in = ug_input_make(t, UG_OP_DOT, &d, K, 16);
+        ug_result *r = ug_measure(t, k, in);
+        UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+        const ug_worst *w = &r->worst_rel;
+        brel[j] = w->set && w->exact.hi != 0 ? w->bound / fabs(w->exact.hi) : NAN;
+        ug_result_extra(r, "bound_rel", brel[j]);
+        rel[j] = r->rel_max;
+        ulp[j] = r->ulp_max;
+        ratio[j] = r->bound_ratio_max;
+        have[j] = !r->failed_run;
+        ug_input_free(t, in);
+    }
+    ug_point(t, "bf16 tolerance table");
+    ug_note(t, "bf16 dot, binary32 serial accumulation, bf16 output; 16 trials per K");
+    ug_note(t, "%8s  %12s  %12s  %10s  %10s", "K", "max rel err", "bound/|s|", "max ulp", "err/bound");
+    for (size_t j = 0; j < sizeof ug_nf_tol_K / sizeof ug_nf_tol_K[0]; j++)
+        if (have[j])
+            ug_note(t, "%8zu  %12.3g  %12.3g  %10.3g  %10.3g", ug_nf_tol_K[j], rel[j], brel[j],
+                    ulp[j], ratio[j]);
+}

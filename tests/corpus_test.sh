@@ -18,7 +18,8 @@ cat >"$tmp/c/t_good.txt" <<'EOF'
 0x1p-3
 2.25
 EOF
-sums=$("$ug" list | grep -c '^  [a-z0-9_]*@[a-z0-9_]* *sum ')
+# the kernels of binary32 buffers (the corpus's data): f32 in and out, any accumulator
+sums=$("$ug" list | grep -c '^  [a-z0-9_]*@[a-z0-9_]* *sum  *[a-z]*  *f32>[a-z0-9]*>f32 ')
 run run --corpus "$tmp/c" --filter 'corpus/t_good' --tap
 check "a valid file: exit 0, one point per sum kernel ($sums), each named after the file" \
   '[ "$(rc)" = 0 ] && [ "$(grep -c "^ok [0-9]* - corpus/t_good [a-z0-9_]*@[a-z0-9_]* n=3" "$tmp/out")" = "$sums" ]'

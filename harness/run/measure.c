@@ -373,7 +373,8 @@ static bool ug_formats_supported(ug_t *t, const ug_kernel *k, const ug_input *in
  * S = sum |terms| -- the bound on every partial sum in any order -- exceeds the accumulator
  * format's, is outside what the a-priori bounds assume (no overflow anywhere): the point is
  * reported as out of range, a skip that names the output and the format, never a pass.
- * Applies to the format kernels; binary32 kernels keep their established grading.  O(outputs). */
+ * Applies to the format kernels (inputs or output not binary32); the kernels of binary32 buffers
+ * keep their established grading.  O(outputs). */
 static bool ug_out_of_range(ug_t *t, const ug_result *r)
 {
     const ug_kernel *k = r->kernel;

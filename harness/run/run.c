@@ -198,7 +198,7 @@ bool ug_kernel_is_f32(const ug_kernel *k)
 {
     const ug_op_desc *d = ug_op_get(k->op);
     int arity = d ? d->arity : 1;
-    bool all = k->op_fmt == UG_F32 && k->acc_fmt == UG_F32 && k->out_fmt == UG_F32;
+    bool all = k->out_fmt == UG_F32;
     for (int i = 0; i < arity && i < UG_MAX_INPUTS; i++) all = all && k->in_store[i] == UG_F32;
     return all;
 }

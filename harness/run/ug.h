@@ -211,9 +211,9 @@ bool ug_result_correctly_rounded(const ug_result *r);
 
 /* ---- loops that honour --kernel / --n / --trial -------------------------------------------- */
 
-/* The next kernel of op, backend and glob after *it: ug_next_kernel the binary32 kernels (every
- * format binary32), ug_next_kernel_fmt those whose input is stored in in_fmt (UG_F32: the same
- * as ug_next_kernel). */
+/* The next kernel of op, backend and glob after *it: ug_next_kernel the kernels of binary32
+ * buffers (inputs and output; ug_kernel_is_f32), ug_next_kernel_fmt those whose input is stored
+ * in in_fmt (UG_F32: the same as ug_next_kernel). */
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob);
 const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
                                     ug_fmt in_fmt);
