@@ -46,6 +46,25 @@ check "... while the other files still run and pass" \
   '[ "$(grep -c "^ok [0-9]* - corpus/t_good" "$tmp/out")" = "$sums" ] && [ "$(grep -c "^not ok" "$tmp/out")" = 1 ]'
 rm "$tmp/c/t_bad.txt"
 
+# ---- "# format:": the values' format, checked, and the kernels of that format -------------------
+printf '# why: bf16 values\n# format: bf16\n1.5\n0x1p-9\n3.015625\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: bf16 runs the bfloat16 sum kernels on the file, and only them" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_fmt_bf16 serial_bf16_f32acc@default n=3$" "$tmp/out" && [ "$(grep -c "^ok" "$tmp/out")" = 1 ]'
+printf '# why: not bf16\n# format: bf16\n1.5\n\n## a comment\n1.001\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: a value that is not of the format: exit 1, FILE:LINE of the value" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:6: value 1.00100005 is not a bf16 value" "$tmp/out"'
+printf '# why: e4m3 has no infinity\n# format: e4m3\n1\ninf\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: e4m3 refuses an infinity, at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:4: value inf is not a e4m3 value" "$tmp/out"'
+printf '# why: no such format\n# format: bf17\n1\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: an unknown format: exit 1, FILE:LINE naming it" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:2: format: .bf17. is not a format of corpus values" "$tmp/out"'
+rm "$tmp/c/t_fmt_bf16.txt"
+
 # ---- a failing check: file:line of the check, the terms that matter, a rerun line ---------------
 cat >"$tmp/c/t_cancel.txt" <<'EOF'
 # why: 1e8 + 1 - 1e8: the 1 is absorbed

@@ -393,6 +393,23 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
     return in;
 }
 
+void ug_input_set_format(ug_input *in, ug_fmt f)
+{
+    const ug_op_desc *d = ug_input_op(in);
+    if (f == UG_F32 || ug_fmt_bytes(f) > sizeof(float)) return; /* binary32: x, y already */
+    ug_shape sh = ug_input_shape(in);
+    float **src[2] = {in->x, in->y};
+    for (int a = 0; a < d->arity; a++) {
+        size_t len = d->in_len(&sh, a);
+        in->fmt[a] = f;
+        in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
+        for (int i = 0; i < in->trials; i++) {
+            in->data[a][i] = ug_xmalloc((len ? len : 1) * ug_fmt_bytes(f));
+            for (size_t e = 0; e < len; e++) ug_fmt_store(f, in->data[a][i], e, src[a][i][e]);
+        }
+    }
+}
+
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n)
 {

@@ -130,6 +130,11 @@ ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const f
 /* The same for any operation: one trial of shape s, each input op's in_len(s, i) values. */
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
                               const float *y, const ug_shape *s);
+/* Declare the values of in (every trial) to be of format f, one that embeds in binary32 (f16,
+ * bf16, e4m3, e5m2; f32 and wider: nothing done): each input is also stored in f (data[]), for
+ * the kernels of that format.  The caller has checked that every value is one of f (ug_fmt_store
+ * rounds).  Cost: one pass over the values. */
+void ug_input_set_format(ug_input *in, ug_fmt f);
 /* An input's operation descriptor, and its shape ({n, gemm_n, gemm_k}). */
 const ug_op_desc *ug_input_op(const ug_input *in);
 ug_shape ug_input_shape(const ug_input *in);
