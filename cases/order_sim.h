@@ -5,7 +5,7 @@
  * tree (the most rounded additions any element passes through; an addition with an operand that
  * is padding or the literal 0 that starts an accumulator is exact).  Cases assert that every
  * deterministic kernel of a known order matches its simulation bitwise (cases/order.c,
- * cases/gpu_order.c); tests/bounds.c asserts that every declared depth function equals the
+ * cases/gpu/gpu_order.c); tests/bounds.c asserts that every declared depth function equals the
  * simulated depth.
  */
 #ifndef UG_ORDER_SIM_H

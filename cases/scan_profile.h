@@ -1,6 +1,6 @@
 /*
  * scan_profile.h - the error of a vector output along its positions, as a row's own figures
- * (cases/scan.c, cases/gpu_scan.c): along_00 .. along_11, the max ULP error of the outputs in
+ * (cases/scan.c, cases/gpu/gpu_scan.c): along_00 .. along_11, the max ULP error of the outputs in
  * each twelfth of the positions, over every trial.  The HTML report plots them
  * (harness/report/report_along.c: a scan's error along the prefix).  Cost: one ug_error_of
  * per output (the measurement's own cost again).

@@ -24,6 +24,11 @@ static void ug_dot_exact_fast(const float *x, const float *y, const ug_shape *s,
     ug_exact_dot_f32_fast(x, 1, y, 1, s->dim[0], out);
 }
 
+static void ug_dot_exact64(const double *x, const double *y, const ug_shape *s, ug_exact *out)
+{
+    ug_exact_dot_f64(x, 1, y, 1, s->dim[0], out);
+}
+
 static void ug_dot_exact_one_fast(const float *x, const float *y, const ug_shape *s, size_t e,
                                   ug_exact *out)
 {
@@ -75,5 +80,6 @@ const ug_op_desc ug_op_dot_desc = {
     .exact_fast = ug_dot_exact_fast,
     .exact_one_fast = ug_dot_exact_one_fast,
     .exact_gpu = ug_dot_exact_gpu,
+    .exact64 = ug_dot_exact64,
     .gpu_oracle_pays = NULL, /* never: see ops/gemm.c */
 };

@@ -111,6 +111,10 @@ typedef struct ug_op_desc {
      * 0, or -1 with err set.  NULL: the GPU oracle does not compute this operation. */
     int (*exact_gpu)(float *const *x, float *const *y, size_t count, const ug_shape *s,
                      ug_exact *const *out, char *err, size_t errlen);
+    /* Every output of one trial of binary64 inputs (issue 23: x, y hold binary64 values; the
+     * 16- and 8-bit formats embed in binary32 and take exact() above).  NULL: the operation
+     * has no binary64 path, and a binary64 input of it is refused. */
+    void (*exact64)(const double *x, const double *y, const ug_shape *s, ug_exact *out);
     /* With no --oracle, whether the GPU oracle answers a GPU case's input of this shape sooner
      * than the fast CPU oracle (NULL: never).  The rule depends on the input alone. */
     bool (*gpu_oracle_pays)(const ug_shape *s);

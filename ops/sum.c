@@ -32,6 +32,12 @@ static void ug_sum_exact_one_fast(const float *x, const float *y, const ug_shape
     ug_sum_exact_fast(x, y, s, out);
 }
 
+static void ug_sum_exact64(const double *x, const double *y, const ug_shape *s, ug_exact *out)
+{
+    (void)y;
+    ug_exact_sum_f64(x, s->dim[0], out);
+}
+
 /* Every trial in one batched call of the GPU oracle. */
 static int ug_sum_exact_gpu(float *const *x, float *const *y, size_t count, const ug_shape *s,
                             ug_exact *const *out, char *err, size_t errlen)
@@ -76,5 +82,6 @@ const ug_op_desc ug_op_sum_desc = {
     .exact_fast = ug_sum_exact_fast,
     .exact_one_fast = ug_sum_exact_one_fast,
     .exact_gpu = ug_sum_exact_gpu,
+    .exact64 = ug_sum_exact64,
     .gpu_oracle_pays = NULL, /* never: see ops/gemm.c */
 };

@@ -18,7 +18,8 @@ cat >"$tmp/c/t_good.txt" <<'EOF'
 0x1p-3
 2.25
 EOF
-sums=$("$ug" list | grep -c '^  [a-z0-9_]*@[a-z0-9_]* *sum ')
+# the kernels of binary32 buffers (the corpus's data): f32 in and out, any accumulator
+sums=$("$ug" list | grep -c '^  [a-z0-9_]*@[a-z0-9_]* *sum  *[a-z]*  *f32>[a-z0-9]*>f32 ')
 run run --corpus "$tmp/c" --filter 'corpus/t_good' --tap
 check "a valid file: exit 0, one point per sum kernel ($sums), each named after the file" \
   '[ "$(rc)" = 0 ] && [ "$(grep -c "^ok [0-9]* - corpus/t_good [a-z0-9_]*@[a-z0-9_]* n=3" "$tmp/out")" = "$sums" ]'
@@ -44,6 +45,25 @@ check "a malformed file: exit 1, one failed point naming FILE:LINE and the key" 
 check "... while the other files still run and pass" \
   '[ "$(grep -c "^ok [0-9]* - corpus/t_good" "$tmp/out")" = "$sums" ] && [ "$(grep -c "^not ok" "$tmp/out")" = 1 ]'
 rm "$tmp/c/t_bad.txt"
+
+# ---- "# format:": the values' format, checked, and the kernels of that format -------------------
+printf '# why: bf16 values\n# format: bf16\n1.5\n0x1p-9\n3.015625\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: bf16 runs the bfloat16 sum kernels on the file, and only them" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_fmt_bf16 serial_bf16_f32acc@default n=3$" "$tmp/out" && [ "$(grep -c "^ok" "$tmp/out")" = 1 ]'
+printf '# why: not bf16\n# format: bf16\n1.5\n\n## a comment\n1.001\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: a value that is not of the format: exit 1, FILE:LINE of the value" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:6: value 1.00100005 is not a bf16 value" "$tmp/out"'
+printf '# why: e4m3 has no infinity\n# format: e4m3\n1\ninf\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: e4m3 refuses an infinity, at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:4: value inf is not a e4m3 value" "$tmp/out"'
+printf '# why: no such format\n# format: bf17\n1\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: an unknown format: exit 1, FILE:LINE naming it" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:2: format: .bf17. is not a format of corpus values" "$tmp/out"'
+rm "$tmp/c/t_fmt_bf16.txt"
 
 # ---- a failing check: file:line of the check, the terms that matter, a rerun line ---------------
 cat >"$tmp/c/t_cancel.txt" <<'EOF'

@@ -447,11 +447,27 @@ UG_CASE(formats, typed_call)
     UG_EXPECT_MSG(ug_kernel_run(serial, &c) != 0 && strstr(c.err, "input 0 is bf16"),
                   "bfloat16 input for a binary32 kernel: \"%s\"", c.err);
 
-    /* the harness cannot store binary16 outputs yet: a failure that says so */
+    /* the harness stores and grades a binary16 output in binary16 (issue 23) */
     ug_input *in = ug_input_from_data(t, UG_OP_SUM, "three", x, NULL, 3);
     UG_EXPECT(in->fmt[0] == UG_F32 && in->fmt[1] == UG_F32);
     ug_result *r = ug_measure(t, &k, in);
-    ug_xfail(t, "a binary16 output the harness does not measure yet"); /* a pass would fail */
-    ug_point(t, "measuring a binary16 output is refused");
-    UG_EXPECT(r->failed_run && r->count == 0);
+    UG_EXPECT_CORRECTLY_ROUNDED(r); /* RN16 of the exact sum, graded in binary16 */
+    ug_point(t, "a binary16 output is measured in binary16");
+    UG_EXPECT_MSG(!r->failed_run && r->count == 1 && r->correctly_rounded == 1 &&
+                  r->ulp_max < 0.5 && ug_fmt_load(UG_F16, r->out[0], 0) == 1.0 + 0x1p-10,
+                  "failed_run %d count %zu correctly_rounded %zu ulp_max %g", r->failed_run,
+                  r->count, r->correctly_rounded, r->ulp_max);
+
+    /* a result beyond binary16's range: out of range, a skip, never a pass */
+    static const float big[] = {60000.0f, 60000.0f, 1.0f};
+    ug_input *ib = ug_input_from_data(t, UG_OP_SUM, "beyond_f16", big, NULL, 3);
+    ug_result *rb = ug_measure(t, &k, ib);
+    char why_buf[256] = "";
+    const char *why = ug_point_skip_reason(t);
+    if (why) snprintf(why_buf, sizeof why_buf, "%s", why);
+    why = why ? why_buf : NULL;
+    ug_point(t, "a binary16 result beyond 65504 is out of range, a skip");
+    UG_EXPECT_MSG(rb->count == 0 && !rb->failed_run && why && strstr(why, "out of range") &&
+                  strstr(why, "f16"), "a sum of 120001 into binary16: count %zu, skip: %s",
+                  rb->count, why ? why : "(none)");
 }

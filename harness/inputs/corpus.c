@@ -24,7 +24,8 @@
 
 /* ---- header keys -------------------------------------------------------------------------- */
 
-static const char *const ug_corpus_keys[] = {"op", "why", "source", "kernels", "check", "xfail"};
+static const char *const ug_corpus_keys[] = {"op",    "why",   "source", "kernels",
+                                             "check", "xfail", "format"};
 enum { UG_N_CORPUS_KEYS = sizeof ug_corpus_keys / sizeof ug_corpus_keys[0] };
 
 static int ug_corpus_fail(ug_corpus_file *f, size_t line, const char *fmt, ...)
@@ -169,13 +170,67 @@ static const char *ug_corpus_nearest_key(const char *key)
     return best;
 }
 
+/* "# format: bf16": the format the file's values are in (issue 23).  One that embeds in
+ * binary32 (the values are read as binary32): f32, f16, bf16, e4m3, e5m2. */
+static int ug_corpus_format(ug_corpus_file *f, const ug_values_header *h)
+{
+    ug_fmt fmt = ug_fmt_parse(h->value);
+    const ug_format *F = ug_format_of(fmt);
+    if (!F || F->bits == 0 || F->bits > 32)
+        return ug_corpus_fail(f, h->line, "format: '%s' is not a format of corpus values (f32, "
+                                          "f16, bf16, e4m3, e5m2)%s", h->value,
+                              fmt == UG_F64 ? ": binary64 files are not read yet" : "");
+    f->fmt = fmt;
+    f->fmt_line = h->line;
+    return 0;
+}
+
+/* The line of record i of the file at path (its first record on line `first`): the i-th line
+ * from there holding anything but blanks and a comment.  0 when it cannot be found. */
+static size_t ug_corpus_record_line(const char *path, size_t first, size_t i)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return 0;
+    char buf[UG_VALUES_LINE_MAX + 2];
+    size_t line = 0, rec = 0, found = 0;
+    while (!found && fgets(buf, sizeof buf, in)) {
+        if (++line < first) continue;
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = 0;
+        bool value = false;
+        for (const char *p = buf; *p && !value; p++) value = !strchr(" \t\v\f\r\n", *p);
+        if (value && rec++ == i) found = line;
+    }
+    fclose(in);
+    return found;
+}
+
+/* Every value a value of the file's format (NaN in any; an infinity only where the format has
+ * one): 0, or -1 with the first that is not, at its FILE:LINE. */
+static int ug_corpus_check_format(ug_corpus_file *f, const ug_values *v, const char *path)
+{
+    if (f->fmt == UG_F32) return 0;
+    const ug_format *F = ug_format_of(f->fmt);
+    for (size_t i = 0; i < v->n; i++)
+        for (int a = 0; a < (v->y ? 2 : 1); a++) {
+            double x = a ? v->y[i] : v->x[i];
+            bool ok = isnan(x) || (isinf(x) ? F->inf : ug_fmt_round(f->fmt, x, UG_RN) == x);
+            if (ok) continue;
+            size_t line = ug_corpus_record_line(path, v->first_record_line, i);
+            return ug_corpus_fail(f, line, "value %.9g is not a %s value (# format: %s on line "
+                                           "%zu; nearest %s value %.9g)", x, F->name, F->name,
+                                  f->fmt_line, F->name, ug_fmt_round(f->fmt, x, UG_RN));
+        }
+    return 0;
+}
+
 static int ug_corpus_header(ug_corpus_file *f, const ug_values_header *h, unsigned *seen)
 {
     int i = 0;
     while (i < UG_N_CORPUS_KEYS && strcmp(ug_corpus_keys[i], h->key) != 0) i++;
     if (i == UG_N_CORPUS_KEYS)
         return ug_corpus_fail(f, h->line, "unknown header key '%s' (did you mean '%s'? keys: op, "
-                                          "why, source, kernels, check, xfail; write '## %s:' "
+                                          "why, source, kernels, check, xfail, format; write '## %s:' "
                                           "for a comment)", h->key, ug_corpus_nearest_key(h->key),
                               h->key);
     bool repeatable = strcmp(h->key, "check") == 0 || strcmp(h->key, "xfail") == 0;
@@ -188,6 +243,7 @@ static int ug_corpus_header(ug_corpus_file *f, const ug_values_header *h, unsign
     if (!h->value[0]) return ug_corpus_fail(f, h->line, "header '%s' has no value", h->key);
     if (strcmp(h->key, "why") == 0) snprintf(f->why, sizeof f->why, "%s", h->value);
     if (strcmp(h->key, "source") == 0) snprintf(f->source, sizeof f->source, "%s", h->value);
+    if (strcmp(h->key, "format") == 0) return ug_corpus_format(f, h);
     if (strcmp(h->key, "kernels") == 0) {
         if (strlen(h->value) >= sizeof f->kernels)
             return ug_corpus_fail(f, h->line, "kernels: longer than %zu characters",
@@ -249,7 +305,8 @@ static int ug_corpus_lint_comment(ug_corpus_file *f, size_t line, const char *te
                                            "before the colon; '## ...' for a comment)",
                                   (int)(q - p), p, lower);
         return ug_corpus_fail(f, line, "'# %s:' is not a directive (keys: op, why, source, "
-                                       "kernels, check, xfail; write '## %s:' for a comment)",
+                                       "kernels, check, xfail, format; write '## %s:' for a "
+                                       "comment)",
                               word, word);
     }
     if (!whole || first_value)
@@ -346,6 +403,7 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
                             "row-major), found %zu", d->name, f->m, f->n, f->k, need, v.n);
     if (rc == 0 && vectors && v.n == 0)
         rc = ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
+    if (rc == 0) rc = ug_corpus_check_format(f, &v, path);
     if (rc != 0) {
         ug_values_free(&v);
         return -1;

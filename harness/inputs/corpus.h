@@ -14,6 +14,10 @@
  *                                   limit, or correctly_rounded; free text after it is its reason
  *   # xfail: serial_f32 REASON      a strict expected failure of the kernels the glob matches,
  *                                   with its reason (required); a pass is reported (XPASS)
+ *   # format: bf16                  the format of the values (f32 default, f16, bf16, e4m3,
+ *                                   e5m2): each value must be one of that format (else an error
+ *                                   at its line), and the file runs on the kernels whose input
+ *                                   is stored in it (issue 23)
  *
  * Every point also checks bound_ratio_max 1 (the kernel's a-priori bound: above 1 is a bug),
  * unless a check line states another bound_ratio_max.  Unknown keys are errors (a typo must not
@@ -63,6 +67,8 @@ typedef struct ug_corpus_file {
     size_t m, n, k;           /* gemm shape; sum/dot: n = records */
     char kernels[256];        /* glob list (spaces), "*" by default */
     size_t kernels_line;
+    ug_fmt fmt;               /* "# format:" (UG_F32 when absent) */
+    size_t fmt_line;
     ug_corpus_check checks[UG_CORPUS_MAX_CHECKS];
     int n_checks;
     ug_corpus_xfail xfails[UG_CORPUS_MAX_XFAILS];

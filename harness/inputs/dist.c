@@ -55,9 +55,12 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
 {
     char name[128];
     ug_dist_describe(d, name, sizeof name);
+    /* a format's ranges and kappa limits are fmt_dist.c's (ug_dist_fill_fmt) */
+    bool f32 = d->fmt == UG_F32;
     switch (d->kind) {
     case UG_D_UNIFORM:
-        if (!ug_f32_finite(d->p1) || !ug_f32_finite(d->p2))
+        if (!isfinite(d->p1) || !isfinite(d->p2) ||
+            (f32 && (!ug_f32_finite(d->p1) || !ug_f32_finite(d->p2))))
             return ug_dist_fail(err, errlen, "dist %s: a and b must be finite binary32 values",
                                 name);
         if (d->p2 < d->p1) return ug_dist_fail(err, errlen, "dist %s: b < a", name);
@@ -67,6 +70,7 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
         if (!isfinite(d->p1) || !isfinite(d->p2))
             return ug_dist_fail(err, errlen, "dist %s: mu and sigma must be finite", name);
         if (d->p2 < 0) return ug_dist_fail(err, errlen, "dist %s: sigma < 0", name);
+        if (!f32) break;
         if (d->kind == UG_D_NORMAL && !ug_f32_finite(fabs(d->p1) + UG_NORMAL_ZMAX * d->p2))
             return ug_dist_fail(err, errlen,
                                 "dist %s: |mu| + 8.58 sigma overflows binary32 (max %g)", name,
@@ -78,7 +82,7 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
                                 name);
         break;
     case UG_D_EXPUNIFORM:
-        if (!(d->p1 >= -149 && d->p2 <= 127))
+        if (f32 && !(d->p1 >= -149 && d->p2 <= 127))
             return ug_dist_fail(err, errlen,
                                 "dist %s: need -149 <= lo and hi <= 127 (binary32 range)", name);
         if (d->p2 < d->p1) return ug_dist_fail(err, errlen, "dist %s: hi < lo", name);
@@ -90,7 +94,7 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
     case UG_D_GENDOT:
         if (!(d->p1 >= 1))
             return ug_dist_fail(err, errlen, "dist %s: condition number kappa < 1", name);
-        if (!(d->p1 <= UG_GEN_KAPPA_MAX))
+        if (f32 && !(d->p1 <= UG_GEN_KAPPA_MAX))
             return ug_dist_fail(err, errlen, "dist %s: kappa > %g is not supported", name,
                                 UG_GEN_KAPPA_MAX);
         break;
@@ -102,10 +106,18 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
     if (!(d->special_rate >= 0 && d->special_rate <= 1))
         return ug_dist_fail(err, errlen, "dist %s: special rate %g outside [0,1]", name,
                             d->special_rate);
-    if (d->special_rate > 0 && (d->specials == 0 || (d->specials & ~(unsigned)UG_SP_ALL)))
+    unsigned all = d->fmt == UG_F32 ? (unsigned)UG_SP_ALL : (unsigned)UG_SP_FMT_ALL;
+    if (d->special_rate > 0 && (d->specials == 0 || (d->specials & ~all)))
         return ug_dist_fail(err, errlen,
                             "dist %s: special mask 0x%x must be a nonzero subset of 0x%x", name,
-                            d->specials, (unsigned)UG_SP_ALL);
+                            d->specials, all);
+    const ug_format *f = ug_format_of(d->fmt);
+    if (!f || f->bits == 0)
+        return ug_dist_fail(err, errlen, "dist %s: format %d is not a storage format", name,
+                            (int)d->fmt);
+    if (d->special_rate > 0 && !f->inf && (d->specials & (UG_SP_POSINF | UG_SP_NEGINF)))
+        return ug_dist_fail(err, errlen, "dist %s: %s has no infinity (special mask 0x%x)", name,
+                            f->name, d->specials);
     return 0;
 }
 
@@ -148,8 +160,10 @@ const char *ug_dist_describe(const ug_dist *d, char *buf, size_t len)
     }
     if (d->special_rate > 0 && at < len) {
         ug_fmt_num(r, sizeof r, d->special_rate);
-        snprintf(buf + at, len - at, "|specials(%s,0x%x)", r, d->specials);
+        used = snprintf(buf + at, len - at, "|specials(%s,0x%x)", r, d->specials);
+        at += used < 0 ? 0 : (size_t)used < len - at ? (size_t)used : len - at;
     }
+    if (d->fmt != UG_F32 && at < len) snprintf(buf + at, len - at, "|in(%s)", ug_fmt_name(d->fmt));
     return buf;
 }
 
@@ -184,6 +198,12 @@ ug_dist ug_sorted(ug_dist d, ug_order order)
 ug_dist ug_alternating(ug_dist d)
 {
     d.alternate = 1;
+    return d;
+}
+
+ug_dist ug_in_format(ug_dist d, ug_fmt f)
+{
+    d.fmt = f;
     return d;
 }
 
@@ -278,9 +298,20 @@ static bool ug_is_gen(const ug_dist *d)
     return d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT;
 }
 
-static int ug_fill_check(const ug_dist *d, size_t n, char *err, size_t errlen)
+/* The binary32 fills take binary32 distributions only (a format's: ug_dist_fill_fmt). */
+static int ug_f32_only(const ug_dist *d, char *err, size_t errlen)
 {
     if (ug_dist_validate(d, err, errlen)) return -1;
+    if (d->fmt == UG_F32) return 0;
+    char name[128];
+    return ug_dist_fail(err, errlen, "dist %s is drawn in %s: a binary32 buffer cannot take it "
+                        "(ug_dist_fill_fmt)", ug_dist_describe(d, name, sizeof name),
+                        ug_fmt_name(d->fmt));
+}
+
+static int ug_fill_check(const ug_dist *d, size_t n, char *err, size_t errlen)
+{
+    if (ug_f32_only(d, err, errlen)) return -1;
     if ((uint64_t)n > UG_DIST_MAX_ELEMS) {
         char name[128];
         return ug_dist_fail(err, errlen, "dist %s: %zu elements is more than the %llu supported",
@@ -389,7 +420,7 @@ int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint3
                       size_t errlen)
 {
     size_t na = M * K, nb = K * N;
-    if (ug_dist_validate(d, err, errlen)) return -1;
+    if (ug_f32_only(d, err, errlen)) return -1;
     if ((K && (M > UG_DIST_MAX_ELEMS / K || N > UG_DIST_MAX_ELEMS / K)) ||
         (ug_is_gen(d) && M + N >= UG_DIST_MAX_VECS)) {
         char name[128];

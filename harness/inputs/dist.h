@@ -50,6 +50,12 @@ enum {
     UG_SP_ZERO = 1u << 3,      /* +0 or -0 */
     UG_SP_SUBNORMAL = 1u << 4, /* a random binary32 subnormal of random sign */
     UG_SP_ALL = 0x1f,
+    /* a distribution in a format (ug_in_format, harness/inputs/fmt_dist.c) only; there
+     * UG_SP_SUBNORMAL is a random subnormal of that format, and NaN and the infinities are its
+     * own (fp8 e4m3 has no infinity: a mask asking for one is refused) */
+    UG_SP_MAX = 1u << 5,       /* +-the format's largest finite value (e4m3: 448) */
+    UG_SP_TINY = 1u << 6,      /* +-a random value of the format's smallest normal binade */
+    UG_SP_FMT_ALL = 0x7f,
 };
 
 typedef struct ug_dist {
@@ -59,6 +65,8 @@ typedef struct ug_dist {
     int alternate;       /* after ordering: x_i = (-1)^i |x_i| (dot: and y_i = |y_i|) */
     double special_rate; /* in [0,1]: each element replaced with this probability */
     unsigned specials;   /* UG_SP_* mask drawn from (uniformly among the set bits) */
+    ug_fmt fmt;          /* the format every value is drawn in (ug_in_format); UG_F32 (0), the
+                            default, is the binary32 generators above, bit for bit */
 } ug_dist;
 
 /* Constructors (plain values, so a case writes ug_sorted(ug_normal(0, 1), UG_ORDER_ASC)). */
@@ -73,6 +81,11 @@ ug_dist ug_gendot(double kappa);
 ug_dist ug_sorted(ug_dist d, ug_order order);
 ug_dist ug_alternating(ug_dist d);
 ug_dist ug_with_specials(ug_dist d, double rate, unsigned mask);
+/* d drawn in format f (binary64, binary16, bfloat16, e4m3, e5m2): every value, special values
+ * and GenSum/GenDot terms included, is a value of f, drawn as harness/inputs/fmt_dist.c says;
+ * its description gains "|in(f)" (a new stream: no binary32 input changes).  Fill it with
+ * ug_dist_fill_fmt. */
+ug_dist ug_in_format(ug_dist d, ug_fmt f);
 
 /* The same as constant initialisers, for static tables (a case's parameter rows); transforms
  * as designated fields after the parameters:
@@ -137,5 +150,15 @@ int ug_dist_fill_gemm(const ug_dist *d, uint64_t seed, uint64_t stream_id, uint3
 int ug_dist_fill_op(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint64_t stream_id,
                     uint32_t trial, float *x, float *y, const ug_shape *s, char *err,
                     size_t errlen);
+
+/* The inputs of one trial of a vector operation op (arity 1 or 2, UG_LAYOUT_VECTORS), every
+ * value drawn in d->fmt and stored as a double (exact: every format is a subset of binary64):
+ * x (and y) hold s->dim[0] values.  Reproducible from (seed, stream id, trial) as the binary32
+ * fills are.  0, or -1 with a message in err naming the distribution (a parameter outside the
+ * format's range, a kappa the format cannot reach, a GEMM, e4m3 infinities).
+ * (harness/inputs/fmt_dist.c) */
+int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint64_t stream_id,
+                     uint32_t trial, double *x, double *y, const ug_shape *s, char *err,
+                     size_t errlen);
 
 #endif

@@ -163,6 +163,7 @@ void ug_attrib_lines(ug_buf *d, const ug_result *r, const ug_worst *w)
     int i = w->trial - in->first_trial;
     if (i < 0 || i >= in->trials) return;
     const float *x = in->x[i], *y = ug_input_op(in)->arity > 1 ? in->y[i] : NULL;
+    if (!x) return; /* binary64 data: the terms are not binary32 values (no attribution yet) */
     size_t n = in->n;
     if (w->exact.cls != UG_X_FINITE) {
         /* a special exact result comes from its special terms: name the first few */

@@ -104,6 +104,17 @@ bool ug_check_metric(ug_t *t, const ug_result *r, ug_metric m, double limit, con
     return false;
 }
 
+/* Output i of trial tr the same in a and b: bitwise where both are binary32 (NaN == NaN,
+ * ug_same_f32), else the same value in each one's format (a different format is compared by
+ * value, NaN == NaN). */
+static bool ug_same_out(const ug_result *a, const ug_result *b, int tr, size_t i)
+{
+    ug_fmt fa = a->kernel->out_fmt, fb = b->kernel->out_fmt;
+    if (fa == UG_F32 && fb == UG_F32) return ug_same_f32(a->out[tr][i], b->out[tr][i]);
+    double x = ug_fmt_load(fa, a->out[tr], i), y = ug_fmt_load(fb, b->out[tr], i);
+    return (isnan(x) && isnan(y)) || (x == y && signbit(x) == signbit(y));
+}
+
 bool ug_check_bitwise(ug_t *t, const ug_result *a, const ug_result *b, const char *expr,
                       const char *file, int line)
 {
@@ -116,13 +127,13 @@ bool ug_check_bitwise(ug_t *t, const ug_result *a, const ug_result *b, const cha
     }
     for (int tr = 0; tr < a->trials; tr++)
         for (size_t i = 0; i < a->elements; i++)
-            if (!ug_same_f32(a->out[tr][i], b->out[tr][i])) {
-                char x[64], y[64];
+            if (!ug_same_out(a, b, tr, i)) {
                 ug_fail_header(t, file, line, expr, "%s and %s differ", a->kernel->id,
                                b->kernel->id);
-                ug_buf_printf(&t->pt.diag, "#   first difference: trial %d, element %zu: %s vs %s\n",
-                              tr + a->first_trial, i, ug_hexf(a->out[tr][i], x),
-                              ug_hexf(b->out[tr][i], y));
+                ug_buf_printf(&t->pt.diag, "#   first difference: trial %d, element %zu: %a vs %a\n",
+                              tr + a->first_trial, i,
+                              ug_fmt_load(a->kernel->out_fmt, a->out[tr], i),
+                              ug_fmt_load(b->kernel->out_fmt, b->out[tr], i));
                 ug_rerun_line(t, a, tr + a->first_trial);
                 return false;
             }

@@ -5,7 +5,7 @@
  *   point.c    the open test point: opening, failing, notes, closing into a ug_point record
  *   check.c    assertions
  *   input.c    inputs and their exact results
- *   measure.c  measurements
+ *   measure.c  measurements (measure_fmt.c: their number formats)
  *   run.c      selection and the run loop, which hands every closed point to a sink
  *   results.c  the results list the loop collects (harness/results/results.h)
  *   tap.c      TAP output (harness/results/tap.h)
@@ -99,6 +99,10 @@ const char *ug_gpu_why(void);
 void ug_input_release(ug_input *in);
 size_t ug_input_elements(const ug_input *in); /* outputs per trial: 1, or M*N for a GEMM */
 void ug_result_free(ug_result *r);
+/* measure_fmt.c: whether k can read in's buffers (else a failure on the point naming the
+ * formats), and whether the point is out of its formats' range (then skipped, saying so). */
+bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in);
+bool ug_measure_out_of_range(ug_t *t, const ug_result *r);
 
 /* The case every corpus unit runs (harness/run/corpus_run.c): the file's input on every kernel
  * it selects, one test point each, its checks and expected failures. */

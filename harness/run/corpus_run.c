@@ -111,7 +111,8 @@ static void ug_corpus_fn(ug_t *t)
      * memory is a failed point naming it, not the OOM killer */
     ug_limits_input(t, f->op, label, shape.dim[0], shape.dim[1], shape.dim[2], 1);
     ug_input *in = ug_input_from_shape(t, f->op, label, f->x, f->y, &shape);
-    UG_FOR_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL) {
+    ug_input_set_format(in, f->fmt); /* "# format:": its values checked to be of it */
+    UG_FOR_FMT_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL, f->fmt) {
         if (!ug_corpus_selects(f, k)) continue;
         ug_result *r = ug_measure(t, k, in);
         for (int i = 0; i < f->n_xfails; i++)

@@ -26,6 +26,7 @@ size_t ug_result_flushed_to_zero(const ug_result *r)
     size_t nterms = ug_input_op(r->in)->terms(&s);
     for (int i = 0; i < r->trials; i++)
         for (size_t e = 0; e < r->elements; e++)
-            count += ug_is_flush_to_zero(r->out[i][e], &r->in->exact[i][e], nterms);
+            count += ug_is_flush_to_zero(ug_fmt_load(r->kernel->out_fmt, r->out[i], e),
+                                           &r->in->exact[i][e], nterms);
     return count;
 }

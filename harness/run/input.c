@@ -38,7 +38,10 @@ void ug_input_release(ug_input *in)
         if (in->x) free(in->x[i]);
         if (in->y) free(in->y[i]);
         if (in->exact) free(in->exact[i]);
+        for (int a = 0; a < UG_MAX_INPUTS; a++)
+            if (in->data[a]) free(in->data[a][i]);
     }
+    for (int a = 0; a < UG_MAX_INPUTS; a++) free(in->data[a]);
     free(in->x);
     free(in->y);
     free(in->exact);
@@ -113,6 +116,7 @@ static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
 {
     static int usable = -1;
     if (!ug_input_op(in)->exact_gpu) return false; /* the GPU oracle does not compute it */
+    if (in->fmt[0] == UG_F64) return false;        /* nor binary64 data */
     if (t->opt->oracle == UG_ORACLE_GPU) return true;
     if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU)) return false;
     if (!ug_gpu_oracle_pays(in->op, in->n, in->gemm_n, in->gemm_k)) return false;
@@ -214,7 +218,11 @@ static void ug_input_exact(ug_t *t, ug_input *in)
     } else {
         const ug_op_desc *d = ug_input_op(in);
         ug_shape sh = ug_input_shape(in);
-        for (int i = 0; i < in->trials; i++) d->exact(in->x[i], in->y[i], &sh, in->exact[i]);
+        if (in->fmt[0] == UG_F64) /* ug_input_fmt_check made sure exact64 is there */
+            for (int i = 0; i < in->trials; i++)
+                d->exact64(in->data[0][i], in->data[1] ? in->data[1][i] : NULL, &sh, in->exact[i]);
+        else
+            for (int i = 0; i < in->trials; i++) d->exact(in->x[i], in->y[i], &sh, in->exact[i]);
     }
     for (int i = 0; i < in->trials; i++) ug_input_kappa(in, i);
     ug_prof_add(UG_PH_ORACLE, t0, NULL);
@@ -260,6 +268,46 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
     return in;
 }
 
+/* A distribution drawn in a format (ug_in_format): the operation must take it (a binary64
+ * path, exact64, for binary64 data).  Else the case fails, naming the distribution. */
+static void ug_input_fmt_check(ug_t *t, ug_op op, const ug_dist *d, const char *label)
+{
+    const ug_op_desc *od = ug_op_get(op);
+    if (d->fmt == UG_F64 && !od->exact64) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s: %s has no binary64 oracle "
+                       "(ops/op.h: exact64)", label, od->name);
+        ug_abort_case(t);
+    }
+}
+
+/* Trial i of in drawn in d->fmt (harness/inputs/fmt_dist.c): binary64 kept as drawn (data), a
+ * 16- or 8-bit format encoded (data) and as floats (x, y: exact).  0, or -1 with err set. */
+static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_shape *sh, int i,
+                             uint32_t trial, char *err, size_t errlen)
+{
+    const ug_op_desc *od = ug_input_op(in);
+    size_t n = sh->dim[0];
+    double *v[2] = {ug_xmalloc((n ? n : 1) * sizeof(double)),
+                    od->arity > 1 ? ug_xmalloc((n ? n : 1) * sizeof(double)) : NULL};
+    int rc = ug_dist_fill_fmt(d, od, t->opt->seed, in->stream_id, trial, v[0], v[1], sh, err,
+                              errlen);
+    float **f32[2] = {in->x, in->y};
+    for (int a = 0; a < od->arity; a++) {
+        if (d->fmt == UG_F64) {
+            in->data[a][i] = v[a];
+            continue;
+        }
+        in->data[a][i] = ug_xmalloc((n ? n : 1) * ug_fmt_bytes(d->fmt));
+        f32[a][i] = ug_xmalloc((n ? n : 1) * sizeof(float));
+        for (size_t e = 0; e < n && rc == 0; e++) {
+            ug_fmt_store(d->fmt, in->data[a][i], e, v[a][e]); /* exact: v[a][e] is in fmt */
+            f32[a][i][e] = (float)v[a][e];                     /* exact: fmt embeds in binary32 */
+        }
+        free(v[a]);
+    }
+    return rc;
+}
+
 static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M, size_t N,
                                    size_t K, int trials)
 {
@@ -269,9 +317,15 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     ug_guard_check(t);
     ug_input_check_op(t, op);
     ug_limits_input(t, op, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
+    if (d->fmt != UG_F32) ug_input_fmt_check(t, op, d, label);
     ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
     double t0 = ug_prof_now();
     in->dist = *d;
+    if (d->fmt != UG_F32)
+        for (int a = 0; a < ug_op_get(op)->arity; a++) {
+            in->fmt[a] = d->fmt;
+            in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
+        }
     in->gemm_m = M;
     in->gemm_n = N;
     in->gemm_k = K;
@@ -281,10 +335,15 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
         uint32_t trial = (uint32_t)(in->first_trial + i);
         ug_guard_check(t); /* a signal: the input is released with the case */
         err[0] = 0;
-        in->x[i] = ug_xmalloc(od->in_len(&sh, 0) * sizeof(float));
-        if (od->arity > 1) in->y[i] = ug_xmalloc(od->in_len(&sh, 1) * sizeof(float));
-        int rc = ug_dist_fill_op(d, od, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i],
+        int rc;
+        if (d->fmt != UG_F32) {
+            rc = ug_input_fill_fmt(t, in, d, &sh, i, trial, err, sizeof err);
+        } else {
+            in->x[i] = ug_xmalloc(od->in_len(&sh, 0) * sizeof(float));
+            if (od->arity > 1) in->y[i] = ug_xmalloc(od->in_len(&sh, 1) * sizeof(float));
+            rc = ug_dist_fill_op(d, od, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i],
                                  &sh, err, sizeof err);
+        }
         if (rc != 0) {
             ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, M, err);
             ug_abort_case(t);
@@ -332,6 +391,23 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
     }
     ug_input_exact(t, in);
     return in;
+}
+
+void ug_input_set_format(ug_input *in, ug_fmt f)
+{
+    const ug_op_desc *d = ug_input_op(in);
+    if (f == UG_F32 || ug_fmt_bytes(f) > sizeof(float)) return; /* binary32: x, y already */
+    ug_shape sh = ug_input_shape(in);
+    float **src[2] = {in->x, in->y};
+    for (int a = 0; a < d->arity; a++) {
+        size_t len = d->in_len(&sh, a);
+        in->fmt[a] = f;
+        in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
+        for (int i = 0; i < in->trials; i++) {
+            in->data[a][i] = ug_xmalloc((len ? len : 1) * ug_fmt_bytes(f));
+            for (size_t e = 0; e < len; e++) ug_fmt_store(f, in->data[a][i], e, src[a][i][e]);
+        }
+    }
 }
 
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,

@@ -89,14 +89,16 @@ static double ug_input_operand_max(const ug_input *in)
 {
     const ug_op_desc *d = ug_input_op(in);
     ug_shape s = ug_input_shape(in);
-    size_t nx = d->in_len(&s, 0), ny = d->arity > 1 ? d->in_len(&s, 1) : 0;
+    size_t len[2] = {d->in_len(&s, 0), d->arity > 1 ? d->in_len(&s, 1) : 0};
     double m = 0;
-    for (int i = 0; i < in->trials; i++) {
-        for (size_t e = 0; e < nx; e++)
-            if (!(fabs(in->x[i][e]) <= m)) m = isnan(in->x[i][e]) ? INFINITY : fabs(in->x[i][e]);
-        for (size_t e = 0; e < ny; e++)
-            if (!(fabs(in->y[i][e]) <= m)) m = isnan(in->y[i][e]) ? INFINITY : fabs(in->y[i][e]);
-    }
+    for (int i = 0; i < in->trials; i++)
+        for (int a = 0; a < d->arity; a++) {
+            const float *f = a ? in->y[i] : in->x[i]; /* NULL for binary64 data */
+            for (size_t e = 0; e < len[a]; e++) {
+                double v = f ? f[e] : ug_fmt_load(in->fmt[a], in->data[a][i], e);
+                if (!(fabs(v) <= m)) m = isnan(v) ? INFINITY : fabs(v);
+            }
+        }
     return m;
 }
 
@@ -338,35 +340,15 @@ static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, in
     c->gemm_k = in->gemm_k;
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         c->in[a].count = ug_call_in_count(c, a);
-        c->in[a].data = c->in[a].count ? bufs[a] : NULL;
-        c->in[a].fmt = in->fmt[a];
+        /* stored in its format; a binary32 kernel reads 16- and 8-bit data as floats (exact) */
+        bool own = in->fmt[a] != UG_F32 && k->in_store[a] != UG_F32;
+        c->in[a].data = !c->in[a].count ? NULL : own ? in->data[a][i] : (const void *)bufs[a];
+        c->in[a].fmt = own ? in->fmt[a] : UG_F32;
     }
     c->out.data = out;
     c->out.fmt = k->out_fmt;
     c->out.count = ug_call_out_count(c);
     c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
-}
-
-/* Whether the harness can hand k the buffers it reads and writes: input storage as in's, an
- * output it can store (binary32 today: ug_result.out holds floats).  Else a failure on the
- * test point that says which format. */
-static bool ug_formats_supported(ug_t *t, const ug_kernel *k, const ug_input *in)
-{
-    const ug_op_desc *d = ug_op_get(in->op);
-    for (int a = 0; a < UG_MAX_INPUTS; a++)
-        if (k->in_store[a] != in->fmt[a] && a < d->arity) {
-            ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
-                           "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
-                           ug_fmt_name(in->fmt[a]));
-            return false;
-        }
-    if (k->out_fmt != UG_F32) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s writes %s outputs: the "
-                       "harness measures binary32 outputs only so far", k->id,
-                       ug_fmt_name(k->out_fmt));
-        return false;
-    }
-    return true;
 }
 
 /* An output still holding the poison pattern (every byte 0xff: a NaN in every format of
@@ -562,7 +544,7 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         r->failed_run = true;
         return r;
     }
-    if (!ug_formats_supported(t, k, in)) {
+    if (!ug_measure_formats_ok(t, k, in)) {
         r->failed_run = true;
         return r;
     }
@@ -571,6 +553,7 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
         return r;
     }
+    if (ug_measure_out_of_range(t, r)) return r;
     if (ug_kernel_bound_underflow(k, 1, 1.0) > 0) { /* operands rounded to a narrower format */
         r->operand_max = ug_input_operand_max(in);
         if (r->operand_max > ug_kernel_operand_limit(k)) {

@@ -84,6 +84,11 @@ void ug_point_ensure(ug_t *t)
     if (!t->pt.open) ug_point_open(t, t->unit->name, NULL);
 }
 
+const char *ug_point_skip_reason(const ug_t *t)
+{
+    return t->pt.open && t->pt.skipped ? t->pt.skip_reason : NULL;
+}
+
 void ug_point(ug_t *t, const char *fmt, ...)
 {
     char name[200], full[400];

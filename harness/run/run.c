@@ -196,11 +196,27 @@ void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), " op %s", ug_fmt_name(k->op_fmt));
 }
 
+bool ug_kernel_is_f32(const ug_kernel *k)
+{
+    const ug_op_desc *d = ug_op_get(k->op);
+    int arity = d ? d->arity : 1;
+    bool all = k->out_fmt == UG_F32;
+    for (int i = 0; i < arity && i < UG_MAX_INPUTS; i++) all = all && k->in_store[i] == UG_F32;
+    return all;
+}
+
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
+{
+    return ug_next_kernel_fmt(t, it, op, backend, glob, UG_F32);
+}
+
+const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
+                                    ug_fmt in_fmt)
 {
     for (const ug_kernel *k; (k = ug_kernel_at(*it));) {
         ++*it;
         if (k->op != op) continue;
+        if (in_fmt == UG_F32 ? !ug_kernel_is_f32(k) : k->in_store[0] != in_fmt) continue;
         if (backend != UG_ANY_BACKEND && (int)k->backend != backend) continue;
         if (glob && !ug_kernel_matches(k, glob)) continue;
         if (t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) continue;

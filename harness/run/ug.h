@@ -105,8 +105,11 @@ typedef struct ug_input {
     int trials;           /* how many trials exist (the case's count, or --trials) */
     int first_trial;      /* --trial T: only trial T is made (trials = 1, first_trial = T) */
     float **x, **y;       /* [trial - first_trial] */
-    ug_fmt fmt[UG_MAX_INPUTS]; /* the storage format of x and y as kernels get them: binary32
-                             (the arrays above) until the generators write other formats */
+    ug_fmt fmt[UG_MAX_INPUTS]; /* the format each input is drawn and stored in (the dist's) */
+    void **data[UG_MAX_INPUTS]; /* [input][trial - first_trial]: the input stored in fmt[a]
+                             where that is not binary32 (NULL for binary32: x, y are the storage).
+                             binary64: double arrays, the only copy (x, y are NULL); 16- and 8-bit:
+                             encoded elements, and x, y hold the same values as floats (exact) */
     ug_exact **exact;     /* [trial - first_trial][element] */
     double *kappa;        /* per trial: max over elements of sum_abs / |s| (condition number) */
     uint64_t stream_id;
@@ -127,6 +130,11 @@ ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const f
 /* The same for any operation: one trial of shape s, each input op's in_len(s, i) values. */
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
                               const float *y, const ug_shape *s);
+/* Declare the values of in (every trial) to be of format f, one that embeds in binary32 (f16,
+ * bf16, e4m3, e5m2; f32 and wider: nothing done): each input is also stored in f (data[]), for
+ * the kernels of that format.  The caller has checked that every value is one of f (ug_fmt_store
+ * rounds).  Cost: one pass over the values. */
+void ug_input_set_format(ug_input *in, ug_fmt f);
 /* An input's operation descriptor, and its shape ({n, gemm_n, gemm_k}). */
 const ug_op_desc *ug_input_op(const ug_input *in);
 ug_shape ug_input_shape(const ug_input *in);
@@ -208,7 +216,12 @@ bool ug_result_correctly_rounded(const ug_result *r);
 
 /* ---- loops that honour --kernel / --n / --trial -------------------------------------------- */
 
+/* The next kernel of op, backend and glob after *it: ug_next_kernel the kernels of binary32
+ * buffers (inputs and output; ug_kernel_is_f32), ug_next_kernel_fmt those whose input is stored
+ * in in_fmt (UG_F32: the same as ug_next_kernel). */
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob);
+const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
+                                    ug_fmt in_fmt);
 bool ug_n_selected(ug_t *t, size_t n);
 bool ug_gpu_available(void);
 
@@ -216,6 +229,12 @@ bool ug_gpu_available(void);
 #define UG_FOR_KERNELS(t, k, op, backend, glob)                                               \
     for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
         for (const ug_kernel *k; (k = ug_next_kernel((t), &k##_it, (op), (backend), (glob)));)
+/* The same over the kernels whose input is stored in format fmt (issue 23's format kernels:
+ * binary64, binary16, bfloat16 data), for an input drawn in it (ug_in_format). */
+#define UG_FOR_FMT_KERNELS(t, k, op, backend, glob, fmt)                                      \
+    for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
+        for (const ug_kernel *k;                                                               \
+             (k = ug_next_kernel_fmt((t), &k##_it, (op), (backend), (glob), (fmt)));)
 #define UG_FOR_N(t, n, array)                                                                 \
     for (size_t n##_i = 0, n = 0; n##_i < sizeof(array) / sizeof((array)[0]); n##_i++)        \
         if ((n = (array)[n##_i]), ug_n_selected((t), n))
@@ -261,6 +280,9 @@ int ug_trials(const ug_t *t, int dflt);
 /* Close the open test point and open one named "case <name>" for the checks that follow
  * (comparisons across kernels, tables). */
 void ug_point(ug_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The open test point's skip reason ("no CUDA device", "out of range: ..."), NULL when it is not
+ * skipped (or none is open). */
+const char *ug_point_skip_reason(const ug_t *t);
 /* Skip the rest of the case with a reason (TAP "# SKIP reason"). */
 void ug_skip(ug_t *t, const char *reason);
 /* A built-in kernel a case is about, by name (ug_kernel_find): when the built-in kernels are not

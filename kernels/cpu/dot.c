@@ -83,7 +83,7 @@ static float ug_round_tf32(float x)
 
 /* What a TF32 tensor-core GEMM computes, in software: operands rounded to TF32, products exact
  * in binary32 (11 x 11 bits), accumulated serially in binary32.  The known answer of the TF32
- * canary (cases/tf32_canary.c) on a machine without a GPU. */
+ * canary (cases/gpu/tf32_canary.c) on a machine without a GPU. */
 static int ug_cpu_gemm_tf32(const ug_kernel *k, ug_call *c)
 {
     (void)k;

@@ -7,6 +7,8 @@
  *   dot_serial_bf16_f32acc  a += x[i]*y[i], bf16 in, binary32 out                 tree D = n-1
  *   dot_serial_f16_f32acc   the same with binary16 inputs                          tree D = n-1
  *   serial_f16acc           a = fl16(a + x[i]): binary16 in, accumulator and out   f16_acc D = n-1
+ *   dot_serial_bf16_bf16out a += x[i]*y[i] in binary32, rounded once to bfloat16    bf16_out
+ *                           (an attention score, a normalisation layer's row)       D = n-1
  *
  * Every 16-bit value is exact in binary32, so the binary32-accumulating kernels are the tree
  * class of binary32 data (kernels/bounds.c).  A product of two bfloat16 (8-bit significands) or
@@ -50,6 +52,19 @@ static int ug_cpu_dot_serial_16_f32acc(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
+/* The binary32 dot of bfloat16 data, its result rounded once to bfloat16 (nearest-even). */
+static int ug_cpu_dot_serial_bf16_bf16out(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    float a = 0.0f;
+    for (size_t i = 0; i < c->n; i++) {
+        float p = ug_in16(c, 0, i) * ug_in16(c, 1, i); /* exact unless it underflows */
+        a += p;
+    }
+    ug_fmt_store(UG_BF16, c->out.data, 0, a);
+    return 0;
+}
+
 static int ug_cpu_serial_f16acc(const ug_kernel *k, ug_call *c)
 {
     (void)k;
@@ -63,7 +78,7 @@ static int ug_cpu_serial_f16acc(const ug_kernel *k, ug_call *c)
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
 
 enum { SERIAL_BF16_F32ACC, SERIAL_F16_F32ACC, DOT_SERIAL_BF16_F32ACC, DOT_SERIAL_F16_F32ACC,
-       SERIAL_F16ACC };
+       SERIAL_F16ACC, DOT_SERIAL_BF16_BF16OUT };
 
 static const ug_kernel ug_cpu_reduce_half_kernels[] = {
     {.name = "serial_bf16_f32acc", .op = UG_OP_SUM, .in_store = {UG_BF16}, .bound = UG_BOUND_TREE,
@@ -82,6 +97,10 @@ static const ug_kernel ug_cpu_reduce_half_kernels[] = {
      .out_fmt = UG_F16, .in_store = {UG_F16}, .bound = UG_BOUND_F16_ACC, .depth = ug_depth_serial,
      .version = SERIAL_F16ACC,
      .doc = "a = fl16(a + x[i]): binary16 in, accumulator and out (stagnates from 2048 on)"},
+    {.name = "dot_serial_bf16_bf16out", .op = UG_OP_DOT, .in_store = {UG_BF16, UG_BF16},
+     .out_fmt = UG_BF16, .bound = UG_BOUND_BF16_OUT, .depth = ug_depth_serial,
+     .version = DOT_SERIAL_BF16_BF16OUT,
+     .doc = "a += x[i]*y[i] in binary32 on bfloat16 data, rounded once to bfloat16 out"},
 };
 
 static int ug_cpu_reduce_half_run(const ug_kernel *k, ug_call *c)
@@ -92,6 +111,7 @@ static int ug_cpu_reduce_half_run(const ug_kernel *k, ug_call *c)
     case DOT_SERIAL_BF16_F32ACC:
     case DOT_SERIAL_F16_F32ACC: return ug_cpu_dot_serial_16_f32acc(k, c);
     case SERIAL_F16ACC: return ug_cpu_serial_f16acc(k, c);
+    case DOT_SERIAL_BF16_BF16OUT: return ug_cpu_dot_serial_bf16_bf16out(k, c);
     }
     snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
     return 1;

@@ -31,7 +31,7 @@
  * fp8 needs sm_89 or later (mma.sync e4m3, cuBLASLt fp8): elsewhere the points skip, saying so;
  * cuBLASLt's fp8 also needs M, N, K multiples of 16 (it answers NOT_SUPPORTED: skipped).
  *
- * Launch configurations (c->launch_config, cases/gpu_invariance.c): the same logical GEMM
+ * Launch configurations (c->launch_config, cases/gpu/gpu_invariance.c): the same logical GEMM
  *   0 as is               1 on a non-blocking stream of its own
  *   2 cuBLASLt without workspace (mma: as 0)
  *   3 16 more rows of A (zeros) computed, the first M rows read back

@@ -22,7 +22,7 @@
  * bounds.c).  A compute type that this cuBLAS or GPU refuses (CUBLAS_STATUS_NOT_SUPPORTED, or
  * one the headers lack) skips its test points saying so.  Observed on an H200 (pedantic): for
  * K >= 1000 exactly matmul_naive's errors (a k-order FMA chain), below that other orders.
- * cases/tf32_canary.c tells from the errors which operand precision each type really used.
+ * cases/gpu/tf32_canary.c tells from the errors which operand precision each type really used.
  *
  * CUB: cub::DeviceReduce::Sum, fp32 accumulator (the input type), order unknown: depth n-1.
  *   cub_reduce                  the two-phase call; CCCL documents run-to-run determinism on
@@ -33,7 +33,7 @@
  *                               it: UG_CUB_DETERMINISM, kernels/meson.build); without it they skip
  *                               their test points saying so.  not_guaranteed is declared
  *                               nondeterministic (the harness counts its distinct results).
- *   launch_config (cases/gpu_determinism.c): 1 and 2 the input 4 and 12 bytes off its aligned
+ *   launch_config (cases/gpu/gpu_determinism.c): 1 and 2 the input 4 and 12 bytes off its aligned
  *   address (2 also on a stream of its own, two-phase call only), 3 on another GPU of the host.
  *
  * Row-major via the transpose trick: cuBLAS is column-major, and a row-major M x N matrix is

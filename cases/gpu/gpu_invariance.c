@@ -14,7 +14,7 @@
  * picks another algorithm for another workspace or M) are results: declare them with
  * `--xfail FILE` lines naming the point and the reason, never by loosening the check.
  * Reductions: cub_reduce's launch configurations (alignment, another stream, another GPU) are
- * asserted in cases/gpu_determinism.c (cub_levels).
+ * asserted in cases/gpu/gpu_determinism.c (cub_levels).
  *
  * ones_ktail/<kernel>: A and B all ones, M = N = 16, K = 1 ... 33 and K = 128 j + r for
  * j in {1, 4, 31} and tails r around 16, 32, 64 and 128, and 4096: every element must be
@@ -118,7 +118,7 @@ UG_CASE_EX(gpu_invariance, configs, UG_CASE_GPU)
             ug_point(t, "invariance %s %s", k->id, ug_inv_config_name[cfg]);
             if (ug_inv_finding(k, cfg))
                 ug_xfail(t, "cuBLASLt changes the summation order for this launch (measured on "
-                            "the H100: cases/gpu_invariance.c, ug_inv_findings)");
+                            "the H100: cases/gpu/gpu_invariance.c, ug_inv_findings)");
             ug_inv_compare(t, k, in, r->out[0], cfg);
         }
     }

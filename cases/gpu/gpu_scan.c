@@ -93,7 +93,7 @@ UG_CASE_OVER(gpu_scan, ug_gnorm_dists, UG_CASE_GPU)
     }
 }
 
-/* Run-to-run determinism, as cases/gpu_determinism.c checks the reductions': a row declared
+/* Run-to-run determinism, as cases/gpu/gpu_determinism.c checks the reductions': a row declared
  * deterministic (the three-phase scans, the grid nrm2, cuBLAS's norms) must give one bitwise
  * result over 12 runs of one input; the look-back and the libraries' scans are declared
  * nondeterministic (which predecessors a tile finds published depends on timing): their count of

@@ -1,0 +1,59 @@
+/*
+ * measure_fmt.c - the number formats in a measurement (issue 23): which input buffers a kernel
+ * can be handed, and the range check that reports a point whose exact result or partial sums
+ * leave a format's range as out of range (a skip), never as a pass.  measure.c calls both.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "harness/run/context.h"
+
+/* Whether the harness can hand k the buffers it reads: input storage as in's, or binary32
+ * for data of a format that embeds in it (16- and 8-bit: the floats beside the encoded copy).
+ * Every output format is stored and graded (ug_result.out holds out_fmt's elements).  Else a
+ * failure on the test point that says which format. */
+bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
+{
+    const ug_op_desc *d = ug_op_get(in->op);
+    for (int a = 0; a < UG_MAX_INPUTS; a++) {
+        bool as_f32 = k->in_store[a] == UG_F32 && in->fmt[a] != UG_F64;
+        if (k->in_store[a] != in->fmt[a] && !as_f32 && a < d->arity) {
+            ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
+                           "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
+                           ug_fmt_name(in->fmt[a]));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The range of the formats (issue 23): an output whose exact value rounds beyond the output
+ * format's largest finite value (RN_out(s) infinite, e4m3's NaN), or whose terms' magnitude
+ * S = sum |terms| -- the bound on every partial sum in any order -- exceeds the accumulator
+ * format's, is outside what the a-priori bounds assume (no overflow anywhere): the point is
+ * reported as out of range, a skip that names the output and the format, never a pass.
+ * Applies to the format kernels (inputs or output not binary32); the kernels of binary32 buffers
+ * keep their established grading.  O(outputs). */
+bool ug_measure_out_of_range(ug_t *t, const ug_result *r)
+{
+    const ug_kernel *k = r->kernel;
+    const ug_input *in = r->in;
+    if (ug_kernel_is_f32(k)) return false;
+    const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
+    for (int i = 0; i < in->trials; i++)
+        for (size_t e = 0; e < r->elements; e++) {
+            const ug_exact *x = &in->exact[i][e];
+            if (x->cls != UG_X_FINITE) continue;
+            double rn = ug_exact_rn(x, k->out_fmt);
+            const char *what = !isfinite(rn) ? "exact result" : x->sum_abs > acc->max ? "partial "
+                               "sums (sum |terms|)" : NULL;
+            if (!what) continue;
+            t->pt.skipped = true;
+            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "out of range: trial %d element "
+                     "%zu: %s %.6g leaves %s's range (max %.6g): no a-priori bound holds",
+                     in->first_trial + i, e, what, !isfinite(rn) ? x->hi : x->sum_abs,
+                     !isfinite(rn) ? out->name : acc->name, !isfinite(rn) ? out->max : acc->max);
+            return true;
+        }
+    return false;
+}
