@@ -23,12 +23,13 @@ cmds=(
   "merge|--junit|--parts"
   "run|--filter --kernel --format --n --trial --trials --seed --report --oracle --oracle-check --threads --shard --gpus --xfail --timeout|--tap --detail --slow --slow-only"
   "oracle|--op --got --oracle|--json"
-  "check|--op --got --dtype --ulp-max --rel-max --depth --bound --oracle|--json"
+  "check|--op --got --dtype --ulp-max --rel-max --depth --bound --oracle --axis|--json"
+  "probe|--kernel --model --gpu-model --table --format --out-format|"
   "hunt|--kernel --op --n --out --objective --budget --evals --seed --check-ulp --threads|--compare-random"
   "bench||"
   "bench oracle|--threads|--big --gpu"
   "bench check|--n --op --reps --dir|"
-  "compare|--slack --time-slack --max-rows|--fail-on-regression --markdown --all"
+  "compare|--slack --time-slack --max-rows --full-report|--fail-on-regression --markdown --all"
   "baseline||"
   "baseline update|--device --from --reason --dir --slack|--prune --dry-run"
   "baseline show|--device --dir|--all"
@@ -39,9 +40,13 @@ cmds=(
 )
 
 # ---- --help on every subcommand, --opt=value accepted, missing value, repeated option ---------
-help_bad= eq_bad= miss_bad= twice_bad= flag_bad= unknown_bad=
-for entry in "${cmds[@]}"; do
-  IFS='|' read -r sub vals flags <<<"$entry"
+# One job per subcommand, in parallel (each invocation of a CUDA build maps cuBLAS and
+# cuBLASLt: ~0.5 s, some 600 of them), each in its own scratch folder; the verdicts are joined.
+cli_job() {
+  local sub=$1 vals=$2 flags=$3 o
+  tmp="$tmp/job_${sub// /_}"
+  mkdir -p "$tmp"
+  help_bad= eq_bad= miss_bad= twice_bad= flag_bad= unknown_bad=
   # shellcheck disable=SC2086
   run $sub --help
   { [ "$(rc)" = 0 ] && grep -q "^usage: ulpgate $sub" "$tmp/out" && [ ! -s "$tmp/err" ]; } || help_bad="$help_bad [$sub]"
@@ -64,6 +69,21 @@ for entry in "${cmds[@]}"; do
     run $sub "$o=1"
     { [ "$(rc)" = 2 ] && grep -q -- "$o takes no value" "$tmp/err"; } || flag_bad="$flag_bad [$sub $o=1]"
   done
+  printf '%s\n' "$help_bad" "$eq_bad" "$miss_bad" "$twice_bad" "$unknown_bad" "$flag_bad" >"$tmp/verdict"
+}
+for entry in "${cmds[@]}"; do
+  IFS='|' read -r sub vals flags <<<"$entry"
+  cli_job "$sub" "$vals" "$flags" &
+done
+wait
+help_bad= eq_bad= miss_bad= twice_bad= flag_bad= unknown_bad=
+for entry in "${cmds[@]}"; do
+  IFS='|' read -r sub vals flags <<<"$entry"
+  v="$tmp/job_${sub// /_}/verdict"
+  [ -f "$v" ] || { help_bad="$help_bad [$sub: its job left no verdict]"; continue; }
+  { read -r a; read -r b; read -r c; read -r d; read -r e; read -r f; } <"$v"
+  help_bad="$help_bad$a" eq_bad="$eq_bad$b" miss_bad="$miss_bad$c" twice_bad="$twice_bad$d"
+  unknown_bad="$unknown_bad$e" flag_bad="$flag_bad$f"
 done
 check "-h and --help on every subcommand: exit 0, its own usage on stdout${help_bad:+ (wrong:$help_bad)}" '[ -z "$help_bad" ]'
 check "--opt=value on every value option of every subcommand${eq_bad:+ (wrong:$eq_bad)}" '[ -z "$eq_bad" ]'
