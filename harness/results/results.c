@@ -130,6 +130,13 @@ bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v)
     return true;
 }
 
+bool ug_row_same_inputs(const ug_row *a, const ug_row *b)
+{
+    return a && b && a->measured && b->measured && strcmp(a->case_name, b->case_name) == 0 &&
+           strcmp(a->dist, b->dist) == 0 && a->n == b->n && a->m == b->m &&
+           a->gemm_n == b->gemm_n && a->k == b->k;
+}
+
 /* The operation of a row, by its name: NULL for one this binary does not know (a row read
  * from a file written with an operation registered elsewhere). */
 static const ug_op_desc *ug_row_op(const ug_row *r) { return ug_op_find(r->op); }

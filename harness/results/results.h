@@ -67,7 +67,7 @@ typedef enum {
     UG_FT_PASSED,
 } ug_field_type;
 
-enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8, UG_FF_DFLT = 16, UG_FF_DERIV = 32 };
+enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8, UG_FF_DFLT = 16, UG_FF_DERIV = 32, UG_FF_PREV = 64, UG_FF_RUN = 128 };
 
 /* Whether results.json rows are written in full (`run --detail`): every field and the worst
  * elements.  Off (the default), a passing row leaves out the UG_FF_DETAIL fields and its worst
@@ -123,6 +123,8 @@ bool ug_field_in(const ug_field *f, const ug_row *r, bool baseline);
 /* A numeric field's value as a double (NUM, COUNT, INT; 0 for others). */
 double ug_row_num(const ug_row *r, const ug_field *f);
 bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v);
+/* Whether a and b are measured rows of the same inputs: case, dist and size (UG_FF_PREV). */
+bool ug_row_same_inputs(const ug_row *a, const ug_row *b);
 
 /* A unit the run visited (a case, or a row of a case's table) and its wall time. */
 typedef struct ug_unit_time {

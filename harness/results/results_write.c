@@ -66,6 +66,7 @@ static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_ro
 enum { UG_DFLT_MAX = 64, UG_DFLT_LEN = 192, UG_DFLT_CAND = 8 };
 static char ug_dflt[UG_DFLT_MAX][UG_DFLT_LEN];
 static bool ug_dflt_on;
+static const ug_row *ug_prev; /* the row written before, for UG_FF_PREV (NULL: none) */
 
 /* Pick the defaults of res's compact rows: per UG_FF_DFLT field the most common of its first
  * UG_DFLT_CAND distinct values, when at least two rows share it.  O(rows x fields x
@@ -131,6 +132,9 @@ void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
     ug_buf_printf(b, "{");
     char derived[sizeof r->point];
     if (r->measured) ug_row_point_derived(r, derived, sizeof derived);
+    ug_row again = *r; /* UG_FF_RUN fields go only where the reader can check them by the id */
+    ug_row_make_id(&again);
+    bool id_made = strcmp(again.id, r->id) == 0;
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
         if ((f->flags & UG_FF_DETAIL) && !full) continue;
@@ -139,6 +143,12 @@ void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
         if (!full && ug_dflt_on && r->measured && f->offset == offsetof(ug_row, point) &&
             strcmp(r->point, derived) == 0)
             continue;
+        if (!full && ug_dflt_on && (f->flags & UG_FF_RUN) && ug_prev && id_made &&
+            strcmp((const char *)ug_prev + f->offset, (const char *)r + f->offset) == 0)
+            continue;
+        if (!full && ug_dflt_on && (f->flags & UG_FF_PREV) && ug_row_same_inputs(ug_prev, r) &&
+            memcmp((const char *)ug_prev + f->offset, (const char *)r + f->offset, sizeof(double)) == 0)
+            continue;
         double d;
         if (!full && ug_dflt_on && (f->flags & UG_FF_DERIV) && ug_row_rate_derived(r, f, &d) &&
             memcmp(&d, (const char *)r + f->offset, sizeof d) == 0)
@@ -146,7 +156,7 @@ void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
         if (!(f->flags & UG_FF_EXTRA) && ug_field_in(f, r, baseline)) ug_field_json(b, &first, f, r);
     }
     if (baseline) return;
-    ug_row_nested_json(b, r, full);
+    ug_row_nested_json(b, r, full, !full && ug_dflt_on);
     ug_extra_json(b, r);
 }
 
@@ -180,9 +190,11 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
     ug_buf_printf(b, "],\n\"results\":[");
     for (size_t i = 0; i < res->count; i++) {
         ug_buf_printf(b, "%s\n", i ? "," : "");
+        ug_prev = i ? &res->rows[i - 1] : NULL;
         ug_row_json_open(b, &res->rows[i], false);
         ug_buf_printf(b, "}");
     }
     ug_buf_printf(b, "\n]}\n");
     ug_dflt_on = false;
+    ug_prev = NULL;
 }
