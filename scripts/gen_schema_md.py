@@ -47,6 +47,16 @@ def args_of(call):
     return out
 
 
+# what a compact row (format 3) leaves out, by the field's flags (row_fields.h)
+COMPACT = {
+    'UG_FF_DETAIL': '; compact: only in a failing row',
+    'UG_FF_DFLT': '; compact: absent = the file\'s `defaults`',
+    'UG_FF_RUN': '; compact: absent = the row before\'s',
+    'UG_FF_PREV': '; compact: absent = the row before\'s, same inputs',
+    'UG_FF_DERIV': '; compact: absent = made from `time_ms` and the shape',
+}
+
+
 def table(header_path):
     rows = ['| key | type | unit | in results.json | in a baseline | meaning |',
             '|---|---|---|---|---|---|']
@@ -60,8 +70,9 @@ def table(header_path):
         if 'UG_FF_EXTRA' in flags:
             key = 'extra.' + key
         cell = lambda s: s.replace('|', '\\|').replace('<', '&lt;').replace('>', '&gt;')
+        when = WHEN.get(res, res) + ''.join(v for k, v in COMPACT.items() if k in flags)
         rows.append('| `%s` | %s | %s | %s | %s | %s |' % (key, TYPE.get(typ, typ), unit or '',
-                    WHEN.get(res, res), WHEN.get(bl, bl), cell(doc)))
+                    when, WHEN.get(bl, bl), cell(doc)))
         n += 1
     if n == 0:
         sys.exit('gen_schema_md: no X( lines in %s' % header_path)

@@ -29,6 +29,29 @@ def expand(d):
     return out
 
 
+def results_rows(d):
+    """The rows of a results.json with what a compact file of format 3 leaves out filled back
+    (docs/results-schema.md): the values of its "defaults" (status, device and seed only in a
+    check row), a case or dist equal to the row before's, and a kappa_max equal to that of the
+    row before when it measured the same inputs.  A measured row's point, gbps / gflops and the
+    histogram's trailing zero buckets are not made back here (ulpgate makes them)."""
+    dflt, out, prev = d.get("defaults", {}), [], None
+    same = ("case", "dist", "n", "m", "gemm_n", "k")
+    for r in d["results"]:
+        meas = r.get("measured", dflt.get("measured"))
+        full = {k: v for k, v in dflt.items() if meas or k in ("status", "device", "seed")}
+        for k in ("case", "dist") if prev else ():
+            if k not in r and (k == "case" or meas) and k in prev:
+                full[k] = prev[k]
+        full.update(r)
+        if (meas and prev and prev.get("measured") and "kappa_max" not in full
+                and all(prev.get(k) == full.get(k) for k in same)):
+            full["kappa_max"] = prev["kappa_max"]
+        out.append(full)
+        prev = full
+    return out
+
+
 def key(r):
     if not r.get("measured"):
         return r["id"]
@@ -38,7 +61,7 @@ def key(r):
 def rows(path):
     d = json.load(open(path))
     grouped = d.get("baseline", {}).get("format", 0) >= 3
-    rs = expand(d) if grouped else d.get("rows", d.get("results"))
+    rs = expand(d) if grouped else d["rows"] if "rows" in d else results_rows(d)
     out = {}
     for r in rs:
         r = dict(r)

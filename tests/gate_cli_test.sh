@@ -9,7 +9,7 @@ ug="$1"
 src="$2"
 . "$(dirname "$0")/tap.sh"
 # edit a results.json with a Python statement over d (the document) and rows (its results)
-edit() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); rows=d['results']; $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
+edit() { python3 -c "import json,sys; sys.path.insert(0, '$ug_scripts'); from same_rows import results_rows; d=json.load(open(sys.argv[1])); 'results' in d and d.update(results=results_rows(d)); rows=d['results']; $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
 row='reduce/normal kahan_f32@default normal(0,1) 10000'
 
 echo "TAP version 13"

@@ -227,13 +227,97 @@ UG_CASE(results_schema, compact_rows_keep_the_gate_fields)
     ug_json_free(root);
     ug_results_free(&back);
     unlink(path);
-    /* the same text without "detail": false is no compact file: the missing fields are errors */
+    /* the same text without "detail": false (and its "defaults") is no compact file: the
+     * missing fields are errors */
     char *cut = strstr(ug_buf_str(&text), "\"detail\":false,");
     UG_ASSERT(cut != NULL);
     memmove(cut, cut + strlen("\"detail\":false,"), strlen(cut + strlen("\"detail\":false,")) + 1);
+    cut = strstr(ug_buf_str(&text), "\"defaults\":{");
+    char *end = cut ? strstr(cut, "},") : NULL;
+    UG_ASSERT(cut && end);
+    memmove(cut, end + 2, strlen(end + 2) + 1);
     UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
     root = ug_results_read(path, &back, err, sizeof err);
     UG_EXPECT_MSG(!root && strstr(err, "missing"), "a full file missing detail fields: %s",
+                  root ? "accepted" : err);
+    ug_json_free(root);
+    unlink(path);
+    ug_buf_free(&text);
+    ug_results_free(&res);
+}
+
+/* Format 3's compact rows read back to the same figures: the values left out as the file's
+ * "defaults", as the row before's (case, dist; kappa_max of the same inputs), as derivable
+ * (point, gbps) or as trailing zero histogram buckets all come back bit for bit; a row whose
+ * value differs keeps it; a row edited out of the file is an error, not a silent re-parenting. */
+UG_CASE(results_schema, compact_rows_read_back_the_same)
+{
+    enum { N = 5 };
+    ug_results res = {0}, back;
+    ug_row rows[N];
+    for (int i = 0; i < N; i++) {
+        ug_row *r = &rows[i];
+        ug_fill_row(r, "sum", 0);
+        r->status = UG_ST_PASS;
+        r->repeats = 0;
+        snprintf(r->kernel, sizeof r->kernel, "k%d@default", i);
+        if (i >= 2) snprintf(r->case_name, sizeof r->case_name, "other/case");
+        if (i >= 2) r->n += 1; /* other inputs: row 2's kappa_max is its own */
+        if (i == 3) r->kappa_max = 7.5;               /* same inputs as row 2, another value: kept */
+        if (i == 4) r->kappa_max = 7.5;               /* same inputs and value as row 3: left out */
+        if (i == 4) r->deterministic = false;         /* not the default: kept */
+        ug_row_point_derived(r, r->point, sizeof r->point);
+        if (i == 1) snprintf(r->point, sizeof r->point, "a point named otherwise");
+        double g;
+        UG_ASSERT(ug_row_rate_derived(r, &ug_row_fields[0], &g) == false);
+        for (size_t j = 0; j < ug_n_row_fields; j++)
+            if (strcmp(ug_row_fields[j].key, "gbps") == 0 && i != 2)
+                UG_ASSERT(ug_row_rate_derived(r, &ug_row_fields[j], &r->gbps));
+        memset(r->ulp_hist, 0, sizeof r->ulp_hist);
+        r->ulp_hist[0] = (uint64_t)i; /* row 0: all zero */
+        if (i == 3) r->ulp_hist[15] = 9;
+        ug_row_make_id(r);
+        ug_results_add(&res, r);
+    }
+    ug_buf text = {0};
+    ug_report_json(&text, "{}", NULL, &res);
+    const char *txt = ug_buf_str(&text);
+    UG_EXPECT(strstr(txt, "\"defaults\":{") != NULL);
+    int cases = 0, points = 0, kappas = 0, gbps = 0, dets = 0;
+    for (const char *p = txt; (p = strstr(p, "\"case\":")); p++) cases++;
+    for (const char *p = txt; (p = strstr(p, "\"point\":")); p++) points++;
+    for (const char *p = txt; (p = strstr(p, "\"kappa_max\":")); p++) kappas++;
+    for (const char *p = txt; (p = strstr(p, "\"gbps\":")); p++) gbps++;
+    for (const char *p = txt; (p = strstr(p, "\"deterministic\":")); p++) dets++;
+    UG_EXPECT_MSG(cases == 2 && points == 1 && kappas == 3 && gbps == 1 && dets == 2,
+                  "case %d, point %d, kappa_max %d, gbps %d, deterministic %d times", cases, points,
+                  kappas, gbps, dets);
+    UG_EXPECT(strstr(txt, "\"ulp_hist\":[0]") != NULL && strstr(txt, "\"ulp_hist\":[1]") != NULL);
+    char path[32], err[1200];
+    UG_ASSERT(ug_tmp_write(path, txt) == 0);
+    ug_json *root = ug_results_read(path, &back, err, sizeof err);
+    UG_ASSERT_MSG(root != NULL, "%s", err);
+    UG_ASSERT(back.count == N);
+    for (int i = 0; i < N; i++) {
+        for (size_t j = 0; j < ug_n_row_fields; j++) {
+            const ug_field *f = &ug_row_fields[j];
+            if (!(f->flags & UG_FF_DETAIL) && f->type != UG_FT_PASSED && ug_field_in(f, &rows[i], false))
+                UG_EXPECT_MSG(ug_field_same(f, &rows[i], &back.rows[i]),
+                              "row %d: \"%s\" not read back as written", i, f->key);
+        }
+        UG_EXPECT_MSG(memcmp(rows[i].ulp_hist, back.rows[i].ulp_hist, sizeof rows[i].ulp_hist) == 0,
+                      "row %d: ulp_hist", i);
+    }
+    ug_json_free(root);
+    ug_results_free(&back);
+    /* row 2 (the first of "other/case") edited out: row 3 would take row 1's case */
+    char *l2 = strstr(ug_buf_str(&text), "\n{\"id\":\"other/case");
+    char *l3 = l2 ? strstr(l2 + 1, "\n{\"id\":") : NULL;
+    UG_ASSERT(l2 && l3);
+    memmove(l2, l3, strlen(l3) + 1);
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    root = ug_results_read(path, &back, err, sizeof err);
+    UG_EXPECT_MSG(!root && strstr(err, "does not make its id"), "a row edited out: %s",
                   root ? "accepted" : err);
     ug_json_free(root);
     unlink(path);
@@ -256,13 +340,13 @@ UG_CASE(results_schema, format_1_read_newer_refused)
     ug_json_free(root);
     ug_results_free(&res);
     unlink(path);
-    /* the same rows as format 3: refused, naming the file and both versions */
+    /* the same rows as format 4: refused, naming the file and both versions */
     char v3[sizeof ug_v1_doc + 16];
-    snprintf(v3, sizeof v3, "{\"format\":3,%s", ug_v1_doc + 1);
+    snprintf(v3, sizeof v3, "{\"format\":4,%s", ug_v1_doc + 1);
     UG_ASSERT(ug_tmp_write(path, v3) == 0);
     root = ug_results_read(path, &res, err, sizeof err);
     UG_EXPECT_MSG(!root && strstr(err, path) &&
-                      strstr(err, "results format 3 is newer than this ulpgate reads (2)") &&
+                      strstr(err, "results format 4 is newer than this ulpgate reads (3)") &&
                       strstr(err, "ulpgate run --report DIR"),
                   "%s", err);
     ug_json_free(root);

@@ -91,6 +91,8 @@ check "--gpus: the merged report equals the unsharded run" 'same_rows "$tmp/full
 CUDA_VISIBLE_DEVICES=""
 export CUDA_VISIBLE_DEVICES
 $ug run --report "$tmp/default" >"$tmp/out" 2>"$tmp/err"
+check "the default run's results.json is at most 3 MB (compact, format 3: docs/reports.md)" \
+  '[ "$(wc -c <"$tmp/default/results.json")" -le 3000000 ]'
 prefixes=$($ug list | sed -n 's/^  \([a-z0-9_]*\)\/.*/\1/p' | sort -u | grep -vx canary)
 parts=""
 for p in $prefixes; do

@@ -27,5 +27,7 @@ notok() {
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 run() { "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 rc() { cat "$tmp/rc"; }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+# json FILE CODE: CODE with d, the document; a results.json's rows in full (same_rows.py)
+ug_scripts="$(cd "$(dirname "$0")/../scripts" && pwd)"
+json() { python3 -c "import json,sys; sys.path.insert(0, '$ug_scripts'); from same_rows import results_rows; d=json.load(open(sys.argv[1])); d['results']=results_rows(d) if 'results' in d else None; $2" "$1"; }
 tap_end() { echo "1..$n"; exit $fail; }

@@ -97,6 +97,46 @@ void ug_row_make_id(ug_row *row)
 }
 
 
+/* The TAP name a measured row's point has when the run names it the usual way: "<case>
+ * <kernel> n=<n>" (n=MxNxK for a rectangular three-size shape), into buf.  A compact
+ * results.json leaves "point" out where it equals this (results_write.c), and the reader makes
+ * it back; a point named otherwise is written. */
+void ug_row_point_derived(const ug_row *r, char *buf, size_t len)
+{
+    if (ug_row_shaped(r) && !(r->m == r->gemm_n && r->gemm_n == r->k))
+        snprintf(buf, len, "%s %s n=%zux%zux%zu", r->case_name, r->kernel, r->m, r->gemm_n, r->k);
+    else
+        snprintf(buf, len, "%s %s n=%zu", r->case_name, r->kernel, r->n);
+}
+
+/* The speed figure a measured row has when the run computed it from its time (as
+ * harness/run/measure.c does): the operation's bytes or flops of the row's shape over time_ms,
+ * into *v.  false when it cannot be made (an operation this binary does not know, no time, or
+ * a field that is neither gbps nor gflops).  A compact results.json leaves gbps / gflops out
+ * where this gives the same bits, and the reader makes them back. */
+bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v)
+{
+    const ug_op_desc *d = ug_op_find(r->op);
+    if (!d || !r->measured || !(r->time_ms > 0)) return false;
+    ug_shape sh = {{r->n, r->n, r->n}, 0};
+    if (ug_row_shaped(r)) sh = (ug_shape){{r->m, r->gemm_n, r->k}, 0};
+    double s = r->time_ms * 1e-3;
+    if (f->offset == offsetof(ug_row, gbps) && d->rate == UG_RATE_GBPS && d->bytes)
+        *v = d->bytes(&sh) / s / 1e9;
+    else if (f->offset == offsetof(ug_row, gflops) && d->rate == UG_RATE_GFLOPS && d->flops)
+        *v = d->flops(&sh) / s / 1e9;
+    else
+        return false;
+    return true;
+}
+
+bool ug_row_same_inputs(const ug_row *a, const ug_row *b)
+{
+    return a && b && a->measured && b->measured && strcmp(a->case_name, b->case_name) == 0 &&
+           strcmp(a->dist, b->dist) == 0 && a->n == b->n && a->m == b->m &&
+           a->gemm_n == b->gemm_n && a->k == b->k;
+}
+
 /* The operation of a row, by its name: NULL for one this binary does not know (a row read
  * from a file written with an operation registered elsewhere). */
 static const ug_op_desc *ug_row_op(const ug_row *r) { return ug_op_find(r->op); }

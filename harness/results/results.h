@@ -67,7 +67,7 @@ typedef enum {
     UG_FT_PASSED,
 } ug_field_type;
 
-enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8 };
+enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8, UG_FF_DFLT = 16, UG_FF_DERIV = 32, UG_FF_PREV = 64, UG_FF_RUN = 128 };
 
 /* Whether results.json rows are written in full (`run --detail`): every field and the worst
  * elements.  Off (the default), a passing row leaves out the UG_FF_DETAIL fields and its worst
@@ -76,8 +76,9 @@ enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8 };
 extern bool ug_results_detail;
 
 /* The version of the results.json and baseline formats this ulpgate writes; it reads this one
- * and every older one (1: the files with no "format" key, and baselines of format 1). */
-enum { UG_RESULTS_FORMAT = 2 };
+ * and every older one (1: the files with no "format" key, and baselines of format 1; 3: a
+ * compact file's "defaults" and the measured rows' "point" left out where derivable). */
+enum { UG_RESULTS_FORMAT = 3 };
 
 #include "harness/results/row_fields.h"
 
@@ -121,6 +122,9 @@ extern const size_t ug_n_row_fields;
 bool ug_field_in(const ug_field *f, const ug_row *r, bool baseline);
 /* A numeric field's value as a double (NUM, COUNT, INT; 0 for others). */
 double ug_row_num(const ug_row *r, const ug_field *f);
+bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v);
+/* Whether a and b are measured rows of the same inputs: case, dist and size (UG_FF_PREV). */
+bool ug_row_same_inputs(const ug_row *a, const ug_row *b);
 
 /* A unit the run visited (a case, or a row of a case's table) and its wall time. */
 typedef struct ug_unit_time {
@@ -156,6 +160,7 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
                        const char *device, uint64_t seed);
 /* The id of a measurement row from its parts (see above). */
 void ug_row_make_id(ug_row *row);
+void ug_row_point_derived(const ug_row *r, char *buf, size_t len);
 
 /* Whether the row's operation has more than one size parameter (M x N x K: a GEMM), so that
  * its id and its m, gemm_n, k fields name them; false for an operation this binary does not

@@ -10,6 +10,7 @@
  * "abc", a bool - is an error naming the key, never a 0 that the gate would call an improvement.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,11 +84,11 @@ static bool ug_field_controls(const ug_field *f)
 
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err, size_t errlen)
 {
-    return ug_row_read_ex(o, format, baseline, false, r, err, errlen);
+    return ug_row_read_ex(o, format, baseline, false, NULL, NULL, r, err, errlen);
 }
 
-int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug_row *r,
-                   char *err, size_t errlen)
+int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
+                   const ug_json *dflt, const ug_row *prev, ug_row *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     if (!o || o->type != UG_JSON_OBJ) {
@@ -99,6 +100,7 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug
     if (x && ug_json_want(x, "extra", UG_JSON_OBJ, why, sizeof why) != 0) goto bad;
     /* format 1 wrote the UG_FF_EXTRA fields in the row itself */
     const ug_json *xo = format >= 2 ? x : o;
+    bool inherited = false;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < ug_n_row_fields; i++) {
             const ug_field *f = &ug_row_fields[i];
@@ -108,14 +110,50 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug
             bool optional = w == UG_W_NONZERO || (compact && (f->flags & UG_FF_DETAIL));
             if (!optional && !ug_field_in(f, r, baseline)) continue;
             const ug_json *v = ug_json_get(f->flags & UG_FF_EXTRA ? xo : o, f->key);
+            if (!v && compact && dflt && (f->flags & UG_FF_DFLT)) v = ug_json_get(dflt, f->key);
             if (!v && optional) continue;
+            /* format 3's compact measured row: a point named the usual way is left out */
+            if (!v && compact && format >= 3 && r->measured && f->offset == offsetof(ug_row, point))
+                continue;
+            /* ... a value the row before has (checked by the id below) */
+            if (!v && compact && format >= 3 && (f->flags & UG_FF_RUN) && prev) {
+                memcpy((char *)r + f->offset, (const char *)prev + f->offset, f->len);
+                inherited = true;
+                continue;
+            }
+            /* ... an input's figure the row before, of the same inputs, has */
+            if (!v && compact && format >= 3 && (f->flags & UG_FF_PREV) && ug_row_same_inputs(prev, r)) {
+                memcpy((char *)r + f->offset, (const char *)prev + f->offset, sizeof(double));
+                continue;
+            }
+            /* ... and a speed the reader makes back from time_ms (read before it) */
+            if (!v && compact && format >= 3 && (f->flags & UG_FF_DERIV)) {
+                if (!ug_row_rate_derived(r, f, (double *)((char *)r + f->offset))) {
+                    snprintf(why, sizeof why, "\"%s\" is missing and cannot be made from "
+                                              "\"time_ms\" (operation \"%s\")", f->key, r->op);
+                    goto bad;
+                }
+                continue;
+            }
             if (!v && (f->flags & UG_FF_EXTRA) && format >= 2 && !optional) {
                 snprintf(why, sizeof why, "\"extra\": \"%s\" is missing", f->key);
                 goto bad;
             }
             if (ug_field_read(f, v, r, why, sizeof why) != 0) goto bad;
         }
-    if (!baseline && ug_row_nested_read(o, r, why, sizeof why) != 0) goto bad;
+    if (!baseline && ug_row_nested_read(o, r, compact && format >= 3, why, sizeof why) != 0)
+        goto bad;
+    if (!r->point[0] && r->measured && compact && format >= 3)
+        ug_row_point_derived(r, r->point, sizeof r->point);
+    if (inherited) {
+        ug_row again = *r;
+        ug_row_make_id(&again);
+        if (strcmp(again.id, r->id) != 0) {
+            snprintf(why, sizeof why, "its case or dist, left out as the row before's, does not "
+                                      "make its id (a row edited out of a compact file?)");
+            goto bad;
+        }
+    }
     if (compact && r->measured && !r->kernel_name[0]) { /* name@variant: the detail split */
         const char *at = strrchr(r->kernel, '@');
         snprintf(r->kernel_name, sizeof r->kernel_name, "%.*s",
@@ -192,9 +230,17 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
         goto fail;
     }
     bool compact = detail && !detail->b;
+    /* format 3: a compact file's "defaults", the values its rows leave out (UG_FF_DFLT) */
+    const ug_json *dflt = ug_json_get(root, "defaults");
+    if (dflt && (dflt->type != UG_JSON_OBJ || !compact)) {
+        snprintf(err, errlen, "%s: \"defaults\" is %s, not an object of a compact file "
+                              "(\"detail\": false)", path, ug_json_type_name(dflt->type));
+        goto fail;
+    }
     for (size_t i = 0; i < rows->count; i++) {
         ug_row r;
-        if (ug_row_read_ex(rows->items[i], format, false, compact, &r, why, sizeof why) != 0) {
+        const ug_row *prev = res->count ? &res->rows[res->count - 1] : NULL;
+        if (ug_row_read_ex(rows->items[i], format, false, compact, dflt, prev, &r, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: result %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "",
                      r.id, r.id[0] ? ")" : "", why);
             goto fail;

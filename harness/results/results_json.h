@@ -45,8 +45,11 @@ int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *er
                 size_t errlen);
 
 /* ug_row_read of a row of a compact results.json (its "detail": false): the UG_FF_DETAIL
- * fields may be absent (read as 0); every other rule holds. */
-int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact, ug_row *r,
-                   char *err, size_t errlen);
+ * fields may be absent (read as 0), an absent UG_FF_DFLT field reads as its value in dflt (the
+ * file's "defaults" object, or NULL), and from format 3 a measured row's absent "point" is
+ * made back (ug_row_point_derived), and an absent UG_FF_PREV field reads as prev's (the row
+ * read before it) when prev measured the same inputs; every other rule holds. */
+int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
+                   const ug_json *dflt, const ug_row *prev, ug_row *r, char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
  * binary64: ug_buf_json_num); non-finite ones as the strings "inf", "-inf", "nan"
  * (base/buf.h).  The seed is a hex string ("0x5eed"): a JSON number would lose its low bits.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,11 +34,10 @@ bool ug_row_in_full(const ug_row *r)
     return ug_results_detail || r->status == UG_ST_FAIL || r->status == UG_ST_XPASS;
 }
 
-/* One field of the schema (its key and value). */
-static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_row *r)
+/* One field's value (no key). */
+static void ug_field_value(ug_buf *b, const ug_field *f, const ug_row *r)
 {
     const char *p = (const char *)r + f->offset;
-    ug_key(b, first, f->key);
     switch (f->type) {
     case UG_FT_STR: ug_buf_json_str(b, p); break;
     case UG_FT_BOOL: ug_buf_printf(b, "%s", *(const bool *)p ? "true" : "false"); break;
@@ -50,6 +50,64 @@ static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_ro
     }
     default: ug_buf_json_num(b, ug_row_num(r, f)); break;
     }
+}
+
+/* One field of the schema (its key and value). */
+static void ug_field_json(ug_buf *b, bool *first, const ug_field *f, const ug_row *r)
+{
+    ug_key(b, first, f->key);
+    ug_field_value(b, f, r);
+}
+
+/* A compact file's "defaults" (UG_FF_DFLT, row_fields.h): per schema field, the JSON text of
+ * the value most of the file's compact rows have ("" for none), set by ug_report_json while it
+ * writes its rows, so that ug_row_json_open leaves that value out of them; off otherwise (a
+ * baseline, a --detail file, a row written on its own). */
+enum { UG_DFLT_MAX = 64, UG_DFLT_LEN = 192, UG_DFLT_CAND = 8 };
+static char ug_dflt[UG_DFLT_MAX][UG_DFLT_LEN];
+static bool ug_dflt_on;
+static const ug_row *ug_prev; /* the row written before, for UG_FF_PREV (NULL: none) */
+
+/* Pick the defaults of res's compact rows: per UG_FF_DFLT field the most common of its first
+ * UG_DFLT_CAND distinct values, when at least two rows share it.  O(rows x fields x
+ * UG_DFLT_CAND) string compares: a few ms for a default run. */
+static void ug_defaults_pick(const ug_results *res)
+{
+    ug_buf v = {0};
+    memset(ug_dflt, 0, sizeof ug_dflt);
+    for (size_t i = 0; i < ug_n_row_fields && i < UG_DFLT_MAX; i++) {
+        const ug_field *f = &ug_row_fields[i];
+        if (!(f->flags & UG_FF_DFLT)) continue;
+        char cand[UG_DFLT_CAND][UG_DFLT_LEN];
+        size_t cnt[UG_DFLT_CAND] = {0}, nc = 0, best = 0;
+        for (size_t j = 0; j < res->count; j++) {
+            const ug_row *r = &res->rows[j];
+            if (ug_row_in_full(r) || !ug_field_in(f, r, false)) continue;
+            ug_buf_clear(&v);
+            ug_field_value(&v, f, r);
+            if (v.len >= UG_DFLT_LEN) continue;
+            size_t c = 0;
+            while (c < nc && strcmp(cand[c], v.s) != 0) c++;
+            if (c == nc && nc == UG_DFLT_CAND) continue;
+            if (c == nc) memcpy(cand[nc++], v.s, v.len + 1);
+            cnt[c]++;
+        }
+        for (size_t c = 1; c < nc; c++)
+            if (cnt[c] > cnt[best]) best = c;
+        if (nc && cnt[best] >= 2) memcpy(ug_dflt[i], cand[best], strlen(cand[best]) + 1);
+    }
+    ug_buf_free(&v);
+}
+
+/* Whether a compact row leaves field i out: its value is the file's default. */
+static bool ug_field_is_default(size_t i, const ug_row *r)
+{
+    if (!ug_dflt_on || i >= UG_DFLT_MAX || !ug_dflt[i][0]) return false;
+    ug_buf v = {0};
+    ug_field_value(&v, &ug_row_fields[i], r);
+    bool same = strcmp(v.s, ug_dflt[i]) == 0;
+    ug_buf_free(&v);
+    return same;
 }
 
 /* The row's "extra" object: the schema's UG_FF_EXTRA fields, then the case's own figures (a
@@ -72,20 +130,53 @@ void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
 {
     bool first = true, full = baseline || ug_row_in_full(r);
     ug_buf_printf(b, "{");
+    char derived[sizeof r->point];
+    if (r->measured) ug_row_point_derived(r, derived, sizeof derived);
+    ug_row again = *r; /* UG_FF_RUN fields go only where the reader can check them by the id */
+    ug_row_make_id(&again);
+    bool id_made = strcmp(again.id, r->id) == 0;
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
         if ((f->flags & UG_FF_DETAIL) && !full) continue;
+        if (!full && ug_dflt_on && (f->flags & UG_FF_DFLT) && ug_field_is_default(i, r)) continue;
+        /* a compact row's point, named the usual way: made back by the reader */
+        if (!full && ug_dflt_on && r->measured && f->offset == offsetof(ug_row, point) &&
+            strcmp(r->point, derived) == 0)
+            continue;
+        if (!full && ug_dflt_on && (f->flags & UG_FF_RUN) && ug_prev && id_made &&
+            strcmp((const char *)ug_prev + f->offset, (const char *)r + f->offset) == 0)
+            continue;
+        if (!full && ug_dflt_on && (f->flags & UG_FF_PREV) && ug_row_same_inputs(ug_prev, r) &&
+            memcmp((const char *)ug_prev + f->offset, (const char *)r + f->offset, sizeof(double)) == 0)
+            continue;
+        double d;
+        if (!full && ug_dflt_on && (f->flags & UG_FF_DERIV) && ug_row_rate_derived(r, f, &d) &&
+            memcmp(&d, (const char *)r + f->offset, sizeof d) == 0)
+            continue;
         if (!(f->flags & UG_FF_EXTRA) && ug_field_in(f, r, baseline)) ug_field_json(b, &first, f, r);
     }
     if (baseline) return;
-    ug_row_nested_json(b, r, full);
+    ug_row_nested_json(b, r, full, !full && ug_dflt_on);
     ug_extra_json(b, r);
 }
 
 void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_results *res)
 {
-    ug_buf_printf(b, "{\"format\":%d,\"detail\":%s,\"meta\":%s", UG_RESULTS_FORMAT,
-                  ug_results_detail ? "true" : "false", meta);
+    ug_buf_printf(b, "{\"format\":%d,\"detail\":%s,", UG_RESULTS_FORMAT,
+                  ug_results_detail ? "true" : "false");
+    if (!ug_results_detail) { /* a compact file: the rows' common values, once */
+        ug_defaults_pick(res);
+        bool first = true;
+        ug_buf_printf(b, "\"defaults\":{");
+        for (size_t i = 0; i < ug_n_row_fields && i < UG_DFLT_MAX; i++)
+            if (ug_dflt[i][0]) {
+                ug_key(b, &first, ug_row_fields[i].key);
+                ug_buf_printf(b, "%s", ug_dflt[i]);
+            }
+        ug_buf_printf(b, "},");
+        ug_dflt_on = true;
+    }
+    ug_buf_printf(b, "\"meta\":%s", meta);
     if (shard) ug_buf_printf(b, "%s", shard);
     ug_buf_printf(b, ",\n\"summary\":{\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"xfailed\":%d,"
                      "\"xpassed\":%d},\n\"units\":[",
@@ -99,8 +190,11 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
     ug_buf_printf(b, "],\n\"results\":[");
     for (size_t i = 0; i < res->count; i++) {
         ug_buf_printf(b, "%s\n", i ? "," : "");
+        ug_prev = i ? &res->rows[i - 1] : NULL;
         ug_row_json_open(b, &res->rows[i], false);
         ug_buf_printf(b, "}");
     }
     ug_buf_printf(b, "\n]}\n");
+    ug_dflt_on = false;
+    ug_prev = NULL;
 }

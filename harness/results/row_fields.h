@@ -20,7 +20,18 @@
  *           UG_FF_KAPPA: its Markdown column only where a distribution has a condition number;
  *           UG_FF_BLANK0: an empty Markdown cell when the value is <= 0 (not measured);
  *           UG_FF_DETAIL: in a results.json only with `run --detail`, or in a row that failed
- *           (a compact file leaves it out; absent reads as 0); never needed by the gate
+ *           (a compact file leaves it out; absent reads as 0); never needed by the gate;
+ *           UG_FF_DFLT: a compact file's row leaves it out when it equals the file's
+ *           "defaults" value of the key (the value most rows have); absent reads as that value;
+ *           UG_FF_DERIV: a compact file's row leaves it out when the reader makes the same bits
+ *           from time_ms and the row's shape (ug_row_rate_derived, results.c);
+ *           UG_FF_PREV: a compact file's row leaves it out when the row before it measured the
+ *           same inputs (case, dist and size) and has the same value: an input's figure
+ *           (kappa_max), shared by every kernel of the point; absent reads as that row's;
+ *           UG_FF_RUN: a compact file's row leaves it out when the row before has the same
+ *           value; absent reads as that row's, and the row's id must then be the one made of
+ *           its fields (ug_row_make_id), so a row edited out of the file is an error, not a
+ *           row silently moved to another case
  *   md      the heading of its Markdown column in a case's table, or NULL for none
  *
  * Adding a field: one X line here (in the place its key should take in a row), a line in
@@ -34,29 +45,29 @@
 /* clang-format off */
 #define UG_ROW_FIELDS(X) \
     X(STR,    id,                512, "id",                "",        ALL,     ALL,   0, NULL, "the row's identity: \"<case> <kernel>@<variant> <dist> <n>\" or \"<case> <point>\"") \
-    X(STR,    case_name,         128, "case",              "",        ALL,     ALL,   0, NULL, "the case: \"reduce/normal\"") \
+    X(STR,    case_name,         128, "case",              "",        ALL,     ALL,   UG_FF_RUN, NULL, "the case: \"reduce/normal\"") \
     X(STR,    point,             256, "point",             "",        ALL,     CHECK, 0, NULL, "the TAP name") \
-    X(STATUS, status,              0, "status",            "",        ALL,     ALL,   0, NULL, "pass, fail, skip, xfail or xpass") \
+    X(STATUS, status,              0, "status",            "",        ALL,     ALL,   UG_FF_DFLT, NULL, "pass, fail, skip, xfail or xpass") \
     X(PASSED, status,              0, "passed",            "",        ALL,     NEVER, UG_FF_DETAIL, NULL, "status is pass or xfail (written, not read)") \
     X(INT,    failures,            0, "failures",          "checks",  ALL,     NEVER, UG_FF_DETAIL, NULL, "checks of the point that failed") \
     X(STR,    note,              512, "note",              "",        NONZERO, NEVER, 0, NULL, "skip reason, expected-failure reason, or kernel error") \
-    X(STR,    device,            128, "device",            "",        ALL,     NEVER, 0, NULL, "\"cpu\" or the GPU's name") \
-    X(BOOL,   measured,            0, "measured",          "",        ALL,     ALL,   0, NULL, "a measurement (else a check point with no figures)") \
+    X(STR,    device,            128, "device",            "",        ALL,     NEVER, UG_FF_DFLT, NULL, "\"cpu\" or the GPU's name") \
+    X(BOOL,   measured,            0, "measured",          "",        ALL,     ALL,   UG_FF_DFLT, NULL, "a measurement (else a check point with no figures)") \
     X(STR,    kernel,             64, "kernel",            "",        MEAS,    MEAS,  0, NULL, "name@variant") \
     X(STR,    kernel_name,        48, "kernel_name",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the kernel's name") \
     X(STR,    variant,            24, "variant",           "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "its build variant") \
-    X(STR,    backend,             8, "backend",           "",        MEAS,    MEAS,  0, NULL, "cpu or cuda") \
-    X(STR,    op,                  8, "op",                "",        MEAS,    MEAS,  0, NULL, "sum, dot or gemm") \
-    X(STR,    dist,              160, "dist",              "",        MEAS,    MEAS,  0, NULL, "the input distribution") \
+    X(STR,    backend,             8, "backend",           "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "cpu or cuda") \
+    X(STR,    op,                  8, "op",                "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "sum, dot or gemm") \
+    X(STR,    dist,              160, "dist",              "",        MEAS,    MEAS,  UG_FF_RUN, NULL, "the input distribution") \
     X(COUNT,  n,                   0, "n",                 "",        MEAS,    MEAS,  0, NULL, "sum/dot length, or M of a GEMM") \
     X(COUNT,  m,                   0, "m",                 "",        GEMM,    GEMM,  0, NULL, "GEMM: M") \
     X(COUNT,  gemm_n,              0, "gemm_n",            "",        GEMM,    GEMM,  0, NULL, "GEMM: N") \
     X(COUNT,  k,                   0, "k",                 "",        GEMM,    GEMM,  0, NULL, "GEMM: K") \
-    X(BOOL,   deterministic,       0, "deterministic",     "",        MEAS,    MEAS,  0, NULL, "the kernel gives the same bits every run") \
-    X(SEED,   seed,                0, "seed",              "",        ALL,     MEAS,  0, NULL, "the run's seed, \"0x5eed\"") \
-    X(INT,    trials,              0, "trials",            "",        MEAS,    MEAS,  0, NULL, "inputs measured") \
-    X(INT,    first_trial,         0, "first_trial",       "",        MEAS,    MEAS,  0, NULL, "the first trial's number") \
-    X(COUNT,  elements,            0, "elements",          "",        MEAS,    NEVER, 0, NULL, "outputs of one trial") \
+    X(BOOL,   deterministic,       0, "deterministic",     "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "the kernel gives the same bits every run") \
+    X(SEED,   seed,                0, "seed",              "",        ALL,     MEAS,  UG_FF_DFLT, NULL, "the run's seed, \"0x5eed\"") \
+    X(INT,    trials,              0, "trials",            "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "inputs measured") \
+    X(INT,    first_trial,         0, "first_trial",       "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "the first trial's number") \
+    X(COUNT,  elements,            0, "elements",          "",        MEAS,    NEVER, UG_FF_DFLT, NULL, "outputs of one trial") \
     X(COUNT,  count,               0, "count",             "",        MEAS,    MEAS,  0, NULL, "outputs compared, over every trial") \
     X(NUM,    ulp_max,             0, "ulp_max",           "ulp",     MEAS,    MEAS,  0, "max ULP", "the largest error, in units in the last place") \
     X(NUM,    ulp_mean,            0, "ulp_mean",          "ulp",     MEAS,    MEAS,  0, "mean ULP", "the mean error in ulps") \
@@ -77,13 +88,13 @@
     X(COUNT,  bound_vacuous,       0, "bound_vacuous",     "outputs", MEAS,    NEVER, UG_FF_DETAIL, NULL, "outputs whose bound was vacuous") \
     X(COUNT,  bound_unchecked,     0, "bound_unchecked",   "outputs", MEAS,    NEVER, UG_FF_DETAIL, NULL, "outputs with no bound checked") \
     X(COUNT,  unwritten,           0, "unwritten",         "outputs", MEAS,    NEVER, UG_FF_DETAIL, NULL, "outputs the kernel never wrote") \
-    X(NUM,    kappa_max,           0, "kappa_max",         "",        MEAS,    NEVER, UG_FF_KAPPA, "max κ", "the largest condition number of the inputs") \
-    X(COUNT,  correctly_rounded,   0, "correctly_rounded", "outputs", MEAS,    MEAS,  0, NULL, "outputs equal to the exact value rounded to nearest") \
+    X(NUM,    kappa_max,           0, "kappa_max",         "",        MEAS,    NEVER, UG_FF_KAPPA | UG_FF_PREV, "max κ", "the largest condition number of the inputs") \
+    X(COUNT,  correctly_rounded,   0, "correctly_rounded", "outputs", MEAS,    MEAS,  UG_FF_DFLT, NULL, "outputs equal to the exact value rounded to nearest") \
     X(INT,    repeats,             0, "repeats",           "",        NONZERO, NONZERO, 0, NULL, "nondeterministic kernels: runs of the same input") \
     X(INT,    distinct_results,    0, "distinct_results",  "",        REP,     REP,   0, NULL, "distinct outputs over the repeats") \
     X(NUM,    time_ms,             0, "time_ms",           "ms",      MEAS,    NEVER, UG_FF_BLANK0, "time (ms)", "the median time of one call") \
-    X(NUM,    gbps,                0, "gbps",              "GB/s",    NOGEMM,  NEVER, UG_FF_BLANK0, "GB/s", "input bytes per second") \
-    X(NUM,    gflops,              0, "gflops",            "GFLOP/s", GEMM,    NEVER, UG_FF_BLANK0, "GFLOP/s", "GEMM: 2MNK per second") \
+    X(NUM,    gbps,                0, "gbps",              "GB/s",    NOGEMM,  NEVER, UG_FF_BLANK0 | UG_FF_DERIV, "GB/s", "input bytes per second") \
+    X(NUM,    gflops,              0, "gflops",            "GFLOP/s", GEMM,    NEVER, UG_FF_BLANK0 | UG_FF_DERIV, "GFLOP/s", "GEMM: 2MNK per second") \
     X(INT,    method,              0, "method",            "",        NONZERO, NEVER, UG_FF_EXTRA | UG_FF_DETAIL, NULL, "the seven-methods post's method number of the kernel")
 /* clang-format on */
 

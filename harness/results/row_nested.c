@@ -71,11 +71,13 @@ bad:
 
 /* ---- ulp_hist and the worst elements of a measured row ---- */
 
-void ug_row_nested_json(ug_buf *b, const ug_row *r, bool full)
+void ug_row_nested_json(ug_buf *b, const ug_row *r, bool full, bool trim)
 {
     if (!r->measured) return;
+    int nb = 16;
+    while (trim && nb > 1 && r->ulp_hist[nb - 1] == 0) nb--;
     ug_buf_printf(b, ",\"ulp_hist\":[");
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < nb; i++)
         ug_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)r->ulp_hist[i]);
     ug_buf_printf(b, "]");
     if (!full) return; /* the worst elements are detail (ug_results_detail) */
@@ -83,16 +85,17 @@ void ug_row_nested_json(ug_buf *b, const ug_row *r, bool full)
     ug_worst_json(b, "worst_bound_ratio", &r->worst_bound_ratio);
 }
 
-int ug_row_nested_read(const ug_json *o, ug_row *r, char *why, size_t whylen)
+int ug_row_nested_read(const ug_json *o, ug_row *r, bool trimmed, char *why, size_t whylen)
 {
     if (r->measured) {
         const ug_json *h = ug_json_get(o, "ulp_hist");
         if (ug_json_want(h, "ulp_hist", UG_JSON_ARR, why, whylen) != 0) return -1;
-        if (h->count != 16) {
-            snprintf(why, whylen, "\"ulp_hist\" has %zu buckets, not 16", h->count);
+        if (trimmed ? h->count < 1 || h->count > 16 : h->count != 16) {
+            snprintf(why, whylen, "\"ulp_hist\" has %zu buckets, not %s", h->count,
+                     trimmed ? "1 to 16" : "16");
             return -1;
         }
-        for (size_t i = 0; i < 16; i++) {
+        for (size_t i = 0; i < h->count; i++) {
             size_t c; /* a uint64_t; size_t is as wide where ulpgate builds */
             if (ug_json_value_count(h->items[i], "ulp_hist", &c, why, whylen) != 0) return -1;
             r->ulp_hist[i] = c;

@@ -488,6 +488,10 @@ static void ug_measure_time(ug_result *r, double *times)
         qsort(times, (size_t)r->trials, sizeof *times, ug_dcmp);
         r->time_ms = times[r->trials / 2];
     }
+    /* to the nanosecond, what the clocks resolve (CLOCK_MONOTONIC's unit; CUDA events ~0.5 us):
+     * the digits below it are noise from the difference of two doubles, and cost a results.json
+     * ~20 bytes a row */
+    r->time_ms = round(r->time_ms * 1e6) / 1e6;
     if (r->time_ms > 0) {
         double s = r->time_ms * 1e-3;
         const ug_op_desc *d = ug_input_op(in);
