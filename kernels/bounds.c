@@ -150,7 +150,7 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * and with the operand rounding
  *     |s^ - s| <= r S + (1 + r) ((1 + c)^D - 1) S                             (UG_BOUND_BLOCK_FMA)
  * D: the row's depth, the block steps (or plain roundings, c >= 2^(1-p) covers those) any term
- * passes through: K - 1 for a library whose order is unknown (every tree), ceil(K/4) for a
+ * passes through, at least one (ug_block_steps): K - 1 for a library whose order is unknown (every tree), ceil(K/4) for a
  * hand-written serial MMA loop (V100's 4-product blocks are the smallest published).
  * Parameters, an envelope of the published models rather than one GPU's (the probe, issue 24,
  * measures them; a tighter class per GPU can follow from its table):
@@ -201,14 +201,24 @@ static double ug_block_r(ug_block_params q)
  * honest worst case of a 13-bit truncating accumulator in an unknown order. */
 static double ug_block_growth(double D, double c) { return expm1(D * log1p(c)); }
 
+/* The block steps a term passes through: the row's depth, and at least one: a block rounds (or
+ * truncates) its result to p bits even when it holds a single product, so K = 1 (depth 0) is one
+ * step, not an exact result (the H100's lt_f16_acc16 at K = 1: a binary16 product truncated to
+ * the binary16 accumulator, 0x1.114p+0 for 0x1.10fb0a86p+0, beyond r S alone). */
+static double ug_block_steps(const ug_kernel *k, size_t n)
+{
+    size_t d = ug_kernel_depth(k, n);
+    return (double)(d > 0 ? d : 1);
+}
+
 /* The accumulation's relative factor: (1 + c)^D - 1, or the promoted g_in + gamma_m(u)(1 + g_in)
  * (+inf past binary64's range). */
 static double ug_block_acc(const ug_kernel *k, size_t n)
 {
     double c = ug_block_c(ug_block_params_of(k));
-    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) return ug_block_growth((double)ug_kernel_depth(k, n), c);
+    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) return ug_block_growth(ug_block_steps(k, n), c);
     size_t in = n < UG_BLOCK_PROMOTE_N ? n : UG_BLOCK_PROMOTE_N;
-    double g_in = ug_block_growth((double)ug_kernel_depth(k, in), c);
+    double g_in = ug_block_growth(ug_block_steps(k, in), c);
     double m = (double)((n + UG_BLOCK_PROMOTE_N - 1) / UG_BLOCK_PROMOTE_N);
     return g_in + ug_gamma(m, ug_u32) * (1 + g_in);
 }

@@ -192,6 +192,8 @@ static const size_t ug_kf_sizes[] = {1, 2, 3, 31, 33, 255, 257, 1000, 2047, 4097
 /* Whether k is one of the format kernels (an input or the output not binary32). */
 static bool ug_kf_is_format_kernel(const ug_kernel *k)
 {
+    /* sums and dots only: one output each (the row operations' bfloat16-output kernels write n) */
+    if (k->op != UG_OP_SUM && k->op != UG_OP_DOT) return false;
     return k->in_store[0] != UG_F32 || k->in_store[1] != UG_F32 || k->out_fmt != UG_F32;
 }
 

@@ -56,7 +56,7 @@ static const char *tcm_gpu(ug_t *t, ug_tc_published *rows, int *n)
 
 static ug_fmt tcm_out(const ug_kernel *k) { return k->out_fmt == UG_F16 ? UG_F16 : UG_F32; }
 
-UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU)
+UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU | UG_CASE_SLOW)
 {
     static ug_tc_published rows[UG_TC_TABLE_MAX];
     int n = 0;
@@ -162,7 +162,7 @@ static void tcm_diagnose(ug_t *t, const ug_tc_params *p, const double *A, const 
     ug_note(t, "  its first 16 terms (a*b):%s", terms);
 }
 
-UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
+UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
 {
     static ug_tc_published rows[UG_TC_TABLE_MAX];
     int n = 0;
