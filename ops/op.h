@@ -206,5 +206,11 @@ size_t ug_call_out_count(const ug_call *c);
 /* Hand c (op and sizes set) binary32 buffers: x (and y: NULL for an operation of one input)
  * in, out for the result(s), with their counts: how a test or case fills a call by hand. */
 void ug_call_set_f32(ug_call *c, const float *x, const float *y, float *out);
+/* Whether k takes binary32 buffers: its inputs (of the op's arity) and its output stored in
+ * binary32, whatever it accumulates or rounds its operands to (serial_f64acc, the TF32 GEMMs):
+ * the kernels UG_FOR_KERNELS walks; the others are the format kernels of issue 23
+ * (UG_FOR_FMT_KERNELS).  O(1).  (Here, with the op's arity, so that the run loop and the
+ * measurement both ask it without depending on each other.) */
+bool ug_kernel_is_f32(const ug_kernel *k);
 
 #endif

@@ -202,3 +202,12 @@ void ug_call_set_f32(ug_call *c, const float *x, const float *y, float *out)
     c->out.fmt = UG_F32;
     c->out.count = ug_call_out_count(c);
 }
+
+bool ug_kernel_is_f32(const ug_kernel *k)
+{
+    const ug_op_desc *d = ug_op_get(k->op);
+    int arity = d ? d->arity : 1;
+    bool all = k->out_fmt == UG_F32;
+    for (int i = 0; i < arity && i < UG_MAX_INPUTS; i++) all = all && k->in_store[i] == UG_F32;
+    return all;
+}

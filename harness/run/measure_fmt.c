@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "harness/run/context.h"
+#include "ops/op.h"
 
 /* Whether the harness can hand k the buffers it reads: input storage as in's, or binary32
  * for data of a format that embeds in it (16- and 8-bit: the floats beside the encoded copy).

@@ -196,15 +196,6 @@ void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), " op %s", ug_fmt_name(k->op_fmt));
 }
 
-bool ug_kernel_is_f32(const ug_kernel *k)
-{
-    const ug_op_desc *d = ug_op_get(k->op);
-    int arity = d ? d->arity : 1;
-    bool all = k->out_fmt == UG_F32;
-    for (int i = 0; i < arity && i < UG_MAX_INPUTS; i++) all = all && k->in_store[i] == UG_F32;
-    return all;
-}
-
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
 {
     return ug_next_kernel_fmt(t, it, op, backend, glob, UG_F32);

@@ -20,11 +20,6 @@
 /* Whether f is among k's formats: an input's storage (of the op's arity), the operand
  * rounding, the accumulator or the output (`--format`).  O(1). */
 bool ug_kernel_has_format(const ug_kernel *k, ug_fmt f);
-/* Whether k takes binary32 buffers: its inputs (of the op's arity) and its output stored in
- * binary32, whatever it accumulates or rounds its operands to (serial_f64acc, the TF32 GEMMs):
- * the kernels UG_FOR_KERNELS walks; the others are the format kernels of issue 23
- * (UG_FOR_FMT_KERNELS).  O(1). */
-bool ug_kernel_is_f32(const ug_kernel *k);
 /* "in>acc>out" ("f32>f64>f32"; inputs stored apart "f16,f32>..."; an operand rounding other
  * than the inputs' appended as " op tf32"), for `ulpgate list`. */
 void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len);
