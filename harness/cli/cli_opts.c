@@ -11,6 +11,15 @@
 
 const ug_cli_cmd *ug_cli_current;
 
+/* The rewritten argument vector of the last ug_cli_normalize (ug_cli_release frees it). */
+static char **ug_cli_owned;
+
+void ug_cli_release(void)
+{
+    free(ug_cli_owned);
+    ug_cli_owned = NULL;
+}
+
 const ug_cli_opt ug_cli_global_opts[] = {
     {"--plugin", 'r'}, {"--no-builtin", 'f'}, {"--data-dir", 'v'}, {"--baseline-dir", 'v'},
     {"--commit", 'v'}, {NULL, 0}};
@@ -185,6 +194,8 @@ int ug_cli_normalize(const ug_cli_cmd *c, int words, int *argc, char ***argv)
     int ac = *argc - words + 1;
     /* each argument becomes at most two ("--opt=v": "--opt" "v") */
     char **out = ug_xcalloc((size_t)(2 * *argc + 2), sizeof *out);
+    free(ug_cli_owned);
+    ug_cli_owned = out; /* every return path leaves it to ug_cli_release */
     int no = 0;
     for (int i = 0; i < words; i++) out[no++] = (*argv)[i];
     char msg[700], safe[512];

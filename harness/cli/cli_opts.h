@@ -45,6 +45,8 @@ const ug_cli_cmd *ug_cli_find(const char *cmd, const char *sub);
  * *argv (allocated for the process's life); 0: --help was printed; 2: a usage error was
  * printed.  Cost: O(argc x options). */
 int ug_cli_normalize(const ug_cli_cmd *c, int words, int *argc, char ***argv);
+/* Frees the argument vector ug_cli_normalize made (its strings are argv's): after the command. */
+void ug_cli_release(void);
 /* The command whose usage a usage error prints (ug_usage_error): set by the dispatch. */
 extern const ug_cli_cmd *ug_cli_current;
 /* The usage of c, then the options of every command; c NULL: the whole usage (cli_usage.c). */

@@ -204,6 +204,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     int rc = ug_main(argc, argv);
+    ug_cli_release();
     /* Output that never arrived (a full disk, a closed pipe) is an error of every command: a
      * success becomes 2; a failure's own status stays (both are stated). */
     if (fflush(stdout) != 0 || ferror(stdout)) {
