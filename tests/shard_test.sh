@@ -71,8 +71,8 @@ check "--shard 4/4: exit 2" '[ $? = 2 ] && grep -q -- "--shard: .4/4. is not K/N
 ndev=$($ug devices 2>/dev/null | head -1)
 if [ "${ndev:-0}" = 1 ]; then gpus=0; last=1/2; else gpus=0,1; last=3/4; fi
 # (without a GPU, ULPGATE_FAKE_GPUS=2 lets the workers run the CPU cases: the machinery tested)
-ULPGATE_FAKE_GPUS=2 $ug run $sel --gpus $gpus --report "$tmp/workers" >"$tmp/out" 2>"$tmp/err"
-check "--gpus $gpus: worker processes, one TAP stream, exit 0" \
+ULPGATE_FAKE_GPUS=2 $ug run $sel --gpus $gpus --report "$tmp/workers" --tap >"$tmp/out" 2>"$tmp/err"
+check "--gpus $gpus --tap: worker processes, one TAP stream, exit 0" \
   '[ $? = 0 ] && grep -q "^# shard $last on GPU [01]$" "$tmp/out" && [ "$(grep -c "^ok " "$tmp/out")" = "$(sed -n "s/^1\.\.//p" "$tmp/out")" ]'
 if [ "${ndev:-0}" -gt 0 ]; then
   $ug run $sel --gpus "$ndev" >"$tmp/out" 2>"$tmp/err"
@@ -85,6 +85,26 @@ fi
 # (with GPUs, the workers' report also has the cross-GPU check's rows: compared without them)
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['results']=[r for r in d['results'] if not r['id'].startswith('crossgpu ')]; json.dump(d, open(sys.argv[2], 'w'))" "$tmp/workers/results.json" "$tmp/workers_nox.json"
 check "--gpus: the merged report equals the unsharded run" 'same_rows "$tmp/full/results.json" "$tmp/workers_nox.json" >"$tmp/out" 2>&1'
+check "--gpus: summary.md and index.html beside the merged results.json" \
+  '[ -s "$tmp/workers/summary.md" ] && [ -s "$tmp/workers/index.html" ]'
+# the compact output without --tap: a line per shard, failures in full, a summary; no TAP
+ULPGATE_FAKE_GPUS=2 $ug run --filter "reduce/constant" --trials 3 --gpus $gpus >"$tmp/out" 2>"$tmp/err"
+check "--gpus without --tap: a line per shard and a summary, no TAP stream, exit 0" \
+  '[ $? = 0 ] && grep -q "^\[[1-4]/[24]\] shard [0-3]/[24] on GPU [01]: [0-9]* points, 0 failures" "$tmp/out" && grep -q "^[0-9]* shards, [0-9]* test points in" "$tmp/out" && ! grep -q "^ok \|^TAP version" "$tmp/out"'
+# a stop signal: the finished shards and the workers' interrupted reports are merged and written,
+# marked interrupted, exit 128 + 15 (before: the parent died, its workers ran on, nothing written)
+ULPGATE_FAKE_GPUS=2 $ug run $sel --gpus $gpus --report "$tmp/stopped" >"$tmp/out" 2>"$tmp/err" &
+gpid=$!
+for i in $(seq 1 600); do grep -q "^\[1/" "$tmp/out" && break; sleep 0.1; done
+kill -TERM $gpid
+wait $gpid
+grc=$?
+check "--gpus stopped by SIGTERM after a shard finished: exit 143, a report marked interrupted with its rows" \
+  '[ $grc = 143 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); m=d[\"meta\"]
+assert m[\"interrupted\"] is True and \"run --gpus: SIGTERM\" in m[\"stop_reason\"], m
+assert len(d[\"results\"]) > 0" "$tmp/stopped/results.json" && grep -q "stopped by a signal" "$tmp/out"'
 
 # ---- merge --parts: per-file runs (one of them sharded) that together are the default run ------
 # (on the CPU alone: this checks merge's rules, and twice the GPU suite would only cost time)

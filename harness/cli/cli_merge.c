@@ -29,7 +29,7 @@ int ug_cmd_merge(int argc, char **argv)
             in[count++] = argv[i];
     }
     if (!out || count == 0) return free(in), ug_usage_error("%s", "merge needs OUT.json and at least one IN.json");
-    int rc = ug_merge(out, junit, in, count, parts);
+    int rc = ug_merge(out, junit, in, count, parts, NULL);
     free(in);
     return rc;
 }

@@ -186,8 +186,10 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
             if (strcmp(argv[i], "--tap") == 0) continue;
             args[nargs++] = argv[i];
         }
-        rc = ug_run_workers(a.gpus, 2, args, nargs, o.report_dir, stdout);
+        rc = ug_run_workers(a.gpus, 2, args, nargs, o.report_dir, o.tap, stdout);
         free(args);
+        /* summary.md and index.html beside the merged results.json, as a plain run writes */
+        if (o.report_dir && rc != 2 && ug_report_pages(o.report_dir, NULL) != 0 && rc == 0) rc = 2;
         return rc;
     }
     /* the TAP stream has no progress line; without --tap the progress line is on stdout when

@@ -154,25 +154,45 @@ static pid_t ug_worker_start(const char *self, char *const *args, int nargs, int
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* its own process group: a terminal's ^C reaches the parent alone, which forwards it once */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid = -1;
-    if (posix_spawn(&pid, self, &fa, NULL, (char *const *)argv, envp) != 0) pid = -1;
+    if (posix_spawn(&pid, self, &fa, &at, (char *const *)argv, envp) != 0) pid = -1;
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     free(envp);
     free(argv);
     return pid;
 }
 
-/* Copy a worker's TAP test points to out, renumbered from *index: its "ok N - ..." and
- * "not ok N - ..." lines and the '#' lines under them; its version, plan and summary lines
- * are the parent's to write. */
-static void ug_worker_tap(FILE *out, const char *path, int *index, const char *label)
+/* What the parent prints: the whole renumbered TAP stream (--tap, meson), or the compact form
+ * of a plain run (harness/results/console.c's): a line per finished shard, failures in full,
+ * a closing summary. */
+typedef struct {
+    FILE *out;
+    bool tap;
+    int index;              /* test points so far, the TAP numbering */
+    int failures;           /* failed points so far */
+    int shards_done, shards;
+    double t0;
+    char failed[16][200];   /* the first failures' names, for the summary */
+} ug_stream;
+
+/* Copy a worker's test points to the stream, renumbered: with --tap its "ok N - ..." and
+ * "not ok N - ..." lines and the '#' lines under them (its version, plan and summary lines are
+ * the parent's to write); compact, only the failing points with their diagnostics, then one
+ * line for the shard. */
+static void ug_worker_tap(ug_stream *st, const char *path, const char *label)
 {
     FILE *f = fopen(path, "r");
     char line[8192];
-    bool inside = false;
-    if (!f) return;
-    fprintf(out, "# %s\n", label);
-    while (fgets(line, sizeof line, f)) {
+    bool inside = false, shown = false;
+    int points = 0, failures = 0;
+    if (st->tap) fprintf(st->out, "# %s\n", label);
+    while (f && fgets(line, sizeof line, f)) {
         const char *rest = NULL;
         bool bad = false;
         if (strncmp(line, "ok ", 3) == 0)
@@ -181,22 +201,41 @@ static void ug_worker_tap(FILE *out, const char *path, int *index, const char *l
             rest = line + 7, bad = true;
         if (rest) {
             while (*rest >= '0' && *rest <= '9') rest++;
-            fprintf(out, "%sok %d%s", bad ? "not " : "", ++*index, rest);
+            points++;
+            ++st->index;
+            /* "not ok ... # TODO" is an expected failure, "ok ... # TODO" an unexpected pass (a
+             * failure, as meson reads it); a '#' in a name is escaped "\#" (tap.c) */
+            bool todo = strstr(rest, " # TODO") != NULL, fails = bad != todo;
+            if (fails) {
+                const char *name = rest[0] == ' ' && rest[1] == '-' && rest[2] == ' ' ? rest + 3 : rest;
+                if (st->failures < (int)(sizeof st->failed / sizeof st->failed[0]))
+                    snprintf(st->failed[st->failures], sizeof st->failed[0], "%.*s",
+                             (int)strcspn(name, "\n"), name);
+                st->failures++;
+                failures++;
+            }
+            shown = st->tap || fails;
+            if (shown) fprintf(st->out, "%sok %d%s", bad ? "not " : "", st->index, rest);
             inside = true;
         } else if (inside && line[0] == '#' && strncmp(line, "# ulpgate ", 10) != 0) {
             /* the summary comment is recognised by what follows the plan; keep diagnostics */
-            fputs(line, out);
+            if (shown) fputs(line, st->out);
         } else if (strncmp(line, "1..", 3) == 0) {
             inside = false;
         }
     }
-    fclose(f);
-    fflush(out);
+    if (f) fclose(f);
+    st->shards_done++;
+    if (!st->tap)
+        fprintf(st->out, "[%d/%d] %s: %d point%s, %d failure%s, %.1f s\n", st->shards_done, st->shards,
+                label, points, points == 1 ? "" : "s", failures, failures == 1 ? "" : "s",
+                ug_now_s() - st->t0);
+    fflush(st->out);
 }
 
 /* The cross-GPU check: the crossgpu rows of every GPU's report must carry the same output
  * fingerprints (extra out_hash_hi/out_hash_lo) as GPU gpus[0]'s.  One test point per row. */
-static void ug_cross_check(FILE *out, const char *dir, const int *gpus, int count, int *index,
+static void ug_cross_check(ug_stream *st, const char *dir, const int *gpus, int count,
                            ug_results *all)
 {
     ug_results res[UG_MAX_GPUS];
@@ -236,11 +275,21 @@ static void ug_cross_check(FILE *out, const char *dir, const int *gpus, int coun
         }
         ug_row_make_id(&row);
         ug_results_add(all, &row);
-        fprintf(out, "%sok %d - %s\n", row.status == UG_ST_PASS ? "" : "not ", ++*index, row.point);
-        if (row.note[0]) fprintf(out, "# %s\n", row.note);
+        ++st->index;
+        if (row.status != UG_ST_PASS) {
+            if (st->failures < (int)(sizeof st->failed / sizeof st->failed[0]))
+                snprintf(st->failed[st->failures], sizeof st->failed[0], "%.199s", row.point);
+            st->failures++;
+        }
+        if (st->tap || row.status != UG_ST_PASS) {
+            fprintf(st->out, "%sok %d - %s\n", row.status == UG_ST_PASS ? "" : "not ", st->index, row.point);
+            if (row.note[0]) fprintf(st->out, "# %s\n", row.note);
+        }
     }
     if (!root[0]) {
-        fprintf(out, "not ok %d - crossgpu: no report from GPU %d\n", ++*index, gpus[0]);
+        fprintf(st->out, "not ok %d - crossgpu: no report from GPU %d\n", ++st->index, gpus[0]);
+        snprintf(st->failed[0], sizeof st->failed[0], "crossgpu: no report from GPU %d", gpus[0]);
+        st->failures++;
         all->failed++;
     }
     for (int g = 0; g < count; g++) {
@@ -249,8 +298,46 @@ static void ug_cross_check(FILE *out, const char *dir, const int *gpus, int coun
     }
 }
 
+/* ---- stop signals --------------------------------------------------------------------------- */
+
+/* SIGINT, SIGTERM or SIGHUP to the parent: no new shard starts, the running workers get the
+ * signal once (they are in their own process group, so a terminal's ^C reaches the parent
+ * alone and is forwarded, never delivered twice: a worker's second signal stops it without a
+ * report, harness/run/guard.c), their interrupted reports and the finished shards' are merged
+ * and written, marked interrupted, and the exit status is 128 + the signal. */
+static volatile sig_atomic_t ug_workers_sig;
+static const int ug_workers_signals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { UG_N_WORKERS_SIGNALS = sizeof ug_workers_signals / sizeof ug_workers_signals[0] };
+
+static void ug_workers_on_signal(int sig)
+{
+    if (!ug_workers_sig) ug_workers_sig = sig;
+}
+
+/* No SA_RESTART: wait() returns EINTR so that the signal is forwarded at once.  A signal ignored
+ * at start (nohup) stays ignored.  old[] keeps what to restore. */
+static void ug_workers_handlers(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ug_workers_on_signal;
+    sigemptyset(&sa.sa_mask);
+    ug_workers_sig = 0;
+    for (int i = 0; i < UG_N_WORKERS_SIGNALS; i++) {
+        sigaction(ug_workers_signals[i], NULL, &old[i]);
+        if (old[i].sa_handler != SIG_IGN) sigaction(ug_workers_signals[i], &sa, NULL);
+    }
+}
+
+static const char *ug_workers_signame(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
 int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int nargs,
-                   const char *report_dir, FILE *out)
+                   const char *report_dir, bool tap, FILE *out)
 {
     char self[4096], dir[] = "/tmp/ulpgate-workers-XXXXXX", err[4400];
     int gpus[UG_MAX_GPUS];
@@ -266,13 +353,24 @@ int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int 
     if (!mkdtemp(dir)) return fprintf(stderr, "ulpgate: --gpus: mkdtemp: %s\n", strerror(errno)), 2;
     int n = count * (shards_per_gpu > 0 ? shards_per_gpu : 2);
     ug_worker busy[UG_MAX_GPUS];
-    int next = 0, running = 0, index = 0, crashed = 0;
-    fprintf(out, "TAP version 13\n# ulpgate: %d shards on %d GPU(s):", n, count);
-    for (int g = 0; g < count; g++) fprintf(out, " %d", gpus[g]);
-    fprintf(out, "\n");
+    int next = 0, running = 0, crashed = 0;
+    bool forwarded = false;
+    ug_stream st = {.out = out, .tap = tap, .shards = n, .t0 = ug_now_s()};
+    struct sigaction old[UG_N_WORKERS_SIGNALS];
+    ug_workers_handlers(old);
+    if (tap) {
+        fprintf(out, "TAP version 13\n# ulpgate: %d shards on %d GPU(s):", n, count);
+        for (int g = 0; g < count; g++) fprintf(out, " %d", gpus[g]);
+        fprintf(out, "\n");
+    } else {
+        fprintf(out, "ulpgate: %d shards on %d GPU(s):", n, count);
+        for (int g = 0; g < count; g++) fprintf(out, " %d", gpus[g]);
+        fprintf(out, "\n");
+    }
+    fflush(out);
     for (int g = 0; g < count; g++) busy[g].pid = 0;
-    while (next < n || running > 0) {
-        for (int g = 0; g < count && next < n; g++) {
+    while ((next < n && !ug_workers_sig) || running > 0) {
+        for (int g = 0; g < count && next < n && !ug_workers_sig; g++) {
             if (busy[g].pid) continue;
             busy[g] = (ug_worker){ug_worker_start(self, args, nargs, next, n, gpus[g], dir), next, gpus[g]};
             if (busy[g].pid < 0) {
@@ -284,49 +382,86 @@ int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int 
             }
             next++;
         }
+        if (ug_workers_sig && !forwarded) {
+            for (int g = 0; g < count; g++)
+                if (busy[g].pid > 0) kill(busy[g].pid, ug_workers_sig);
+            forwarded = true;
+        }
+        if (running == 0) break;
         int status;
         pid_t pid = wait(&status);
+        if (pid < 0 && errno == EINTR) continue;
         if (pid < 0) break;
         for (int g = 0; g < count; g++) {
             if (busy[g].pid != pid) continue;
-            char tap[4300], label[200];
-            snprintf(tap, sizeof tap, "%s/%d.tap", dir, busy[g].shard);
+            char tapf[4300], label[200];
+            snprintf(tapf, sizeof tapf, "%s/%d.tap", dir, busy[g].shard);
             snprintf(label, sizeof label, "shard %d/%d on GPU %d", busy[g].shard, n, busy[g].gpu);
-            ug_worker_tap(out, tap, &index, label);
-            if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+            ug_worker_tap(&st, tapf, label);
+            /* a worker stopped by the forwarded signal exits 128 + it, its report written (or dies
+             * of it, reportless, when it came before its handlers were set) */
+            bool stopped = ug_workers_sig &&
+                           ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + ug_workers_sig) ||
+                            (WIFSIGNALED(status) && WTERMSIG(status) == ug_workers_sig));
+            if (!stopped && (!WIFEXITED(status) || WEXITSTATUS(status) > 1)) {
                 fprintf(out, "not ok %d - %s: the worker ended with %s %d (its log: %s/%d.err)\n",
-                        ++index, label, WIFEXITED(status) ? "exit status" : "signal",
+                        ++st.index, label, WIFEXITED(status) ? "exit status" : "signal",
                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), dir, busy[g].shard);
+                snprintf(st.failed[st.failures % 16], sizeof st.failed[0], "%.150s: the worker failed", label);
+                st.failures++;
                 crashed++;
             }
             busy[g].pid = 0;
             running--;
         }
     }
-    /* merge the shards' reports */
+    /* merge the shards' reports: every one, or those there are after a stop signal */
+    int sig = ug_workers_sig;
+    char cut[300] = "";
+    if (sig) {
+        int started = next;
+        snprintf(cut, sizeof cut, "run --gpus: %s: %d of %d shards started, the rest not run",
+                 ug_workers_signame(sig), started, n);
+    }
     ug_results all = {0};
     char **paths = ug_xcalloc((size_t)n + 2, sizeof *paths);
+    int np = 0;
     char merged[4200];
     snprintf(merged, sizeof merged, "%s/merged.json", dir);
-    paths[0] = "merge";
-    paths[1] = merged;
     for (int k = 0; k < n; k++) {
-        paths[k + 2] = ug_xmalloc(4200);
-        snprintf(paths[k + 2], 4200, "%s/%d/results.json", dir, k);
+        char *p = ug_xmalloc(4200);
+        snprintf(p, 4200, "%s/%d/results.json", dir, k);
+        struct stat sb;
+        if (sig && stat(p, &sb) != 0) { /* never started, or stopped before its report */
+            free(p);
+            continue;
+        }
+        paths[np++] = p;
     }
-    int mrc = ug_merge(merged, NULL, (const char *const *)paths + 2, n, false);
+    int mrc = np ? ug_merge(merged, NULL, (const char *const *)paths, np, false, sig ? cut : NULL) : 2;
     ug_json *root = mrc <= 1 ? ug_results_read(merged, &all, err, sizeof err) : NULL;
-    if (count >= 2) {
+    if (count >= 2 && !sig) {
         for (int g = 0; g < count; g++) busy[g].pid = ug_worker_start(self, args, nargs, -1, 0, gpus[g], dir);
         for (int g = 0; g < count; g++)
             if (busy[g].pid > 0) waitpid(busy[g].pid, NULL, 0);
-        ug_cross_check(out, dir, gpus, count, &index, &all);
+        ug_cross_check(&st, dir, gpus, count, &all);
     }
-    fprintf(out, "1..%d\n", index);
     char summary[200];
     ug_results_summary(&all, summary, sizeof summary);
-    fprintf(out, "# %s\n", summary);
-    int rc = mrc > 1 || crashed ? 2 : ug_results_status(&all);
+    if (tap) {
+        fprintf(out, "1..%d\n", st.index);
+        fprintf(out, "# %s\n", summary);
+    } else {
+        int shown = st.failures < 16 ? st.failures : 16;
+        fprintf(out, "%d shards, %d test points in %.1f s%s\n", st.shards_done, st.index,
+                ug_now_s() - st.t0, sig ? " (stopped by a signal)" : "");
+        if (st.failures) fprintf(out, "failed (%d, each in full above):\n", st.failures);
+        for (int i = 0; i < shown; i++) fprintf(out, "  %s\n", st.failed[i]);
+        if (st.failures > shown) fprintf(out, "  ... and %d more\n", st.failures - shown);
+        fprintf(out, "%s\n", summary);
+    }
+    if (sig) fprintf(stderr, "ulpgate: %s\n", cut);
+    int rc = sig ? 128 + sig : mrc > 1 || crashed ? 2 : ug_results_status(&all);
     if (report_dir && root) {
         char path[4200];
         ug_buf meta = {0}, text = {0};
@@ -338,7 +473,8 @@ int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int 
             fprintf(stderr, "ulpgate: --report %s: %s\n", report_dir, err);
             rc = rc ? rc : 2;
         } else {
-            fprintf(stderr, "ulpgate: report written to %s (%d shards on %d GPUs)\n", path, n, count);
+            fprintf(stderr, "ulpgate: report written to %s (%d shards on %d GPUs%s)\n", path, n, count,
+                    sig ? ", interrupted" : "");
         }
         ug_buf_free(&meta);
         ug_buf_free(&text);
@@ -351,9 +487,11 @@ int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int 
     } else {
         fprintf(stderr, "ulpgate: the workers' logs and reports are in %s\n", dir);
     }
-    for (int k = 0; k < n; k++) free(paths[k + 2]);
+    for (int k = 0; k < np; k++) free(paths[k]);
     free(paths);
     ug_json_free(root);
     ug_results_free(&all);
+    fflush(out);
+    for (int i = 0; i < UG_N_WORKERS_SIGNALS; i++) sigaction(ug_workers_signals[i], &old[i], NULL);
     return rc;
 }
