@@ -35,6 +35,32 @@ int ug_fmt_cuda_run(ug_call *c, void *d_out, Prepare prepare, Launch launch)
     return ug_cuda_run_bytes(c, d_out, c->out.count * ug_fmt_bytes(c->out.fmt), prepare, launch);
 }
 
+/* The two-pass grid reduction of these families: input 0 (and input 1 when dot) uploaded, pad
+ * zero bytes after input 0, G = ug_grid_blocks(items) partials of type Part and one output of
+ * c->out's format (Part's size) on the device; passes(d_x, d_y, d_part, G, d_out) launches the
+ * partials and final kernels and returns the launch error.  Run and timed by ug_fmt_cuda_run;
+ * every buffer freed.  0, or 1 with the error in c->err. */
+template <class Part, class Passes>
+int ug_fmt_grid_run(const ug_kernel *k, ug_call *c, bool dot, size_t items, size_t pad, Passes passes)
+{
+    void *d_x = NULL, *d_y = NULL;
+    Part *d_part = NULL, *d_out = NULL;
+    unsigned G = 0;
+    if (ug_cuda_enter(k, c)) return 1;
+    G = ug_grid_blocks(items);
+    UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], pad));
+    if (dot) UG_CUDA_TRY(c, ug_fmt_upload(&d_y, &c->in[1], 0));
+    UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(Part)));
+    UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(Part)));
+    ug_fmt_cuda_run(c, d_out, ug_no_prepare, [&] { return passes(d_x, d_y, d_part, G, d_out); });
+cleanup:
+    cudaFree(d_x);
+    cudaFree(d_y);
+    cudaFree(d_part);
+    cudaFree(d_out);
+    return c->err[0] != 0;
+}
+
 static inline size_t ug_fmt_ceil_log2(size_t v)
 {
     size_t d = 0;

@@ -101,30 +101,16 @@ static size_t ug_depth_f64_atomic(size_t n)
 template <bool DOT>
 static int ug_run_f64_grid(const ug_kernel *k, ug_call *c)
 {
-    void *d_x = NULL, *d_y = NULL;
-    double *d_part = NULL, *d_out = NULL;
     size_t n = c->n;
-    unsigned G = 0;
-    if (ug_cuda_enter(k, c)) return 1;
-    G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], 0));
-    if (DOT) UG_CUDA_TRY(c, ug_fmt_upload(&d_y, &c->in[1], 0));
-    UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(double)));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(double)));
-    ug_fmt_cuda_run(c, d_out, ug_no_prepare, [&] {
-        ug_f64_partials_kernel<DOT><<<G, UG_GRID_BLOCK>>>((const double *)d_x,
-                                                          (const double *)d_y, n, d_part);
+    return ug_fmt_grid_run<double>(k, c, DOT, n, 0, [&](void *d_x, void *d_y, double *d_part, unsigned G,
+                                                          double *d_out) {
+        ug_f64_partials_kernel<DOT><<<G, UG_GRID_BLOCK>>>((const double *)d_x, (const double *)d_y,
+                                                          n, d_part);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         ug_f64_final_kernel<<<1, UG_FINAL_BLOCK>>>(d_part, G, d_out);
         return cudaGetLastError();
     });
-cleanup:
-    cudaFree(d_x);
-    cudaFree(d_y);
-    cudaFree(d_part);
-    cudaFree(d_out);
-    return c->err[0] != 0;
 }
 
 static int ug_run_f64_atomic(const ug_kernel *k, ug_call *c)

@@ -159,17 +159,9 @@ static size_t ug_depth_rowsum(size_t n)
 template <class T, bool DOT>
 static int ug_run_half_f32acc(const ug_kernel *k, ug_call *c)
 {
-    void *d_x = NULL, *d_y = NULL;
-    float *d_part = NULL, *d_out = NULL;
     size_t n = c->n;
-    unsigned G = 0;
-    if (ug_cuda_enter(k, c)) return 1;
-    G = ug_grid_blocks(n);
-    UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], 0));
-    if (DOT) UG_CUDA_TRY(c, ug_fmt_upload(&d_y, &c->in[1], 0));
-    UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(float)));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
-    ug_fmt_cuda_run(c, d_out, ug_no_prepare, [&] {
+    return ug_fmt_grid_run<float>(k, c, DOT, n, 0, [&](void *d_x, void *d_y, float *d_part, unsigned G,
+                                                        float *d_out) {
         ug_half_partials_kernel<T, DOT><<<G, UG_GRID_BLOCK>>>((const T *)d_x, (const T *)d_y, n,
                                                               d_part);
         cudaError_t e = cudaGetLastError();
@@ -177,38 +169,20 @@ static int ug_run_half_f32acc(const ug_kernel *k, ug_call *c)
         ug_half_final_kernel<<<1, UG_FINAL_BLOCK>>>(d_part, G, d_out);
         return cudaGetLastError();
     });
-cleanup:
-    cudaFree(d_x);
-    cudaFree(d_y);
-    cudaFree(d_part);
-    cudaFree(d_out);
-    return c->err[0] != 0;
 }
 
+/* Pairs of binary16 (the odd tail padded with a zero half): the packed __hadd2 passes. */
 static int ug_run_hadd2(const ug_kernel *k, ug_call *c)
 {
-    void *d_x = NULL;
-    __half *d_part = NULL, *d_out = NULL;
-    size_t P = 0;
-    unsigned G = 0;
-    if (ug_cuda_enter(k, c)) return 1;
-    P = ug_div_up(c->n, 2);
-    G = ug_grid_blocks(P);
-    UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], c->n % 2 ? sizeof(__half) : 0));
-    UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(__half)));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(__half)));
-    ug_fmt_cuda_run(c, d_out, ug_no_prepare, [&] {
+    size_t P = ug_div_up(c->n, 2);
+    return ug_fmt_grid_run<__half>(k, c, false, P, c->n % 2 ? sizeof(__half) : 0,
+                                   [&](void *d_x, void *, __half *d_part, unsigned G, __half *d_out) {
         ug_hadd2_partials_kernel<<<G, UG_GRID_BLOCK>>>((const __half2 *)d_x, P, d_part);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         ug_hadd2_final_kernel<<<1, UG_FINAL_BLOCK>>>(d_part, G, d_out);
         return cudaGetLastError();
     });
-cleanup:
-    cudaFree(d_x);
-    cudaFree(d_part);
-    cudaFree(d_out);
-    return c->err[0] != 0;
 }
 
 static int ug_run_rowsum_bf16(const ug_kernel *k, ug_call *c)
