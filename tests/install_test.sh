@@ -89,7 +89,8 @@ check "results.json records the user's commit as git, ulpgate's as ulpgate_git" 
   'json "$mk/report/results.json" "m = d[\"meta\"]; assert m[\"git\"] == \"unknown\" or m[\"git\"] != m[\"ulpgate_git\"], m; assert m[\"ulpgate_git\"]"'
 
 export PATH="$prefix/bin:$PATH"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# the prefix first, then what the system set up (MPFR under /opt on the GPU machine)
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${qs_pkg:+:$qs_pkg}"
 ulpgate() { "$prefix/bin/ulpgate" "$@"; }
 
 # --- CMake through pkg-config -----------------------------------------------------------------
@@ -141,7 +142,10 @@ mkdir -p "$tmp/sub/subprojects"
 cp "$src/examples/cpu_sum_plugin/meson.build" "$src/examples/cpu_sum_plugin/sum_plugin.c" "$tmp/sub/"
 cp "$src/examples/cpu_sum_plugin/ulpgate.wrap" "$tmp/sub/subprojects/"
 ln -s "$src" "$tmp/sub/subprojects/ulpgate" # the wrap's folder is there: nothing is downloaded
-env -u PKG_CONFIG_PATH meson setup "$tmp/sub/b" "$tmp/sub" --force-fallback-for=ulpgate \
+# (the system's package path alone: the subproject's MPFR is found where the system has it, on
+# the GPU machine under /opt; the installed ulpgate.pc is not on it, and --force-fallback-for
+# takes the subproject anyway)
+env PKG_CONFIG_PATH="$qs_pkg" meson setup "$tmp/sub/b" "$tmp/sub" --force-fallback-for=ulpgate \
   -Dulpgate:cuda=disabled >"$tmp/out" 2>"$tmp/err"
 check "as a subproject: dependency('ulpgate') resolves to it" \
   '[ $? = 0 ] && grep -q "Dependency ulpgate .*found: YES.*(overridden)\|ulpgate| Project name: ulpgate" "$tmp/out"'
