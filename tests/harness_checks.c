@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/run/context.h"
+#include "ug_config.h"
 #include "harness/inputs/rng.h"
 
 /* 1 + 2^-24 summed serially in binary32 gives 1 (the tie rounds to even): error exactly 2^-24,
@@ -176,4 +177,25 @@ UG_CASE(harness, gpu_oracle_answers_where_it_pays)
     UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, 0, 4096, 4096));
     UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_SUM, (size_t)1 << 30, 0, 0));
     UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_DOT, (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30));
+}
+
+#if UG_CUDA_BUILT
+int ug_cublas_lazy_check(char *err, size_t len);
+int ug_cublas_lazy_count(void);
+#endif
+
+/* kernels/cuda/cublas_lazy.cu: cuBLAS and cuBLASLt are loaded at their first call, not linked.
+ * Every function it stands in for must resolve in the toolkit the build found (a name that
+ * does not would fail only on a GPU, at that kernel's first call): checked here, on any
+ * machine, no GPU needed. */
+UG_CASE(harness, cublas_lazy_resolves)
+{
+#if UG_CUDA_BUILT
+    char err[700] = "";
+    int n = ug_cublas_lazy_count(), missing = ug_cublas_lazy_check(err, sizeof err);
+    UG_EXPECT_MSG(n >= 28, "%d cuBLAS functions registered: fewer than the tree calls", n);
+    UG_EXPECT_MSG(missing == 0, "%d of %d cuBLAS functions do not resolve: %s", missing, n, err);
+#else
+    ug_skip(t, "a build without CUDA links no cuBLAS");
+#endif
 }
