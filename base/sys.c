@@ -2,10 +2,12 @@
 #include "base/sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,3 +106,26 @@ err:
     return -1;
 }
 
+
+int ug_dir_lock(const char *dir, int wait, char *err, size_t errlen)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s", e == EWOULDBLOCK ? "another ulpgate process is writing there"
+                                                     : strerror(e));
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+void ug_dir_unlock(int fd)
+{
+    if (fd >= 0) close(fd); /* closing the last descriptor releases the flock */
+}

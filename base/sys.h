@@ -20,4 +20,12 @@ double ug_now_s(void);
  * "cannot write PATH: why" in err. */
 int ug_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
 
+/* An exclusive advisory lock (flock) on directory dir, held until ug_dir_unlock or the process
+ * ends (a crash releases it too).  wait: block until it is free; else fail at once if another
+ * process holds it.  Returns the descriptor, or -1 with "why" in err (errno EWOULDBLOCK when it
+ * is held and !wait).  Who writes into one folder at a time: `run --report DIR`, `baseline
+ * update` (its baseline folder). */
+int ug_dir_lock(const char *dir, int wait, char *err, size_t errlen);
+void ug_dir_unlock(int fd);
+
 #endif

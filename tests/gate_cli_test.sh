@@ -207,6 +207,15 @@ check "rows the run did not measure are kept" '[ "$(rc)" = 0 ] && grep -q ", $NK
 run baseline update --from "$tmp/fewer.json" --dir "$bl" --prune
 check "--prune drops them, which is a loosening: refused without a reason" \
   '[ "$(rc)" = 2 ] && grep -q "pruned (the run did not measure it)" "$tmp/out"'
+# one update of a baseline folder at a time, from its read to its write (two at once would each
+# write what it read plus its own rows: one's rows lost): a second waits for the folder's lock
+( flock -x "$bl" sleep 2 ) &
+lk=$!
+sleep 0.5
+run baseline update --from "$tmp/a/results.json" --dir "$bl"
+wait $lk
+check "baseline update waits while another process holds the baseline folder, then applies" \
+  '[ "$(rc)" = 0 ] && grep -q "another ulpgate process is writing there; waiting for it" "$tmp/err"'
 run baseline update --from "$tmp/nd.json" --dir "$bl"
 run baseline update --from "$tmp/nd_within.json" --dir "$bl"
 check "a nondeterministic row within its slack keeps its figures (no upward drift)" \

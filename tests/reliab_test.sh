@@ -153,19 +153,26 @@ check "ULPGATE_MAX_ELEMENTS / ULPGATE_MAX_TRIALS: larger inputs skipped, trials 
 r=[x for x in d[\"results\"] if x[\"measured\"]]; assert r and all(x[\"trials\"]<=2 and 2*x[\"n\"]<=20 for x in r), r"'
 
 # ---- a case that never returns (the CPU stand-in for a hung kernel) ------------------------------------
+# (the folder holds an earlier run's report and pages: the cut-short run must not leave them
+# beside its own results.json)
+"$ug" run --filter 'reduce/constant' --kernel serial_f32 --n 10 --report "$tmp/stuck" >/dev/null 2>&1
+[ -f "$tmp/stuck/summary.md" ] && [ -f "$tmp/stuck/index.html" ] || echo "# (no earlier pages to replace)"
 start=$(date +%s)
 "$selftest" run --tap --filter 'guard/stuck' --timeout 1 --report "$tmp/stuck" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"
 took=$(( $(date +%s) - start ))
 check "--timeout 1 on a stuck case: exit 124 within seconds (took ${took} s)" '[ "$(rc)" = 124 ] && [ "$took" -lt 10 ]'
 check "--timeout: the stuck case fails with a clear message, then the plan and Bail out!" \
   'grep -q "^not ok 1 - guard/stuck$" "$tmp/out" && grep -q "^# guard/stuck: timed out: guard/stuck still running after 1 s (--timeout 1)" "$tmp/out" && [ "$(tail -2 "$tmp/out" | head -1)" = "1..1" ] && tail -1 "$tmp/out" | grep -q "^Bail out! timed out"'
-check "--timeout: the report is marked interrupted and names the stuck case, no temporary file" \
+check "--timeout: the report is marked interrupted and names the stuck case, no temporary file, no earlier run's pages" \
   'json "$tmp/stuck/results.json" "assert d[\"meta\"][\"interrupted\"] is True and \"timed out\" in d[\"meta\"][\"stop_reason\"] and d[\"results\"][0][\"status\"]==\"fail\"" && [ "$(ls "$tmp/stuck")" = results.json ]'
 rm -rf "$tmp/stuck"
 rm -f "$tmp/out"
 "$selftest" run --tap --filter 'guard/stuck' --report "$tmp/stuck" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 started
+"$ug" run --filter 'reduce/constant' --kernel serial_f32 --n 10 --report "$tmp/stuck" >"$tmp/out2" 2>"$tmp/err2"; echo $? >"$tmp/rc2"
+check "a second run into a report folder another run is writing: exit 2, nothing run, saying so" \
+  '[ "$(cat "$tmp/rc2")" = 2 ] && [ ! -s "$tmp/out2" ] && grep -q "another ulpgate process is writing there (one run per report folder)" "$tmp/err2"'
 start=$(date +%s)
 kill -TERM $pid
 wait $pid; echo $? >"$tmp/rc"

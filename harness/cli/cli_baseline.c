@@ -118,7 +118,7 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
         return 2;
     char tmpdir[] = "/tmp/ulpgate-baseline-XXXXXX", from[1024], err[1400], path[1024];
     bool ran = false;
-    int rc = 2;
+    int rc = 2, lock_fd = -1;
     ug_baseline run = {0}, bl = {0};
     ug_buf diff = {0}, text = {0};
     if (!a.from) {
@@ -150,6 +150,20 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
                 "%s as asked\n",
                 run.device, a.device);
     ug_baseline_path(a.dir, key, path, sizeof path);
+    /* one update of a baseline folder at a time, from its read to its write (two at once would
+     * each write what it read plus its own rows: one's rows lost); a second waits */
+    {
+        char dir[1024], why[300];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        if (access(dir, F_OK) == 0 && (lock_fd = ug_dir_lock(dir, 0, why, sizeof why)) < 0) {
+            fprintf(stderr, "ulpgate: baseline update: %s: %s; waiting for it\n", dir, why);
+            if ((lock_fd = ug_dir_lock(dir, 1, why, sizeof why)) < 0) {
+                fprintf(stderr, "ulpgate: baseline update: %s: %s\n", dir, why);
+                goto done;
+            }
+        }
+    }
     if (access(path, F_OK) == 0) {
         if (ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) != 0) {
             fprintf(stderr, "ulpgate: baseline update: %s\n", err);
@@ -218,6 +232,7 @@ done:
         unlink(p);
         rmdir(tmpdir);
     }
+    ug_dir_unlock(lock_fd);
     ug_buf_free(&diff);
     ug_buf_free(&text);
     ug_baseline_free(&run);

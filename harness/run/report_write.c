@@ -194,6 +194,14 @@ int ug_report_check(const char *dir)
         fprintf(stderr, "ulpgate: --report %s: cannot create directory: %s\n", shown, strerror(errno));
         return -1;
     }
+    /* one run writes into a folder at a time (two would mix their results.json and pages): the
+     * lock is held until this process ends */
+    static int lock_fd = -1;
+    char why[300];
+    if (lock_fd < 0 && (lock_fd = ug_dir_lock(dir, 0, why, sizeof why)) < 0) {
+        fprintf(stderr, "ulpgate: --report %s: %s (one run per report folder)\n", shown, why);
+        return -1;
+    }
     snprintf(path, sizeof path, "%s/results.json", dir); /* fits: the caller checked the length */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         fprintf(stderr, "ulpgate: --report %s: %s/results.json exists and is not a file\n", shown, shown);
@@ -234,6 +242,16 @@ int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char
     const ug_shard_info *sh = ug_run_shard_info();
     if (sh) ug_json_shard(&shard, sh);
     ug_report_json(&b, ug_buf_str(&meta), sh ? ug_buf_str(&shard) : NULL, res);
+    /* the pages of an earlier run go first: summary.md and index.html are written from this
+     * results.json after it (harness/report/pages.h), or not at all when the run is cut short
+     * (--timeout, a signal), and then none is left that describes another run */
+    static const char *const pages[] = {"summary.md", "index.html"};
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        char page[4200];
+        struct stat st;
+        snprintf(page, sizeof page, "%s/%s", opt->report_dir, pages[i]);
+        if (lstat(page, &st) == 0 && S_ISREG(st.st_mode)) unlink(page);
+    }
     int rc = ug_write_atomic(path, b.s, b.len, err, sizeof err);
     if (rc == 0)
         fprintf(stderr, "ulpgate: report written to %s\n", path);
