@@ -78,6 +78,8 @@
 enum {
     BLK = 2048,        /* terms per block of the general path (a 16 KiB buffer of doubles) */
     PAR_MIN = 1 << 18, /* shorter sums/dots run on the calling thread */
+    WIDE_PASSES = 3,   /* block_levels passes beyond which a binary64 block counts as wide */
+    WIDE_RETRY = 64,   /* of the wide blocks, one in WIDE_RETRY tries the general path */
 };
 
 /* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
@@ -198,8 +200,9 @@ static int level_exponent(double B, int L)
 }
 
 /* Adds the exact sum of the n <= BLK binary64 terms src (buf: scratch, may equal src) to f,
- * given max |term| (finite, > 0): extraction levels until nothing is left. */
-static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *src, double *buf,
+ * given max |term| (finite, > 0): extraction levels until nothing is left.  Returns the number
+ * of passes it took (a term-by-term addition counts as many). */
+static int block_levels(fast_acc *f, const ug_fast_kernels *k, const double *src, double *buf,
                          size_t n, double maxabs)
 {
     int L = ug_fast_ceil_log2(n);
@@ -207,14 +210,14 @@ static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *sr
     if (s == INT_MAX) { /* binary64 terms near the top of the range: one by one */
         for (size_t i = 0; i < n; i++)
             ug_xacc_add(&f->x, src[i]);
-        return;
+        return INT_MAX;
     }
-    for (;;) {
+    for (int passes = 1;; passes++) {
         double level_sum;
         double rmax = k->level(src, buf, n, 1.5 * ug_fast_pow2(s), &level_sum);
         ug_xacc_add(&f->x, level_sum);
         if (rmax == 0)
-            return;
+            return passes;
         src = buf;
         s = level_exponent(rmax, L);
     }
@@ -229,10 +232,12 @@ typedef struct blk {
 } blk;
 
 /* The general path for one block (any data): the terms in binary64 with their statistics, the
- * specials, sum_abs, then levels until nothing is left.  Returns max |term| (not finite when
- * the block holds specials). */
-static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk, double *buf)
+ * specials, sum_abs, then levels until nothing is left (*passes: how many; 0 when none ran).
+ * Returns max |term| (not finite when the block holds specials). */
+static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk, double *buf,
+                            int *passes)
 {
+    *passes = 0;
     double st[2];
     const double *src = buf;
     if (bk->kind == UG_TERMS_SUM64) { /* read in place */
@@ -250,7 +255,26 @@ static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk
     }
     sabs_add(f, st[1]);
     if (st[0] > 0)
-        block_levels(f, k, src, buf, bk->n, st[0]);
+        *passes = block_levels(f, k, src, buf, bk->n, st[0]);
+    return st[0];
+}
+
+/* A block of binary64 terms spread over a wide exponent range, into the large accumulator
+ * (xacc.h: ug_xbig, exact for any finite terms, one pass at ~1 ns a term, against a pass per
+ * ~40 bits of range for block_levels).  The statistics pass first: a non-finite sum of |terms|
+ * (a special term, or finite terms whose sum overflows) goes to block_general, which counts the
+ * specials.  Returns max |term| as block_general does. */
+static double block_big(fast_acc *f, const ug_fast_kernels *k, const blk *bk, ug_xbig *big,
+                        double *buf)
+{
+    double st[2];
+    k->terms[UG_TERMS_SUM64](bk->a, NULL, bk->n, NULL, st);
+    if (!isfinite(st[1])) {
+        int passes;
+        return block_general(f, k, bk, buf, &passes);
+    }
+    sabs_add(f, st[1]);
+    ug_xbig_add_n(big, &f->x, bk->a, bk->n);
     return st[0];
 }
 
@@ -295,13 +319,18 @@ static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int
 }
 
 /* Adds the exact sum of n terms to f, block by block: the fast path when the previous block's
- * bound fits, else the general path. */
+ * bound fits, else the general path.  Binary64 blocks whose general path took more than
+ * WIDE_PASSES extraction passes make the next blocks go to the large accumulator (block_big)
+ * directly; every WIDE_RETRY-th such block takes the general path again, to notice when the
+ * data narrow. */
 static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t incx,
                       const float *b, size_t incy, size_t n)
 {
     const ug_fast_kernels *k = ug_fast_kernels_get();
     double buf[BLK], gathered[BLK];
     int e = INT_MIN; /* no bound yet */
+    int wide = 0;    /* blocks since the last general binary64 block that needed many passes */
+    ug_xbig *big = NULL;
     for (size_t i = 0; i < n; i += BLK) {
         size_t m = n - i < BLK ? n - i : BLK;
         blk bk;
@@ -316,10 +345,25 @@ static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t inc
             bk = (blk){kind, (const float *)a + i, kind == UG_TERMS_DOT32 ? b + i : NULL, m};
         }
         double mx = 0;
-        if (e == INT_MIN || !block_fused(f, k, &bk, e, &mx))
-            mx = block_general(f, k, &bk, buf);
+        if (wide && wide % WIDE_RETRY) {
+            if (!big) {
+                big = ug_xmalloc(sizeof *big);
+                ug_xbig_init(big);
+            }
+            mx = block_big(f, k, &bk, big, buf);
+            wide++;
+        } else {
+            int passes = 0;
+            if (e == INT_MIN || !block_fused(f, k, &bk, e, &mx))
+                mx = block_general(f, k, &bk, buf, &passes);
+            wide = bk.kind == UG_TERMS_SUM64 && passes > WIDE_PASSES;
+        }
         if (mx > 0 && mx <= DBL_MAX)
             e = ilogb(mx) + 1;
+    }
+    if (big) {
+        ug_xbig_flush(big, &f->x);
+        free(big);
     }
 }
 

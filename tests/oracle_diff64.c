@@ -13,6 +13,11 @@
  *   - partial sums beyond DBL_MAX that cancel back (products near 2^1021);
  *   - binary64 ties: a product m and a product of ulp64(m)/2, broken or not by a 2^-1074 term;
  *   - specials: NaN, +-inf, 0 * inf, signed zeros (all -0 products: -0).
+ * Long binary64 sums (wide_sum_f64): blocks of 2048 terms whose first is spread over +-600 in
+ * exponent (so the sum goes to the large accumulator, oracle/xacc.h: ug_xbig), then blocks of
+ * any kind: wide, one value repeated (a bin spilled every 2048 additions), subnormals, values
+ * near DBL_MAX (partial sums beyond it: the general path), narrow (the retry every 64 blocks),
+ * the previous block negated (exact cancellation), a NaN or an infinity.
  */
 #include <float.h>
 #include <math.h>
@@ -183,6 +188,76 @@ UG_CASE(oracle_diff64, short_dot_f64)
     ug_point(t, "ug_exact_dot_f64 = MPFR");
     UG_EXPECT_MSG(ty.disp_bad == 0, "%ld of %ld dispatcher records differ from MPFR",
                   ty.disp_bad, ty.vectors);
+}
+
+enum { W_BLK = 2048 };
+
+/* Block kind `kind` of a long sum (see the head of the file) into x[0..m); prev: the previous
+ * block (m values), for the cancelling kind. */
+static void wide_block(drng *r, double *x, const double *prev, size_t m, int kind)
+{
+    double rep = d64_window(r, -1000, 1000);
+    for (size_t i = 0; i < m; i++) {
+        switch (kind) {
+        case 0:
+            x[i] = d64_window(r, -600, 600);
+            break;
+        case 1:
+            x[i] = rep;
+            break;
+        case 2:
+            x[i] = od_rbelow(r, 2) ? ug_bits_f64(od_r64(r) & 0x800fffffffffffffULL)
+                                   : d64_window(r, -1022, -900);
+            break;
+        case 3:
+            x[i] = d64_window(r, 1000, 1023);
+            break;
+        case 4:
+            x[i] = d64_window(r, -2, 2);
+            break;
+        default:
+            x[i] = prev ? -prev[i] : 0.0;
+            break;
+        }
+    }
+}
+
+UG_CASE(oracle_diff64, wide_sum_f64)
+{
+    drng r = od_drng_make(t, "oracle_diff64/wide_sum_f64");
+    size_t cap = 90 * W_BLK;
+    double *x = ug_xmalloc(cap * sizeof *x);
+    long bad = 0, specials = 0;
+    size_t terms = 0;
+    for (int v = 0; v < 24; v++) {
+        size_t blocks = 2 + od_rbelow(&r, 88), n = 0;
+        for (size_t b = 0; b < blocks; b++) {
+            size_t m = b + 1 < blocks ? W_BLK : 1 + od_rbelow(&r, W_BLK);
+            int kind = b == 0 ? 0 : (int)od_rbelow(&r, 6);
+            if (kind == 3 && v % 4 != 3) /* values near DBL_MAX swamp the rest: a few sums */
+                kind = 0;
+            wide_block(&r, x + n, b ? x + n - W_BLK : NULL, m, kind);
+            n += m;
+        }
+        if (v % 6 == 5) { /* a NaN or an infinity somewhere */
+            static const double sp[] = {NAN, INFINITY, -INFINITY};
+            x[od_rbelow(&r, (uint32_t)n)] = sp[od_rbelow(&r, 3)];
+            specials++;
+        }
+        ug_exact a, b;
+        ug_exact_sum_f64_fast(x, n, &a);
+        ug_exact_sum_f64_mpfr(x, n, &b);
+        terms += n;
+        if (!ug_exact_equal(&a, &b) && bad++ < 3)
+            ug_note(t, "vector %d (n %zu) differs: hi %a/%a lo %a/%a rn %a/%a rd %a/%a sum_abs "
+                    "%a/%a cls %d/%d", v, n, a.hi, b.hi, a.lo, b.lo, (double)a.rn,
+                    (double)b.rn, (double)a.rd, (double)b.rd, a.sum_abs, b.sum_abs, a.cls, b.cls);
+    }
+    ug_note(t, "wide sums f64: 24 vectors (%ld with a special), %zu terms, %ld differ", specials,
+            terms, bad);
+    ug_point(t, "wide sum f64: fast = MPFR");
+    UG_EXPECT_MSG(bad == 0, "%ld of 24 long binary64 sums differ from MPFR", bad);
+    free(x);
 }
 
 /* The fast path beside MPFR on the same data, in one run: n = 2^18 products, best of 5 each, one thread,
