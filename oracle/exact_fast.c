@@ -88,6 +88,7 @@ typedef struct fast_acc {
     ug_xacc x;
     double sabs_hi, sabs_lo; /* Neumaier sum of the blocks' sums of |terms| */
     size_t nan_terms, posinf_terms, neginf_terms;
+    int off_range; /* binary64 dot: a product outside the error-free range (range_sum) */
 } fast_acc;
 
 static void fast_acc_init(fast_acc *f)
@@ -95,6 +96,7 @@ static void fast_acc_init(fast_acc *f)
     ug_xacc_init(&f->x);
     f->sabs_hi = f->sabs_lo = 0;
     f->nan_terms = f->posinf_terms = f->neginf_terms = 0;
+    f->off_range = 0;
 }
 
 static void sabs_add(fast_acc *f, double v)
@@ -117,6 +119,7 @@ static void fast_acc_merge(fast_acc *dst, fast_acc *src)
     dst->nan_terms += src->nan_terms;
     dst->posinf_terms += src->posinf_terms;
     dst->neginf_terms += src->neginf_terms;
+    dst->off_range |= src->off_range;
 }
 
 static void count_special(fast_acc *f, double p)
@@ -136,6 +139,7 @@ typedef struct term_src {
     const float *xf, *y;
     const double *xd;
     size_t incx, incy, n;
+    const double *yd; /* binary64 dot (kind UG_TERMS_SUM64): the y of x*y; n counts products */
 } term_src;
 
 /* Term i in binary64 (exact). */
@@ -180,10 +184,10 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
         ug_exact_set_special(e, cls);
         return;
     }
-    if (!ug_xacc_fill(&f->x, e))
-        ug_exact_set_zero(e, zero_negative_terms(src));
+    if (!ug_xacc_fill(&f->x, e)) /* a binary64 dot's caller decides the sign of its zero */
+        ug_exact_set_zero(e, src->yd ? 0 : zero_negative_terms(src));
     e->sum_abs = (f->sabs_hi + f->sabs_lo) * UG_FAST_SABS_UP;
-    if (!isfinite(e->sum_abs))
+    if (!isfinite(e->sum_abs) && !src->yd) /* a binary64 dot's caller does it */
         e->sum_abs = exact_sum_abs(src);
 }
 
@@ -322,19 +326,35 @@ static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int
  * bound fits, else the general path.  Binary64 blocks whose general path took more than
  * WIDE_PASSES extraction passes make the next blocks go to the large accumulator (block_big)
  * directly; every WIDE_RETRY-th such block takes the general path again, to notice when the
- * data narrow. */
+ * data narrow.
+ * A binary64 dot (yd: the y, a: the x, kind UG_TERMS_SUM64, n products): blocks of BLK / 2
+ * products, each gathered as its BLK / 2 roundings p = RN64(xy) and their errors
+ * e = fma(x, y, -p) (exact_dot64.c says when xy = p + e exactly: |p| >= 2^-968 and finite);
+ * a product outside that range sets f->off_range, and the caller discards the result. */
 static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t incx,
-                      const float *b, size_t incy, size_t n)
+                      const float *b, size_t incy, size_t n, const double *yd)
 {
     const ug_fast_kernels *k = ug_fast_kernels_get();
     double buf[BLK], gathered[BLK];
     int e = INT_MIN; /* no bound yet */
     int wide = 0;    /* blocks since the last general binary64 block that needed many passes */
     ug_xbig *big = NULL;
-    for (size_t i = 0; i < n; i += BLK) {
-        size_t m = n - i < BLK ? n - i : BLK;
+    size_t step = yd ? BLK / 2 : BLK;
+    for (size_t i = 0; i < n; i += step) {
+        size_t m = n - i < step ? n - i : step;
         blk bk;
-        if (kind == UG_TERMS_DOT32 && (incx != 1 || incy != 1)) { /* strided dot: gather */
+        if (yd) {
+            const double *x = (const double *)a + i, *y = yd + i;
+            int off = 0;
+            for (size_t t = 0; t < m; t++) {
+                double u = x[t], v = y[t], p = u * v, ap = fabs(p);
+                gathered[t] = p;
+                gathered[m + t] = fma(u, v, -p);
+                off |= (!(ap <= DBL_MAX)) | ((ap < 0x1p-968) & (u != 0) & (v != 0));
+            }
+            f->off_range |= off;
+            bk = (blk){UG_TERMS_SUM64, gathered, NULL, 2 * m};
+        } else if (kind == UG_TERMS_DOT32 && (incx != 1 || incy != 1)) { /* strided dot */
             const float *x = a;
             for (size_t t = 0; t < m; t++)
                 gathered[t] = (double)x[(i + t) * incx] * (double)b[(i + t) * incy];
@@ -387,18 +407,20 @@ static void par_worker(void *ctx, int w, int workers)
     if (n == 0) /* nothing to add (the vectors of an empty sum may be NULL: no offset from them) */
         return;
     if (j->src.kind == UG_TERMS_SUM64)
-        range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n);
+        range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n,
+                  j->src.yd ? j->src.yd + lo : NULL);
     else if (j->src.kind == UG_TERMS_DOT32)
         range_sum(f, UG_TERMS_DOT32, j->src.xf + lo * j->src.incx, j->src.incx,
-                  j->src.y + lo * j->src.incy, j->src.incy, n);
+                  j->src.y + lo * j->src.incy, j->src.incy, n, NULL);
     else
-        range_sum(f, UG_TERMS_SUM32, j->src.xf + lo, 1, NULL, 1, n);
+        range_sum(f, UG_TERMS_SUM32, j->src.xf + lo, 1, NULL, 1, n, NULL);
 }
 
 /* The whole sum described by src into out: on the calling thread when short, else split into
  * ug_par_threads() chunks (multiples of BLK) summed by ug_par_run's workers and merged exactly,
- * in worker order, into parts[0]. */
-static void run_sum(const term_src *src, ug_exact *out)
+ * in worker order, into parts[0].  Returns 1 when a binary64 dot met a product off its range
+ * (out is then meaningless), else 0. */
+static int run_sum(const term_src *src, ug_exact *out)
 {
     int workers = src->n >= PAR_MIN ? ug_par_threads() : 1;
     size_t blocks = (src->n + BLK - 1) / BLK;
@@ -408,9 +430,12 @@ static void run_sum(const term_src *src, ug_exact *out)
     ug_par_run(workers, par_worker, &job);
     for (int w = 1; w < workers; w++)
         fast_acc_merge(&parts[0], &parts[w]);
-    fast_acc_finish(&parts[0], src, out);
+    int off = parts[0].off_range;
+    if (!off)
+        fast_acc_finish(&parts[0], src, out);
     if (parts != &one)
         free(parts);
+    return off;
 }
 
 void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out)
@@ -430,4 +455,10 @@ void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t i
 {
     term_src src = {UG_TERMS_DOT32, x, y, NULL, incx, incy, n};
     run_sum(&src, out);
+}
+
+int ug_exact_dot64_stream(const double *x, const double *y, size_t n, ug_exact *out)
+{
+    term_src src = {UG_TERMS_SUM64, NULL, NULL, x, 1, 1, n, y};
+    return run_sum(&src, out) ? -1 : 0;
 }
