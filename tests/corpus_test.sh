@@ -63,7 +63,23 @@ printf '# why: no such format\n# format: bf17\n1\n' >"$tmp/c/t_fmt_bf16.txt"
 run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
 check "# format: an unknown format: exit 1, FILE:LINE naming it" \
   '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:2: format: .bf17. is not a format of corpus values" "$tmp/out"'
+printf '# why: e5m2 has 2 significant bits\n# format: e5m2\n0.75\n0x1.8p-15\n0x1p-16\n0.5625\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: e5m2 checks each value (0.5625 needs 4 bits, e5m2 has 3), at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:6: value 0.5625 is not a e5m2 value" "$tmp/out"'
+printf '# why: f16 subnormal\n# format: f16\n0x1p-24\n0x1p-25\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: f16 takes its subnormals, refuses half the smallest one, at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:4: value 2.98023224e-08 is not a f16 value" "$tmp/out"'
 rm "$tmp/c/t_fmt_bf16.txt"
+
+# ---- a result beyond the output format's range: a skip that counts the outputs, never a pass --
+printf '# why: beyond binary16\n# format: f16\n# kernels: serial_f16acc\n60000\n60000\n1\n' \
+  >"$tmp/c/t_f16_range.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_f16_range' --tap --report "$tmp/rng"
+check "binary16 sum 120001: out of range, a skip saying 1 of 1 outputs, the row's out_of_range 1" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_f16_range serial_f16acc@default n=3 # SKIP out of range: 1 of 1 outputs; first: trial 0 element 0: exact result 120001 leaves f16" "$tmp/out" && grep -q "\"out_of_range\":1[,}]" "$tmp/rng/results.json" && grep -q "out of range: 1 of 1 outputs" "$tmp/rng/summary.md"'
+rm "$tmp/c/t_f16_range.txt"
 
 # ---- a failing check: file:line of the check, the terms that matter, a rerun line ---------------
 cat >"$tmp/c/t_cancel.txt" <<'EOF'

@@ -175,6 +175,8 @@ typedef struct ug_result {
     size_t bound_unchecked;     /* outputs with no finite bound at all (no class, or vacuous and
                                    lambda = 0): the bound ratio check cannot hold for them */
     size_t unwritten;           /* outputs the kernel never wrote (the poison pattern was left) */
+    size_t out_of_range;        /* outputs beyond the formats' range (ug_measure_out_of_range):
+                                   nonzero makes the point a skip */
     bool checked;               /* some effective check looked at this measurement */
     double operand_max;         /* largest |operand| of the input, for the classes that round
                                    operands to a narrower format (ug_kernel_bound_underflow) */
