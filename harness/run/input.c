@@ -393,6 +393,30 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
     return in;
 }
 
+/* A binary64 input of one trial from the caller's data (a "# format: f64" corpus file): the
+ * vectors copied into data[] as binary64 (fmt UG_F64, no binary32 copies, as a binary64 draw
+ * has), the exact results from the operation's binary64 oracle.  The caller made sure the
+ * operation has one (exact64) and is a vector one. */
+ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *x,
+                            const double *y, size_t n)
+{
+    ug_input_check_op(t, op);
+    const ug_op_desc *d = ug_op_get(op);
+    ug_input *in = ug_input_alloc(t, op, label, n, 1);
+    in->first_trial = 0;
+    in->trials = 1;
+    in->gemm_m = in->gemm_n = in->gemm_k = n;
+    const double *src[2] = {x, y};
+    for (int a = 0; a < d->arity; a++) {
+        in->fmt[a] = UG_F64;
+        in->data[a] = ug_xcalloc(1, sizeof(void *));
+        in->data[a][0] = ug_xmalloc((n ? n : 1) * sizeof(double));
+        memcpy(in->data[a][0], src[a], n * sizeof(double));
+    }
+    ug_input_exact(t, in);
+    return in;
+}
+
 void ug_input_set_format(ug_input *in, ug_fmt f)
 {
     const ug_op_desc *d = ug_input_op(in);
