@@ -286,13 +286,14 @@ static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_s
                              uint32_t trial, char *err, size_t errlen)
 {
     const ug_op_desc *od = ug_input_op(in);
-    size_t n = sh->dim[0];
-    double *v[2] = {ug_xmalloc((n ? n : 1) * sizeof(double)),
-                    od->arity > 1 ? ug_xmalloc((n ? n : 1) * sizeof(double)) : NULL};
+    size_t len[2] = {od->in_len(sh, 0), od->arity > 1 ? od->in_len(sh, 1) : 0};
+    double *v[2] = {ug_xmalloc((len[0] ? len[0] : 1) * sizeof(double)),
+                    od->arity > 1 ? ug_xmalloc((len[1] ? len[1] : 1) * sizeof(double)) : NULL};
     int rc = ug_dist_fill_fmt(d, od, t->opt->seed, in->stream_id, trial, v[0], v[1], sh, err,
                               errlen);
     float **f32[2] = {in->x, in->y};
     for (int a = 0; a < od->arity; a++) {
+        size_t n = len[a]; /* a vector's n, a GEMM's M*K or K*N */
         if (d->fmt == UG_F64) {
             in->data[a][i] = v[a];
             continue;
