@@ -19,8 +19,8 @@
  * the xor of the signs).
  *
  * That careful path costs ~15 ns a term (two multiplications, one fma, four accumulator
- * additions); the main path (below) ~2 ns, against ~100 ns and more for MPFR at ~4200 bits (the
- * benchmark in tests/oracle_diff64.c prints both on the same data).
+ * additions); the main path (below) ~2-4 ns, against ~100 ns and more for MPFR at ~4200 bits
+ * (the benchmark in tests/oracle_diff64.c prints both on the same data).
  */
 #include <float.h>
 #include <math.h>
@@ -28,6 +28,7 @@
 
 #include "base/sys.h"
 
+#include "oracle/fast.h"
 #include "oracle/oracle.h"
 #include "oracle/special.h"
 #include "oracle/xacc.h"
@@ -85,59 +86,27 @@ static int dot64_careful(const double *x, size_t incx, const double *y, size_t i
     return 0;
 }
 
-/* Main path: one pass forms p and e of every product into a buffer of 2n binary64 terms (the
- * range test, vectorisable, on p: |p| >= 2^-968 means ilogb(p) >= -968, so ex + ey >=
+/* Main path: ug_exact_dot64_stream (exact_fast.c) forms p and e of every product block by
+ * block (the range test on p: |p| >= 2^-968 means ilogb(p) >= -968, so ex + ey >=
  * ilogb(p) - 1 >= -969, and e is exact as above; p finite and nonzero otherwise needs nothing
  * more: an overflowing product is inf and fails the test, a p = DBL_MAX below an exact product
- * beyond it still has e = xy - p exact, fma rounds once) and sums |p| (Neumaier, 4 lanes); the
- * exact sum of the 2n terms is ug_exact_sum_f64_fast's (vectorised extraction, exact_fast.c).
- * sum_abs: sum |xy| <= (1 + 2^-53) sum |p|; the compensated sum's relative error is below
- * 2^-50 for nonnegative terms; times 1 + 2^-43 it is an upper bound within 1 + 2^-42 of the
- * true value (oracle.h asks 1 + 2^-40).  Any term failing the test (NaN, inf, a product off
- * the range): the careful path above decides (specials) or gives up (-1).  A zero sum: the
- * sign rule needs the products' signs (e of a -0 product is +0): scanned once. */
+ * beyond it still has e = xy - p exact, fma rounds once) and sums the 2n terms exactly, with
+ * the extraction levels or, on data spread over many binades, the large accumulator (xacc.h).
+ * sum_abs: the blocks' sums of |p| + |e|, an upper bound of sum |xy| (|xy| = |p + e| <=
+ * |p| + |e|) within 1 + 2^-51.9 of it (|e| <= 2^-53 |p| and |p| <= |xy| + |e|), rounded up by
+ * exact_fast.c's factor (within 1 + 2^-42.4): within 1 + 2^-42 (oracle.h asks 1 + 2^-40).
+ * Any product off the range (NaN, inf, too small or too large): the careful path above decides
+ * (specials) or gives up (-1).  A zero sum: the sign rule needs the products' signs (e of a -0
+ * product is +0): scanned once.  No n-sized buffer: the terms live in a block's buffer. */
 int ug_exact_dot_f64_fast(const double *x, size_t incx, const double *y, size_t incy, size_t n,
                           ug_exact *out)
 {
     if (n == 0 || incx != 1 || incy != 1)
         return dot64_careful(x, incx, y, incy, n, out);
-    double *t = ug_xmalloc(2 * n * sizeof *t);
-    double sa[4] = {0, 0, 0, 0}, ca[4] = {0, 0, 0, 0};
-    int bad = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        for (int l = 0; l < 4; l++) {
-            double u = x[i + l], v = y[i + l], p = u * v, a = fabs(p);
-            t[i + l] = p;
-            t[n + i + l] = fma(u, v, -p);
-            bad |= (!(a <= DBL_MAX)) | ((a < 0x1p-968) & (u != 0) & (v != 0));
-            double s = sa[l] + a, b = s - sa[l]; /* TwoSum: the error exactly */
-            ca[l] += (sa[l] - (s - b)) + (a - b);
-            sa[l] = s;
-        }
-    }
-    for (; i < n; i++) {
-        double u = x[i], v = y[i], p = u * v, a = fabs(p);
-        t[i] = p;
-        t[n + i] = fma(u, v, -p);
-        bad |= (!(a <= DBL_MAX)) | ((a < 0x1p-968) & (u != 0) & (v != 0));
-        double s = sa[0] + a, b = s - sa[0];
-        ca[0] += (sa[0] - (s - b)) + (a - b);
-        sa[0] = s;
-    }
-    if (bad) {
-        free(t);
+    ug_exact r;
+    if (ug_exact_dot64_stream(x, y, n, &r) != 0)
         return dot64_careful(x, incx, y, incy, n, out);
-    }
-    ug_exact_sum_f64_fast(t, 2 * n, out);
-    free(t);
-    double hs = 0, ls = 0;
-    for (int l = 0; l < 4; l++) {
-        double s = hs + sa[l];
-        ls += (hs >= sa[l] ? (hs - s) + sa[l] : (sa[l] - s) + hs) + ca[l];
-        hs = s;
-    }
-    out->sum_abs = (hs + ls) * (1.0 + 0x1p-43);
+    *out = r;
     if (!isfinite(out->sum_abs)) { /* near or beyond DBL_MAX: exactly, RU64 (as above) */
         ug_xacc a;
         ug_xacc_init(&a);

@@ -78,6 +78,8 @@
 enum {
     BLK = 2048,        /* terms per block of the general path (a 16 KiB buffer of doubles) */
     PAR_MIN = 1 << 18, /* shorter sums/dots run on the calling thread */
+    WIDE_PASSES = 3,   /* block_levels passes beyond which a binary64 block counts as wide */
+    WIDE_RETRY = 64,   /* of the wide blocks, one in WIDE_RETRY tries the general path */
 };
 
 /* ---- accumulation state of one (part of a) sum ----------------------------------------------- */
@@ -86,6 +88,7 @@ typedef struct fast_acc {
     ug_xacc x;
     double sabs_hi, sabs_lo; /* Neumaier sum of the blocks' sums of |terms| */
     size_t nan_terms, posinf_terms, neginf_terms;
+    int off_range; /* binary64 dot: a product outside the error-free range (range_sum) */
 } fast_acc;
 
 static void fast_acc_init(fast_acc *f)
@@ -93,6 +96,7 @@ static void fast_acc_init(fast_acc *f)
     ug_xacc_init(&f->x);
     f->sabs_hi = f->sabs_lo = 0;
     f->nan_terms = f->posinf_terms = f->neginf_terms = 0;
+    f->off_range = 0;
 }
 
 static void sabs_add(fast_acc *f, double v)
@@ -115,6 +119,7 @@ static void fast_acc_merge(fast_acc *dst, fast_acc *src)
     dst->nan_terms += src->nan_terms;
     dst->posinf_terms += src->posinf_terms;
     dst->neginf_terms += src->neginf_terms;
+    dst->off_range |= src->off_range;
 }
 
 static void count_special(fast_acc *f, double p)
@@ -134,6 +139,7 @@ typedef struct term_src {
     const float *xf, *y;
     const double *xd;
     size_t incx, incy, n;
+    const double *yd; /* binary64 dot (kind UG_TERMS_SUM64): the y of x*y; n counts products */
 } term_src;
 
 /* Term i in binary64 (exact). */
@@ -178,10 +184,10 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
         ug_exact_set_special(e, cls);
         return;
     }
-    if (!ug_xacc_fill(&f->x, e))
-        ug_exact_set_zero(e, zero_negative_terms(src));
+    if (!ug_xacc_fill(&f->x, e)) /* a binary64 dot's caller decides the sign of its zero */
+        ug_exact_set_zero(e, src->yd ? 0 : zero_negative_terms(src));
     e->sum_abs = (f->sabs_hi + f->sabs_lo) * UG_FAST_SABS_UP;
-    if (!isfinite(e->sum_abs))
+    if (!isfinite(e->sum_abs) && !src->yd) /* a binary64 dot's caller does it */
         e->sum_abs = exact_sum_abs(src);
 }
 
@@ -198,8 +204,9 @@ static int level_exponent(double B, int L)
 }
 
 /* Adds the exact sum of the n <= BLK binary64 terms src (buf: scratch, may equal src) to f,
- * given max |term| (finite, > 0): extraction levels until nothing is left. */
-static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *src, double *buf,
+ * given max |term| (finite, > 0): extraction levels until nothing is left.  Returns the number
+ * of passes it took (a term-by-term addition counts as many). */
+static int block_levels(fast_acc *f, const ug_fast_kernels *k, const double *src, double *buf,
                          size_t n, double maxabs)
 {
     int L = ug_fast_ceil_log2(n);
@@ -207,14 +214,14 @@ static void block_levels(fast_acc *f, const ug_fast_kernels *k, const double *sr
     if (s == INT_MAX) { /* binary64 terms near the top of the range: one by one */
         for (size_t i = 0; i < n; i++)
             ug_xacc_add(&f->x, src[i]);
-        return;
+        return INT_MAX;
     }
-    for (;;) {
+    for (int passes = 1;; passes++) {
         double level_sum;
         double rmax = k->level(src, buf, n, 1.5 * ug_fast_pow2(s), &level_sum);
         ug_xacc_add(&f->x, level_sum);
         if (rmax == 0)
-            return;
+            return passes;
         src = buf;
         s = level_exponent(rmax, L);
     }
@@ -229,10 +236,12 @@ typedef struct blk {
 } blk;
 
 /* The general path for one block (any data): the terms in binary64 with their statistics, the
- * specials, sum_abs, then levels until nothing is left.  Returns max |term| (not finite when
- * the block holds specials). */
-static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk, double *buf)
+ * specials, sum_abs, then levels until nothing is left (*passes: how many; 0 when none ran).
+ * Returns max |term| (not finite when the block holds specials). */
+static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk, double *buf,
+                            int *passes)
 {
+    *passes = 0;
     double st[2];
     const double *src = buf;
     if (bk->kind == UG_TERMS_SUM64) { /* read in place */
@@ -250,7 +259,26 @@ static double block_general(fast_acc *f, const ug_fast_kernels *k, const blk *bk
     }
     sabs_add(f, st[1]);
     if (st[0] > 0)
-        block_levels(f, k, src, buf, bk->n, st[0]);
+        *passes = block_levels(f, k, src, buf, bk->n, st[0]);
+    return st[0];
+}
+
+/* A block of binary64 terms spread over a wide exponent range, into the large accumulator
+ * (xacc.h: ug_xbig, exact for any finite terms, one pass at ~1 ns a term, against a pass per
+ * ~40 bits of range for block_levels).  The statistics pass first: a non-finite sum of |terms|
+ * (a special term, or finite terms whose sum overflows) goes to block_general, which counts the
+ * specials.  Returns max |term| as block_general does. */
+static double block_big(fast_acc *f, const ug_fast_kernels *k, const blk *bk, ug_xbig *big,
+                        double *buf)
+{
+    double st[2];
+    k->terms[UG_TERMS_SUM64](bk->a, NULL, bk->n, NULL, st);
+    if (!isfinite(st[1])) {
+        int passes;
+        return block_general(f, k, bk, buf, &passes);
+    }
+    sabs_add(f, st[1]);
+    ug_xbig_add_n(big, &f->x, bk->a, bk->n);
     return st[0];
 }
 
@@ -295,17 +323,38 @@ static int block_fused(fast_acc *f, const ug_fast_kernels *k, const blk *bk, int
 }
 
 /* Adds the exact sum of n terms to f, block by block: the fast path when the previous block's
- * bound fits, else the general path. */
+ * bound fits, else the general path.  Binary64 blocks whose general path took more than
+ * WIDE_PASSES extraction passes make the next blocks go to the large accumulator (block_big)
+ * directly; every WIDE_RETRY-th such block takes the general path again, to notice when the
+ * data narrow.
+ * A binary64 dot (yd: the y, a: the x, kind UG_TERMS_SUM64, n products): blocks of BLK / 2
+ * products, each gathered as its BLK / 2 roundings p = RN64(xy) and their errors
+ * e = fma(x, y, -p) (exact_dot64.c says when xy = p + e exactly: |p| >= 2^-968 and finite);
+ * a product outside that range sets f->off_range, and the caller discards the result. */
 static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t incx,
-                      const float *b, size_t incy, size_t n)
+                      const float *b, size_t incy, size_t n, const double *yd)
 {
     const ug_fast_kernels *k = ug_fast_kernels_get();
     double buf[BLK], gathered[BLK];
     int e = INT_MIN; /* no bound yet */
-    for (size_t i = 0; i < n; i += BLK) {
-        size_t m = n - i < BLK ? n - i : BLK;
+    int wide = 0;    /* blocks since the last general binary64 block that needed many passes */
+    ug_xbig *big = NULL;
+    size_t step = yd ? BLK / 2 : BLK;
+    for (size_t i = 0; i < n; i += step) {
+        size_t m = n - i < step ? n - i : step;
         blk bk;
-        if (kind == UG_TERMS_DOT32 && (incx != 1 || incy != 1)) { /* strided dot: gather */
+        if (yd) {
+            const double *x = (const double *)a + i, *y = yd + i;
+            int off = 0;
+            for (size_t t = 0; t < m; t++) {
+                double u = x[t], v = y[t], p = u * v, ap = fabs(p);
+                gathered[t] = p;
+                gathered[m + t] = fma(u, v, -p);
+                off |= (!(ap <= DBL_MAX)) | ((ap < 0x1p-968) & (u != 0) & (v != 0));
+            }
+            f->off_range |= off;
+            bk = (blk){UG_TERMS_SUM64, gathered, NULL, 2 * m};
+        } else if (kind == UG_TERMS_DOT32 && (incx != 1 || incy != 1)) { /* strided dot */
             const float *x = a;
             for (size_t t = 0; t < m; t++)
                 gathered[t] = (double)x[(i + t) * incx] * (double)b[(i + t) * incy];
@@ -316,10 +365,25 @@ static void range_sum(fast_acc *f, ug_terms_kind kind, const void *a, size_t inc
             bk = (blk){kind, (const float *)a + i, kind == UG_TERMS_DOT32 ? b + i : NULL, m};
         }
         double mx = 0;
-        if (e == INT_MIN || !block_fused(f, k, &bk, e, &mx))
-            mx = block_general(f, k, &bk, buf);
+        if (wide && wide % WIDE_RETRY) {
+            if (!big) {
+                big = ug_xmalloc(sizeof *big);
+                ug_xbig_init(big);
+            }
+            mx = block_big(f, k, &bk, big, buf);
+            wide++;
+        } else {
+            int passes = 0;
+            if (e == INT_MIN || !block_fused(f, k, &bk, e, &mx))
+                mx = block_general(f, k, &bk, buf, &passes);
+            wide = bk.kind == UG_TERMS_SUM64 && passes > WIDE_PASSES;
+        }
         if (mx > 0 && mx <= DBL_MAX)
             e = ilogb(mx) + 1;
+    }
+    if (big) {
+        ug_xbig_flush(big, &f->x);
+        free(big);
     }
 }
 
@@ -343,18 +407,20 @@ static void par_worker(void *ctx, int w, int workers)
     if (n == 0) /* nothing to add (the vectors of an empty sum may be NULL: no offset from them) */
         return;
     if (j->src.kind == UG_TERMS_SUM64)
-        range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n);
+        range_sum(f, UG_TERMS_SUM64, j->src.xd + lo, 1, NULL, 1, n,
+                  j->src.yd ? j->src.yd + lo : NULL);
     else if (j->src.kind == UG_TERMS_DOT32)
         range_sum(f, UG_TERMS_DOT32, j->src.xf + lo * j->src.incx, j->src.incx,
-                  j->src.y + lo * j->src.incy, j->src.incy, n);
+                  j->src.y + lo * j->src.incy, j->src.incy, n, NULL);
     else
-        range_sum(f, UG_TERMS_SUM32, j->src.xf + lo, 1, NULL, 1, n);
+        range_sum(f, UG_TERMS_SUM32, j->src.xf + lo, 1, NULL, 1, n, NULL);
 }
 
 /* The whole sum described by src into out: on the calling thread when short, else split into
  * ug_par_threads() chunks (multiples of BLK) summed by ug_par_run's workers and merged exactly,
- * in worker order, into parts[0]. */
-static void run_sum(const term_src *src, ug_exact *out)
+ * in worker order, into parts[0].  Returns 1 when a binary64 dot met a product off its range
+ * (out is then meaningless), else 0. */
+static int run_sum(const term_src *src, ug_exact *out)
 {
     int workers = src->n >= PAR_MIN ? ug_par_threads() : 1;
     size_t blocks = (src->n + BLK - 1) / BLK;
@@ -364,9 +430,12 @@ static void run_sum(const term_src *src, ug_exact *out)
     ug_par_run(workers, par_worker, &job);
     for (int w = 1; w < workers; w++)
         fast_acc_merge(&parts[0], &parts[w]);
-    fast_acc_finish(&parts[0], src, out);
+    int off = parts[0].off_range;
+    if (!off)
+        fast_acc_finish(&parts[0], src, out);
     if (parts != &one)
         free(parts);
+    return off;
 }
 
 void ug_exact_sum_f32_fast(const float *x, size_t n, ug_exact *out)
@@ -386,4 +455,10 @@ void ug_exact_dot_f32_fast(const float *x, size_t incx, const float *y, size_t i
 {
     term_src src = {UG_TERMS_DOT32, x, y, NULL, incx, incy, n};
     run_sum(&src, out);
+}
+
+int ug_exact_dot64_stream(const double *x, const double *y, size_t n, ug_exact *out)
+{
+    term_src src = {UG_TERMS_SUM64, NULL, NULL, x, 1, 1, n, y};
+    return run_sum(&src, out) ? -1 : 0;
 }

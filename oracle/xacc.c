@@ -59,8 +59,27 @@ static void xacc_normalise(ug_xacc *a)
     a->adds = 0;
 }
 
-/* m 2^(pos - 1074) lands in chunks idx..idx+2, each piece below 2^32; a negative d adds the
- * pieces negated. */
+/* +-m 2^(pos - 1074) (m < 2^64, 0 <= pos <= 2046) lands in chunks idx..idx+2: m shifted by
+ * pos mod 32 < 2^95, so each 32-bit piece is below 2^32; neg (0 or -1) adds the pieces
+ * negated.  One addition in the normalisation count (xacc.h: every chunk moves by < 2^32). */
+static inline void xacc_add_bits(ug_xacc *a, uint64_t m, int pos, int64_t neg)
+{
+    int idx = pos >> 5;
+    u128 t = (u128)m << (pos & 31);
+    int64_t d0 = (int64_t)(uint32_t)t, d1 = (int64_t)(uint32_t)(t >> 32), d2 = (int64_t)(t >> 64);
+    a->c[idx] += (d0 ^ neg) - neg;
+    a->c[idx + 1] += (d1 ^ neg) - neg;
+    a->c[idx + 2] += (d2 ^ neg) - neg;
+    /* a previous signed top chunk may now sit below the new top: the representation is the
+     * plain sum of c[i] 2^(32 i), so a negative middle chunk is fine until normalisation */
+    if (idx < a->lo)
+        a->lo = idx;
+    if (idx + 2 > a->hi)
+        a->hi = idx + 2;
+    if (++a->adds >= atomic_load_explicit(&norm_every, memory_order_relaxed))
+        xacc_normalise(a);
+}
+
 void ug_xacc_add(ug_xacc *a, double d)
 {
     uint64_t b = ug_f64_bits(d);
@@ -75,21 +94,53 @@ void ug_xacc_add(ug_xacc *a, double d)
         m |= 1ULL << 52;
         pos = (int)biased - 1;
     }
-    int idx = pos >> 5;
-    u128 t = (u128)m << (pos & 31);
-    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1 */
-    int64_t d0 = (int64_t)(uint32_t)t, d1 = (int64_t)(uint32_t)(t >> 32), d2 = (int64_t)(t >> 64);
-    a->c[idx] += (d0 ^ neg) - neg;
-    a->c[idx + 1] += (d1 ^ neg) - neg;
-    a->c[idx + 2] += (d2 ^ neg) - neg;
-    /* a previous signed top chunk may now sit below the new top: the representation is the
-     * plain sum of c[i] 2^(32 i), so a negative middle chunk is fine until normalisation */
-    if (idx < a->lo)
-        a->lo = idx;
-    if (idx + 2 > a->hi)
-        a->hi = idx + 2;
-    if (++a->adds >= atomic_load_explicit(&norm_every, memory_order_relaxed))
-        xacc_normalise(a);
+    xacc_add_bits(a, m, pos, -(int64_t)(b >> 63));
+}
+
+/* ---- the large accumulator (xacc.h: ug_xbig) -------------------------------------------------- */
+
+void ug_xbig_init(ug_xbig *g)
+{
+    memset(g->c, 0, sizeof g->c);
+    for (int i = 0; i < UG_XBIG_N; i++)
+        g->left[i] = UG_XBIG_ADDS;
+}
+
+/* Moves bin ix (sign and biased exponent E) into a and empties it.  The bin holds k additions
+ * (k = UG_XBIG_ADDS - left <= 2^11) of binary64 numbers with that sign and exponent field:
+ * their fractions sum to c < 2^11 2^52 = 2^63, and their implicit bits (normal numbers, E > 0)
+ * to k 2^52 <= 2^63, so the magnitude M = c + k 2^52 < 2^64 is exact in uint64_t; its unit is
+ * the quantum of that binade, 2^(max(E, 1) - 1075) = 2^(pos - 1074) with pos = max(E, 1) - 1. */
+static void xbig_spill(ug_xbig *g, ug_xacc *a, int ix)
+{
+    int E = ix & 0x7ff;
+    uint64_t k = (uint64_t)(UG_XBIG_ADDS - g->left[ix]);
+    uint64_t M = g->c[ix] + (E ? k << 52 : 0);
+    if (M)
+        xacc_add_bits(a, M, E ? E - 1 : 0, -(int64_t)(ix >> 11));
+    g->c[ix] = 0;
+    g->left[ix] = UG_XBIG_ADDS;
+}
+
+/* Neal's large superaccumulator: the top 12 bits of a binary64 (sign and exponent field) index
+ * the bin, its 52 fraction bits are added to it; the implicit bits are counted (left) and
+ * added when the bin spills, after UG_XBIG_ADDS additions or in ug_xbig_flush. */
+void ug_xbig_add_n(ug_xbig *g, ug_xacc *a, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = ug_f64_bits(v[i]);
+        unsigned ix = (unsigned)(b >> 52);
+        g->c[ix] += b & ((1ULL << 52) - 1);
+        if (--g->left[ix] == 0)
+            xbig_spill(g, a, (int)ix);
+    }
+}
+
+void ug_xbig_flush(ug_xbig *g, ug_xacc *a)
+{
+    for (int ix = 0; ix < UG_XBIG_N; ix++)
+        if (g->left[ix] != UG_XBIG_ADDS)
+            xbig_spill(g, a, ix);
 }
 
 /* Both normalised first: each chunk sum is then below 2^33 in magnitude. */

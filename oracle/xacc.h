@@ -28,6 +28,7 @@
 #ifndef UG_XACC_H
 #define UG_XACC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "oracle/oracle.h"
@@ -68,6 +69,34 @@ int ug_xacc_fill(const ug_xacc *a, ug_exact *e);
 /* |s| rounded up to binary64 (RU64; +inf beyond DBL_MAX), 0 for zero.  a is unchanged.  Cost:
  * O(touched chunks). */
 double ug_xacc_mag_up(const ug_xacc *a);
+
+/* The large accumulator (Neal's "large superaccumulator", arXiv:1505.05571, section 3): for
+ * sums of binary64 numbers spread over a wide exponent range, where the extraction levels of
+ * exact_fast.c would need a pass per ~40 bits of range.  One bin per sign and exponent field
+ * (4096) adds the 52-bit fractions of the numbers that share them, in a uint64_t, and counts
+ * the additions; a bin is moved into an ug_xacc (exactly: xacc.c, xbig_spill, says why it fits)
+ * after UG_XBIG_ADDS of them, and all bins at ug_xbig_flush.  ~44 KiB: allocate it. */
+enum {
+    UG_XBIG_N = 4096,   /* bins: sign bit and 11 exponent bits */
+    UG_XBIG_ADDS = 2048 /* additions per bin between spills: 2^11 fractions < 2^63 */
+};
+
+typedef struct ug_xbig {
+    uint64_t c[UG_XBIG_N];   /* sum of the fractions added to bin ix since its last spill */
+    int32_t left[UG_XBIG_N]; /* additions left before bin ix spills */
+} ug_xbig;
+
+/* Sets g to zero.  Cost: ~44 KiB written. */
+void ug_xbig_init(ug_xbig *g);
+
+/* The exact sum of the n finite binary64 numbers v, added to g (bins) and a (spills): the value
+ * of g plus a grows by exactly sum v.  NaN or inf in v: undefined (the caller screens them).
+ * Cost: ~1 ns a number (a load, an add and a counter per number), plus a spill (~5 ns) every
+ * UG_XBIG_ADDS additions to one bin. */
+void ug_xbig_add_n(ug_xbig *g, ug_xacc *a, const double *v, size_t n);
+
+/* Moves every bin of g into a (exactly) and leaves g zero.  Cost: a scan of the 4096 bins. */
+void ug_xbig_flush(ug_xbig *g, ug_xacc *a);
 
 /* Normalise every `every` additions instead of UG_XACC_NORM_EVERY (0, or anything larger:
  * back to UG_XACC_NORM_EVERY), so that tests run the carry code on real sums.  Process-wide,

@@ -63,7 +63,43 @@ printf '# why: no such format\n# format: bf17\n1\n' >"$tmp/c/t_fmt_bf16.txt"
 run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
 check "# format: an unknown format: exit 1, FILE:LINE naming it" \
   '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:2: format: .bf17. is not a format of corpus values" "$tmp/out"'
+printf '# why: e5m2 has 2 significant bits\n# format: e5m2\n0.75\n0x1.8p-15\n0x1p-16\n0.5625\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: e5m2 checks each value (0.5625 needs 4 bits, e5m2 has 3), at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:6: value 0.5625 is not a e5m2 value" "$tmp/out"'
+printf '# why: f16 subnormal\n# format: f16\n0x1p-24\n0x1p-25\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: f16 takes its subnormals, refuses half the smallest one, at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:4: value 2.98023224e-08 is not a f16 value" "$tmp/out"'
 rm "$tmp/c/t_fmt_bf16.txt"
+
+# ---- "# format: f64": binary64 values, the binary64 kernels, the binary64 oracle --------------
+printf '# why: 1 absorbed by 1e300\n# format: f64\n1e300\n1\n-1e300\n0x1p-1074\n' >"$tmp/c/t_f64.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_f64' --tap
+check "# format: f64 reads values beyond binary32 and runs the binary64 sum kernels, only them" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_f64 serial_f64@default n=4$" "$tmp/out" && grep -q "^ok [0-9]* - corpus/t_f64 kahan_f64@default n=4$" "$tmp/out" && ! grep "^ok" "$tmp/out" | grep -v "t_f64 [a-z0-9_]*f64[a-z0-9_]*@" | grep -q .'
+check "... graded against the exact binary64 sum 1 + 2^-1074: serial_f64 returns 2^-1074, 2^52 ulps off" \
+  'grep -A1 "^ok [0-9]* - corpus/t_f64 serial_f64@default n=4$" "$tmp/out" | grep -q "figures: ulp_max 4.5036e+15, ulp_mean 4.5036e+15, rel_max 1,"'
+printf '# why: beyond binary64\n# format: f64\n1\n1e309\n' >"$tmp/c/t_f64.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_f64' --tap
+check "# format: f64: a value beyond binary64's range is an error at FILE:LINE" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_f64.txt:4: .1e309. overflows binary64" "$tmp/out"'
+printf '# why: binary64 dot\n# op: dot\n# format: f64\n1e200 1e-200\n3 0.1\n' >"$tmp/c/t_f64.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_f64' --tap
+check "# format: f64 dot files run the binary64 dot kernels" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_f64 [a-z0-9_]*dot[a-z0-9_]*f64[a-z0-9_]*@default n=2$" "$tmp/out" && ! grep "^ok" "$tmp/out" | grep -v "t_f64 [a-z0-9_]*f64[a-z0-9_]*@" | grep -q .'
+run oracle --op dot "$tmp/c/t_f64.txt"
+check "ulpgate oracle (binary32) refuses a binary64 file instead of rounding it" \
+  '[ "$(rc)" = 2 ] && grep -q "t_f64.txt: a binary64 file (# format: f64)" "$tmp/err"'
+rm "$tmp/c/t_f64.txt"
+
+# ---- a result beyond the output format's range: a skip that counts the outputs, never a pass --
+printf '# why: beyond binary16\n# format: f16\n# kernels: serial_f16acc\n60000\n60000\n1\n' \
+  >"$tmp/c/t_f16_range.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_f16_range' --tap --report "$tmp/rng"
+check "binary16 sum 120001: out of range, a skip saying 1 of 1 outputs, the row's out_of_range 1" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_f16_range serial_f16acc@default n=3 # SKIP out of range: 1 of 1 outputs; first: trial 0 element 0: exact result 120001 leaves f16" "$tmp/out" && grep -q "\"out_of_range\":1[,}]" "$tmp/rng/results.json" && grep -q "out of range: 1 of 1 outputs" "$tmp/rng/summary.md"'
+rm "$tmp/c/t_f16_range.txt"
 
 # ---- a failing check: file:line of the check, the terms that matter, a rerun line ---------------
 cat >"$tmp/c/t_cancel.txt" <<'EOF'

@@ -10,6 +10,8 @@
  *                         e5m2 reach kappa within the last term's one rounding (2^(2-p) relative,
  *                         the exact condition number from the binary64 oracle); a kappa beyond a
  *                         format's exponent range is refused with the limit
+ *   dist/fmt_gemm         GEMM operands drawn in f16, bf16, e4m3, e5m2: values of the format,
+ *                         reproducible, measured by a binary32 GEMM kernel
  */
 #include <math.h>
 #include <stdio.h>
@@ -204,4 +206,60 @@ UG_CASE(dist, fmt_kappa)
                   strstr(err, "range"), "%s", err);
     free(x);
     free(y);
+}
+
+/* GEMM operands drawn in a format (fmt_dist.c, ug_fd_gemm): every value of A (M x K) and B
+ * (K x N) a value of the format, the encoded buffers equal to the binary32 copies the binary32
+ * kernels read, reproducible from (seed, stream, trial) and another trial giving others; the
+ * vector constructions refused; a binary32 GEMM kernel measured on the bf16 operands within its
+ * a-priori bound (the exact results from the binary32 oracle: bf16 embeds in binary32). */
+UG_CASE(dist, fmt_gemm)
+{
+    static const ug_fmt fmts[] = {UG_F16, UG_BF16, UG_E4M3, UG_E5M2};
+    enum { M = 5, N = 7, K = 3 };
+    ug_shape sh = {{M, N, K}, 1};
+    const ug_op_desc *od = ug_op_get(UG_OP_GEMM);
+    double a[M * K], b[K * N], a2[M * K], b2[K * N];
+    char err[256];
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        ug_dist d = ug_in_format(ug_normal(0, 1), fmts[f]);
+        ug_point(t, "gemm operands in %s: values of the format, stored and copied exactly",
+                 ug_fmt_name(fmts[f]));
+        ug_input *in = ug_input_make_gemm(t, &d, M, N, K, 2);
+        UG_ASSERT(in->fmt[0] == fmts[f] && in->fmt[1] == fmts[f] && in->trials == 2);
+        size_t bad = 0, differ = 0;
+        for (int i = 0; i < in->trials; i++)
+            for (int o = 0; o < 2; o++) {
+                const float *v = o ? in->y[i] : in->x[i];
+                for (size_t e = 0; e < (o ? (size_t)K * N : (size_t)M * K); e++) {
+                    bad += ug_fmt_round(fmts[f], v[e], UG_RN) != v[e];
+                    differ += ug_fmt_load(fmts[f], in->data[o][i], e) != v[e];
+                }
+            }
+        UG_EXPECT_MSG(bad == 0 && differ == 0, "%zu values not of %s, %zu buffers differ", bad,
+                      ug_fmt_name(fmts[f]), differ);
+        ug_input_free(t, in);
+
+        ug_point(t, "gemm operands in %s: reproducible from (seed, stream, trial)",
+                 ug_fmt_name(fmts[f]));
+        UG_ASSERT_MSG(ug_dist_fill_fmt(&d, od, 0x5eed, 42, 0, a, b, &sh, err, sizeof err) == 0,
+                      "%s", err);
+        UG_ASSERT(ug_dist_fill_fmt(&d, od, 0x5eed, 42, 0, a2, b2, &sh, err, sizeof err) == 0);
+        UG_EXPECT(memcmp(a, a2, sizeof a) == 0 && memcmp(b, b2, sizeof b) == 0);
+        UG_ASSERT(ug_dist_fill_fmt(&d, od, 0x5eed, 42, 1, a2, b2, &sh, err, sizeof err) == 0);
+        UG_EXPECT(memcmp(a, a2, sizeof a) != 0 && memcmp(b, b2, sizeof b) != 0);
+        UG_EXPECT(memcmp(a, b, sizeof a) != 0); /* A and B from different purposes */
+    }
+    ug_point(t, "gemm operands: gendot and orderings are refused, naming the distribution");
+    ug_dist g = ug_in_format(ug_gendot(1e3), UG_BF16);
+    UG_EXPECT(ug_dist_fill_fmt(&g, od, 0x5eed, 42, 0, a, b, &sh, err, sizeof err) != 0 &&
+              strstr(err, "elementwise only") != NULL);
+
+    const ug_kernel *k = ug_kernel_find("gemm_naive_cpu");
+    UG_ASSERT_MSG(k != NULL, "gemm_naive_cpu not registered");
+    ug_dist d = ug_in_format(ug_normal(0, 1), UG_BF16);
+    ug_input *in = ug_input_make_gemm(t, &d, 16, 16, 64, 2);
+    ug_result *r = ug_measure(t, k, in); /* its point: every output within its bound */
+    UG_EXPECT_MSG(!r->failed_run && r->count == 2 * 16 * 16, "count %zu", r->count);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
 }

@@ -468,6 +468,26 @@ UG_CASE(formats, typed_call)
     why = why ? why_buf : NULL;
     ug_point(t, "a binary16 result beyond 65504 is out of range, a skip");
     UG_EXPECT_MSG(rb->count == 0 && !rb->failed_run && why && strstr(why, "out of range") &&
-                  strstr(why, "f16"), "a sum of 120001 into binary16: count %zu, skip: %s",
-                  rb->count, why ? why : "(none)");
+                  strstr(why, "f16") && rb->out_of_range == 1 && strstr(why, "1 of 1 outputs"),
+                  "a sum of 120001 into binary16: count %zu, out_of_range %zu, skip: %s",
+                  rb->count, rb->out_of_range, why ? why : "(none)");
+
+    /* many outputs: each one beyond the range counted (4 binary16 terms of [0, 40000): the sum
+     * passes 65504 in roughly three trials of four) */
+    ug_dist d4 = ug_in_format(ug_uniform(0, 40000), UG_F16);
+    ug_input *i4 = ug_input_make(t, UG_OP_SUM, &d4, 4, 40);
+    size_t want = 0;
+    for (int i = 0; i < i4->trials; i++)
+        want += !isfinite(ug_exact_rn(&i4->exact[i][0], UG_F16)) ||
+                i4->exact[i][0].sum_abs > 65504.0;
+    ug_result *r4 = ug_measure(t, &k, i4);
+    why = ug_point_skip_reason(t);
+    char expect[64];
+    snprintf(expect, sizeof expect, "out of range: %zu of %d outputs;", want, i4->trials);
+    if (why) snprintf(why_buf, sizeof why_buf, "%s", why);
+    why = why ? why_buf : NULL;
+    ug_point(t, "40 binary16 sums: every out-of-range output counted, the skip says how many");
+    UG_EXPECT_MSG(want > 0 && want < (size_t)i4->trials && r4->out_of_range == want && why &&
+                  strstr(why, expect), "want %zu, out_of_range %zu, skip: %s", want,
+                  r4->out_of_range, why ? why : "(none)");
 }

@@ -7,6 +7,8 @@
  * accumulators, under several normalisation intervals.  Each result (hi, lo, rn, rd read by
  * ug_xacc_fill) must equal the MPFR oracle's for the sum of the same binary64 values.
  * (oracle_diff/normalisation runs whole sums with short normalisation intervals.)
+ * The large accumulator (ug_xbig) on the same scenarios: bins spilled after 2048 additions of
+ * one value (scenarios 0-2), every sign and exponent field (3, 5), the lowest binades (6).
  */
 #include <float.h>
 #include <math.h>
@@ -43,6 +45,9 @@ static void scenario_values(int scen, double *v)
             break;
         case 4: /* pairs cancelling to a negative remainder */
             v[n] = n % 2 ? -(0x1p+700 + 0x1p-300) : 0x1p+700;
+            break;
+        case 6: /* the lowest binades: subnormals (field 0) and fields 1 and 2, either sign */
+            v[n] = ldexp(r, -1021 - (int)(st % 3)) * ((st >> 7) & 1 ? -1 : 1);
             break;
         default: /* huge values near DBL_MAX and subnormals */
             v[n] = n % 3 ? ((st >> 9) & 1 ? DBL_MAX : -DBL_MAX / 3) : 0x1p-1060 * r;
@@ -81,6 +86,36 @@ UG_CASE(oracle, xacc)
     }
     ug_xacc_set_norm_interval(0);
     free(b);
+    free(a);
+    free(v);
+}
+
+UG_CASE(oracle, xbig)
+{
+    double *v = ug_xmalloc(NV * sizeof *v);
+    ug_xacc *a = ug_xmalloc(sizeof *a);
+    ug_xbig *g = ug_xmalloc(sizeof *g);
+    ug_xbig_init(g);
+    for (int scen = 0; scen < 7; scen++) {
+        scenario_values(scen, v);
+        for (int split = 0; split < 2; split++) { /* one call, or calls of 1000 values */
+            ug_xacc_init(a);
+            for (size_t i = 0; i < NV; i += split ? 1000 : NV)
+                ug_xbig_add_n(g, a, v + i, NV - i < (split ? 1000 : NV) ? NV - i
+                                                                      : (split ? 1000 : NV));
+            ug_xbig_flush(g, a);
+            ug_exact got, ref;
+            ug_exact_sum_f64_mpfr(v, NV, &ref);
+            memset(&got, 0, sizeof got);
+            int nonzero = ug_xacc_fill(a, &got);
+            got.sum_abs = ref.sum_abs;
+            UG_EXPECT_MSG(nonzero ? ug_exact_equal(&got, &ref) : ref.hi == 0,
+                          "xbig: scenario %d, split %d: hi=%a lo=%a rn=%a rd=%a, MPFR hi=%a "
+                          "lo=%a rn=%a rd=%a", scen, split, got.hi, got.lo, (double)got.rn,
+                          (double)got.rd, ref.hi, ref.lo, (double)ref.rn, (double)ref.rd);
+        }
+    }
+    free(g);
     free(a);
     free(v);
 }

@@ -88,9 +88,13 @@ static void ug_tc_all(ug_t *t)
     }
 }
 
+/* normal_bf16: the operands drawn in bfloat16 (fmt_dist.c; each a bfloat16 value, the binary32
+ * kernels read them exactly), so the bf16 tensor-core rows round no operand: what is left is
+ * their accumulation, still under the same a-priori bound (operand rounding of 0 fits it). */
 static const ug_param ug_tc_dists[] = {
     {"uniform01", UG_UNIFORM(0, 1)},
     {"normal", UG_NORMAL(0, 1)},
+    {"normal_bf16", UG_NORMAL(0, 1, .fmt = UG_BF16)},
 };
 
 UG_CASE_OVER(gpu_tensorcore, ug_tc_dists, UG_CASE_GPU) { ug_tc_all(t); }

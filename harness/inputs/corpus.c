@@ -170,16 +170,16 @@ static const char *ug_corpus_nearest_key(const char *key)
     return best;
 }
 
-/* "# format: bf16": the format the file's values are in (issue 23).  One that embeds in
- * binary32 (the values are read as binary32): f32, f16, bf16, e4m3, e5m2. */
+/* "# format: bf16": the format the file's values are in (issue 23): f32, f16, bf16, e4m3,
+ * e5m2 (embedded in binary32: the values are read as binary32), or f64 (read in binary64,
+ * values.h; for the operations with a binary64 oracle, checked in ug_corpus_parse). */
 static int ug_corpus_format(ug_corpus_file *f, const ug_values_header *h)
 {
     ug_fmt fmt = ug_fmt_parse(h->value);
     const ug_format *F = ug_format_of(fmt);
-    if (!F || F->bits == 0 || F->bits > 32)
+    if (!F || F->bits == 0 || F->bits > 64)
         return ug_corpus_fail(f, h->line, "format: '%s' is not a format of corpus values (f32, "
-                                          "f16, bf16, e4m3, e5m2)%s", h->value,
-                              fmt == UG_F64 ? ": binary64 files are not read yet" : "");
+                                          "f64, f16, bf16, e4m3, e5m2)", h->value);
     f->fmt = fmt;
     f->fmt_line = h->line;
     return 0;
@@ -209,7 +209,8 @@ static size_t ug_corpus_record_line(const char *path, size_t first, size_t i)
  * one): 0, or -1 with the first that is not, at its FILE:LINE. */
 static int ug_corpus_check_format(ug_corpus_file *f, const ug_values *v, const char *path)
 {
-    if (f->fmt == UG_F32) return 0;
+    /* binary32: read as such; binary64: every value strtod gives is one (overflow: values.c) */
+    if (f->fmt == UG_F32 || f->fmt == UG_F64) return 0;
     const ug_format *F = ug_format_of(f->fmt);
     for (size_t i = 0; i < v->n; i++)
         for (int a = 0; a < (v->y ? 2 : 1); a++) {
@@ -404,6 +405,9 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
     if (rc == 0 && vectors && v.n == 0)
         rc = ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
     if (rc == 0) rc = ug_corpus_check_format(f, &v, path);
+    if (rc == 0 && f->fmt == UG_F64 && (!vectors || !d->exact64))
+        rc = ug_corpus_fail(f, f->fmt_line, "format: f64: op %s has no binary64 oracle (ops/op.h: "
+                            "exact64); binary64 files are read for sum and dot", d->name);
     if (rc != 0) {
         ug_values_free(&v);
         return -1;
@@ -419,6 +423,8 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
         f->n = v.n;
         f->x = v.x;
         f->y = v.y;
+        f->x64 = v.x64;
+        f->y64 = v.y64;
         free(v.headers);
     }
     return 0;
@@ -428,7 +434,10 @@ void ug_corpus_file_free(ug_corpus_file *f)
 {
     free(f->x);
     free(f->y);
+    free(f->x64);
+    free(f->y64);
     f->x = f->y = NULL;
+    f->x64 = f->y64 = NULL;
 }
 
 bool ug_corpus_selects(const ug_corpus_file *f, const ug_kernel *k)

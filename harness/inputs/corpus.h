@@ -75,6 +75,8 @@ typedef struct ug_corpus_file {
     int n_xfails;
     char why[UG_CORPUS_TEXT], source[UG_CORPUS_TEXT];
     float *x, *y;             /* sum: x[n]; dot: x[n], y[n]; gemm: A = x[m*k], B = y[k*n] */
+    double *x64, *y64;        /* "# format: f64" (sum, dot): the values in binary64 (x, y: them
+                                 rounded to binary32); else NULL */
 } ug_corpus_file;
 
 /* Parse path into *f (name and dir_arg are the caller's).  Returns 0, or -1 with f->bad set and

@@ -362,6 +362,30 @@ static int ug_fd_gen(const ug_stream *s, uint32_t vec, double kappa, ug_fmt f, d
 
 /* ---- the entry point ----------------------------------------------------------------------- */
 
+/* The two operands of a GEMM (A: in_len(sh, 0) = M*K values, B: K*N) drawn in f, elementwise:
+ * element i of A is a function of (seed, stream, trial, i) at purpose UG_P_X, of B at UG_P_Y,
+ * as a dot's x and y are; then f's special values at the same rates.  The base kinds only: the
+ * condition-number constructions and the orderings are vector ones (refused, naming them). */
+static int ug_fd_gemm(const ug_dist *d, const ug_format *f, const ug_op_desc *op, uint64_t seed,
+                      uint64_t stream_id, uint32_t trial, double *x, double *y,
+                      const ug_shape *sh, const char *name, char *err, size_t errlen)
+{
+    if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT || d->order != UG_ORDER_NONE ||
+        d->alternate)
+        return ug_fd_fail(err, errlen, "dist %s: %s operands in %s are drawn elementwise only "
+                          "(no gensum/gendot, ordering or alternating signs)", name, op->name,
+                          f->name);
+    if (ug_fd_check_base(d, f, name, err, errlen)) return -1;
+    ug_det_init();
+    ug_stream s = ug_stream_make(seed, stream_id, trial);
+    size_t na = op->in_len(sh, 0), nb = op->in_len(sh, 1);
+    ug_fd_fill_base(d, &s, UG_P_X, x, na);
+    ug_fd_fill_base(d, &s, UG_P_Y, y, nb);
+    ug_fd_specials(d, &s, UG_P_SPEC_X, x, na);
+    ug_fd_specials(d, &s, UG_P_SPEC_Y, y, nb);
+    return 0;
+}
+
 int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint64_t stream_id,
                      uint32_t trial, double *x, double *y, const ug_shape *sh, char *err,
                      size_t errlen)
@@ -370,6 +394,8 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
     ug_dist_describe(d, name, sizeof name);
     if (ug_dist_validate(d, err, errlen)) return -1;
     const ug_format *f = ug_format_of(d->fmt);
+    if (op->layout != UG_LAYOUT_VECTORS && op->arity == 2 && op->nsizes == 3)
+        return ug_fd_gemm(d, f, op, seed, stream_id, trial, x, y, sh, name, err, errlen);
     if (op->layout != UG_LAYOUT_VECTORS || op->arity > 2)
         return ug_fd_fail(err, errlen, "dist %s: %s inputs are drawn in binary32 only", name,
                           op->name);

@@ -43,6 +43,28 @@ int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen
     return 0;
 }
 
+/* The same in binary64 (a "# format: f64" file, values.h): strtod, overflow past DBL_MAX. */
+static int parse_value64(const char *text, double *out, char *why, size_t whylen)
+{
+    while (*text == ' ' || *text == '\t')
+        text++;
+    float probe;
+    char shown[96];
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (errno == ERANGE && isinf(v)) {
+        snprintf(why, whylen, "'%s' overflows binary64 (largest finite: 0x1.fffffffffffffp+1023)",
+                 ug_escape(text, shown, sizeof shown));
+        return -1;
+    }
+    /* the syntax checks and their messages are binary32's (a binary32 overflow is no error) */
+    if (ug_oracle_parse_value(text, &probe, why, whylen) != 0 && !strstr(why, "overflows"))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
@@ -88,6 +110,20 @@ static int split_values(char *line, char *tok[3], char *why, size_t whylen)
         return -1;
     }
     return ntok;
+}
+
+static int push_value64(double **v, size_t *cap, size_t n, double value)
+{
+    if (n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 1024;
+        double *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[n] = value;
+    return 0;
 }
 
 static int push_value(float **v, size_t *cap, size_t n, float value)
@@ -200,6 +236,8 @@ void ug_values_free(ug_values *v)
 {
     free(v->x);
     free(v->y);
+    free(v->x64);
+    free(v->y64);
     free(v->headers);
     memset(v, 0, sizeof *v);
 }
@@ -209,8 +247,8 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "r");
     char *line = malloc(UG_VALUES_LINE_MAX + 1);
-    size_t cap = 0, ycap = 0, hcap = 0, lineno = 0;
-    int rc = 2;
+    size_t cap = 0, ycap = 0, cap64 = 0, ycap64 = 0, hcap = 0, lineno = 0;
+    int rc = 2, wide = 0; /* wide: a binary64 file (values.h), known at its first record */
     memset(v, 0, sizeof *v);
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -284,13 +322,24 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
             v->arity = arity;
             v->first_record_line = lineno;
         }
+        if (v->n == 0)
+            for (size_t i = 0; i < v->n_headers; i++)
+                wide |= !strcmp(v->headers[i].key, "format") && !strcmp(v->headers[i].value, "f64");
         float val[2];
-        for (int t = 0; t < ntok; t++)
-            if (ug_oracle_parse_value(tok[t], &val[t], why, sizeof why) != 0) {
+        double val64[2];
+        for (int t = 0; t < ntok; t++) {
+            int bad = wide ? parse_value64(tok[t], &val64[t], why, sizeof why)
+                           : ug_oracle_parse_value(tok[t], &val[t], why, sizeof why);
+            if (bad != 0) {
                 snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
                 goto out;
             }
-        if (push_value(&v->x, &cap, v->n, val[0]) != 0 ||
+            if (wide)
+                val[t] = (float)val64[t];
+        }
+        if ((wide && (push_value64(&v->x64, &cap64, v->n, val64[0]) != 0 ||
+                      (want == 2 && push_value64(&v->y64, &ycap64, v->n, val64[1]) != 0))) ||
+            push_value(&v->x, &cap, v->n, val[0]) != 0 ||
             (want == 2 && push_value(&v->y, &ycap, v->n, val[1]) != 0)) {
             snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
             goto out;
@@ -313,6 +362,12 @@ int ug_oracle_parse_file(const char *path, int dot, float **x, float **y, size_t
     ug_values v;
     if (ug_values_read(path, dot ? 2 : 1, &v, err, errlen) != 0)
         return 2;
+    if (v.x64) { /* its binary32 copies would be rounded: refused, not read wrong */
+        snprintf(err, errlen, "%s: a binary64 file (# format: f64): this reads binary32 values",
+                 path);
+        ug_values_free(&v);
+        return 2;
+    }
     *x = v.x;
     *y = dot ? v.y : NULL;
     *n = v.n;

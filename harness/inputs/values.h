@@ -19,8 +19,12 @@
  *     with an optional sign, "inf", "infinity" or "nan" in any case.  A decimal that is not a
  *     binary32 number is rounded to nearest, ties to even (0.1 -> 0x1.99999ap-4); underflow
  *     gives a subnormal or a zero.
- * Limits: binary32 values only; a finite decimal beyond the binary32 range (1e39) is an error,
- * not an infinity.  A header's key is at most UG_VALUES_KEY_MAX - 1 characters and its value at
+ * Binary64 files: a file whose headers hold "# format: f64" (the corpus's key, corpus.h) is
+ * read in binary64: a value is what strtod reads (a decimal rounded to nearest binary64), kept
+ * in x64 (and y64), and x (y) hold it rounded to binary32 (an infinity beyond its range); a
+ * finite decimal beyond binary64's range (1e309) is the error there.
+ * Limits: binary32 values only (but for binary64 files); a finite decimal beyond the binary32
+ * range (1e39) is an error, not an infinity.  A header's key is at most UG_VALUES_KEY_MAX - 1 characters and its value at
  * most UG_VALUES_HEADER_MAX - 1 (longer: an error); a line at most UG_VALUES_LINE_MAX bytes
  * ("FILE:LINE: line too long"); files hold as many records and headers as memory allows.
  * Errors: the file functions return 2 with one line of text, "FILE:LINE: what is wrong" for a
@@ -58,6 +62,7 @@ typedef struct ug_values_header {
 /* A whole file: its records and header lines. */
 typedef struct ug_values {
     float *x, *y;               /* x[n]; y[n] when arity is 2, else NULL (NULL when n == 0) */
+    double *x64, *y64;          /* a binary64 file (above): the values as read; else NULL */
     size_t n;
     int arity;                  /* values per record: 1 or 2 (0: no record) */
     size_t first_record_line;   /* line of the first record (0: none) */

@@ -69,6 +69,7 @@
     X(INT,    first_trial,         0, "first_trial",       "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "the first trial's number") \
     X(COUNT,  elements,            0, "elements",          "",        MEAS,    NEVER, UG_FF_DFLT, NULL, "outputs of one trial") \
     X(COUNT,  count,               0, "count",             "",        MEAS,    MEAS,  0, NULL, "outputs compared, over every trial") \
+    X(COUNT,  out_of_range,        0, "out_of_range",      "outputs", NONZERO, NEVER, 0, NULL, "outputs whose exact result or partial sums leave the output or accumulator format's range (the point is then a skip, none compared)") \
     X(NUM,    ulp_max,             0, "ulp_max",           "ulp",     MEAS,    MEAS,  0, "max ULP", "the largest error, in units in the last place") \
     X(NUM,    ulp_mean,            0, "ulp_mean",          "ulp",     MEAS,    MEAS,  0, "mean ULP", "the mean error in ulps") \
     X(NUM,    rel_max,             0, "rel_max",           "",        MEAS,    MEAS,  0, "max rel. error", "the largest relative error") \

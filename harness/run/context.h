@@ -102,7 +102,7 @@ void ug_result_free(ug_result *r);
 /* measure_fmt.c: whether k can read in's buffers (else a failure on the point naming the
  * formats), and whether the point is out of its formats' range (then skipped, saying so). */
 bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in);
-bool ug_measure_out_of_range(ug_t *t, const ug_result *r);
+bool ug_measure_out_of_range(ug_t *t, ug_result *r);
 
 /* The case every corpus unit runs (harness/run/corpus_run.c): the file's input on every kernel
  * it selects, one test point each, its checks and expected failures. */

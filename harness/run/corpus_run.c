@@ -110,8 +110,13 @@ static void ug_corpus_fn(ug_t *t)
     /* the file's values are read; its outputs and exact results are not yet: a shape beyond
      * memory is a failed point naming it, not the OOM killer */
     ug_limits_input(t, f->op, label, shape.dim[0], shape.dim[1], shape.dim[2], 1);
-    ug_input *in = ug_input_from_shape(t, f->op, label, f->x, f->y, &shape);
-    ug_input_set_format(in, f->fmt); /* "# format:": its values checked to be of it */
+    ug_input *in;
+    if (f->fmt == UG_F64) { /* binary64 values (corpus.c made sure the op has that oracle) */
+        in = ug_input_from_f64(t, f->op, label, f->x64, f->y64, f->n);
+    } else {
+        in = ug_input_from_shape(t, f->op, label, f->x, f->y, &shape);
+        ug_input_set_format(in, f->fmt); /* "# format:": its values checked to be of it */
+    }
     UG_FOR_FMT_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL, f->fmt) {
         if (!ug_corpus_selects(f, k)) continue;
         ug_result *r = ug_measure(t, k, in);

@@ -286,13 +286,14 @@ static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_s
                              uint32_t trial, char *err, size_t errlen)
 {
     const ug_op_desc *od = ug_input_op(in);
-    size_t n = sh->dim[0];
-    double *v[2] = {ug_xmalloc((n ? n : 1) * sizeof(double)),
-                    od->arity > 1 ? ug_xmalloc((n ? n : 1) * sizeof(double)) : NULL};
+    size_t len[2] = {od->in_len(sh, 0), od->arity > 1 ? od->in_len(sh, 1) : 0};
+    double *v[2] = {ug_xmalloc((len[0] ? len[0] : 1) * sizeof(double)),
+                    od->arity > 1 ? ug_xmalloc((len[1] ? len[1] : 1) * sizeof(double)) : NULL};
     int rc = ug_dist_fill_fmt(d, od, t->opt->seed, in->stream_id, trial, v[0], v[1], sh, err,
                               errlen);
     float **f32[2] = {in->x, in->y};
     for (int a = 0; a < od->arity; a++) {
+        size_t n = len[a]; /* a vector's n, a GEMM's M*K or K*N */
         if (d->fmt == UG_F64) {
             in->data[a][i] = v[a];
             continue;
@@ -388,6 +389,30 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
         size_t len = d->in_len(s, i);
         *dst[i] = ug_xmalloc((len ? len : 1) * sizeof(float));
         memcpy(*dst[i], src[i], len * sizeof(float));
+    }
+    ug_input_exact(t, in);
+    return in;
+}
+
+/* A binary64 input of one trial from the caller's data (a "# format: f64" corpus file): the
+ * vectors copied into data[] as binary64 (fmt UG_F64, no binary32 copies, as a binary64 draw
+ * has), the exact results from the operation's binary64 oracle.  The caller made sure the
+ * operation has one (exact64) and is a vector one. */
+ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *x,
+                            const double *y, size_t n)
+{
+    ug_input_check_op(t, op);
+    const ug_op_desc *d = ug_op_get(op);
+    ug_input *in = ug_input_alloc(t, op, label, n, 1);
+    in->first_trial = 0;
+    in->trials = 1;
+    in->gemm_m = in->gemm_n = in->gemm_k = n;
+    const double *src[2] = {x, y};
+    for (int a = 0; a < d->arity; a++) {
+        in->fmt[a] = UG_F64;
+        in->data[a] = ug_xcalloc(1, sizeof(void *));
+        in->data[a][0] = ug_xmalloc((n ? n : 1) * sizeof(double));
+        memcpy(in->data[a][0], src[a], n * sizeof(double));
     }
     ug_input_exact(t, in);
     return in;

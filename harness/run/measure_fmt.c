@@ -32,15 +32,18 @@ bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
  * format's largest finite value (RN_out(s) infinite, e4m3's NaN), or whose terms' magnitude
  * S = sum |terms| -- the bound on every partial sum in any order -- exceeds the accumulator
  * format's, is outside what the a-priori bounds assume (no overflow anywhere): the point is
- * reported as out of range, a skip that names the output and the format, never a pass.
- * Applies to the format kernels (inputs or output not binary32); the kernels of binary32 buffers
- * keep their established grading.  O(outputs). */
-bool ug_measure_out_of_range(ug_t *t, const ug_result *r)
+ * reported as out of range, a skip that says how many outputs of how many left the range and
+ * names the first and the format, never a pass; r->out_of_range keeps the count (the row's
+ * out_of_range).  Applies to the format kernels (inputs or output not binary32); the kernels of
+ * binary32 buffers keep their established grading.  O(outputs). */
+bool ug_measure_out_of_range(ug_t *t, ug_result *r)
 {
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
     if (ug_kernel_is_f32(k)) return false;
     const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
+    size_t count = 0;
+    char first[300] = "";
     for (int i = 0; i < in->trials; i++)
         for (size_t e = 0; e < r->elements; e++) {
             const ug_exact *x = &in->exact[i][e];
@@ -49,12 +52,15 @@ bool ug_measure_out_of_range(ug_t *t, const ug_result *r)
             const char *what = !isfinite(rn) ? "exact result" : x->sum_abs > acc->max ? "partial "
                                "sums (sum |terms|)" : NULL;
             if (!what) continue;
-            t->pt.skipped = true;
-            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "out of range: trial %d element "
-                     "%zu: %s %.6g leaves %s's range (max %.6g): no a-priori bound holds",
-                     in->first_trial + i, e, what, !isfinite(rn) ? x->hi : x->sum_abs,
+            if (count++ > 0) continue; /* the first one is named */
+            snprintf(first, sizeof first, "trial %d element %zu: %s %.6g leaves %s's range (max "
+                     "%.6g)", in->first_trial + i, e, what, !isfinite(rn) ? x->hi : x->sum_abs,
                      !isfinite(rn) ? out->name : acc->name, !isfinite(rn) ? out->max : acc->max);
-            return true;
         }
-    return false;
+    r->out_of_range = count;
+    if (!count) return false;
+    snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "out of range: %zu of %zu outputs; "
+             "first: %s: no a-priori bound holds", count, (size_t)in->trials * r->elements, first);
+    t->pt.skipped = true;
+    return true;
 }

@@ -280,6 +280,7 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
     row->first_trial = r->first_trial;
     row->elements = r->elements;
     row->count = r->count;
+    row->out_of_range = r->out_of_range;
     row->ulp_max = r->ulp_max;
     row->ulp_mean = r->ulp_mean;
     row->rel_max = r->rel_max;

@@ -127,6 +127,10 @@ ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *
 /* The same for a rectangular GEMM: A M x K and B K x N, row-major. */
 ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
                              size_t M, size_t N, size_t K);
+/* A binary64 input of a sum or dot (one trial, n elements each) from the caller's data, exact
+ * results from the binary64 oracle (the operation's exact64; a corpus "# format: f64" file). */
+ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *x,
+                            const double *y, size_t n);
 /* The same for any operation: one trial of shape s, each input op's in_len(s, i) values. */
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
                               const float *y, const ug_shape *s);
@@ -175,6 +179,8 @@ typedef struct ug_result {
     size_t bound_unchecked;     /* outputs with no finite bound at all (no class, or vacuous and
                                    lambda = 0): the bound ratio check cannot hold for them */
     size_t unwritten;           /* outputs the kernel never wrote (the poison pattern was left) */
+    size_t out_of_range;        /* outputs beyond the formats' range (ug_measure_out_of_range):
+                                   nonzero makes the point a skip */
     bool checked;               /* some effective check looked at this measurement */
     double operand_max;         /* largest |operand| of the input, for the classes that round
                                    operands to a narrower format (ug_kernel_bound_underflow) */
