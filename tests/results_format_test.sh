@@ -27,6 +27,13 @@ run compare "$tmp/a/results.json" "$tmp/c/results.json"
 check "compare of the full run (BASE) and the compact one (NEW): every row the same" \
   '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out"'
 
+# format 3 (one object a row, before the columnar rows of format 4) still reads: the run's rows
+# as objects under "format": 3 give the gate the same rows
+edit "$tmp/c/results.json" "$tmp/f3.json" "d['format']=3; d.pop('columns'); d.pop('tables')"
+run compare "$tmp/c/results.json" "$tmp/f3.json"
+check "a format 3 file (object rows) still reads: compared with the format 4 one, every row the same" \
+  '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out" && ! grep -q "^\[" "$tmp/f3.json"'
+
 # ---- a newer format ---------------------------------------------------------------------------
 mkdir -p "$tmp/v3"
 edit "$tmp/a/results.json" "$tmp/v3/results.json" "d['format']=5"
