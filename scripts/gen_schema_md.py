@@ -47,11 +47,11 @@ def args_of(call):
     return out
 
 
-# what a compact row (format 3) leaves out, by the field's flags (row_fields.h)
+# what a compact row (format 3, 4) leaves out, by the field's flags (row_fields.h)
 COMPACT = {
     'UG_FF_DETAIL': '; compact: only in a failing row',
     'UG_FF_DFLT': '; compact: absent = the file\'s `defaults`',
-    'UG_FF_RUN': '; compact: absent = the row before\'s',
+    'UG_FF_RUN': '; compact format 3: absent = the row before\'s',
     'UG_FF_PREV': '; compact: absent = the row before\'s, same inputs',
     'UG_FF_DERIV': '; compact: absent = made from `time_ms` and the shape',
 }
@@ -71,6 +71,8 @@ def table(header_path):
             key = 'extra.' + key
         cell = lambda s: s.replace('|', '\\|').replace('<', '&lt;').replace('>', '&gt;')
         when = WHEN.get(res, res) + ''.join(v for k, v in COMPACT.items() if k in flags)
+        if key == 'id':  # format 4: made from case, kernel, dist and size (ug_row_make_id)
+            when += '; format 4: absent = made from the row\'s fields'
         rows.append('| `%s` | %s | %s | %s | %s | %s |' % (key, TYPE.get(typ, typ), unit or '',
                     when, WHEN.get(bl, bl), cell(doc)))
         n += 1

@@ -29,15 +29,51 @@ def expand(d):
     return out
 
 
+def row_objects(d):
+    """The rows of a results.json as objects: a format 4 file's rows are arrays of its
+    "columns" (harness/results/results_columns.c): null is a value left out, a column named in
+    "tables" holds an index into its table, and a trailing object holds what has no column.
+    Rows that are objects already (older formats, or a file a script rewrote) stay as they are."""
+    cols, tabs = d.get("columns", []), d.get("tables", {})
+    out = []
+    for r in d["results"]:
+        if isinstance(r, list):
+            rest = r[-1] if r and isinstance(r[-1], dict) else {}
+            vals = r[:-1] if rest or (r and isinstance(r[-1], dict)) else r
+            o = {}
+            for c, v in zip(cols, vals):
+                if v is not None:
+                    o[c] = tabs[c][v] if c in tabs else v
+            o.update(rest)
+            r = o
+        out.append(r)
+    return out
+
+
+def id_part(s):
+    return s.replace(" ", "_")
+
+
+def make_id(r):
+    """The id ulpgate makes of a row (ug_row_make_id, harness/results/results.c)."""
+    if not r.get("measured"):
+        return "%s %s" % (id_part(r["case"]), id_part(r["point"]))
+    head = "%s %s %s" % (id_part(r["case"]), id_part(r["kernel"]), id_part(r["dist"]))
+    if "m" in r and not (r["m"] == r["gemm_n"] == r["k"]):
+        return "%s %dx%dx%d" % (head, r["m"], r["gemm_n"], r["k"])
+    return "%s %d" % (head, r["n"])
+
+
 def results_rows(d):
-    """The rows of a results.json with what a compact file of format 3 leaves out filled back
-    (docs/results-schema.md): the values of its "defaults" (status, device and seed only in a
-    check row), a case or dist equal to the row before's, and a kappa_max equal to that of the
-    row before when it measured the same inputs.  A measured row's point, gbps / gflops and the
-    histogram's trailing zero buckets are not made back here (ulpgate makes them)."""
+    """The rows of a results.json with what a compact file of format 3 or 4 leaves out filled
+    back (docs/results-schema.md): the values of its "defaults" (status, device and seed only
+    in a check row), a case or dist equal to the row before's (format 3), a kappa_max equal to
+    that of the row before when it measured the same inputs, and (format 4) the id.  A measured
+    row's point, gbps / gflops and the histogram's trailing zero buckets are not made back here
+    (ulpgate makes them)."""
     dflt, out, prev = d.get("defaults", {}), [], None
     same = ("case", "dist", "n", "m", "gemm_n", "k")
-    for r in d["results"]:
+    for r in row_objects(d):
         meas = r.get("measured", dflt.get("measured"))
         full = {k: v for k, v in dflt.items() if meas or k in ("status", "device", "seed")}
         for k in ("case", "dist") if prev else ():
@@ -47,6 +83,8 @@ def results_rows(d):
         if (meas and prev and prev.get("measured") and "kappa_max" not in full
                 and all(prev.get(k) == full.get(k) for k in same)):
             full["kappa_max"] = prev["kappa_max"]
+        if "id" not in full:
+            full["id"] = make_id(full)
         out.append(full)
         prev = full
     return out

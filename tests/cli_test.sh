@@ -63,7 +63,7 @@ run run --filter 'reduce/normal' --kernel serial_f32 --n 1000 --trial 2 --seed $
 check "a run with --seed $seed passes and prints the seed" '[ "$(rc)" = 0 ] && grep -q "seed $seed" "$tmp/out"'
 check "another seed gives other inputs (another result for the same case, kernel, n, trial)" \
   'json "$tmp/b/results.json" "
-a=json.load(open(\"$tmp/a/results.json\"))[\"results\"][0]; b=d[\"results\"][0]
+a=results_rows(json.load(open(\"$tmp/a/results.json\")))[0]; b=d[\"results\"][0]
 assert a[\"id\"]==b[\"id\"] and a[\"worst_ulp\"][\"got\"]!=b[\"worst_ulp\"][\"got\"], (a[\"worst_ulp\"], b[\"worst_ulp\"])"'
 check "the seed round-trips through results.json as a hex string, every bit" \
   'json "$tmp/b/results.json" "assert d[\"meta\"][\"seed\"]==\"$seed\" and all(r[\"seed\"]==\"$seed\" for r in d[\"results\"])"'
@@ -110,9 +110,11 @@ check "non-finite figures are written as strings JSON readers keep" \
 "$ug" run --filter 'gemm/normal' --threads 1 --report "$tmp/t1" --tap >"$tmp/out" 2>"$tmp/err"
 "$ug" run --filter 'gemm/normal' --threads 3 --report "$tmp/t3" --tap >"$tmp/out" 2>"$tmp/err"
 check "--threads 1 and --threads 3 give the same figures, bit for bit" 'python3 -c "
-import json
-a={r[\"id\"]:r for r in json.load(open(\"$tmp/t1/results.json\"))[\"results\"]}
-b={r[\"id\"]:r for r in json.load(open(\"$tmp/t3/results.json\"))[\"results\"]}
+import json, sys
+sys.path.insert(0, \"$ug_scripts\")
+from same_rows import results_rows
+a={r[\"id\"]:r for r in results_rows(json.load(open(\"$tmp/t1/results.json\")))}
+b={r[\"id\"]:r for r in results_rows(json.load(open(\"$tmp/t3/results.json\")))}
 skip={\"time_ms\",\"gbps\",\"gflops\"}
 assert a.keys()==b.keys() and all(a[i][k]==b[i][k] for i in a for k in a[i] if k not in skip)"'
 

@@ -16,7 +16,7 @@ echo "TAP version 13"
 "$ug" run --filter 'reduce/normal' --report "$tmp/a" --tap >"$tmp/run.tap" 2>&1
 check "a run to compare: reduce/normal with a report" '[ -f "$tmp/a/results.json" ]'
 # row counts come from the run itself (build variants multiply the rows)
-count() { python3 -c "import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))['results'] if sys.argv[2] in r['id']))" "$tmp/a/results.json" "$1"; }
+count() { json "$tmp/a/results.json" "print(sum(1 for r in d['results'] if '$1' in r['id']))"; }
 N=$(count '')
 NSERIAL=$(count 'serial_f32@')
 NKAHAN=$(count 'kahan_f32@')

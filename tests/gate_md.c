@@ -17,6 +17,7 @@
 #include "base/datadir.h"
 #include "base/sys.h"
 #include "harness/gate/baseline.h"
+#include "harness/gate/baseline_rows.h"
 #include "harness/gate/compare.h"
 #include "harness/gate/fingerprint.h"
 #include "harness/run/ug.h"

@@ -9,6 +9,9 @@
      subsystems: split it).
   4. Only an operation's own descriptor (ops/) and a kernel family's own launcher switch on the
      operation: no `case UG_OP_` or `== UG_OP_` / `!= UG_OP_` anywhere else.
+  5. No two C files of one folder call each other (a circle: what both use belongs in a third
+     file below them, as harness/gate/baseline_rows.c is for baseline.c and baseline_lines.c).
+     A file's functions are its non-static ug_ definitions; a call is ug_name( outside comments.
 """
 import os
 import re
@@ -82,6 +85,28 @@ for s in sources:
             if OP_SWITCH.search(l):
                 switches.append("%s:%d: %s" % (s, i, l.strip()))
 
+# rule 5: the calls between the C files of one folder, by the ug_ functions each defines
+DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(ug_\w+)\(([^;]*)$")
+CALL = re.compile(r"\b(ug_\w+)\s*\(")
+defined, calls = {}, {}
+for s in sources:
+    if not s.endswith(".c") or folder(s) in TOP:
+        continue
+    text = open(os.path.join(root, s), encoding="utf-8", errors="replace").read()
+    for line in text.split("\n"):
+        m = DEF.match(line)
+        if m and not line.rstrip().endswith(";"):
+            defined.setdefault(m.group(1), s)
+    calls[s] = set(CALL.findall(re.sub(r"/\*.*?\*/", "", text, flags=re.S)))
+edges = {}
+for s, names in calls.items():
+    for c in names:
+        d = defined.get(c)
+        if d and d != s and os.path.dirname(d) == os.path.dirname(s):
+            edges.setdefault(s, {}).setdefault(d, c)
+circles = ["%s calls %s (%s) and is called by it (%s)" % (a, b, edges[a][b], edges[b][a])
+           for a in sorted(edges) for b in sorted(edges[a]) if a < b and a in edges.get(b, {})]
+
 counts = {}
 for s in sources:
     counts.setdefault(os.path.dirname(s), []).append(s)
@@ -92,6 +117,7 @@ point(not climb, "no include climbs out of its folder (\"../\")", climb)
 point(not unresolved, "every include names its folder from the project root", unresolved)
 point(not upward, "each folder includes only itself and the folders below it", upward)
 point(not big, "no folder holds more than %d source files" % MAX_FILES, big)
+point(not circles, "no two C files of one folder call each other", circles)
 if os.path.isdir(os.path.join(root, "ops")):
     point(not switches, "only operation descriptors and kernel families switch on the operation",
           switches)

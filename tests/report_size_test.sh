@@ -3,10 +3,12 @@
 # adversarial suite: about 40% of a default CPU run's ~8300 rows, in ~15 s; the whole default
 # run is measured against 3 MB in shard_test.sh, which runs it anyway), extrapolated per row:
 #   summary.md   <= 100 KB: failures in full, then one line per kernel, no per-size tables;
-#   results.json compact by default (format 3, docs/results-schema.md): passing rows without
+#   results.json compact by default (format 4, docs/results-schema.md): passing rows without
 #                detail fields or worst elements, the file's "defaults" and derivable values left
-#                out, at most 360 bytes a row (<= 3 MB for 8300 rows; measured: 342 bytes a row,
-#                2.85 MB), and at most half the size of the same run with --detail.
+#                out, one array a row under the file's "columns" (repeated values in "tables"),
+#                at most 110 bytes a row (28,000 rows of a GPU machine's default run in 3 MB;
+#                format 3 measured 342 bytes a row), and at most half the size of the same run
+#                with --detail.
 ug="$1"
 . "$(dirname "$0")/tap.sh"
 
@@ -14,7 +16,7 @@ echo "TAP version 13"
 "$ug" run --filter 'adversarial/*' --report "$tmp/c" >"$tmp/run.out" 2>&1
 "$ug" run --filter 'adversarial/*' --report "$tmp/d" --detail >"$tmp/run.out" 2>&1
 size() { wc -c <"$1" | tr -d ' '; }
-rows=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$tmp/c/results.json")
+rows=$(json "$tmp/c/results.json" "print(len(d['results']))")
 echo "# subset: $rows rows; summary.md $(size "$tmp/c/summary.md") B; results.json $(size "$tmp/c/results.json") B compact, $(size "$tmp/d/results.json") B with --detail"
 check "the subset is representative (over 2000 rows)" '[ "$rows" -gt 2000 ]'
 check "summary.md <= 100 KB" '[ "$(size "$tmp/c/summary.md")" -le 102400 ]'
@@ -27,8 +29,8 @@ k={r[\"kernel\"] for r in d[\"results\"] if r[\"measured\"]}
 s=open(\"$tmp/c/summary.md\").read()
 lines=[l for l in s.splitlines() if l.startswith(\"| \") and l.split(\" | \")[0][2:] in k]
 assert len(lines)==len(k), (len(lines), len(k))"'
-check "results.json compact: <= 360 bytes a row (<= 3 MB for a default run's ~8300 rows)" \
-  '[ "$(size "$tmp/c/results.json")" -le $((rows * 360)) ]'
+check "results.json compact: <= 110 bytes a row (<= 3 MB for a GPU default run's ~28,000 rows)" \
+  '[ "$(size "$tmp/c/results.json")" -le $((rows * 110)) ]'
 check "results.json compact: at most half of the --detail file" \
   '[ $(( 2 * $(size "$tmp/c/results.json") )) -le "$(size "$tmp/d/results.json")" ]'
 check "compact and --detail files give the gate the same figures (compare: 0 regressed, 0 improved)" \

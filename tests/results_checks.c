@@ -13,10 +13,23 @@
 #include "base/json.h"
 #include "harness/gate/baseline.h"
 #include "harness/gate/compare.h"
+#include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
 #include "harness/run/ug.h"
 
 /* Write text to a fresh temporary file; its path in path (PATH_MAX-free: a fixed template). */
+/* Row i of a results.json document of format 4 as the object it stands for (results_columns.c);
+ * free with ug_columns_row_free. */
+static ug_json *ug_row_object(const ug_json *root, size_t i)
+{
+    ug_columns c;
+    char e[200];
+    if (ug_columns_open(&c, root, e, sizeof e) != 0) return NULL;
+    ug_json *o = ug_columns_row(&c, ug_json_get(root, "results")->items[i], e, sizeof e);
+    ug_columns_close(&c);
+    return o;
+}
+
 static int ug_tmp_write(char path[32], const char *text)
 {
     snprintf(path, 32, "/tmp/ug_results_XXXXXX");
@@ -126,11 +139,14 @@ UG_CASE(results_schema, every_field_round_trips)
                       "extra of row %d: %d figures", r, b->n_extra);
     }
     /* the schema's extra fields are inside "extra", not beside the other fields */
-    const ug_json *j0 = ug_json_get(root, "results")->items[0], *x = ug_json_get(j0, "extra");
+    ug_json *j0 = ug_row_object(root, 0);
+    const ug_json *x = ug_json_get(j0, "extra");
+    UG_ASSERT(j0 != NULL);
     UG_EXPECT(ug_json_get(j0, "method") == NULL && ug_json_get(j0, "abs_err_sum_rd") == NULL);
     UG_EXPECT(x && ug_json_get(x, "method") && ug_json_get(x, "abs_err_sum_rd") &&
               ug_json_get(x, "out_hash_hi"));
     UG_EXPECT(ug_json_num_of(ug_json_get(root, "format"), 0) == UG_RESULTS_FORMAT);
+    ug_columns_row_free(j0);
     ug_json_free(root);
     ug_results_free(&back);
     unlink(path);
@@ -202,8 +218,8 @@ UG_CASE(results_schema, compact_rows_keep_the_gate_fields)
     ug_json *root = ug_results_read(path, &back, err, sizeof err);
     UG_ASSERT_MSG(root != NULL, "%s", err);
     UG_ASSERT(back.count == 2);
-    const ug_json *j0 = ug_json_get(root, "results")->items[0],
-                  *j1 = ug_json_get(root, "results")->items[1];
+    ug_json *j0 = ug_row_object(root, 0), *j1 = ug_row_object(root, 1);
+    UG_ASSERT(j0 && j1);
     int detail = 0;
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
@@ -224,6 +240,8 @@ UG_CASE(results_schema, compact_rows_keep_the_gate_fields)
     UG_EXPECT_MSG(detail >= 10, "only %d detail fields", detail);
     UG_EXPECT(ug_json_get(j0, "worst_ulp") == NULL && ug_json_get(j1, "worst_ulp") != NULL);
     UG_EXPECT(memcmp(rows[0].ulp_hist, back.rows[0].ulp_hist, sizeof rows[0].ulp_hist) == 0);
+    ug_columns_row_free(j0);
+    ug_columns_row_free(j1);
     ug_json_free(root);
     ug_results_free(&back);
     unlink(path);
@@ -246,10 +264,10 @@ UG_CASE(results_schema, compact_rows_keep_the_gate_fields)
     ug_results_free(&res);
 }
 
-/* Format 3's compact rows read back to the same figures: the values left out as the file's
- * "defaults", as the row before's (case, dist; kappa_max of the same inputs), as derivable
- * (point, gbps) or as trailing zero histogram buckets all come back bit for bit; a row whose
- * value differs keeps it; a row edited out of the file is an error, not a silent re-parenting. */
+/* Compact rows (format 4) read back to the same figures: the values left out as the file's
+ * "defaults", as the row before's (kappa_max of the same inputs), as derivable (id, point,
+ * gbps) or as trailing zero histogram buckets all come back bit for bit; a row whose value
+ * differs keeps it; a row without its case is an error, not a silent re-parenting. */
 UG_CASE(results_schema, compact_rows_read_back_the_same)
 {
     enum { N = 5 };
@@ -283,16 +301,31 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
     ug_report_json(&text, "{}", NULL, &res);
     const char *txt = ug_buf_str(&text);
     UG_EXPECT(strstr(txt, "\"defaults\":{") != NULL);
-    int cases = 0, points = 0, kappas = 0, gbps = 0, dets = 0;
-    for (const char *p = txt; (p = strstr(p, "\"case\":")); p++) cases++;
-    for (const char *p = txt; (p = strstr(p, "\"point\":")); p++) points++;
-    for (const char *p = txt; (p = strstr(p, "\"kappa_max\":")); p++) kappas++;
-    for (const char *p = txt; (p = strstr(p, "\"gbps\":")); p++) gbps++;
-    for (const char *p = txt; (p = strstr(p, "\"deterministic\":")); p++) dets++;
-    UG_EXPECT_MSG(cases == 2 && points == 1 && kappas == 3 && gbps == 1 && dets == 2,
-                  "case %d, point %d, kappa_max %d, gbps %d, deterministic %d times", cases, points,
-                  kappas, gbps, dets);
-    UG_EXPECT(strstr(txt, "\"ulp_hist\":[0]") != NULL && strstr(txt, "\"ulp_hist\":[1]") != NULL);
+    /* what each row (format 4: an array of the file's columns) holds, as an object */
+    char perr[200];
+    ug_json *doc = ug_json_parse(txt, strlen(txt), perr, sizeof perr);
+    UG_ASSERT_MSG(doc != NULL, "%s", perr);
+    int ids = 0, cases = 0, points = 0, kappas = 0, gbps = 0, dets = 0, hist0 = 0, hist1 = 0;
+    for (int i = 0; i < N; i++) {
+        ug_json *o = ug_row_object(doc, (size_t)i);
+        UG_ASSERT(o != NULL);
+        ids += ug_json_get(o, "id") != NULL;
+        cases += ug_json_get(o, "case") != NULL;
+        points += ug_json_get(o, "point") != NULL;
+        kappas += ug_json_get(o, "kappa_max") != NULL;
+        gbps += ug_json_get(o, "gbps") != NULL;
+        dets += ug_json_get(o, "deterministic") != NULL;
+        const ug_json *h = ug_json_get(o, "ulp_hist");
+        hist0 += h && h->count == 1 && h->items[0]->num == 0;
+        hist1 += h && h->count == 1 && h->items[0]->num == 1;
+        ug_columns_row_free(o);
+    }
+    /* format 4: every id made back (none written), every row's case written (no row takes
+     * one from the row before) */
+    UG_EXPECT_MSG(ids == 0 && cases == N && points == 1 && kappas == 3 && gbps == 1 && dets == 1,
+                  "id %d, case %d, point %d, kappa_max %d, gbps %d, deterministic %d times", ids,
+                  cases, points, kappas, gbps, dets);
+    UG_EXPECT(hist0 == 1 && hist1 == 1);
     char path[32], err[1200];
     UG_ASSERT(ug_tmp_write(path, txt) == 0);
     ug_json *root = ug_results_read(path, &back, err, sizeof err);
@@ -310,15 +343,22 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
     }
     ug_json_free(root);
     ug_results_free(&back);
-    /* row 2 (the first of "other/case") edited out: row 3 would take row 1's case */
-    char *l2 = strstr(ug_buf_str(&text), "\n{\"id\":\"other/case");
-    char *l3 = l2 ? strstr(l2 + 1, "\n{\"id\":") : NULL;
-    UG_ASSERT(l2 && l3);
-    memmove(l2, l3, strlen(l3) + 1);
-    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    /* a row whose case is left out (null) is an error naming the key: format 4 takes no case
+     * from the row before, so a row edited out cannot move the next ones to another case */
+    const ug_json *cols = ug_json_get(doc, "columns");
+    ug_json *row3 = ug_json_get(doc, "results")->items[3];
+    size_t at = 0;
+    while (at < cols->count && strcmp(cols->items[at]->str, "case") != 0) at++;
+    UG_ASSERT(at < cols->count && at < row3->count);
+    row3->items[at]->type = UG_JSON_NULL;
+    ug_buf edited = {0};
+    ug_json_write(&edited, doc);
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&edited)) == 0);
+    ug_buf_free(&edited);
+    ug_json_free(doc);
     root = ug_results_read(path, &back, err, sizeof err);
-    UG_EXPECT_MSG(!root && strstr(err, "does not make its id"), "a row edited out: %s",
-                  root ? "accepted" : err);
+    UG_EXPECT_MSG(!root && strstr(err, "result 3") && strstr(err, "\"case\""),
+                  "a row without its case: %s", root ? "accepted" : err);
     ug_json_free(root);
     unlink(path);
     ug_buf_free(&text);
@@ -340,13 +380,13 @@ UG_CASE(results_schema, format_1_read_newer_refused)
     ug_json_free(root);
     ug_results_free(&res);
     unlink(path);
-    /* the same rows as format 4: refused, naming the file and both versions */
+    /* the same rows as format 5: refused, naming the file and both versions */
     char v3[sizeof ug_v1_doc + 16];
-    snprintf(v3, sizeof v3, "{\"format\":4,%s", ug_v1_doc + 1);
+    snprintf(v3, sizeof v3, "{\"format\":5,%s", ug_v1_doc + 1);
     UG_ASSERT(ug_tmp_write(path, v3) == 0);
     root = ug_results_read(path, &res, err, sizeof err);
     UG_EXPECT_MSG(!root && strstr(err, path) &&
-                      strstr(err, "results format 4 is newer than this ulpgate reads (3)") &&
+                      strstr(err, "results format 5 is newer than this ulpgate reads (4)") &&
                       strstr(err, "ulpgate run --report DIR"),
                   "%s", err);
     ug_json_free(root);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # results_format_test.sh ULPGATE SRCDIR - the results format as a user meets it: a run writes
-# "format": 2 with the seldom-used figures in "extra"; a file of a newer format is refused (exit 2,
+# "format": 4 (rows as arrays of the file's columns) with the seldom-used figures in "extra"; a file of a newer format is refused (exit 2,
 # the file and both versions named) by report, summary, compare, merge, costs and baseline
 # show/update; a figure that is missing, null, "NaN", "abc" or of the wrong type is refused naming
 # the file, row and key, never read as 0; baselines of format 1 and 2 (one object a row, before
@@ -11,15 +11,15 @@ src="$2"
 . "$(dirname "$0")/tap.sh"
 edit() { python3 -c "import json,sys; sys.path.insert(0, '$ug_scripts'); from same_rows import results_rows; d=json.load(open(sys.argv[1])); 'results' in d and d.update(results=results_rows(d)); rows=d.get('results', d.get('rows')); $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
 row='seven_methods/table pairwise_halves@default normal(0,1) 1024'
-newer="results format 4 is newer than this ulpgate reads (3): update ulpgate or regenerate the file with 'ulpgate run --report DIR'"
+newer="results format 5 is newer than this ulpgate reads (4): update ulpgate or regenerate the file with 'ulpgate run --report DIR'"
 
 echo "TAP version 13"
 "$ug" run --filter 'seven_methods/table' --report "$tmp/c" --tap >"$tmp/run.tap" 2>&1
 check "a default run is compact: \"detail\": false, no worst elements or detail fields in passing rows, the gate's fields kept" \
   'json "$tmp/c/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"detail\"] is False; assert \"worst_ulp\" not in r and \"abs_err_sum\" not in r and \"method\" not in r.get(\"extra\",{}), r; assert all(k in r for k in (\"ulp_max\",\"ulp_mean\",\"rel_max\",\"bound_ratio_max\",\"correctly_rounded\",\"count\",\"ulp_hist\")), r"'
 "$ug" run --filter 'seven_methods/table' --report "$tmp/a" --detail --tap >"$tmp/run.tap" 2>&1
-check "run --detail writes format 3, method and the *_rd sums inside \"extra\"" \
-  'json "$tmp/a/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"format\"]==3; assert r[\"extra\"][\"method\"]==5 and r[\"extra\"][\"abs_err_sum_rd\"]>0 and \"method\" not in r and \"abs_err_sum_rd\" not in r, r"'
+check "run --detail writes format 4, method and the *_rd sums inside \"extra\"" \
+  'json "$tmp/a/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"format\"]==4; assert r[\"extra\"][\"method\"]==5 and r[\"extra\"][\"abs_err_sum_rd\"]>0 and \"method\" not in r and \"abs_err_sum_rd\" not in r, r"'
 run report "$tmp/a" --baseline none
 check "report of the seven-methods run: exit 0, its kernel rollup" \
   '[ "$(rc)" = 0 ] && grep -q "^## Kernels" "$tmp/a/summary.md" && grep -q "^| pairwise_halves@default | sum |" "$tmp/a/summary.md"'
@@ -27,17 +27,24 @@ run compare "$tmp/a/results.json" "$tmp/c/results.json"
 check "compare of the full run (BASE) and the compact one (NEW): every row the same" \
   '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out"'
 
+# format 3 (one object a row, before the columnar rows of format 4) still reads: the run's rows
+# as objects under "format": 3 give the gate the same rows
+edit "$tmp/c/results.json" "$tmp/f3.json" "d['format']=3; d.pop('columns'); d.pop('tables')"
+run compare "$tmp/c/results.json" "$tmp/f3.json"
+check "a format 3 file (object rows) still reads: compared with the format 4 one, every row the same" \
+  '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out" && ! grep -q "^\[" "$tmp/f3.json"'
+
 # ---- a newer format ---------------------------------------------------------------------------
 mkdir -p "$tmp/v3"
-edit "$tmp/a/results.json" "$tmp/v3/results.json" "d['format']=4"
+edit "$tmp/a/results.json" "$tmp/v3/results.json" "d['format']=5"
 run report "$tmp/v3"
-check "report of a format 4 file: exit 2, the file and both versions named" \
+check "report of a format 5 file: exit 2, the file and both versions named" \
   '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
 run compare "$tmp/a/results.json" "$tmp/v3/results.json"
-check "compare NEW of format 4: exit 2, the message" \
+check "compare NEW of format 5: exit 2, the message" \
   '[ "$(rc)" = 2 ] && grep -qF "compare: $tmp/v3/results.json: $newer" "$tmp/err"'
 run compare "$tmp/v3/results.json" "$tmp/a/results.json"
-check "compare BASE of format 4: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
+check "compare BASE of format 5: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
 run summary "$tmp/v3/results.json"
 check "summary: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 run merge "$tmp/m.json" "$tmp/a/results.json" "$tmp/v3/results.json"
@@ -45,7 +52,7 @@ check "merge: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer
 run costs "$tmp/v3/results.json"
 check "costs: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 run baseline update --from "$tmp/v3/results.json" --dir "$tmp/bl"
-check "baseline update --from a format 4 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
+check "baseline update --from a format 5 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl4.json" "d['baseline']['format']=4"
 run baseline show "$tmp/bl4.json"
 check "baseline show of a format 4 baseline: exit 2" \

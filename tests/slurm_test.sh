@@ -93,8 +93,10 @@ check "the four shards and the merge ran: merged results.json and junit.xml" \
   "$tmp/out/merge.log $tmp/out/shard-0.log $tmp/slurmctld.log"
 check "the merged report equals the unsharded run, row by row" 'python3 - "$tmp/full/results.json" "$tmp/out/results.json" <<PY
 import json, sys
-a = {r["id"]: r for r in json.load(open(sys.argv[1]))["results"]}
-b = {r["id"]: r for r in json.load(open(sys.argv[2]))["results"]}
+sys.path.insert(0, "$src/scripts")
+from same_rows import results_rows
+a = {r["id"]: r for r in results_rows(json.load(open(sys.argv[1])))}
+b = {r["id"]: r for r in results_rows(json.load(open(sys.argv[2])))}
 assert set(a) == set(b), sorted(set(a) ^ set(b))[:5]
 skip = {"time_ms", "gbps", "gflops"}
 bad = [(i, k) for i in a for k in a[i] if k not in skip and a[i][k] != b[i].get(k)]

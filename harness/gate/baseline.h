@@ -99,12 +99,8 @@ void ug_baseline_json(const ug_baseline *bl, ug_buf *out);
  * JSON object a row, the row schema of results.json) are still read, and rewritten as 3 by
  * `ulpgate baseline migrate`. */
 enum { UG_BASELINE_FORMAT = 3 };
-/* Shared by baseline.c and baseline_lines.c: a row object into bl (see baseline.c), a row as an
- * object, an event as an object, and the rows of a format 3 file. */
-int ug_baseline_take_row(const char *path, size_t i, const struct ug_json *o, int format,
-                         ug_baseline *bl, char *err, size_t errlen);
-void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i);
-void ug_event_json(ug_buf *b, const ug_bl_event *e);
+/* The rows of a format 3 file (baseline_lines.c; the row helpers it shares with baseline.c are
+ * in baseline_rows.h). */
 int ug_baseline_read_lines(const char *path, const struct ug_json *root, ug_baseline *bl,
                            char *err, size_t errlen);
 /* Append an entry to bl's update log (dated now; git: of the tool or the run). */

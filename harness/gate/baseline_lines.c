@@ -34,7 +34,7 @@
 
 #include "base/json.h"
 #include "base/sys.h"
-#include "harness/gate/baseline.h"
+#include "harness/gate/baseline_rows.h"
 #include "harness/results/results_json.h"
 
 /* The figures of a row line, in order (the file names them in "columns"). */

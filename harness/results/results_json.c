@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "base/parse.h"
+#include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
 
 static ug_status ug_status_named(const char *s, bool *ok)
@@ -100,7 +101,7 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
     if (x && ug_json_want(x, "extra", UG_JSON_OBJ, why, sizeof why) != 0) goto bad;
     /* format 1 wrote the UG_FF_EXTRA fields in the row itself */
     const ug_json *xo = format >= 2 ? x : o;
-    bool inherited = false;
+    bool inherited = false, make_id = false;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < ug_n_row_fields; i++) {
             const ug_field *f = &ug_row_fields[i];
@@ -110,13 +111,18 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
             bool optional = w == UG_W_NONZERO || (compact && (f->flags & UG_FF_DETAIL));
             if (!optional && !ug_field_in(f, r, baseline)) continue;
             const ug_json *v = ug_json_get(f->flags & UG_FF_EXTRA ? xo : o, f->key);
+            /* format 4 leaves out an id that ug_row_make_id makes (made below) */
+            if (!v && format >= 4 && !baseline && f->offset == offsetof(ug_row, id)) {
+                make_id = true;
+                continue;
+            }
             if (!v && compact && dflt && (f->flags & UG_FF_DFLT)) v = ug_json_get(dflt, f->key);
             if (!v && optional) continue;
             /* format 3's compact measured row: a point named the usual way is left out */
             if (!v && compact && format >= 3 && r->measured && f->offset == offsetof(ug_row, point))
                 continue;
             /* ... a value the row before has (checked by the id below) */
-            if (!v && compact && format >= 3 && (f->flags & UG_FF_RUN) && prev) {
+            if (!v && compact && format == 3 && (f->flags & UG_FF_RUN) && prev) {
                 memcpy((char *)r + f->offset, (const char *)prev + f->offset, f->len);
                 inherited = true;
                 continue;
@@ -145,6 +151,7 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
         goto bad;
     if (!r->point[0] && r->measured && compact && format >= 3)
         ug_row_point_derived(r, r->point, sizeof r->point);
+    if (make_id) ug_row_make_id(r);
     if (inherited) {
         ug_row again = *r;
         ug_row_make_id(&again);
@@ -237,16 +244,36 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
                               "(\"detail\": false)", path, ug_json_type_name(dflt->type));
         goto fail;
     }
+    /* format 4: rows are arrays of the file's "columns" (an object row, as a script that
+     * rewrote the file may leave, is read as in format 3) */
+    ug_columns cols = {0};
+    if (format >= 4 && ug_columns_open(&cols, root, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        goto fail;
+    }
     for (size_t i = 0; i < rows->count; i++) {
         ug_row r;
+        memset(&r, 0, sizeof r);
         const ug_row *prev = res->count ? &res->rows[res->count - 1] : NULL;
-        if (ug_row_read_ex(rows->items[i], format, false, compact, dflt, prev, &r, why, sizeof why) != 0) {
+        const ug_json *item = rows->items[i];
+        ug_json *o = NULL;
+        if (format >= 4 && item->type == UG_JSON_ARR &&
+            !(o = ug_columns_row(&cols, item, why, sizeof why))) {
+            snprintf(err, errlen, "%s: result %zu: %s", path, i, why);
+            ug_columns_close(&cols);
+            goto fail;
+        }
+        int rc = ug_row_read_ex(o ? o : item, format, false, compact, dflt, prev, &r, why, sizeof why);
+        ug_columns_row_free(o);
+        if (rc != 0) {
             snprintf(err, errlen, "%s: result %zu%s%.200s%s: %s", path, i, r.id[0] ? " (" : "",
                      r.id, r.id[0] ? ")" : "", why);
+            ug_columns_close(&cols);
             goto fail;
         }
         ug_results_add(res, &r);
     }
+    ug_columns_close(&cols);
     return root;
 fail:
     ug_results_free(res);

@@ -1,7 +1,7 @@
 /*
- * results_write.c - a results list as results.json text: {"format": 2, "meta": {...},
- * "summary": {...}, "units": [...], "results": [row, ...]}, rows from the schema
- * (row_fields.h).  results_json.c reads it back; harness/run/report_write.c writes the meta
+ * results_write.c - a results list as results.json text: {"format": 4, "meta": {...},
+ * "summary": {...}, "units": [...], "columns": [...], "tables": {...}, "results": [row, ...]},
+ * rows from the schema (row_fields.h), one array a row (results_columns.c).  results_json.c reads it back; harness/run/report_write.c writes the meta
  * block and the file.
  *
  * Numbers: finite values exactly (the shortest of %.15g/%.16g/%.17g that reads back to the same
@@ -10,9 +10,12 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/sys.h"
+#include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
 
 static void ug_key(ug_buf *b, bool *first, const char *key)
@@ -67,6 +70,10 @@ enum { UG_DFLT_MAX = 64, UG_DFLT_LEN = 192, UG_DFLT_CAND = 8 };
 static char ug_dflt[UG_DFLT_MAX][UG_DFLT_LEN];
 static bool ug_dflt_on;
 static const ug_row *ug_prev; /* the row written before, for UG_FF_PREV (NULL: none) */
+/* Writing a format 4 file (ug_report_json): an id that ug_row_make_id makes back is left out
+ * (the reader makes it), and case and dist are always written (a table holds each once), so
+ * no row takes a value from the row before (UG_FF_RUN: format 3 only). */
+static bool ug_fmt4;
 
 /* Pick the defaults of res's compact rows: per UG_FF_DFLT field the most common of its first
  * UG_DFLT_CAND distinct values, when at least two rows share it.  O(rows x fields x
@@ -138,12 +145,13 @@ void ug_row_json_open(ug_buf *b, const ug_row *r, bool baseline)
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
         if ((f->flags & UG_FF_DETAIL) && !full) continue;
+        if (ug_fmt4 && !baseline && id_made && f->offset == offsetof(ug_row, id)) continue;
         if (!full && ug_dflt_on && (f->flags & UG_FF_DFLT) && ug_field_is_default(i, r)) continue;
         /* a compact row's point, named the usual way: made back by the reader */
         if (!full && ug_dflt_on && r->measured && f->offset == offsetof(ug_row, point) &&
             strcmp(r->point, derived) == 0)
             continue;
-        if (!full && ug_dflt_on && (f->flags & UG_FF_RUN) && ug_prev && id_made &&
+        if (!full && ug_dflt_on && !ug_fmt4 && (f->flags & UG_FF_RUN) && ug_prev && id_made &&
             strcmp((const char *)ug_prev + f->offset, (const char *)r + f->offset) == 0)
             continue;
         if (!full && ug_dflt_on && (f->flags & UG_FF_PREV) && ug_row_same_inputs(ug_prev, r) &&
@@ -187,14 +195,30 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
         ug_kv_num(b, "seconds", res->units[i].seconds);
         ug_buf_printf(b, "}");
     }
-    ug_buf_printf(b, "],\n\"results\":[");
+    ug_buf_printf(b, "],\n");
+    /* each row as the object format 3 wrote, parsed, then recast as columns (format 4) */
+    ug_json **obj = ug_xcalloc(res->count ? res->count : 1, sizeof *obj);
+    ug_buf row = {0};
+    ug_fmt4 = true;
     for (size_t i = 0; i < res->count; i++) {
-        ug_buf_printf(b, "%s\n", i ? "," : "");
+        char err[200];
+        ug_buf_clear(&row);
         ug_prev = i ? &res->rows[i - 1] : NULL;
-        ug_row_json_open(b, &res->rows[i], false);
-        ug_buf_printf(b, "}");
+        ug_row_json_open(&row, &res->rows[i], false);
+        ug_buf_printf(&row, "}");
+        obj[i] = ug_json_parse(ug_buf_str(&row), row.len, err, sizeof err);
+        if (!obj[i]) { /* a bug of the writer above, never bad input: stop loudly */
+            fprintf(stderr, "ulpgate: results.json: row %zu (%s) wrote text it cannot read: %s\n",
+                    i, res->rows[i].id, err);
+            abort();
+        }
     }
-    ug_buf_printf(b, "\n]}\n");
+    ug_columns_write(b, obj, res->count);
+    ug_buf_printf(b, "}\n");
+    for (size_t i = 0; i < res->count; i++) ug_json_free(obj[i]);
+    free(obj);
+    ug_buf_free(&row);
+    ug_fmt4 = false;
     ug_dflt_on = false;
     ug_prev = NULL;
 }

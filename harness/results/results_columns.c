@@ -1,0 +1,370 @@
+/*
+ * results_columns.c - the columnar rows of a results.json of format 4: the keys once per file,
+ * one JSON array a row (docs/results-schema.md#columnar-rows-format-4):
+ *
+ *   "columns":["kernel","n","count","ulp_max",...],
+ *   "tables":{"kernel":["serial_f32@default",...],"ulp_hist":[[10],[9,1],...]},
+ *   "results":[
+ *   [0,1000,10,0.5,...,null,3],
+ *   [4,1000,10,2.5,...,{"note":"...","extra":{...}}]]
+ *
+ * A row's i-th value is the value of columns[i]; null is a value the row leaves out (read by
+ * the same rules as a missing key of a format 3 row); a row may stop before the last column
+ * (the rest are left out) and may end with an object holding the members that have no column
+ * (seldom-present fields, "extra", the worst elements).  A column named in "tables" holds an
+ * index into its table instead of the value: values that repeat (kernel, case, dist, the
+ * histograms) are written once.  The writer picks the columns (keys in at least a quarter of
+ * the rows, most frequent first) and the tables (where they make the file smaller); the reader
+ * needs neither choice, only the file.
+ *
+ * Writing keeps the row writer of format 3 (ug_row_json_open, one object a row) and recasts
+ * each object: the two forms hold the same values, so a row reads back the same either way.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/sys.h"
+#include "harness/results/json_values.h"
+#include "harness/results/results_columns.h"
+
+/* ---- writing --------------------------------------------------------------------------------- */
+
+/* One key's statistics over the file's rows: rows holding it, and its distinct values' text
+ * (for a table, the first UG_TABLE_MAX of them) with their counts. */
+typedef struct ug_colstat {
+    const char *key;
+    size_t rows, first; /* rows that have it; the first row index that has it */
+    size_t text_bytes;  /* the bytes of its values written in place */
+    char **vals;        /* distinct values' JSON text, most used first after sorting */
+    size_t *cnt, n_vals, cap;
+    size_t *slot, n_slots; /* hash of vals: index + 1, 0 for none (open addressing) */
+    bool column, table;
+} ug_colstat;
+
+static bool ug_nested(const ug_json *v)
+{
+    return v->type == UG_JSON_OBJ;
+}
+
+static ug_colstat *ug_stat_of(ug_colstat **st, size_t *n, const char *key, size_t row)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*st)[i].key, key) == 0) return &(*st)[i];
+    *st = ug_xrealloc(*st, (*n + 1) * sizeof **st);
+    ug_colstat *s = &(*st)[(*n)++];
+    memset(s, 0, sizeof *s);
+    s->key = key;
+    s->first = row;
+    return s;
+}
+
+static size_t ug_hash(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot of text in s's hash: the one holding it, or the empty one where it goes. */
+static size_t *ug_slot(const ug_colstat *s, const char *text)
+{
+    size_t m = s->n_slots - 1, i = ug_hash(text) & m;
+    while (s->slot[i] && strcmp(s->vals[s->slot[i] - 1], text) != 0) i = (i + 1) & m;
+    return &s->slot[i];
+}
+
+/* Rebuild the hash of s's values (after it grew, or after they were sorted). */
+static void ug_rehash(ug_colstat *s, size_t n_slots)
+{
+    free(s->slot);
+    s->n_slots = n_slots;
+    s->slot = ug_xcalloc(n_slots, sizeof *s->slot);
+    for (size_t v = 0; v < s->n_vals; v++) *ug_slot(s, s->vals[v]) = v + 1;
+}
+
+/* The index of text among s's values, adding it when add (else (size_t)-1 when absent).
+ * O(1) expected: a hash kept at most half full. */
+static size_t ug_val_index(ug_colstat *s, const char *text, bool add)
+{
+    if (s->n_slots) {
+        size_t *at = ug_slot(s, text);
+        if (*at) return *at - 1;
+    }
+    if (!add) return (size_t)-1;
+    if (s->n_vals == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->vals = ug_xrealloc(s->vals, s->cap * sizeof *s->vals);
+        s->cnt = ug_xrealloc(s->cnt, s->cap * sizeof *s->cnt);
+    }
+    s->vals[s->n_vals] = ug_xstrdup(text);
+    s->cnt[s->n_vals] = 0;
+    s->n_vals++;
+    if (2 * s->n_vals > s->n_slots)
+        ug_rehash(s, 4 * s->cap);
+    else
+        *ug_slot(s, text) = s->n_vals;
+    return s->n_vals - 1;
+}
+
+enum { UG_TABLE_MAX = 4096 };
+
+/* Order s's values by use, most used first (ties: first seen first), so that the indexes most
+ * rows write are the shortest, and rehash them.  Insertion sort of at most UG_TABLE_MAX values. */
+static void ug_vals_sort(ug_colstat *s)
+{
+    for (size_t i = 1; i < s->n_vals; i++) {
+        char *v = s->vals[i];
+        size_t c = s->cnt[i], j = i;
+        while (j > 0 && s->cnt[j - 1] < c) {
+            s->vals[j] = s->vals[j - 1];
+            s->cnt[j] = s->cnt[j - 1];
+            j--;
+        }
+        s->vals[j] = v;
+        s->cnt[j] = c;
+    }
+    ug_rehash(s, s->n_slots);
+}
+
+/* v's JSON text into t (cleared first). */
+static void ug_value_text(ug_buf *t, const ug_json *v)
+{
+    ug_buf_clear(t);
+    ug_json_write(t, v);
+}
+
+static size_t ug_digits(size_t i)
+{
+    size_t d = 1;
+    while (i >= 10) i /= 10, d++;
+    return d;
+}
+
+void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
+{
+    ug_colstat *st = NULL;
+    size_t ns = 0;
+    ug_buf t = {0};
+    /* what each key costs in place, and what it would cost as a table */
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < rows[r]->count; i++) {
+            const ug_json *v = rows[r]->items[i];
+            if (ug_nested(v)) continue;
+            ug_colstat *s = ug_stat_of(&st, &ns, v->key, r);
+            s->rows++;
+            ug_value_text(&t, v);
+            s->text_bytes += t.len;
+            size_t at = ug_val_index(s, ug_buf_str(&t), s->n_vals < UG_TABLE_MAX);
+            if (at != (size_t)-1) s->cnt[at]++;
+        }
+    /* columns: keys in at least a quarter of the rows (a left-out value costs "null,"), the
+     * most frequent first so that rows can stop early; ties in order of first appearance */
+    size_t *order = ug_xcalloc(ns ? ns : 1, sizeof *order), nc = 0;
+    for (size_t i = 0; i < ns; i++) {
+        st[i].column = 4 * st[i].rows >= n && st[i].rows > 0;
+        if (!st[i].column) continue;
+        size_t j = nc++;
+        while (j > 0 && (st[order[j - 1]].rows < st[i].rows ||
+                         (st[order[j - 1]].rows == st[i].rows && st[order[j - 1]].first > st[i].first))) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    /* tables: where the indexes and the table are fewer bytes than the values in place */
+    for (size_t c = 0; c < nc; c++) {
+        ug_colstat *s = &st[order[c]];
+        if (s->n_vals >= UG_TABLE_MAX) continue;
+        ug_vals_sort(s);
+        size_t cost = 0;
+        for (size_t v = 0; v < s->n_vals; v++) cost += strlen(s->vals[v]) + 1 + s->cnt[v] * ug_digits(v);
+        s->table = cost + 16 < s->text_bytes;
+    }
+    ug_buf_printf(b, "\"columns\":[");
+    for (size_t c = 0; c < nc; c++) {
+        ug_buf_printf(b, "%s", c ? "," : "");
+        ug_buf_json_str(b, st[order[c]].key);
+    }
+    ug_buf_printf(b, "],\n\"tables\":{");
+    bool first = true;
+    for (size_t c = 0; c < nc; c++) {
+        const ug_colstat *s = &st[order[c]];
+        if (!s->table) continue;
+        ug_buf_printf(b, "%s\n", first ? "" : ",");
+        first = false;
+        ug_buf_json_str(b, s->key);
+        ug_buf_printf(b, ":[");
+        for (size_t v = 0; v < s->n_vals; v++) ug_buf_printf(b, "%s%s", v ? "," : "", s->vals[v]);
+        ug_buf_printf(b, "]");
+    }
+    ug_buf_printf(b, "},\n\"results\":[");
+    /* the rows: each column's value (or its index, or null), trailing nulls dropped, then an
+     * object of what has no column */
+    for (size_t r = 0; r < n; r++) {
+        const ug_json *o = rows[r];
+        ug_buf_printf(b, "%s\n[", r ? "," : "");
+        size_t nulls = 0, written = 0;
+        for (size_t c = 0; c < nc; c++) {
+            const ug_colstat *s = &st[order[c]];
+            const ug_json *v = ug_json_get(o, s->key);
+            if (!v) {
+                nulls++;
+                continue;
+            }
+            for (; nulls; nulls--) ug_buf_printf(b, "%snull", written++ ? "," : "");
+            ug_buf_printf(b, "%s", written++ ? "," : "");
+            ug_value_text(&t, v);
+            if (s->table)
+                ug_buf_printf(b, "%zu", ug_val_index((ug_colstat *)s, ug_buf_str(&t), false));
+            else
+                ug_buf_printf(b, "%s", ug_buf_str(&t));
+        }
+        bool rest = false;
+        for (size_t i = 0; i < o->count; i++) {
+            const ug_json *v = o->items[i];
+            const ug_colstat *s = NULL;
+            for (size_t c = 0; c < nc && !s; c++)
+                if (strcmp(st[order[c]].key, v->key) == 0) s = &st[order[c]];
+            if (s && !ug_nested(v)) continue;
+            ug_buf_printf(b, "%s", rest ? "," : written ? ",{" : "{");
+            rest = true;
+            ug_buf_json_str(b, v->key);
+            ug_buf_printf(b, ":");
+            ug_json_write(b, v);
+        }
+        ug_buf_printf(b, "%s]", rest ? "}" : "");
+    }
+    ug_buf_printf(b, "\n]");
+    for (size_t i = 0; i < ns; i++) {
+        for (size_t v = 0; v < st[i].n_vals; v++) free(st[i].vals[v]);
+        free(st[i].vals);
+        free(st[i].cnt);
+        free(st[i].slot);
+    }
+    free(st);
+    free(order);
+    ug_buf_free(&t);
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+int ug_columns_open(ug_columns *c, const ug_json *root, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    const ug_json *cols = ug_json_get(root, "columns"), *tabs = ug_json_get(root, "tables");
+    if (!cols || cols->type != UG_JSON_ARR) {
+        snprintf(err, errlen, "no \"columns\" array (a results.json of format 4 names its "
+                              "columns once)");
+        return -1;
+    }
+    if (tabs && tabs->type != UG_JSON_OBJ) {
+        snprintf(err, errlen, "\"tables\" is %s, not an object", ug_json_type_name(tabs->type));
+        return -1;
+    }
+    c->n = cols->count;
+    c->key = ug_xcalloc(c->n ? c->n : 1, sizeof *c->key);
+    c->table = ug_xcalloc(c->n ? c->n : 1, sizeof *c->table);
+    for (size_t i = 0; i < c->n; i++) {
+        const ug_json *k = cols->items[i];
+        if (k->type != UG_JSON_STR || !k->str[0]) {
+            snprintf(err, errlen, "\"columns\": item %zu is not a key", i);
+            goto bad;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(c->key[j], k->str) == 0) {
+                snprintf(err, errlen, "\"columns\": \"%.40s\" is named twice", k->str);
+                goto bad;
+            }
+        c->key[i] = k->str;
+    }
+    for (size_t i = 0; tabs && i < tabs->count; i++) {
+        const ug_json *t = tabs->items[i];
+        size_t j = 0;
+        while (j < c->n && strcmp(c->key[j], t->key) != 0) j++;
+        if (j == c->n || t->type != UG_JSON_ARR) {
+            snprintf(err, errlen, "\"tables\": \"%.40s\" is %s", t->key,
+                     j == c->n ? "no column" : "not an array");
+            goto bad;
+        }
+        c->table[j] = t;
+    }
+    return 0;
+bad:
+    ug_columns_close(c);
+    return -1;
+}
+
+void ug_columns_close(ug_columns *c)
+{
+    free(c->key);
+    free(c->table);
+    memset(c, 0, sizeof *c);
+}
+
+/* A member for the row object: a shallow copy of v named key (its children stay v's). */
+static void ug_member(ug_json *o, const ug_json *v, const char *key)
+{
+    ug_json *m = ug_xmalloc(sizeof *m);
+    *m = *v;
+    m->key = (char *)key;
+    o->items[o->count++] = m;
+}
+
+ug_json *ug_columns_row(const ug_columns *c, const ug_json *row, char *err, size_t errlen)
+{
+    if (!row || row->type != UG_JSON_ARR) {
+        snprintf(err, errlen, "a row is %s, not an array of the columns' values",
+                 row ? ug_json_type_name(row->type) : "missing");
+        return NULL;
+    }
+    size_t nv = row->count;
+    const ug_json *rest = NULL;
+    if (nv && row->items[nv - 1]->type == UG_JSON_OBJ) rest = row->items[--nv];
+    if (nv > c->n) {
+        snprintf(err, errlen, "a row has %zu values, the file %zu columns", nv, c->n);
+        return NULL;
+    }
+    ug_json *o = ug_xcalloc(1, sizeof *o);
+    o->type = UG_JSON_OBJ;
+    o->items = ug_xcalloc(nv + (rest ? rest->count : 0) + 1, sizeof *o->items);
+    for (size_t i = 0; i < nv; i++) {
+        const ug_json *v = row->items[i];
+        if (v->type == UG_JSON_NULL) continue; /* left out */
+        if (c->table[i]) {
+            const ug_json *t = c->table[i];
+            if (v->type != UG_JSON_NUM || !(v->num >= 0 && v->num < (double)t->count) ||
+                v->num != (double)(size_t)v->num) {
+                snprintf(err, errlen, "\"%s\": %s is not an index of its table (0 to %zu)",
+                         c->key[i], ug_json_type_name(v->type), t->count ? t->count - 1 : 0);
+                goto bad;
+            }
+            v = t->items[(size_t)v->num];
+        } else if (v->type == UG_JSON_OBJ) {
+            snprintf(err, errlen, "\"%s\": an object where a value goes", c->key[i]);
+            goto bad;
+        }
+        ug_member(o, v, c->key[i]);
+    }
+    for (size_t i = 0; rest && i < rest->count; i++) {
+        for (size_t j = 0; j < o->count; j++)
+            if (strcmp(o->items[j]->key, rest->items[i]->key) == 0) {
+                snprintf(err, errlen, "\"%.40s\" is both a column and in the row's object",
+                         rest->items[i]->key);
+                goto bad;
+            }
+        ug_member(o, rest->items[i], rest->items[i]->key);
+    }
+    return o;
+bad:
+    ug_columns_row_free(o);
+    return NULL;
+}
+
+void ug_columns_row_free(ug_json *o)
+{
+    if (!o) return;
+    for (size_t i = 0; i < o->count; i++) free(o->items[i]);
+    free(o->items);
+    free(o);
+}
