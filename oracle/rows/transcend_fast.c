@@ -1,0 +1,659 @@
+/*
+ * transcend_fast.c - the fast path of the softmax and log-sum-exp references (transcend.h):
+ * the same records as the MPFR enclosures of transcend.c, from 192-bit fixed-point arithmetic
+ * with a proven error bound, and the MPFR path for a row whose records it cannot decide.
+ *
+ * Why 192 bits: a record holds hi = RN64(s) and lo = RN64(s - hi), so deciding it needs s to
+ * about 2^-110 relative and, for the undecided fraction to stay far below 1/n (one undecided
+ * output sends its whole row to MPFR), to about 2^-150.  Binary64 or double-double exp/log
+ * (at best ~2^-104) cannot; 192-bit integers (3 limbs) give 2^-160 with margin, and exp and
+ * log are then short Taylor / atanh series whose errors are counted in units of the last bit.
+ * No libm function is used for a value: exp, log and the division are our own integer
+ * arithmetic (the binary64 operations below only pick k = round(d / ln 2), and a wrong k only
+ * fails the range guard, it cannot make a wrong value).
+ *
+ * The error bound (units u = 2^-190 unless said; every step truncates, error < 1 unit):
+ *  exp(d), d = x_j - m exactly (TwoSum of two binary32 numbers in binary64: dh + dl = d):
+ *   k = nearest(dh / ln 2), |k| <= 1100; R = fix(dh) + fix(dl) - k L2, L2 = RN(2^190 ln 2):
+ *   |R - (d - k ln 2) 2^190| <= 1 + 1 + |k|/2 <= 552.  The guard |R| <= 0.36 2^190 is checked.
+ *   Taylor to degree 32, Horner with c_i = floor(2^190 / i!): each step's error <= 2 (c_i and
+ *   the product), carried by |r| <= 0.36: <= 2 / 0.64 < 3.2; the tail sum_{i>32} r^i / i! <
+ *   2 * 0.36^33 / 33! < 2^-170 < 1.  So |P - e^r 2^190| <= 1.43 * 552 * (1 + 2^-170) + 4.2
+ *   < 795, and P >= e^-0.36 2^190 > 0.69 2^190: t_j = P 2^(k - 190) to relative
+ *   eps_e <= 795 / 0.69 2^-190 < 2^-179.8.
+ *  S = sum_j t_j, accumulated in 256 bits of scale 2^-192: each term truncated once (< 2^-192),
+ *   the terms with d < -746 dropped (each < e^-746 < 2^-1076); S >= 1 (the max's own term is
+ *   e^0 = 1 exactly: R = 0, P = c_0), so eps_S <= 2^-179.8 + n 2^-191.  Its top 192 bits are
+ *   kept: 2^-191 more.
+ *  softmax y_j = t_j / S: 1/S as floor((2^383 - 1) / Sm), Sm in [2^191, 2^192): relative
+ *   2^-190; the product t_j (1/S) exact, then truncated to 192 bits: 2^-191.  In all,
+ *   eps_y <= 2 * 2^-179.8 + 2^-191 + n 2^-191 + 2^-190 + 2^-191 + (second order) < 2^-177 +
+ *   n 2^-191, below UG_FAST_EPS = 2^-160 for n <= 2^28 (longer rows take the MPFR path).
+ *  log-sum-exp s = m + ln S: S = z 2^e, z in [0.75, 1.5), ln z = 2 atanh(u), u = (z-1)/(z+1),
+ *   |u| <= 0.2, series in w = u^2 <= 0.04 to degree 40: steps <= 2 / 0.96 < 2.1, tail < 2^-180,
+ *   u to 1 unit (times 2 / (1 - u^2) < 2.1 on ln z), the last products 2 units: |ln z error|
+ *   < 16 units; e ln 2 to |e|/2 <= 96; ln S of the relative error of S: <= eps_S (1 + eps_S).
+ *   z itself is Sm 2^-191 truncated to 190 bits (1 unit).  So |L - ln S| < 2^-179.8 +
+ *   (n + 1) 2^-191 + 113 2^-190 < 2^-162 absolute for n <= 2^28, and s = m + L is formed
+ *   exactly (m is a multiple of 2^-149, L of 2^-190): s is known to 2^-162 absolute.
+ *  sum_abs (RU64 of e^m S, transcend.h): t_m S with relative error < 2^-177 + n 2^-191.
+ * Every record is then decided as transcend.c decides one from an enclosure: the records of
+ * both ends of [s - D, s + D] (hi, lo, the sign of s - hi, RN32, RD32) must agree, all of them
+ * monotone in s.  A row with any output undecided (an exact result such as 1/4 or a one-logit
+ * row, a result within 2^-160 of a rounding boundary, a log-sum-exp whose residual lies below
+ * 2^-163, an output in (2^-1075, 2^-1020), a log-sum-exp beyond 2^127) is evaluated by MPFR,
+ * and its outputs are counted there (ug_ziv_stats: fast vs outputs).
+ * Cost: 32 192-bit multiply-adds per logit (one exp), and per softmax output a 192 x 192-bit
+ * product and two records (~10 us a row of 16 on 2018 hardware; ulpgate bench rows).
+ */
+#include <gmp.h>
+#include <math.h>
+#include <mpfr.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/sys.h"
+#include "oracle/oracle.h"
+#include "oracle/special.h"
+#include "oracle/rows/transcend.h"
+
+typedef unsigned __int128 u128;
+typedef uint64_t limb;
+
+enum { FB = 190, EXP_DEG = 32, LOG_DEG = 40, MAX_K = 1100 };
+
+/* log2 of the relative bound every softmax output and sum_abs is decided at (see above) */
+static _Thread_local int ug_fast_eps_log2 = -160;
+
+void ug_transcend_fast_set_eps_testing(int log2_eps) { ug_fast_eps_log2 = log2_eps ? log2_eps : -160; }
+
+/* ---- constants: 2^190 ln 2 (MPFR, once), floor(2^190 / i!), floor(2^190 / (2i+1)) ---------- */
+
+static limb L2[3], C_EXP[EXP_DEG + 1][3], C_LOG[LOG_DEG + 1][3];
+static pthread_once_t ug_fast_once = PTHREAD_ONCE_INIT;
+
+/* a (3 limbs) = floor(a / d) */
+static void div3_small(limb a[3], uint64_t d)
+{
+    u128 r = 0;
+    for (int i = 2; i >= 0; i--) {
+        u128 cur = (r << 64) | a[i];
+        a[i] = (limb)(cur / d);
+        r = cur % d;
+    }
+}
+
+static void ug_fast_init(void)
+{
+    mpfr_t t;
+    mpz_t z;
+    mpfr_init2(t, 400);
+    mpz_init(z);
+    mpfr_const_log2(t, MPFR_RNDN);
+    mpfr_mul_2ui(t, t, FB, MPFR_RNDN); /* exact */
+    mpfr_get_z(z, t, MPFR_RNDN);
+    for (int i = 0; i < 3; i++) L2[i] = (limb)mpz_getlimbn(z, i);
+    mpz_clear(z);
+    mpfr_clear(t);
+    limb one[3] = {0, 0, (limb)1 << (FB - 128)};
+    memcpy(C_EXP[0], one, sizeof one);
+    for (int i = 1; i <= EXP_DEG; i++) { /* floor(floor(a / b) / c) = floor(a / (b c)) */
+        memcpy(C_EXP[i], C_EXP[i - 1], sizeof one);
+        div3_small(C_EXP[i], (uint64_t)i);
+    }
+    for (int i = 0; i <= LOG_DEG; i++) {
+        memcpy(C_LOG[i], one, sizeof one);
+        div3_small(C_LOG[i], (uint64_t)(2 * i + 1));
+    }
+}
+
+/* ---- multi-limb helpers (little-endian limbs) ------------------------------------------------ */
+
+/* Bits pos .. pos+63 of the n-limb number a (zeros outside it; pos may be negative). */
+static limb bits64(const limb *a, int n, long pos)
+{
+    long q = pos >= 0 ? pos / 64 : -((-pos + 63) / 64);
+    int r = (int)(pos - q * 64);
+    limb lo = q >= 0 && q < n ? a[q] : 0, hi = q + 1 >= 0 && q + 1 < n ? a[q + 1] : 0;
+    return r ? (lo >> r) | (hi << (64 - r)) : lo;
+}
+
+/* dst (dn limbs) = floor(src 2^s) mod 2^(64 dn). */
+static void shift_into(const limb *src, int sn, long s, limb *dst, int dn)
+{
+    for (int i = 0; i < dn; i++) dst[i] = bits64(src, sn, 64L * i - s);
+}
+
+static int bitlen(const limb *a, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (a[i]) return 64 * i + 64 - __builtin_clzll(a[i]);
+    return 0;
+}
+
+/* Whether any of bits 0 .. pos-1 of a is set. */
+static bool any_below(const limb *a, int n, long pos)
+{
+    for (int i = 0; i < n && 64L * i < pos; i++) {
+        limb m = pos - 64L * i >= 64 ? ~(limb)0 : (((limb)1 << (pos - 64L * i)) - 1);
+        if (a[i] & m) return true;
+    }
+    return false;
+}
+
+static limb add_n(limb *r, const limb *a, const limb *b, int n)
+{
+    u128 c = 0;
+    for (int i = 0; i < n; i++) {
+        c += (u128)a[i] + b[i];
+        r[i] = (limb)c;
+        c >>= 64;
+    }
+    return (limb)c;
+}
+
+static limb sub_n(limb *r, const limb *a, const limb *b, int n)
+{
+    limb br = 0;
+    for (int i = 0; i < n; i++) {
+        limb ai = a[i], bi = b[i];
+        limb d = ai - bi - br;
+        br = (ai < bi) || (ai == bi && br);
+        r[i] = d;
+    }
+    return br;
+}
+
+static int cmp_n(const limb *a, const limb *b, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (a[i] != b[i]) return a[i] > b[i] ? 1 : -1;
+    return 0;
+}
+
+/* r (an + bn limbs) = a b exactly. */
+static void mul_n(limb *r, const limb *a, int an, const limb *b, int bn)
+{
+    memset(r, 0, (size_t)(an + bn) * sizeof *r);
+    for (int i = 0; i < an; i++) {
+        u128 c = 0;
+        for (int j = 0; j < bn; j++) {
+            c += (u128)a[i] * b[j] + r[i + j];
+            r[i + j] = (limb)c;
+            c >>= 64;
+        }
+        r[i + bn] = (limb)c;
+    }
+}
+
+/* r = floor(a b / 2^190) for 3-limb a, b whose product is below 2^382.  Error < 1 unit. */
+static inline void mulfix(limb r[3], const limb a[3], const limb b[3])
+{
+    limb p[6];
+    mul_n(p, a, 3, b, 3);
+    r[0] = (p[2] >> 62) | (p[3] << 2);
+    r[1] = (p[3] >> 62) | (p[4] << 2);
+    r[2] = (p[4] >> 62) | (p[5] << 2);
+}
+
+/* 4-limb two's complement of floor-toward-zero(v 2^190), |v| < 2^60. */
+static void fix4(double v, limb r[4])
+{
+    memset(r, 0, 4 * sizeof *r);
+    if (v == 0) return;
+    int e;
+    double f = frexp(fabs(v), &e); /* |v| = f 2^e, f in [0.5, 1) */
+    limb m = (limb)ldexp(f, 53);   /* exact: 53 bits */
+    shift_into(&m, 1, (long)e - 53 + FB, r, 4);
+    if (v < 0) {
+        for (int i = 0; i < 4; i++) r[i] = ~r[i];
+        limb one[4] = {1, 0, 0, 0};
+        add_n(r, r, one, 4);
+    }
+}
+
+/* ---- exp and log in 192-bit fixed point --------------------------------------------------- */
+
+/* e^d for d = dh + dl (exact): P (3 limbs, P 2^-190 in (0.69, 1.44)) and *k, e^d = P 2^(k-190)
+ * to relative 2^-179.8 (the header's derivation).  false: |dh| > 760 or the guard failed. */
+static bool fexp(double dh, double dl, limb P[3], int *k)
+{
+    if (!(fabs(dh) <= 760)) return false;
+    int kk = (int)nearbyint(dh * 1.4426950408889634);
+    limb R[4], t[4], kl[4] = {0};
+    fix4(dh, R);
+    fix4(dl, t);
+    add_n(R, R, t, 4);
+    limb ak = (limb)(kk < 0 ? -kk : kk);
+    mul_n(kl, L2, 3, &ak, 1); /* |k| L2 < 2^11 2^190: 4 limbs */
+    if (kk >= 0) sub_n(R, R, kl, 4);
+    else add_n(R, R, kl, 4);
+    bool neg = R[3] >> 63;
+    if (neg) { /* magnitude */
+        for (int i = 0; i < 4; i++) R[i] = ~R[i];
+        limb one[4] = {1, 0, 0, 0};
+        add_n(R, R, one, 4);
+    }
+    /* the guard |r| <= 0.36: R < 0.36 2^190 = 0.36 2^62 in the top limb */
+    if (R[3] || R[2] >= (limb)(0.36 * 0x1p62)) return false;
+    limb Q[3], T[3];
+    memcpy(Q, C_EXP[EXP_DEG], sizeof Q);
+    for (int i = EXP_DEG - 1; i >= 0; i--) {
+        mulfix(T, R, Q);
+        if (neg) sub_n(Q, C_EXP[i], T, 3); /* >= 0: |r| Q_{i+1} < 0.52 / (i+1)! < c_i */
+        else add_n(Q, C_EXP[i], T, 3);
+    }
+    memcpy(P, Q, sizeof Q);
+    *k = kk;
+    return true;
+}
+
+/* ln z for z = Z 2^-190, Z in [0.75, 1.5) 2^190: |ln z| 2^190 into L (3 limbs), *neg its sign.
+ * Error < 16 units (the header). */
+static void flog(const limb Z[3], limb L[3], bool *neg)
+{
+    limb one[3] = {0, 0, (limb)1 << (FB - 128)}, num[6] = {0}, den[4] = {0}, U[4], rem[4], W[3];
+    limb a[3];
+    *neg = cmp_n(Z, one, 3) < 0;
+    if (*neg) sub_n(a, one, Z, 3);
+    else sub_n(a, Z, one, 3);
+    shift_into(a, 3, FB, num, 6); /* |z - 1| 2^380 */
+    add_n(den, Z, one, 3);        /* (z + 1) 2^190, < 2^192 */
+    int dn = den[2] ? 3 : 2;
+    memset(U, 0, sizeof U);
+    mpn_tdiv_qr((mp_limb_t *)U, (mp_limb_t *)rem, 0, (const mp_limb_t *)num, 6,
+                (const mp_limb_t *)den, dn); /* |u| 2^190, truncated */
+    mulfix(W, U, U);
+    limb H[3], T[3];
+    memcpy(H, C_LOG[LOG_DEG], sizeof H);
+    for (int i = LOG_DEG - 1; i >= 0; i--) {
+        mulfix(T, W, H);
+        add_n(H, C_LOG[i], T, 3);
+    }
+    mulfix(T, U, H);
+    add_n(L, T, T, 3); /* 2 u (1 + w/3 + ...) */
+}
+
+/* ---- records from an approximation and its error --------------------------------------- */
+
+typedef struct {
+    double hi, lo;
+    int sgn;
+    float rn, rd;
+} ug_rec;
+
+/* The p-bit rounding of A 2^E (A > 0, n limbs) with quantum at least 2^qmin: to nearest even
+ * (near) or toward zero: q 2^F, q <= 2^p.  *shift = F - E; *up: rounded away from zero. */
+static limb round_p(const limb *A, int n, long E, int p, long qmin, bool near, long *F, long *shift,
+                    bool *up, bool *inexact)
+{
+    long b = bitlen(A, n);
+    long f = E + b - p > qmin ? E + b - p : qmin;
+    long s = f - E;
+    limb q;
+    *inexact = false;
+    *up = false;
+    if (s <= 0) { /* exact: b <= p */
+        q = bits64(A, n, 0);
+        *F = E;
+        *shift = 0;
+        return q;
+    }
+    q = bits64(A, n, s);
+    if (s > 64L * n) q = 0;
+    bool half = (bits64(A, n, s - 1) & 1) != 0, sticky = any_below(A, n, s - 1);
+    *inexact = half || sticky;
+    if (near && half && (sticky || (q & 1))) {
+        q++;
+        *up = true;
+    }
+    *F = f;
+    *shift = s;
+    return q;
+}
+
+/* The record of v = (neg ? -1 : 1) A 2^E, A > 0: false where the fast path does not decide it
+ * (2^-1075 < |v| < 2^-1020, or |v| >= 2^127). */
+static bool rec_of(const limb *A, int n, long E, bool neg, ug_rec *r)
+{
+    long b = bitlen(A, n);
+    double sg = neg ? -1 : 1;
+    if (b == 0) return false;
+    if (E + b <= -1075) { /* below half the least subnormal: RN64 0, as MPFR's get_d gives */
+        r->hi = 0.0 * sg;
+        r->lo = 0;
+        r->sgn = neg ? -1 : 1;
+        r->rn = (float)(0.0 * sg);
+        r->rd = neg ? -0x1p-149f : 0.0f;
+        return true;
+    }
+    if (E + b - 1 < -1020 || E + b > 127) return false;
+    long F, s;
+    bool up, inexact;
+    limb q = round_p(A, n, E, 53, -1074, true, &F, &s, &up, &inexact);
+    r->hi = sg * ldexp((double)q, (int)F);
+    /* the residual |A - q 2^s| and the sign of v - hi */
+    limb low[8] = {0}, rem[8] = {0}, pw[8] = {0};
+    int m = n + 1;
+    for (int i = 0; i < n; i++) low[i] = A[i];
+    for (int i = 0; i < m; i++) /* A mod 2^s */
+        if (64L * i >= s) low[i] = 0;
+        else if (64L * (i + 1) > s) low[i] &= ((limb)1 << (s - 64L * i)) - 1;
+    if (!inexact) {
+        r->lo = 0;
+        r->sgn = 0;
+    } else {
+        if (up) { /* 2^s - low */
+            limb one = 1;
+            shift_into(&one, 1, s, pw, m);
+            sub_n(rem, pw, low, m);
+        } else {
+            memcpy(rem, low, (size_t)m * sizeof *rem);
+        }
+        long F2, s2;
+        bool up2, in2;
+        limb q2 = round_p(rem, m, E, 53, -1074, true, &F2, &s2, &up2, &in2);
+        double lo = ldexp((double)q2, (int)F2);
+        r->sgn = (up ? -1 : 1) * (neg ? -1 : 1);
+        r->lo = r->sgn < 0 ? -lo : lo;
+    }
+    q = round_p(A, n, E, 24, -149, true, &F, &s, &up, &inexact);
+    r->rn = (float)(sg * ldexp((double)q, (int)F));
+    q = round_p(A, n, E, 24, -149, false, &F, &s, &up, &inexact);
+    if (neg && inexact) q++; /* RD of a negative value: away from zero */
+    r->rd = (float)(sg * ldexp((double)q, (int)F));
+    return true;
+}
+
+/* Decides the record of v = (neg ? -1 : 1) A 2^E known to within D 2^E (D: n limbs): the
+ * records of both ends agree (every field monotone in v).  Fills e (sum_abs apart). */
+static bool decide(const limb *A, const limb *D, int n, long E, bool neg, ug_exact *e)
+{
+    limb lo[8], hi[8];
+    if (sub_n(lo, A, D, n)) return false; /* A - D < 0: the sign is not known */
+    if (add_n(hi, A, D, n)) return false;
+    if (bitlen(lo, n) == 0) return false;
+    ug_rec a, b;
+    if (!rec_of(lo, n, E, neg, &a) || !rec_of(hi, n, E, neg, &b)) return false;
+    if (a.hi != b.hi || a.lo != b.lo || a.sgn != b.sgn || a.rn != b.rn || a.rd != b.rd ||
+        signbit(a.hi) != signbit(b.hi))
+        return false;
+    e->cls = UG_X_FINITE;
+    e->hi = a.hi;
+    e->lo = a.lo;
+    e->rn = a.rn;
+    e->rd = a.rd;
+    return true;
+}
+
+/* D = floor(A 2^eps_log2) + 2 over n limbs: the relative bound in units of A's last bit. */
+static void rel_bound(const limb *A, int n, int eps_log2, limb *D)
+{
+    limb two[8] = {2};
+    shift_into(A, n, eps_log2, D, n);
+    add_n(D, D, two, n);
+}
+
+/* RU64 of v in [A(1 - eps), A(1 + eps)] 2^E, eps = 2^eps_log2, decided at both ends (+inf
+ * beyond DBL_MAX, 2^-1074 below it, as mpfr_get_d(RNDU) gives); false if not decided. */
+static bool ru64_decided(const limb *A, int n, long E, double *out)
+{
+    limb D[8], ends[2][8];
+    rel_bound(A, n, ug_fast_eps_log2, D);
+    if (sub_n(ends[0], A, D, n) || add_n(ends[1], A, D, n)) return false;
+    double v[2];
+    for (int i = 0; i < 2; i++) {
+        long b = bitlen(ends[i], n), F, s;
+        bool up, inexact;
+        if (b == 0) return false;
+        if (E + b - 1 >= 1024) {
+            v[i] = INFINITY;
+            continue;
+        }
+        limb q = round_p(ends[i], n, E, 53, -1074, false, &F, &s, &up, &inexact);
+        if (inexact) q++;
+        v[i] = ldexp((double)q, (int)F); /* 2^53 2^971 overflows to +inf, as RU64 does */
+    }
+    if (v[0] != v[1]) return false;
+    *out = v[0];
+    return true;
+}
+
+/* ---- the rows ------------------------------------------------------------------------------ */
+
+typedef struct {
+    limb (*P)[3];
+    int *k;
+    signed char *kind; /* 0: P, k hold e^(x_j - m); 1: -inf logit (+0); 2: e^d < 2^-1076 */
+    limb S[3];         /* Sm: S = Sm 2^es, Sm in [2^191, 2^192) */
+    long es;
+    double sum_abs;
+    float m;
+} ug_fast_row;
+
+/* The row's terms and S, and sum_abs.  false: the fast path does not take this row. */
+static bool fast_row_eval(const float *x, size_t n, ug_fast_row *r)
+{
+    pthread_once(&ug_fast_once, ug_fast_init);
+    if (n == 0 || n > ((size_t)1 << 28)) return false;
+    float m = -INFINITY;
+    for (size_t j = 0; j < n; j++) m = x[j] > m ? x[j] : m;
+    r->m = m;
+    limb acc[4] = {0}, t[4];
+    for (size_t j = 0; j < n; j++) {
+        if (isinf(x[j])) {
+            r->kind[j] = 1;
+            continue;
+        }
+        double dh = (double)x[j] - (double)m, bv = dh - (double)x[j];
+        double dl = ((double)x[j] - (dh - bv)) + (-(double)m - bv); /* TwoSum: dh + dl = d */
+        if (dh < -746.5) {
+            r->kind[j] = 2;
+            continue;
+        }
+        if (!fexp(dh, dl, r->P[j], &r->k[j])) return false;
+        r->kind[j] = 0;
+        shift_into(r->P[j], 3, (long)r->k[j] + 2, t, 4); /* P 2^(k-190) 2^192 */
+        add_n(acc, acc, t, 4);
+    }
+    long b = bitlen(acc, 4); /* S >= 1: b >= 193 */
+    shift_into(acc, 4, 192 - b, r->S, 3);
+    r->es = b - 192 - 192;
+    /* sum_abs = RU64(e^m S): m's own exp, |m| <= 745 (else MPFR) */
+    if (m > 710) {
+        r->sum_abs = INFINITY;
+        return true;
+    }
+    limb Pm[3], prod[6];
+    int km;
+    if (!(m >= -745) || !fexp((double)m, 0, Pm, &km)) return false;
+    mul_n(prod, Pm, 3, r->S, 3);
+    return ru64_decided(prod, 6, (long)km - FB + r->es, &r->sum_abs);
+}
+
+static ug_fast_row *fast_row_alloc(size_t n)
+{
+    ug_fast_row *r = ug_xcalloc(1, sizeof *r);
+    r->P = ug_xcalloc(n ? n : 1, sizeof *r->P);
+    r->k = ug_xcalloc(n ? n : 1, sizeof *r->k);
+    r->kind = ug_xcalloc(n ? n : 1, sizeof *r->kind);
+    return r;
+}
+
+static void fast_row_free(ug_fast_row *r)
+{
+    free(r->P);
+    free(r->k);
+    free(r->kind);
+    free(r);
+}
+
+static bool softmax_fast(const float *x, size_t n, ug_exact *out)
+{
+    ug_fast_row *r = fast_row_alloc(n);
+    bool ok = fast_row_eval(x, n, r);
+    limb Rinv[4] = {0}, num[6], rem[3];
+    if (ok) { /* Rinv = floor((2^383 - 1) / Sm) < 2^192 */
+        for (int i = 0; i < 6; i++) num[i] = ~(limb)0;
+        num[5] >>= 1;
+        mpn_tdiv_qr((mp_limb_t *)Rinv, (mp_limb_t *)rem, 0, (const mp_limb_t *)num, 6,
+                    (const mp_limb_t *)r->S, 3);
+    }
+    for (size_t j = 0; ok && j < n; j++) {
+        if (r->kind[j] == 1) {
+            ug_exact_set_zero(&out[j], 0);
+        } else if (r->kind[j] == 2) { /* y < e^-746 < 2^-1076: MPFR's record of such a value */
+            ug_exact_set_zero(&out[j], 0);
+        } else { /* y = P Rinv 2^(k - 190 - 383 - es) */
+            limb prod[6], D[6];
+            mul_n(prod, r->P[j], 3, Rinv, 3);
+            rel_bound(prod, 6, ug_fast_eps_log2, D);
+            ok = decide(prod, D, 6, (long)r->k[j] - FB - 383 - r->es, false, &out[j]);
+        }
+        out[j].sum_abs = r->sum_abs;
+    }
+    fast_row_free(r);
+    return ok;
+}
+
+static bool lse_fast(const float *x, size_t n, ug_exact *out)
+{
+    ug_fast_row *r = fast_row_alloc(n);
+    bool ok = fast_row_eval(x, n, r);
+    if (ok) {
+        /* S = Sm 2^es = z 2^e with z = Sm 2^-191 in [1, 2), or half that when >= 1.5 */
+        limb Z[3], L[3], acc[6] = {0}, mpart[6] = {0}, lpart[6] = {0}, D[6] = {0};
+        long e = r->es + 191;
+        shift_into(r->S, 3, -1, Z, 3); /* Sm 2^-191 2^190, its last bit dropped: 1 unit */
+        limb th[3] = {0, 0, (limb)3 << (FB - 129)}; /* 1.5 2^190 */
+        if (cmp_n(Z, th, 3) >= 0) {
+            shift_into(r->S, 3, -2, Z, 3);
+            e++;
+        }
+        bool lneg;
+        flog(Z, L, &lneg);
+        /* L = ln z + e ln 2 at scale 2^-190 (|L| < 2^6: 3 limbs) */
+        limb el[4] = {0}, ae = (limb)(e < 0 ? -e : e), L4[4] = {L[0], L[1], L[2], 0};
+        mul_n(el, L2, 3, &ae, 1);
+        if ((e < 0) == lneg) {
+            add_n(L4, L4, el, 4);
+        } else if (cmp_n(L4, el, 4) >= 0) {
+            sub_n(L4, L4, el, 4);
+        } else {
+            sub_n(L4, el, L4, 4);
+            lneg = !lneg;
+        }
+        /* s 2^192 = m 2^192 + L 2^192, signed magnitudes, 6 limbs */
+        int me;
+        float mf = frexpf(fabsf(r->m), &me);
+        limb mm = (limb)ldexpf(mf, 24);
+        shift_into(&mm, 1, (long)me - 24 + 192, mpart, 6); /* exact: m = mm 2^(me-24), me >= -148 */
+        shift_into(L4, 4, 2, lpart, 6);
+        bool mneg = r->m < 0, sneg;
+        if (mneg == lneg) {
+            add_n(acc, mpart, lpart, 6);
+            sneg = mneg;
+        } else if (cmp_n(mpart, lpart, 6) >= 0) {
+            sub_n(acc, mpart, lpart, 6);
+            sneg = mneg;
+        } else {
+            sub_n(acc, lpart, mpart, 6);
+            sneg = lneg;
+        }
+        /* |L - ln S| < 2^-162 (the header; 2^(eps + 30) units at the default eps 2^-160) */
+        limb one = 1;
+        shift_into(&one, 1, 192 + ug_fast_eps_log2 - 2, D, 6);
+        ok = decide(acc, D, 6, -192, sneg, out);
+        out->sum_abs = r->sum_abs;
+    }
+    fast_row_free(r);
+    return ok;
+}
+
+/* ---- entry points -------------------------------------------------------------------------- */
+
+static bool ug_row_special(const float *x, size_t n, size_t *nan, size_t *pinf, size_t *finite)
+{
+    *nan = *pinf = *finite = 0;
+    for (size_t j = 0; j < n; j++) {
+        *nan += isnan(x[j]);
+        *pinf += x[j] == INFINITY;
+        *finite += isfinite(x[j]);
+    }
+    return *nan || *pinf || !*finite;
+}
+
+/* One finite logit m (the others -inf): softmax 1 and +0s, log-sum-exp m, exactly (the records
+ * MPFR's exact enclosures give); sum_abs RU64(e^m), decided as above (e^0 = 1 exactly).  false
+ * where sum_abs is not decided. */
+static bool one_finite(const float *x, size_t n, bool lse, ug_exact *out)
+{
+    size_t at = 0;
+    for (size_t j = 0; j < n; j++)
+        if (isfinite(x[j])) at = j;
+    double sabs = 1;
+    limb Pm[3];
+    int km;
+    pthread_once(&ug_fast_once, ug_fast_init);
+    if (x[at] > 710) sabs = INFINITY;
+    else if (x[at] != 0 && (!(x[at] >= -745) || !fexp(x[at], 0, Pm, &km) ||
+                            !ru64_decided(Pm, 3, (long)km - FB, &sabs)))
+        return false;
+    for (size_t j = 0; j < (lse ? 1 : n); j++) {
+        ug_exact_set_zero(&out[j], 0);
+        if (lse) {
+            out[j].hi = x[at];
+            out[j].rn = out[j].rd = x[at];
+        } else if (j == at) {
+            out[j].hi = 1;
+            out[j].rn = out[j].rd = 1;
+        }
+        out[j].sum_abs = sabs;
+    }
+    return true;
+}
+
+void ug_exact_softmax_row_fast(const float *x, size_t n, ug_exact *out)
+{
+    size_t nan, pinf, finite;
+    if (ug_row_special(x, n, &nan, &pinf, &finite)) {
+        ug_exact_softmax_row_mpfr(x, n, out); /* the special rules, in one place */
+        return;
+    }
+    if (finite == 1 ? one_finite(x, n, false, out) : softmax_fast(x, n, out)) {
+        ug_ziv_count_fast(n);
+        return;
+    }
+    ug_ziv_count_fallback_row();
+    ug_exact_softmax_row_mpfr(x, n, out);
+}
+
+void ug_exact_logsumexp_row_fast(const float *x, size_t n, ug_exact *out)
+{
+    size_t nan, pinf, finite;
+    if (ug_row_special(x, n, &nan, &pinf, &finite)) {
+        ug_exact_logsumexp_row_mpfr(x, n, out);
+        return;
+    }
+    if (finite == 1 ? one_finite(x, n, true, out) : lse_fast(x, n, out)) {
+        ug_ziv_count_fast(1);
+        return;
+    }
+    ug_ziv_count_fallback_row();
+    ug_exact_logsumexp_row_mpfr(x, n, out);
+}
+
+void ug_exact_softmax_row(const float *x, size_t n, ug_exact *out)
+{
+    if (ug_oracle_selected() == UG_ORACLE_MPFR) ug_exact_softmax_row_mpfr(x, n, out);
+    else ug_exact_softmax_row_fast(x, n, out);
+}
+
+void ug_exact_logsumexp_row(const float *x, size_t n, ug_exact *out)
+{
+    if (ug_oracle_selected() == UG_ORACLE_MPFR) ug_exact_logsumexp_row_mpfr(x, n, out);
+    else ug_exact_logsumexp_row_fast(x, n, out);
+}
