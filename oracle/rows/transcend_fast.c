@@ -14,37 +14,45 @@
  *
  * The error bound (units u = 2^-190 unless said; every step truncates, error < 1 unit):
  *  exp(d), d = x_j - m exactly (TwoSum of two binary32 numbers in binary64: dh + dl = d):
- *   k = nearest(dh / ln 2), |k| <= 1100; R = fix(dh) + fix(dl) - k L2, L2 = RN(2^190 ln 2):
- *   |R - (d - k ln 2) 2^190| <= 1 + 1 + |k|/2 <= 552.  The guard |R| <= 0.36 2^190 is checked.
- *   Taylor to degree 32, Horner with c_i = floor(2^190 / i!): each step's error <= 2 (c_i and
- *   the product), carried by |r| <= 0.36: <= 2 / 0.64 < 3.2; the tail sum_{i>32} r^i / i! <
- *   2 * 0.36^33 / 33! < 2^-170 < 1.  So |P - e^r 2^190| <= 1.43 * 552 * (1 + 2^-170) + 4.2
- *   < 795, and P >= e^-0.36 2^190 > 0.69 2^190: t_j = P 2^(k - 190) to relative
- *   eps_e <= 795 / 0.69 2^-190 < 2^-179.8.
+ *   kk = nearest(64 dh / ln 2), |kk| <= 70200, kk = 64 a + j, 0 <= j < 64;
+ *   R = fix(dh) + fix(dl) - kk L, L = RN(2^184 ln 2): |R - (d - kk ln2/64) 2^190| <= 2 +
+ *   |kk|/2 <= 35102.  The guard |R| <= 0.0055 2^190 is checked (|r| <= ln 2 / 128 = 0.00542).
+ *   e^r by Taylor to degree 18 (tail 2 r^19 / 19! < 2^-197), Horner: the inner part
+ *   q6 = sum_{i>=6} r^(i-6) / i! in 128 bits at scale 2^-137 (each step's error <= 2 units of
+ *   2^-137, carried by |r| < 2^-7: <= 2.02 2^-137 = 2.02 2^53 u), which the six outer 192-bit
+ *   steps multiply by |r|^6 < 2^-45: <= 2^9 u; the outer steps 2 u each (c_i = floor(2^190 / i!)
+ *   and the product): Horner <= 525 u.  With R's error (times e^|r| < 1.0056): <= 35900 u.
+ *   Then times T_j = RN(2^190 2^(j/64)) (relative 2^-191) and one truncation (1 u): P in
+ *   [0.99, 2.02) 2^190, t_j = P 2^(a - 190) to relative eps_e <= 35900 / 0.994 2^-190 +
+ *   2^-191 + 2^-189.9 < 2^-174.
  *  S = sum_j t_j, accumulated in 256 bits of scale 2^-192: each term truncated once (< 2^-192),
  *   the terms with d < -746 dropped (each < e^-746 < 2^-1076); S >= 1 (the max's own term is
- *   e^0 = 1 exactly: R = 0, P = c_0), so eps_S <= 2^-179.8 + n 2^-191.  Its top 192 bits are
- *   kept: 2^-191 more.
+ *   e^0 = 1 exactly: R = 0, P = c_0 T_0 / 2^190 = 2^190), so eps_S <= 2^-174 + n 2^-191.  Its
+ *   top 192 bits are kept: 2^-191 more.
  *  softmax y_j = t_j / S: 1/S as floor((2^383 - 1) / Sm), Sm in [2^191, 2^192): relative
- *   2^-190; the product t_j (1/S) exact, then truncated to 192 bits: 2^-191.  In all,
- *   eps_y <= 2 * 2^-179.8 + 2^-191 + n 2^-191 + 2^-190 + 2^-191 + (second order) < 2^-177 +
- *   n 2^-191, below UG_FAST_EPS = 2^-160 for n <= 2^28 (longer rows take the MPFR path).
+ *   2^-190; the product t_j (1/S) exact, then cut to its top 192 bits (< 2^-187, in D's +2).
+ *   In all, eps_y <= 2 * 2^-174 + (n + 1) 2^-191 + 2^-190 + (second order) < 2^-172.9 +
+ *   n 2^-191, below 2^-160.9 for n <= 2^28 (longer rows take the MPFR path); the records are
+ *   decided at 2^-160 relative (ug_fast_eps_log2; the margin covers eps_y / (1 - eps_y)).
  *  log-sum-exp s = m + ln S: S = z 2^e, z in [0.75, 1.5), ln z = 2 atanh(u), u = (z-1)/(z+1),
  *   |u| <= 0.2, series in w = u^2 <= 0.04 to degree 40: steps <= 2 / 0.96 < 2.1, tail < 2^-180,
  *   u to 1 unit (times 2 / (1 - u^2) < 2.1 on ln z), the last products 2 units: |ln z error|
  *   < 16 units; e ln 2 to |e|/2 <= 96; ln S of the relative error of S: <= eps_S (1 + eps_S).
- *   z itself is Sm 2^-191 truncated to 190 bits (1 unit).  So |L - ln S| < 2^-179.8 +
+ *   z itself is Sm 2^-191 truncated to 190 bits (1 unit).  So |L - ln S| < 2^-174 +
  *   (n + 1) 2^-191 + 113 2^-190 < 2^-162 absolute for n <= 2^28, and s = m + L is formed
  *   exactly (m is a multiple of 2^-149, L of 2^-190): s is known to 2^-162 absolute.
- *  sum_abs (RU64 of e^m S, transcend.h): t_m S with relative error < 2^-177 + n 2^-191.
+ *  sum_abs (RU64 of e^m S, transcend.h): t_m S with relative error < 2^-172.9 + n 2^-191.
+ *   (MPFR's sum_abs is RU64 of its 128-bit upper bound: the two agree unless a binary64
+ *   number lies within 2^-120 above e^m S; the differential test compares them.)
  * Every record is then decided as transcend.c decides one from an enclosure: the records of
  * both ends of [s - D, s + D] (hi, lo, the sign of s - hi, RN32, RD32) must agree, all of them
- * monotone in s.  A row with any output undecided (an exact result such as 1/4 or a one-logit
- * row, a result within 2^-160 of a rounding boundary, a log-sum-exp whose residual lies below
- * 2^-163, an output in (2^-1075, 2^-1020), a log-sum-exp beyond 2^127) is evaluated by MPFR,
+ * monotone in s.  A row with any output undecided (an exact result such as 1/4 but for a
+ * one-logit row, done exactly; a result within 2^-160 of a rounding boundary; a log-sum-exp
+ * whose residual lies below 2^-162; an output in (2^-1075, 2^-1020); a log-sum-exp beyond 2^127) is evaluated by MPFR,
  * and its outputs are counted there (ug_ziv_stats: fast vs outputs).
- * Cost: 32 192-bit multiply-adds per logit (one exp), and per softmax output a 192 x 192-bit
- * product and two records (~10 us a row of 16 on 2018 hardware; ulpgate bench rows).
+ * Cost: per logit one exp (13 128-bit and 7 192-bit products), per softmax output one more
+ * 192 x 192-bit product and the records of two ends: ~0.25 us a logit-sum term and ~0.45 us
+ * a softmax output on one core of this project's 2-core CI host (`ulpgate bench rows`).
  */
 #include <gmp.h>
 #include <math.h>
@@ -63,7 +71,7 @@
 typedef unsigned __int128 u128;
 typedef uint64_t limb;
 
-enum { FB = 190, EXP_DEG = 32, LOG_DEG = 40, MAX_K = 1100 };
+enum { FB = 190, EXP_DEG = 18, TAIL = 6, LOG_DEG = 40 };
 
 /* log2 of the relative bound every softmax output and sum_abs is decided at (see above) */
 static _Thread_local int ug_fast_eps_log2 = -160;
@@ -72,7 +80,8 @@ void ug_transcend_fast_set_eps_testing(int log2_eps) { ug_fast_eps_log2 = log2_e
 
 /* ---- constants: 2^190 ln 2 (MPFR, once), floor(2^190 / i!), floor(2^190 / (2i+1)) ---------- */
 
-static limb L2[3], C_EXP[EXP_DEG + 1][3], C_LOG[LOG_DEG + 1][3];
+static limb L2[3], L2_64[3], T64[64][3], C_EXP[EXP_DEG + 1][3], C_LOG[LOG_DEG + 1][3];
+static u128 C_TAIL[EXP_DEG + 1]; /* floor(2^137 / i!) for the tail i >= TAIL */
 static pthread_once_t ug_fast_once = PTHREAD_ONCE_INIT;
 
 /* a (3 limbs) = floor(a / d) */
@@ -96,6 +105,17 @@ static void ug_fast_init(void)
     mpfr_mul_2ui(t, t, FB, MPFR_RNDN); /* exact */
     mpfr_get_z(z, t, MPFR_RNDN);
     for (int i = 0; i < 3; i++) L2[i] = (limb)mpz_getlimbn(z, i);
+    mpfr_div_2ui(t, t, 6, MPFR_RNDN); /* 2^184 ln 2, exact */
+    mpfr_get_z(z, t, MPFR_RNDN);
+    for (int i = 0; i < 3; i++) L2_64[i] = (limb)mpz_getlimbn(z, i);
+    for (int j = 0; j < 64; j++) { /* RN(2^190 2^(j/64)) */
+        mpfr_set_ui(t, (unsigned long)j, MPFR_RNDN);
+        mpfr_div_2ui(t, t, 6, MPFR_RNDN);
+        mpfr_exp2(t, t, MPFR_RNDN); /* 400 bits: the rounding to an integer is then exact */
+        mpfr_mul_2ui(t, t, FB, MPFR_RNDN);
+        mpfr_get_z(z, t, MPFR_RNDN);
+        for (int i = 0; i < 3; i++) T64[j][i] = (limb)mpz_getlimbn(z, i);
+    }
     mpz_clear(z);
     mpfr_clear(t);
     limb one[3] = {0, 0, (limb)1 << (FB - 128)};
@@ -104,6 +124,8 @@ static void ug_fast_init(void)
         memcpy(C_EXP[i], C_EXP[i - 1], sizeof one);
         div3_small(C_EXP[i], (uint64_t)i);
     }
+    for (int i = TAIL; i <= EXP_DEG; i++) /* C_EXP[i] = floor(2^190 / i!) < 2^181: shift 53 */
+        C_TAIL[i] = ((u128)C_EXP[i][2] << 75) | ((u128)C_EXP[i][1] << 11) | (C_EXP[i][0] >> 53);
     for (int i = 0; i <= LOG_DEG; i++) {
         memcpy(C_LOG[i], one, sizeof one);
         div3_small(C_LOG[i], (uint64_t)(2 * i + 1));
@@ -192,11 +214,28 @@ static void mul_n(limb *r, const limb *a, int an, const limb *b, int bn)
 /* r = floor(a b / 2^190) for 3-limb a, b whose product is below 2^382.  Error < 1 unit. */
 static inline void mulfix(limb r[3], const limb a[3], const limb b[3])
 {
-    limb p[6];
-    mul_n(p, a, 3, b, 3);
-    r[0] = (p[2] >> 62) | (p[3] << 2);
-    r[1] = (p[3] >> 62) | (p[4] << 2);
-    r[2] = (p[4] >> 62) | (p[5] << 2);
+    /* the exact product by columns (the hot loop: straight-line); each column sum < 6 2^64 */
+    u128 p00 = (u128)a[0] * b[0], p01 = (u128)a[0] * b[1], p10 = (u128)a[1] * b[0];
+    u128 p02 = (u128)a[0] * b[2], p11 = (u128)a[1] * b[1], p20 = (u128)a[2] * b[0];
+    u128 p12 = (u128)a[1] * b[2], p21 = (u128)a[2] * b[1], p22 = (u128)a[2] * b[2];
+    u128 c1 = (p00 >> 64) + (limb)p01 + (limb)p10;
+    u128 c2 = (c1 >> 64) + (p01 >> 64) + (p10 >> 64) + (limb)p02 + (limb)p11 + (limb)p20;
+    u128 c3 = (c2 >> 64) + (p02 >> 64) + (p11 >> 64) + (p20 >> 64) + (limb)p12 + (limb)p21;
+    u128 c4 = (c3 >> 64) + (p12 >> 64) + (p21 >> 64) + (limb)p22;
+    limb q2 = (limb)c2, q3 = (limb)c3, q4 = (limb)c4, q5 = (limb)((c4 >> 64) + (p22 >> 64));
+    r[0] = (q2 >> 62) | (q3 << 2);
+    r[1] = (q3 >> 62) | (q4 << 2);
+    r[2] = (q4 >> 62) | (q5 << 2);
+}
+
+/* floor(a b / 2^135) for a b < 2^255 (exact: the floor of the product's top half, by 2^7). */
+static inline u128 mulhi128(u128 a, u128 b)
+{
+    limb a0 = (limb)a, a1 = (limb)(a >> 64), b0 = (limb)b, b1 = (limb)(b >> 64);
+    u128 p00 = (u128)a0 * b0, p01 = (u128)a0 * b1, p10 = (u128)a1 * b0, p11 = (u128)a1 * b1;
+    u128 c1 = (p00 >> 64) + (limb)p01 + (limb)p10;
+    u128 hi = p11 + (p01 >> 64) + (p10 >> 64) + (c1 >> 64); /* floor(a b / 2^128) */
+    return hi >> 7;
 }
 
 /* 4-limb two's complement of floor-toward-zero(v 2^190), |v| < 2^60. */
@@ -217,18 +256,18 @@ static void fix4(double v, limb r[4])
 
 /* ---- exp and log in 192-bit fixed point --------------------------------------------------- */
 
-/* e^d for d = dh + dl (exact): P (3 limbs, P 2^-190 in (0.69, 1.44)) and *k, e^d = P 2^(k-190)
- * to relative 2^-179.8 (the header's derivation).  false: |dh| > 760 or the guard failed. */
+/* e^d for d = dh + dl (exact): P (3 limbs, P 2^-190 in [0.99, 2.02)) and *k, e^d = P 2^(k-190)
+ * to relative 2^-174 (the header's derivation).  Cost: ~130 64-bit multiplies.  false: |dh| > 760 or the guard failed. */
 static bool fexp(double dh, double dl, limb P[3], int *k)
 {
     if (!(fabs(dh) <= 760)) return false;
-    int kk = (int)nearbyint(dh * 1.4426950408889634);
+    long kk = (long)nearbyint(dh * (64 / 0.6931471805599453)); /* |kk| <= 70200 */
     limb R[4], t[4], kl[4] = {0};
     fix4(dh, R);
     fix4(dl, t);
     add_n(R, R, t, 4);
     limb ak = (limb)(kk < 0 ? -kk : kk);
-    mul_n(kl, L2, 3, &ak, 1); /* |k| L2 < 2^11 2^190: 4 limbs */
+    mul_n(kl, L2_64, 3, &ak, 1); /* |kk| 2^184 ln 2 < 2^201: 4 limbs */
     if (kk >= 0) sub_n(R, R, kl, 4);
     else add_n(R, R, kl, 4);
     bool neg = R[3] >> 63;
@@ -237,17 +276,23 @@ static bool fexp(double dh, double dl, limb P[3], int *k)
         limb one[4] = {1, 0, 0, 0};
         add_n(R, R, one, 4);
     }
-    /* the guard |r| <= 0.36: R < 0.36 2^190 = 0.36 2^62 in the top limb */
-    if (R[3] || R[2] >= (limb)(0.36 * 0x1p62)) return false;
-    limb Q[3], T[3];
-    memcpy(Q, C_EXP[EXP_DEG], sizeof Q);
-    for (int i = EXP_DEG - 1; i >= 0; i--) {
+    /* the guard |r| <= 0.0055 (ln 2 / 128 = 0.00541...): in the top limb, 0.0055 2^62 */
+    if (R[3] || R[2] >= (limb)(0.0055 * 0x1p62)) return false;
+    /* the tail q6 = sum_{i>=6} r^(i-6) / i! in 128 bits (scale 2^-137, r at 2^-135) */
+    u128 r135 = ((u128)R[2] << 73) | ((u128)R[1] << 9) | (R[0] >> 55), q = C_TAIL[EXP_DEG];
+    for (int i = EXP_DEG - 1; i >= TAIL; i--) {
+        u128 t = mulhi128(r135, q);
+        q = neg ? C_TAIL[i] - t : C_TAIL[i] + t;
+    }
+    limb Q[3] = {(limb)q << 53, (limb)(q >> 11), (limb)(q >> 75)}, T[3];
+    for (int i = TAIL - 1; i >= 0; i--) {
         mulfix(T, R, Q);
-        if (neg) sub_n(Q, C_EXP[i], T, 3); /* >= 0: |r| Q_{i+1} < 0.52 / (i+1)! < c_i */
+        if (neg) sub_n(Q, C_EXP[i], T, 3); /* >= 0: |r| Q_{i+1} < 0.01 / (i+1)! < c_i */
         else add_n(Q, C_EXP[i], T, 3);
     }
-    memcpy(P, Q, sizeof Q);
-    *k = kk;
+    long j = ((kk % 64) + 64) % 64;
+    mulfix(P, Q, T64[j]); /* e^r 2^(j/64) */
+    *k = (int)((kk - j) / 64);
     return true;
 }
 
@@ -508,10 +553,10 @@ static bool softmax_fast(const float *x, size_t n, ug_exact *out)
         } else if (r->kind[j] == 2) { /* y < e^-746 < 2^-1076: MPFR's record of such a value */
             ug_exact_set_zero(&out[j], 0);
         } else { /* y = P Rinv 2^(k - 190 - 383 - es) */
-            limb prod[6], D[6];
+            limb prod[6], D[3]; /* its top 3 limbs (>= 188 bits; the +2 of D covers the cut) */
             mul_n(prod, r->P[j], 3, Rinv, 3);
-            rel_bound(prod, 6, ug_fast_eps_log2, D);
-            ok = decide(prod, D, 6, (long)r->k[j] - FB - 383 - r->es, false, &out[j]);
+            rel_bound(prod + 3, 3, ug_fast_eps_log2, D);
+            ok = decide(prod + 3, D, 3, (long)r->k[j] - FB - 383 - r->es + 192, false, &out[j]);
         }
         out[j].sum_abs = r->sum_abs;
     }
