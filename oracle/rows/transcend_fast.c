@@ -212,6 +212,24 @@ static void mul_n(limb *r, const limb *a, int an, const limb *b, int bn)
 }
 
 /* r = floor(a b / 2^190) for 3-limb a, b whose product is below 2^382.  Error < 1 unit. */
+/* p (6 limbs) = a b for 3-limb a, b (straight-line: the softmax's per-output product). */
+static inline void mul33(limb p[6], const limb a[3], const limb b[3])
+{
+    u128 p00 = (u128)a[0] * b[0], p01 = (u128)a[0] * b[1], p10 = (u128)a[1] * b[0];
+    u128 p02 = (u128)a[0] * b[2], p11 = (u128)a[1] * b[1], p20 = (u128)a[2] * b[0];
+    u128 p12 = (u128)a[1] * b[2], p21 = (u128)a[2] * b[1], p22 = (u128)a[2] * b[2];
+    u128 c1 = (p00 >> 64) + (limb)p01 + (limb)p10;
+    u128 c2 = (c1 >> 64) + (p01 >> 64) + (p10 >> 64) + (limb)p02 + (limb)p11 + (limb)p20;
+    u128 c3 = (c2 >> 64) + (p02 >> 64) + (p11 >> 64) + (p20 >> 64) + (limb)p12 + (limb)p21;
+    u128 c4 = (c3 >> 64) + (p12 >> 64) + (p21 >> 64) + (limb)p22;
+    p[0] = (limb)p00;
+    p[1] = (limb)c1;
+    p[2] = (limb)c2;
+    p[3] = (limb)c3;
+    p[4] = (limb)c4;
+    p[5] = (limb)((c4 >> 64) + (p22 >> 64));
+}
+
 static inline void mulfix(limb r[3], const limb a[3], const limb b[3])
 {
     /* the exact product by columns (the hot loop: straight-line); each column sum < 6 2^64 */
@@ -238,16 +256,42 @@ static inline u128 mulhi128(u128 a, u128 b)
     return hi >> 7;
 }
 
+/* 2^e as a binary64 number, -1074 <= e <= 1023 (exact; cheaper than ldexp in the hot path). */
+static inline double pow2d(long e)
+{
+    uint64_t b = e >= -1022 ? (uint64_t)(e + 1023) << 52 : (uint64_t)1 << (e + 1074);
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* q 2^F, exact where representable (q <= 2^53, F >= -1074): the records' values. */
+static inline double scaled(limb q, long F)
+{
+    if (F > 1023) return (double)q * pow2d(1023) * pow2d(F - 1023);
+    return (double)q * pow2d(F);
+}
+
 /* 4-limb two's complement of floor-toward-zero(v 2^190), |v| < 2^60. */
 static void fix4(double v, limb r[4])
 {
     memset(r, 0, 4 * sizeof *r);
-    if (v == 0) return;
-    int e;
-    double f = frexp(fabs(v), &e); /* |v| = f 2^e, f in [0.5, 1) */
-    limb m = (limb)ldexp(f, 53);   /* exact: 53 bits */
-    shift_into(&m, 1, (long)e - 53 + FB, r, 4);
-    if (v < 0) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    int be = (int)((u >> 52) & 0x7ff);
+    limb m = u & (((uint64_t)1 << 52) - 1);
+    if (be) m |= (uint64_t)1 << 52;
+    else be = 1;
+    if (m == 0) return;
+    long sh = (long)be - 1075 + FB; /* |v| = m 2^(be - 1075) */
+    if (sh >= 0) {
+        int q = (int)(sh / 64), b = (int)(sh % 64);
+        r[q] = m << b;
+        if (b && q + 1 < 4) r[q + 1] = m >> (64 - b);
+    } else if (sh > -64) {
+        r[0] = m >> -sh;
+    }
+    if (u >> 63) {
         for (int i = 0; i < 4; i++) r[i] = ~r[i];
         limb one[4] = {1, 0, 0, 0};
         add_n(r, r, one, 4);
@@ -379,7 +423,7 @@ static bool rec_of(const limb *A, int n, long E, bool neg, ug_rec *r)
     long F, s;
     bool up, inexact;
     limb q = round_p(A, n, E, 53, -1074, true, &F, &s, &up, &inexact);
-    r->hi = sg * ldexp((double)q, (int)F);
+    r->hi = sg * scaled(q, F);
     /* the residual |A - q 2^s| and the sign of v - hi */
     limb low[8] = {0}, rem[8] = {0}, pw[8] = {0};
     int m = n + 1;
@@ -401,15 +445,15 @@ static bool rec_of(const limb *A, int n, long E, bool neg, ug_rec *r)
         long F2, s2;
         bool up2, in2;
         limb q2 = round_p(rem, m, E, 53, -1074, true, &F2, &s2, &up2, &in2);
-        double lo = ldexp((double)q2, (int)F2);
+        double lo = scaled(q2, F2);
         r->sgn = (up ? -1 : 1) * (neg ? -1 : 1);
         r->lo = r->sgn < 0 ? -lo : lo;
     }
     q = round_p(A, n, E, 24, -149, true, &F, &s, &up, &inexact);
-    r->rn = (float)(sg * ldexp((double)q, (int)F));
+    r->rn = (float)(sg * scaled(q, F));
     q = round_p(A, n, E, 24, -149, false, &F, &s, &up, &inexact);
     if (neg && inexact) q++; /* RD of a negative value: away from zero */
-    r->rd = (float)(sg * ldexp((double)q, (int)F));
+    r->rd = (float)(sg * scaled(q, F));
     return true;
 }
 
@@ -460,7 +504,7 @@ static bool ru64_decided(const limb *A, int n, long E, double *out)
         }
         limb q = round_p(ends[i], n, E, 53, -1074, false, &F, &s, &up, &inexact);
         if (inexact) q++;
-        v[i] = ldexp((double)q, (int)F); /* 2^53 2^971 overflows to +inf, as RU64 does */
+        v[i] = scaled(q, F); /* 2^53 2^971 overflows to +inf, as RU64 does */
     }
     if (v[0] != v[1]) return false;
     *out = v[0];
@@ -554,7 +598,7 @@ static bool softmax_fast(const float *x, size_t n, ug_exact *out)
             ug_exact_set_zero(&out[j], 0);
         } else { /* y = P Rinv 2^(k - 190 - 383 - es) */
             limb prod[6], D[3]; /* its top 3 limbs (>= 188 bits; the +2 of D covers the cut) */
-            mul_n(prod, r->P[j], 3, Rinv, 3);
+            mul33(prod, r->P[j], Rinv);
             rel_bound(prod + 3, 3, ug_fast_eps_log2, D);
             ok = decide(prod + 3, D, 3, (long)r->k[j] - FB - 383 - r->es + 192, false, &out[j]);
         }
