@@ -1,7 +1,7 @@
 /*
  * transcend_fast.c - the fast path of the softmax and log-sum-exp references (transcend.h):
  * the same records as the MPFR enclosures of transcend.c, from 192-bit fixed-point arithmetic
- * with a proven error bound, and the MPFR path for a row whose records it cannot decide.
+ * with a proven error bound, and the MPFR path for a row whose records it cannot ug_fx_decide.
  *
  * Why 192 bits: a record holds hi = RN64(s) and lo = RN64(s - hi), so deciding it needs s to
  * about 2^-110 relative and, for the undecided fraction to stay far below 1/n (one undecided
@@ -66,12 +66,10 @@
 #include "base/sys.h"
 #include "oracle/oracle.h"
 #include "oracle/special.h"
+#include "oracle/rows/fix192.h"
 #include "oracle/rows/transcend.h"
 
-typedef unsigned __int128 u128;
-typedef uint64_t limb;
-
-enum { FB = 190, EXP_DEG = 18, TAIL = 6, LOG_DEG = 40 };
+enum { FB = UG_FX_FB, EXP_DEG = 18, TAIL = 6, LOG_DEG = 40 };
 
 /* log2 of the relative bound every softmax output and sum_abs is decided at (see above) */
 static _Thread_local int ug_fast_eps_log2 = -160;
@@ -132,172 +130,6 @@ static void ug_fast_init(void)
     }
 }
 
-/* ---- multi-limb helpers (little-endian limbs) ------------------------------------------------ */
-
-/* Bits pos .. pos+63 of the n-limb number a (zeros outside it; pos may be negative). */
-static limb bits64(const limb *a, int n, long pos)
-{
-    long q = pos >= 0 ? pos / 64 : -((-pos + 63) / 64);
-    int r = (int)(pos - q * 64);
-    limb lo = q >= 0 && q < n ? a[q] : 0, hi = q + 1 >= 0 && q + 1 < n ? a[q + 1] : 0;
-    return r ? (lo >> r) | (hi << (64 - r)) : lo;
-}
-
-/* dst (dn limbs) = floor(src 2^s) mod 2^(64 dn). */
-static void shift_into(const limb *src, int sn, long s, limb *dst, int dn)
-{
-    for (int i = 0; i < dn; i++) dst[i] = bits64(src, sn, 64L * i - s);
-}
-
-static int bitlen(const limb *a, int n)
-{
-    for (int i = n - 1; i >= 0; i--)
-        if (a[i]) return 64 * i + 64 - __builtin_clzll(a[i]);
-    return 0;
-}
-
-/* Whether any of bits 0 .. pos-1 of a is set. */
-static bool any_below(const limb *a, int n, long pos)
-{
-    for (int i = 0; i < n && 64L * i < pos; i++) {
-        limb m = pos - 64L * i >= 64 ? ~(limb)0 : (((limb)1 << (pos - 64L * i)) - 1);
-        if (a[i] & m) return true;
-    }
-    return false;
-}
-
-static limb add_n(limb *r, const limb *a, const limb *b, int n)
-{
-    u128 c = 0;
-    for (int i = 0; i < n; i++) {
-        c += (u128)a[i] + b[i];
-        r[i] = (limb)c;
-        c >>= 64;
-    }
-    return (limb)c;
-}
-
-static limb sub_n(limb *r, const limb *a, const limb *b, int n)
-{
-    limb br = 0;
-    for (int i = 0; i < n; i++) {
-        limb ai = a[i], bi = b[i];
-        limb d = ai - bi - br;
-        br = (ai < bi) || (ai == bi && br);
-        r[i] = d;
-    }
-    return br;
-}
-
-static int cmp_n(const limb *a, const limb *b, int n)
-{
-    for (int i = n - 1; i >= 0; i--)
-        if (a[i] != b[i]) return a[i] > b[i] ? 1 : -1;
-    return 0;
-}
-
-/* r (an + bn limbs) = a b exactly. */
-static void mul_n(limb *r, const limb *a, int an, const limb *b, int bn)
-{
-    memset(r, 0, (size_t)(an + bn) * sizeof *r);
-    for (int i = 0; i < an; i++) {
-        u128 c = 0;
-        for (int j = 0; j < bn; j++) {
-            c += (u128)a[i] * b[j] + r[i + j];
-            r[i + j] = (limb)c;
-            c >>= 64;
-        }
-        r[i + bn] = (limb)c;
-    }
-}
-
-/* r = floor(a b / 2^190) for 3-limb a, b whose product is below 2^382.  Error < 1 unit. */
-/* p (6 limbs) = a b for 3-limb a, b (straight-line: the softmax's per-output product). */
-static inline void mul33(limb p[6], const limb a[3], const limb b[3])
-{
-    u128 p00 = (u128)a[0] * b[0], p01 = (u128)a[0] * b[1], p10 = (u128)a[1] * b[0];
-    u128 p02 = (u128)a[0] * b[2], p11 = (u128)a[1] * b[1], p20 = (u128)a[2] * b[0];
-    u128 p12 = (u128)a[1] * b[2], p21 = (u128)a[2] * b[1], p22 = (u128)a[2] * b[2];
-    u128 c1 = (p00 >> 64) + (limb)p01 + (limb)p10;
-    u128 c2 = (c1 >> 64) + (p01 >> 64) + (p10 >> 64) + (limb)p02 + (limb)p11 + (limb)p20;
-    u128 c3 = (c2 >> 64) + (p02 >> 64) + (p11 >> 64) + (p20 >> 64) + (limb)p12 + (limb)p21;
-    u128 c4 = (c3 >> 64) + (p12 >> 64) + (p21 >> 64) + (limb)p22;
-    p[0] = (limb)p00;
-    p[1] = (limb)c1;
-    p[2] = (limb)c2;
-    p[3] = (limb)c3;
-    p[4] = (limb)c4;
-    p[5] = (limb)((c4 >> 64) + (p22 >> 64));
-}
-
-static inline void mulfix(limb r[3], const limb a[3], const limb b[3])
-{
-    /* the exact product by columns (the hot loop: straight-line); each column sum < 6 2^64 */
-    u128 p00 = (u128)a[0] * b[0], p01 = (u128)a[0] * b[1], p10 = (u128)a[1] * b[0];
-    u128 p02 = (u128)a[0] * b[2], p11 = (u128)a[1] * b[1], p20 = (u128)a[2] * b[0];
-    u128 p12 = (u128)a[1] * b[2], p21 = (u128)a[2] * b[1], p22 = (u128)a[2] * b[2];
-    u128 c1 = (p00 >> 64) + (limb)p01 + (limb)p10;
-    u128 c2 = (c1 >> 64) + (p01 >> 64) + (p10 >> 64) + (limb)p02 + (limb)p11 + (limb)p20;
-    u128 c3 = (c2 >> 64) + (p02 >> 64) + (p11 >> 64) + (p20 >> 64) + (limb)p12 + (limb)p21;
-    u128 c4 = (c3 >> 64) + (p12 >> 64) + (p21 >> 64) + (limb)p22;
-    limb q2 = (limb)c2, q3 = (limb)c3, q4 = (limb)c4, q5 = (limb)((c4 >> 64) + (p22 >> 64));
-    r[0] = (q2 >> 62) | (q3 << 2);
-    r[1] = (q3 >> 62) | (q4 << 2);
-    r[2] = (q4 >> 62) | (q5 << 2);
-}
-
-/* floor(a b / 2^135) for a b < 2^255 (exact: the floor of the product's top half, by 2^7). */
-static inline u128 mulhi128(u128 a, u128 b)
-{
-    limb a0 = (limb)a, a1 = (limb)(a >> 64), b0 = (limb)b, b1 = (limb)(b >> 64);
-    u128 p00 = (u128)a0 * b0, p01 = (u128)a0 * b1, p10 = (u128)a1 * b0, p11 = (u128)a1 * b1;
-    u128 c1 = (p00 >> 64) + (limb)p01 + (limb)p10;
-    u128 hi = p11 + (p01 >> 64) + (p10 >> 64) + (c1 >> 64); /* floor(a b / 2^128) */
-    return hi >> 7;
-}
-
-/* 2^e as a binary64 number, -1074 <= e <= 1023 (exact; cheaper than ldexp in the hot path). */
-static inline double pow2d(long e)
-{
-    uint64_t b = e >= -1022 ? (uint64_t)(e + 1023) << 52 : (uint64_t)1 << (e + 1074);
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-/* q 2^F, exact where representable (q <= 2^53, F >= -1074): the records' values. */
-static inline double scaled(limb q, long F)
-{
-    if (F > 1023) return (double)q * pow2d(1023) * pow2d(F - 1023);
-    return (double)q * pow2d(F);
-}
-
-/* 4-limb two's complement of floor-toward-zero(v 2^190), |v| < 2^60. */
-static void fix4(double v, limb r[4])
-{
-    memset(r, 0, 4 * sizeof *r);
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    int be = (int)((u >> 52) & 0x7ff);
-    limb m = u & (((uint64_t)1 << 52) - 1);
-    if (be) m |= (uint64_t)1 << 52;
-    else be = 1;
-    if (m == 0) return;
-    long sh = (long)be - 1075 + FB; /* |v| = m 2^(be - 1075) */
-    if (sh >= 0) {
-        int q = (int)(sh / 64), b = (int)(sh % 64);
-        r[q] = m << b;
-        if (b && q + 1 < 4) r[q + 1] = m >> (64 - b);
-    } else if (sh > -64) {
-        r[0] = m >> -sh;
-    }
-    if (u >> 63) {
-        for (int i = 0; i < 4; i++) r[i] = ~r[i];
-        limb one[4] = {1, 0, 0, 0};
-        add_n(r, r, one, 4);
-    }
-}
-
 /* ---- exp and log in 192-bit fixed point --------------------------------------------------- */
 
 /* e^d for d = dh + dl (exact): P (3 limbs, P 2^-190 in [0.99, 2.02)) and *k, e^d = P 2^(k-190)
@@ -307,35 +139,35 @@ static bool fexp(double dh, double dl, limb P[3], int *k)
     if (!(fabs(dh) <= 760)) return false;
     long kk = (long)nearbyint(dh * (64 / 0.6931471805599453)); /* |kk| <= 70200 */
     limb R[4], t[4], kl[4] = {0};
-    fix4(dh, R);
-    fix4(dl, t);
-    add_n(R, R, t, 4);
+    ug_fx_fix4(dh, R);
+    ug_fx_fix4(dl, t);
+    ug_fx_add(R, R, t, 4);
     limb ak = (limb)(kk < 0 ? -kk : kk);
-    mul_n(kl, L2_64, 3, &ak, 1); /* |kk| 2^184 ln 2 < 2^201: 4 limbs */
-    if (kk >= 0) sub_n(R, R, kl, 4);
-    else add_n(R, R, kl, 4);
+    ug_fx_mul(kl, L2_64, 3, &ak, 1); /* |kk| 2^184 ln 2 < 2^201: 4 limbs */
+    if (kk >= 0) ug_fx_sub(R, R, kl, 4);
+    else ug_fx_add(R, R, kl, 4);
     bool neg = R[3] >> 63;
     if (neg) { /* magnitude */
         for (int i = 0; i < 4; i++) R[i] = ~R[i];
         limb one[4] = {1, 0, 0, 0};
-        add_n(R, R, one, 4);
+        ug_fx_add(R, R, one, 4);
     }
     /* the guard |r| <= 0.0055 (ln 2 / 128 = 0.00541...): in the top limb, 0.0055 2^62 */
     if (R[3] || R[2] >= (limb)(0.0055 * 0x1p62)) return false;
     /* the tail q6 = sum_{i>=6} r^(i-6) / i! in 128 bits (scale 2^-137, r at 2^-135) */
     u128 r135 = ((u128)R[2] << 73) | ((u128)R[1] << 9) | (R[0] >> 55), q = C_TAIL[EXP_DEG];
     for (int i = EXP_DEG - 1; i >= TAIL; i--) {
-        u128 t = mulhi128(r135, q);
+        u128 t = ug_fx_mulhi128(r135, q);
         q = neg ? C_TAIL[i] - t : C_TAIL[i] + t;
     }
     limb Q[3] = {(limb)q << 53, (limb)(q >> 11), (limb)(q >> 75)}, T[3];
     for (int i = TAIL - 1; i >= 0; i--) {
-        mulfix(T, R, Q);
-        if (neg) sub_n(Q, C_EXP[i], T, 3); /* >= 0: |r| Q_{i+1} < 0.01 / (i+1)! < c_i */
-        else add_n(Q, C_EXP[i], T, 3);
+        ug_fx_mulfix(T, R, Q);
+        if (neg) ug_fx_sub(Q, C_EXP[i], T, 3); /* >= 0: |r| Q_{i+1} < 0.01 / (i+1)! < c_i */
+        else ug_fx_add(Q, C_EXP[i], T, 3);
     }
     long j = ((kk % 64) + 64) % 64;
-    mulfix(P, Q, T64[j]); /* e^r 2^(j/64) */
+    ug_fx_mulfix(P, Q, T64[j]); /* e^r 2^(j/64) */
     *k = (int)((kk - j) / 64);
     return true;
 }
@@ -346,169 +178,24 @@ static void flog(const limb Z[3], limb L[3], bool *neg)
 {
     limb one[3] = {0, 0, (limb)1 << (FB - 128)}, num[6] = {0}, den[4] = {0}, U[4], rem[4], W[3];
     limb a[3];
-    *neg = cmp_n(Z, one, 3) < 0;
-    if (*neg) sub_n(a, one, Z, 3);
-    else sub_n(a, Z, one, 3);
-    shift_into(a, 3, FB, num, 6); /* |z - 1| 2^380 */
-    add_n(den, Z, one, 3);        /* (z + 1) 2^190, < 2^192 */
+    *neg = ug_fx_cmp(Z, one, 3) < 0;
+    if (*neg) ug_fx_sub(a, one, Z, 3);
+    else ug_fx_sub(a, Z, one, 3);
+    ug_fx_shift(a, 3, FB, num, 6); /* |z - 1| 2^380 */
+    ug_fx_add(den, Z, one, 3);        /* (z + 1) 2^190, < 2^192 */
     int dn = den[2] ? 3 : 2;
     memset(U, 0, sizeof U);
     mpn_tdiv_qr((mp_limb_t *)U, (mp_limb_t *)rem, 0, (const mp_limb_t *)num, 6,
                 (const mp_limb_t *)den, dn); /* |u| 2^190, truncated */
-    mulfix(W, U, U);
+    ug_fx_mulfix(W, U, U);
     limb H[3], T[3];
     memcpy(H, C_LOG[LOG_DEG], sizeof H);
     for (int i = LOG_DEG - 1; i >= 0; i--) {
-        mulfix(T, W, H);
-        add_n(H, C_LOG[i], T, 3);
+        ug_fx_mulfix(T, W, H);
+        ug_fx_add(H, C_LOG[i], T, 3);
     }
-    mulfix(T, U, H);
-    add_n(L, T, T, 3); /* 2 u (1 + w/3 + ...) */
-}
-
-/* ---- records from an approximation and its error --------------------------------------- */
-
-typedef struct {
-    double hi, lo;
-    int sgn;
-    float rn, rd;
-} ug_rec;
-
-/* The p-bit rounding of A 2^E (A > 0, n limbs) with quantum at least 2^qmin: to nearest even
- * (near) or toward zero: q 2^F, q <= 2^p.  *shift = F - E; *up: rounded away from zero. */
-static limb round_p(const limb *A, int n, long E, int p, long qmin, bool near, long *F, long *shift,
-                    bool *up, bool *inexact)
-{
-    long b = bitlen(A, n);
-    long f = E + b - p > qmin ? E + b - p : qmin;
-    long s = f - E;
-    limb q;
-    *inexact = false;
-    *up = false;
-    if (s <= 0) { /* exact: b <= p */
-        q = bits64(A, n, 0);
-        *F = E;
-        *shift = 0;
-        return q;
-    }
-    q = bits64(A, n, s);
-    if (s > 64L * n) q = 0;
-    bool half = (bits64(A, n, s - 1) & 1) != 0, sticky = any_below(A, n, s - 1);
-    *inexact = half || sticky;
-    if (near && half && (sticky || (q & 1))) {
-        q++;
-        *up = true;
-    }
-    *F = f;
-    *shift = s;
-    return q;
-}
-
-/* The record of v = (neg ? -1 : 1) A 2^E, A > 0: false where the fast path does not decide it
- * (2^-1075 < |v| < 2^-1020, or |v| >= 2^127). */
-static bool rec_of(const limb *A, int n, long E, bool neg, ug_rec *r)
-{
-    long b = bitlen(A, n);
-    double sg = neg ? -1 : 1;
-    if (b == 0) return false;
-    if (E + b <= -1075) { /* below half the least subnormal: RN64 0, as MPFR's get_d gives */
-        r->hi = 0.0 * sg;
-        r->lo = 0;
-        r->sgn = neg ? -1 : 1;
-        r->rn = (float)(0.0 * sg);
-        r->rd = neg ? -0x1p-149f : 0.0f;
-        return true;
-    }
-    if (E + b - 1 < -1020 || E + b > 127) return false;
-    long F, s;
-    bool up, inexact;
-    limb q = round_p(A, n, E, 53, -1074, true, &F, &s, &up, &inexact);
-    r->hi = sg * scaled(q, F);
-    /* the residual |A - q 2^s| and the sign of v - hi */
-    limb low[8] = {0}, rem[8] = {0}, pw[8] = {0};
-    int m = n + 1;
-    for (int i = 0; i < n; i++) low[i] = A[i];
-    for (int i = 0; i < m; i++) /* A mod 2^s */
-        if (64L * i >= s) low[i] = 0;
-        else if (64L * (i + 1) > s) low[i] &= ((limb)1 << (s - 64L * i)) - 1;
-    if (!inexact) {
-        r->lo = 0;
-        r->sgn = 0;
-    } else {
-        if (up) { /* 2^s - low */
-            limb one = 1;
-            shift_into(&one, 1, s, pw, m);
-            sub_n(rem, pw, low, m);
-        } else {
-            memcpy(rem, low, (size_t)m * sizeof *rem);
-        }
-        long F2, s2;
-        bool up2, in2;
-        limb q2 = round_p(rem, m, E, 53, -1074, true, &F2, &s2, &up2, &in2);
-        double lo = scaled(q2, F2);
-        r->sgn = (up ? -1 : 1) * (neg ? -1 : 1);
-        r->lo = r->sgn < 0 ? -lo : lo;
-    }
-    q = round_p(A, n, E, 24, -149, true, &F, &s, &up, &inexact);
-    r->rn = (float)(sg * scaled(q, F));
-    q = round_p(A, n, E, 24, -149, false, &F, &s, &up, &inexact);
-    if (neg && inexact) q++; /* RD of a negative value: away from zero */
-    r->rd = (float)(sg * scaled(q, F));
-    return true;
-}
-
-/* Decides the record of v = (neg ? -1 : 1) A 2^E known to within D 2^E (D: n limbs): the
- * records of both ends agree (every field monotone in v).  Fills e (sum_abs apart). */
-static bool decide(const limb *A, const limb *D, int n, long E, bool neg, ug_exact *e)
-{
-    limb lo[8], hi[8];
-    if (sub_n(lo, A, D, n)) return false; /* A - D < 0: the sign is not known */
-    if (add_n(hi, A, D, n)) return false;
-    if (bitlen(lo, n) == 0) return false;
-    ug_rec a, b;
-    if (!rec_of(lo, n, E, neg, &a) || !rec_of(hi, n, E, neg, &b)) return false;
-    if (a.hi != b.hi || a.lo != b.lo || a.sgn != b.sgn || a.rn != b.rn || a.rd != b.rd ||
-        signbit(a.hi) != signbit(b.hi))
-        return false;
-    e->cls = UG_X_FINITE;
-    e->hi = a.hi;
-    e->lo = a.lo;
-    e->rn = a.rn;
-    e->rd = a.rd;
-    return true;
-}
-
-/* D = floor(A 2^eps_log2) + 2 over n limbs: the relative bound in units of A's last bit. */
-static void rel_bound(const limb *A, int n, int eps_log2, limb *D)
-{
-    limb two[8] = {2};
-    shift_into(A, n, eps_log2, D, n);
-    add_n(D, D, two, n);
-}
-
-/* RU64 of v in [A(1 - eps), A(1 + eps)] 2^E, eps = 2^eps_log2, decided at both ends (+inf
- * beyond DBL_MAX, 2^-1074 below it, as mpfr_get_d(RNDU) gives); false if not decided. */
-static bool ru64_decided(const limb *A, int n, long E, double *out)
-{
-    limb D[8], ends[2][8];
-    rel_bound(A, n, ug_fast_eps_log2, D);
-    if (sub_n(ends[0], A, D, n) || add_n(ends[1], A, D, n)) return false;
-    double v[2];
-    for (int i = 0; i < 2; i++) {
-        long b = bitlen(ends[i], n), F, s;
-        bool up, inexact;
-        if (b == 0) return false;
-        if (E + b - 1 >= 1024) {
-            v[i] = INFINITY;
-            continue;
-        }
-        limb q = round_p(ends[i], n, E, 53, -1074, false, &F, &s, &up, &inexact);
-        if (inexact) q++;
-        v[i] = scaled(q, F); /* 2^53 2^971 overflows to +inf, as RU64 does */
-    }
-    if (v[0] != v[1]) return false;
-    *out = v[0];
-    return true;
+    ug_fx_mulfix(T, U, H);
+    ug_fx_add(L, T, T, 3); /* 2 u (1 + w/3 + ...) */
 }
 
 /* ---- the rows ------------------------------------------------------------------------------ */
@@ -545,11 +232,11 @@ static bool fast_row_eval(const float *x, size_t n, ug_fast_row *r)
         }
         if (!fexp(dh, dl, r->P[j], &r->k[j])) return false;
         r->kind[j] = 0;
-        shift_into(r->P[j], 3, (long)r->k[j] + 2, t, 4); /* P 2^(k-190) 2^192 */
-        add_n(acc, acc, t, 4);
+        ug_fx_shift(r->P[j], 3, (long)r->k[j] + 2, t, 4); /* P 2^(k-190) 2^192 */
+        ug_fx_add(acc, acc, t, 4);
     }
-    long b = bitlen(acc, 4); /* S >= 1: b >= 193 */
-    shift_into(acc, 4, 192 - b, r->S, 3);
+    long b = ug_fx_bitlen(acc, 4); /* S >= 1: b >= 193 */
+    ug_fx_shift(acc, 4, 192 - b, r->S, 3);
     r->es = b - 192 - 192;
     /* sum_abs = RU64(e^m S): m's own exp, |m| <= 745 (else MPFR) */
     if (m > 710) {
@@ -559,8 +246,8 @@ static bool fast_row_eval(const float *x, size_t n, ug_fast_row *r)
     limb Pm[3], prod[6];
     int km;
     if (!(m >= -745) || !fexp((double)m, 0, Pm, &km)) return false;
-    mul_n(prod, Pm, 3, r->S, 3);
-    return ru64_decided(prod, 6, (long)km - FB + r->es, &r->sum_abs);
+    ug_fx_mul(prod, Pm, 3, r->S, 3);
+    return ug_fx_ru64(prod, 6, (long)km - FB + r->es, ug_fast_eps_log2, &r->sum_abs);
 }
 
 static ug_fast_row *fast_row_alloc(size_t n)
@@ -598,9 +285,9 @@ static bool softmax_fast(const float *x, size_t n, ug_exact *out)
             ug_exact_set_zero(&out[j], 0);
         } else { /* y = P Rinv 2^(k - 190 - 383 - es) */
             limb prod[6], D[3]; /* its top 3 limbs (>= 188 bits; the +2 of D covers the cut) */
-            mul33(prod, r->P[j], Rinv);
-            rel_bound(prod + 3, 3, ug_fast_eps_log2, D);
-            ok = decide(prod + 3, D, 3, (long)r->k[j] - FB - 383 - r->es + 192, false, &out[j]);
+            ug_fx_mul33(prod, r->P[j], Rinv);
+            ug_fx_rel_bound(prod + 3, 3, ug_fast_eps_log2, D);
+            ok = ug_fx_decide(prod + 3, D, 3, (long)r->k[j] - FB - 383 - r->es + 192, false, &out[j]);
         }
         out[j].sum_abs = r->sum_abs;
     }
@@ -616,46 +303,46 @@ static bool lse_fast(const float *x, size_t n, ug_exact *out)
         /* S = Sm 2^es = z 2^e with z = Sm 2^-191 in [1, 2), or half that when >= 1.5 */
         limb Z[3], L[3], acc[6] = {0}, mpart[6] = {0}, lpart[6] = {0}, D[6] = {0};
         long e = r->es + 191;
-        shift_into(r->S, 3, -1, Z, 3); /* Sm 2^-191 2^190, its last bit dropped: 1 unit */
+        ug_fx_shift(r->S, 3, -1, Z, 3); /* Sm 2^-191 2^190, its last bit dropped: 1 unit */
         limb th[3] = {0, 0, (limb)3 << (FB - 129)}; /* 1.5 2^190 */
-        if (cmp_n(Z, th, 3) >= 0) {
-            shift_into(r->S, 3, -2, Z, 3);
+        if (ug_fx_cmp(Z, th, 3) >= 0) {
+            ug_fx_shift(r->S, 3, -2, Z, 3);
             e++;
         }
         bool lneg;
         flog(Z, L, &lneg);
         /* L = ln z + e ln 2 at scale 2^-190 (|L| < 2^6: 3 limbs) */
         limb el[4] = {0}, ae = (limb)(e < 0 ? -e : e), L4[4] = {L[0], L[1], L[2], 0};
-        mul_n(el, L2, 3, &ae, 1);
+        ug_fx_mul(el, L2, 3, &ae, 1);
         if ((e < 0) == lneg) {
-            add_n(L4, L4, el, 4);
-        } else if (cmp_n(L4, el, 4) >= 0) {
-            sub_n(L4, L4, el, 4);
+            ug_fx_add(L4, L4, el, 4);
+        } else if (ug_fx_cmp(L4, el, 4) >= 0) {
+            ug_fx_sub(L4, L4, el, 4);
         } else {
-            sub_n(L4, el, L4, 4);
+            ug_fx_sub(L4, el, L4, 4);
             lneg = !lneg;
         }
         /* s 2^192 = m 2^192 + L 2^192, signed magnitudes, 6 limbs */
         int me;
         float mf = frexpf(fabsf(r->m), &me);
         limb mm = (limb)ldexpf(mf, 24);
-        shift_into(&mm, 1, (long)me - 24 + 192, mpart, 6); /* exact: m = mm 2^(me-24), me >= -148 */
-        shift_into(L4, 4, 2, lpart, 6);
+        ug_fx_shift(&mm, 1, (long)me - 24 + 192, mpart, 6); /* exact: m = mm 2^(me-24), me >= -148 */
+        ug_fx_shift(L4, 4, 2, lpart, 6);
         bool mneg = r->m < 0, sneg;
         if (mneg == lneg) {
-            add_n(acc, mpart, lpart, 6);
+            ug_fx_add(acc, mpart, lpart, 6);
             sneg = mneg;
-        } else if (cmp_n(mpart, lpart, 6) >= 0) {
-            sub_n(acc, mpart, lpart, 6);
+        } else if (ug_fx_cmp(mpart, lpart, 6) >= 0) {
+            ug_fx_sub(acc, mpart, lpart, 6);
             sneg = mneg;
         } else {
-            sub_n(acc, lpart, mpart, 6);
+            ug_fx_sub(acc, lpart, mpart, 6);
             sneg = lneg;
         }
         /* |L - ln S| < 2^-162 (the header; 2^(eps + 30) units at the default eps 2^-160) */
         limb one = 1;
-        shift_into(&one, 1, 192 + ug_fast_eps_log2 - 2, D, 6);
-        ok = decide(acc, D, 6, -192, sneg, out);
+        ug_fx_shift(&one, 1, 192 + ug_fast_eps_log2 - 2, D, 6);
+        ok = ug_fx_decide(acc, D, 6, -192, sneg, out);
         out->sum_abs = r->sum_abs;
     }
     fast_row_free(r);
@@ -689,7 +376,7 @@ static bool one_finite(const float *x, size_t n, bool lse, ug_exact *out)
     pthread_once(&ug_fast_once, ug_fast_init);
     if (x[at] > 710) sabs = INFINITY;
     else if (x[at] != 0 && (!(x[at] >= -745) || !fexp(x[at], 0, Pm, &km) ||
-                            !ru64_decided(Pm, 3, (long)km - FB, &sabs)))
+                            !ug_fx_ru64(Pm, 3, (long)km - FB, ug_fast_eps_log2, &sabs)))
         return false;
     for (size_t j = 0; j < (lse ? 1 : n); j++) {
         ug_exact_set_zero(&out[j], 0);
