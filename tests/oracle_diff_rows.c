@@ -113,7 +113,7 @@ UG_CASE(oracle_diff_rows, random)
 /* The crafted rows (the header); returns the outputs compared. */
 static void crafted(ug_t *t, rtally *ty)
 {
-    static const float one[] = {42.5f}, zero1[] = {0}, neg1[] = {-3e38f};
+    static const float one[] = {42.5f}, zero1[] = {0}, nzero1[] = {-0.0f, -INFINITY}, neg1[] = {-3e38f};
     static const float ninf[] = {-INFINITY, 0, 1, -INFINITY}, pm1e30[] = {1e30f, -1e30f};
     static const float huge[] = {88.7f, 89, -50, 1000}, big[] = {3e38f, 3e38f}, big2[] = {3e38f, 1e38f};
     static const float mixed[] = {0.1f, -2.5f, 17, 16.999998f, -0.0f, 1e-30f, 3.5f, -40};
@@ -124,6 +124,7 @@ static void crafted(ug_t *t, rtally *ty)
         size_t n;
     } rows[] = {
         {"one logit", one, 1},           {"one zero logit", zero1, 1},
+        {"-0 and -inf", nzero1, 2},
         {"one logit -3e38", neg1, 1},    {"-inf entries", ninf, 4},
         {"1e30 and -1e30", pm1e30, 2},   {"huge logits", huge, 4},
         {"logits near FLT_MAX", big, 2}, {"3e38 and 1e38", big2, 2},

@@ -380,9 +380,9 @@ static bool one_finite(const float *x, size_t n, bool lse, ug_exact *out)
         return false;
     for (size_t j = 0; j < (lse ? 1 : n); j++) {
         ug_exact_set_zero(&out[j], 0);
-        if (lse) {
-            out[j].hi = x[at];
-            out[j].rn = out[j].rd = x[at];
+        if (lse) { /* x[at], +0 for a -0 logit (MPFR's enclosure of +0 + -0 is [-0, +0]) */
+            out[j].hi = x[at] + 0.0f;
+            out[j].rn = out[j].rd = x[at] + 0.0f;
         } else if (j == at) {
             out[j].hi = 1;
             out[j].rn = out[j].rd = 1;
