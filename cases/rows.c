@@ -24,8 +24,9 @@ static void ug_note_ziv(ug_t *t, const ug_ziv_stats *s, bool *noted)
 {
     if (*noted) return;
     *noted = true;
-    ug_note(t, "oracle: %zu outputs decided (%zu exact), %zu above %d bits, most %ld bits, %zu "
-            "undecided", s->outputs, s->exact, s->raised, UG_ZIV_PREC0, s->prec_max, s->undecided);
+    ug_note(t, "oracle: %zu outputs decided (%zu by the fast path, %zu rows by MPFR: %zu exact, "
+            "%zu above %d bits, most %ld bits), %zu undecided", s->outputs, s->fast,
+            s->fallback_rows, s->exact, s->raised, UG_ZIV_PREC0, s->prec_max, s->undecided);
 }
 
 static const size_t ug_rows_sizes[] = {1, 2, 3, 16, 100, 1000, 4096};

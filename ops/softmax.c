@@ -1,8 +1,9 @@
 /*
  * softmax.c - the softmax of a row of n binary32 logits: one input x, n outputs
- * y_i = exp(x_i) / sum_j exp(x_j), each correctly rounded (oracle/rows/transcend.h: MPFR enclosures
- * raised in precision until the rounding is decided).  A trial is one row; a batch of rows is
- * a batch of trials (the harness's trials), and kernels loop over rows = count / n.
+ * y_i = exp(x_i) / sum_j exp(x_j), each correctly rounded (oracle/rows/transcend.h: a 192-bit
+ * fast path with a proven bound, else MPFR enclosures raised in precision until decided).
+ * A trial is one row; a batch of rows is a batch of trials (the harness's trials), and
+ * kernels loop over rows = count / n.
  */
 #include <stdlib.h>
 
@@ -16,19 +17,26 @@ static size_t ug_softmax_terms(const ug_shape *s) { return s->dim[0]; }
 static double ug_softmax_work(const ug_shape *s) { return (double)s->dim[0]; }
 static double ug_softmax_bytes(const ug_shape *s) { return 8.0 * (double)s->dim[0]; }
 
+/* The reference: the fast path (oracle/rows/transcend_fast.c, MPFR for a row it cannot
+ * decide), or MPFR alone under --oracle mpfr. */
 static void ug_softmax_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
     (void)y;
     ug_exact_softmax_row(x, s->dim[0], out);
 }
 
-/* No fast path: MPFR at 128 bits decides nearly every output at once (the reference costs
- * ~2 exp per element); the GPU oracle's cross-check asks for it, and gets MPFR. */
+static void ug_softmax_exact_fast(const float *x, const float *y, const ug_shape *s, ug_exact *out)
+{
+    (void)y;
+    ug_exact_softmax_row_fast(x, s->dim[0], out);
+}
+
+/* One output costs the row (its sum). */
 static void ug_softmax_exact_one(const float *x, const float *y, const ug_shape *s, size_t e,
                                  ug_exact *out)
 {
     ug_exact *all = ug_xcalloc(s->dim[0], sizeof *all);
-    ug_softmax_exact(x, y, s, all);
+    ug_softmax_exact_fast(x, y, s, all);
     *out = all[e];
     free(all);
 }
@@ -59,6 +67,6 @@ const ug_op_desc ug_op_softmax_desc = {
     .work = ug_softmax_work,
     .bytes = ug_softmax_bytes,
     .exact = ug_softmax_exact,
-    .exact_fast = ug_softmax_exact,
+    .exact_fast = ug_softmax_exact_fast,
     .exact_one_fast = ug_softmax_exact_one,
 };

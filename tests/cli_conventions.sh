@@ -29,6 +29,7 @@ cmds=(
   "bench||"
   "bench oracle|--threads|--big --gpu"
   "bench check|--n --op --reps --dir|"
+  "bench rows|--rows --n --mpfr-rows --threads|"
   "compare|--slack --time-slack --max-rows --full-report|--fail-on-regression --markdown --all"
   "baseline||"
   "baseline update|--device --from --reason --dir --slack|--prune --dry-run"

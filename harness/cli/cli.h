@@ -61,6 +61,9 @@ int ug_cmd_hunt(int argc, char **argv);
  * are; --gpu: the GPU oracle's bench (cli_bench_gpu.c), the CPU oracle on `threads` threads
  * (0: all). */
 int ug_cmd_bench_oracle(int argc, char **argv);
+/* `ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]` (cli_bench_rows.c):
+ * the softmax and log-sum-exp references' fast path beside MPFR alone; 1 if a record differs. */
+int ug_bench_rows(int argc, char **argv);
 int ug_bench_oracle_gpu(int threads);
 /* splitmix64 over *s (bench_data.c): the benches' own inputs, reproducible from the seed. */
 uint64_t ug_bench_mix(uint64_t *s);

@@ -152,6 +152,8 @@ int ug_cmd_bench_oracle(int argc, char **argv)
     int big = 0, gpu = 0, threads = 0;
     if (argc >= 2 && strcmp(argv[1], "check") == 0)
         return ug_bench_check(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "rows") == 0)
+        return ug_bench_rows(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "oracle") != 0) {
         fprintf(stderr, "usage: ulpgate bench oracle [--big] [--gpu] [--threads N]\n");
         return 2;

@@ -59,7 +59,9 @@ static const ug_cli_cmd ug_cli_cmds[] = {
       {"--format", 'v'}, {"--out-format", 'v'}}},
     {"bench", "usage: ulpgate bench oracle [--big] [--gpu] [--threads N]   how fast the oracles are\n"
               "       ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]   how fast "
-              "`check` is\n", {{NULL, 0}}},
+              "`check` is\n"
+              "       ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]   the "
+              "softmax and\n         log-sum-exp references, fast path vs MPFR\n", {{NULL, 0}}},
     {"bench oracle", "usage: ulpgate bench oracle [--big] [--gpu] [--threads N]\n"
                      "  the oracles' speed (--big: larger inputs; --gpu: the GPU oracle's bench;\n"
                      "  --threads N: the CPU oracle on N threads, 0: all)\n",
@@ -68,6 +70,11 @@ static const ug_cli_cmd ug_cli_cmds[] = {
                     "  `ulpgate check` on N values written as .npy under DIR, against the oracle "
                     "alone\n",
      {{"--n", 'v'}, {"--op", 'v'}, {"--reps", 'v'}, {"--dir", 'v'}}},
+    {"bench rows", "usage: ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]\n"
+                   "  the softmax and log-sum-exp references on R rows of N logits (default 4096 x "
+                   "4096):\n  the fast path beside MPFR alone (timed on M rows, default 8, "
+                   "scaled to R)\n",
+     {{"--rows", 'v'}, {"--n", 'v'}, {"--mpfr-rows", 'v'}, {"--threads", 'v'}}},
     {"compare", "usage: ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] "
                 "[--all]\n"
                 "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n"

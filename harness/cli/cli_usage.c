@@ -17,6 +17,7 @@
     "                    [--seed S] [--out FILE] [--compare-random]   (ulpgate hunt --help)\n" \
     "       ulpgate bench oracle [--big] [--gpu] [--threads N]\n" \
     "       ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]\n" \
+    "       ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]\n" \
     "       ulpgate probe tensor-core [--kernel GLOB | --model GPU] [--gpu-model GPU]\n" \
     "                    the tensor-core accumulator probe (ulpgate probe --help)\n" \
     "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n" \

@@ -9,6 +9,7 @@
  *   ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [--ulp-max U] [--json] ...
  *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
  *   ulpgate bench oracle [--big] [--gpu] [--threads N]
+ *   ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]
  *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
  *   ulpgate baseline update|show|key [...]
  *   ulpgate report DIR [--baseline FILE|none]
@@ -136,7 +137,7 @@ static const ug_cli_cmd *ug_find_command(int argc, char **argv, int *words)
         return ug_usage_error(msg, cmd), NULL;
     }
     if ((strcmp(cmd, "bench") == 0 || strcmp(cmd, "baseline") == 0) && argc > 2 && argv[2][0] != '-') {
-        static const char *const bench[] = {"oracle", "check"};
+        static const char *const bench[] = {"oracle", "check", "rows"};
         static const char *const baseline[] = {"update", "show", "key", "migrate"};
         bool b = strcmp(cmd, "bench") == 0;
         const ug_cli_cmd *s = ug_cli_find(cmd, argv[2]);
@@ -144,8 +145,8 @@ static const ug_cli_cmd *ug_find_command(int argc, char **argv, int *words)
             char msg[300];
             ug_cli_current = c;
             snprintf(msg, sizeof msg, "%s: '%%s' is not %s; did you mean '%s'?", cmd,
-                     b ? "oracle or check" : "update, show, key or migrate",
-                     ug_cli_closest(argv[2], b ? bench : baseline, b ? 2 : 4));
+                     b ? "oracle, check or rows" : "update, show, key or migrate",
+                     ug_cli_closest(argv[2], b ? bench : baseline, b ? 3 : 4));
             return ug_usage_error(msg, argv[2]), NULL;
         }
         *words = 2;

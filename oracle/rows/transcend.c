@@ -23,7 +23,13 @@
 static _Thread_local ug_ziv_stats ug_zs;
 static _Thread_local long ug_prec0 = UG_ZIV_PREC0, ug_cap = UG_ZIV_PREC_CAP;
 
-void ug_ziv_stats_reset(void) { ug_zs = (ug_ziv_stats){0, 0, 0, 0, 0}; }
+void ug_ziv_stats_reset(void) { ug_zs = (ug_ziv_stats){0}; }
+void ug_ziv_count_fast(size_t outputs)
+{
+    ug_zs.outputs += outputs;
+    ug_zs.fast += outputs;
+}
+void ug_ziv_count_fallback_row(void) { ug_zs.fallback_rows++; }
 ug_ziv_stats ug_ziv_stats_get(void) { return ug_zs; }
 
 void ug_ziv_set_precisions(long prec0, long cap)
@@ -374,7 +380,7 @@ static void ug_row_exact(const ug_row *r, ug_exact *out)
     free(y);
 }
 
-void ug_exact_softmax_row(const float *x, size_t n, ug_exact *out)
+void ug_exact_softmax_row_mpfr(const float *x, size_t n, ug_exact *out)
 {
     size_t nan = 0, pinf = 0, finite = 0;
     for (size_t j = 0; j < n; j++) {
@@ -390,7 +396,7 @@ void ug_exact_softmax_row(const float *x, size_t n, ug_exact *out)
     ug_row_exact(&r, out);
 }
 
-void ug_exact_logsumexp_row(const float *x, size_t n, ug_exact *out)
+void ug_exact_logsumexp_row_mpfr(const float *x, size_t n, ug_exact *out)
 {
     size_t nan = 0, pinf = 0, finite = 0;
     for (size_t j = 0; j < n; j++) {

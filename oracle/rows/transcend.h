@@ -46,6 +46,8 @@ typedef struct {
     size_t undecided;   /* roundings not decided at the cap: reported, recorded as NaN */
     long prec_max;      /* the highest precision any output needed, bits */
     size_t raised;      /* outputs that needed more than UG_ZIV_PREC0 bits */
+    size_t fast;        /* of the outputs, those the fast path decided (transcend_fast.c) */
+    size_t fallback_rows; /* rows the fast path left to MPFR (an output it could not decide) */
 } ug_ziv_stats;
 
 void ug_ziv_stats_reset(void);
@@ -54,10 +56,24 @@ ug_ziv_stats ug_ziv_stats_get(void);
  * raise, or a tiny cap to see an undecided rounding reported); 0, 0 restores the defaults. */
 void ug_ziv_set_precisions(long prec0, long cap);
 
+/* The fast path's bookkeeping (transcend_fast.c): outputs it decided, rows it passed on. */
+void ug_ziv_count_fast(size_t outputs);
+void ug_ziv_count_fallback_row(void);
+
 /* One row of n binary32 values each; out gets n records (softmax, rmsnorm, layernorm) or one
- * (logsumexp).  Cost: O(n) MPFR operations at the precision reached (128 bits nearly always). */
+ * (logsumexp).  Cost: O(n) MPFR operations at the precision reached (128 bits nearly always).
+ * Softmax and log-sum-exp: ug_exact_*_row takes the fast path (transcend_fast.c: 192-bit
+ * fixed point with a proven bound, MPFR for a row it cannot decide; the same records) unless
+ * the MPFR oracle is selected (--oracle mpfr); _mpfr and _fast force one path. */
 void ug_exact_softmax_row(const float *x, size_t n, ug_exact *out);
 void ug_exact_logsumexp_row(const float *x, size_t n, ug_exact *out);
+void ug_exact_softmax_row_mpfr(const float *x, size_t n, ug_exact *out);
+void ug_exact_logsumexp_row_mpfr(const float *x, size_t n, ug_exact *out);
+void ug_exact_softmax_row_fast(const float *x, size_t n, ug_exact *out);
+void ug_exact_logsumexp_row_fast(const float *x, size_t n, ug_exact *out);
+/* Tests only: the fast path decides at relative 2^log2_eps instead of its proven 2^-160 (a
+ * broken bound, which the differential test must catch); 0 restores it. */
+void ug_transcend_fast_set_eps_testing(int log2_eps);
 void ug_exact_rmsnorm_row(const float *x, const float *w, size_t n, float eps, ug_exact *out);
 /* b: NULL for no bias (the layernorm operation's; the tests give one). */
 void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size_t n, float eps,
