@@ -60,7 +60,7 @@ UG_CASE_OVER(softmax, ug_softmax_dists, 0)
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
             ug_ziv_stats zs = ug_ziv_stats_get();
             bool noted = false;
-            UG_FOR_KERNELS(t, k, ops[o], UG_CPU, "*") {
+            UG_FOR_IN_KERNELS(t, k, ops[o], UG_CPU, "*", UG_F32) {
                 ug_result *r = ug_measure(t, k, in);
                 ug_note_ziv(t, &zs, &noted);
                 bool naive = k->bound == UG_BOUND_SOFTMAX_NAIVE || k->bound == UG_BOUND_LSE_NAIVE;
@@ -90,7 +90,7 @@ UG_CASE_OVER(layernorm, ug_layernorm_dists, 0)
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
             ug_ziv_stats zs = ug_ziv_stats_get();
             bool noted = false;
-            UG_FOR_KERNELS(t, k, ops[o], UG_CPU, "*") {
+            UG_FOR_IN_KERNELS(t, k, ops[o], UG_CPU, "*", UG_F32) {
                 ug_result *r = ug_measure(t, k, in);
                 ug_note_ziv(t, &zs, &noted);
                 if (k->bound == UG_BOUND_LAYERNORM_WELFORD)

@@ -25,7 +25,7 @@ UG_CASE_OVER(gpu_rows, ug_gpu_rows_dists, UG_CASE_GPU)
     UG_FOR_SIZES(t, n, ug_gpu_rows_sizes) {
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_GPU_ROWS_TRIALS);
-            UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
+            UG_FOR_IN_KERNELS(t, k, ops[o], UG_CUDA, "*", UG_F32) {
                 ug_result *r = ug_measure(t, k, in);
                 UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds_rows.c */
             }
