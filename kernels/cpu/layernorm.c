@@ -8,7 +8,7 @@
  *   layernorm_twopass_cpu  mean, then var = sum (x - mean)^2 / n                   layernorm_twopass
  *   layernorm_onepass_cpu  var = sum x^2 / n - mean^2 (clamped at 0): cancels catastrophically
  *                          when mean/std is large (bound ~ (mean/std)^2 u)        layernorm_onepass
- *   layernorm_welford_cpu  Welford's update (mean += d / k; M2 += d (x - mean))     no bound derived
+ *   layernorm_welford_cpu  Welford's update (mean += d / k; M2 += d (x - mean))     layernorm_welford
  */
 #include <math.h>
 #include <stdio.h>
