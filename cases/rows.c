@@ -108,3 +108,32 @@ UG_CASE_OVER(layernorm, ug_layernorm_dists, 0)
         }
     }
 }
+
+/* The bfloat16 layers (issue 25): data x drawn in bfloat16, the weight the operation's own
+ * (exact in bfloat16: harness/inputs/fmt_dist.c), binary32 accumulation, bfloat16 output.
+ * Asserted: bound ratio <= 1 for the binary32 class of the kernel's form on the bfloat16 values
+ * (each widened exactly) plus the output's one rounding (kernels/bounds_rows.c).  A row of
+ * mean/std = 100 is there for the two-pass forms (bfloat16 cannot hold a std of 1 at 1e4: its
+ * ulp there is 64). */
+static const ug_param ug_layernorm_bf16_dists[] = {
+    {"normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
+    {"uniform_pm1", UG_UNIFORM(-1, 1, .fmt = UG_BF16)},
+    {"normal_sd1e3", UG_NORMAL(0, 1000, .fmt = UG_BF16)},
+    {"mean_100_std_1", UG_NORMAL(100, 1, .fmt = UG_BF16)},
+};
+
+UG_CASE_OVER(layernorm_bf16, ug_layernorm_bf16_dists, 0)
+{
+    const ug_param *p = ug_param_of(t);
+    static const ug_op ops[] = {UG_OP_RMSNORM, UG_OP_LAYERNORM};
+    UG_FOR_SIZES(t, n, ug_rows_sizes) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
+            UG_FOR_IN_KERNELS(t, k, ops[o], UG_CPU, "*", UG_BF16) {
+                ug_result *r = ug_measure(t, k, in);
+                UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds_rows.c */
+            }
+            ug_input_free(t, in);
+        }
+    }
+}
