@@ -97,7 +97,10 @@ static double ug_softmax_naive(double n, double S, double y)
  * (Blanchard-Higham-Mary's unshifted bound in this model: absolute, so the relative error is
  * large where y is near 0).  Shifted: y^ = fl(m + fl(log(Sigma_s^))), Sigma_s in [1, n], its
  * log l in [0, ln n], sigma the shifted row's (ug_softmax_sigma, R = 0):
- *   |y^ - y| <= u |y| + (1 + u) [c_l (ln n + lambda) + lambda + 2^-148]. */
+ *   |y^ - y| <= u |y| + (1 + u) [c_l (ln n + lambda) + lambda + 2^-148].
+ * Online (one pass, the sum rescaled at each new max as the online softmax's; its final max m
+ * is the row's, exact, and its sum Sigma_s in [1, n]): the same with the online sum's sigma
+ * (ug_softmax_sigma, R = n - 1 rescales). */
 static double ug_lse_naive(double n, double S, double y)
 {
     if (!(S > 0)) return INFINITY;
@@ -107,9 +110,8 @@ static double ug_lse_naive(double n, double S, double y)
     return ug_cl * (y + lambda) + lambda + 0x1p-148;
 }
 
-static double ug_lse_shifted(double n, double y)
+static double ug_lse_shifted(double n, double y, double sigma)
 {
-    double sigma = ug_softmax_sigma(n, 0);
     if (!(sigma < 1)) return INFINITY;
     double lambda = -log1p(-sigma);
     return ug_u * y + (1 + ug_u) * (ug_cl * (log(n) + lambda) + lambda + 0x1p-148);
@@ -255,7 +257,8 @@ double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs)
     case UG_BOUND_SOFTMAX_SHIFTED: b = ug_softmax_out(nn, s_abs, ug_softmax_sigma(nn, 0)); break;
     case UG_BOUND_SOFTMAX_ONLINE: b = ug_softmax_out(nn, s_abs, ug_softmax_sigma(nn, nn - 1)); break;
     case UG_BOUND_LSE_NAIVE: b = ug_lse_naive(nn, S, s_abs); break;
-    case UG_BOUND_LSE_SHIFTED: b = ug_lse_shifted(nn, s_abs); break;
+    case UG_BOUND_LSE_SHIFTED: b = ug_lse_shifted(nn, s_abs, ug_softmax_sigma(nn, 0)); break;
+    case UG_BOUND_LSE_ONLINE: b = ug_lse_shifted(nn, s_abs, ug_softmax_sigma(nn, nn - 1)); break;
     case UG_BOUND_RMSNORM: b = ug_rmsnorm(nn, S); break;
     case UG_BOUND_LAYERNORM_TWOPASS: b = ug_ln_twopass(nn, S, s_abs); break;
     case UG_BOUND_LAYERNORM_ONEPASS: b = ug_ln_onepass(nn, S, s_abs); break;

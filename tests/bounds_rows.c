@@ -81,4 +81,11 @@ UG_CASE(bounds, rows)
     /* shifted log-sum-exp, n = 1: u|y| + (1 + u)(c_l (0 + lambda) + lambda + 2^-148) */
     k = ug_row_class(UG_BOUND_LSE_SHIFTED, UG_OP_LOGSUMEXP, UG_F32);
     UG_EXPECT(ug_kernel_bound(&k, 1, 1, 5.0) >= 5.0 * u);
+    /* online log-sum-exp: the shifted formula with the online sum's sigma (n - 1 rescales):
+     * the same at n = 1 (no rescale), larger from n = 2 on, finite at n = 4096 */
+    ug_kernel klo = ug_row_class(UG_BOUND_LSE_ONLINE, UG_OP_LOGSUMEXP, UG_F32);
+    ug_near(t, "lse_online n = 1", ug_kernel_bound(&klo, 1, 1, 5.0), ug_kernel_bound(&k, 1, 1, 5.0));
+    double lo2 = ug_kernel_bound(&klo, 100, 1, 5.0), ls2 = ug_kernel_bound(&k, 100, 1, 5.0);
+    UG_EXPECT_MSG(lo2 > ls2 && isfinite(ug_kernel_bound(&klo, 4096, 1, 5.0)), "online %g, shifted %g",
+                  lo2, ls2);
 }
