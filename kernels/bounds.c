@@ -464,6 +464,7 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_LAYERNORM_TWOPASS: return "layernorm_twopass";
     case UG_BOUND_LAYERNORM_ONEPASS: return "layernorm_onepass";
     case UG_BOUND_LAYERNORM_WELFORD: return "layernorm_welford";
+    case UG_BOUND_LSE_ONLINE: return "lse_online";
     }
     return "?";
 }

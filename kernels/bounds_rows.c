@@ -22,6 +22,7 @@
  * The slack factor (1 + 2^-40) covers the binary64 evaluation of each bound, as bounds.c does.
  */
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernels/kernel.h"
 
@@ -96,7 +97,10 @@ static double ug_softmax_naive(double n, double S, double y)
  * (Blanchard-Higham-Mary's unshifted bound in this model: absolute, so the relative error is
  * large where y is near 0).  Shifted: y^ = fl(m + fl(log(Sigma_s^))), Sigma_s in [1, n], its
  * log l in [0, ln n], sigma the shifted row's (ug_softmax_sigma, R = 0):
- *   |y^ - y| <= u |y| + (1 + u) [c_l (ln n + lambda) + lambda + 2^-148]. */
+ *   |y^ - y| <= u |y| + (1 + u) [c_l (ln n + lambda) + lambda + 2^-148].
+ * Online (one pass, the sum rescaled at each new max as the online softmax's; its final max m
+ * is the row's, exact, and its sum Sigma_s in [1, n]): the same with the online sum's sigma
+ * (ug_softmax_sigma, R = n - 1 rescales). */
 static double ug_lse_naive(double n, double S, double y)
 {
     if (!(S > 0)) return INFINITY;
@@ -106,9 +110,8 @@ static double ug_lse_naive(double n, double S, double y)
     return ug_cl * (y + lambda) + lambda + 0x1p-148;
 }
 
-static double ug_lse_shifted(double n, double y)
+static double ug_lse_shifted(double n, double y, double sigma)
 {
-    double sigma = ug_softmax_sigma(n, 0);
     if (!(sigma < 1)) return INFINITY;
     double lambda = -log1p(-sigma);
     return ug_u * y + (1 + ug_u) * (ug_cl * (log(n) + lambda) + lambda + 0x1p-148);
@@ -148,14 +151,21 @@ static double ug_rmsnorm(double n, double S)
  * and |z| <= sqrt(n) (one deviation cannot exceed sqrt(n) standard deviations), so
  *   |t^ - t| <= W K [g + (sqrt(n (1 + tau)) + (1 - tau)^(-1/2) psi_max) zeta],
  *   g = max((1 - tau)^(-1/2) psi_max - 1, 1 - (1 + tau)^(-1/2) psi_min). */
-static double ug_ln_common(double n, double K, double y, double tau, double extra)
+static double ug_ln_common_z(double n, double K, double y, double tau, double extra, double zeta,
+                             bool delta2)
 {
     if (!(tau < 1) || !isfinite(K)) return INFINITY;
     double pmax = pow(1 + ug_u, 4) / (1 - ug_u), pmin = pow(1 - ug_u, 4) / (1 + ug_u);
-    double zeta = ug_u + (1 + ug_u) * ug_g(n - 1) + 0x1p-50;
     double g = fmax(pow(1 - tau, -0.5) * pmax - 1, 1 - pow(1 + tau, -0.5) * pmin);
-    double et = 2.0 * K * (g + (sqrt(n * (1 + tau)) + pow(1 - tau, -0.5) * pmax) * zeta + extra);
+    double dn = delta2 ? sqrt(n * (1 + tau)) : 0;
+    double et = 2.0 * K * (g + (dn + pow(1 - tau, -0.5) * pmax) * zeta + extra);
     return ug_u * y + (1 + ug_u) * et + 0x1p-150;
+}
+
+static double ug_ln_common(double n, double K, double y, double tau, double extra)
+{
+    double zeta = ug_u + (1 + ug_u) * ug_g(n - 1) + 0x1p-50;
+    return ug_ln_common_z(n, K, y, tau, extra, zeta, true);
 }
 
 static double ug_ln_twopass(double n, double K, double y)
@@ -186,6 +196,58 @@ static double ug_ln_onepass(double n, double K, double y)
     return ug_ln_common(n, K, y, tau, 0);
 }
 
+/* Welford (Welford 1962, "Note on a method for calculating corrected sums of squares and
+ * products"; the "updating" algorithm of Chan, Golub and LeVeque 1983, "Algorithms for
+ * computing the sample variance: analysis and recommendations", whose first-order analysis
+ * gives a relative error ~ n kappa u, kappa = sqrt(1 + mu^2/var), against n kappa^2 u for the
+ * one-pass textbook form).  The kernel, in index order j = 1..n:
+ *   t_j = fl(x_j - m_{j-1}); m_j = fl(m_{j-1} + fl(t_j / j)); M2 += fl(t_j fl(x_j - m_j)),
+ * m_0 = M2_0 = 0, then var^ = fl(M2^ / n), v^ = fl(var^ + eps).  A rigorous bound in this
+ * file's model, in terms of a = mean |x| and sigma_eps (S = K >= (a + 2^-100)/sigma_eps):
+ *
+ * The mean.  M_j = exact mean of x_1..x_j, e_j = m_j - M_j.  Step 1 is exact (x_1 - 0, / 1,
+ * 0 + x_1), so e_1 = 0 and the first increment is exactly 0.  Since m_{j-1} + t/j =
+ * (1 - 1/j) m_{j-1} + x_j/j, e_j = (1 - 1/j) e_{j-1} + rho_j, with
+ *   |rho_j| <= c |t_j| / j + u |p_j| + 3 2^-150,  c = 2u + u^2,  p_j the sum before rounding,
+ * and unrolled e_j = sum_{i<=j} rho_i (i/j): the update never amplifies an earlier error, so
+ * E = max_j |e_j| <= sum_i |rho_i|.  With |t_i| <= |x_i| + |M_{i-1}| + E,
+ * |p_i| <= |M_i| + E + c|t_i|, sum |x_i| = n a and sum_i |M_i| <= sum_k |x_k| sum_{i>=k} 1/i
+ * <= H_n n a (H_n = sum 1/i <= 1 + ln n):
+ *   E (1 - n (c (1 + u) + u)) <= n a [c (1 + u)(1 + H_n) + u H_n] + 3 n 2^-150,
+ *   so E <= zeta_W (a + 2^-100), zeta_W = n [c (1+u)(1+H_n) + u H_n + 3 2^-50] / (1 - n (c(1+u) + u))
+ * (0 for n = 1).  Loose by the factor n against Chan-Golub-LeVeque's first-order figure (the
+ * prefix means are bounded through the whole row's a, not their own), but a-priori.
+ *
+ * M2.  D_j = x_j - M_{j-1}, D'_j = x_j - M_j = D_j (j-1)/j, so the exact increments
+ * D_j D'_j >= 0 sum to n var.  The computed one is (D_j - e_{j-1})(D'_j - e_j)(1+d)^2 (the
+ * subtractions) times (1+d) (the product; + 2^-150 if subnormal):
+ *   |g_j - D_j D'_j| <= gamma_3 D_j D'_j + (1 + u)^3 (2 |D_j| E + E^2) + 2^-150,
+ * and the n - 1 additions (depth <= n - 1): M2^ = sum g_j (1 + theta_j), |theta_j| <= gamma_{n-1}.
+ * sum_{j>=2} |D_j| <= sqrt(n sum D_j^2), sum D_j^2 = sum j/(j-1) D_j D'_j <= 2 n var, so
+ * sum |D_j| <= n sqrt(2) sigma_eps, and
+ *   |M2^/n - var| <= gamma_{n+2} var + (1 + gamma_{n+2})(2 sqrt(2) E sigma_eps + E^2) + 2 2^-150.
+ * The division by n and + eps round twice more (and 2^-150 each, over sigma_eps^2 >= 1e-5:
+ * all the absolute terms together < 2^-130 relative):
+ *   tau = u + (1 + u)[u + (1 + u)(gamma_{n+2} + (1 + gamma_{n+2})(2 sqrt(2) eps + eps^2))
+ *         + 2^-130],   eps = zeta_W K >= E / sigma_eps.
+ * The output then is the common tail (ug_ln_common_z) with the mean's error zeta_W K and no
+ * Delta^2 term (the mean's error is inside tau already).  tau grows with K, linearly where
+ * the one-pass form's grows with K^2: the bound is vacuous (tau >= 1, +inf) once
+ * n H_n u mean/std is near 1/10 (mean/std = 1e4: from n ~ 100 on). */
+static double ug_ln_welford(double n, double K, double y)
+{
+    double c = 2 * ug_u + ug_u * ug_u, H = 1 + log(n), zw = 0;
+    if (n > 1) {
+        double den = 1 - n * (c * (1 + ug_u) + ug_u);
+        if (!(den > 0)) return INFINITY;
+        zw = n * (c * (1 + ug_u) * (1 + H) + ug_u * H + 3 * 0x1p-50) / den;
+    }
+    double e = zw * K, g = ug_g(n + 2);
+    double tau = ug_u + (1 + ug_u) * (ug_u + (1 + ug_u) * (g + (1 + g) * (2 * M_SQRT2 * e + e * e)) +
+                                      0x1p-130);
+    return ug_ln_common_z(n, K, y, tau, 0, zw, false);
+}
+
 double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs);
 double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs)
 {
@@ -195,11 +257,13 @@ double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs)
     case UG_BOUND_SOFTMAX_SHIFTED: b = ug_softmax_out(nn, s_abs, ug_softmax_sigma(nn, 0)); break;
     case UG_BOUND_SOFTMAX_ONLINE: b = ug_softmax_out(nn, s_abs, ug_softmax_sigma(nn, nn - 1)); break;
     case UG_BOUND_LSE_NAIVE: b = ug_lse_naive(nn, S, s_abs); break;
-    case UG_BOUND_LSE_SHIFTED: b = ug_lse_shifted(nn, s_abs); break;
+    case UG_BOUND_LSE_SHIFTED: b = ug_lse_shifted(nn, s_abs, ug_softmax_sigma(nn, 0)); break;
+    case UG_BOUND_LSE_ONLINE: b = ug_lse_shifted(nn, s_abs, ug_softmax_sigma(nn, nn - 1)); break;
     case UG_BOUND_RMSNORM: b = ug_rmsnorm(nn, S); break;
     case UG_BOUND_LAYERNORM_TWOPASS: b = ug_ln_twopass(nn, S, s_abs); break;
     case UG_BOUND_LAYERNORM_ONEPASS: b = ug_ln_onepass(nn, S, s_abs); break;
-    default: return INFINITY; /* Welford: no a-priori bound derived here */
+    case UG_BOUND_LAYERNORM_WELFORD: b = ug_ln_welford(nn, S, s_abs); break;
+    default: return INFINITY;
     }
     /* a bfloat16 output: the binary32 result rounded once more (bounds.c's derivation) */
     if (k->out_fmt == UG_BF16) b = 0x1p-8 * s_abs + (1 + 0x1p-8) * b + 0x1p-134;

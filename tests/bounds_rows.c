@@ -66,10 +66,26 @@ UG_CASE(bounds, rows)
     UG_EXPECT(isfinite(ug_kernel_bound(&k2, 1000, 1e4, 1.0)) && isfinite(ug_kernel_bound(&k2, 1000, 3, 1.0)));
     UG_EXPECT(ug_kernel_bound(&k1, 1000, 3, 1.0) >= ug_kernel_bound(&k2, 1000, 3, 1.0) * 0.5);
     UG_EXPECT_MSG(isinf(ug_kernel_bound(&k2, 10, INFINITY, 1.0)), "a weight beyond 2: no bound");
-    /* Welford: no bound derived */
+    /* Welford: tau grows with zeta_W K (linear in K, one-pass's in K^2).  n = 16, K = 1e4:
+     * zeta_W = 16 (c (1 + H) + u H) ~ 213 u, eps ~ 0.13, tau ~ 2 sqrt(2) eps ~ 0.37: finite
+     * where the one-pass bound is vacuous (gamma_17 1e8 >> 1); n = 1000, K = 1e4: eps ~ 20,
+     * vacuous; K = 3: finite and within 20x the two-pass one (zeta_W ~ 25000 u vs ~1000 u) */
     ug_kernel kw = ug_row_class(UG_BOUND_LAYERNORM_WELFORD, UG_OP_LAYERNORM, UG_F32);
-    UG_EXPECT(isinf(ug_kernel_bound(&kw, 10, 1, 1)));
+    UG_EXPECT(isfinite(ug_kernel_bound(&kw, 16, 1e4, 1.0)) && isinf(ug_kernel_bound(&k1, 16, 1e4, 1.0)));
+    UG_EXPECT(isinf(ug_kernel_bound(&kw, 1000, 1e4, 1.0)));
+    double bw = ug_kernel_bound(&kw, 1000, 3, 1.0), b2p = ug_kernel_bound(&k2, 1000, 3, 1.0);
+    UG_EXPECT_MSG(isfinite(bw) && bw > b2p && bw < 40 * b2p, "welford %g, two-pass %g", bw, b2p);
+    /* n = 1: the update is exact (zeta_W = 0): tau = u + (1 + u)(u + (1 + u) gamma_3 + 2^-130) */
+    UG_EXPECT_MSG(ug_kernel_bound(&kw, 1, 1, 1.0) < 30 * u, "welford n = 1: %g u",
+                  ug_kernel_bound(&kw, 1, 1, 1.0) / u);
     /* shifted log-sum-exp, n = 1: u|y| + (1 + u)(c_l (0 + lambda) + lambda + 2^-148) */
     k = ug_row_class(UG_BOUND_LSE_SHIFTED, UG_OP_LOGSUMEXP, UG_F32);
     UG_EXPECT(ug_kernel_bound(&k, 1, 1, 5.0) >= 5.0 * u);
+    /* online log-sum-exp: the shifted formula with the online sum's sigma (n - 1 rescales):
+     * the same at n = 1 (no rescale), larger from n = 2 on, finite at n = 4096 */
+    ug_kernel klo = ug_row_class(UG_BOUND_LSE_ONLINE, UG_OP_LOGSUMEXP, UG_F32);
+    ug_near(t, "lse_online n = 1", ug_kernel_bound(&klo, 1, 1, 5.0), ug_kernel_bound(&k, 1, 1, 5.0));
+    double lo2 = ug_kernel_bound(&klo, 100, 1, 5.0), ls2 = ug_kernel_bound(&k, 100, 1, 5.0);
+    UG_EXPECT_MSG(lo2 > ls2 && isfinite(ug_kernel_bound(&klo, 4096, 1, 5.0)), "online %g, shifted %g",
+                  lo2, ls2);
 }

@@ -360,6 +360,29 @@ static int ug_fd_gen(const ug_stream *s, uint32_t vec, double kappa, ug_fmt f, d
     return 0;
 }
 
+/* A layer's parameters (the weight) in format f: the operation's fill_params, the same values
+ * as the binary32 input's, each checked to be exact in f (ops/norm_params.h's weights are
+ * 1 + k/64, |k| <= 16: 7 significant bits, exact in bfloat16 and binary16; fp8 is refused).
+ * 0, or -1 with err set.  O(n). */
+static int ug_fd_layer_params(const ug_op_desc *op, ug_fmt f, const char *name,
+                              uint64_t seed, uint32_t trial, double *y, const ug_shape *sh,
+                              char *err, size_t errlen)
+{
+    size_t n = sh->dim[0];
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    if (!w) return ug_fd_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
+    op->fill_params(w, sh, seed, trial);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        y[i] = w[i];
+        if (ug_rn(f, y[i]) != y[i])
+            rc = ug_fd_fail(err, errlen, "dist %s: %s's parameter %zu (%.9g) is not exact in %s",
+                            name, op->name, i, y[i], ug_fmt_name(f));
+    }
+    free(w);
+    return rc;
+}
+
 /* ---- the entry point ----------------------------------------------------------------------- */
 
 /* The two operands of a GEMM (A: in_len(sh, 0) = M*K values, B: K*N) drawn in f, elementwise:
@@ -400,7 +423,9 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
         return ug_fd_fail(err, errlen, "dist %s: %s inputs are drawn in binary32 only", name,
                           op->name);
     size_t n = sh->dim[0];
-    bool dot = op->arity == 2;
+    /* a layer (RMSNorm, LayerNorm: fill_params) draws its data x alone; its parameters y are the
+     * operation's own (ug_fd_layer_params), as in binary32 (harness/inputs/dist.c) */
+    bool layer = op->arity == 2 && op->fill_params, dot = op->arity == 2 && !layer;
     if (d->kind == UG_D_GENDOT && !dot)
         return ug_fd_fail(err, errlen, "dist %s makes dot inputs; use gensum for a sum", name);
     if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT) {
@@ -446,5 +471,6 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
         }
     ug_fd_specials(d, &s, UG_P_SPEC_X, x, n);
     if (dot) ug_fd_specials(d, &s, UG_P_SPEC_Y, y, n);
+    if (layer) return ug_fd_layer_params(op, d->fmt, name, seed ^ stream_id, trial, y, sh, err, errlen);
     return 0;
 }

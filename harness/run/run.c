@@ -201,13 +201,15 @@ const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, cons
     return ug_next_kernel_fmt(t, it, op, backend, glob, UG_F32);
 }
 
-const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
-                                    ug_fmt in_fmt)
+/* The walk of both: by_input selects on input 0's storage alone (ug_next_kernel_in), else
+ * UG_F32 means binary32 buffers throughout (ug_kernel_is_f32) and another format input 0's. */
+static const ug_kernel *ug_next_kernel_walk(ug_t *t, size_t *it, ug_op op, int backend,
+                                            const char *glob, ug_fmt in_fmt, bool by_input)
 {
     for (const ug_kernel *k; (k = ug_kernel_at(*it));) {
         ++*it;
         if (k->op != op) continue;
-        if (in_fmt == UG_F32 ? !ug_kernel_is_f32(k) : k->in_store[0] != in_fmt) continue;
+        if (by_input || in_fmt != UG_F32 ? k->in_store[0] != in_fmt : !ug_kernel_is_f32(k)) continue;
         if (backend != UG_ANY_BACKEND && (int)k->backend != backend) continue;
         if (glob && !ug_kernel_matches(k, glob)) continue;
         if (t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) continue;
@@ -215,6 +217,18 @@ const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, 
         return k;
     }
     return NULL;
+}
+
+const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
+                                    ug_fmt in_fmt)
+{
+    return ug_next_kernel_walk(t, it, op, backend, glob, in_fmt, false);
+}
+
+const ug_kernel *ug_next_kernel_in(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
+                                   ug_fmt in_fmt)
+{
+    return ug_next_kernel_walk(t, it, op, backend, glob, in_fmt, true);
 }
 
 /* ---- the collector ------------------------------------------------------------------------------ */

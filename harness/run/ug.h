@@ -228,6 +228,11 @@ bool ug_result_correctly_rounded(const ug_result *r);
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob);
 const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
                                     ug_fmt in_fmt);
+/* The next kernel whose input 0 is stored in in_fmt, whatever its accumulator and output
+ * formats: the row operations' walk (issue 25), where a binary32-in, bfloat16-out layer kernel
+ * belongs beside the binary32 ones (ug_next_kernel skips it: not ug_kernel_is_f32). */
+const ug_kernel *ug_next_kernel_in(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
+                                   ug_fmt in_fmt);
 bool ug_n_selected(ug_t *t, size_t n);
 bool ug_gpu_available(void);
 
@@ -241,6 +246,12 @@ bool ug_gpu_available(void);
     for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
         for (const ug_kernel *k;                                                               \
              (k = ug_next_kernel_fmt((t), &k##_it, (op), (backend), (glob), (fmt)));)
+/* Every kernel of op whose input is stored in fmt, any output format (ug_next_kernel_in): the
+ * walk of the row cases (cases/rows.c, cases/gpu/gpu_rows.c); sum, dot and gemm keep theirs. */
+#define UG_FOR_IN_KERNELS(t, k, op, backend, glob, fmt)                                       \
+    for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
+        for (const ug_kernel *k;                                                               \
+             (k = ug_next_kernel_in((t), &k##_it, (op), (backend), (glob), (fmt)));)
 #define UG_FOR_N(t, n, array)                                                                 \
     for (size_t n##_i = 0, n = 0; n##_i < sizeof(array) / sizeof((array)[0]); n##_i++)        \
         if ((n = (array)[n##_i]), ug_n_selected((t), n))

@@ -111,7 +111,8 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_RMSNORM          x_i w_i / sqrt(sum x^2 / n + eps)
  *   UG_BOUND_LAYERNORM_TWOPASS  mean, then sum (x - mean)^2: ((x_i - mean) / sqrt(var + eps)) w_i + b_i
  *   UG_BOUND_LAYERNORM_ONEPASS  var = E[x^2] - E[x]^2: a bound growing with (mean/std)^2
- *   UG_BOUND_LAYERNORM_WELFORD  Welford's update of mean and M2 */
+ *   UG_BOUND_LAYERNORM_WELFORD  Welford's update of mean and M2
+ *   UG_BOUND_LSE_ONLINE       max + log(sum), the sum one pass rescaled at each new max */
 typedef enum {
     UG_BOUND_NONE = 0,
     UG_BOUND_TREE,
@@ -137,6 +138,7 @@ typedef enum {
     UG_BOUND_LAYERNORM_TWOPASS,
     UG_BOUND_LAYERNORM_ONEPASS,
     UG_BOUND_LAYERNORM_WELFORD,
+    UG_BOUND_LSE_ONLINE,
 } ug_bound_class;
 
 /* A typed buffer of a call: count elements stored in fmt.  An unused input has data NULL and

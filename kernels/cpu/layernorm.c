@@ -8,10 +8,15 @@
  *   layernorm_twopass_cpu  mean, then var = sum (x - mean)^2 / n                   layernorm_twopass
  *   layernorm_onepass_cpu  var = sum x^2 / n - mean^2 (clamped at 0): cancels catastrophically
  *                          when mean/std is large (bound ~ (mean/std)^2 u)        layernorm_onepass
- *   layernorm_welford_cpu  Welford's update (mean += d / k; M2 += d (x - mean))     no bound derived
+ *   layernorm_welford_cpu  Welford's update (mean += d / k; M2 += d (x - mean))     layernorm_welford
+ *   rmsnorm_bf16_cpu       bfloat16 x and w, binary32 accumulation, bfloat16 y: the reference
+ *   layernorm_bf16_cpu     form of PyTorch's and Apex's fused layers for bf16 activations (each
+ *                          value widened exactly, the binary32 kernel above, y rounded once to
+ *                          bf16)                                 rmsnorm / layernorm_twopass + bf16 out
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kernels/kernel.h"
 
@@ -68,7 +73,7 @@ static void ug_ln_welford(const float *x, const float *w, size_t n, float *y)
 
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
 
-enum { RMSNORM, LN_TWOPASS, LN_ONEPASS, LN_WELFORD };
+enum { RMSNORM, LN_TWOPASS, LN_ONEPASS, LN_WELFORD, RMS_BF16, LN_BF16 };
 
 static const ug_kernel ug_cpu_layernorm_kernels[] = {
     {.name = "rmsnorm_cpu", .op = UG_OP_RMSNORM, .bound = UG_BOUND_RMSNORM, .version = RMSNORM,
@@ -79,10 +84,44 @@ static const ug_kernel ug_cpu_layernorm_kernels[] = {
      .version = LN_ONEPASS, .doc = "LayerNorm, one pass: var = E[x^2] - E[x]^2 (cancels when mean/std is large)"},
     {.name = "layernorm_welford_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_WELFORD,
      .version = LN_WELFORD, .doc = "LayerNorm, Welford's one-pass update of mean and M2"},
+    {.name = "rmsnorm_bf16_cpu", .op = UG_OP_RMSNORM, .in_store = {UG_BF16, UG_BF16},
+     .out_fmt = UG_BF16, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
+     .doc = "RMSNorm, bf16 x and w, binary32 accumulation, bf16 out (PyTorch/Apex reference)"},
+    {.name = "layernorm_bf16_cpu", .op = UG_OP_LAYERNORM, .in_store = {UG_BF16, UG_BF16},
+     .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BF16,
+     .doc = "LayerNorm, two passes, bf16 x and w, binary32 accumulation, bf16 out"},
 };
+
+/* The bfloat16 kernels: every value widened to binary32 (exact), the binary32 kernel, each
+ * output rounded once to bfloat16 (ug_fmt_store: nearest-even).  O(n) scratch a call. */
+static int ug_cpu_layernorm_bf16(const ug_kernel *k, ug_call *c)
+{
+    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    float *x = malloc((count ? count : 1) * sizeof *x), *w = malloc((n ? n : 1) * sizeof *w);
+    float *y = malloc((n ? n : 1) * sizeof *y);
+    int rc = 0;
+    if (!x || !w || !y) {
+        snprintf(c->err, sizeof c->err, "%s: out of memory (%zu values)", k->name, count);
+        rc = -1;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < count; i++) x[i] = (float)ug_fmt_load(UG_BF16, c->in[0].data, i);
+    for (size_t i = 0; i < n; i++) w[i] = (float)ug_fmt_load(UG_BF16, c->in[1].data, i);
+    for (size_t r = 0; r < rows; r++) {
+        if (k->version == RMS_BF16) ug_rmsnorm(x + r * n, w, n, y);
+        else ug_ln_twopass(x + r * n, w, n, y);
+        for (size_t j = 0; j < n; j++) ug_fmt_store(UG_BF16, c->out.data, r * n + j, y[j]);
+    }
+cleanup:
+    free(x);
+    free(w);
+    free(y);
+    return rc;
+}
 
 static int ug_cpu_layernorm_run(const ug_kernel *k, ug_call *c)
 {
+    if (k->version == RMS_BF16 || k->version == LN_BF16) return ug_cpu_layernorm_bf16(k, c);
     const float *x = ug_in_f32(c, 0), *w = ug_in_f32(c, 1);
     float *y = ug_out_f32(c);
     size_t n = c->n, rows = n ? c->in[0].count / n : 0;

@@ -11,6 +11,7 @@
  *                         softmax", 2018), then y_i = exp(x_i - m) / d  softmax_online
  *   logsumexp_naive_cpu   log(sum exp(x_j))                          lse_naive: overflows
  *   logsumexp_shifted_cpu m + log(sum exp(x_j - m))                  lse_shifted
+ *   logsumexp_online_cpu  m + log(d), (m, d) the online softmax's one pass  lse_online
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,8 +41,8 @@ static void ug_softmax_shifted(const float *x, size_t n, float *y)
     for (size_t j = 0; j < n; j++) y[j] = expf(x[j] - m) / s;
 }
 
-/* The running max m and the running sum d of exp(x - m): a new max rescales d once. */
-static void ug_softmax_online(const float *x, size_t n, float *y)
+/* The running max *m and the running sum of exp(x - m), returned: a new max rescales it once. */
+static float ug_online_sum(const float *x, size_t n, float *m_out)
 {
     float m = -INFINITY, d = 0.0f;
     for (size_t j = 0; j < n; j++) {
@@ -52,7 +53,20 @@ static void ug_softmax_online(const float *x, size_t n, float *y)
             d += expf(x[j] - m);
         }
     }
+    *m_out = m;
+    return d;
+}
+
+static void ug_softmax_online(const float *x, size_t n, float *y)
+{
+    float m, d = ug_online_sum(x, n, &m);
     for (size_t j = 0; j < n; j++) y[j] = expf(x[j] - m) / d;
+}
+
+static float ug_lse_online(const float *x, size_t n)
+{
+    float m, d = ug_online_sum(x, n, &m);
+    return m + logf(d);
 }
 
 static float ug_lse_naive(const float *x, size_t n)
@@ -71,7 +85,7 @@ static float ug_lse_shifted(const float *x, size_t n)
 
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
 
-enum { SOFTMAX_NAIVE, SOFTMAX_SHIFTED, SOFTMAX_ONLINE, LSE_NAIVE, LSE_SHIFTED };
+enum { SOFTMAX_NAIVE, SOFTMAX_SHIFTED, SOFTMAX_ONLINE, LSE_NAIVE, LSE_SHIFTED, LSE_ONLINE };
 
 static const ug_kernel ug_cpu_softmax_kernels[] = {
     {.name = "softmax_naive_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_NAIVE,
@@ -84,6 +98,8 @@ static const ug_kernel ug_cpu_softmax_kernels[] = {
      .version = LSE_NAIVE, .doc = "log(sum exp(x_j)), no shift: overflows from x = 88.7"},
     {.name = "logsumexp_shifted_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_SHIFTED,
      .version = LSE_SHIFTED, .doc = "max + log(sum exp(x_j - max))"},
+    {.name = "logsumexp_online_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_ONLINE,
+     .version = LSE_ONLINE, .doc = "max + log(sum), one pass: the online softmax's running max and sum"},
 };
 
 static int ug_cpu_softmax_run(const ug_kernel *k, ug_call *c)
@@ -99,6 +115,7 @@ static int ug_cpu_softmax_run(const ug_kernel *k, ug_call *c)
         case SOFTMAX_ONLINE: ug_softmax_online(xr, n, y + r * n); break;
         case LSE_NAIVE: y[r] = ug_lse_naive(xr, n); break;
         case LSE_SHIFTED: y[r] = ug_lse_shifted(xr, n); break;
+        case LSE_ONLINE: y[r] = ug_lse_online(xr, n); break;
         default:
             snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
             return -1;

@@ -14,11 +14,15 @@
  *   layernorm_warp_bf16out_cuda   the same for LayerNorm, two passes (Apex merges per-lane
  *                                 Welford states instead: no bound derived for that here)
  *                                                                               layernorm_twopass + bf16 out
- * The bf16-out rows take binary32 inputs (the harness generates binary32; the parameters of
- * ops/norm_params.h are exact in bfloat16) and declare .out_fmt = UG_BF16.
+ *   rmsnorm_warp_bf16_cuda        bfloat16 x and w, one warp per row, binary32 accumulation,
+ *   layernorm_warp_bf16_cuda      bfloat16 out (the Apex/PyTorch layer for bf16 activations;
+ *                                 LayerNorm in two passes)    rmsnorm / layernorm_twopass + bf16 out
+ * The bf16-out rows take binary32 inputs and declare .out_fmt = UG_BF16; the bf16 rows take
+ * bfloat16 data (the weights of ops/norm_params.h are exact in bfloat16), widened exactly.
  */
 #include <cuda_bf16.h>
 
+#include "kernels/cuda/fmt_cuda.cuh"
 #include "kernels/cuda/ug_cuda.cuh"
 
 UG_CUDA_BEGIN
@@ -74,29 +78,60 @@ __global__ void ug_norm_block_kernel(const float *x, const float *p, float *y, s
     }
 }
 
-template <bool layer, class Out>
-__global__ void ug_norm_warp_kernel(const float *x, const float *p, Out *y, size_t rows, size_t n)
+/* An input value widened to binary32 (exact for bfloat16). */
+__device__ float ug_ld(const float *p, size_t i) { return p[i]; }
+__device__ float ug_ld(const __nv_bfloat16 *p, size_t i) { return __bfloat162float(p[i]); }
+
+template <bool layer, class In, class Out>
+__global__ void ug_norm_warp_kernel(const In *x, const In *p, Out *y, size_t rows, size_t n)
 {
     size_t row = (size_t)blockIdx.x * UG_LN_WARPS + threadIdx.x / 32;
     unsigned lane = threadIdx.x % 32;
     if (row >= rows) return;
-    const float *xr = x + row * n;
+    const In *xr = x + row * n;
     float s = 0.0f, mean = 0.0f, q = 0.0f;
     if (layer) {
-        for (size_t j = lane; j < n; j += 32) s += xr[j];
+        for (size_t j = lane; j < n; j += 32) s += ug_ld(xr, j);
         mean = ug_ln_warp_sum(s) / (float)n;
     }
     for (size_t j = lane; j < n; j += 32) {
-        float d = xr[j] - mean;
+        float d = ug_ld(xr, j) - mean;
         q += d * d;
     }
     float r = 1.0f / sqrtf(ug_ln_warp_sum(q) / (float)n + 1e-5f);
     for (size_t j = lane; j < n; j += 32) {
-        ug_store(y, row * n + j, ((xr[j] - mean) * r) * p[j]);
+        ug_store(y, row * n + j, ((ug_ld(xr, j) - mean) * r) * ug_ld(p, j));
     }
 }
 
-enum { RMS_BLOCK, LN_BLOCK, RMS_WARP_BF16, LN_WARP_BF16 };
+enum { RMS_BLOCK, LN_BLOCK, RMS_WARP_BF16, LN_WARP_BF16, RMS_BF16, LN_BF16 };
+
+/* The bfloat16-in rows: x and w uploaded as stored, y in bfloat16. */
+static int ug_norm_bf16_run(const ug_kernel *k, ug_call *c)
+{
+    void *d_x = NULL, *d_p = NULL, *d_y = NULL;
+    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    size_t bytes = count * sizeof(__nv_bfloat16);
+    unsigned wblocks = (unsigned)ug_div_up(rows, UG_LN_WARPS);
+    if (ug_cuda_enter(k, c)) return 1;
+    UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], 0));
+    UG_CUDA_TRY(c, ug_fmt_upload(&d_p, &c->in[1], 0));
+    UG_CUDA_TRY(c, cudaMalloc(&d_y, bytes));
+    ug_cuda_run_bytes(c, d_y, bytes, ug_no_prepare, [&] {
+        const __nv_bfloat16 *x = (const __nv_bfloat16 *)d_x, *p = (const __nv_bfloat16 *)d_p;
+        unsigned short *y = (unsigned short *)d_y;
+        if (k->version == RMS_BF16)
+            ug_norm_warp_kernel<false><<<wblocks, 32 * UG_LN_WARPS>>>(x, p, y, rows, n);
+        else
+            ug_norm_warp_kernel<true><<<wblocks, 32 * UG_LN_WARPS>>>(x, p, y, rows, n);
+        return cudaGetLastError();
+    });
+cleanup:
+    cudaFree(d_x);
+    cudaFree(d_p);
+    cudaFree(d_y);
+    return c->err[0] != 0;
+}
 
 int ug_layernorm_cuda_run(const ug_kernel *k, ug_call *c)
 {
@@ -106,6 +141,7 @@ int ug_layernorm_cuda_run(const ug_kernel *k, ug_call *c)
     bool bf16 = k->version == RMS_WARP_BF16 || k->version == LN_WARP_BF16;
     size_t bytes = count * (bf16 ? sizeof(unsigned short) : sizeof(float));
     unsigned wblocks = (unsigned)ug_div_up(rows, UG_LN_WARPS);
+    if (k->version == RMS_BF16 || k->version == LN_BF16) return ug_norm_bf16_run(k, c);
     if (ug_cuda_enter(k, c)) return 1;
     UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), count, &d_x));
     UG_CUDA_TRY(c, ug_cuda_input(c, 1, ug_in_f32(c, 1), c->in[1].count, &d_p));
@@ -140,6 +176,12 @@ const ug_kernel ug_layernorm_cuda_kernels[] = {
     {.name = "layernorm_warp_bf16out_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
      .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_WARP_BF16,
      .doc = "LayerNorm, one warp per row, two passes, fp32 accumulation, bf16 output"},
+    {.name = "rmsnorm_warp_bf16_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA,
+     .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
+     .doc = "RMSNorm, bf16 x and w, one warp per row, fp32 accumulation, bf16 out (Apex/PyTorch)"},
+    {.name = "layernorm_warp_bf16_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
+     .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .bound = UG_BOUND_LAYERNORM_TWOPASS,
+     .version = LN_BF16, .doc = "LayerNorm, bf16 x and w, one warp per row, two passes, fp32 accumulation, bf16 out"},
 };
 
 UG_CUDA_END
