@@ -27,6 +27,10 @@ static float ug_row_max(const float *x, size_t n)
     return m;
 }
 
+/* The textbook form under test: its sum underflows to 0 on logits <= -104 and it divides by
+ * it (IEEE: inf or NaN, the failure the case declares), so UBSan's float-divide-by-zero, on in
+ * CI's sanitizer tree, is off for this function alone. */
+__attribute__((no_sanitize("float-divide-by-zero")))
 static void ug_softmax_naive(const float *x, size_t n, float *y)
 {
     float s = 0.0f;

@@ -378,6 +378,10 @@ static void ug_row_exact(const ug_row *r, ug_exact *out)
     free(done);
     free(S);
     free(y);
+    /* MPFR keeps constants (log 2 for exp and log) in thread-local caches: a worker thread of
+     * ug_par that ends would leak them (LeakSanitizer).  Recomputing one per row costs
+     * microseconds beside the row's evaluation. */
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
 }
 
 void ug_exact_softmax_row_mpfr(const float *x, size_t n, ug_exact *out)

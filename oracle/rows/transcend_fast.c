@@ -116,6 +116,7 @@ static void ug_fast_init(void)
     }
     mpz_clear(z);
     mpfr_clear(t);
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); /* this thread's log2 cache: a worker's would leak */
     limb one[3] = {0, 0, (limb)1 << (FB - 128)};
     memcpy(C_EXP[0], one, sizeof one);
     for (int i = 1; i <= EXP_DEG; i++) { /* floor(floor(a / b) / c) = floor(a / (b c)) */
