@@ -29,9 +29,7 @@
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
-static int ug_dist_fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int ug_dist_fail(char *err, size_t errlen, const char *fmt, ...)
+int ug_dist_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;

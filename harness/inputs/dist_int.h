@@ -25,6 +25,9 @@ enum {
     UG_P_GEN = 5,    /* GenSum/GenDot terms, per vector (block = pair index) */
 };
 
+/* "why" into err (when given), for a distribution refused; returns -1.  dist.c. */
+int ug_dist_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Largest |z| the normal generator can produce: u1 >= 2^-53, r = sqrt(106 ln 2) = 8.57158. */
 #define UG_NORMAL_ZMAX 8.5717
 

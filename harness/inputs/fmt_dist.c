@@ -44,7 +44,6 @@
  * holds (binary16 ~1e5 at n = 4096): a kappa beyond it is refused with the limit.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,19 +54,6 @@
 
 enum { UG_P_FMT_SPECVAL = 6 }; /* special values of x (6) and y (7): dist_int.h's purposes end at 5 */
 #define UG_FMT_KAPPA_MAX 1e32
-
-static int ug_fd_fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int ug_fd_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static double ug_rn(ug_fmt f, double v) { return ug_fmt_round(f, v, UG_RN); }
 
@@ -119,21 +105,21 @@ static int ug_fd_check_base(const ug_dist *d, const ug_format *f, const char *na
     case UG_D_NORMAL: top = fabs(d->p1) + UG_NORMAL_ZMAX * d->p2; break;
     case UG_D_LOGNORMAL:
         if (d->p1 + UG_NORMAL_ZMAX * d->p2 >= log(f->max))
-            return ug_fd_fail(err, errlen, "dist %s: exp(mu + 8.58 sigma) overflows %s (max %g)",
+            return ug_dist_fail(err, errlen, "dist %s: exp(mu + 8.58 sigma) overflows %s (max %g)",
                               name, f->name, f->max);
         break;
     case UG_D_EXPUNIFORM:
         if (!(d->p1 >= f->emin - f->p + 1 && d->p2 <= f->emax))
-            return ug_fd_fail(err, errlen, "dist %s: need %d <= lo and hi <= %d (%s's range)", name,
+            return ug_dist_fail(err, errlen, "dist %s: need %d <= lo and hi <= %d (%s's range)", name,
                               f->emin - f->p + 1, f->emax, f->name);
         break;
     case UG_D_CONSTANT: top = fabs(d->p1); break;
     case UG_D_MSVC_RAND01:
-        return ug_fd_fail(err, errlen, "dist %s: msvc_rand01 is a binary32 generator", name);
+        return ug_dist_fail(err, errlen, "dist %s: msvc_rand01 is a binary32 generator", name);
     default: break;
     }
     if (!(top <= f->max))
-        return ug_fd_fail(err, errlen, "dist %s: values up to %g overflow %s (max %g)", name, top,
+        return ug_dist_fail(err, errlen, "dist %s: values up to %g overflow %s (max %g)", name, top,
                           f->name, f->max);
     return 0;
 }
@@ -370,13 +356,13 @@ static int ug_fd_layer_params(const ug_op_desc *op, ug_fmt f, const char *name,
 {
     size_t n = sh->dim[0];
     float *w = malloc((n ? n : 1) * sizeof *w);
-    if (!w) return ug_fd_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
+    if (!w) return ug_dist_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
     op->fill_params(w, sh, seed, trial);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         y[i] = w[i];
         if (ug_rn(f, y[i]) != y[i])
-            rc = ug_fd_fail(err, errlen, "dist %s: %s's parameter %zu (%.9g) is not exact in %s",
+            rc = ug_dist_fail(err, errlen, "dist %s: %s's parameter %zu (%.9g) is not exact in %s",
                             name, op->name, i, y[i], ug_fmt_name(f));
     }
     free(w);
@@ -395,7 +381,7 @@ static int ug_fd_gemm(const ug_dist *d, const ug_format *f, const ug_op_desc *op
 {
     if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT || d->order != UG_ORDER_NONE ||
         d->alternate)
-        return ug_fd_fail(err, errlen, "dist %s: %s operands in %s are drawn elementwise only "
+        return ug_dist_fail(err, errlen, "dist %s: %s operands in %s are drawn elementwise only "
                           "(no gensum/gendot, ordering or alternating signs)", name, op->name,
                           f->name);
     if (ug_fd_check_base(d, f, name, err, errlen)) return -1;
@@ -420,21 +406,21 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
     if (op->layout != UG_LAYOUT_VECTORS && op->arity == 2 && op->nsizes == 3)
         return ug_fd_gemm(d, f, op, seed, stream_id, trial, x, y, sh, name, err, errlen);
     if (op->layout != UG_LAYOUT_VECTORS || op->arity > 2)
-        return ug_fd_fail(err, errlen, "dist %s: %s inputs are drawn in binary32 only", name,
+        return ug_dist_fail(err, errlen, "dist %s: %s inputs are drawn in binary32 only", name,
                           op->name);
     size_t n = sh->dim[0];
     /* a layer (RMSNorm, LayerNorm: fill_params) draws its data x alone; its parameters y are the
      * operation's own (ug_fd_layer_params), as in binary32 (harness/inputs/dist.c) */
     bool layer = op->arity == 2 && op->fill_params, dot = op->arity == 2 && !layer;
     if (d->kind == UG_D_GENDOT && !dot)
-        return ug_fd_fail(err, errlen, "dist %s makes dot inputs; use gensum for a sum", name);
+        return ug_dist_fail(err, errlen, "dist %s makes dot inputs; use gensum for a sum", name);
     if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT) {
         int e0;
         if (d->p1 > UG_FMT_KAPPA_MAX)
-            return ug_fd_fail(err, errlen, "dist %s: kappa > %g is not supported", name,
+            return ug_dist_fail(err, errlen, "dist %s: kappa > %g is not supported", name,
                               UG_FMT_KAPPA_MAX);
         if (ug_fd_base_exp(f, log2(d->p1), n, d->kind == UG_D_GENDOT, &e0))
-            return ug_fd_fail(err, errlen, "dist %s, n = %zu: kappa %g is beyond %s's exponent "
+            return ug_dist_fail(err, errlen, "dist %s, n = %zu: kappa %g is beyond %s's exponent "
                               "range (terms over log2 kappa binades, partial sums %d more)",
                               name, n, d->p1, f->name, ug_fd_margin(n));
     } else if (ug_fd_check_base(d, f, name, err, errlen)) {
@@ -445,7 +431,7 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
     int rc = 0;
     if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT) {
         ug_fd_run *g = malloc(sizeof *g);
-        if (!g) return ug_fd_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
+        if (!g) return ug_dist_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
         ug_xacc_init(&g->exact);
         ug_xacc_init(&g->abs);
         if (d->kind == UG_D_GENDOT) {
@@ -456,14 +442,14 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
         }
         free(g);
         if (rc)
-            return ug_fd_fail(err, errlen, "dist %s, n = %zu: a generated value overflowed %s",
+            return ug_dist_fail(err, errlen, "dist %s, n = %zu: a generated value overflowed %s",
                               name, n, f->name);
     } else {
         ug_fd_fill_base(d, &s, UG_P_X, x, n);
         if (dot) ug_fd_fill_base(d, &s, UG_P_Y, y, n);
     }
     if (ug_fd_order(x, dot ? y : NULL, n, d->order))
-        return ug_fd_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
+        return ug_dist_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
     if (d->alternate)
         for (size_t i = 0; i < n; i++) {
             x[i] = copysign(x[i], (i & 1) ? -1.0 : 1.0);
