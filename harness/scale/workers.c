@@ -181,6 +181,15 @@ typedef struct {
     char failed[16][200];   /* the first failures' names, for the summary */
 } ug_stream;
 
+/* A failed point for the closing summary: its name kept while there is room (the first 16),
+ * counted always.  len: how much of name is the name (it may run on into a directive). */
+static void ug_stream_fail(ug_stream *st, const char *name, int len)
+{
+    if (st->failures < (int)(sizeof st->failed / sizeof st->failed[0]))
+        snprintf(st->failed[st->failures], sizeof st->failed[0], "%.*s", len, name);
+    st->failures++;
+}
+
 /* Copy a worker's test points to the stream, renumbered: with --tap its "ok N - ..." and
  * "not ok N - ..." lines and the '#' lines under them (its version, plan and summary lines are
  * the parent's to write); compact, only the failing points with their diagnostics, then one
@@ -208,10 +217,7 @@ static void ug_worker_tap(ug_stream *st, const char *path, const char *label)
             bool todo = strstr(rest, " # TODO") != NULL, fails = bad != todo;
             if (fails) {
                 const char *name = rest[0] == ' ' && rest[1] == '-' && rest[2] == ' ' ? rest + 3 : rest;
-                if (st->failures < (int)(sizeof st->failed / sizeof st->failed[0]))
-                    snprintf(st->failed[st->failures], sizeof st->failed[0], "%.*s",
-                             (int)strcspn(name, "\n"), name);
-                st->failures++;
+                ug_stream_fail(st, name, (int)strcspn(name, "\n"));
                 failures++;
             }
             shown = st->tap || fails;
@@ -277,9 +283,7 @@ static void ug_cross_check(ug_stream *st, const char *dir, const int *gpus, int 
         ug_results_add(all, &row);
         ++st->index;
         if (row.status != UG_ST_PASS) {
-            if (st->failures < (int)(sizeof st->failed / sizeof st->failed[0]))
-                snprintf(st->failed[st->failures], sizeof st->failed[0], "%.199s", row.point);
-            st->failures++;
+            ug_stream_fail(st, row.point, (int)strlen(row.point));
         }
         if (st->tap || row.status != UG_ST_PASS) {
             fprintf(st->out, "%sok %d - %s\n", row.status == UG_ST_PASS ? "" : "not ", st->index, row.point);
@@ -288,8 +292,9 @@ static void ug_cross_check(ug_stream *st, const char *dir, const int *gpus, int 
     }
     if (!root[0]) {
         fprintf(st->out, "not ok %d - crossgpu: no report from GPU %d\n", ++st->index, gpus[0]);
-        snprintf(st->failed[0], sizeof st->failed[0], "crossgpu: no report from GPU %d", gpus[0]);
-        st->failures++;
+        char what[80];
+        snprintf(what, sizeof what, "crossgpu: no report from GPU %d", gpus[0]);
+        ug_stream_fail(st, what, (int)strlen(what));
         all->failed++;
     }
     for (int g = 0; g < count; g++) {
@@ -407,8 +412,9 @@ int ug_run_workers(const char *spec, int shards_per_gpu, char *const *args, int 
                 fprintf(out, "not ok %d - %s: the worker ended with %s %d (its log: %s/%d.err)\n",
                         ++st.index, label, WIFEXITED(status) ? "exit status" : "signal",
                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), dir, busy[g].shard);
-                snprintf(st.failed[st.failures % 16], sizeof st.failed[0], "%.150s: the worker failed", label);
-                st.failures++;
+                char what[260];
+                snprintf(what, sizeof what, "%.200s: the worker failed", label);
+                ug_stream_fail(&st, what, (int)strlen(what));
                 crashed++;
             }
             busy[g].pid = 0;
