@@ -11,13 +11,17 @@
  * computing/MATLAB-tensor-core: models/H100TC.m for the H100), each row citing its file.
  *
  *   gpu_tcmodel/probe    the accumulator probe (oracle/tc/tcprobe.h) through the kernel: every
- *                        figure measured equals the published one (or is n/a for the formats)
+ *                        figure measured equals the published one (or is n/a for the formats);
+ *                        a kernel known to differ (tcm_known: the finding and its reason) is an
+ *                        expected failure
  *   gpu_tcmodel/bitwise  the kernel's GEMM equals the model's bit for bit on 7 input families
  *                        x 128 x 128 outputs of K = 256 (114688 outputs >= 10^5): random
  *                        (uniform, normal, wide exponents) and adversarial (cancellation, one
  *                        large term per block, near-ties at the alignment grid, tiny values
  *                        near binary32's subnormals).  A mismatch names the first element, its
  *                        inputs, and which one-parameter variants of the model would match it.
+ *                        The model is the published row with the figures the probe measured
+ *                        through that kernel in their place (cuBLAS SGEMM FAST_16F: block 8).
  */
 #include <math.h>
 #include <stdint.h>
@@ -54,7 +58,123 @@ static const char *tcm_gpu(ug_t *t, ug_tc_published *rows, int *n)
     return gpu;
 }
 
-static ug_fmt tcm_out(const ug_kernel *k) { return k->out_fmt == UG_F16 ? UG_F16 : UG_F32; }
+static ug_fmt tcm_out(const ug_kernel *k) { return ug_tc_kernel_acc(k); }
+
+/* Figures a kernel is known to measure otherwise than its GPU's published row, and why: the
+ * published models are of the MMA instructions (Khattak & Mikaitis probed each instruction
+ * shape), while a library kernel may issue another shape.  Each row is a finding of the probe on
+ * that GPU, kept as an expected failure: if the kernel comes to match, the point passes
+ * unexpectedly and the run fails, so a stale row is seen. */
+static const struct {
+    const char *kernel; /* first: ug_kernel_row's key */
+    const char *gpu;
+    ug_tc_figure figure;
+    bool as;       /* the kernel runs another format's path: as_fmt's published row models it */
+    ug_fmt as_fmt;
+    const char *why;
+} tcm_known[] = {
+    {"cublas_sgemm_fast_16f", "H100", UG_TCF_BLOCK, false, UG_F32,
+     "cuBLAS 13.1's SGEMM under CUBLAS_COMPUTE_32F_FAST_16F fuses 8 products per alignment on "
+     "the H100 (measured: index 8 is the first term not aligned with index 0), where the k = 16 "
+     "instruction the published model describes fuses 16 (mma_bf16 and lt_f16 measure 16): the "
+     "kernel issues k = 8 MMAs; gpu_tcmodel/bitwise checks it against the model with block 8"},
+    {"cublas_sgemm_fast_16bf", "H100", UG_TCF_BLOCK, false, UG_F32,
+     "cuBLAS 13.1's SGEMM under CUBLAS_COMPUTE_32F_FAST_16BF fuses 8 products per alignment on "
+     "the H100 (measured), where the k = 16 instruction of the published model fuses 16 "
+     "(mma_bf16 and lt_bf16 measure 16): the kernel issues k = 8 MMAs; gpu_tcmodel/bitwise "
+     "checks it against the model with block 8"},
+    {"lt_f16_acc16", "H100", UG_TCF_COUNT, false, UG_F32,
+     "the probe's vectors for the extra alignment bits (and the figures that build on them: "
+     "carry, alignment and final rounding, block) need a result of 24 + neab bits, and a "
+     "binary16 accumulator returns 11: not measured; gpu_tcmodel/bitwise checks the kernel "
+     "against the published H100 f16 -> f16 model instead"},
+    {"mma_e4m3", "H100", UG_TCF_COUNT, true, UG_F16,
+     "mma.sync.m16n8k32 on e4m3 is no fp8 instruction on sm_90: ptxas emits conversions and "
+     "HMMA.16816.F32 (cuobjdump -sass), the f16 tensor-core path, so the probe measures a 24-bit "
+     "accumulator (the published fp8 model, that of cuBLASLt's wgmma kernels, keeps 14: lt_e4m3 "
+     "measures 14) and is compared with the H100 f16 row; e4m3 inputs cannot build its vectors "
+     "for the extra alignment bits and what builds on them: not measured; gpu_tcmodel/bitwise "
+     "checks the kernel against the H100 f16 model"},
+    {"mma_e4m3_promoted", "H100", UG_TCF_COUNT, true, UG_F16,
+     "as mma_e4m3: HMMA.16816.F32 on sm_90 (the f16 path, a 24-bit accumulator, not the "
+     "published 14-bit fp8 one), compared with the H100 f16 row; the figures e4m3 inputs cannot "
+     "probe are not measured; gpu_tcmodel/bitwise checks it against the H100 f16 model"},
+};
+
+/* Kernels the chained model does not reproduce on a GPU (gpu_tcmodel/bitwise: expected
+ * failures, each a finding of that test on that GPU with what it showed).  The model is one
+ * accumulator carried through K in order, block by block, with one input format. */
+static const struct {
+    const char *kernel; /* first: ug_kernel_row's key */
+    const char *gpu;
+    const char *why;
+} tcm_unmodelled[] = {
+    {"cublas_sgemm_tf32", "H100",
+     "cuBLAS SGEMM's K order is not one in-order chain: on random data nearly every output "
+     "differs from the model and from each of its one-parameter variants, while the cancelling "
+     "pairs and near-ties families agree bit for bit (sliced or split K, summed in binary32)"},
+    {"cublas_sgemm_fast_16f", "H100",
+     "as cublas_sgemm_tf32: cuBLAS SGEMM's K order is not one in-order chain (block 8 measured; "
+     "random families differ from every one-parameter variant, the structured ones agree)"},
+    {"cublas_sgemm_fast_16bf", "H100",
+     "as cublas_sgemm_tf32: cuBLAS SGEMM's K order is not one in-order chain (block 8 measured; "
+     "random families differ from every one-parameter variant, the structured ones agree)"},
+    {"lt_e4m3", "H100",
+     "without CUBLASLT_MATMUL_DESC_FAST_ACCUM cuBLASLt promotes the fp8 partial sums into a "
+     "binary32 accumulator along K (what the flag turns off): the 14-bit chain of the model is "
+     "not what runs; lt_e4m3_fast, the same GEMM with the flag, equals the model bit for bit"},
+    {"lt_e4m3_e5m2", "H100",
+     "mixed e4m3 x e5m2 operands (the model has one input format) and, without FAST_ACCUM, "
+     "partial sums promoted to binary32 along K: not modelled"},
+    {"lt_e4m3_e5m2_fast", "H100",
+     "mixed e4m3 x e5m2 operands: the model has one input format (its inputs are e5m2 values, B "
+     "is stored in e4m3 and the tiny family leaves e4m3's range): not modelled"},
+    {"mma_e4m3", "H100",
+     "HMMA.16816.F32 after conversion to f16 (cuobjdump -sass): the H100 f16 model with the "
+     "probe's figures does not reproduce it on random data (the first mismatch matches the model "
+     "with the other final rounding); open: how ptxas splits the k = 32 step"},
+    {"mma_e4m3_promoted", "H100",
+     "as mma_e4m3 (HMMA.16816.F32 after conversion to f16; the H100 f16 model does not "
+     "reproduce it on random data), plus binary32 promotion every 128 terms"},
+};
+
+/* Why the chained model does not describe kernel k on gpu, or NULL. */
+static const char *tcm_unmodelled_why(ug_t *t, const ug_kernel *k, const char *gpu)
+{
+    size_t count = sizeof tcm_unmodelled / sizeof tcm_unmodelled[0];
+    ug_kernel_row(t, tcm_unmodelled, count, sizeof tcm_unmodelled[0], NULL);
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(tcm_unmodelled[i].kernel, k->name) == 0 && strcmp(tcm_unmodelled[i].gpu, gpu) == 0)
+            return tcm_unmodelled[i].why;
+    return NULL;
+}
+
+/* The published row that models kernel k on gpu: its own formats' row, or the row of another
+ * input format where tcm_known says the kernel runs on that path. */
+static const ug_tc_published *tcm_row(const ug_tc_published *rows, int n, const char *gpu,
+                                      const ug_kernel *k)
+{
+    for (size_t i = 0; i < sizeof tcm_known / sizeof tcm_known[0]; i++)
+        if (tcm_known[i].as && strcmp(tcm_known[i].kernel, k->name) == 0 &&
+            strcmp(tcm_known[i].gpu, gpu) == 0)
+            return ug_tc_table_find(rows, n, gpu, tcm_known[i].as_fmt, ug_tc_kernel_acc(k));
+    return ug_tc_table_find(rows, n, gpu, k->op_fmt, ug_tc_kernel_acc(k));
+}
+
+/* The known deviation of kernel k on gpu for figure f (a row of figure UG_TCF_COUNT: every
+ * figure the probe could not measure, m), or NULL. */
+static const char *tcm_known_why(ug_t *t, const ug_kernel *k, const char *gpu, ug_tc_figure f,
+                                 const ug_tc_measured *m)
+{
+    size_t count = sizeof tcm_known / sizeof tcm_known[0];
+    ug_kernel_row(t, tcm_known, count, sizeof tcm_known[0], NULL); /* every name registered */
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(tcm_known[i].kernel, k->name) == 0 && strcmp(tcm_known[i].gpu, gpu) == 0 &&
+            (tcm_known[i].figure == f ||
+             (tcm_known[i].figure == UG_TCF_COUNT && !m->has[f] && !m->na[f])))
+            return tcm_known[i].why;
+    return NULL;
+}
 
 UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU | UG_CASE_SLOW)
 {
@@ -64,8 +184,9 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU | UG_CASE_SLOW)
     if (!gpu) return;
     UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*") {
         if (!tcm_kernel_ok(k)) continue;
-        const ug_tc_published *pub = ug_tc_table_find(rows, n, gpu, k->op_fmt, tcm_out(k));
-        ug_point(t, "%s probe vs the published %s %s model", k->id, gpu, ug_fmt_name(k->op_fmt));
+        const ug_tc_published *pub = tcm_row(rows, n, gpu, k);
+        ug_point(t, "%s probe vs the published %s %s model", k->id, gpu,
+                 ug_fmt_name(pub ? pub->p.in_fmt : k->op_fmt));
         if (!pub) {
             ug_note(t, "no %s row for %s -> %s: measured only", gpu, ug_fmt_name(k->op_fmt),
                     ug_fmt_name(tcm_out(k)));
@@ -83,12 +204,31 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU | UG_CASE_SLOW)
             continue;
         }
         ug_note(t, "%-38s %-9s %-9s %-12s %s", "figure", "measured", "published", "verdict", "how");
+        /* A known deviation makes the point an expected failure, unless another figure differs
+         * too (that one is news: a plain failure); a kernel that comes to match everything then
+         * passes unexpectedly, which fails the run. */
+        const char *known = NULL;
+        bool unknown = false;
+        for (int f = 0; f < UG_TCF_COUNT && pub; f++) {
+            const char *why = tcm_known_why(t, k, gpu, (ug_tc_figure)f, &m);
+            if (why) known = why;
+            else if (!ug_tc_figure_line((ug_tc_figure)f, &m, &pub->p, line, sizeof line))
+                unknown = true;
+        }
+        if (known && !unknown) ug_xfail(t, known);
         for (int f = 0; f < UG_TCF_COUNT; f++) {
             bool ok = ug_tc_figure_line((ug_tc_figure)f, &m, pub ? &pub->p : NULL, line, sizeof line);
             ug_note(t, "%s", line);
             if (pub) UG_EXPECT_MSG(ok, "%s", line);
         }
     }
+}
+
+static bool tcm_same(const ug_tc_params *a, const ug_tc_params *b)
+{
+    return a->block == b->block && a->neab == b->neab && a->carry_bit == b->carry_bit &&
+           a->align == b->align && a->final == b->final && a->in_subnormals == b->in_subnormals &&
+           a->out_subnormals == b->out_subnormals;
 }
 
 /* ---- bit for bit ------------------------------------------------------------------------ */
@@ -148,8 +288,9 @@ static void tcm_diagnose(ug_t *t, const ug_tc_params *p, const double *A, const 
         case 4: q.final = p->final == UG_TC_RZ ? UG_TC_RNE : UG_TC_RZ, what = "other final rounding"; break;
         case 5: q.align = p->align == UG_TC_RZ ? UG_TC_RNE : UG_TC_RZ, what = "other alignment rounding"; break;
         case 6: q.carry_bit = !p->carry_bit, what = "carry bit flipped"; break;
-        default: q.block = TCM_K, q.neab = 8, what = "one block of K, neab 8"; break;
+        default: q.block = UG_TC_MAX_BLOCK, q.neab = UG_TC_NEAB_MAX, what = "widest model"; break;
         }
+        if (ug_tc_params_invalid(&q)) continue; /* block 64 x2: the model computes no more */
         if (ug_tc_dot(&q, A + i * TCM_K, 1, B + j, TCM_N, TCM_K, 0) == got)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", what);
         if (used >= sizeof list) break;
@@ -173,7 +314,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
     double *B = A + TCM_M * TCM_K, *D = B + TCM_K * TCM_N, *G = D + TCM_M * TCM_N;
     UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*") {
         if (!tcm_kernel_ok(k)) continue;
-        const ug_tc_published *pub = ug_tc_table_find(rows, n, gpu, k->op_fmt, tcm_out(k));
+        const ug_tc_published *pub = tcm_row(rows, n, gpu, k);
         if (!pub) continue;
         size_t ba = ug_fmt_bytes(k->in_store[0]), bb = ug_fmt_bytes(k->in_store[1]),
                bo = ug_fmt_bytes(k->out_fmt);
@@ -182,9 +323,31 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
         size_t outputs = 0, mismatches = 0;
         bool ran = bufA && bufB && bufD;
         ug_point(t, "%s equals the %s %s model bit for bit", k->id, gpu, ug_fmt_name(k->op_fmt));
-        ug_note(t, "model: block %d, neab %d, carry %d, align %s, final %s (%s)", pub->p.block,
-                pub->p.neab, pub->p.carry_bit, ug_tc_rmode_name(pub->p.align),
-                ug_tc_rmode_name(pub->p.final), pub->source);
+        const char *unmodelled = tcm_unmodelled_why(t, k, gpu);
+        if (unmodelled) ug_xfail(t, unmodelled);
+        /* the model's parameters: the published row, each figure the probe measures through
+         * this kernel in its place (the probe's table, per GPU and kernel) */
+        ug_tc_measured m;
+        ug_tc_params model;
+        char err[512] = "";
+        if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err)) {
+            free(bufA), free(bufB), free(bufD);
+            if (strncmp(err, "unsupported: ", 13) == 0) {
+                ug_note(t, "skipped: %s", err);
+                continue;
+            }
+            UG_EXPECT_MSG(false, "the probe failed after %d runs: %s", m.runs, err);
+            continue;
+        }
+        if (ug_tc_params_measured(&pub->p, &m, &model, err, sizeof err)) {
+            free(bufA), free(bufB), free(bufD);
+            UG_EXPECT_MSG(false, "%s", err);
+            continue;
+        }
+        ug_note(t, "model: block %d, neab %d, carry %d, align %s, final %s (%s%s)", model.block,
+                model.neab, model.carry_bit, ug_tc_rmode_name(model.align),
+                ug_tc_rmode_name(model.final), pub->source,
+                tcm_same(&model, &pub->p) ? "" : "; measured figures in its place");
         UG_EXPECT_MSG(ran, "out of memory for the buffers");
         for (int f = 0; f < TCM_FAMILIES && ran; f++) {
             uint64_t s = ug_seed(t) ^ (0x7c0de000ull + (uint64_t)f);
@@ -206,7 +369,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
                 ran = false;
                 break;
             }
-            ug_tc_gemm(&pub->p, A, B, D, TCM_M, TCM_N, TCM_K);
+            ug_tc_gemm(&model, A, B, D, TCM_M, TCM_N, TCM_K);
             size_t fam_bad = 0;
             for (size_t e = 0; e < TCM_M * TCM_N; e++) {
                 G[e] = ug_fmt_load(k->out_fmt, bufD, e);
@@ -215,7 +378,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
                 if (mismatches == 0) {
                     ug_note(t, "first mismatch: family '%s', C[%zu][%zu]: kernel %a, model %a",
                             tcm_family[f], e / TCM_N, e % TCM_N, G[e], D[e]);
-                    tcm_diagnose(t, &pub->p, A, B, e / TCM_N, e % TCM_N, G[e]);
+                    tcm_diagnose(t, &model, A, B, e / TCM_N, e % TCM_N, G[e]);
                 }
                 mismatches++, fam_bad++;
             }
@@ -225,7 +388,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
         }
         free(bufA), free(bufB), free(bufD);
         if (!ran) continue;
-        UG_EXPECT_MSG(mismatches == 0, "%zu of %zu outputs differ from the published %s model",
+        UG_EXPECT_MSG(mismatches == 0, "%zu of %zu outputs differ from the %s model",
                       mismatches, outputs, gpu);
         UG_EXPECT_MSG(outputs >= 100000, "only %zu outputs compared (want >= 10^5)", outputs);
     }

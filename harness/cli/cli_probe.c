@@ -7,8 +7,8 @@
  *   ulpgate probe tensor-core --model GPU [--format F] [--out-format F] [--gpu-model GPU]
  *
  * Kernels: every GEMM kernel of the registry whose operand format (op_fmt) is f16, bf16, tf32,
- * e4m3 or e5m2 and whose name matches --kernel (default: cublas_sgemm_fast_16bf and
- * cublas_sgemm_fast_16f); GPU kernels need a device (without one: a skip line, exit 0).
+ * e4m3 or e5m2 and whose name matches --kernel (default: lt_bf16 and lt_f16); GPU kernels
+ * need a device (without one: a skip line, exit 0).
  * --model GPU probes the model itself built from GPU's published row (no device needed): the
  * probe's own check.  The published side is --gpu-model, else the table's GPU named in the
  * device's name, else the --model GPU.  Exit 0: every figure measured equals the published
@@ -27,7 +27,7 @@ static const char ug_probe_usage[] =
     "usage: ulpgate probe tensor-core [--kernel GLOB] [--gpu-model GPU] [--table FILE]\n"
     "       ulpgate probe tensor-core --model GPU [--format F] [--out-format F] [--gpu-model GPU]\n"
     "  --kernel GLOB     GEMM kernels to probe (op_fmt f16 bf16 tf32 e4m3 e5m2); default\n"
-    "                    cublas_sgemm_fast_16bf and cublas_sgemm_fast_16f\n"
+    "                    lt_bf16 and lt_f16 (cuBLASLt's bf16 and fp16 GEMMs)\n"
     "  --model GPU       probe the model built from GPU's published row instead of a kernel\n"
     "  --format F        with --model: the input format (default bf16)\n"
     "  --out-format F    with --model: the output format, f32 (default) or f16\n"
@@ -119,7 +119,9 @@ int ug_cmd_probe(int argc, char **argv)
                             rows, nrows, gpu ? gpu : model);
     }
 
-    const char *defaults[] = {"cublas_sgemm_fast_16bf", "cublas_sgemm_fast_16f"};
+    /* cuBLASLt's bf16 and fp16 GEMMs: the library GEMMs that run the k = 16 instruction the
+     * published models describe (cuBLAS's SGEMM FAST_16BF/16F fuse 8 products on the H100) */
+    const char *defaults[] = {"lt_bf16", "lt_f16"};
     int rc = 0, found = 0;
     bool device_checked = false, have_device = false;
     char why[256] = "", gpu_name[256] = "";
@@ -148,8 +150,8 @@ int ug_cmd_probe(int argc, char **argv)
         const char *pub = gpu ? gpu : ug_tc_table_gpu_of(rows, nrows, gpu_name);
         char what[512];
         snprintf(what, sizeof what, "%s on %s", k->id, k->backend == UG_CUDA ? gpu_name : "the CPU");
-        ug_fmt kout = k->out_fmt == UG_F16 ? UG_F16 : UG_F32;
-        rc |= ug_probe_one(what, ug_tc_dot_kernel, (void *)k, k->op_fmt, kout, rows, nrows, pub);
+        rc |= ug_probe_one(what, ug_tc_dot_kernel, (void *)k, k->op_fmt, ug_tc_kernel_acc(k),
+                           rows, nrows, pub);
     }
     if (!found && !kglob) { /* a build without CUDA has no cuBLAS kernels: nothing to probe */
         ug_device_probe(why, sizeof why);

@@ -99,6 +99,9 @@ const char *ug_gpu_why(void);
 void ug_input_release(ug_input *in);
 size_t ug_input_elements(const ug_input *in); /* outputs per trial: 1, or M*N for a GEMM */
 void ug_result_free(ug_result *r);
+/* measure.c: the kernel runs a case made itself (ug_run_kernel: bit-for-bit and invariance
+ * cases, which record no measured row) in this process; the selection check counts them. */
+size_t ug_direct_kernel_runs(void);
 /* measure_fmt.c: whether k can read in's buffers (else a failure on the point naming the
  * formats), and whether the point is out of its formats' range (then skipped, saying so). */
 bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in);

@@ -71,9 +71,13 @@ void ug_result_extra(ug_result *r, const char *name, double value)
     r->extra[r->n_extra++].value = value;
 }
 
+static size_t ug_direct_runs; /* successful ug_run_kernel calls (the cases run serially) */
+size_t ug_direct_kernel_runs(void) { return ug_direct_runs; }
+
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
 {
     int rc = ug_kernel_run(k, c);
+    if (rc == 0) ug_direct_runs++;
     if (rc != 0 && c->unsupported) { /* not offered here: a skip that says why, not a failure */
         ug_point_ensure(t);
         t->pt.skipped = true;

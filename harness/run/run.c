@@ -147,7 +147,8 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
         measured += res->rows[i].measured && res->rows[i].status != UG_ST_SKIP;
         gpu_skips += res->rows[i].status == UG_ST_SKIP && strstr(res->rows[i].note, "no CUDA device");
     }
-    if (measured || gpu_skips) return 0;
+    /* a case that runs kernels itself and compares bits (gpu_tcmodel/bitwise) measured too */
+    if (measured || gpu_skips || ug_direct_kernel_runs()) return 0;
     if (opt->n) {
         char sizes[400] = "";
         for (size_t i = 0; i < ug_n_seen_sizes && strlen(sizes) < sizeof sizes - 24; i++)

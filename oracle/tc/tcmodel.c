@@ -145,6 +145,7 @@ double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double
         else if (t == -INFINITY) ninf = true;
     }
     if (nan || (pinf && ninf)) return NAN;
+    if (ug_tc_params_invalid(p)) return NAN; /* a block beyond ab[] below: no model */
     if (pinf) return INFINITY;
     if (ninf) return -INFINITY;
     double ab[2][UG_TC_MAX_BLOCK];

@@ -67,7 +67,8 @@ const char *ug_tc_params_invalid(const ug_tc_params *p);
 /* One block: c + sum of the n <= block products a[i] b[i] (inputs numbers of in_fmt, finite),
  * c a finite number of the accumulator.  O(n). */
 double ug_tc_block(const ug_tc_params *p, const double *a, const double *b, int n, double c);
-/* c + sum_{i<k} a[i sa] b[i sb] in blocks of p->block (special values as above).  O(k). */
+/* c + sum_{i<k} a[i sa] b[i sb] in blocks of p->block (special values as above); NaN for a
+ * model ug_tc_params_invalid refuses.  O(k). */
 double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double *b, size_t sb,
                  size_t k, double c);
 /* D = A B (beta = 0), A M x K and B K x N row-major, as the model's dot products.  O(MNK). */

@@ -330,6 +330,41 @@ bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_para
     return eq || (pub && m->na[f]);
 }
 
+int ug_tc_params_measured(const ug_tc_params *pub, const ug_tc_measured *m, ug_tc_params *out,
+                          char *why, size_t whylen)
+{
+    ug_tc_params q = *pub;
+    if (m->has[UG_TCF_NEAB]) {
+        q.neab = m->p.neab;
+    } else if (m->has[UG_TCF_ACC_P] && m->acc_p != ug_tc_acc_precision(&q)) {
+        ug_tc_params full = q;
+        full.neab = 0;
+        int p_out = ug_tc_acc_precision(&full);
+        if (m->acc_p >= p_out) {
+            snprintf(why, whylen, "the probe measured a %d-bit accumulator where the published "
+                     "model has %d bits, and not the extra alignment bits: no model follows",
+                     m->acc_p, ug_tc_acc_precision(pub));
+            return 1;
+        }
+        q.neab = m->acc_p - p_out;
+    }
+    if (m->has[UG_TCF_CARRY]) q.carry_bit = m->p.carry_bit;
+    if (m->has[UG_TCF_ALIGN]) q.align = m->p.align;
+    if (m->has[UG_TCF_FINAL]) q.final = m->p.final;
+    if (m->has[UG_TCF_BLOCK]) q.block = m->p.block;
+    if (m->has[UG_TCF_IN_SUBN]) q.in_subnormals = m->p.in_subnormals;
+    if (m->has[UG_TCF_OUT_SUBN]) q.out_subnormals = m->p.out_subnormals;
+    const char *bad = ug_tc_params_invalid(&q);
+    if (bad) {
+        snprintf(why, whylen, "the measured figures make no model: %s", bad);
+        return 1;
+    }
+    *out = q;
+    return 0;
+}
+
+ug_fmt ug_tc_kernel_acc(const ug_kernel *k) { return k->acc_fmt == UG_F16 ? UG_F16 : UG_F32; }
+
 /* ---- black boxes ------------------------------------------------------------------------- */
 
 bool ug_tc_kernel_probeable(const ug_kernel *k)

@@ -83,6 +83,19 @@ void ug_tc_figure_text(ug_tc_figure f, const ug_tc_params *p, int acc_p, char *o
 /* Whether measured figure f equals the model's. */
 bool ug_tc_figure_equal(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_params *p);
 
+/* The model of a kernel: the published row pub with every figure the probe measured (m) in
+ * its place, so that a kernel is compared with what it was seen to do ("the model's parameters
+ * come from the probe's table").  A narrower accumulator measured without its neab still fixes
+ * neab (p_out + neab bits, neab < 0); a wider one without neab leaves the model undetermined:
+ * nonzero with why set. */
+int ug_tc_params_measured(const ug_tc_params *pub, const ug_tc_measured *m, ug_tc_params *out,
+                          char *why, size_t whylen);
+/* The format a kernel's MMA accumulates and returns in, which picks its published row: binary16
+ * under CUBLAS_COMPUTE_16F (acc_fmt f16), binary32 otherwise.  An output rounded to a narrower
+ * format after the MMA (bf16 or f16 D of a binary32 accumulation) is the epilogue's rounding,
+ * not the tensor core's. */
+ug_fmt ug_tc_kernel_acc(const ug_kernel *k);
+
 /* One line of the probe's table: the figure, measured, published (pub may be NULL), the verdict
  * ("=", "DIFFERS", "not measured", "-" without pub) and the note.  Returns whether the figure is
  * measured and equals pub's, or is n/a for these formats (false without pub). */
