@@ -57,7 +57,7 @@ typedef struct ug_gpu_bench_gemm {
     double oracle_ms;  /* exact records of every element + the error of every element of the
                         * cuBLAS result, on the device (inputs resident, median) */
     double copy_ms;    /* the records to the host */
-    double sgemm_ms;   /* cuBLAS SGEMM (FP32, pedantic) on the same data */
+    double sgemm_ms;   /* cuBLAS SGEMM (FP32, pedantic), or the bf16 GemmEx, on the same data */
     double ulp_max;    /* of the cuBLAS result (device-side verification) */
     ug_gpu_gemm_info info;
 } ug_gpu_bench_gemm;
@@ -79,9 +79,11 @@ typedef struct ug_gpu_oracle_ops {
     /* The bench: n values made on the device (normal(0,1), copied into host_x); the exact sum
      * and cub_reduce timed on them.  NULL where there is no device. */
     int (*bench_sum)(size_t n, float *host_x, ug_gpu_bench_sum *r, char *err, size_t len);
-    /* Every element of A B (n x n) exact and a cuBLAS SGEMM result verified, on the device;
-     * the records into C. */
-    int (*bench_gemm)(const float *A, const float *B, size_t n, ug_exact *C,
+    /* Every element of A B (n x n) exact and a cuBLAS result verified, on the device; the
+     * records into C.  bf16: A and B hold bfloat16 values, and the product timed and verified
+     * is cublasGemmEx on bfloat16 operands (binary32 accumulation and output: cuBLAS runs
+     * its cuBLASLt tensor-core kernel) instead of SGEMM. */
+    int (*bench_gemm)(const float *A, const float *B, size_t n, bool bf16, ug_exact *C,
                       ug_gpu_bench_gemm *r, char *err, size_t len);
 } ug_gpu_oracle_ops;
 

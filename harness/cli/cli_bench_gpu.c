@@ -5,7 +5,8 @@
  *     oracle's time, GB/s and share of the device's memory bandwidth, beside cub_reduce (a
  *     binary32 sum, not exact) on the same data, and the fast CPU oracle on a copy of it; the
  *     two oracles' records compared;
- *   - every element of an n^3 SGEMM, n = 1024, 2048, 4096 (normal(0,1)): cuBLAS SGEMM's own
+ *   - every element of an n^3 SGEMM, n = 1024, 2048, 4096 (normal(0,1)), then of the same with
+ *     bfloat16 operands and cuBLAS's bf16 GEMM (cuBLASLt's kernel) in place of SGEMM: cuBLAS's own
  *     time, the GPU oracle's (exact records of every element plus the ULP error of every
  *     element of the cuBLAS result, on the device), the copy of the records to the host, the
  *     fast CPU oracle's time; every element of the two oracles compared;
@@ -66,8 +67,9 @@ static int bench_gpu_sum(const ug_gpu_oracle_ops *ops)
     return !same;
 }
 
-/* Every element of n^3: cuBLAS, GPU oracle + verification, copy, CPU oracle, comparison. */
-static int bench_gpu_gemm(const ug_gpu_oracle_ops *ops, size_t n)
+/* Every element of n^3: cuBLAS, GPU oracle + verification, copy, CPU oracle, comparison.
+ * bf16: the operands rounded to bfloat16 and cuBLAS's bf16 GEMM in place of SGEMM. */
+static int bench_gpu_gemm(const ug_gpu_oracle_ops *ops, size_t n, bool bf16)
 {
     char err[400] = "";
     float *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B);
@@ -80,8 +82,12 @@ static int bench_gpu_gemm(const ug_gpu_oracle_ops *ops, size_t n)
     }
     ug_bench_fill_normal(A, n * n, 1000 + n);
     ug_bench_fill_normal(B, n * n, 2000 + n);
-    if (ops->bench_gemm(A, B, n, Cg, &r, err, sizeof err)) {
-        printf("  %6zu %s\n", n, err);
+    for (size_t i = 0; bf16 && i < n * n; i++) {
+        A[i] = (float)ug_fmt_round(UG_BF16, A[i], UG_RN);
+        B[i] = (float)ug_fmt_round(UG_BF16, B[i], UG_RN);
+    }
+    if (ops->bench_gemm(A, B, n, bf16, Cg, &r, err, sizeof err)) {
+        printf("  %-4s %6zu %s\n", bf16 ? "bf16" : "f32", n, err);
         goto out;
     }
     double t0 = ug_now_s();
@@ -90,7 +96,8 @@ static int bench_gpu_gemm(const ug_gpu_oracle_ops *ops, size_t n)
     size_t equal = 0;
     for (size_t i = 0; i < n * n; i++)
         equal += ug_exact_equal(&Cg[i], &Cc[i]);
-    printf("  %6zu %12.2f %10.2f %10.2f %10.3f %5dx%-2d %7zu %10.2f %13zu/%zu\n", n, r.oracle_ms,
+    printf("  %-4s %6zu %12.2f %10.2f %10.2f %10.3f %5dx%-2d %7zu %10.2f %13zu/%zu\n",
+           bf16 ? "bf16" : "f32", n, r.oracle_ms,
            r.copy_ms, r.sgemm_ms, cpu_s, r.info.S, r.info.T, r.info.fallback, r.ulp_max, equal,
            n * n);
     if (r.info.dp4a)
@@ -237,14 +244,17 @@ int ug_bench_oracle_gpu(int threads)
     }
     ug_par_set_threads(threads);
     int failed = bench_gpu_sum(ops);
-    printf("every element of an n^3 SGEMM (normal(0,1)); ms on the device, medians:\n");
-    printf("  %6s %12s %10s %10s %10s %8s %7s %10s %18s\n", "n", "gpu oracle", "to host",
-           "cuBLAS", "cpu oracle", "slices", "fallbk", "cuBLAS ulp", "gpu == cpu");
-    printf("  %6s %12s %10s %10s %10s %8s %7s %10s %18s\n", "", "ms (+verify)", "ms", "ms", "s",
-           "S x T", "elems", "max", "elements");
+    printf("every element of an n^3 product (normal(0,1)); ms on the device, medians.\n"
+           "f32: cuBLAS SGEMM (pedantic); bf16: operands rounded to bfloat16, cuBLAS is\n"
+           "cublasGemmEx bf16 x bf16 -> binary32 (CUBLAS_COMPUTE_32F: cuBLASLt's kernel):\n");
+    printf("  %-4s %6s %12s %10s %10s %10s %8s %7s %10s %18s\n", "ops", "n", "gpu oracle",
+           "to host", "cuBLAS", "cpu oracle", "slices", "fallbk", "cuBLAS ulp", "gpu == cpu");
+    printf("  %-4s %6s %12s %10s %10s %10s %8s %7s %10s %18s\n", "", "", "ms (+verify)", "ms",
+           "ms", "s", "S x T", "elems", "max", "elements");
     static const size_t sizes[] = {1024, 2048, 4096};
-    for (int k = 0; k < 3; k++)
-        failed |= bench_gpu_gemm(ops, sizes[k]);
+    for (int bf16 = 0; bf16 < 2; bf16++)
+        for (int k = 0; k < 3; k++)
+            failed |= bench_gpu_gemm(ops, sizes[k], bf16);
     printf("cpu oracle: the fast exact oracle on %d threads\n", ug_par_threads());
     failed |= bench_gpu_crossover();
     return failed ? 1 : 0;

@@ -7,13 +7,16 @@
  *   - every element of an n x n x n product: cuBLAS SGEMM (FP32, pedantic) timed, then the
  *     exact records of every element and the ULP error of every element of the cuBLAS result
  *     against them, all on the device (median of 5), then the records copied to the host
- *     (timed apart).
+ *     (timed apart); the same with bfloat16 operands and cublasGemmEx (CUBLAS_COMPUTE_32F,
+ *     default math: cuBLASLt's tensor-core kernel) in place of SGEMM.  A product of two
+ *     bfloat16 values is exact in binary32, so the oracle is the SGEMM one on the same values.
  * Memory: 4 n bytes for the sum (4 GiB at 2^30); ~60 n^2 bytes for the product.
  */
 #include "oracle/cuda/gpu_oracle.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,14 @@ __global__ void gen_normal(float *x, uint64_t n, uint64_t seed)
         double u1 = ((double)(z >> 40) + 0.5) * 0x1p-24, u2 = (double)(z & 0xffffff) * 0x1p-24;
         x[i] = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
     }
+}
+
+/* binary32 values that are bfloat16 numbers, as bfloat16 (exact) */
+__global__ void to_bf16(const float *x, __nv_bfloat16 *y, uint64_t n)
+{
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        y[i] = __float2bfloat16_rn(x[i]);
 }
 
 /* max over i of the ULP error of got[i] against C[i] (ugg_error_ulp: error.c's, bit for bit),
@@ -138,10 +149,11 @@ fail:
     return rc;
 }
 
-int ugg_bench_gemm(const float *A, const float *B, size_t n, ug_exact *C, ug_gpu_bench_gemm *r,
-                   char *err, size_t len)
+int ugg_bench_gemm(const float *A, const float *B, size_t n, bool bf16, ug_exact *C,
+                   ug_gpu_bench_gemm *r, char *err, size_t len)
 {
     float *d_A = NULL, *d_B = NULL, *d_got = NULL;
+    __nv_bfloat16 *d_A16 = NULL, *d_B16 = NULL;
     ug_exact *d_C = NULL;
     unsigned long long *d_max = NULL, maxbits = 0;
     cublasHandle_t h = NULL;
@@ -159,18 +171,33 @@ int ugg_bench_gemm(const float *A, const float *B, size_t n, ug_exact *C, ug_gpu
     UGG_TRY(cudaEventCreate(&t1));
     UGG_TRY(cudaMemcpy(d_A, A, n * n * sizeof(float), cudaMemcpyHostToDevice));
     UGG_TRY(cudaMemcpy(d_B, B, n * n * sizeof(float), cudaMemcpyHostToDevice));
+    if (bf16) {
+        UGG_TRY(cudaMalloc((void **)&d_A16, n * n * sizeof *d_A16));
+        UGG_TRY(cudaMalloc((void **)&d_B16, n * n * sizeof *d_B16));
+        to_bf16<<<1024, 256>>>(d_A, d_A16, (uint64_t)n * n);
+        UGG_LAUNCHED();
+        to_bf16<<<1024, 256>>>(d_B, d_B16, (uint64_t)n * n);
+        UGG_LAUNCHED();
+    }
+    /* pedantic SGEMM: no TF32; the bf16 product keeps cuBLAS's default math (tensor cores) */
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
-        cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+        cublasSetMathMode(h, bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH) !=
+            CUBLAS_STATUS_SUCCESS) {
         ugg_failf(err, len, "GPU oracle bench: cuBLAS handle");
         goto fail;
     }
-    /* cuBLAS SGEMM, row-major by the transpose trick (C^T = B^T A^T), warm-up then timed */
+    /* the cuBLAS product, row-major by the transpose trick (C^T = B^T A^T), warm-up then timed */
     for (int i = 0; i <= GEMM_REPS; i++) {
         UGG_TRY(cudaEventRecord(t0));
-        cublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &one,
-                                        d_B, (int)n, d_A, (int)n, &zero, d_got, (int)n);
+        cublasStatus_t st =
+            bf16 ? cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &one, d_B16,
+                                CUDA_R_16BF, (int)n, d_A16, CUDA_R_16BF, (int)n, &zero, d_got,
+                                CUDA_R_32F, (int)n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
+                 : cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &one, d_B,
+                               (int)n, d_A, (int)n, &zero, d_got, (int)n);
         if (st != CUBLAS_STATUS_SUCCESS) {
-            ugg_failf(err, len, "GPU oracle bench: cublasSgemm: %s", cublasGetStatusString(st));
+            ugg_failf(err, len, "GPU oracle bench: %s: %s", bf16 ? "cublasGemmEx bf16" : "cublasSgemm",
+                      cublasGetStatusString(st));
             goto fail;
         }
         UGG_TRY(cudaEventRecord(t1));
@@ -208,6 +235,8 @@ fail:
     cudaFree(d_A);
     cudaFree(d_B);
     cudaFree(d_got);
+    cudaFree(d_A16);
+    cudaFree(d_B16);
     cudaFree(d_C);
     cudaFree(d_max);
     if (t0)

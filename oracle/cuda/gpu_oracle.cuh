@@ -93,8 +93,8 @@ int ugg_gemm_host(const float *A, const float *B, size_t M, size_t N, size_t K, 
 
 /* The ops table's bench_sum and bench_gemm (oracle/gpu.h). */
 int ugg_bench_sum(size_t n, float *host_x, ug_gpu_bench_sum *r, char *err, size_t len);
-int ugg_bench_gemm(const float *A, const float *B, size_t n, ug_exact *C, ug_gpu_bench_gemm *r,
-                   char *err, size_t len);
+int ugg_bench_gemm(const float *A, const float *B, size_t n, bool bf16, ug_exact *C,
+                   ug_gpu_bench_gemm *r, char *err, size_t len);
 
 /* ---- common.cu ------------------------------------------------------------------------------ */
 
