@@ -117,7 +117,7 @@ $ug run --report "$tmp/default" >"$tmp/out" 2>"$tmp/err"
 # row, what a GPU machine's three times as many rows need, are asserted in report_size)
 rj=$(wc -c <"$tmp/default/results.json")
 check "the default run's results.json is at most 3 MB, 3,000,000 bytes ($rj bytes)" '[ "$rj" -le 3000000 ]'
-# (groups of slow cases alone, gpu_tcmodel, are not in the default run: no part)
+# (groups of slow cases alone are not in the default run: no part)
 prefixes=$($ug list | grep -v "\[slow\]" | sed -n 's/^  \([a-z0-9_]*\)\/.*/\1/p' | sort -u | grep -vx canary)
 parts=""
 for p in $prefixes; do

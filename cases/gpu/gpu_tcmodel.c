@@ -176,7 +176,7 @@ static const char *tcm_known_why(ug_t *t, const ug_kernel *k, const char *gpu, u
     return NULL;
 }
 
-UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU | UG_CASE_SLOW)
+UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU)
 {
     static ug_tc_published rows[UG_TC_TABLE_MAX];
     int n = 0;
@@ -303,7 +303,7 @@ static void tcm_diagnose(ug_t *t, const ug_tc_params *p, const double *A, const 
     ug_note(t, "  its first 16 terms (a*b):%s", terms);
 }
 
-UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
+UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
 {
     static ug_tc_published rows[UG_TC_TABLE_MAX];
     int n = 0;
