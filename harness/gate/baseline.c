@@ -1,8 +1,9 @@
 /*
- * baseline.c - reading and writing per-device baselines, and reading a results.json as one side
- * of a comparison (see baseline.h).  Updating is in baseline_update.c; a row at a time in
- * baseline_rows.c, the grouped line form in baseline_lines.c (both called from here, never
- * calling back).
+ * baseline.c - reading per-device baselines (a folder's index.json, a single file of an older
+ * format) and a results.json as one side of a comparison (see baseline.h).  The folder (its
+ * row files, writing it whole) is in baseline_dir.c, updating in baseline_update.c, a row at a
+ * time in baseline_rows.c, the grouped line form in baseline_lines.c (all called from here,
+ * never calling back).
  */
 #include "harness/gate/baseline.h"
 #include "harness/gate/baseline_rows.h"

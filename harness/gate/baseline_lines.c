@@ -1,9 +1,10 @@
 /*
- * baseline_lines.c - the baseline file's grouped line form (format 3): compact and diff-local.
+ * baseline_lines.c - the grouped line form of a baseline's rows: compact and diff-local.  Each
+ * row file of a baseline folder (format 4, baseline_dir.c) is this form under a "part" header;
+ * a single-file baseline of format 3 was it with the fingerprints and updates in the same file
+ * (still read).
  *
- *   {"baseline":{"format":3,"tool":"ulpgate","device":"cpu-x86_64"},
- *   "fingerprints":{...},
- *   "updates":[...],
+ *   {"part":{"format":4,"device":"cpu-x86_64"},
  *   "columns":["n","status","count","ulp_max","ulp_mean","rel_max","bound_ratio_max","correctly_rounded"],
  *   "defaults":{"backend":"cpu","op":"sum","deterministic":true,"seed":"0x5eed",...},
  *   "checks":[
@@ -17,7 +18,7 @@
  * One group per (kernel, case, distribution), sorted by kernel first: a change to one kernel
  * changes only the lines of its groups.  A group's first line holds what its rows share (the
  * first row's backend, op, deterministic, seed, trials, first_trial, slack, fingerprint), less
- * what equals the file's "defaults" (the most common value of each over the groups); each
+ * what equals the file's "defaults" (the most common value of each over its groups); each
  * row is one line of the figures the gate compares, in "columns" order, exact (the shortest
  * decimal that reads back to the same binary64), with a trailing object only where the row has
  * more (GEMM shape, repeats, its loosenings) or differs from its group's first line.  The id is
