@@ -1,6 +1,7 @@
 /* sys.c - see sys.h. */
 #include "base/sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,4 +130,74 @@ int ug_dir_lock(const char *dir, int wait, char *err, size_t errlen)
 void ug_dir_unlock(int fd)
 {
     if (fd >= 0) close(fd); /* closing the last descriptor releases the flock */
+}
+
+int ug_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode)) return unlink(path);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char sub[PATH_MAX];
+        if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= (int)sizeof sub) {
+            errno = ENAMETOOLONG;
+            rc = -1;
+            continue;
+        }
+        if (ug_remove_tree(sub) != 0) rc = -1;
+    }
+    closedir(d);
+    return rc == 0 ? rmdir(path) : -1;
+}
+
+int ug_dir_replace(const char *fresh, const char *path, char *err, size_t errlen)
+{
+    char old[PATH_MAX];
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT && rename(fresh, path) == 0) return 0;
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory", path);
+        return -1;
+    }
+#ifdef SYS_renameat2
+    /* RENAME_EXCHANGE (linux/fs.h): both names stay, their targets swap in one step */
+    if (syscall(SYS_renameat2, AT_FDCWD, fresh, AT_FDCWD, path, 1 << 1) == 0) {
+        if (ug_remove_tree(fresh) != 0)
+            fprintf(stderr, "ulpgate: warning: cannot remove %s (the previous %s): %s\n", fresh,
+                    path, strerror(errno));
+        return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+        return -1;
+    }
+#endif
+    /* no exchange here (another kernel or file system): two renames, the old folder kept
+     * beside as .NAME.old.PID until the new one is in place */
+    const char *slash = strrchr(path, '/');
+    snprintf(old, sizeof old, "%.*s.%s.old.%ld", slash ? (int)(slash - path) + 1 : 0, path,
+             slash ? slash + 1 : path, (long)getpid());
+    if (rename(path, old) != 0) {
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (rename(fresh, path) != 0) {
+        int e = errno;
+        if (rename(old, path) != 0)
+            fprintf(stderr, "ulpgate: %s is now %s: rename it back\n", path, old);
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(e));
+        return -1;
+    }
+    if (ug_remove_tree(old) != 0)
+        fprintf(stderr, "ulpgate: warning: cannot remove %s: %s\n", old, strerror(errno));
+    return 0;
 }

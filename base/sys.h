@@ -28,4 +28,16 @@ int ug_write_atomic(const char *path, const char *text, size_t len, char *err, s
 int ug_dir_lock(const char *dir, int wait, char *err, size_t errlen);
 void ug_dir_unlock(int fd);
 
+/* Remove path and, for a directory, everything under it (symlinks removed, never followed).
+ * 0 (also when path does not exist), or -1 with errno set.  Cost: one pass over the tree. */
+int ug_remove_tree(const char *path);
+/* Put the directory fresh (complete, written by the caller) in the place of directory path, so
+ * that a reader of path sees either the old folder or the new one, never a mix: on Linux one
+ * renameat2(RENAME_EXCHANGE), after which the old folder (now at fresh) is removed; where that
+ * is not supported, path is renamed aside to .NAME.old.PID beside it and fresh renamed to path (a
+ * crash between the two leaves no path but the complete old folder beside it).  A path that does not
+ * exist is just renamed into.  0, or -1 with "cannot replace PATH: why" in err (fresh is left
+ * for the caller to remove). */
+int ug_dir_replace(const char *fresh, const char *path, char *err, size_t errlen);
+
 #endif

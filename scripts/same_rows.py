@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""same_rows.py OLD.json NEW.json - check that two baselines (or two results.json) hold the same
+"""same_rows.py OLD NEW - check that two baselines (or two results.json) hold the same
 rows with the same fields and bit-identical figures, whatever their format version: every key of
-every row equal (floats compared by their bits, "inf"/"nan" strings as written).  A format 3
-baseline (grouped lines) is expanded to its rows first; measured rows are matched by case,
-kernel, dist and size (format 3 stores no id: ulpgate makes it from them).  Used to check a
+every row equal (floats compared by their bits, "inf"/"nan" strings as written).  A baseline
+folder (format 4: index.json and the row files it lists) or a format 3 file (grouped lines) is
+expanded to its rows first; measured rows are matched by case, kernel, dist and size (formats 3
+and 4 store no id: ulpgate makes it from them).  Used to check a
 'ulpgate baseline migrate' (docs/results-schema.md).  Exit 0 if equal, 1 with the
 differences listed."""
 import json
+import os
 import struct
 import sys
 
@@ -27,6 +29,20 @@ def expand(d):
             r["measured"] = True
             out.append({k: v for k, v in r.items() if v is not None})
     return out
+
+
+def load(path):
+    """A baseline folder (format 4) as one format 3 document: the index's fingerprints and
+    updates, the row files' rows (each file's defaults filled into its own rows); a file as it
+    is."""
+    if not os.path.isdir(path):
+        return json.load(open(path))
+    d = json.load(open(os.path.join(path, "index.json")))
+    rows = []
+    for name in d["files"]:
+        rows += expand(json.load(open(os.path.join(path, name))))
+    return {"baseline": d["baseline"], "fingerprints": d["fingerprints"],
+            "updates": d["updates"], "rows": rows}
 
 
 def row_objects(d):
@@ -97,9 +113,9 @@ def key(r):
 
 
 def rows(path):
-    d = json.load(open(path))
+    d = load(path)
     grouped = d.get("baseline", {}).get("format", 0) >= 3
-    rs = expand(d) if grouped else d["rows"] if "rows" in d else results_rows(d)
+    rs = d["rows"] if "rows" in d else expand(d) if grouped else results_rows(d)
     out = {}
     for r in rs:
         r = dict(r)

@@ -174,28 +174,29 @@ d['meta']['gpu']={'name':'NVIDIA H200','cc':'9.0','sm_count':132}"
 run baseline key --from "$tmp/h200.json"
 check "baseline key of an H200 run: h200-sm90" '[ "$(cat "$tmp/out")" = h200-sm90 ]'
 run baseline update --from "$tmp/a/results.json" --dir "$bl"
-check "baseline update creates the device's file" \
-  '[ "$(rc)" = 0 ] && [ -f "$bl/$key.json" ] && grep -q "^created with $N rows" "$tmp/out"'
-cp "$bl/$key.json" "$tmp/bl_orig.json"
+check "baseline update creates the device's folder: its index and a file a case group" \
+  '[ "$(rc)" = 0 ] && [ -f "$bl/$key/index.json" ] && [ -f "$bl/$key/reduce.json" ] && grep -q "^created with $N rows" "$tmp/out"'
+rm -rf "$tmp/bl_orig"
+cp -rp "$bl/$key" "$tmp/bl_orig"
 run baseline update --from "$tmp/a/results.json" --dir "$bl"
-check "the same run again: unchanged, file untouched" \
-  '[ "$(rc)" = 0 ] && grep -q "^baseline unchanged" "$tmp/out" && cmp -s "$bl/$key.json" "$tmp/bl_orig.json"'
-run compare "$bl/$key.json" "$tmp/a/results.json" --fail-on-regression
+check "the same run again: unchanged, folder untouched" \
+  '[ "$(rc)" = 0 ] && grep -q "^baseline unchanged" "$tmp/out" && diff -r "$bl/$key" "$tmp/bl_orig" >/dev/null && [ ! "$bl/$key/index.json" -nt "$tmp/bl_orig/index.json" ]'
+run compare "$bl/$key" "$tmp/a/results.json" --fail-on-regression
 check "compare reads a baseline: no regression against the run it came from" \
   '[ "$(rc)" = 0 ] && grep -q "(baseline of $key, $N rows" "$tmp/out" && grep -q "$N same" "$tmp/out"'
-run compare "$bl/$key.json" "$tmp/worse.json" --fail-on-regression
+run compare "$bl/$key" "$tmp/worse.json" --fail-on-regression
 check "the gate against the baseline catches the figure made worse" '[ "$(rc)" = 1 ] && grep -q "^REGRESSION $row" "$tmp/out"'
 run baseline update --from "$tmp/worse.json" --dir "$bl"
 check "a loosening update without --reason is refused (exit 2), nothing written" \
-  '[ "$(rc)" = 2 ] && grep -q "^LOOSENED $row: ulp_max .* (x13)" "$tmp/out" && grep -q "refused: 1 row would be loosened" "$tmp/err" && cmp -s "$bl/$key.json" "$tmp/bl_orig.json"'
+  '[ "$(rc)" = 2 ] && grep -q "^LOOSENED $row: ulp_max .* (x13)" "$tmp/out" && grep -q "refused: 1 row would be loosened" "$tmp/err" && diff -r "$bl/$key" "$tmp/bl_orig" >/dev/null'
 run baseline update --from "$tmp/worse.json" --dir "$bl" --reason "accepted on purpose: test"
 check "with --reason it is accepted" '[ "$(rc)" = 0 ] && grep -q "^written: " "$tmp/out"'
 check "the reason is stored with the loosened row" \
-  'python3 -c "import json,sys; sys.path.insert(0, sys.argv[3]); from same_rows import expand; d=json.load(open(sys.argv[1])); r=[x for x in expand(d) if \"loosened\" in x]; assert len(r)==1 and sys.argv[2].startswith(r[0][\"case\"]+\" \"+r[0][\"kernel\"]+\" \"), r; r=r[0]; assert r[\"loosened\"][0][\"reason\"]==\"accepted on purpose: test\" and \"ulp_max\" in r[\"loosened\"][0][\"changes\"], r" "$bl/$key.json" "$row" "$src/scripts"'
-run baseline show --dir "$bl" "$bl/$key.json"
+  'python3 -c "import json,sys; sys.path.insert(0, sys.argv[3]); from same_rows import load; r=[x for x in load(sys.argv[1])[\"rows\"] if \"loosened\" in x]; assert len(r)==1 and sys.argv[2].startswith(r[0][\"case\"]+\" \"+r[0][\"kernel\"]+\" \"), r; r=r[0]; assert r[\"loosened\"][0][\"reason\"]==\"accepted on purpose: test\" and \"ulp_max\" in r[\"loosened\"][0][\"changes\"], r" "$bl/$key" "$row" "$src/scripts"'
+run baseline show --dir "$bl" "$bl/$key"
 check "baseline show lists the loosened row with its reason" \
   '[ "$(rc)" = 0 ] && grep -q "rows ever loosened (1):" "$tmp/out" && grep -q "$row: .*\"accepted on purpose: test\": ulp_max" "$tmp/out"'
-run compare "$bl/$key.json" "$tmp/worse.json" --fail-on-regression
+run compare "$bl/$key" "$tmp/worse.json" --fail-on-regression
 check "after the accepted loosening the gate passes" '[ "$(rc)" = 0 ]'
 run baseline update --from "$tmp/a/results.json" --dir "$bl"
 check "the better figures again: tightened without a reason" \
@@ -216,6 +217,33 @@ run baseline update --from "$tmp/a/results.json" --dir "$bl"
 wait $lk
 check "baseline update waits while another process holds the baseline folder, then applies" \
   '[ "$(rc)" = 0 ] && grep -q "another ulpgate process is writing there; waiting for it" "$tmp/err"'
+# a baseline folder is written whole or not at all: a writer killed after 2 of its files
+rm -rf "$tmp/bl_before"
+cp -rp "$bl/$key" "$tmp/bl_before"
+export ULPGATE_CRASH_AFTER_FILES=2
+run baseline update --from "$tmp/worse.json" --dir "$bl" --reason "killed on purpose"
+unset ULPGATE_CRASH_AFTER_FILES
+check "an update killed in the middle of writing leaves the old folder whole, not a mix" \
+  '[ "$(rc)" = 137 ] && diff -r "$bl/$key" "$tmp/bl_before" >/dev/null && ls -a "$bl" | grep -q "^\.$key\.tmp\."'
+run baseline update --from "$tmp/worse.json" --dir "$bl" --reason "accepted on purpose: test"
+check "the next update removes what the killed one left, and writes" \
+  '[ "$(rc)" = 0 ] && ! ls -a "$bl" | grep -q "^\.$key\." && grep -q "^written: " "$tmp/out"'
+cp "$bl/$key/index.json" "$tmp/index.json"
+echo '{"part":{"format":4,"device":"'"$key"'"},"columns":[],"checks":[],"groups":[]}' >"$bl/$key/stray.json"
+run compare "$bl/$key" "$tmp/a/results.json"
+check "a .json file the index does not list: exit 2 naming it, never rows silently left out" \
+  '[ "$(rc)" = 2 ] && grep -q "stray.json: not listed in .*index.json" "$tmp/err"'
+rm "$bl/$key/stray.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['files'].append('../x.json'); json.dump(d, open(sys.argv[2], 'w'))" "$tmp/index.json" "$bl/$key/index.json"
+run compare "$bl/$key" "$tmp/a/results.json"
+check "an index naming a file outside its folder: exit 2" \
+  '[ "$(rc)" = 2 ] && grep -q "\"files\" entry .* (\"../x.json\") is not the name of a .json file inside the folder" "$tmp/err"'
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['files'].append('gone.json'); json.dump(d, open(sys.argv[2], 'w'))" "$tmp/index.json" "$bl/$key/index.json"
+run compare "$bl/$key" "$tmp/a/results.json"
+check "an index naming a file that is not there: exit 2 naming it" \
+  '[ "$(rc)" = 2 ] && grep -q "gone.json" "$tmp/err"'
+cp "$tmp/index.json" "$bl/$key/index.json"
+run baseline update --from "$tmp/a/results.json" --dir "$bl"
 run baseline update --from "$tmp/nd.json" --dir "$bl"
 run baseline update --from "$tmp/nd_within.json" --dir "$bl"
 check "a nondeterministic row within its slack keeps its figures (no upward drift)" \

@@ -4,14 +4,18 @@
  *   grouped by kernel, each row saying "new failure", "bound loosened", "error grew xk"; timing
  *   changes below the timer's resolution hidden; and a huge diff (30,000 regressed rows with long
  *   ids) cut to at most 65,536 bytes with a line naming the full report;
- * - the baseline's grouped line form (harness/gate/baseline_lines.c): every row read back as it
- *   was written (hand-made rows of every kind, and the committed CPU baseline), the committed
- *   file under 1 MB, and a change to one kernel's figures changing only that kernel's lines.
+ * - the baseline folder (harness/gate/baseline_dir.c) of files in the grouped line form
+ *   (baseline_lines.c): every row read back as it was written (hand-made rows of every kind,
+ *   in one file or split down to one file a kernel), every committed file at most 1 MiB and
+ *   what the writer writes, and a change to one kernel's figures changing only that kernel's
+ *   lines.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/datadir.h"
@@ -217,18 +221,27 @@ static int ug_same_baselines(const ug_baseline *a, const ug_baseline *b, char *w
     return rc;
 }
 
-/* Write bl to a temporary file and read it back into *back.  0, or -1. */
+/* Write bl to a temporary folder (files of at most max bytes) and read it back into *back;
+ * the names of the files written in *names (the folder's, '\n' after each).  0, or -1. */
+static int ug_write_read_max(const ug_baseline *bl, size_t max, ug_baseline *back, ug_buf *names,
+                             char *err, size_t len)
+{
+    char dir[] = "/tmp/ug_bl_lines_XXXXXX", path[64];
+    if (!mkdtemp(dir)) return -1;
+    snprintf(path, sizeof path, "%s/bl", dir);
+    ug_bl_files fs;
+    ug_baseline_files_max(bl, max, &fs);
+    for (size_t i = 0; names && i < fs.n; i++) ug_buf_printf(names, "%s\n", fs.f[i].name);
+    int rc = ug_baseline_write_files(&fs, path, err, len);
+    if (rc == 0) rc = ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, back, err, len);
+    ug_bl_files_free(&fs);
+    ug_remove_tree(dir);
+    return rc;
+}
+
 static int ug_write_read(const ug_baseline *bl, ug_baseline *back, char *err, size_t len)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/ug_bl_lines_XXXXXX");
-    int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    close(fd);
-    int rc = ug_baseline_write(bl, path, err, len);
-    if (rc == 0) rc = ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, back, err, len);
-    unlink(path);
-    return rc;
+    return ug_write_read_max(bl, UG_BL_FILE_MAX, back, NULL, err, len);
 }
 
 UG_CASE(gate_rules, baseline_lines_round_trip)
@@ -280,6 +293,25 @@ UG_CASE(gate_rules, baseline_lines_round_trip)
                   back.x[3].n_loosened + back.x[4].n_loosened + back.x[5].n_loosened +
                   back.x[6].n_loosened + back.x[7].n_loosened + back.x[8].n_loosened == 1);
     ug_baseline_free(&back);
+    /* files of at most 1 byte: every group split by case, every case by kernel (its check
+     * points in =checks.json), and still every row read back */
+    ug_buf names = {0};
+    UG_ASSERT_MSG(ug_write_read_max(&bl, 1, &back, &names, err, sizeof err) == 0, "%s", err);
+    UG_EXPECT_MSG(ug_same_baselines(&bl, &back, why, sizeof why) == 0, "%s", why);
+    UG_EXPECT_MSG(strcmp(ug_buf_str(&names), "index.json\nt/a/k1@default.json\n"
+                                             "t/a/k2@default.json\nt/a/k3@default.json\n"
+                                             "t/b/k1@default.json\nt/c/=checks.json\n"
+                                             "t/g/gemm_x@default.json\n") == 0,
+                  "files: %s", ug_buf_str(&names));
+    ug_buf_free(&names);
+    ug_baseline_free(&back);
+    /* files of any size: one a case group */
+    UG_ASSERT_MSG(ug_write_read_max(&bl, (size_t)-1, &back, &names, err, sizeof err) == 0, "%s",
+                  err);
+    UG_EXPECT_MSG(strcmp(ug_buf_str(&names), "index.json\nt.json\n") == 0, "files: %s",
+                  ug_buf_str(&names));
+    ug_buf_free(&names);
+    ug_baseline_free(&back);
     ug_baseline_free(&bl);
 }
 
@@ -327,36 +359,130 @@ static void ug_diff_lines(const ug_buf *a, const ug_buf *b, const char *kernel, 
     free(tb);
 }
 
-UG_CASE(gate_rules, baseline_lines_committed_and_diff_local)
+/* Issue 26: each baseline file at most ~1 MB; checked as 1 MiB, whatever the writer's
+ * UG_BL_FILE_MAX says (a writer that splits later fails here, not silently). */
+enum { UG_ISSUE_FILE_MAX = 1048576 };
+
+/* The sizes of the files under dir (recursively), each checked against UG_ISSUE_FILE_MAX: their
+ * count in *n, the largest in *largest (its name in big), the files over it in *over. */
+static void ug_sizes(const char *dir, size_t *n, size_t *over, size_t *largest, char *big,
+                     size_t big_len)
 {
-    char path[4096], err[1400], why[800];
-    UG_ASSERT(ug_data_path("reports/baselines/cpu-x86_64.json", path, sizeof path));
-    ug_baseline bl, back;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char sub[2048];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        if (lstat(sub, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            ug_sizes(sub, n, over, largest, big, big_len);
+            continue;
+        }
+        (*n)++;
+        *over += (size_t)st.st_size > UG_ISSUE_FILE_MAX;
+        if ((size_t)st.st_size > *largest) {
+            *largest = (size_t)st.st_size;
+            snprintf(big, big_len, "%s", sub);
+        }
+    }
+    if (d) closedir(d);
+}
+
+/* Every committed baseline is a folder (no single file of an older format left) of files of at
+ * most 1,048,576 bytes, exactly what this writer writes for it (so it was
+ * written by `ulpgate baseline update/migrate`, and no file would move on the next update). */
+UG_CASE(gate_rules, baseline_files_committed_at_most_1MiB)
+{
+    char root[4096], err[1400];
+    UG_ASSERT(ug_data_path("reports/baselines", root, sizeof root));
+    DIR *d = opendir(root);
+    UG_ASSERT(d != NULL);
+    struct dirent *e;
+    size_t folders = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[4400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+        UG_EXPECT_MSG(stat(path, &st) == 0 && S_ISDIR(st.st_mode),
+                      "%s: not a baseline folder (run 'ulpgate baseline migrate %s --reason ...')",
+                      path, path);
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        folders++;
+        size_t n = 0, over = 0, largest = 0;
+        char big[2048] = "";
+        ug_sizes(path, &n, &over, &largest, big, sizeof big);
+        UG_EXPECT_MSG(over == 0 && n >= 2, "%s: %zu of its %zu files over %d bytes (%s: %zu)",
+                      path, over, n, (int)UG_ISSUE_FILE_MAX, big, largest);
+        ug_baseline bl;
+        UG_ASSERT_MSG(ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) == 0,
+                      "%s", err);
+        ug_bl_files fs;
+        ug_baseline_files(&bl, &fs);
+        UG_EXPECT_MSG(bl.format == UG_BASELINE_FORMAT && fs.n == n &&
+                          ug_baseline_same_on_disk(&fs, path),
+                      "%s (format %d, %zu files) is not what 'ulpgate baseline update' writes "
+                      "(%zu files)", path, bl.format, n, fs.n);
+        ug_bl_files_free(&fs);
+        ug_baseline_free(&bl);
+    }
+    closedir(d);
+    UG_EXPECT_MSG(folders >= 1, "no baseline folder under %s", root);
+}
+
+/* Lines that differ between the files of a and b (the same files expected: a figure changed, no
+ * row added), summed over the files, each checked to lie in a group of kernel. */
+static void ug_diff_files(const ug_bl_files *a, const ug_bl_files *b, const char *kernel,
+                          size_t *n_diff, size_t *outside, bool *same_files)
+{
+    *n_diff = *outside = 0;
+    *same_files = a->n == b->n;
+    for (size_t i = 0; i < a->n && *same_files; i++) {
+        size_t d, o;
+        bool same_count;
+        *same_files = strcmp(a->f[i].name, b->f[i].name) == 0;
+        ug_diff_lines(&a->f[i].text, &b->f[i].text, kernel, &d, &o, &same_count);
+        *same_files &= same_count;
+        *n_diff += d;
+        *outside += o;
+    }
+}
+
+/* Diff-local: one figure of one kernel changed changes exactly one line, in that kernel's
+ * group; every row of that kernel changed changes only its rows' lines, in the files of the
+ * case groups it runs on, never the index.  On the largest committed baseline (the H100's, whose
+ * gpu_adversarial group is split by case), else the CPU's. */
+UG_CASE(gate_rules, baseline_files_diff_local)
+{
+    char path[4096], err[1400];
+    UG_ASSERT(ug_data_path("reports/baselines/h100-sm90", path, sizeof path) ||
+              ug_data_path("reports/baselines/cpu-x86_64", path, sizeof path));
+    ug_baseline bl;
     UG_ASSERT_MSG(ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) == 0, "%s",
                   err);
-    UG_EXPECT_MSG(bl.format == UG_BASELINE_FORMAT, "%s is format %d: run 'ulpgate baseline "
-                  "migrate'", path, bl.format);
-    ug_buf a = {0}, b = {0};
-    ug_baseline_json(&bl, &a);
-    /* compact: the committed CPU baseline (7105 rows; 3.5 MB as format 2) under 1 MB */
-    UG_EXPECT_MSG(a.len <= 1000000, "the CPU baseline is %zu bytes", a.len);
-    UG_ASSERT_MSG(ug_write_read(&bl, &back, err, sizeof err) == 0, "%s", err);
-    UG_EXPECT_MSG(ug_same_baselines(&bl, &back, why, sizeof why) == 0, "%s", why);
-    ug_baseline_free(&back);
-    /* one figure of one kernel: one line changes, in that kernel's group */
-    size_t pick = bl.res.count / 2;
+    ug_bl_files a, b;
+    ug_baseline_files(&bl, &a);
+    /* a row of a split group where there is one */
+    size_t pick = 0;
+    while (pick < bl.res.count && !(bl.res.rows[pick].measured &&
+                                    strncmp(bl.res.rows[pick].case_name, "gpu_adversarial/", 16) == 0))
+        pick++;
+    if (pick == bl.res.count) pick = bl.res.count / 2;
     while (pick < bl.res.count && !bl.res.rows[pick].measured) pick++;
     UG_ASSERT(pick < bl.res.count);
     char kernel[64];
     snprintf(kernel, sizeof kernel, "%s", bl.res.rows[pick].kernel);
     bl.res.rows[pick].ulp_max = nextafter(bl.res.rows[pick].ulp_max, INFINITY);
-    ug_baseline_json(&bl, &b);
+    ug_baseline_files(&bl, &b);
     size_t n_diff, outside;
-    bool same_count;
-    ug_diff_lines(&a, &b, kernel, &n_diff, &outside, &same_count);
-    UG_EXPECT_MSG(same_count && n_diff == 1 && outside == 0,
-                  "one ulp_max of %s: %zu lines differ, %zu outside its groups", kernel, n_diff,
-                  outside);
+    bool same_files;
+    ug_diff_files(&a, &b, kernel, &n_diff, &outside, &same_files);
+    UG_EXPECT_MSG(same_files && n_diff == 1 && outside == 0,
+                  "one ulp_max of %s (%s): %zu lines differ, %zu outside its groups%s", kernel,
+                  bl.res.rows[pick].id, n_diff, outside, same_files ? "" : ", files differ");
+    ug_bl_files_free(&b);
     /* every row of that kernel worse: its lines change, no other (an infinite or NaN mean, a
      * row of a special-value case, stays what it is under 2x + 1: it takes 1 instead) */
     size_t rows_of_kernel = 0;
@@ -366,13 +492,14 @@ UG_CASE(gate_rules, baseline_lines_committed_and_diff_local)
             bl.res.rows[i].ulp_mean = isfinite(m) ? 2 * m + 1 : 1;
             rows_of_kernel++;
         }
-    b.len = 0;
-    ug_baseline_json(&bl, &b);
-    ug_diff_lines(&a, &b, kernel, &n_diff, &outside, &same_count);
-    UG_EXPECT_MSG(same_count && n_diff == rows_of_kernel && outside == 0,
-                  "every row of %s: %zu lines differ for %zu rows, %zu outside its groups",
-                  kernel, n_diff, rows_of_kernel, outside);
-    ug_buf_free(&a);
-    ug_buf_free(&b);
+    ug_baseline_files(&bl, &b);
+    ug_diff_files(&a, &b, kernel, &n_diff, &outside, &same_files);
+    UG_EXPECT_MSG(same_files && n_diff == rows_of_kernel && outside == 0,
+                  "every row of %s: %zu lines differ for %zu rows, %zu outside its groups%s",
+                  kernel, n_diff, rows_of_kernel, outside, same_files ? "" : ", files differ");
+    UG_EXPECT(a.f[0].text.len == b.f[0].text.len &&
+              strcmp(ug_buf_str(&a.f[0].text), ug_buf_str(&b.f[0].text)) == 0);
+    ug_bl_files_free(&a);
+    ug_bl_files_free(&b);
     ug_baseline_free(&bl);
 }

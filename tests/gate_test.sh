@@ -3,7 +3,8 @@
 # gate, as `meson test --suite gate` runs it: the default case set (or the run options given)
 # with --report OUTDIR (TAP kept in OUTDIR/run.tap, summary.md and index.html beside
 # results.json), then `ulpgate compare` of the baseline of this device,
-# SRCDIR/reports/baselines/<key>.json, with that run.  A regression fails with the regression
+# SRCDIR/reports/baselines/<key>/ (a folder; <key>.json, a single file of an older format, where
+# only that exists), with that run.  A regression fails with the regression
 # table; no baseline for this device is a SKIP that names the command creating one.  TAP on
 # stdout.  GATE_BASELINES=DIR reads the baselines from DIR instead.
 #
@@ -66,8 +67,9 @@ if [ -z "$key" ]; then
     sed 's/^/# /' "$out/key.err"
     exit 1
 fi
-base="$dir/$key.json"
-if [ ! -f "$base" ]; then
+base="$dir/$key"
+[ ! -d "$base" ] && [ -f "$dir/$key.json" ] && base="$dir/$key.json"
+if [ ! -e "$base" ]; then
     echo "1..0 # SKIP no baseline for $key: create it with: $ug baseline update --reason \"initial baseline for $key\" (writes $base; commit it)"
     exit 0
 fi

@@ -84,7 +84,7 @@ check "the broken kernel fails the usual assertion with a rerun line that loads 
    grep -q "UG_EXPECT_BOUND_RATIO_MAX(r, 1.0) failed" "$tmp/out" &&
    grep -q "rerun: ulpgate run --filter reduce/.* --kernel my_sum@default .* --plugin build-broken/libmykernels.so --no-builtin --xfail xfail.txt" "$tmp/out"'
 check "the gate: a baseline in the user's repository, and the run compared with it" \
-  'ls "$mk"/reports/baselines/*.json >/dev/null && grep -q "rows compared: 0 regressed" "$tmp/out"'
+  'ls "$mk"/reports/baselines/*/index.json >/dev/null && grep -q "rows compared: 0 regressed" "$tmp/out"'
 check "results.json records the user's commit as git, ulpgate's as ulpgate_git" \
   'json "$mk/report/results.json" "m = d[\"meta\"]; assert m[\"git\"] == \"unknown\" or m[\"git\"] != m[\"ulpgate_git\"], m; assert m[\"ulpgate_git\"]"'
 

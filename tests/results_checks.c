@@ -159,10 +159,11 @@ UG_CASE(results_schema, every_field_round_trips)
     snprintf(bl.device, sizeof bl.device, "cpu-test");
     ug_bl_extra bx = {.slack = 1.0, .fp = 0};
     for (int r = 0; r < 2; r++) ug_baseline_add(&bl, &rows[r], &bx);
-    ug_buf_clear(&text);
-    ug_baseline_json(&bl, &text);
-    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
-    UG_ASSERT_MSG(ug_baseline_load(path, 2.0, &bb, err, sizeof err) == 0, "%s", err);
+    char bdir[] = "/tmp/ug_results_checks_XXXXXX", folder[64];
+    UG_ASSERT(mkdtemp(bdir) != NULL);
+    snprintf(folder, sizeof folder, "%s/cpu-test", bdir);
+    UG_ASSERT_MSG(ug_baseline_write(&bl, folder, err, sizeof err) == 0, "%s", err);
+    UG_ASSERT_MSG(ug_baseline_load(folder, 2.0, &bb, err, sizeof err) == 0, "%s", err);
     UG_ASSERT(bb.res.count == 2 && bb.format == UG_BASELINE_FORMAT);
     for (size_t i = 0; i < ug_n_row_fields; i++) {
         const ug_field *f = &ug_row_fields[i];
@@ -174,7 +175,7 @@ UG_CASE(results_schema, every_field_round_trips)
                               r);
         }
     }
-    unlink(path);
+    ug_remove_tree(bdir);
     ug_baseline_free(&bb);
     ug_baseline_free(&bl);
     ug_buf_free(&text);

@@ -3,9 +3,9 @@
 # "format": 4 (rows as arrays of the file's columns) with the seldom-used figures in "extra"; a file of a newer format is refused (exit 2,
 # the file and both versions named) by report, summary, compare, merge, costs and baseline
 # show/update; a figure that is missing, null, "NaN", "abc" or of the wrong type is refused naming
-# the file, row and key, never read as 0; baselines of format 1 and 2 (one object a row, before
-# the grouped lines of format 3) still read and migrate to 3 with every row unchanged; the
-# committed runs/ file, older than format 1, is refused.
+# the file, row and key, never read as 0; single-file baselines of format 1 and 2 (one object a
+# row) and 3 (grouped lines) still read and migrate to the folder of format 4 with every row
+# unchanged; the committed runs/ file, older than format 1, is refused.
 ug="$1"
 src="$2"
 . "$(dirname "$0")/tap.sh"
@@ -53,10 +53,11 @@ run costs "$tmp/v3/results.json"
 check "costs: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 run baseline update --from "$tmp/v3/results.json" --dir "$tmp/bl"
 check "baseline update --from a format 5 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
-edit "$src/reports/baselines/cpu-x86_64.json" "$tmp/bl4.json" "d['baseline']['format']=4"
-run baseline show "$tmp/bl4.json"
-check "baseline show of a format 4 baseline: exit 2" \
-  '[ "$(rc)" = 2 ] && grep -qF "$tmp/bl4.json: baseline format 4 is newer than this ulpgate reads (3)" "$tmp/err"'
+cp -r "$src/reports/baselines/cpu-x86_64" "$tmp/bl5"
+edit "$src/reports/baselines/cpu-x86_64/index.json" "$tmp/bl5/index.json" "d['baseline']['format']=5"
+run baseline show "$tmp/bl5"
+check "baseline show of a format 5 baseline: exit 2" \
+  '[ "$(rc)" = 2 ] && grep -qF "$tmp/bl5/index.json: baseline format 5 is newer than this ulpgate reads (4)" "$tmp/err"'
 
 # ---- bad figures ------------------------------------------------------------------------------
 bad() { # NAME PYTHON-STATEMENT-ON-r WANT
@@ -76,37 +77,55 @@ edit "$tmp/a/results.json" "$tmp/a/results.json" "[r.update(bound_ratio_max=None
 run report "$tmp/a" --baseline none
 check "report of a null figure: exit 2 naming the key" '[ "$(rc)" = 2 ] && grep -qF "($row): \"bound_ratio_max\" is null" "$tmp/err"'
 run baseline update --from "$tmp/a/results.json" --dir "$tmp/bl"
-check "baseline update from it: exit 2, nothing written" '[ "$(rc)" = 2 ] && ! ls "$tmp/bl"/*.json >/dev/null 2>&1'
+check "baseline update from it: exit 2, nothing written" '[ "$(rc)" = 2 ] && [ -z "$(ls -A "$tmp/bl")" ]'
 
 # ---- older formats ----------------------------------------------------------------------------
-# a format 2 baseline (one object a row) made from a format 3 one and the run's ids, then 1
+# single files made from a baseline folder (format 4): format 3 (the grouped lines of every row
+# file in one, each group holding its file's defaults), 2 (one object a row, with the run's
+# ids), 1 (2 without the format)
 mkdir -p "$tmp/blx"
 run baseline update --from "$tmp/c/results.json" --dir "$tmp/blx" --reason "test"
-blx=$(ls "$tmp"/blx/*.json | head -1)
-python3 - "$blx" "$tmp/c/results.json" "$tmp/bl2.json" "$src/scripts" <<'EOF'
-import json, sys
-sys.path.insert(0, sys.argv[4])
-from same_rows import expand, key, results_rows
-d, res = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+blx=$(ls -d "$tmp"/blx/*/ | head -1)
+blx=${blx%/}
+python3 - "$blx" "$tmp/c/results.json" "$tmp/bl2.json" "$tmp/bl3.json" "$src/scripts" <<'EOF'
+import json, os, sys
+sys.path.insert(0, sys.argv[5])
+from same_rows import load, key, results_rows
+d, res = load(sys.argv[1]), json.load(open(sys.argv[2]))
 ids = {key(r): r["id"] for r in results_rows(res)}
-rows = [dict(r, id=ids[key(r)]) if r.get("measured") else r for r in expand(d)]
-json.dump({"baseline": {"format": 2, "tool": "ulpgate", "device": d["baseline"]["device"]},
-           "fingerprints": d["fingerprints"], "updates": d["updates"], "rows": rows},
-          open(sys.argv[3], "w"))
+rows = [dict(r, id=ids[key(r)]) if r.get("measured") else r for r in d["rows"]]
+head = {"tool": "ulpgate", "device": d["baseline"]["device"]}
+json.dump({"baseline": dict(head, format=2), "fingerprints": d["fingerprints"],
+           "updates": d["updates"], "rows": rows}, open(sys.argv[3], "w"))
+index = json.load(open(os.path.join(sys.argv[1], "index.json")))
+checks, groups = [], []
+for name in index["files"]:
+    part = json.load(open(os.path.join(sys.argv[1], name)))
+    checks += part["checks"]
+    groups += [dict(part["defaults"], **g) for g in part["groups"]]
+json.dump({"baseline": dict(head, format=3), "fingerprints": d["fingerprints"],
+           "updates": d["updates"], "columns": part["columns"], "defaults": {},
+           "checks": checks, "groups": groups}, open(sys.argv[4], "w"))
 EOF
 edit "$tmp/bl2.json" "$tmp/bl1.json" "d['baseline']['format']=1"
-for v in 1 2; do
+bkey=$(basename "$blx")
+for v in 1 2 3; do
   run compare "$tmp/bl$v.json" "$blx" --fail-on-regression
-  check "a format $v baseline still reads: compared with its format 3 copy, every row the same" \
+  check "a format $v baseline still reads: compared with its folder (format 4), every row the same" \
     '[ "$(rc)" = 0 ] && grep -Eq "^([0-9]+) rows compared: 0 regressed, 0 improved, \1 same" "$tmp/out"'
-  cp "$tmp/bl$v.json" "$tmp/bl${v}m.json"
-  run baseline migrate "$tmp/bl${v}m.json" --reason "test"
-  check "baseline migrate of format $v: format 3, the reason logged, every row unchanged" \
-    '[ "$(rc)" = 0 ] && json "$tmp/bl${v}m.json" "assert d[\"baseline\"][\"format\"]==3 and d[\"updates\"][-1][\"reason\"]==\"test\" and \"format $v -> 3\" in d[\"updates\"][-1][\"changes\"]" && python3 "$src/scripts/same_rows.py" "$tmp/bl$v.json" "$tmp/bl${v}m.json" >"$tmp/out"'
+  mkdir -p "$tmp/m$v"
+  cp "$tmp/bl$v.json" "$tmp/m$v/bl.json"
+  run baseline migrate "$tmp/m$v/bl.json" --reason "test"
+  check "baseline migrate of format $v: the folder <device key>/ (format 4), the reason logged, every row unchanged, the file removed" \
+    '[ "$(rc)" = 0 ] && [ ! -e "$tmp/m$v/bl.json" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"baseline\"][\"format\"]==4 and d[\"updates\"][-1][\"reason\"]==\"test\" and \"format $v -> 4\" in d[\"updates\"][-1][\"changes\"], d[\"updates\"]" "$tmp/m$v/$bkey/index.json" && python3 "$src/scripts/same_rows.py" "$tmp/bl$v.json" "$tmp/m$v/$bkey" >"$tmp/out"'
 done
-run baseline migrate "$tmp/bl1m.json" --reason "test"
-check "baseline migrate of a format 3 baseline: unchanged" \
-  '[ "$(rc)" = 0 ] && grep -q "is format 3 already: unchanged" "$tmp/out"'
+run baseline migrate "$tmp/m1/$bkey" --reason "test"
+check "baseline migrate of a format 4 folder: unchanged" \
+  '[ "$(rc)" = 0 ] && grep -q "is format 4 already: unchanged" "$tmp/out"'
+cp "$tmp/bl2.json" "$tmp/m1/bl.json"
+run baseline migrate "$tmp/m1/bl.json" --reason "test"
+check "baseline migrate where the folder exists already: exit 2, both named, nothing removed" \
+  '[ "$(rc)" = 2 ] && grep -q "m1/$bkey exists already" "$tmp/err" && [ -f "$tmp/m1/bl.json" ]'
 run compare "$src/reports/runs/nvidia-h200-20261121.json" "$tmp/a/results.json"
 # (that file also repeats a key in its rows, which the JSON reader refuses first)
 check "the committed runs/ file (older than format 1) is refused, not read as failures" \

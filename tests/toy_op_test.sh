@@ -37,7 +37,7 @@ check "report DIR: summary.md and index.html" \
 mkdir -p "$out/baselines"
 key=$("$ug" baseline key --from "$out/good/results.json" 2>/dev/null)
 run baseline update --from "$out/good/results.json" --dir "$out/baselines" --reason "toy op"
-check "baseline update writes this device's baseline" '[ "$(rc)" = 0 ] && [ -f "$out/baselines/$key.json" ]'
+check "baseline update writes this device's baseline" '[ "$(rc)" = 0 ] && [ -f "$out/baselines/$key/index.json" ]'
 GATE_BASELINES="$out/baselines" sh "$src/tests/gate_test.sh" "$ug" "$src" "$out/gate_good" \
   --filter 'toy/*' >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/rc"

@@ -1,6 +1,6 @@
 /*
- * cli_baseline.c - `ulpgate baseline update|show|key`: the per-device baselines of the merge
- * gate (harness/gate/baseline.h).
+ * cli_baseline.c - `ulpgate baseline update|show|key|migrate`: the per-device baselines of the
+ * merge gate (harness/gate/baseline.h), each a folder <dir>/<device key>/ (baseline_dir.c).
  *
  *   baseline update [--device KEY] [--from results.json] [--reason TEXT] [--dir DIR]
  *                   [--slack X] [--prune] [--dry-run]
@@ -111,16 +111,33 @@ static int ug_bl_run(const char *dir, int full_argc, char **full_argv)
     return rc == 2 ? 2 : 0;
 }
 
+/* Take the lock of the baselines folder dir (ug_dir_lock), waiting for another process that
+ * holds it: the descriptor; -1 when dir does not exist (nothing to lock: writing there fails
+ * with its own message); -2 on an error (printed). */
+static int ug_bl_lock(const char *dir, const char *what)
+{
+    char why[300];
+    int fd;
+    if (access(dir, F_OK) != 0) return -1;
+    if ((fd = ug_dir_lock(dir, 0, why, sizeof why)) >= 0) return fd;
+    fprintf(stderr, "ulpgate: %s: %s: %s; waiting for it\n", what, dir, why);
+    if ((fd = ug_dir_lock(dir, 1, why, sizeof why)) >= 0) return fd;
+    fprintf(stderr, "ulpgate: %s: %s: %s\n", what, dir, why);
+    return -2;
+}
+
 static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
 {
     ug_bl_args a = {0};
     if (ug_bl_parse(argc, argv, " --device --from --reason --dir --slack --prune --dry-run ", &a))
         return 2;
     char tmpdir[] = "/tmp/ulpgate-baseline-XXXXXX", from[1024], err[1400], path[1024];
+    char folder[1100];
     bool ran = false;
     int rc = 2, lock_fd = -1;
     ug_baseline run = {0}, bl = {0};
-    ug_buf diff = {0}, text = {0};
+    ug_buf diff = {0};
+    ug_bl_files fs = {0};
     if (!a.from) {
         if (!mkdtemp(tmpdir)) {
             fprintf(stderr, "ulpgate: baseline update: cannot make a temporary directory: %s\n",
@@ -152,28 +169,19 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
     ug_baseline_path(a.dir, key, path, sizeof path);
     /* one update of a baseline folder at a time, from its read to its write (two at once would
      * each write what it read plus its own rows: one's rows lost); a second waits */
-    {
-        char dir[1024], why[300];
-        const char *slash = strrchr(path, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-        if (access(dir, F_OK) == 0 && (lock_fd = ug_dir_lock(dir, 0, why, sizeof why)) < 0) {
-            fprintf(stderr, "ulpgate: baseline update: %s: %s; waiting for it\n", dir, why);
-            if ((lock_fd = ug_dir_lock(dir, 1, why, sizeof why)) < 0) {
-                fprintf(stderr, "ulpgate: baseline update: %s: %s\n", dir, why);
-                goto done;
-            }
-        }
-    }
+    snprintf(folder, sizeof folder, "%s/%s", a.dir, key);
+    if ((lock_fd = ug_bl_lock(a.dir, "baseline update")) == -2) goto done;
     if (access(path, F_OK) == 0) {
         if (ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) != 0) {
             fprintf(stderr, "ulpgate: baseline update: %s\n", err);
             goto done;
         }
         if (!bl.is_baseline) {
-            fprintf(stderr, "ulpgate: baseline update: %s is not a baseline file\n", path);
+            fprintf(stderr, "ulpgate: baseline update: %s is not a baseline\n", path);
             goto done;
         }
     } else {
+        snprintf(path, sizeof path, "%.1023s", folder);
         snprintf(bl.path, sizeof bl.path, "%s", path);
     }
     snprintf(bl.device, sizeof bl.device, "%s", key);
@@ -199,28 +207,22 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
                 s.loosened, s.loosened == 1 ? "" : "s");
         goto done;
     }
-    ug_baseline_json(&bl, &text);
-    ug_buf old = {0};
-    FILE *f = fopen(path, "r");
-    if (f) {
-        char chunk[65536];
-        size_t got;
-        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) ug_buf_put(&old, chunk, got);
-        fclose(f);
-    }
-    bool same = old.len == text.len && memcmp(ug_buf_str(&old), ug_buf_str(&text), text.len) == 0;
-    ug_buf_free(&old);
-    if (same) {
-        printf("baseline unchanged: %s\n", path);
+    ug_baseline_files(&bl, &fs);
+    bool legacy = strcmp(path, folder) != 0; /* a single file of an older format */
+    if (!legacy && ug_baseline_same_on_disk(&fs, folder)) {
+        printf("baseline unchanged: %s\n", folder);
         rc = 0;
     } else if (a.dry_run) {
-        printf("dry run: %s not written\n", path);
+        printf("dry run: %s not written\n", folder);
         rc = 0;
-    } else if (ug_write_atomic(path, ug_buf_str(&text), text.len, err, sizeof err) != 0) {
+    } else if (ug_baseline_write_files(&fs, folder, err, sizeof err) != 0) {
         fprintf(stderr, "ulpgate: baseline update: %s\n", err);
     } else {
-        printf("written: %s%s%s%s\n", path, a.reason ? " (reason: \"" : "",
+        printf("written: %s (%zu files)%s%s%s\n", folder, fs.n, a.reason ? " (reason: \"" : "",
                a.reason ? a.reason : "", a.reason ? "\")" : "");
+        if (legacy && unlink(path) == 0)
+            printf("removed: %s (the single file of baseline format %d, now the folder)\n", path,
+                   bl.format);
         rc = 0;
     }
 done:
@@ -234,7 +236,7 @@ done:
     }
     ug_dir_unlock(lock_fd);
     ug_buf_free(&diff);
-    ug_buf_free(&text);
+    ug_bl_files_free(&fs);
     ug_baseline_free(&run);
     ug_baseline_free(&bl);
     return rc;
@@ -355,15 +357,17 @@ static int ug_bl_key(int argc, char **argv)
     return 0;
 }
 
-/* Rewrite a baseline of an older format in the current one (UG_BASELINE_FORMAT: the grouped
- * lines of baseline_lines.c) by this ulpgate's writer, without measuring anything: every row
- * read and written back with the same figures, the reason in its update log.  0, or 2. */
+/* Rewrite a single-file baseline of an older format as the folder of the current one
+ * (UG_BASELINE_FORMAT: baseline_dir.c) beside it, <its folder>/<device key>/, by this ulpgate's
+ * writer and without measuring anything: every row read and written back with the same
+ * figures, the reason in its update log; the single file is removed once the folder is in
+ * place.  0, or 2. */
 static int ug_bl_migrate(int argc, char **argv)
 {
     ug_bl_args a = {0};
     if (ug_bl_parse(argc, argv, " --device --dir --reason FILE ", &a)) return 2;
     if (!a.reason) return ug_usage_error("%s", "baseline migrate needs --reason \"why\" (kept in the update log)");
-    char path[1024], err[1400], key[64], changes[64];
+    char path[1024], err[1400], key[64], changes[64], parent[1024], folder[1200];
     if (a.file) {
         snprintf(path, sizeof path, "%s", a.file);
     } else {
@@ -378,23 +382,39 @@ static int ug_bl_migrate(int argc, char **argv)
         fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);
         return 2;
     }
-    int rc = 2;
+    int rc = 2, lock_fd = -1;
+    const char *slash = strrchr(path, '/');
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    snprintf(folder, sizeof folder, "%s/%s", parent, bl.device);
+    bool key_ok = bl.device[0] != 0;
+    for (const char *p = bl.device; *p; p++)
+        key_ok &= (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
     if (!bl.is_baseline) {
         fprintf(stderr, "ulpgate: baseline migrate: %s is a results.json, not a baseline\n", path);
     } else if (bl.format == UG_BASELINE_FORMAT) {
         printf("baseline %s is format %d already: unchanged\n", path, bl.format);
         rc = 0;
-    } else {
+    } else if (!key_ok) {
+        fprintf(stderr, "ulpgate: baseline migrate: %s: its device key \"%s\" cannot name a "
+                        "folder ([a-z0-9_-])\n", path, bl.device);
+    } else if (access(folder, F_OK) == 0) {
+        fprintf(stderr, "ulpgate: baseline migrate: %s exists already: the baseline of %s is "
+                        "there (remove one of the two)\n", folder, bl.device);
+    } else if ((lock_fd = ug_bl_lock(parent, "baseline migrate")) != -2) {
         snprintf(changes, sizeof changes, "format %d -> %d, rows unchanged", bl.format,
                  UG_BASELINE_FORMAT);
         ug_baseline_log(&bl, UG_GIT, a.reason, changes);
-        if (ug_baseline_write(&bl, path, err, sizeof err) != 0) {
+        if (ug_baseline_write(&bl, folder, err, sizeof err) != 0) {
             fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);
+        } else if (unlink(path) != 0) {
+            fprintf(stderr, "ulpgate: baseline migrate: written %s, but cannot remove %s: %s\n",
+                    folder, path, strerror(errno));
         } else {
-            printf("written: %s (%s)\n", path, changes);
+            printf("written: %s (%s); removed %s\n", folder, changes, path);
             rc = 0;
         }
     }
+    ug_dir_unlock(lock_fd);
     ug_baseline_free(&bl);
     return rc;
 }

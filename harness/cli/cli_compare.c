@@ -2,7 +2,8 @@
  * cli_compare.c - `ulpgate compare BASE NEW [--fail-on-regression] [--markdown] [--all]
  *                 [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]`.
  *
- * BASE and NEW are results.json files or baselines (reports/baselines/<device>.json), in any
+ * BASE and NEW are results.json files or baselines (reports/baselines/<device>/, a folder, or a
+ * single file of an older format), in any
  * combination.  Exit status: 0 (also with regressions, unless --fail-on-regression), 1 a
  * regression, a new row that fails or a NEW that is not accepted (interrupted, truncated, of
  * another device, seed or build: compare.h) with --fail-on-regression, 2 a usage or input error.

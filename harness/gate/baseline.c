@@ -1,8 +1,9 @@
 /*
- * baseline.c - reading and writing per-device baselines, and reading a results.json as one side
- * of a comparison (see baseline.h).  Updating is in baseline_update.c; a row at a time in
- * baseline_rows.c, the grouped line form in baseline_lines.c (both called from here, never
- * calling back).
+ * baseline.c - reading per-device baselines (a folder's index.json, a single file of an older
+ * format) and a results.json as one side of a comparison (see baseline.h).  The folder (its
+ * row files, writing it whole) is in baseline_dir.c, updating in baseline_update.c, a row at a
+ * time in baseline_rows.c, the grouped line form in baseline_lines.c (all called from here,
+ * never calling back).
  */
 #include "harness/gate/baseline.h"
 #include "harness/gate/baseline_rows.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/datadir.h"
@@ -18,9 +20,21 @@
 #include "harness/results/results_json.h"
 #include "ug_config.h"
 
+static bool ug_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 void ug_baseline_path(const char *dir, const char *key, char *path, size_t len)
 {
     snprintf(path, len, "%s/%s.json", dir, key);
+    if (access(path, F_OK) == 0 && !ug_is_dir(path)) {
+        char folder[4096];
+        snprintf(folder, sizeof folder, "%s/%s", dir, key);
+        if (access(folder, F_OK) != 0) return; /* only the single file of an older format */
+    }
+    snprintf(path, len, "%s/%s", dir, key);
 }
 
 /* The baselines are the user's: $ULPGATE_BASELINE_DIR (what --baseline-dir sets), else
@@ -94,7 +108,8 @@ static int ug_load_results(const char *path, double slack, ug_baseline *bl, char
     return 0;
 }
 
-/* A baseline file. */
+/* A baseline: a single file (format 1 to 3) or a folder's index.json (format 4, its row files
+ * read from beside it). */
 static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *bl, char *err,
                             size_t errlen)
 {
@@ -109,21 +124,22 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
                  path, fv->num, UG_BASELINE_FORMAT);
         return -1;
     }
-    bool lines = fv && fv->type == UG_JSON_NUM && fv->num == UG_BASELINE_FORMAT;
-    if (lines)
-        format = UG_BASELINE_FORMAT;
+    bool folder = fv && fv->type == UG_JSON_NUM && fv->num == UG_BASELINE_FORMAT;
+    bool lines = fv && fv->type == UG_JSON_NUM && fv->num == UG_BASELINE_FORMAT_LINES;
+    if (folder || lines)
+        format = (int)fv->num;
     else if (ug_format_check(path, head, "baseline",
                              "take the baseline from the newer ulpgate's tree", &format, err,
                              errlen) != 0)
         return -1;
-    if (!fps || fps->type != UG_JSON_OBJ || (!lines && (!rows || rows->type != UG_JSON_ARR))) {
+    if (!fps || fps->type != UG_JSON_OBJ || (!lines && !folder && (!rows || rows->type != UG_JSON_ARR))) {
         snprintf(err, errlen, "%s: a baseline needs a \"fingerprints\" object and a \"rows\" array",
                  path);
         return -1;
     }
     bl->is_baseline = true;
     bl->summary_points = -1;
-    bl->n_points = lines ? 0 : rows->count;
+    bl->n_points = lines || folder ? 0 : rows->count;
     bl->format = format;
     snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
     for (size_t i = 0; i < fps->count; i++) {
@@ -134,6 +150,7 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
         ug_baseline_fp(bl, &fp);
     }
     bl->updates = ug_bl_events_read(ug_json_get(root, "updates"), &bl->n_updates);
+    if (folder) return ug_baseline_read_parts(path, root, bl, err, errlen);
     if (lines) return ug_baseline_read_lines(path, root, bl, err, errlen);
     for (size_t i = 0; i < rows->count; i++)
         if (ug_baseline_take_row(path, i, rows->items[i], format, bl, err, errlen) != 0) return -1;
@@ -145,6 +162,15 @@ int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, cha
 {
     memset(bl, 0, sizeof *bl);
     snprintf(bl->path, sizeof bl->path, "%s", path);
+    char index[1100];
+    if (ug_is_dir(path)) { /* a baseline folder: its index names the rest */
+        snprintf(index, sizeof index, "%s/index.json", path);
+        if (access(index, F_OK) != 0) {
+            snprintf(err, errlen, "%s: a folder without index.json is not a baseline", path);
+            return -1;
+        }
+        path = index;
+    }
     ug_json *root = ug_json_parse_file(path, err, errlen);
     if (!root) return -1;
     int rc;
@@ -158,18 +184,7 @@ int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, cha
     ug_json_free(root);
     if (rc != 0) {
         ug_baseline_free(bl);
-        snprintf(bl->path, sizeof bl->path, "%s", path);
+        snprintf(bl->path, sizeof bl->path, "%.1023s", path);
     }
-    return rc;
-}
-
-/* ---- writing --------------------------------------------------------------------------------- */
-
-int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen)
-{
-    ug_buf b = {0};
-    ug_baseline_json(bl, &b);
-    int rc = ug_write_atomic(path, ug_buf_str(&b), b.len, err, errlen);
-    ug_buf_free(&b);
     return rc;
 }

@@ -1,20 +1,22 @@
 /*
  * baseline.h - per-device baselines of the merge gate (harness/gate/baseline.c).
  *
- * A baseline file, reports/baselines/<device key>.json, holds per row (by id) the gated figures
- * (ulp_max, ulp_mean, rel_max, bound_ratio_max, correctly_rounded, distinct_results), the row's
- * status, what identifies its inputs (trials, first trial, outputs, seed), the fingerprint it was
- * measured with, for nondeterministic kernels the slack the gate allows, and for every row that
- * was ever loosened the reasons given.  No timing: timing is reported, never gated.
+ * A baseline, reports/baselines/<device key>/ (format 4, a folder: harness/gate/baseline_dir.c),
+ * holds per row (by id) the gated figures (ulp_max, ulp_mean, rel_max, bound_ratio_max,
+ * correctly_rounded, distinct_results), the row's status, what identifies its inputs (trials,
+ * first trial, outputs, seed), the fingerprint it was measured with, for nondeterministic kernels
+ * the slack the gate allows, and for every row that was ever loosened the reasons given.  No
+ * timing: timing is reported, never gated.
  *
- *   {"baseline": {"format": 2, "device": "cpu-x86_64"},
- *    "fingerprints": {"<hash>": {"seed": "0x5eed", "compiler": "gcc 12.2.0", ...}},
- *    "updates": [{"date": ..., "git": ..., "reason": ..., "from": ..., "changes": ...}],
- *    "rows": [{"id": ..., "case": ..., "kernel": ..., ..., "ulp_max": ..., "fingerprint": "<hash>",
- *              "slack": 2, "loosened": [{"date": ..., "git": ..., "reason": ..., "changes": ...}]},
- *             ...]}
+ *   <key>/index.json      {"baseline": {"format": 4, "device": ...}, "files": [...],
+ *                          "fingerprints": {...}, "updates": [...]}
+ *   <key>/<group>.json    the rows of the cases <group>/... in the grouped line form
+ *                         (baseline_lines.c), one row a line; a group over UG_BL_FILE_MAX split
+ *                         into <group>/<case>.json (and a case over it by kernel)
  *
- * Rows are written sorted by id, one a line, so that a baseline's git diff reads row by row.
+ * A single-file baseline, <key>.json (format 1 and 2: one JSON object a row; 3: the grouped
+ * lines with the fingerprints and updates in the same file), is still read, and rewritten as a
+ * folder by `ulpgate baseline migrate`.
  *
  * A baseline is never regenerated mechanically: ug_baseline_update refuses an update that
  * loosens any row (a gated figure worse, a status that fails, a slack raised, a row dropped)
@@ -78,7 +80,7 @@ typedef struct ug_baseline {
     size_t n_updates;
 } ug_baseline;
 
-/* Read path: a baseline file, or a results.json (then: device key and fingerprint from its
+/* Read path: a baseline folder (or its index.json), a single-file baseline, or a results.json (then: device key and fingerprint from its
  * meta, nondet_slack on nondeterministic rows, skipped rows left out).  0, or -1 with
  * "PATH: what is wrong" in err (bl is left empty). */
 int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
@@ -88,24 +90,48 @@ void ug_baseline_free(ug_baseline *bl);
 void ug_baseline_add(ug_baseline *bl, const ug_row *row, const ug_bl_extra *x);
 /* The index of fp in bl->fps, added if new. */
 size_t ug_baseline_fp(ug_baseline *bl, const ug_fingerprint *fp);
-/* Write bl to path (atomically: a temporary file renamed over it), rows sorted by id.
- * 0, or -1 with "PATH: why" in err. */
+/* The files of a baseline folder as ug_baseline_write writes them (deterministic: the same
+ * baseline gives the same bytes): "index.json" first, then the row files in name order
+ * (relative paths, '/' between folders).  Cost: O(rows log rows), each row written up to three
+ * times when a group must be split. */
+typedef struct ug_bl_file {
+    char name[600];
+    ug_buf text;
+} ug_bl_file;
+typedef struct ug_bl_files {
+    ug_bl_file *f;
+    size_t n;
+} ug_bl_files;
+void ug_baseline_files(const ug_baseline *bl, ug_bl_files *out);
+void ug_bl_files_free(ug_bl_files *fs);
+/* Whether the folder path holds exactly the files of fs (the same names, the same bytes, no
+ * other row file). */
+bool ug_baseline_same_on_disk(const ug_bl_files *fs, const char *path);
+/* Write the folder path from fs, atomically as a whole: every file written into a fresh folder
+ * beside it (<parent>/.<name>.tmp.PID), fsync'ed, then swapped in (ug_dir_replace), so a crash
+ * leaves the old folder or the new one, never a mix of the two (and the leftovers of a crashed
+ * writer, removed here: the caller holds the lock of the parent folder).  0, or -1 with
+ * "PATH: why". */
+int ug_baseline_write_files(const ug_bl_files *fs, const char *path, char *err, size_t errlen);
+/* ug_baseline_files, then ug_baseline_write_files. */
 int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen);
-/* The text ug_baseline_write writes (deterministic: the same baseline gives the same bytes):
- * format UG_BASELINE_FORMAT, the grouped lines of baseline_lines.c. */
-void ug_baseline_json(const ug_baseline *bl, ug_buf *out);
+/* The most bytes a file of a baseline folder holds: a case group whose file would be larger is
+ * split by case, a case by kernel (issue 26: each file <= ~1 MB). */
+enum { UG_BL_FILE_MAX = 1048576 };
 
-/* The baseline file's own format: 3 is the grouped line form (baseline_lines.c); 1 and 2 (one
- * JSON object a row, the row schema of results.json) are still read, and rewritten as 3 by
- * `ulpgate baseline migrate`. */
-enum { UG_BASELINE_FORMAT = 3 };
-/* The rows of a format 3 file (baseline_lines.c; the row helpers it shares with baseline.c are
- * in baseline_rows.h). */
+/* The baseline's own format: 4 is the folder (baseline_dir.c) of files in the grouped line form
+ * (baseline_lines.c); 3 (that form in one file), 1 and 2 (one JSON object a row, the row schema
+ * of results.json) are still read, and rewritten as a folder by `ulpgate baseline migrate`. */
+enum { UG_BASELINE_FORMAT = 4, UG_BASELINE_FORMAT_LINES = 3 };
+/* The rows of a file in the grouped line form (baseline_lines.c: "columns", "defaults",
+ * "checks", "groups"; format 3, or a row file of a folder) appended to bl; n_points counts them
+ * too. */
 int ug_baseline_read_lines(const char *path, const struct ug_json *root, ug_baseline *bl,
                            char *err, size_t errlen);
 /* Append an entry to bl's update log (dated now; git: of the tool or the run). */
 void ug_baseline_log(ug_baseline *bl, const char *git, const char *reason, const char *changes);
-/* The default file of a device: <dir>/<key>.json. */
+/* The baseline of a device: the folder <dir>/<key>, or the single file <dir>/<key>.json of an
+ * older format where only that exists. */
 void ug_baseline_path(const char *dir, const char *key, char *path, size_t len);
 /* The directory of the committed baselines: <source root>/reports/baselines. */
 const char *ug_baseline_default_dir(void);

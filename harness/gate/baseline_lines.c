@@ -1,9 +1,10 @@
 /*
- * baseline_lines.c - the baseline file's grouped line form (format 3): compact and diff-local.
+ * baseline_lines.c - the grouped line form of a baseline's rows: compact and diff-local.  Each
+ * row file of a baseline folder (format 4, baseline_dir.c) is this form under a "part" header;
+ * a single-file baseline of format 3 was it with the fingerprints and updates in the same file
+ * (still read).
  *
- *   {"baseline":{"format":3,"tool":"ulpgate","device":"cpu-x86_64"},
- *   "fingerprints":{...},
- *   "updates":[...],
+ *   {"part":{"format":4,"device":"cpu-x86_64"},
  *   "columns":["n","status","count","ulp_max","ulp_mean","rel_max","bound_ratio_max","correctly_rounded"],
  *   "defaults":{"backend":"cpu","op":"sum","deterministic":true,"seed":"0x5eed",...},
  *   "checks":[
@@ -17,7 +18,7 @@
  * One group per (kernel, case, distribution), sorted by kernel first: a change to one kernel
  * changes only the lines of its groups.  A group's first line holds what its rows share (the
  * first row's backend, op, deterministic, seed, trials, first_trial, slack, fingerprint), less
- * what equals the file's "defaults" (the most common value of each over the groups); each
+ * what equals the file's "defaults" (the most common value of each over its groups); each
  * row is one line of the figures the gate compares, in "columns" order, exact (the shortest
  * decimal that reads back to the same binary64), with a trailing object only where the row has
  * more (GEMM shape, repeats, its loosenings) or differs from its group's first line.  The id is
@@ -233,36 +234,13 @@ static void ug_row_line(ug_buf *b, const ug_json *o, const ug_json *head, bool i
     ug_buf_printf(b, "%s]", any ? "}" : "");
 }
 
-void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
+void ug_bl_lines_body(const ug_baseline *bl, const size_t *rows, size_t n, ug_buf *b)
 {
-    size_t n = bl->res.count;
     size_t *order = ug_xcalloc(n + 1, sizeof *order);
-    bool *used = ug_xcalloc(bl->n_fps + 1, sizeof *used);
-    for (size_t i = 0; i < n; i++) {
-        order[i] = i;
-        used[bl->x[i].fp] = true;
-    }
+    memcpy(order, rows, n * sizeof *order);
     ug_sort_bl = bl;
     qsort(order, n, sizeof *order, ug_cmp_line);
-    ug_buf_printf(b, "{\"baseline\":{\"format\":%d,\"tool\":\"ulpgate\",\"device\":",
-                  UG_BASELINE_FORMAT);
-    ug_buf_json_str(b, bl->device);
-    ug_buf_printf(b, "},\n\"fingerprints\":{");
-    bool first = true;
-    for (size_t f = 0; f < bl->n_fps; f++) {
-        if (!used[f]) continue; /* no row measured with it any more */
-        ug_buf_printf(b, "%s\n", first ? "" : ",");
-        ug_buf_json_str(b, bl->fps[f].hash);
-        ug_buf_printf(b, ":");
-        ug_fingerprint_json(b, &bl->fps[f]);
-        first = false;
-    }
-    ug_buf_printf(b, "},\n\"updates\":[");
-    for (size_t u = 0; u < bl->n_updates; u++) {
-        ug_buf_printf(b, "%s\n", u ? "," : "");
-        ug_event_json(b, &bl->updates[u]);
-    }
-    ug_buf_printf(b, "],\n\"columns\":[");
+    ug_buf_printf(b, "\"columns\":[");
     for (size_t c = 0; c < UG_NCOLS; c++) ug_buf_printf(b, "%s\"%s\"", c ? "," : "", ug_cols[c]);
     size_t n_meas = 0;
     while (n_meas < n && bl->res.rows[order[n_meas]].measured) n_meas++;
@@ -277,7 +255,7 @@ void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
     }
     ug_dflt_pick(d, nd, n_groups);
     ug_buf_printf(b, "],\n\"defaults\":{");
-    first = true;
+    bool first = true;
     for (size_t i = 0; i < nd; i++) {
         if (!d[i].key[0]) continue;
         ug_buf_printf(b, "%s\"%s\":%s", first ? "" : ",", d[i].key, ug_buf_str(&d[i].val));
@@ -307,11 +285,10 @@ void ug_baseline_json(const ug_baseline *bl, ug_buf *b)
         if (o != head) ug_json_free(o);
     }
     ug_json_free(head);
-    ug_buf_printf(b, "%s\n]}\n", n_meas ? "]}" : "");
+    ug_buf_printf(b, "%s\n]", n_meas ? "]}" : "");
     for (size_t i = 0; i < nd; i++) ug_buf_free(&d[i].val);
     free(d);
     free(order);
-    free(used);
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */
@@ -428,7 +405,7 @@ int ug_baseline_read_lines(const char *path, const ug_json *root, ug_baseline *b
                  path, UG_BASELINE_FORMAT, ug_type_name(checks), ug_type_name(groups));
         return -1;
     }
-    size_t at = 0;
+    size_t at = 0; /* the row's index in this file, for messages */
     for (size_t i = 0; i < checks->count; i++, at++)
         if (ug_baseline_take_row(path, at, checks->items[i], UG_RESULTS_FORMAT, bl, err, errlen))
             return -1;
@@ -467,6 +444,6 @@ int ug_baseline_read_lines(const char *path, const ug_json *root, ug_baseline *b
         }
     }
     ug_buf_free(&t);
-    bl->n_points = at;
+    bl->n_points += at;
     return rc;
 }

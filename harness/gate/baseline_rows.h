@@ -21,5 +21,15 @@ ug_bl_event *ug_bl_events_read(const struct ug_json *arr, size_t *n);
 void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i);
 /* An update event as an object. */
 void ug_event_json(ug_buf *b, const ug_bl_event *e);
+/* The grouped line form of the rows of bl named by rows[0..n) (baseline_lines.c): "columns",
+ * "defaults", "checks" and "groups", one row a line, without the enclosing braces. */
+void ug_bl_lines_body(const ug_baseline *bl, const size_t *rows, size_t n, ug_buf *b);
+/* ug_baseline_files with max bytes a file instead of UG_BL_FILE_MAX (the tests split small
+ * baselines with it). */
+void ug_baseline_files_max(const ug_baseline *bl, size_t max, ug_bl_files *out);
+/* The row files that a folder's index.json (root, read from index) lists, read into bl
+ * (baseline_dir.c).  0, or -1 with "FILE: what is wrong" in err. */
+int ug_baseline_read_parts(const char *index, const struct ug_json *root, ug_baseline *bl,
+                           char *err, size_t errlen);
 
 #endif

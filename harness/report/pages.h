@@ -13,7 +13,7 @@
 
 /* Write DIR/summary.md and DIR/index.html from DIR/results.json.  baseline: a baseline or a
  * results.json to compare with; NULL: this device's committed baseline when there is one
- * (reports/baselines/<key>.json); "none": no comparison.  0, or -1 with "ulpgate: ..." on
+ * (reports/baselines/<key>/); "none": no comparison.  0, or -1 with "ulpgate: ..." on
  * stderr naming the file. */
 int ug_report_pages(const char *dir, const char *baseline);
 
