@@ -21,7 +21,9 @@ Conventions (what a doc writer needs to know):
   (or the block's exit=N); in a pipeline every stage must, except 141 (SIGPIPE: `| head`).
 - The scratch directory holds a symlink to every top-level entry of the source root, and `build/`
   with a symlink to every entry of BUILD_DIR except `reports/` (so a doc's
-  `--report build/reports` writes into the scratch directory, not into the build).
+  `--report build/reports` writes into the scratch directory, not into the build); a command's
+  `/tmp/` paths are rewritten to the scratch directory's `tmp/` (two docs tests at once on one
+  machine share nothing).
 Links: every relative link of these files must name a file that exists; the files other branches
 are still writing (EXPECTED_LATER) are reported as skipped until they exist.
 """
@@ -184,8 +186,12 @@ def main():
                            'another branch writes it): its commands run once it exists', []))
 
     scratch = scratch_dir(src, build)
+    # the docs' /tmp/... paths go to the scratch directory's tmp/: two docs tests at once (two
+    # builds on one machine) would otherwise share /tmp/ug-report and its one-run lock
+    scratch_tmp = os.path.join(scratch, 'tmp')
+    os.makedirs(scratch_tmp, exist_ok=True)
     # `ulpgate` as the docs for an installed ulpgate write it: this build's binary, first on PATH
-    env = dict(os.environ, LC_ALL='C',
+    env = dict(os.environ, LC_ALL='C', TMPDIR=scratch_tmp,
                PATH=os.path.abspath(build) + os.pathsep + os.environ.get('PATH', ''))
     for f in files:
         if f in RUN_ELSEWHERE:
@@ -217,7 +223,7 @@ def main():
                 if BUILD_LINE.match(c):
                     diag.append('not run (the build under test): ' + c)
                 else:
-                    cmds.append(with_test_args(c, targs))
+                    cmds.append(with_test_args(c, targs).replace('/tmp/', scratch_tmp + '/'))
             if not cmds:
                 points.append((True, name, 'SKIP only builds the tree', diag))
                 continue
