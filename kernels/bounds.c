@@ -164,7 +164,18 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * to a binary32 accumulator in order, m = ceil(K/N) rounded additions to nearest:
  *     |s^ - s| <= r S + (1 + r) (g_in + gamma_m(u) (1 + g_in)) S,  g_in = (1 + c)^D_in - 1.
  * Both assume no partial sum leaves the accumulator's range (fp16 accumulation: +inf beyond
- * 65504, ug_fmt_range_exceeded) and handle underflow in ug_kernel_bound_underflow. */
+ * 65504, ug_fmt_range_exceeded) and handle underflow in ug_kernel_bound_underflow.
+ * Output (out_fmt): the accumulator itself (binary32; lt_f16_acc16's binary16 accumulator
+ * widened exactly: no rounding), or a narrower format the binary32 result is rounded to once
+ * more, to nearest (cuBLASLt's epilogue writing D in bf16 or fp16: lt_bf16_out_bf16,
+ * lt_f16_out_f16).  That last rounding is the one of the other narrow-output classes
+ * (ug_bound_terms' rounds_out): o = s^ (1 + d) + eta, |d| <= u_out = 2^-p_out (bf16 2^-8, fp16
+ * 2^-11), |eta| <= eta_out / 2 (half the output's subnormal spacing: bf16 2^-134, fp16 2^-25,
+ * only below its normal range, where d = 0), and |s^| <= |s| + b_acc, so
+ *     |o - s| <= u_out |s| + (1 + u_out) b_acc + eta_out / 2,
+ * b_acc the block_fma bound above plus its underflow term U (ug_block_underflow, which
+ * ug_measure adds after this rounding: so that term carries the (1 + u_out) itself).  Range: an output whose |s| + b_acc reaches the output's overflow threshold may round
+ * to +-inf (fp16: from 65520 on); ug_fmt_range_exceeded gives +inf (no bound) from S > 65504. */
 enum { UG_BLOCK_PROMOTE_N = 128 };
 
 typedef struct {
@@ -223,6 +234,21 @@ static double ug_block_acc(const ug_kernel *k, size_t n)
     return g_in + ug_gamma(m, ug_u32) * (1 + g_in);
 }
 
+/* Unit roundoff 2^-p of a format (base/format.h), and half its subnormal spacing (below). */
+static double ug_fmt_u(ug_fmt f)
+{
+    const ug_format *F = ug_format_of(f);
+    return F ? ldexp(1, -F->p) : ug_u32;
+}
+
+/* Whether a block class's output format is narrower than its accumulator (the result rounded
+ * once more: the derivation above). */
+static bool ug_block_out_rounds(const ug_kernel *k)
+{
+    const ug_format *A = ug_format_of(k->acc_fmt), *O = ug_format_of(k->out_fmt);
+    return A && O && O->p < A->p;
+}
+
 static double ug_bound_block_fma(const ug_kernel *k, size_t n, double S)
 {
     double r = ug_block_r(ug_block_params_of(k)), acc = ug_block_acc(k, n);
@@ -248,7 +274,8 @@ static double ug_block_underflow(const ug_kernel *k, size_t n, double operand_ma
     double uo = ldexp(1, -ug_block_params_of(k).p_op), acc = ug_block_acc(k, n);
     if (isinf(acc)) return INFINITY;
     double per = 2 * eta * operand_max * (1 + uo) + eta * eta + 0x1p-149;
-    return (double)n * per * (1 + acc) * (1 + 0x1p-40);
+    double out = ug_block_out_rounds(k) ? 1 + ug_fmt_u(k->out_fmt) : 1; /* the output's rounding */
+    return (double)n * per * (1 + acc) * out * (1 + 0x1p-40);
 }
 
 /* Operand rounding with underflow (Higham (2.8)): |fl(a) - a| <= 2^-p |a| + eta, eta the
@@ -275,12 +302,7 @@ double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_ma
     return terms * per * (1 + ug_gamma(D, 2 * ug_u32)) * (1 + 0x1p-40);
 }
 
-/* Unit roundoff 2^-p of a format (base/format.h), and half its subnormal spacing. */
-static double ug_fmt_u(ug_fmt f)
-{
-    const ug_format *F = ug_format_of(f);
-    return F ? ldexp(1, -F->p) : ug_u32;
-}
+/* Half a format's subnormal spacing (ug_fmt_u: its unit roundoff, above). */
 
 static double ug_fmt_half_eta(ug_fmt f)
 {
@@ -374,11 +396,13 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     case UG_BOUND_BLOCK_FMA_PROMOTED: b = ug_bound_block_fma(k, n, S); break;
     default: return INFINITY; /* the row classes: ug_bound_rows above */
     }
-    /* (the block classes' output is the accumulator, a binary16 one widened exactly) */
+    /* (the block classes' output is the accumulator, a binary16 one widened exactly, or
+     * narrower than it: then rounded once more, the derivation at ug_block_params) */
     bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
                       k->bound != UG_BOUND_TF32 && k->bound != UG_BOUND_F16 &&
                       k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9 &&
-                      k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED;
+                      ((k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) ||
+                       ug_block_out_rounds(k));
     if (rounds_out) /* the accumulator's s^ rounded to the output format (derivation above) */
         b = uo * s_abs + (1 + uo) * b + ug_fmt_half_eta(k->out_fmt);
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);

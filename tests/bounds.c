@@ -263,6 +263,29 @@ UG_CASE(bounds, block_fma_values)
                     ug_kernel_bound_underflow(&k, 100, 2.0),
                     100 * (2 * 0x1p-133 * 2 * (1 + 0x1p-8) + 0x1p-266 + 0x1p-149) *
                         (1 + E(5, C(16, 24))));
+    /* a bf16 / fp16 D under the binary32 accumulator (lt_bf16_out_bf16, lt_f16_out_f16): the
+     * accumulator's bound b_acc, then one rounding to nearest: u_out |s| + (1 + u_out) b_acc +
+     * eta_out / 2; the underflow term carries the (1 + u_out) too */
+    k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_BF16, k.acc_fmt = UG_F32, k.out_fmt = UG_BF16;
+    c = C(16, 24), r = R(8);
+    double bacc = r * S + (1 + r) * E(5, c) * S;
+    ug_expect_bound(t, "block_fma bf16 -> f32 -> bf16 out: u_out |s| + (1 + u_out) b_acc + 2^-134",
+                    ug_kernel_bound(&k, 100, S, s), 0x1p-8 * s + (1 + 0x1p-8) * bacc + 0x1p-134);
+    ug_expect_bound(t, "block_fma bf16 out: underflow term times (1 + u_out)",
+                    ug_kernel_bound_underflow(&k, 100, 2.0),
+                    100 * (2 * 0x1p-133 * 2 * (1 + 0x1p-8) + 0x1p-266 + 0x1p-149) *
+                        (1 + E(5, C(16, 24))) * (1 + 0x1p-8));
+    k.op_fmt = UG_F16, k.out_fmt = UG_F16;
+    r = R(11), bacc = r * S + (1 + r) * E(5, c) * S;
+    ug_expect_bound(t, "block_fma f16 -> f32 -> f16 out: u_out |s| + (1 + u_out) b_acc + 2^-25",
+                    ug_kernel_bound(&k, 100, S, s), 0x1p-11 * s + (1 + 0x1p-11) * bacc + 0x1p-25);
+    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 100, 70000, s)),
+                  "block_fma, binary16 output: S beyond 65504, no bound");
+    k.out_fmt = UG_F32, k.acc_fmt = UG_F16; /* lt_f16_acc16: widened exactly, no output term */
+    c = C(16, 11);
+    ug_expect_bound(t, "block_fma f16 accumulator widened to f32: no output rounding",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
     UG_EXPECT_MSG(strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA), "block_fma") == 0 &&
                       strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA_PROMOTED), "block_fma_promoted") == 0,
                   "block class names");

@@ -1,6 +1,7 @@
 /*
  * gpu_tensorcore.c - the tensor-core GEMMs (kernels/cuda/tensorcore.cu: cuBLASLt bf16, fp16,
- * fp16-accumulating and fp8 with and without fast accumulation; mma.sync bf16; mma.sync fp8 with
+ * fp16-accumulating, bf16 and fp16 D under a binary32 accumulator (graded in ULPs of their
+ * 16-bit output), and fp8 with and without fast accumulation; mma.sync bf16; mma.sync fp8 with
  * and without promotion every 128 terms) and the reduced-precision cuBLAS SGEMM paths
  * (vendor.cu: TF32, FAST_16F, FAST_16BF, BF16x9), error against the exact product of the
  * binary32 inputs for K = 64 ... 65536 (M = N = 32: every output of the exact oracle stays
@@ -62,7 +63,7 @@ static void ug_tc_all(ug_t *t)
         ug_input *in = ug_input_make_gemm(t, &d, UG_TC_MN, UG_TC_MN, K, 1);
         ug_tc_row rows[UG_TC_ROWS];
         int count = 0;
-        UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
+        UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F32) { /* any output format */
             if (!ug_tc_kernel(k)) continue;
             ug_result *r = ug_measure(t, k, in);
             double bound_s = ug_kernel_bound(k, K, 1.0, 1.0);
