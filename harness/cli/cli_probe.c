@@ -131,7 +131,7 @@ int ug_cmd_probe(int argc, char **argv)
         if (!ug_tc_kernel_probeable(k)) {
             if (kglob && strcmp(ug_op_name(k->op), "gemm") == 0) /* a GEMM it cannot probe */
                 printf("probe tensor-core: %s: not a GEMM on f16/bf16/tf32/fp8 operands with an "
-                       "f32 or f16 output: skipped\n", k->id);
+                       "output holding its accumulator (f32, or its own f16): skipped\n", k->id);
             continue;
         }
         found++;
@@ -148,7 +148,7 @@ int ug_cmd_probe(int argc, char **argv)
         const char *pub = gpu ? gpu : ug_tc_table_gpu_of(rows, nrows, gpu_name);
         char what[512];
         snprintf(what, sizeof what, "%s on %s", k->id, k->backend == UG_CUDA ? gpu_name : "the CPU");
-        ug_fmt kout = k->out_fmt == UG_F16 ? UG_F16 : UG_F32;
+        ug_fmt kout = ug_tc_kernel_acc(k); /* the accumulator (lt_f16_acc16's f16, widened) */
         rc |= ug_probe_one(what, ug_tc_dot_kernel, (void *)k, k->op_fmt, kout, rows, nrows, pub);
     }
     if (!found && !kglob) { /* a build without CUDA has no cuBLAS kernels: nothing to probe */

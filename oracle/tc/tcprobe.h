@@ -90,9 +90,15 @@ bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_para
                        char *out, size_t len);
 
 /* Whether k can be probed: a GEMM (by its operation's name) whose operand format (op_fmt) is
- * f16, bf16, tf32, e4m3 or e5m2 (not the bf16x9 emulation of binary32), writing binary32 or
- * binary16 (the accumulator's format: another output rounds the figures away). */
+ * f16, bf16, tf32, e4m3 or e5m2 (not the bf16x9 emulation of binary32), writing its
+ * accumulator exactly: binary32, or its own binary16 accumulator (a bf16 or fp16 D rounded from
+ * a binary32 accumulator hides the figures' bits: lt_bf16_out_bf16, lt_f16_out_f16 are graded
+ * bit for bit with the model's storage rounding instead, gpu_tcmodel/bitwise). */
 bool ug_tc_kernel_probeable(const ug_kernel *k);
+/* The accumulator of k's model row (the table's `out`): f16 for a binary16 accumulator
+ * (acc_fmt: lt_f16_acc16, whose D is widened to binary32), else f32.  k's out_fmt is the
+ * model's store_fmt. */
+ug_fmt ug_tc_kernel_acc(const ug_kernel *k);
 
 /* The black box of a GEMM kernel: a 16 x 16 x K GEMM whose every row of A is a and every column
  * of B is b, in the kernel's storage formats; every output must be the same (else an error
