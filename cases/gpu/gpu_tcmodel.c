@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sys.h"
 #include "harness/run/ug.h"
 #include "kernels/device.h"
 #include "oracle/tc/tcfamily.h"
@@ -96,7 +97,11 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU | UG_CASE_SLOW)
         }
         ug_tc_measured m;
         char err[512] = "", line[512];
-        if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err)) {
+        double t0 = ug_now_s();
+        int prc = ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err);
+        ug_note(t, "time: %d runs of the kernel (16 x 16 x 128 GEMMs) in %.3f s", m.runs,
+                ug_now_s() - t0);
+        if (prc) {
             if (strncmp(err, "unsupported: ", 13) == 0) {
                 ug_note(t, "skipped: %s", err);
                 continue;
@@ -168,6 +173,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
         void *bufA = calloc(TCM_M * TCM_K, ba), *bufB = calloc(TCM_K * TCM_N, bb),
              *bufD = calloc(TCM_M * TCM_N, bo);
         size_t outputs = 0, mismatches = 0;
+        double t_kernel = 0, t_model = 0; /* seconds: where the case's time goes */
         bool ran = bufA && bufB && bufD;
         ug_point(t, "%s equals the %s %s model bit for bit", k->id, gpu, ug_fmt_name(k->op_fmt));
         ug_note(t, "model: block %d, neab %d, carry %d, align %s, final %s, %s accumulator stored "
@@ -186,16 +192,19 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
             c.in[0] = (ug_arg){bufA, k->in_store[0], TCM_M * TCM_K};
             c.in[1] = (ug_arg){bufB, k->in_store[1], TCM_K * TCM_N};
             c.out = (ug_arg_out){bufD, k->out_fmt, TCM_M * TCM_N};
+            double t0 = ug_now_s();
             if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) { /* failed, or skipped */
                 ran = false;
                 break;
             }
+            double t1 = ug_now_s();
             char merr[512] = "";
             if (ug_tc_gemm_gpu(&mp, A, B, D, TCM_M, TCM_N, TCM_K, merr, sizeof merr) != 0) {
                 UG_EXPECT_MSG(false, "the model on the GPU: %s", merr);
                 ran = false;
                 break;
             }
+            t_kernel += t1 - t0, t_model += ug_now_s() - t1;
             size_t fam_bad = 0;
             for (size_t e = 0; e < TCM_M * TCM_N; e++) {
                 G[e] = ug_fmt_load(k->out_fmt, bufD, e);
@@ -216,6 +225,8 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU | UG_CASE_SLOW)
         }
         free(bufA), free(bufB), free(bufD);
         if (!ran) continue;
+        ug_note(t, "time: the kernel's %d GEMMs %.3f s, the GPU model's %.3f s (with the host's "
+                "rounding of the inputs)", TCM_FAMILIES, t_kernel, t_model);
         UG_EXPECT_MSG(mismatches == 0, "%zu of %zu outputs differ from the published %s model",
                       mismatches, outputs, gpu);
         UG_EXPECT_MSG(outputs >= 100000, "only %zu outputs compared (want >= 10^5)", outputs);
