@@ -10,6 +10,7 @@
  * up by a factor (1 + 2^-40) so that its own rounding never makes a correct kernel fail.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernels/kernel.h"
 
@@ -178,6 +179,39 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * to +-inf (fp16: from 65520 on); ug_fmt_range_exceeded gives +inf (no bound) from S > 65504. */
 enum { UG_BLOCK_PROMOTE_N = 128 };
 
+/* Per GPU (ug_block_models_set): the published model of the detected GPU, read from
+ * reports/tensorcore/params.tsv (block, neab, the output's precision) by the harness, replaces
+ * the envelope for the rows of its formats.  A model's block computes the steps of
+ * oracle/tc/tcmodel.h; in this derivation's terms:
+ *   b = block;
+ *   p = p_out + min(neab, 0): the bits of a block's result (a negative neab is a narrower
+ *       accumulator: the H100's fp8 keeps 24 - 10 = 14);
+ *   t = max(neab, 0): every addend is cut to a multiple of 2^(m - 23 - neab - carry), m the
+ *       largest addend's exponent after renormalisation (M >= 2^m), i.e. of at most
+ *       2^(1 - p - t) M <= 2^(2 - p - t) M (the carry bit only makes the grid finer);
+ *   alignment and final rounding toward zero (every published model) or to nearest: each
+ *       loses less than the grid, resp. less than 2^(1-p) relative: the c above holds for both.
+ * So c = 2^(1-p) + (b + 1) 2^(2-p-t) (1 + 2^(1-p)) with the GPU's own b, t, p: for the H100's
+ * bf16 (16, 2, 24) 9.5 2^-23 against the envelope's 35 2^-23 (t = 0); its fp8 (32, 0, 14) half
+ * the envelope's (p = 13).  The bound holds for the GPU if the published model is its
+ * arithmetic: gpu_tcmodel asserts that, bit for bit, on the same GPU.  Where no row names the
+ * detected GPU, the harness takes for each format pair the published row of the largest c
+ * (the most pessimistic of the GPUs measured), documented in docs/tensor-cores.md. */
+enum { UG_BLOCK_MODELS_MAX = 32 };
+static ug_block_model ug_block_models[UG_BLOCK_MODELS_MAX];
+static int ug_block_models_n;
+static char ug_block_models_src[256] = "envelope";
+
+void ug_block_models_set(const ug_block_model *m, int n, const char *source)
+{
+    ug_block_models_n = n < 0 ? 0 : n > UG_BLOCK_MODELS_MAX ? UG_BLOCK_MODELS_MAX : n;
+    for (int i = 0; i < ug_block_models_n; i++) ug_block_models[i] = m[i];
+    snprintf(ug_block_models_src, sizeof ug_block_models_src, "%s",
+             ug_block_models_n && source ? source : "envelope");
+}
+
+const char *ug_block_models_source(void) { return ug_block_models_src; }
+
 typedef struct {
     int b, t, p_acc, p_op; /* p_op 0: binary32 operands used as they are (no rounding) */
 } ug_block_params;
@@ -189,6 +223,12 @@ static ug_block_params ug_block_params_of(const ug_kernel *k)
     const ug_format *O = ug_format_of(k->op_fmt), *A = ug_format_of(k->acc_fmt);
     ug_block_params q = {16, 0, A ? A->p : 24, O && k->op_fmt != UG_F32 ? O->p : 0};
     if (ug_fmt_is_fp8(k->op_fmt)) q.b = 32, q.p_acc = 13;
+    ug_fmt acc = k->acc_fmt == UG_F16 ? UG_F16 : UG_F32; /* the model's accumulator */
+    for (int i = 0; i < ug_block_models_n; i++)
+        if (ug_block_models[i].op_fmt == k->op_fmt && ug_block_models[i].acc_fmt == acc) {
+            q.b = ug_block_models[i].b, q.t = ug_block_models[i].t, q.p_acc = ug_block_models[i].p;
+            break;
+        }
     return q;
 }
 
@@ -197,6 +237,11 @@ static double ug_block_c(ug_block_params q)
 {
     double ur = ldexp(1, 1 - q.p_acc);
     return ur + (q.b + 1) * ldexp(1, 2 - q.p_acc - q.t) * (1 + ur);
+}
+
+double ug_block_model_c(const ug_block_model *m)
+{
+    return ug_block_c((ug_block_params){m->b, m->t, m->p, 0});
 }
 
 /* r: a product's relative error from rounding both operands to nearest in op_fmt. */

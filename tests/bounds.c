@@ -286,6 +286,33 @@ UG_CASE(bounds, block_fma_values)
     c = C(16, 11);
     ug_expect_bound(t, "block_fma f16 accumulator widened to f32: no output rounding",
                     ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    /* a GPU's published model replaces the envelope for its formats (ug_block_models_set: the
+     * H100's bf16 row, b = 16, t = neab = 2, p = 24; fp8 b = 32, t = 0, p = 24 - 10 = 14), and
+     * only for those; n = 0 restores the envelope */
+    static const ug_block_model h100[] = {{UG_BF16, UG_F32, 16, 2, 24}, {UG_E4M3, UG_F32, 32, 0, 14}};
+    ug_block_models_set(h100, 2, "test: H100");
+    k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_BF16;
+    c = ldexp(1, -23) + 17 * ldexp(1, -24) * (1 + ldexp(1, -23)), r = R(8);
+    ug_expect_bound(t, "block_fma bf16 on the H100's model: c = 2^-23 + 17 2^-24 (1 + 2^-23)",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    k.op_fmt = UG_E4M3;
+    c = C(32, 14), r = R(4);
+    ug_expect_bound(t, "block_fma e4m3 on the H100's model: b = 32, p = 14",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    k.op_fmt = UG_F16; /* no model for f16: the envelope */
+    c = C(16, 24), r = R(11);
+    ug_expect_bound(t, "block_fma f16 without a model: the envelope", ug_kernel_bound(&k, 100, S, s),
+                    r * S + (1 + r) * E(5, c) * S);
+    UG_EXPECT_MSG(strcmp(ug_block_models_source(), "test: H100") == 0, "source %s",
+                  ug_block_models_source());
+    ug_block_models_set(NULL, 0, NULL);
+    k.op_fmt = UG_BF16;
+    c = C(16, 24), r = R(8);
+    ug_expect_bound(t, "block_fma bf16 after ug_block_models_set(NULL, 0): the envelope again",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    UG_EXPECT_MSG(strcmp(ug_block_models_source(), "envelope") == 0, "source %s",
+                  ug_block_models_source());
     UG_EXPECT_MSG(strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA), "block_fma") == 0 &&
                       strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA_PROMOTED), "block_fma_promoted") == 0,
                   "block class names");
@@ -312,7 +339,7 @@ static double ug_trunc_bits(double x, int p)
  * added to the accumulator s in one step, every addend truncated toward zero to the window's
  * last bit 2^(2-p-t) 2^e (e = ilogb of the largest addend, the window's top bit one binade above
  * it), the exact sum of the window truncated to p bits.  K products in order: ceil(K/b) steps. */
-static double ug_block_model(const double *prod, size_t K, int b, int p, int t)
+static double ug_block_sim(const double *prod, size_t K, int b, int p, int t)
 {
     double s = 0;
     for (size_t k0 = 0; k0 < K; k0 += (size_t)b) {
@@ -356,7 +383,7 @@ UG_CASE(bounds, block_fma_model)
         }
         ug_exact x;
         ug_exact_dot_f64(a, 1, bv, 1, K, &x);
-        double got = ug_block_model(prod, K, 16, 24, 0);
+        double got = ug_block_sim(prod, K, 16, 24, 0);
         double err = fabs((got - x.hi) - x.lo);
         double bound = ug_kernel_bound(&k, K, x.sum_abs, fabs(x.hi));
         double ratio = err / bound;

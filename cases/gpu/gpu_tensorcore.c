@@ -17,6 +17,10 @@
  *    measured error is still in the table.
  * Printed per K: each kernel's largest ULP and relative error, the largest error over S =
  * sum |a_ik b_kj| beside the bound's own figure over S (bound/S at |s| = S), and the time.
+ * The block_fma classes' b, t and p are those of the detected GPU's published row of
+ * reports/tensorcore/params.tsv (harness/run/gpu.c sets them when it finds the device; a GPU
+ * the table does not name gets the most pessimistic published row of each format pair): the
+ * table's first note says which.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +48,7 @@ static void ug_tc_table(ug_t *t, const ug_dist *d, size_t K, const ug_tc_row *ro
 {
     char label[160];
     ug_point(t, "table K=%zu %s", K, ug_dist_describe(d, label, sizeof label));
+    ug_note(t, "block_fma bounds from %s (kernels/bounds.c)", ug_block_models_source());
     ug_note(t, "%-34s %10s %10s %10s %10s %8s %8s", "kernel (M=N=32)", "ulp_max", "rel_max",
             "max err/S", "bound/S", "ratio", "ms");
     for (int i = 0; i < count; i++) {

@@ -43,6 +43,13 @@ const ug_tc_published *ug_tc_table_find(const ug_tc_published *rows, int n, cons
                                         ug_fmt in_fmt, ug_fmt out_fmt);
 /* The table's GPU key that a device name contains ("NVIDIA H100 80GB HBM3" -> "H100"); NULL. */
 const char *ug_tc_table_gpu_of(const ug_tc_published *rows, int n, const char *device_name);
+/* The block_fma bound's models (kernels/kernel.h, ug_block_model; kernels/bounds.c derives b, t,
+ * p from a row) for the GPU named device_name: its rows, and for an input/output pair it has no
+ * row of, the row of that pair whose c is the largest over every GPU of the table (the most
+ * pessimistic published model).  Returns the count (<= max); *gpu: the table's key of the
+ * device, or NULL when no row names it (every model then a most pessimistic row). */
+int ug_tc_block_models(const ug_tc_published *rows, int n, const char *device_name,
+                       ug_block_model *out, int max, const char **gpu);
 
 /* ---- the probe -------------------------------------------------------------------------- */
 
