@@ -10,6 +10,7 @@
  * up by a factor (1 + 2^-40) so that its own rounding never makes a correct kernel fail.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernels/kernel.h"
 
@@ -164,8 +165,52 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * to a binary32 accumulator in order, m = ceil(K/N) rounded additions to nearest:
  *     |s^ - s| <= r S + (1 + r) (g_in + gamma_m(u) (1 + g_in)) S,  g_in = (1 + c)^D_in - 1.
  * Both assume no partial sum leaves the accumulator's range (fp16 accumulation: +inf beyond
- * 65504, ug_fmt_range_exceeded) and handle underflow in ug_kernel_bound_underflow. */
+ * 65504, ug_fmt_range_exceeded) and handle underflow in ug_kernel_bound_underflow.
+ * Output (out_fmt): the accumulator itself (binary32; lt_f16_acc16's binary16 accumulator
+ * widened exactly: no rounding), or a narrower format the binary32 result is rounded to once
+ * more, to nearest (cuBLASLt's epilogue writing D in bf16 or fp16: lt_bf16_out_bf16,
+ * lt_f16_out_f16).  That last rounding is the one of the other narrow-output classes
+ * (ug_bound_terms' rounds_out): o = s^ (1 + d) + eta, |d| <= u_out = 2^-p_out (bf16 2^-8, fp16
+ * 2^-11), |eta| <= eta_out / 2 (half the output's subnormal spacing: bf16 2^-134, fp16 2^-25,
+ * only below its normal range, where d = 0), and |s^| <= |s| + b_acc, so
+ *     |o - s| <= u_out |s| + (1 + u_out) b_acc + eta_out / 2,
+ * b_acc the block_fma bound above plus its underflow term U (ug_block_underflow, which
+ * ug_measure adds after this rounding: so that term carries the (1 + u_out) itself).  Range: an output whose |s| + b_acc reaches the output's overflow threshold may round
+ * to +-inf (fp16: from 65520 on); ug_fmt_range_exceeded gives +inf (no bound) from S > 65504. */
 enum { UG_BLOCK_PROMOTE_N = 128 };
+
+/* Per GPU (ug_block_models_set): the published model of the detected GPU, read from
+ * reports/tensorcore/params.tsv (block, neab, the output's precision) by the harness, replaces
+ * the envelope for the rows of its formats.  A model's block computes the steps of
+ * oracle/tc/tcmodel.h; in this derivation's terms:
+ *   b = block;
+ *   p = p_out + min(neab, 0): the bits of a block's result (a negative neab is a narrower
+ *       accumulator: the H100's fp8 keeps 24 - 10 = 14);
+ *   t = max(neab, 0): every addend is cut to a multiple of 2^(m - 23 - neab - carry), m the
+ *       largest addend's exponent after renormalisation (M >= 2^m), i.e. of at most
+ *       2^(1 - p - t) M <= 2^(2 - p - t) M (the carry bit only makes the grid finer);
+ *   alignment and final rounding toward zero (every published model) or to nearest: each
+ *       loses less than the grid, resp. less than 2^(1-p) relative: the c above holds for both.
+ * So c = 2^(1-p) + (b + 1) 2^(2-p-t) (1 + 2^(1-p)) with the GPU's own b, t, p: for the H100's
+ * bf16 (16, 2, 24) 9.5 2^-23 against the envelope's 35 2^-23 (t = 0); its fp8 (32, 0, 14) half
+ * the envelope's (p = 13).  The bound holds for the GPU if the published model is its
+ * arithmetic: gpu_tcmodel asserts that, bit for bit, on the same GPU.  Where no row names the
+ * detected GPU, the harness takes for each format pair the published row of the largest c
+ * (the most pessimistic of the GPUs measured), documented in docs/tensor-cores.md. */
+enum { UG_BLOCK_MODELS_MAX = 32 };
+static ug_block_model ug_block_models[UG_BLOCK_MODELS_MAX];
+static int ug_block_models_n;
+static char ug_block_models_src[256] = "envelope";
+
+void ug_block_models_set(const ug_block_model *m, int n, const char *source)
+{
+    ug_block_models_n = n < 0 ? 0 : n > UG_BLOCK_MODELS_MAX ? UG_BLOCK_MODELS_MAX : n;
+    for (int i = 0; i < ug_block_models_n; i++) ug_block_models[i] = m[i];
+    snprintf(ug_block_models_src, sizeof ug_block_models_src, "%s",
+             ug_block_models_n && source ? source : "envelope");
+}
+
+const char *ug_block_models_source(void) { return ug_block_models_src; }
 
 typedef struct {
     int b, t, p_acc, p_op; /* p_op 0: binary32 operands used as they are (no rounding) */
@@ -178,6 +223,12 @@ static ug_block_params ug_block_params_of(const ug_kernel *k)
     const ug_format *O = ug_format_of(k->op_fmt), *A = ug_format_of(k->acc_fmt);
     ug_block_params q = {16, 0, A ? A->p : 24, O && k->op_fmt != UG_F32 ? O->p : 0};
     if (ug_fmt_is_fp8(k->op_fmt)) q.b = 32, q.p_acc = 13;
+    ug_fmt acc = k->acc_fmt == UG_F16 ? UG_F16 : UG_F32; /* the model's accumulator */
+    for (int i = 0; i < ug_block_models_n; i++)
+        if (ug_block_models[i].op_fmt == k->op_fmt && ug_block_models[i].acc_fmt == acc) {
+            q.b = ug_block_models[i].b, q.t = ug_block_models[i].t, q.p_acc = ug_block_models[i].p;
+            break;
+        }
     return q;
 }
 
@@ -186,6 +237,11 @@ static double ug_block_c(ug_block_params q)
 {
     double ur = ldexp(1, 1 - q.p_acc);
     return ur + (q.b + 1) * ldexp(1, 2 - q.p_acc - q.t) * (1 + ur);
+}
+
+double ug_block_model_c(const ug_block_model *m)
+{
+    return ug_block_c((ug_block_params){m->b, m->t, m->p, 0});
 }
 
 /* r: a product's relative error from rounding both operands to nearest in op_fmt. */
@@ -223,6 +279,21 @@ static double ug_block_acc(const ug_kernel *k, size_t n)
     return g_in + ug_gamma(m, ug_u32) * (1 + g_in);
 }
 
+/* Unit roundoff 2^-p of a format (base/format.h), and half its subnormal spacing (below). */
+static double ug_fmt_u(ug_fmt f)
+{
+    const ug_format *F = ug_format_of(f);
+    return F ? ldexp(1, -F->p) : ug_u32;
+}
+
+/* Whether a block class's output format is narrower than its accumulator (the result rounded
+ * once more: the derivation above). */
+static bool ug_block_out_rounds(const ug_kernel *k)
+{
+    const ug_format *A = ug_format_of(k->acc_fmt), *O = ug_format_of(k->out_fmt);
+    return A && O && O->p < A->p;
+}
+
 static double ug_bound_block_fma(const ug_kernel *k, size_t n, double S)
 {
     double r = ug_block_r(ug_block_params_of(k)), acc = ug_block_acc(k, n);
@@ -248,7 +319,8 @@ static double ug_block_underflow(const ug_kernel *k, size_t n, double operand_ma
     double uo = ldexp(1, -ug_block_params_of(k).p_op), acc = ug_block_acc(k, n);
     if (isinf(acc)) return INFINITY;
     double per = 2 * eta * operand_max * (1 + uo) + eta * eta + 0x1p-149;
-    return (double)n * per * (1 + acc) * (1 + 0x1p-40);
+    double out = ug_block_out_rounds(k) ? 1 + ug_fmt_u(k->out_fmt) : 1; /* the output's rounding */
+    return (double)n * per * (1 + acc) * out * (1 + 0x1p-40);
 }
 
 /* Operand rounding with underflow (Higham (2.8)): |fl(a) - a| <= 2^-p |a| + eta, eta the
@@ -275,12 +347,7 @@ double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_ma
     return terms * per * (1 + ug_gamma(D, 2 * ug_u32)) * (1 + 0x1p-40);
 }
 
-/* Unit roundoff 2^-p of a format (base/format.h), and half its subnormal spacing. */
-static double ug_fmt_u(ug_fmt f)
-{
-    const ug_format *F = ug_format_of(f);
-    return F ? ldexp(1, -F->p) : ug_u32;
-}
+/* Half a format's subnormal spacing (ug_fmt_u: its unit roundoff, above). */
 
 static double ug_fmt_half_eta(ug_fmt f)
 {
@@ -374,11 +441,13 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     case UG_BOUND_BLOCK_FMA_PROMOTED: b = ug_bound_block_fma(k, n, S); break;
     default: return INFINITY; /* the row classes: ug_bound_rows above */
     }
-    /* (the block classes' output is the accumulator, a binary16 one widened exactly) */
+    /* (the block classes' output is the accumulator, a binary16 one widened exactly, or
+     * narrower than it: then rounded once more, the derivation at ug_block_params) */
     bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
                       k->bound != UG_BOUND_TF32 && k->bound != UG_BOUND_F16 &&
                       k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9 &&
-                      k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED;
+                      ((k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) ||
+                       ug_block_out_rounds(k));
     if (rounds_out) /* the accumulator's s^ rounded to the output format (derivation above) */
         b = uo * s_abs + (1 + uo) * b + ug_fmt_half_eta(k->out_fmt);
     return ug_ftz_term(k, n, b) * (1 + 0x1p-40);

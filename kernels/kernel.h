@@ -112,6 +112,22 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
  * largest |operand| of the input; 0 for the others.  Added to ug_kernel_bound where that is
  * finite.  (kernels/bounds.c) */
 double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_max);
+/* The block_fma classes' parameters for one operand format and accumulator (kernels/bounds.c):
+ * blocks of at most b products, t extra alignment bits, p bits in a block's result. */
+typedef struct ug_block_model {
+    ug_fmt op_fmt, acc_fmt; /* acc_fmt: f32, or f16 for a binary16 accumulator */
+    int b, t, p;
+} ug_block_model;
+/* The process's block models (the harness sets the detected GPU's, from the published table
+ * reports/tensorcore/params.tsv: oracle/tc/tcprobe.h, ug_tc_block_models): a block_fma row
+ * whose op_fmt and accumulator match one takes its b, t, p instead of the envelope (b = the
+ * instruction's k, t = 0, p = the accumulator's, fp8 13).  n = 0 restores the envelope; at most
+ * 32 models; source says where they come from (copied).  Not thread-safe: set before measuring. */
+void ug_block_models_set(const ug_block_model *m, int n, const char *source);
+/* "envelope", or the source given to ug_block_models_set. */
+const char *ug_block_models_source(void);
+/* c of one block of model m: 2^(1-p) + (b + 1) 2^(2-p-t) (1 + 2^(1-p)) (bounds.c derives it). */
+double ug_block_model_c(const ug_block_model *m);
 /* The largest operand magnitude k's class admits (binary16: 65504; else +inf): beyond it an
  * operand may overflow and no bound holds. */
 double ug_kernel_operand_limit(const ug_kernel *k);

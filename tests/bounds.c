@@ -263,6 +263,56 @@ UG_CASE(bounds, block_fma_values)
                     ug_kernel_bound_underflow(&k, 100, 2.0),
                     100 * (2 * 0x1p-133 * 2 * (1 + 0x1p-8) + 0x1p-266 + 0x1p-149) *
                         (1 + E(5, C(16, 24))));
+    /* a bf16 / fp16 D under the binary32 accumulator (lt_bf16_out_bf16, lt_f16_out_f16): the
+     * accumulator's bound b_acc, then one rounding to nearest: u_out |s| + (1 + u_out) b_acc +
+     * eta_out / 2; the underflow term carries the (1 + u_out) too */
+    k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_BF16, k.acc_fmt = UG_F32, k.out_fmt = UG_BF16;
+    c = C(16, 24), r = R(8);
+    double bacc = r * S + (1 + r) * E(5, c) * S;
+    ug_expect_bound(t, "block_fma bf16 -> f32 -> bf16 out: u_out |s| + (1 + u_out) b_acc + 2^-134",
+                    ug_kernel_bound(&k, 100, S, s), 0x1p-8 * s + (1 + 0x1p-8) * bacc + 0x1p-134);
+    ug_expect_bound(t, "block_fma bf16 out: underflow term times (1 + u_out)",
+                    ug_kernel_bound_underflow(&k, 100, 2.0),
+                    100 * (2 * 0x1p-133 * 2 * (1 + 0x1p-8) + 0x1p-266 + 0x1p-149) *
+                        (1 + E(5, C(16, 24))) * (1 + 0x1p-8));
+    k.op_fmt = UG_F16, k.out_fmt = UG_F16;
+    r = R(11), bacc = r * S + (1 + r) * E(5, c) * S;
+    ug_expect_bound(t, "block_fma f16 -> f32 -> f16 out: u_out |s| + (1 + u_out) b_acc + 2^-25",
+                    ug_kernel_bound(&k, 100, S, s), 0x1p-11 * s + (1 + 0x1p-11) * bacc + 0x1p-25);
+    UG_EXPECT_MSG(isinf(ug_kernel_bound(&k, 100, 70000, s)),
+                  "block_fma, binary16 output: S beyond 65504, no bound");
+    k.out_fmt = UG_F32, k.acc_fmt = UG_F16; /* lt_f16_acc16: widened exactly, no output term */
+    c = C(16, 11);
+    ug_expect_bound(t, "block_fma f16 accumulator widened to f32: no output rounding",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    /* a GPU's published model replaces the envelope for its formats (ug_block_models_set: the
+     * H100's bf16 row, b = 16, t = neab = 2, p = 24; fp8 b = 32, t = 0, p = 24 - 10 = 14), and
+     * only for those; n = 0 restores the envelope */
+    static const ug_block_model h100[] = {{UG_BF16, UG_F32, 16, 2, 24}, {UG_E4M3, UG_F32, 32, 0, 14}};
+    ug_block_models_set(h100, 2, "test: H100");
+    k = ug_row_of(UG_BOUND_BLOCK_FMA, UG_OP_GEMM);
+    k.op_fmt = UG_BF16;
+    c = ldexp(1, -23) + 17 * ldexp(1, -24) * (1 + ldexp(1, -23)), r = R(8);
+    ug_expect_bound(t, "block_fma bf16 on the H100's model: c = 2^-23 + 17 2^-24 (1 + 2^-23)",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    k.op_fmt = UG_E4M3;
+    c = C(32, 14), r = R(4);
+    ug_expect_bound(t, "block_fma e4m3 on the H100's model: b = 32, p = 14",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    k.op_fmt = UG_F16; /* no model for f16: the envelope */
+    c = C(16, 24), r = R(11);
+    ug_expect_bound(t, "block_fma f16 without a model: the envelope", ug_kernel_bound(&k, 100, S, s),
+                    r * S + (1 + r) * E(5, c) * S);
+    UG_EXPECT_MSG(strcmp(ug_block_models_source(), "test: H100") == 0, "source %s",
+                  ug_block_models_source());
+    ug_block_models_set(NULL, 0, NULL);
+    k.op_fmt = UG_BF16;
+    c = C(16, 24), r = R(8);
+    ug_expect_bound(t, "block_fma bf16 after ug_block_models_set(NULL, 0): the envelope again",
+                    ug_kernel_bound(&k, 100, S, s), r * S + (1 + r) * E(5, c) * S);
+    UG_EXPECT_MSG(strcmp(ug_block_models_source(), "envelope") == 0, "source %s",
+                  ug_block_models_source());
     UG_EXPECT_MSG(strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA), "block_fma") == 0 &&
                       strcmp(ug_bound_class_name(UG_BOUND_BLOCK_FMA_PROMOTED), "block_fma_promoted") == 0,
                   "block class names");
@@ -289,7 +339,7 @@ static double ug_trunc_bits(double x, int p)
  * added to the accumulator s in one step, every addend truncated toward zero to the window's
  * last bit 2^(2-p-t) 2^e (e = ilogb of the largest addend, the window's top bit one binade above
  * it), the exact sum of the window truncated to p bits.  K products in order: ceil(K/b) steps. */
-static double ug_block_model(const double *prod, size_t K, int b, int p, int t)
+static double ug_block_sim(const double *prod, size_t K, int b, int p, int t)
 {
     double s = 0;
     for (size_t k0 = 0; k0 < K; k0 += (size_t)b) {
@@ -333,7 +383,7 @@ UG_CASE(bounds, block_fma_model)
         }
         ug_exact x;
         ug_exact_dot_f64(a, 1, bv, 1, K, &x);
-        double got = ug_block_model(prod, K, 16, 24, 0);
+        double got = ug_block_sim(prod, K, 16, 24, 0);
         double err = fabs((got - x.hi) - x.lo);
         double bound = ug_kernel_bound(&k, K, x.sum_abs, fabs(x.hi));
         double ratio = err / bound;

@@ -17,6 +17,9 @@
  *                           that change each parameter (the probe's own proof)
  *   tcmodel/table           the published table loads; a malformed one is refused, naming the
  *                           file and line
+ *   tcmodel/bound_models    the block_fma bound's parameters per GPU from the table
+ *                           (ug_tc_block_models): the H100's own rows; for a GPU the table does
+ *                           not name, the most pessimistic row of each format pair
  */
 #include <math.h>
 #include <stdint.h>
@@ -204,6 +207,47 @@ UG_CASE(tcmodel, probe_recovers)
         {"bf16 block 64, neab 1", {UG_BF16, UG_F32, 64, 1, true, UG_TC_RZ, UG_TC_RZ, true, true}},
     };
     for (size_t i = 0; i < sizeof syn / sizeof syn[0]; i++) tc_recover(t, syn[i].what, &syn[i].p);
+}
+
+/* The model of in -> acc among m[0..n), or NULL. */
+static const ug_block_model *tc_bm(const ug_block_model *m, int n, ug_fmt in, ug_fmt acc)
+{
+    for (int i = 0; i < n; i++)
+        if (m[i].op_fmt == in && m[i].acc_fmt == acc) return &m[i];
+    return NULL;
+}
+
+UG_CASE(tcmodel, bound_models)
+{
+    int n = tc_table(t);
+    ug_block_model m[UG_TC_TABLE_MAX];
+    const char *gpu = NULL;
+    static const struct {
+        const char *device;
+        ug_fmt in, acc;
+        int b, t, p;
+        const char *why;
+    } want[] = {
+        {"NVIDIA H100 80GB HBM3", UG_BF16, UG_F32, 16, 2, 24, "the H100's bf16 row"},
+        {"NVIDIA H100 80GB HBM3", UG_E4M3, UG_F32, 32, 0, 14, "the H100's fp8 row: p = 24 - 10"},
+        {"NVIDIA H100 80GB HBM3", UG_F16, UG_F16, 16, 2, 11, "the H100's fp16-accumulator row"},
+        {"NVIDIA L4", UG_F16, UG_F32, 4, 0, 24, "no L4 row: V100's (largest c: 11 2^-23)"},
+        {"NVIDIA L4", UG_BF16, UG_F32, 8, 1, 24, "no L4 row: A100's (10 2^-23 > 9.5 2^-23)"},
+        {"NVIDIA L4", UG_E4M3, UG_F32, 32, 0, 14, "no L4 row: H100's fp8 (B200's neab 2 is finer)"},
+        {"NVIDIA L4", UG_F16, UG_F16, 4, 0, 11, "no L4 row: V100's fp16 accumulator"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int c = ug_tc_block_models(g_rows, n, want[i].device, m, UG_TC_TABLE_MAX, &gpu);
+        const ug_block_model *b = tc_bm(m, c, want[i].in, want[i].acc);
+        ug_point(t, "bound model %s %s -> %s: %s", want[i].device, ug_fmt_name(want[i].in),
+                 ug_fmt_name(want[i].acc), want[i].why);
+        UG_EXPECT_MSG(b && b->b == want[i].b && b->t == want[i].t && b->p == want[i].p,
+                      "got b %d t %d p %d, want %d %d %d", b ? b->b : -1, b ? b->t : -1,
+                      b ? b->p : -1, want[i].b, want[i].t, want[i].p);
+        bool named = strstr(want[i].device, "H100") != NULL;
+        UG_EXPECT_MSG(named ? gpu && strcmp(gpu, "H100") == 0 : gpu == NULL, "GPU key %s",
+                      gpu ? gpu : "(none)");
+    }
 }
 
 UG_CASE(tcmodel, table)

@@ -66,13 +66,13 @@ static bool ug_inv_has_configs(const ug_kernel *k)
     return k->family && strcmp(k->family->name, "tensorcore") == 0;
 }
 
-/* Run k on trial 0 of in under launch configuration cfg and compare with ref (M x N).  Returns
- * after noting an unsupported configuration; fails the point on a kernel error or on the first
- * differing element. */
-static void ug_inv_compare(ug_t *t, const ug_kernel *k, const ug_input *in, const float *ref, int cfg)
+/* Run k on trial 0 of in under launch configuration cfg and compare with ref (M x N, in k's
+ * out_fmt, as the harness keeps it).  Returns after noting an unsupported configuration; fails
+ * the point on a kernel error or on the first differing element. */
+static void ug_inv_compare(ug_t *t, const ug_kernel *k, const ug_input *in, const void *ref, int cfg)
 {
-    size_t M = in->gemm_m, N = in->gemm_n;
-    float *out = malloc(M * N * sizeof *out);
+    size_t M = in->gemm_m, N = in->gemm_n, bytes = ug_fmt_bytes(k->out_fmt);
+    unsigned char *out = malloc(M * N * bytes);
     UG_ASSERT(out != NULL);
     ug_call c;
     memset(&c, 0, sizeof c);
@@ -80,7 +80,8 @@ static void ug_inv_compare(ug_t *t, const ug_kernel *k, const ug_input *in, cons
     c.n = M;
     c.gemm_n = N;
     c.gemm_k = in->gemm_k;
-    ug_call_set_f32(&c, in->x[0], in->y[0], out);
+    ug_call_set_f32(&c, in->x[0], in->y[0], NULL);
+    c.out = (ug_arg_out){out, k->out_fmt, M * N}; /* the row's output format (bf16 D: 2 bytes) */
     c.launch_config = cfg;
     if (ug_kernel_run(k, &c) != 0) {
         if (c.unsupported)
@@ -91,14 +92,15 @@ static void ug_inv_compare(ug_t *t, const ug_kernel *k, const ug_input *in, cons
         return;
     }
     size_t e = 0;
-    while (e < M * N && memcmp(&out[e], &ref[e], sizeof(float)) == 0) e++;
+    while (e < M * N && memcmp(out + e * bytes, (const unsigned char *)ref + e * bytes, bytes) == 0) e++;
     if (e == M * N)
         ug_note(t, "%s, %s: the bits of '%s'", k->id, ug_inv_config_name[cfg], ug_inv_config_name[0]);
     UG_EXPECT_MSG(e == M * N,
                   "%s: '%s' and '%s' differ, first at element %zu (row %zu, column %zu): %a vs %a "
                   "(M=%zu N=%zu K=%zu)",
                   k->id, ug_inv_config_name[cfg], ug_inv_config_name[0], e, e / N, e % N,
-                  e < M * N ? (double)out[e] : 0.0, e < M * N ? (double)ref[e] : 0.0, M, N,
+                  e < M * N ? ug_fmt_load(k->out_fmt, out, e) : 0.0,
+                  e < M * N ? ug_fmt_load(k->out_fmt, ref, e) : 0.0, M, N,
                   in->gemm_k);
     free(out);
 }
@@ -108,7 +110,7 @@ UG_CASE_EX(gpu_invariance, configs, UG_CASE_GPU)
     ug_dist d = ug_normal(0, 1);
     if (!ug_n_selected(t, UG_INV_M)) return;
     ug_input *in = ug_input_make_gemm(t, &d, UG_INV_M, UG_INV_N, UG_INV_K, 1);
-    UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
+    UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F32) { /* bf16/fp16 D too */
         if (!ug_inv_has_configs(k) || k->nondeterministic) continue;
         ug_result *r = ug_measure_repeat(t, k, in, 3);
         UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c */
@@ -125,13 +127,15 @@ UG_CASE_EX(gpu_invariance, configs, UG_CASE_GPU)
     ug_input_free(t, in);
 }
 
-/* The largest K for which a sum of K ones is exact in k's accumulator: 2^p. */
+/* The largest K for which a sum of K ones is exact in k's accumulator and output: 2^p, p the
+ * smaller precision (a bf16 D holds the integers up to 2^8 exactly). */
 static size_t ug_inv_exact_k(const ug_kernel *k)
 {
-    const ug_format *A = ug_format_of(k->acc_fmt);
+    const ug_format *A = ug_format_of(k->acc_fmt), *O = ug_format_of(k->out_fmt);
     int p = A ? A->p : 24;
     if (k->op_fmt == UG_E4M3 || k->op_fmt == UG_E5M2) p = p < 13 ? p : 13;
     if (k->op_fmt == UG_F16 && k->acc_fmt == UG_F16) p = 11;
+    if (O && O->p < p) p = O->p;
     return (size_t)1 << p;
 }
 
@@ -146,10 +150,11 @@ UG_CASE_EX(gpu_invariance, ones_ktail, UG_CASE_GPU)
         for (size_t i = 0; i < sizeof tails / sizeof tails[0] && nk < 63; i++)
             if (128 * js[j] + tails[i] > 33) ks[nk++] = 128 * js[j] + tails[i];
     ks[nk++] = KMAX;
-    float *a = malloc((size_t)MN * KMAX * sizeof *a), *out = malloc((size_t)MN * MN * sizeof *out);
+    float *a = malloc((size_t)MN * KMAX * sizeof *a);
+    unsigned char *out = malloc((size_t)MN * MN * sizeof(double)); /* any output format */
     UG_ASSERT(a != NULL && out != NULL);
     for (size_t i = 0; i < (size_t)MN * KMAX; i++) a[i] = 1.0f;
-    UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
+    UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F32) { /* bf16/fp16 D too */
         ug_point(t, "ones_ktail %s", k->id);
         if (!ug_gpu_available()) {
             ug_skip(t, "no CUDA device");
@@ -169,7 +174,8 @@ UG_CASE_EX(gpu_invariance, ones_ktail, UG_CASE_GPU)
             c.n = MN;
             c.gemm_n = MN;
             c.gemm_k = K;
-            ug_call_set_f32(&c, a, a, out); /* A MN x K and B K x MN: both all ones */
+            ug_call_set_f32(&c, a, a, NULL); /* A MN x K and B K x MN: both all ones */
+            c.out = (ug_arg_out){out, k->out_fmt, (size_t)MN * MN};
             if (ug_kernel_run(k, &c) != 0) {
                 if (!c.unsupported) {
                     UG_EXPECT_MSG(false, "%s, K=%zu: kernel failed: %s", k->id, K, c.err);
@@ -180,11 +186,11 @@ UG_CASE_EX(gpu_invariance, ones_ktail, UG_CASE_GPU)
             }
             checked++;
             size_t e = 0;
-            while (e < (size_t)MN * MN && out[e] == (float)K) e++;
+            while (e < (size_t)MN * MN && ug_fmt_load(k->out_fmt, out, e) == (double)K) e++;
             bool all = e == (size_t)MN * MN;
             UG_EXPECT_MSG(all, "%s: K=%zu (= 128*%zu + %zu): element %zu (row %zu, column %zu) is "
                                "%a, want %zu exactly", k->id, K, K / 128, K % 128, e, e / MN,
-                          e % MN, all ? 0.0 : (double)out[e], K);
+                          e % MN, all ? 0.0 : ug_fmt_load(k->out_fmt, out, e), K);
             if (!all) break;
         }
         ug_note(t, "%s: %zu K checked (1 ... %zu), %zu not offered%s%s, %zu beyond its exact "

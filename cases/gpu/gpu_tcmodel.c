@@ -18,10 +18,18 @@
  *                        x 128 x 128 outputs of K = 256 (114688 outputs >= 10^5): random
  *                        (uniform, normal, wide exponents) and adversarial (cancellation, one
  *                        large term per block, near-ties at the alignment grid, tiny values
- *                        near binary32's subnormals).  A mismatch names the first element, its
- *                        inputs, and which one-parameter variants of the model would match it.
- *                        The model is the published row with the figures the probe measured
- *                        through that kernel in their place (cuBLAS SGEMM FAST_16F: block 8).
+ *                        near binary32's subnormals; oracle/tc/tcfamily.h).  A mismatch names
+ *                        the first element, its inputs, and which one-parameter variants of the
+ *                        model would match it.
+ * The model row of a kernel: its operand format (op_fmt) and accumulator (ug_tc_kernel_acc:
+ * lt_f16_acc16's binary16, else binary32), or the row tcm_known names for a kernel that runs
+ * another format's path (mma_e4m3: f16 on sm_90); every figure the probe measures through the
+ * kernel takes its place (cuBLAS SGEMM FAST_16F: block 8).  Its out_fmt is the model's storage
+ * (a bf16 or fp16 D rounded from the binary32 accumulator to nearest: lt_bf16_out_bf16,
+ * lt_f16_out_f16).  The model's GEMM runs on the device (oracle/tc/tcmodel_gpu.h: the integer
+ * model, bit for bit the CPU model, asserted by the tcmodel_gpu test); the first mismatch's
+ * diagnosis runs the CPU model (one output, nine variants).  Kernels the chained model does not
+ * describe (tcm_unmodelled) are expected failures with what the H100 showed.
  */
 #include <math.h>
 #include <stdint.h>
@@ -29,13 +37,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sys.h"
 #include "harness/run/ug.h"
 #include "kernels/device.h"
+#include "oracle/tc/tcfamily.h"
+#include "oracle/tc/tcmodel_gpu.h"
 #include "oracle/tc/tcprobe.h"
 
 static bool tcm_kernel_ok(const ug_kernel *k)
 {
     return k->backend == UG_CUDA && ug_tc_kernel_probeable(k);
+}
+
+/* The bit-for-bit check takes the kernels the probe takes and those whose 16-bit D is the
+ * binary32 accumulator rounded once (the model's store_fmt). */
+static bool tcm_kernel_bitwise(const ug_kernel *k)
+{
+    if (tcm_kernel_ok(k)) return true;
+    ug_kernel q = *k;
+    q.out_fmt = UG_F32;
+    return k->backend == UG_CUDA && ug_tc_kernel_acc(k) == UG_F32 &&
+           (k->out_fmt == UG_BF16 || k->out_fmt == UG_F16) && ug_tc_kernel_probeable(&q);
 }
 
 /* The published rows and the detected GPU's key; NULL (the case skipped, saying why) if none. */
@@ -182,7 +204,7 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU)
     int n = 0;
     const char *gpu = tcm_gpu(t, rows, &n);
     if (!gpu) return;
-    UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*") {
+    UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*", UG_F32) {
         if (!tcm_kernel_ok(k)) continue;
         const ug_tc_published *pub = tcm_row(rows, n, gpu, k);
         ug_point(t, "%s probe vs the published %s %s model", k->id, gpu,
@@ -195,7 +217,11 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU)
         }
         ug_tc_measured m;
         char err[512] = "", line[512];
-        if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err)) {
+        double t0 = ug_now_s();
+        int prc = ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err);
+        ug_note(t, "time: %d runs of the kernel (16 x 16 x 128 GEMMs) in %.3f s", m.runs,
+                ug_now_s() - t0);
+        if (prc) {
             if (strncmp(err, "unsupported: ", 13) == 0) {
                 ug_note(t, "skipped: %s", err);
                 continue;
@@ -233,43 +259,7 @@ static bool tcm_same(const ug_tc_params *a, const ug_tc_params *b)
 
 /* ---- bit for bit ------------------------------------------------------------------------ */
 
-enum { TCM_M = 128, TCM_N = 128, TCM_K = 256, TCM_FAMILIES = 7 };
-
-static uint64_t tcm_rng(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double tcm_unif(uint64_t *s) { return (double)(tcm_rng(s) >> 11) * 0x1p-53; }
-
-static const char *const tcm_family[TCM_FAMILIES] = {
-    "uniform [0,1)", "normal(0,1)", "signed, exponents -8..8", "cancelling pairs",
-    "one large term per 16", "near-ties at the grid", "tiny (2^-60 scale)"};
-
-/* Element idx of A (row-major M x K; b: B, K x N) of family f, a number of fmt (finite). */
-static double tcm_value(int f, bool b, size_t idx, ug_fmt fmt, uint64_t *s)
-{
-    size_t kk = b ? idx / TCM_N : idx % TCM_K;
-    double v, u = tcm_unif(s), sg = tcm_rng(s) & 1 ? -1 : 1;
-    switch (f) {
-    case 0: v = u; break;
-    case 1: v = sqrt(-2 * log(u + 0x1p-60)) * cos(6.283185307179586 * tcm_unif(s)); break;
-    case 2: v = sg * ldexp(1 + u, (int)(tcm_rng(s) % 17) - 8); break;
-    case 3: /* A: x, x' alternating in pairs; B: +1, -1: each pair cancels to a few low bits */
-        v = b ? (kk & 1 ? -1.0 : 1.0) : 1 + floor(u * 8) / 8 + (kk & 1 ? ldexp(sg, -7) : 0);
-        break;
-    case 4: v = kk % 16 == 0 ? sg * ldexp(1 + u, 6) : sg * ldexp(1 + u, -10); break;
-    case 5: v = 1 + ldexp(floor(u * 128), -7) + (kk % 3 == 0 ? ldexp(1.0, -7) : 0); break;
-    default: v = sg * ldexp(1 + u, -30 - (int)(tcm_rng(s) % 8)); break;
-    }
-    const ug_format *F = ug_format_of(fmt);
-    if (f == 6 && fmt != UG_BF16 && fmt != UG_TF32) v = ldexp(v, 24); /* narrow formats: in range */
-    v = ug_fmt_round(fmt, v, UG_RN);
-    if (!(fabs(v) <= F->max)) v = copysign(F->max, v);
-    return v;
-}
+enum { TCM_M = 128, TCM_N = 128, TCM_K = 256, TCM_FAMILIES = UG_TC_FAMILIES };
 
 /* Which one-parameter variants of p reproduce got for row i, column j: a diagnosis line. */
 static void tcm_diagnose(ug_t *t, const ug_tc_params *p, const double *A, const double *B,
@@ -312,82 +302,97 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
     double *A = malloc(sizeof(double) * (TCM_M * TCM_K + TCM_K * TCM_N + 2 * TCM_M * TCM_N));
     UG_ASSERT_MSG(A != NULL, "out of memory");
     double *B = A + TCM_M * TCM_K, *D = B + TCM_K * TCM_N, *G = D + TCM_M * TCM_N;
-    UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*") {
-        if (!tcm_kernel_ok(k)) continue;
+    UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*", UG_F32) {
+        if (!tcm_kernel_bitwise(k)) continue;
         const ug_tc_published *pub = tcm_row(rows, n, gpu, k);
         if (!pub) continue;
+        ug_tc_params mp;
         size_t ba = ug_fmt_bytes(k->in_store[0]), bb = ug_fmt_bytes(k->in_store[1]),
                bo = ug_fmt_bytes(k->out_fmt);
         void *bufA = calloc(TCM_M * TCM_K, ba), *bufB = calloc(TCM_K * TCM_N, bb),
              *bufD = calloc(TCM_M * TCM_N, bo);
         size_t outputs = 0, mismatches = 0;
+        double t_kernel = 0, t_model = 0; /* seconds: where the case's time goes */
         bool ran = bufA && bufB && bufD;
         ug_point(t, "%s equals the %s %s model bit for bit", k->id, gpu, ug_fmt_name(k->op_fmt));
         const char *unmodelled = tcm_unmodelled_why(t, k, gpu);
         if (unmodelled) ug_xfail(t, unmodelled);
         /* the model's parameters: the published row, each figure the probe measures through
-         * this kernel in its place (the probe's table, per GPU and kernel) */
-        ug_tc_measured m;
-        ug_tc_params model;
-        char err[512] = "";
-        if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err)) {
-            free(bufA), free(bufB), free(bufD);
-            if (strncmp(err, "unsupported: ", 13) == 0) {
-                ug_note(t, "skipped: %s", err);
+         * this kernel in its place (the probe's table, per GPU and kernel); a kernel whose D is
+         * rounded after the accumulator (bf16 or fp16 out) is not probed: the row as published */
+        ug_tc_params model = pub->p;
+        if (ug_tc_kernel_probeable(k)) {
+            ug_tc_measured m;
+            char err[512] = "";
+            if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err,
+                            sizeof err)) {
+                free(bufA), free(bufB), free(bufD);
+                if (strncmp(err, "unsupported: ", 13) == 0) {
+                    ug_note(t, "skipped: %s", err);
+                    continue;
+                }
+                UG_EXPECT_MSG(false, "the probe failed after %d runs: %s", m.runs, err);
                 continue;
             }
-            UG_EXPECT_MSG(false, "the probe failed after %d runs: %s", m.runs, err);
-            continue;
+            if (ug_tc_params_measured(&pub->p, &m, &model, err, sizeof err)) {
+                free(bufA), free(bufB), free(bufD);
+                UG_EXPECT_MSG(false, "%s", err);
+                continue;
+            }
         }
-        if (ug_tc_params_measured(&pub->p, &m, &model, err, sizeof err)) {
-            free(bufA), free(bufB), free(bufD);
-            UG_EXPECT_MSG(false, "%s", err);
-            continue;
-        }
-        ug_note(t, "model: block %d, neab %d, carry %d, align %s, final %s (%s%s)", model.block,
-                model.neab, model.carry_bit, ug_tc_rmode_name(model.align),
-                ug_tc_rmode_name(model.final), pub->source,
-                tcm_same(&model, &pub->p) ? "" : "; measured figures in its place");
+        mp = model;
+        mp.store_fmt = k->out_fmt; /* stored as the kernel stores D */
+        ug_note(t, "model: block %d, neab %d, carry %d, align %s, final %s, %s accumulator stored "
+                "as %s (%s%s)", mp.block, mp.neab, mp.carry_bit, ug_tc_rmode_name(mp.align),
+                ug_tc_rmode_name(mp.final), ug_fmt_name(mp.out_fmt), ug_fmt_name(mp.store_fmt),
+                pub->source, tcm_same(&model, &pub->p) ? "" : "; measured figures in its place");
         UG_EXPECT_MSG(ran, "out of memory for the buffers");
         for (int f = 0; f < TCM_FAMILIES && ran; f++) {
-            uint64_t s = ug_seed(t) ^ (0x7c0de000ull + (uint64_t)f);
-            for (size_t e = 0; e < TCM_M * TCM_K; e++) {
-                A[e] = tcm_value(f, false, e, k->op_fmt, &s);
-                ug_fmt_store(k->in_store[0], bufA, e, A[e]);
-            }
-            for (size_t e = 0; e < TCM_K * TCM_N; e++) {
-                B[e] = tcm_value(f, true, e, k->op_fmt, &s);
-                ug_fmt_store(k->in_store[1], bufB, e, B[e]);
-            }
+            ug_tc_family_fill(f, ug_seed(t) ^ (0x7c0de000ull + (uint64_t)f), k->op_fmt, A, B,
+                              TCM_M, TCM_N, TCM_K);
+            for (size_t e = 0; e < TCM_M * TCM_K; e++) ug_fmt_store(k->in_store[0], bufA, e, A[e]);
+            for (size_t e = 0; e < TCM_K * TCM_N; e++) ug_fmt_store(k->in_store[1], bufB, e, B[e]);
             ug_call c;
             memset(&c, 0, sizeof c);
             c.op = UG_OP_GEMM, c.n = TCM_M, c.gemm_n = TCM_N, c.gemm_k = TCM_K;
             c.in[0] = (ug_arg){bufA, k->in_store[0], TCM_M * TCM_K};
             c.in[1] = (ug_arg){bufB, k->in_store[1], TCM_K * TCM_N};
             c.out = (ug_arg_out){bufD, k->out_fmt, TCM_M * TCM_N};
+            double t0 = ug_now_s();
             if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) { /* failed, or skipped */
                 ran = false;
                 break;
             }
-            ug_tc_gemm(&model, A, B, D, TCM_M, TCM_N, TCM_K);
+            double t1 = ug_now_s();
+            char merr[512] = "";
+            if (ug_tc_gemm_gpu(&mp, A, B, D, TCM_M, TCM_N, TCM_K, merr, sizeof merr) != 0) {
+                UG_EXPECT_MSG(false, "the model on the GPU: %s", merr);
+                ran = false;
+                break;
+            }
+            t_kernel += t1 - t0, t_model += ug_now_s() - t1;
             size_t fam_bad = 0;
             for (size_t e = 0; e < TCM_M * TCM_N; e++) {
                 G[e] = ug_fmt_load(k->out_fmt, bufD, e);
                 bool same = G[e] == D[e] && signbit(G[e]) == signbit(D[e]);
                 if (same || (isnan(G[e]) && isnan(D[e]))) continue;
                 if (mismatches == 0) {
-                    ug_note(t, "first mismatch: family '%s', C[%zu][%zu]: kernel %a, model %a",
-                            tcm_family[f], e / TCM_N, e % TCM_N, G[e], D[e]);
-                    tcm_diagnose(t, &model, A, B, e / TCM_N, e % TCM_N, G[e]);
+                    ug_note(t, "first mismatch: family '%s', C[%zu][%zu]: kernel %a, model %a "
+                            "(the CPU model: %a)", ug_tc_family_name(f), e / TCM_N, e % TCM_N,
+                            G[e], D[e], ug_tc_dot(&mp, A + e / TCM_N * TCM_K, 1, B + e % TCM_N,
+                                                  TCM_N, TCM_K, 0));
+                    tcm_diagnose(t, &mp, A, B, e / TCM_N, e % TCM_N, G[e]);
                 }
                 mismatches++, fam_bad++;
             }
             outputs += TCM_M * TCM_N;
-            ug_note(t, "family '%s': %zu of %d outputs differ from the model", tcm_family[f],
-                    fam_bad, TCM_M * TCM_N);
+            ug_note(t, "family '%s': %zu of %d outputs differ from the model",
+                    ug_tc_family_name(f), fam_bad, TCM_M * TCM_N);
         }
         free(bufA), free(bufB), free(bufD);
         if (!ran) continue;
+        ug_note(t, "time: the kernel's %d GEMMs %.3f s, the GPU model's %.3f s (with the host's "
+                "rounding of the inputs)", TCM_FAMILIES, t_kernel, t_model);
         UG_EXPECT_MSG(mismatches == 0, "%zu of %zu outputs differ from the %s model",
                       mismatches, outputs, gpu);
         UG_EXPECT_MSG(outputs >= 100000, "only %zu outputs compared (want >= 10^5)", outputs);

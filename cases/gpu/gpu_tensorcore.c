@@ -1,6 +1,7 @@
 /*
  * gpu_tensorcore.c - the tensor-core GEMMs (kernels/cuda/tensorcore.cu: cuBLASLt bf16, fp16,
- * fp16-accumulating and fp8 with and without fast accumulation; mma.sync bf16; mma.sync fp8 with
+ * fp16-accumulating, bf16 and fp16 D under a binary32 accumulator (graded in ULPs of their
+ * 16-bit output), and fp8 with and without fast accumulation; mma.sync bf16; mma.sync fp8 with
  * and without promotion every 128 terms) and the reduced-precision cuBLAS SGEMM paths
  * (vendor.cu: TF32, FAST_16F, FAST_16BF, BF16x9), error against the exact product of the
  * binary32 inputs for K = 64 ... 65536 (M = N = 32: every output of the exact oracle stays
@@ -16,6 +17,10 @@
  *    measured error is still in the table.
  * Printed per K: each kernel's largest ULP and relative error, the largest error over S =
  * sum |a_ik b_kj| beside the bound's own figure over S (bound/S at |s| = S), and the time.
+ * The block_fma classes' b, t and p are those of the detected GPU's published row of
+ * reports/tensorcore/params.tsv (harness/run/gpu.c sets them when it finds the device; a GPU
+ * the table does not name gets the most pessimistic published row of each format pair): the
+ * table's first note says which.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +48,7 @@ static void ug_tc_table(ug_t *t, const ug_dist *d, size_t K, const ug_tc_row *ro
 {
     char label[160];
     ug_point(t, "table K=%zu %s", K, ug_dist_describe(d, label, sizeof label));
+    ug_note(t, "block_fma bounds from %s (kernels/bounds.c)", ug_block_models_source());
     ug_note(t, "%-34s %10s %10s %10s %10s %8s %8s", "kernel (M=N=32)", "ulp_max", "rel_max",
             "max err/S", "bound/S", "ratio", "ms");
     for (int i = 0; i < count; i++) {
@@ -62,7 +68,7 @@ static void ug_tc_all(ug_t *t)
         ug_input *in = ug_input_make_gemm(t, &d, UG_TC_MN, UG_TC_MN, K, 1);
         ug_tc_row rows[UG_TC_ROWS];
         int count = 0;
-        UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
+        UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F32) { /* any output format */
             if (!ug_tc_kernel(k)) continue;
             ug_result *r = ug_measure(t, k, in);
             double bound_s = ug_kernel_bound(k, K, 1.0, 1.0);

@@ -133,7 +133,7 @@ int ug_cmd_probe(int argc, char **argv)
         if (!ug_tc_kernel_probeable(k)) {
             if (kglob && strcmp(ug_op_name(k->op), "gemm") == 0) /* a GEMM it cannot probe */
                 printf("probe tensor-core: %s: not a GEMM on f16/bf16/tf32/fp8 operands with an "
-                       "f32 or f16 output: skipped\n", k->id);
+                       "output holding its accumulator (f32, or its own f16): skipped\n", k->id);
             continue;
         }
         found++;

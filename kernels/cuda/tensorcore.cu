@@ -13,13 +13,17 @@
  * N x K (the "col" operand of mma.sync, the "T" of cuBLASLt's TN layout that fp8 requires).
  * The oracle grades the exact product of the binary32 inputs: the rounding of the operands is
  * part of the kernel's error, and of its bound (kernels/bounds.c, block_fma: r S).  The output
- * is binary32 (the accumulator; the binary16 accumulator of lt_f16_acc16 widened exactly).
+ * is binary32 (the accumulator; the binary16 accumulator of lt_f16_acc16 widened exactly), or
+ * for the *_out_* rows the binary32 accumulator converted by cuBLASLt's epilogue to the 16-bit
+ * D type (round to nearest-even: one more rounding, in the bound and in the model).
  *
  * Rows (order of operations unknown for cuBLASLt: depth K - 1, every tree):
  *   lt_bf16            cuBLASLt, bf16 x bf16, CUBLAS_COMPUTE_32F, binary32 out   block_fma
  *   lt_f16             fp16 x fp16, CUBLAS_COMPUTE_32F, binary32 out             block_fma
  *   lt_f16_acc16       fp16 x fp16, CUBLAS_COMPUTE_16F (binary16 accumulation and output,
  *                      widened exactly)                                          block_fma, p 11
+ *   lt_bf16_out_bf16   bf16 x bf16, CUBLAS_COMPUTE_32F, D in bf16 (out_fmt)      block_fma + u_out
+ *   lt_f16_out_f16     fp16 x fp16, CUBLAS_COMPUTE_32F, D in fp16 (out_fmt)      block_fma + u_out
  *   lt_e4m3[_fast]     e4m3 x e4m3, binary32 out, CUBLASLT_MATMUL_DESC_FAST_ACCUM off/on
  *   lt_e4m3_e5m2[_fast]  e4m3 x e5m2 (cuBLASLt's A e4m3 = our B, its B e5m2 = our A)
  *   mma_bf16           mma.sync.m16n8k16 bf16, one warp a 16 x 8 tile, k in order: depth
@@ -51,7 +55,7 @@
 UG_CUDA_BEGIN
 
 enum { LT_BF16, LT_F16, LT_F16_ACC16, LT_E4M3, LT_E4M3_FAST, LT_E4M3_E5M2, LT_E4M3_E5M2_FAST,
-       MMA_BF16, MMA_E4M3, MMA_E4M3_PROMOTED };
+       MMA_BF16, MMA_E4M3, MMA_E4M3_PROMOTED, LT_BF16_OUT_BF16, LT_F16_OUT_F16 };
 
 enum { UG_TC_EXTRA_ROWS = 16, UG_TC_SPLITK = 4, UG_TC_PROMOTE = 128 };
 static const size_t UG_TC_WORKSPACE = (size_t)32 << 20;
@@ -216,25 +220,28 @@ __global__ void ug_mma_e4m3_kernel(const unsigned char *A, const unsigned char *
 
 static cublasLtHandle_t g_lt;
 
-/* What a row runs: operand formats of our A and B, cuBLASLt's compute type, fast accumulation. */
+/* What a row runs: operand formats of our A and B, cuBLASLt's compute type, fast accumulation;
+ * out16: D in a 16-bit format (the row's out_fmt) under a binary32 accumulator. */
 typedef struct {
     ug_fmt fa, fb;
-    bool lt, f16acc, fast, fp8, promote;
+    bool lt, f16acc, fast, fp8, promote, out16;
 } ug_tc_cfg;
 
 static ug_tc_cfg ug_tc_cfg_of(int version)
 {
     switch (version) {
-    case LT_BF16: return {UG_BF16, UG_BF16, true, false, false, false, false};
-    case LT_F16: return {UG_F16, UG_F16, true, false, false, false, false};
-    case LT_F16_ACC16: return {UG_F16, UG_F16, true, true, false, false, false};
-    case LT_E4M3: return {UG_E4M3, UG_E4M3, true, false, false, true, false};
-    case LT_E4M3_FAST: return {UG_E4M3, UG_E4M3, true, false, true, true, false};
-    case LT_E4M3_E5M2: return {UG_E5M2, UG_E4M3, true, false, false, true, false};
-    case LT_E4M3_E5M2_FAST: return {UG_E5M2, UG_E4M3, true, false, true, true, false};
-    case MMA_BF16: return {UG_BF16, UG_BF16, false, false, false, false, false};
-    case MMA_E4M3: return {UG_E4M3, UG_E4M3, false, false, false, true, false};
-    default: return {UG_E4M3, UG_E4M3, false, false, false, true, true};
+    case LT_BF16: return {UG_BF16, UG_BF16, true, false, false, false, false, false};
+    case LT_F16: return {UG_F16, UG_F16, true, false, false, false, false, false};
+    case LT_F16_ACC16: return {UG_F16, UG_F16, true, true, false, false, false, false};
+    case LT_BF16_OUT_BF16: return {UG_BF16, UG_BF16, true, false, false, false, false, true};
+    case LT_F16_OUT_F16: return {UG_F16, UG_F16, true, false, false, false, false, true};
+    case LT_E4M3: return {UG_E4M3, UG_E4M3, true, false, false, true, false, false};
+    case LT_E4M3_FAST: return {UG_E4M3, UG_E4M3, true, false, true, true, false, false};
+    case LT_E4M3_E5M2: return {UG_E5M2, UG_E4M3, true, false, false, true, false, false};
+    case LT_E4M3_E5M2_FAST: return {UG_E5M2, UG_E4M3, true, false, true, true, false, false};
+    case MMA_BF16: return {UG_BF16, UG_BF16, false, false, false, false, false, false};
+    case MMA_E4M3: return {UG_E4M3, UG_E4M3, false, false, false, true, false, false};
+    default: return {UG_E4M3, UG_E4M3, false, false, false, true, true, false};
     }
 }
 
@@ -282,8 +289,9 @@ static bool ug_tc_f16acc_may_overflow(const ug_call *c, size_t M, size_t N, size
 
 /* One GEMM of a row under launch configuration c->launch_config (the header).  Device buffers:
  * the binary32 inputs (the shared cache), their conversions (rows = M + extra, times batches),
- * the binary32 output (and the binary16 one of lt_f16_acc16).  Cost: two conversion passes over
- * A and B, then the GEMM. */
+ * the binary32 output (and the 16-bit one of lt_f16_acc16, widened into it, or of the out16
+ * rows, copied back as it is: c->out is in the row's out_fmt).  Cost: two conversion passes
+ * over A and B, then the GEMM. */
 static int ug_tc_run(const ug_kernel *k, ug_call *c)
 {
     const ug_tc_cfg cfg = ug_tc_cfg_of(k->version);
@@ -339,7 +347,7 @@ static int ug_tc_run(const ug_kernel *k, ug_call *c)
         UG_CUDA_TRY(c, ug_tc_convert_to(cfg.fa, d_a32, (char *)d_a + z * rows * K * ea, M, K, 0, NULL));
         UG_CUDA_TRY(c, ug_tc_convert_to(cfg.fb, d_b32, (char *)d_bt + z * K * N * eb, K, N, 1, NULL));
     }
-    if (cfg.f16acc) UG_CUDA_TRY(c, cudaMalloc(&d_c16, rows * N * sizeof(__half) * batches));
+    if (cfg.f16acc || cfg.out16) UG_CUDA_TRY(c, cudaMalloc(&d_c16, rows * N * sizeof(__half) * batches));
     if (!cfg.lt) UG_CUDA_TRY(c, cudaMalloc(&d_flag, sizeof(int)));
     if (d_flag) UG_CUDA_TRY(c, cudaMemset(d_flag, 0, sizeof(int)));
     UG_CUDA_TRY(c, cudaDeviceSynchronize());
@@ -349,7 +357,8 @@ static int ug_tc_run(const ug_kernel *k, ug_call *c)
          * major = A row-major), D = (B^T)^T A^T ... = C^T column-major N x M = C row-major. */
         const cublasComputeType_t ct = cfg.f16acc ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F;
         const cudaDataType_t st = cfg.f16acc ? CUDA_R_16F : CUDA_R_32F;
-        const cudaDataType_t dt = cfg.f16acc ? CUDA_R_16F : CUDA_R_32F;
+        const cudaDataType_t dt = cfg.f16acc ? CUDA_R_16F
+                                  : cfg.out16 ? ug_tc_cuda_type(k->out_fmt) : CUDA_R_32F;
         cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
         int8_t fast = cfg.fast ? 1 : 0;
         int returned = 0;
@@ -409,7 +418,7 @@ static int ug_tc_run(const ug_kernel *k, ug_call *c)
                 const __half h1 = __float2half(1.0f), h0 = __float2half(0.0f);
                 const void *alpha = cfg.f16acc ? (const void *)&h1 : (const void *)&one;
                 const void *beta = cfg.f16acc ? (const void *)&h0 : (const void *)&zero;
-                void *out = cfg.f16acc ? (void *)d_c16 : (void *)d_c;
+                void *out = cfg.f16acc || cfg.out16 ? (void *)d_c16 : (void *)d_c;
                 status = cublasLtMatmul(g_lt, op, alpha, d_bt, la, d_a, lb, beta, out, lc, out, lc,
                                         &heur.algo, d_ws, ws_bytes, stream);
                 if (status != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
@@ -432,7 +441,11 @@ static int ug_tc_run(const ug_kernel *k, ug_call *c)
             e = cudaGetLastError();
             return e == cudaSuccess && stream ? cudaStreamSynchronize(stream) : e;
         };
-        if (ug_cuda_run(c, d_c + out_off, M * N, ug_no_prepare, launch)) {
+        /* the out16 rows' D is what the harness reads (2 bytes an element, out_fmt) */
+        int failed = cfg.out16 ? ug_cuda_run_bytes(c, d_c16 + out_off, M * N * sizeof(__half),
+                                                   ug_no_prepare, launch)
+                               : ug_cuda_run(c, d_c + out_off, M * N, ug_no_prepare, launch);
+        if (failed) {
             if (status != CUBLAS_STATUS_SUCCESS) {
                 ug_cuda_failf(c, "%s: cublasLtMatmul(M=%zu, N=%zu, K=%zu, config %d): %s", k->name,
                               M, N, K, config, cublasGetStatusString(status));
@@ -485,6 +498,14 @@ const ug_kernel ug_tensorcore_kernels[] = {
               "cuBLASLt fp16 x fp16, CUBLAS_COMPUTE_32F, binary32 out; depth K-1"),
     UG_TC_ROW("lt_f16_acc16", LT_F16_ACC16, UG_F16, UG_F16, UG_BOUND_BLOCK_FMA, ug_depth_serial,
               "cuBLASLt fp16 x fp16, CUBLAS_COMPUTE_16F (binary16 accumulator and output); depth K-1"),
+    {.name = "lt_bf16_out_bf16", .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = UG_BF16,
+     .acc_fmt = UG_F32, .out_fmt = UG_BF16, .bound = UG_BOUND_BLOCK_FMA, .depth = ug_depth_serial,
+     .version = LT_BF16_OUT_BF16, .doc = "cuBLASLt bf16 x bf16, CUBLAS_COMPUTE_32F, D in bf16 "
+     "(the binary32 result rounded to nearest by the epilogue); depth K-1"},
+    {.name = "lt_f16_out_f16", .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = UG_F16,
+     .acc_fmt = UG_F32, .out_fmt = UG_F16, .bound = UG_BOUND_BLOCK_FMA, .depth = ug_depth_serial,
+     .version = LT_F16_OUT_F16, .doc = "cuBLASLt fp16 x fp16, CUBLAS_COMPUTE_32F, D in fp16 "
+     "(the binary32 result rounded to nearest by the epilogue); depth K-1"},
     UG_TC_ROW("lt_e4m3", LT_E4M3, UG_E4M3, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_serial,
               "cuBLASLt fp8 e4m3 x e4m3, binary32 out, no fast accumulation; depth K-1"),
     UG_TC_ROW("lt_e4m3_fast", LT_E4M3_FAST, UG_E4M3, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_serial,

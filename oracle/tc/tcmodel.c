@@ -27,6 +27,8 @@ const char *ug_tc_params_invalid(const ug_tc_params *p)
         p->in_fmt != UG_E4M3 && p->in_fmt != UG_E5M2)
         return "input format must be f16, bf16, tf32, e4m3 or e5m2";
     if (p->out_fmt != UG_F32 && p->out_fmt != UG_F16) return "output format must be f32 or f16";
+    if (p->store_fmt != UG_F32 && p->store_fmt != UG_F16 && p->store_fmt != UG_BF16)
+        return "storage format must be f32, f16 or bf16";
     if (p->block < 1 || p->block > UG_TC_MAX_BLOCK) return "block must be 1..64";
     if (p->neab < UG_TC_NEAB_MIN || p->neab > UG_TC_NEAB_MAX) return "neab must be -20..8";
     if (ug_tc_acc_precision(p) < 2) return "neab leaves the accumulator under 2 bits";
@@ -134,12 +136,16 @@ double ug_tc_block(const ug_tc_params *p, const double *a, const double *b, int 
     return ug_tc_round_out(v, ug_tc_acc_precision(p), Fo, p->final, p->out_subnormals);
 }
 
-double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double *b, size_t sb,
-                 size_t k, double c)
+/* ug_tc_dot; rounded: a and b hold numbers of in_fmt already (ug_tc_gemm rounds each input
+ * once, not once per output). */
+static double ug_tc_dot_r(const ug_tc_params *p, const double *a, size_t sa, const double *b,
+                          size_t sb, size_t k, double c, bool rounded)
 {
     bool nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
     for (size_t i = 0; i < k; i++) {
-        double x = a[i * sa], y = b[i * sb], t = x * y;
+        double x = a[i * sa], y = b[i * sb];
+        if (!rounded) x = ug_fmt_round(p->in_fmt, x, UG_RN), y = ug_fmt_round(p->in_fmt, y, UG_RN);
+        double t = x * y;
         if (isnan(t)) nan = true; /* NaN operand, or inf * 0 */
         else if (t == INFINITY) pinf = true;
         else if (t == -INFINITY) ninf = true;
@@ -153,14 +159,22 @@ double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double
     for (size_t i0 = 0; i0 < k; i0 += (size_t)p->block) {
         int n = (int)(k - i0 < (size_t)p->block ? k - i0 : (size_t)p->block);
         for (int j = 0; j < n; j++) { /* the inputs as GEMM.m takes them: rounded to in_fmt */
-            ab[0][j] = ug_fmt_round(p->in_fmt, a[(i0 + (size_t)j) * sa], UG_RN);
-            ab[1][j] = ug_fmt_round(p->in_fmt, b[(i0 + (size_t)j) * sb], UG_RN);
+            double x = a[(i0 + (size_t)j) * sa], y = b[(i0 + (size_t)j) * sb];
+            ab[0][j] = rounded ? x : ug_fmt_round(p->in_fmt, x, UG_RN);
+            ab[1][j] = rounded ? y : ug_fmt_round(p->in_fmt, y, UG_RN);
         }
         d = ug_tc_block(p, ab[0], ab[1], n, d);
-        if (isinf(d)) return d; /* an overflowed block: the rest cannot bring it back */
+        if (isinf(d)) break; /* an overflowed block: the rest cannot bring it back */
     }
     if (k == 0) d = ug_tc_block(p, NULL, NULL, 0, c);
-    return d;
+    /* step 7: the storage format (a wider one holds d exactly: the rounding is the identity) */
+    return p->store_fmt != p->out_fmt ? ug_fmt_round(p->store_fmt, d, UG_RN) : d;
+}
+
+double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double *b, size_t sb,
+                 size_t k, double c)
+{
+    return ug_tc_dot_r(p, a, sa, b, sb, k, c, false);
 }
 
 typedef struct {
@@ -175,14 +189,25 @@ static void ug_tc_gemm_rows(void *ctx, size_t lo, size_t hi)
     const ug_tc_gemm_job *j = ctx;
     for (size_t i = lo; i < hi; i++)
         for (size_t c = 0; c < j->N; c++)
-            j->D[i * j->N + c] = ug_tc_dot(j->p, j->A + i * j->K, 1, j->B + c, j->N, j->K, 0.0);
+            j->D[i * j->N + c] = ug_tc_dot_r(j->p, j->A + i * j->K, 1, j->B + c, j->N, j->K, 0.0, true);
 }
 
-/* Rows split over the project's worker threads (each output is a function of its inputs
- * alone, so the result does not depend on the thread count). */
+/* The inputs rounded to in_fmt once (what ug_tc_dot does per output: rounding is a function of
+ * the value alone, so the results are the same), then rows split over the project's worker
+ * threads (each output is a function of its inputs alone: the result does not depend on the
+ * thread count).  Without memory for the rounded copy: ug_tc_dot per output. */
 void ug_tc_gemm(const ug_tc_params *p, const double *A, const double *B, double *D, size_t M,
                 size_t N, size_t K)
 {
-    ug_tc_gemm_job j = {p, A, B, D, N, K};
+    double *R = malloc((M * K + K * N + 1) * sizeof *R);
+    if (!R) {
+        for (size_t i = 0; i < M; i++)
+            for (size_t c = 0; c < N; c++) D[i * N + c] = ug_tc_dot(p, A + i * K, 1, B + c, N, K, 0.0);
+        return;
+    }
+    for (size_t e = 0; e < M * K; e++) R[e] = ug_fmt_round(p->in_fmt, A[e], UG_RN);
+    for (size_t e = 0; e < K * N; e++) R[M * K + e] = ug_fmt_round(p->in_fmt, B[e], UG_RN);
+    ug_tc_gemm_job j = {p, R, R + M * K, D, N, K};
     ug_par_range(M, 1, 0, ug_tc_gemm_rows, &j);
+    free(R);
 }

@@ -27,6 +27,13 @@
  * A dot product of K terms is blocks of `block` consecutive terms, each block's result the
  * next block's c (recursive summation of the blocks, as GEMM.m does).  NaN or infinity among
  * the products or c: NaN if any is NaN or both infinities occur, else that infinity.
+ *   7. the result is stored in store_fmt: rounded once more, to nearest-even, where store_fmt
+ *      is narrower than the accumulator (cuBLASLt's epilogue writing a bf16 or fp16 D from a
+ *      binary32 accumulator: lt_bf16_out_bf16, lt_f16_out_f16), else as it is (UG_F32, the
+ *      default 0, holds a binary32 or binary16 accumulator exactly).
+ * The inputs are rounded to in_fmt first (nearest-even, ug_fmt_round: a value out of the
+ * format's range becomes its infinity or NaN), as GEMM.m takes them; the special rule sees the
+ * rounded inputs.
  *
  * Cost: O(K) per dot product, integer arithmetic in 64 bits (a term is below 2^(26 + E) after
  * alignment, a block of at most 64 terms sums below 2^(33 + E)); every step is exact but the
@@ -58,6 +65,7 @@ typedef struct ug_tc_params {
     ug_tc_rmode final;   /* step 6 */
     bool in_subnormals;  /* false: subnormal inputs are read as zero */
     bool out_subnormals; /* false: a subnormal block result becomes zero */
+    ug_fmt store_fmt;    /* step 7: D's storage, f32 (default), f16 or bf16 */
 } ug_tc_params;
 
 /* The significand bits of a block's result: p(out_fmt) + min(neab, 0). */
@@ -71,7 +79,8 @@ double ug_tc_block(const ug_tc_params *p, const double *a, const double *b, int 
  * model ug_tc_params_invalid refuses.  O(k). */
 double ug_tc_dot(const ug_tc_params *p, const double *a, size_t sa, const double *b, size_t sb,
                  size_t k, double c);
-/* D = A B (beta = 0), A M x K and B K x N row-major, as the model's dot products.  O(MNK). */
+/* D = A B (beta = 0), A M x K and B K x N row-major, as the model's dot products (the inputs
+ * rounded to in_fmt once each: O(MK + KN), then O(MNK)). */
 void ug_tc_gemm(const ug_tc_params *p, const double *A, const double *B, double *D, size_t M,
                 size_t N, size_t K);
 /* "rz" / "rne"; parse returns -1 for anything else. */

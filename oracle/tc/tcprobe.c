@@ -363,18 +363,18 @@ int ug_tc_params_measured(const ug_tc_params *pub, const ug_tc_measured *m, ug_t
     return 0;
 }
 
-ug_fmt ug_tc_kernel_acc(const ug_kernel *k) { return k->acc_fmt == UG_F16 ? UG_F16 : UG_F32; }
-
 /* ---- black boxes ------------------------------------------------------------------------- */
 
 bool ug_tc_kernel_probeable(const ug_kernel *k)
 {
     /* bf16x9 (cuBLAS's fp32 emulation) rounds nothing to bfloat16: its op_fmt names the parts */
     return strcmp(ug_op_name(k->op), "gemm") == 0 && k->bound != UG_BOUND_BF16X9 &&
-           (k->out_fmt == UG_F32 || k->out_fmt == UG_F16) &&
+           (k->out_fmt == UG_F32 || k->out_fmt == ug_tc_kernel_acc(k)) &&
            (k->op_fmt == UG_F16 || k->op_fmt == UG_BF16 || k->op_fmt == UG_TF32 ||
             k->op_fmt == UG_E4M3 || k->op_fmt == UG_E5M2);
 }
+
+ug_fmt ug_tc_kernel_acc(const ug_kernel *k) { return k->acc_fmt == UG_F16 ? UG_F16 : UG_F32; }
 
 int ug_tc_dot_kernel(void *kernel, const double *a, const double *b, size_t k, double *d,
                      char *err, size_t errlen)

@@ -43,6 +43,13 @@ const ug_tc_published *ug_tc_table_find(const ug_tc_published *rows, int n, cons
                                         ug_fmt in_fmt, ug_fmt out_fmt);
 /* The table's GPU key that a device name contains ("NVIDIA H100 80GB HBM3" -> "H100"); NULL. */
 const char *ug_tc_table_gpu_of(const ug_tc_published *rows, int n, const char *device_name);
+/* The block_fma bound's models (kernels/kernel.h, ug_block_model; kernels/bounds.c derives b, t,
+ * p from a row) for the GPU named device_name: its rows, and for an input/output pair it has no
+ * row of, the row of that pair whose c is the largest over every GPU of the table (the most
+ * pessimistic published model).  Returns the count (<= max); *gpu: the table's key of the
+ * device, or NULL when no row names it (every model then a most pessimistic row). */
+int ug_tc_block_models(const ug_tc_published *rows, int n, const char *device_name,
+                       ug_block_model *out, int max, const char **gpu);
 
 /* ---- the probe -------------------------------------------------------------------------- */
 
@@ -90,12 +97,6 @@ bool ug_tc_figure_equal(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_par
  * nonzero with why set. */
 int ug_tc_params_measured(const ug_tc_params *pub, const ug_tc_measured *m, ug_tc_params *out,
                           char *why, size_t whylen);
-/* The format a kernel's MMA accumulates and returns in, which picks its published row: binary16
- * under CUBLAS_COMPUTE_16F (acc_fmt f16), binary32 otherwise.  An output rounded to a narrower
- * format after the MMA (bf16 or f16 D of a binary32 accumulation) is the epilogue's rounding,
- * not the tensor core's. */
-ug_fmt ug_tc_kernel_acc(const ug_kernel *k);
-
 /* One line of the probe's table: the figure, measured, published (pub may be NULL), the verdict
  * ("=", "DIFFERS", "not measured", "-" without pub) and the note.  Returns whether the figure is
  * measured and equals pub's, or is n/a for these formats (false without pub). */
@@ -103,9 +104,15 @@ bool ug_tc_figure_line(ug_tc_figure f, const ug_tc_measured *m, const ug_tc_para
                        char *out, size_t len);
 
 /* Whether k can be probed: a GEMM (by its operation's name) whose operand format (op_fmt) is
- * f16, bf16, tf32, e4m3 or e5m2 (not the bf16x9 emulation of binary32), writing binary32 or
- * binary16 (the accumulator's format: another output rounds the figures away). */
+ * f16, bf16, tf32, e4m3 or e5m2 (not the bf16x9 emulation of binary32), writing its
+ * accumulator exactly: binary32, or its own binary16 accumulator (a bf16 or fp16 D rounded from
+ * a binary32 accumulator hides the figures' bits: lt_bf16_out_bf16, lt_f16_out_f16 are graded
+ * bit for bit with the model's storage rounding instead, gpu_tcmodel/bitwise). */
 bool ug_tc_kernel_probeable(const ug_kernel *k);
+/* The accumulator of k's model row (the table's `out`): f16 for a binary16 accumulator
+ * (acc_fmt: lt_f16_acc16, whose D is widened to binary32), else f32.  k's out_fmt is the
+ * model's store_fmt. */
+ug_fmt ug_tc_kernel_acc(const ug_kernel *k);
 
 /* The black box of a GEMM kernel: a 16 x 16 x K GEMM whose every row of A is a and every column
  * of B is b, in the kernel's storage formats; every output must be the same (else an error

@@ -139,3 +139,37 @@ const char *ug_tc_table_gpu_of(const ug_tc_published *rows, int n, const char *d
         if (device_name && strstr(device_name, rows[i].gpu)) return rows[i].gpu;
     return NULL;
 }
+
+/* A row as the bound's model: b = block, t = max(neab, 0), p = the accumulator's bits. */
+static ug_block_model ug_tc_row_model(const ug_tc_params *p)
+{
+    return (ug_block_model){p->in_fmt, p->out_fmt, p->block, p->neab > 0 ? p->neab : 0,
+                            ug_tc_acc_precision(p)};
+}
+
+int ug_tc_block_models(const ug_tc_published *rows, int n, const char *device_name,
+                       ug_block_model *out, int max, const char **gpu)
+{
+    const char *key = ug_tc_table_gpu_of(rows, n, device_name);
+    int count = 0;
+    *gpu = key;
+    for (int i = 0; i < n; i++) {
+        ug_block_model m = ug_tc_row_model(&rows[i].p);
+        int have = -1;
+        for (int j = 0; j < count; j++)
+            if (out[j].op_fmt == m.op_fmt && out[j].acc_fmt == m.acc_fmt) have = j;
+        bool mine = key && strcmp(rows[i].gpu, key) == 0;
+        if (have < 0) {
+            if (count >= max) continue;
+            have = count++;
+        } else if (!mine) { /* the device's own row stays; else the largest c */
+            bool own = false;
+            for (int r = 0; r < n && key; r++)
+                own |= strcmp(rows[r].gpu, key) == 0 && rows[r].p.in_fmt == m.op_fmt &&
+                       rows[r].p.out_fmt == m.acc_fmt;
+            if (own || ug_block_model_c(&m) <= ug_block_model_c(&out[have])) continue;
+        }
+        out[have] = m;
+    }
+    return count;
+}
