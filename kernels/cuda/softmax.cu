@@ -31,17 +31,27 @@ __device__ float ug_warp_sum(float v)
     return v;
 }
 
+/* The two passes of a max-shifted row, in every lane of its warp: m = the row's max (a warp
+ * max of each lane's), then s = sum exp(x_j - m) (each lane's strided sum, then a warp sum).
+ * The softmax and log-sum-exp warp kernels share it, so both see the same m and s. */
+__device__ void ug_shifted_row(const float *xr, size_t n, unsigned lane, float &m, float &s)
+{
+    m = -INFINITY;
+    s = 0.0f;
+    for (size_t j = lane; j < n; j += 32) m = fmaxf(m, xr[j]);
+    m = ug_warp_max(m);
+    for (size_t j = lane; j < n; j += 32) s += expf(xr[j] - m);
+    s = ug_warp_sum(s);
+}
+
 __global__ void ug_softmax_warp_kernel(const float *x, float *y, size_t rows, size_t n)
 {
     size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
     unsigned lane = threadIdx.x % 32;
     if (row >= rows) return; /* whole warps leave together */
     const float *xr = x + row * n;
-    float m = -INFINITY, s = 0.0f;
-    for (size_t j = lane; j < n; j += 32) m = fmaxf(m, xr[j]);
-    m = ug_warp_max(m);
-    for (size_t j = lane; j < n; j += 32) s += expf(xr[j] - m);
-    s = ug_warp_sum(s);
+    float m, s;
+    ug_shifted_row(xr, n, lane, m, s);
     for (size_t j = lane; j < n; j += 32) y[row * n + j] = expf(xr[j] - m) / s;
 }
 
@@ -53,12 +63,8 @@ __global__ void ug_logsumexp_warp_kernel(const float *x, float *y, size_t rows, 
     size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
     unsigned lane = threadIdx.x % 32;
     if (row >= rows) return;
-    const float *xr = x + row * n;
-    float m = -INFINITY, s = 0.0f;
-    for (size_t j = lane; j < n; j += 32) m = fmaxf(m, xr[j]);
-    m = ug_warp_max(m);
-    for (size_t j = lane; j < n; j += 32) s += expf(xr[j] - m);
-    s = ug_warp_sum(s);
+    float m, s;
+    ug_shifted_row(x + row * n, n, lane, m, s);
     if (lane == 0) y[row] = m + logf(s);
 }
 
