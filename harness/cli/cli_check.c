@@ -2,7 +2,8 @@
  * cli_check.c - `ulpgate check`: grade results computed anywhere (PyTorch, Triton, JAX, CuPy,
  * NumPy) and saved as .npy files, against the exact results of the operation table.
  *
- *   ulpgate check --op sum|dot|gemm|... --got GOT.npy X.npy [Y.npy [Z.npy]] [--dtype bf16|e4m3|e5m2]
+ *   ulpgate check --op sum|dot|gemm|... --got GOT.npy X.npy [Y.npy [Z.npy]]
+ *                 [--dtype bf16|e4m3|e5m2]
  *                 [--ulp-max U] [--rel-max R] [--bound tree] [--depth D] [--json]
  *                 [--oracle fast|mpfr]
  *
