@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness/run/ug.h"
+#include "ops/norm_params.h"
 #include "oracle/rows/transcend.h"
 
 enum { K_SOFTMAX, K_LSE, K_RMS, K_LAYER, REF_PREC = 4000 };
@@ -223,6 +224,43 @@ UG_CASE(oracle_rows, layernorm_bias)
                   after, N, ignored);
     check_row(t, "layernorm, biases of -t_i/2", K_LAYER, x, w, b, N);
     mpfr_clears(tt, y, (mpfr_ptr)0);
+}
+
+/* Random LayerNorm rows with the operation's own parameters [w | b] (ops/norm_params.h, the
+ * draw every case makes): n = 1 .. 48, values normal-ish at means 0, 3 and 1e4 (the one-pass
+ * form's adversarial mean) and spreads 1e-3 .. 1e3, every output against the 4000-bit
+ * reference with its bias, as the crafted rows. */
+UG_CASE(oracle_rows, layernorm_random)
+{
+    static const size_t sizes[] = {1, 2, 3, 7, 16, 33, 48};
+    static const double means[] = {0, 3, 1e4}, spreads[] = {1e-3, 1, 1e3};
+    uint64_t st = 0x5eed;
+    float x[48], p[96];
+    size_t rows = 0;
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+        for (size_t m = 0; m < 3; m++)
+            for (size_t sp = 0; sp < 3; sp++) {
+                size_t n = sizes[a];
+                for (size_t i = 0; i < n; i++) {
+                    /* a sum of 4 uniforms in [-1, 1): roughly normal, exactly reproducible */
+                    double u = 0;
+                    for (int k = 0; k < 4; k++) {
+                        st += 0x9e3779b97f4a7c15ull;
+                        uint64_t z = st;
+                        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+                        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                        u += (double)((z ^ (z >> 31)) >> 11) * 0x1p-52 - 1;
+                    }
+                    x[i] = (float)(means[m] + spreads[sp] * u);
+                }
+                ug_norm_fill_params(p, n, true, 0x5eed, (uint32_t)rows);
+                char what[96];
+                snprintf(what, sizeof what, "layernorm n = %zu, mean %g, spread %g, with bias", n,
+                         means[m], spreads[sp]);
+                check_row(t, what, K_LAYER, x, p, p + n, n);
+                rows++;
+            }
+    ug_note(t, "%zu random LayerNorm rows with their biases, every output correctly rounded", rows);
 }
 
 /* Near-ties: softmax([0, d]) = 1 / (1 + e^d) for d = k 2^-20, k = 1 .. 2^16: the candidates
