@@ -110,7 +110,7 @@ UG_CASE_OVER(layernorm, ug_layernorm_dists, 0)
     }
 }
 
-/* The bfloat16 layers (issue 25): data x drawn in bfloat16, the weight the operation's own
+/* The bfloat16 layers (issue 25): data x drawn in bfloat16, the weight and bias the operation's own
  * (exact in bfloat16: harness/inputs/fmt_dist.c), binary32 accumulation, bfloat16 output.
  * Asserted: bound ratio <= 1 for the binary32 class of the kernel's form on the bfloat16 values
  * (each widened exactly) plus the output's one rounding (kernels/bounds_rows.c).  A row of

@@ -134,16 +134,30 @@ static double ug_rmsnorm(double n, double S)
     return fmax(up, lo) * S + 0x1p-148;
 }
 
-/* LayerNorm.  S = K_i = (|x_i - mu| + a + 2^-100) / sigma_eps, a = mean |x|,
- * sigma_eps = sqrt(var + eps), the weights |w_i| <= W = 2 (the oracle gives S = +inf for a
- * larger weight: no bound).  Common steps, z = (x_i - mu)/sigma_eps, t = z w_i:
+/* LayerNorm, y_i = z w_i + b_i, z = (x_i - mu)/sigma_eps.  S = K_i = (|x_i - mu| + a + 2^-100)
+ * / sigma_eps, a = mean |x|, sigma_eps = sqrt(var + eps), the weights |w_i| <= W = 2 (the
+ * oracle gives S = +inf for a larger weight: no bound); s = |y_i|, the exact output with its
+ * bias (the oracle adds b_i before its one rounding).
+ * The bias (ops/layernorm.c: the last operation of every kernel, y^ = fl(t^ + b_i), t^ the
+ * computed z w_i, t = z w_i exact, b_i a binary32 (or bfloat16, widened exactly) input):
+ *   y^ = (t^ + b_i)(1 + d), |d| <= u, so
+ *   y^ - y = (t^ - t)(1 + d) + d (t + b_i) = (t^ - t)(1 + d) + d y,
+ *   |y^ - y| <= u |y| + (1 + u)|t^ - t|:
+ * two extra terms against the weight-only form: u |y| (the addition's own rounding, relative
+ * to the exact output with its bias, so a bias that cancels t costs nothing here) and the
+ * factor (1 + u) on the error carried from t^.  No absolute term: a sum of two binary32 values
+ * whose result is subnormal is exact.  nvcc may fuse fl(fl(c w_i) + b_i) into fma(c, w_i, b_i):
+ * the product's rounding is then 0, one of the values |d| <= u the psi below admits, and the
+ * fused result rounds once (its underflow: <= 2^-150 absolute, the 2^-150 added at the end).
+ * The bias does not enter K: b_i is added exactly as given, its only error the rounding above.
+ * Common steps, t = z w_i:
  *   mu^ = fl(fl(sum x)/n) = mu + Delta, |Delta| <= u|mu| + (1 + u) gamma_{n-1} A/n + 2^-150
  *        <= zeta (a + 2^-100), zeta = u + (1 + u) gamma_{n-1} + 2^-50;
  *   the normalised output, from v^ = sigma_eps^2 (1 + theta_v) (+ Delta^2 in the two-pass form)
  *   and psi = the four roundings of fl(x_i - mu^), fl(1/fl(sqrt)), two products, in
  *   [(1-u)^4/(1+u), (1+u)^4/(1-u)]:
  *     t^ - t = w_i [z (kappa psi - 1) - (Delta/sigma_eps) kappa psi], kappa = sigma_eps/sqrt(v^);
- *   and y^ = fl(t^ + b_i): |y^ - y| <= u|y| + (1 + u)|t^ - t| + 2^-150.
+ *   and y^ = fl(t^ + b_i) (above): |y^ - y| <= u|y| + (1 + u)|t^ - t| + 2^-150.
  * Two-pass: q^ = sum fl(fl(x_j - mu^)^2) = n (var + Delta^2)(1 + theta), |theta| <= gamma_{n+2}
  * (the cross term sum (x_j - mu) is 0), so v^ in [sigma_eps^2 (1 - tau),
  * sigma_eps^2 (1 + tau) + Delta^2 (1 + tau)], tau = gamma_{n+4} + 2^-131.  The Delta^2 part

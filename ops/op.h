@@ -41,7 +41,11 @@ typedef struct ug_shape {
  * the hunt's mutation and shrinking need to know:
  *   UG_LAYOUT_VECTORS  every input is a vector of dim[0] elements, index-aligned (x[i], y[i]
  *                      form term i): a distribution fills x alone (arity 1: a sum's fill) or
- *                      the pair (arity 2: a dot's fill); a corpus file holds `arity` values a line
+ *                      the pair (arity 2: a dot's fill); a corpus file holds `arity` values a line.
+ *                      An input may hold several such vectors one after the other (a LayerNorm's
+ *                      parameters [w | b]: in_len 2 dim[0]; ug_op_in_width says how many): a
+ *                      corpus line then holds one value of each (x w b), the hunt's shrink keeps
+ *                      index i of each, `ulpgate check` takes one file each
  *   UG_LAYOUT_MATMUL   A is dim[0] x dim[2] (M x K), B dim[2] x dim[1] (K x N), row-major: the
  *                      GEMM fill; a corpus file holds one value a line, A then B */
 typedef enum { UG_LAYOUT_VECTORS, UG_LAYOUT_MATMUL } ug_layout;
@@ -62,7 +66,8 @@ typedef struct ug_op_desc {
     const char *name;         /* "sum": results rows, `--op`, the corpus file's "# op: sum" */
     const char *doc;          /* one line: what it computes */
     int arity;                /* inputs: 1 or 2 */
-    const char *roles[2];     /* each input's name: "x", "y"; "A", "B" */
+    const char *roles[2];     /* each input's name: "x", "y"; "A", "B"; an input of several
+                                 vectors names each, space-separated ("w b") */
     const char *term_noun;    /* what one term of its input is, plural: "values", "pairs" */
     int nsizes;               /* size parameters: 1 (n) or 3 (M, N, K) */
     const char *size_names;   /* "n" or "MxNxK" (`--shape MxNxK`, `# op: gemm MxNxK`) */
@@ -128,7 +133,8 @@ typedef struct ug_op_desc {
      * sum's or dot's arithmetic (ops/norm.c: nrm2 maps the sum of squares' bound through the
      * square root); NULL: kernels/bounds.c with terms_kind. */
     double (*bound)(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
-    /* Fills input 1 of trial (a normalisation layer's weight, or weight then bias) itself,
+    /* Fills input 1 of trial (a normalisation layer's weight, or weight then bias: in_len(s, 1)
+     * values) itself,
      * the distribution filling input 0 alone: layer parameters are not data.  NULL: the
      * distribution fills both inputs (a dot's pairs). */
     void (*fill_params)(float *y, const ug_shape *s, uint64_t seed, uint32_t trial);
@@ -188,6 +194,13 @@ const char *ug_op_shape_text(const ug_op_desc *d, const ug_shape *s, bool compac
                              size_t len);
 /* The elements of every input of one trial (sum of in_len). */
 double ug_op_elements_in(const ug_op_desc *d, const ug_shape *s);
+/* How many index-aligned vectors of dim[0] values input i of a UG_LAYOUT_VECTORS operation
+ * holds, one after the other: in_len at dim[0] = 1 (1 for x, y; 2 for a LayerNorm's [w | b]);
+ * 0 for an input it does not read; 1 for every input of another layout. */
+int ug_op_in_width(const ug_op_desc *d, int i);
+/* The vectors of every input together: the values of a corpus line (x w b: 3), the files of
+ * `ulpgate check`. */
+int ug_op_width(const ug_op_desc *d);
 
 /* The a-priori bound of kernel k for one output of n terms of its operation, S = sum |terms|
  * (an upper bound), s_abs = |exact|: kernels/bounds.c's arithmetic with the descriptor's term

@@ -54,6 +54,9 @@ ug_op ug_op_register(ug_op_desc *d)
         why = "a required function (in_len, outputs, terms, work, exact, exact_fast, "
               "exact_one_fast) is missing";
     else if (d->rate == UG_RATE_GFLOPS ? !d->flops : !d->bytes) why = "no flops/bytes for its rate";
+    else if (d->layout == UG_LAYOUT_VECTORS && (ug_op_in_width(d, 0) != 1 || ug_op_width(d) > 3))
+        why = "input 0 is not one vector of n, or the inputs hold more than 3 vectors of n (a "
+              "corpus line holds at most 3 values)";
     else if (ug_n_extra == UG_MAX_REGISTERED) why = "the table is full";
     if (why) {
         fprintf(stderr, "ulpgate: ug_op_register(%s): %s\n", d && d->name ? d->name : "?", why);
@@ -131,6 +134,21 @@ double ug_op_elements_in(const ug_op_desc *d, const ug_shape *s)
     double e = 0;
     for (int i = 0; i < d->arity; i++) e += (double)d->in_len(s, i);
     return e;
+}
+
+int ug_op_in_width(const ug_op_desc *d, int i)
+{
+    if (!d || i < 0 || i >= d->arity) return 0;
+    if (d->layout != UG_LAYOUT_VECTORS) return 1;
+    ug_shape one = {{1, 1, 1}, 1};
+    return (int)d->in_len(&one, i);
+}
+
+int ug_op_width(const ug_op_desc *d)
+{
+    int w = 0;
+    for (int i = 0; d && i < d->arity; i++) w += ug_op_in_width(d, i);
+    return w;
 }
 
 /* ---- bounds ------------------------------------------------------------------------------- */

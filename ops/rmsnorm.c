@@ -3,17 +3,12 @@
  * no bias): y_i = x_i / sqrt(sum x^2 / n + eps) * w_i, eps = UG_NORM_EPS.  Inputs: x (n) and
  * w (n, from ug_norm_fill_params); n outputs, each correctly rounded (oracle/rows/transcend.h).
  */
-#include <stdlib.h>
-
-#include "base/sys.h"
 #include "ops/norm_params.h"
 #include "ops/op.h"
+#include "ops/rows.h"
 #include "oracle/rows/transcend.h"
 
 static size_t ug_rms_in_len(const ug_shape *s, int input) { return input < 2 ? s->dim[0] : 0; }
-static size_t ug_rms_outputs(const ug_shape *s) { return s->dim[0]; }
-static size_t ug_rms_terms(const ug_shape *s) { return s->dim[0]; }
-static double ug_rms_work(const ug_shape *s) { return (double)s->dim[0]; }
 static double ug_rms_bytes(const ug_shape *s) { return 12.0 * (double)s->dim[0]; }
 
 static void ug_rms_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
@@ -24,10 +19,7 @@ static void ug_rms_exact(const float *x, const float *y, const ug_shape *s, ug_e
 static void ug_rms_exact_one(const float *x, const float *y, const ug_shape *s, size_t e,
                              ug_exact *out)
 {
-    ug_exact *all = ug_xcalloc(s->dim[0], sizeof *all);
-    ug_rms_exact(x, y, s, all);
-    *out = all[e];
-    free(all);
+    ug_rows_exact_one(ug_rms_exact, x, y, s, e, out);
 }
 
 static void ug_rms_fill(float *y, const ug_shape *s, uint64_t seed, uint32_t trial)
@@ -42,23 +34,12 @@ const ug_op_desc ug_op_rmsnorm_desc = {
     .arity = 2,
     .roles = {"x", "w"},
     .term_noun = "values",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
     .out_kind = UG_OUT_VECTOR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
-    .terms_kind = UG_TERMS_VALUES,
-    .exact_is_sum = false,
-    .term_attribution = false,
     .specials = "any non-finite x or weight in the row: every output NaN",
     .hunt_exp = 20,
-    .hunt_products = false,
-    .hunt_max_size = (size_t)1 << 16,
+    UG_ROWS_DESC_COMMON,
     .in_len = ug_rms_in_len,
-    .outputs = ug_rms_outputs,
-    .terms = ug_rms_terms,
-    .work = ug_rms_work,
+    .outputs = ug_rows_outputs_n,
     .bytes = ug_rms_bytes,
     .exact = ug_rms_exact,
     .exact_fast = ug_rms_exact,

@@ -5,16 +5,10 @@
  * A trial is one row; a batch of rows is a batch of trials (the harness's trials), and
  * kernels loop over rows = count / n.
  */
-#include <stdlib.h>
-
-#include "base/sys.h"
 #include "oracle/rows/transcend.h"
 #include "ops/op.h"
+#include "ops/rows.h"
 
-static size_t ug_softmax_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }
-static size_t ug_softmax_outputs(const ug_shape *s) { return s->dim[0]; }
-static size_t ug_softmax_terms(const ug_shape *s) { return s->dim[0]; }
-static double ug_softmax_work(const ug_shape *s) { return (double)s->dim[0]; }
 static double ug_softmax_bytes(const ug_shape *s) { return 8.0 * (double)s->dim[0]; }
 
 /* The reference: the fast path (oracle/rows/transcend_fast.c, MPFR for a row it cannot
@@ -35,10 +29,7 @@ static void ug_softmax_exact_fast(const float *x, const float *y, const ug_shape
 static void ug_softmax_exact_one(const float *x, const float *y, const ug_shape *s, size_t e,
                                  ug_exact *out)
 {
-    ug_exact *all = ug_xcalloc(s->dim[0], sizeof *all);
-    ug_softmax_exact_fast(x, y, s, all);
-    *out = all[e];
-    free(all);
+    ug_rows_exact_one(ug_softmax_exact_fast, x, y, s, e, out);
 }
 
 const ug_op_desc ug_op_softmax_desc = {
@@ -48,23 +39,12 @@ const ug_op_desc ug_op_softmax_desc = {
     .arity = 1,
     .roles = {"x"},
     .term_noun = "logits",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
     .out_kind = UG_OUT_VECTOR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
-    .terms_kind = UG_TERMS_VALUES,
-    .exact_is_sum = false,
-    .term_attribution = false,
     .specials = "any NaN or +inf logit: every output NaN; a -inf logit: +0; all -inf: NaN",
     .hunt_exp = 6, /* |x| <= 64: no binary32 exp overflows; the hunt looks for rounding */
-    .hunt_products = false,
-    .hunt_max_size = (size_t)1 << 16,
-    .in_len = ug_softmax_in_len,
-    .outputs = ug_softmax_outputs,
-    .terms = ug_softmax_terms,
-    .work = ug_softmax_work,
+    UG_ROWS_DESC_COMMON,
+    .in_len = ug_rows_in_len_x,
+    .outputs = ug_rows_outputs_n,
     .bytes = ug_softmax_bytes,
     .exact = ug_softmax_exact,
     .exact_fast = ug_softmax_exact_fast,

@@ -332,6 +332,30 @@ ok(rc == 2 and "last axis" in err, "softmax over axis 0: exit 2, only the last a
 rc, out, err = run("check", "--op", "rmsnorm", "--got", path("sm.npy"), path("lg.npy"),
                    save("w7.npy", np.ones(7, np.float32)))
 ok(rc == 2 and "w7.npy" in err and "weight" in err, "rmsnorm with a weight of the wrong length: exit 2", err)
+# LayerNorm with its bias (torch.nn.LayerNorm(n)): X, W and B files, [w | b] to the descriptor
+xl = (rng.standard_normal((5, 40)) * 3 + 2).astype(np.float32)
+wl = (1 + rng.integers(-16, 17, 40) / 64).astype(np.float32)
+bl = (rng.integers(-64, 65, 40) / 256).astype(np.float32)
+x64 = xl.astype(np.float64)
+mu = x64.mean(-1, keepdims=True)
+zl = (x64 - mu) / np.sqrt(((x64 - mu) ** 2).mean(-1, keepdims=True) + np.float64(np.float32(1e-5)))
+yl = (zl * wl + bl).astype(np.float32)  # binary64 throughout, rounded once: within an ulp or so
+px, pw, pb = save("lnx.npy", xl), save("lnw.npy", wl), save("lnb.npy", bl)
+rc, j, err = check_json("--op", "layernorm", "--got", save("lny.npy", yl), px, pw, pb, "--ulp-max", "2")
+ok(j is not None and rc == 0 and j["outputs"] == 200 and j["in_fmt"] == ["f32", "f32", "f32"] and j["ulp_max"] <= 2,
+   "layernorm with a bias: NumPy's binary64 layer rounded once is within 2 ulp, three inputs", (j, err))
+rc, j, err = check_json("--op", "layernorm", "--got", save("lny0.npy", (zl * wl).astype(np.float32)), px, pw, pb,
+                        "--ulp-max", "2")
+ok(j is not None and rc == 1 and j["ulp_max"] > 1000, "layernorm: a result without the bias fails (exit 1)", (j, err))
+# a row of equal values: x - mean = 0, every output is its bias exactly
+xe = np.full((2, 40), 3, np.float32)
+rc, j, err = check_json("--op", "layernorm", "--got", save("lnye.npy", np.tile(bl, (2, 1))), save("lnxe.npy", xe), pw, pb)
+ok(j is not None and rc == 0 and j["ulp_max"] == 0 and float.fromhex(j["worst"]["exact"]) == float(bl[j["worst"]["index"] % 40]),
+   "layernorm of equal values: the exact outputs are the biases, GOT = b is 0 ulp", (j, err))
+rc, out, err = run("check", "--op", "layernorm", "--got", path("lny.npy"), px, pw)
+ok(rc == 2 and "three input files" in err, "layernorm with X and W only: exit 2, three files wanted", err)
+rc, out, err = run("check", "--op", "layernorm", "--got", path("lny.npy"), px, pw, save("b7.npy", bl[:7]))
+ok(rc == 2 and "b7.npy" in err and "bias" in err, "layernorm with a bias of the wrong length: exit 2 naming it", err)
 
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")

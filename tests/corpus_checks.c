@@ -127,6 +127,18 @@ UG_CASE(corpus_checks, header_keys)
                   "gemm %zux%zux%zu", f.m, f.n, f.k);
     ug_corpus_file_free(&f);
     unlink(path);
+
+    /* a LayerNorm: x w b a line, input 1 laid out [w | b] (ops/layernorm.c) */
+    ug_temp_file(t, "# op: layernorm\n# why: bias\n1 1.25 0.5\n2 0.75 -0.25\n3 1 0x1p-7\n", path,
+                 sizeof path);
+    memset(&f, 0, sizeof f);
+    UG_ASSERT(ug_corpus_parse(path, &f) == 0);
+    UG_EXPECT_MSG(f.op == UG_OP_LAYERNORM && f.n == 3 && f.x[2] == 3 && f.y[0] == 1.25f &&
+                      f.y[2] == 1 && f.y[3] == 0.5f && f.y[4] == -0.25f && f.y[5] == 0x1p-7f,
+                  "layernorm n %zu: y = [%g %g %g | %g %g %g]", f.n, f.y[0], f.y[1], f.y[2],
+                  f.y[3], f.y[4], f.y[5]);
+    ug_corpus_file_free(&f);
+    unlink(path);
 }
 
 UG_CASE(corpus_checks, malformed_files_name_their_line)
@@ -147,6 +159,8 @@ UG_CASE(corpus_checks, malformed_files_name_their_line)
         {"# why: x\n# check: ulps 1\n1\n", 2, "check 'ulps' is not one of"},
         {"# why: x\n# xfail: serial_f32\n1\n", 2, "xfail needs a kernel (glob) and the reason"},
         {"# why: x\n# op: dot\n\n1\n", 4, "op dot takes 2 values a line, found 1"},
+        {"# why: x\n# op: layernorm\n1 1\n", 3, "op layernorm takes 3 values a line, found 2"},
+        {"# why: x\n1 2 3\n1 2\n", 3, "expected 3 values as on line 2, found 2"},
         {"# why: x\n1\nabc\n", 3, "'abc' is not a number"},
         {"# why: x\n", 1, "no values"},
         {"# why:\n1\n", 1, "header 'why' has no value"},

@@ -215,6 +215,17 @@ check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && g
 run list
 check "list names the corpus files" '[ "$(rc)" = 0 ] && grep -q "corpus/cancel_float_index_post .*\[corpus\] (cases/corpus/cancel_float_index_post.txt)" "$tmp/out"'
 
+# ---- a LayerNorm's x w b a line (issue 25: input 1 is [w | b], ops/layernorm.c) ----------------
+printf '# op: layernorm\n# why: equal values: x - mean = 0, every output is its bias\n# kernels: layernorm_*_cpu\n# check: ulp_max 0 y_i = b_i exactly\n3 1.25 0.5\n3 0.75 -0.25\n3 -1.5 0x1p-7\n3 1 -3\n' >"$tmp/c/t_ln.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_ln' --tap
+check "layernorm x w b lines: every CPU LayerNorm returns the bias exactly on a row of equal values" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_ln layernorm_twopass_cpu@default n=4$" "$tmp/out" && grep -q "^ok [0-9]* - corpus/t_ln layernorm_welford_cpu@default n=4$" "$tmp/out" && [ "$(grep -c "^ok" "$tmp/out")" -ge 3 ] && ! grep -q "^not ok" "$tmp/out"'
+printf '# op: layernorm\n# why: x w only\n1 1\n2 1\n' >"$tmp/c/t_ln.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_ln' --tap
+check "a layernorm file of two values a line: exit 1 at its first line, three wanted" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_ln.txt:3: op layernorm takes 3 values a line, found 2" "$tmp/out"'
+rm "$tmp/c/t_ln.txt"
+
 # ---- hunt ----------------------------------------------------------------------------------------
 mkdir -p "$tmp/h"
 run hunt --kernel serial_f32 --op sum --n 512 --evals 20000 --seed 7 --out "$tmp/h/h1.txt" --compare-random
@@ -237,6 +248,9 @@ check "another seed searches elsewhere" '[ "$(rc)" = 0 ] && [ "$(grep "^# why" "
 run hunt --kernel dot_serial_f32 --n 64 --evals 5000 --out "$tmp/h/d.txt"
 check "hunt a dot product: pairs written and reproduced" \
   '[ "$(rc)" = 0 ] && grep -q "^# op: dot$" "$tmp/h/d.txt" && grep -q "reproduces the breach" "$tmp/out"'
+run hunt --kernel layernorm_twopass_cpu --n 32 --evals 2000 --out "$tmp/h/ln.txt"
+check "hunt a LayerNorm: x w b lines (its bias) written and reproduced" \
+  '[ "$(rc)" = 0 ] && grep -q "^# op: layernorm$" "$tmp/h/ln.txt" && grep -q "^## x w b$" "$tmp/h/ln.txt" && [ "$(grep -c "^[-0-9][^ ]*  *[-0-9][^ ]*  *[-0-9][^ ]*  *#" "$tmp/h/ln.txt")" -ge 1 ] && grep -q "reproduces the breach" "$tmp/out"'
 run hunt --kernel gemm_naive_cpu --n 4x3x8 --evals 3000 --out "$tmp/h/g.txt"
 check "hunt a GEMM: its shape shrunk, written and reproduced" \
   '[ "$(rc)" = 0 ] && grep -q "^# op: gemm [0-9]*x[0-9]*x[0-9]*$" "$tmp/h/g.txt" && grep -q "reproduces the breach" "$tmp/out"'

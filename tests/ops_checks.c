@@ -3,6 +3,7 @@
  * the built-in descriptors say about their shapes (the numbers the run loop, the limits, the
  * corpus files and the hunt take from them).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,12 @@ UG_CASE(ops, registry)
     UG_EXPECT_MSG(strncmp(ug_op_names(names, sizeof names), "sum, dot", 8) == 0, "%s", names);
 }
 
+/* x (n), then three vectors of n in input 1. */
+static size_t ug_four_vectors_in_len(const ug_shape *s, int i)
+{
+    return i == 0 ? s->dim[0] : i == 1 ? 3 * s->dim[0] : 0;
+}
+
 /* ug_op_register refuses a taken name and an incomplete descriptor, and changes nothing. */
 UG_CASE(ops, register_refuses)
 {
@@ -52,7 +59,38 @@ UG_CASE(ops, register_refuses)
     partial.name = "three_inputs";
     partial.arity = 3;
     UG_EXPECT(ug_op_register(&partial) == -1);
+    /* a vector operation whose inputs hold more than 3 vectors of n: a corpus line holds 3 */
+    partial = ug_op_layernorm_desc;
+    partial.name = "four_vectors";
+    partial.in_len = ug_four_vectors_in_len;
+    UG_EXPECT(ug_op_register(&partial) == -1);
     UG_EXPECT(ug_op_count() == before && ug_op_find("sum_without_exact") == NULL);
+}
+
+/* A LayerNorm's input 1 is its parameters [w | b] (ops/layernorm.c): two vectors of n, drawn
+ * from (seed, trial) alone, the weights those of RMSNorm's draw, the biases k/256, |k| <= 64. */
+UG_CASE(ops, layernorm_params)
+{
+    const ug_op_desc *ln = &ug_op_layernorm_desc, *rms = &ug_op_rmsnorm_desc;
+    ug_shape v = ug_shape_square(100);
+    UG_EXPECT(ln->in_len(&v, 0) == 100 && ln->in_len(&v, 1) == 200 && ln->arity == 2);
+    UG_EXPECT(ug_op_in_width(ln, 0) == 1 && ug_op_in_width(ln, 1) == 2 && ug_op_width(ln) == 3);
+    UG_EXPECT(ug_op_width(rms) == 2 && ug_op_width(&ug_op_softmax_desc) == 1 &&
+              ug_op_width(&ug_op_dot_desc) == 2 && ug_op_in_width(&ug_op_gemm_desc, 1) == 1);
+    float p[200], q[200], r[100], o[200];
+    ln->fill_params(p, &v, 7, 3);
+    ln->fill_params(q, &v, 7, 3);
+    rms->fill_params(r, &v, 7, 3);
+    ln->fill_params(o, &v, 7, 4);
+    bool same = memcmp(p, q, sizeof p) == 0, weights = memcmp(p, r, sizeof r) == 0;
+    bool other = memcmp(p, o, sizeof p) != 0, range = true, nonzero = false;
+    for (int i = 100; i < 200; i++) {
+        range &= fabsf(p[i]) <= 0.25f && p[i] * 256 == (float)(int)(p[i] * 256);
+        nonzero |= p[i] != 0;
+    }
+    UG_EXPECT_MSG(same && weights && other && range && nonzero,
+                  "reproducible %d, weights as rmsnorm's %d, another trial differs %d, biases "
+                  "k/256 in [-1/4, 1/4] %d, some nonzero %d", same, weights, other, range, nonzero);
 }
 
 /* The shapes: input lengths, outputs, terms (the bound's n), work, rates; parsing and naming. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness/run/ug.h"
+#include "ops/norm_params.h"
 #include "oracle/rows/transcend.h"
 
 enum { K_SOFTMAX, K_LSE, K_RMS, K_LAYER, REF_PREC = 4000 };
@@ -182,6 +183,84 @@ UG_CASE(oracle_rows, crafted)
     for (int i = 0; i < 4; i++)
         UG_EXPECT_MSG(e[i].cls == UG_X_FINITE && e[i].hi == b8[i] && e[i].lo == 0 && e[i].rn == b8[i],
                       "layernorm of equal values, output %d: %a, want b = %a", i, e[i].hi, (double)b8[i]);
+}
+
+/* The bias is added before the one rounding (issue 25: y = (x - mean)/sqrt(var + eps) w + b,
+ * rounded once).  For each output of a row, t_i = the 4000-bit (x_i - mean)/sqrt(var + eps) w_i
+ * and b_i = -RN32(t_i / 2): y_i = t_i + b_i ~ t_i / 2 then lies one
+ * binade below t_i, so its rounding grid is half t_i's, and RN32(RN32(t_i) + b_i) (the bias
+ * added after rounding) differs from RN32(t_i + b_i) wherever t_i sits in the outer quarters of
+ * its own ulp (about half the outputs); RN32(t_i) (the bias ignored) differs from every one.
+ * The row must hold outputs of both kinds (the crafted case discriminates, checked here), and
+ * the oracle's records must equal the reference's: a reference that dropped b, or rounded
+ * before adding it, fails. */
+UG_CASE(oracle_rows, layernorm_bias)
+{
+    static const float x[] = {0.1f, -2.5f, 17, 16.999998f, 3.5f, -40, 0.7f, 9.25f,
+                              -1.3f, 5.1f, 12.6f, -0.45f, 2.2f, -7.75f, 0.3f, 30.5f};
+    enum { N = sizeof x / sizeof x[0] };
+    float w[N], b[N];
+    for (size_t i = 0; i < N; i++) w[i] = w8[i % 8];
+    mpfr_t tt, y;
+    mpfr_inits2(REF_PREC, tt, y, (mpfr_ptr)0);
+    size_t after = 0, ignored = 0;
+    for (size_t i = 0; i < N; i++) {
+        ref_output(K_LAYER, x, w, NULL, N, UG_NORM_EPS, i, tt); /* t_i, no bias */
+        mpfr_div_2ui(y, tt, 1, MPFR_RNDN);
+        b[i] = -round32(y, MPFR_RNDN);
+        float t32 = round32(tt, MPFR_RNDN);
+        mpfr_add_d(y, tt, b[i], MPFR_RNDN); /* exact at 4000 bits */
+        float once = round32(y, MPFR_RNDN);
+        mpfr_set_flt(y, t32, MPFR_RNDN);
+        mpfr_add_d(y, y, b[i], MPFR_RNDN);
+        float twice = round32(y, MPFR_RNDN);
+        after += twice != once;
+        ignored += t32 != once;
+    }
+    ug_note(t, "layernorm with bias, %d outputs: %zu where adding b after rounding t differs, "
+            "%zu where ignoring b does", N, after, ignored);
+    UG_EXPECT_MSG(after >= 2 && ignored == N, "the crafted biases discriminate too little: %zu "
+                  "outputs of %d differ when b is added after rounding, %zu when it is ignored",
+                  after, N, ignored);
+    check_row(t, "layernorm, biases of -t_i/2", K_LAYER, x, w, b, N);
+    mpfr_clears(tt, y, (mpfr_ptr)0);
+}
+
+/* Random LayerNorm rows with the operation's own parameters [w | b] (ops/norm_params.h, the
+ * draw every case makes): n = 1 .. 48, values normal-ish at means 0, 3 and 1e4 (the one-pass
+ * form's adversarial mean) and spreads 1e-3 .. 1e3, every output against the 4000-bit
+ * reference with its bias, as the crafted rows. */
+UG_CASE(oracle_rows, layernorm_random)
+{
+    static const size_t sizes[] = {1, 2, 3, 7, 16, 33, 48};
+    static const double means[] = {0, 3, 1e4}, spreads[] = {1e-3, 1, 1e3};
+    uint64_t st = 0x5eed;
+    float x[48], p[96];
+    size_t rows = 0;
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+        for (size_t m = 0; m < 3; m++)
+            for (size_t sp = 0; sp < 3; sp++) {
+                size_t n = sizes[a];
+                for (size_t i = 0; i < n; i++) {
+                    /* a sum of 4 uniforms in [-1, 1): roughly normal, exactly reproducible */
+                    double u = 0;
+                    for (int k = 0; k < 4; k++) {
+                        st += 0x9e3779b97f4a7c15ull;
+                        uint64_t z = st;
+                        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+                        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                        u += (double)((z ^ (z >> 31)) >> 11) * 0x1p-52 - 1;
+                    }
+                    x[i] = (float)(means[m] + spreads[sp] * u);
+                }
+                ug_norm_fill_params(p, n, true, 0x5eed, (uint32_t)rows);
+                char what[96];
+                snprintf(what, sizeof what, "layernorm n = %zu, mean %g, spread %g, with bias", n,
+                         means[m], spreads[sp]);
+                check_row(t, what, K_LAYER, x, p, p + n, n);
+                rows++;
+            }
+    ug_note(t, "%zu random LayerNorm rows with their biases, every output correctly rounded", rows);
 }
 
 /* Near-ties: softmax([0, d]) = 1 / (1 + e^d) for d = k 2^-20, k = 1 .. 2^16: the candidates

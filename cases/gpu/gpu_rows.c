@@ -34,9 +34,9 @@ UG_CASE_OVER(gpu_rows, ug_gpu_rows_dists, UG_CASE_GPU)
     }
 }
 
-/* The bfloat16 layers on the GPU: x drawn in bfloat16, the weight the operation's own (exact
- * in bfloat16), binary32 accumulation in a warp, bfloat16 out; the binary32 class of the form
- * plus the output's rounding (kernels/bounds_rows.c), as cases/rows.c's layernorm_bf16. */
+/* The bfloat16 layers on the GPU: x drawn in bfloat16, the weight and bias the operation's own
+ * (exact in bfloat16), binary32 accumulation in a warp, bfloat16 out; the binary32 class of the
+ * form plus the output's rounding (kernels/bounds_rows.c), as cases/rows.c's layernorm_bf16. */
 static const ug_param ug_gpu_rows_bf16_dists[] = {
     {"normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
     {"uniform_pm1", UG_UNIFORM(-1, 1, .fmt = UG_BF16)},

@@ -2,7 +2,8 @@
  * cli_check.c - `ulpgate check`: grade results computed anywhere (PyTorch, Triton, JAX, CuPy,
  * NumPy) and saved as .npy files, against the exact results of the operation table.
  *
- *   ulpgate check --op sum|dot|gemm --got GOT.npy X.npy [Y.npy] [--dtype bf16|e4m3|e5m2]
+ *   ulpgate check --op sum|dot|gemm|... --got GOT.npy X.npy [Y.npy [Z.npy]]
+ *                 [--dtype bf16|e4m3|e5m2]
  *                 [--ulp-max U] [--rel-max R] [--bound tree] [--depth D] [--json]
  *                 [--oracle fast|mpfr]
  *
@@ -23,13 +24,14 @@
 #include "harness/cli/cli_check.h"
 
 static const char check_usage[] =
-    "usage: ulpgate check --op OP --got GOT.npy X.npy [Y.npy] [options]\n"
+    "usage: ulpgate check --op OP --got GOT.npy X.npy [Y.npy [Z.npy]] [options]\n"
     "  sum, asum, nrm2: X (n) or (B, n); GOT () or (1,), or (B,)\n"
     "  scan, exscan: X (n) or (B, n);    GOT the shape of X (every prefix graded)\n"
     "  dot:  X, Y (n) or (B, n);          GOT () or (1,), or (B,)\n"
     "  gemm: X=A (M, K) or (Bt, M, K), Y=B (K, N) or (Bt, K, N); GOT (M, N) or (Bt, M, N)\n"
     "  softmax, logsumexp: X (n) or (B, n) over the last axis; GOT as X (softmax), or () / (B,)\n"
-    "  rmsnorm, layernorm: X (n) or (B, n), Y = the weight (n); GOT as X (eps 1e-5, no bias)\n"
+    "  rmsnorm: X (n) or (B, n), Y = the weight (n); GOT as X (eps 1e-5)\n"
+    "  layernorm: X (n) or (B, n), Y = the weight (n), Z = the bias (n); GOT as X (eps 1e-5)\n"
     "  dtypes: '<f2' '<f4' '<f8' (either byte order); bfloat16 / fp8 bit patterns saved as\n"
     "          uint16 / uint8 with --dtype bf16 | e4m3 | e5m2\n"
     "  --ulp-max U    exit 1 when an output's error exceeds U ULP of GOT's format\n"
@@ -115,8 +117,8 @@ static void exact_dot_f64(const double *x, size_t incx, const double *y, size_t 
 /* ---- the inputs ---------------------------------------------------------------------------- */
 
 typedef struct check_in {
-    ug_npy a[2], got;
-    int arity;
+    ug_npy a[3], got;
+    int arity;             /* input files: the op's vectors (ops/op.h's ug_op_width): x w b */
     bool wide;             /* some input is binary64: compute in binary64 */
     bool mpfr;             /* --oracle mpfr */
 } check_in;
@@ -136,7 +138,8 @@ static const void *check_row(const ug_npy *a, bool wide, size_t off, size_t len,
 }
 
 /* A row operation (issue 25): correctly rounded but not a sum, over the last axis of X, with
- * at most a weight of n as its second input (ops/softmax.c, ...). */
+ * the layer's parameters as its second input: a weight of n, or a LayerNorm's weight and bias
+ * (two files of n, [w | b] to the descriptor: ops/layernorm.c). */
 static bool check_row_op(const ug_op_desc *op)
 {
     return op == &ug_op_softmax_desc || op == &ug_op_logsumexp_desc || op == &ug_op_rmsnorm_desc ||
@@ -160,8 +163,12 @@ static int check_shapes(const check_in *in, ug_check_result *r, FILE *err)
         if (x->ndim < 1 || x->ndim > 2) return shape_error(err, x, "X is (n) or (batch, n)");
         r->batch = x->ndim == 2 ? x->shape[0] : 1;
         r->n = x->shape[x->ndim - 1];
-        if (in->arity == 2 && (y->ndim != 1 || y->shape[0] != r->n))
-            return shape_error(err, y, "the weight is (n), n the length of X's rows");
+        for (int i = 1; i < in->arity; i++)
+            if (in->a[i].ndim != 1 || in->a[i].shape[0] != r->n)
+                return shape_error(err, &in->a[i], i == 1 ? "the weight is (n), n the length of "
+                                                            "X's rows"
+                                                          : "the bias is (n), n the length of "
+                                                            "X's rows");
         r->per = r->op->out_kind == UG_OUT_SCALAR ? 1 : r->n;
         bool ok = r->per == 1 ? (x->ndim == 1 ? g->count == 1 && g->ndim <= 1
                                               : g->ndim == 1 && g->shape[0] == r->batch)
@@ -219,9 +226,19 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
     size_t len[2] = {op->layout == UG_LAYOUT_VECTORS ? r->n : r->M * r->K,
                      op->layout == UG_LAYOUT_VECTORS ? r->n : r->K * r->N};
     const void *v[2] = {NULL, NULL};
-    for (int i = 0; i < in->arity; i++) /* a row operation's weight is the same for every row */
-        v[i] = check_row(&in->a[i], in->wide, i && check_row_op(op) ? 0 : b * len[i], len[i],
-                         buf[i]);
+    if (check_row_op(op)) { /* x's row b; the parameters, the same for every row: w (n), or
+                               [w | b] (2n) gathered from their files into buf[1] */
+        v[0] = check_row(&in->a[0], in->wide, b * r->n, r->n, buf[0]);
+        for (int i = 1; i < in->arity; i++) {
+            float *dst = (float *)buf[1] + (size_t)(i - 1) * r->n;
+            const float *p = check_row(&in->a[i], false, 0, r->n, dst);
+            if (p != dst) memcpy(dst, p, r->n * sizeof(float));
+            v[1] = buf[1];
+        }
+    } else {
+        for (int i = 0; i < in->arity; i++)
+            v[i] = check_row(&in->a[i], in->wide, b * len[i], len[i], buf[i]);
+    }
     if (!in->wide) { /* the descriptor's exact results: the selected oracle (fast or MPFR) */
         ug_shape sh = {{r->n, 1, 1}, 1};
         if (op->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}, 1};
@@ -368,10 +385,12 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
                                       "--rel-max)", opname);
     if (in.mpfr) ug_oracle_select(UG_ORACLE_MPFR);
     if (!gotpath) return check_usage_error(err, "%s", "no --got file given");
-    in.arity = r.op->arity;
+    in.arity = ug_op_width(r.op);
     if (npaths != in.arity)
-        return check_usage_error(err, in.arity == 1 ? "--op %s takes one input file"
-                                                    : "--op %s takes two input files",
+        return check_usage_error(err, in.arity == 1   ? "--op %s takes one input file"
+                                      : in.arity == 2 ? "--op %s takes two input files"
+                                                      : "--op %s takes three input files (X, "
+                                                        "the weight, the bias)",
                                  opname);
 
     char msg[512];
@@ -383,6 +402,7 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         if (ug_npy_open(&in.a[opened], paths[opened], bits_fmt, msg, sizeof msg) != 0) goto bad;
     if (ug_npy_open(&in.got, gotpath, bits_fmt, msg, sizeof msg) != 0) goto bad;
     opened++;
+    r.inputs = in.arity;
     for (int i = 0; i < in.arity; i++) {
         r.in_fmt[i] = in.a[i].fmt;
         in.wide |= in.a[i].fmt == UG_F64;
@@ -419,8 +439,9 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         r.gamma = k * u < 1 && !check_row_op(r.op) ? k * u / (1 - k * u) : INFINITY;
     }
     size_t esz = in.wide ? sizeof(double) : sizeof(float);
-    for (int i = 0; i < in.arity; i++) {
+    for (int i = 0; i < in.arity && i < 2; i++) {
         size_t len = r.op->layout == UG_LAYOUT_VECTORS ? r.n : (i ? r.K * r.N : r.M * r.K);
+        if (i && check_row_op(r.op)) len *= (size_t)(in.arity - 1); /* [w | b] */
         buf[i] = ug_xmalloc((len ? len : 1) * esz);
     }
     e = ug_xmalloc((r.per ? r.per : 1) * sizeof *e);

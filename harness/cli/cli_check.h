@@ -16,7 +16,8 @@
 /* What one check computed: the figures over every output. */
 typedef struct ug_check_result {
     const ug_op_desc *op;
-    ug_fmt in_fmt[2], out_fmt;
+    ug_fmt in_fmt[3], out_fmt;
+    int inputs;            /* input files (in_fmt's): the op's vectors (ug_op_width): x w b */
     size_t batch;          /* problems (1 without a batch axis) */
     size_t per;            /* outputs of one problem (1; M N for gemm) */
     size_t outputs;        /* batch * per */

@@ -127,7 +127,7 @@ static void print_json(FILE *out, const ug_check_result *r, const char *verdict)
 {
     fprintf(out, "{\"op\":\"%s\",\"batch\":%zu,\"outputs\":%zu,\"n\":%zu,\"in_fmt\":[",
             r->op->name, r->batch, r->outputs, r->n);
-    for (int i = 0; i < r->op->arity; i++)
+    for (int i = 0; i < r->inputs; i++)
         fprintf(out, "%s\"%s\"", i ? "," : "", ug_fmt_name(r->in_fmt[i]));
     fprintf(out, "],\"out_fmt\":\"%s\",\"oracle\":\"%s\",\"ulp_max\":", ug_fmt_name(r->out_fmt),
             r->oracle);
@@ -175,7 +175,7 @@ void ug_check_print(FILE *out, const ug_check_result *r, bool json, const char *
     fprintf(out, "check      %s: %zu output%s (batch %zu x %zu) of %zu %s; inputs %s", r->op->name,
             r->outputs, r->outputs == 1 ? "" : "s", r->batch, r->per, r->n, r->op->term_noun,
             ug_fmt_name(r->in_fmt[0]));
-    if (r->op->arity == 2) fprintf(out, " %s", ug_fmt_name(r->in_fmt[1]));
+    for (int i = 1; i < r->inputs; i++) fprintf(out, " %s", ug_fmt_name(r->in_fmt[i]));
     fprintf(out, ", got %s; oracle %s\n", F, r->oracle);
     fprintf(out, "ulp        max %.6g  mean %.6g  (ULP of %s)\n", r->ulp_max,
             r->outputs ? r->ulp_sum / (double)r->outputs : 0.0, F);

@@ -213,8 +213,8 @@ static int ug_corpus_check_format(ug_corpus_file *f, const ug_values *v, const c
     if (f->fmt == UG_F32 || f->fmt == UG_F64) return 0;
     const ug_format *F = ug_format_of(f->fmt);
     for (size_t i = 0; i < v->n; i++)
-        for (int a = 0; a < (v->y ? 2 : 1); a++) {
-            double x = a ? v->y[i] : v->x[i];
+        for (int a = 0; a < (v->z ? 3 : v->y ? 2 : 1); a++) {
+            double x = a == 2 ? v->z[i] : a ? v->y[i] : v->x[i];
             bool ok = isnan(x) || (isinf(x) ? F->inf : ug_fmt_round(f->fmt, x, UG_RN) == x);
             if (ok) continue;
             size_t line = ug_corpus_record_line(path, v->first_record_line, i);
@@ -388,12 +388,13 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
     if (rc == 0 && !f->why[0])
         rc = ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
                                   "adversarial)");
-    /* a vector operation: its inputs side by side, `arity` values a line; a matrix one: one
-     * value a line, its inputs one after the other (A then B) */
+    /* a vector operation: its inputs side by side, one value of each vector a line (x; x y;
+     * a LayerNorm's x w b: ops/op.h's ug_op_width); a matrix one: one value a line, its inputs
+     * one after the other (A then B) */
     const ug_op_desc *d = ug_op_get(f->op);
     bool vectors = d->layout == UG_LAYOUT_VECTORS;
     ug_shape sh = ug_corpus_shape(f);
-    int want = vectors ? d->arity : 1;
+    int want = vectors ? ug_op_width(d) : 1;
     size_t need = vectors ? 0 : (size_t)ug_op_elements_in(d, &sh);
     if (rc == 0 && v.n && v.arity != want)
         rc = ug_corpus_fail(f, v.first_record_line, "op %s takes %d value%s a line, found %d",
@@ -419,6 +420,14 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
         memcpy(f->x, v.x, a * sizeof(float));
         memcpy(f->y, v.x + a, b * sizeof(float));
         ug_values_free(&v);
+    } else if (v.z) { /* input 1 of two vectors (x w b): [w | b], as the operation lays it out */
+        f->n = v.n;
+        f->x = v.x;
+        v.x = NULL;
+        f->y = ug_xmalloc(2 * v.n * sizeof(float));
+        memcpy(f->y, v.y, v.n * sizeof(float));
+        memcpy(f->y + v.n, v.z, v.n * sizeof(float));
+        ug_values_free(&v); /* a binary64 file of three values was refused above (no exact64) */
     } else {
         f->n = v.n;
         f->x = v.x;

@@ -346,15 +346,16 @@ static int ug_fd_gen(const ug_stream *s, uint32_t vec, double kappa, ug_fmt f, d
     return 0;
 }
 
-/* A layer's parameters (the weight) in format f: the operation's fill_params, the same values
- * as the binary32 input's, each checked to be exact in f (ops/norm_params.h's weights are
- * 1 + k/64, |k| <= 16: 7 significant bits, exact in bfloat16 and binary16; fp8 is refused).
+/* A layer's parameters (the weight, or LayerNorm's weight then bias: in_len(sh, 1) values) in
+ * format f: the operation's fill_params, the same values as the binary32 input's, each checked
+ * to be exact in f (ops/norm_params.h's weights are 1 + k/64, |k| <= 16, its biases k/256,
+ * |k| <= 64: 7 significant bits, exact in bfloat16 and binary16; fp8 is refused).
  * 0, or -1 with err set.  O(n). */
 static int ug_fd_layer_params(const ug_op_desc *op, ug_fmt f, const char *name,
                               uint64_t seed, uint32_t trial, double *y, const ug_shape *sh,
                               char *err, size_t errlen)
 {
-    size_t n = sh->dim[0];
+    size_t n = op->in_len(sh, 1);
     float *w = malloc((n ? n : 1) * sizeof *w);
     if (!w) return ug_dist_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
     op->fill_params(w, sh, seed, trial);

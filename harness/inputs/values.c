@@ -236,8 +236,10 @@ void ug_values_free(ug_values *v)
 {
     free(v->x);
     free(v->y);
+    free(v->z);
     free(v->x64);
     free(v->y64);
+    free(v->z64);
     free(v->headers);
     memset(v, 0, sizeof *v);
 }
@@ -247,7 +249,7 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "r");
     char *line = malloc(UG_VALUES_LINE_MAX + 1);
-    size_t cap = 0, ycap = 0, cap64 = 0, ycap64 = 0, hcap = 0, lineno = 0;
+    size_t cap = 0, ycap = 0, zcap = 0, cap64 = 0, ycap64 = 0, zcap64 = 0, hcap = 0, lineno = 0;
     int rc = 2, wide = 0; /* wide: a binary64 file (values.h), known at its first record */
     memset(v, 0, sizeof *v);
     if (!f) {
@@ -300,7 +302,7 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
             snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
             goto out;
         }
-        if (arity == 0 && v->n == 0 && (ntok == 1 || ntok == 2)) {
+        if (arity == 0 && v->n == 0 && ntok >= 1 && ntok <= 3) {
             v->arity = ntok;
             v->first_record_line = lineno;
         }
@@ -311,7 +313,7 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
                          arity == 2 ? "2 values (x y) for --op dot" : "1 value for --op sum",
                          ntok);
             else if (v->n == 0)
-                snprintf(err, errlen, "%s:%zu: expected 1 or 2 values, found %d", path, lineno,
+                snprintf(err, errlen, "%s:%zu: expected 1 to 3 values, found %d", path, lineno,
                          ntok);
             else
                 snprintf(err, errlen, "%s:%zu: expected %d value%s as on line %zu, found %d",
@@ -325,8 +327,8 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
         if (v->n == 0)
             for (size_t i = 0; i < v->n_headers; i++)
                 wide |= !strcmp(v->headers[i].key, "format") && !strcmp(v->headers[i].value, "f64");
-        float val[2];
-        double val64[2];
+        float val[3];
+        double val64[3];
         for (int t = 0; t < ntok; t++) {
             int bad = wide ? parse_value64(tok[t], &val64[t], why, sizeof why)
                            : ug_oracle_parse_value(tok[t], &val[t], why, sizeof why);
@@ -338,9 +340,11 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
                 val[t] = (float)val64[t];
         }
         if ((wide && (push_value64(&v->x64, &cap64, v->n, val64[0]) != 0 ||
-                      (want == 2 && push_value64(&v->y64, &ycap64, v->n, val64[1]) != 0))) ||
+                      (want >= 2 && push_value64(&v->y64, &ycap64, v->n, val64[1]) != 0) ||
+                      (want == 3 && push_value64(&v->z64, &zcap64, v->n, val64[2]) != 0))) ||
             push_value(&v->x, &cap, v->n, val[0]) != 0 ||
-            (want == 2 && push_value(&v->y, &ycap, v->n, val[1]) != 0)) {
+            (want >= 2 && push_value(&v->y, &ycap, v->n, val[1]) != 0) ||
+            (want == 3 && push_value(&v->z, &zcap, v->n, val[2]) != 0)) {
             snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
             goto out;
         }

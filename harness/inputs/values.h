@@ -6,7 +6,8 @@
  *   - lines end at LF, CR LF or a lone CR; a UTF-8 byte order mark before the first line is
  *     skipped; a line holds at most UG_VALUES_LINE_MAX bytes and no control byte but tab, VT and
  *     FF (a NUL or another control byte is an error at once: binary input is not read through);
- *   - one record per line: one value (sum files) or two (dot files: x and y), separated by
+ *   - one record per line: one value (sum files), two (dot files: x and y) or three (a
+ *     LayerNorm's x, w and b: the third kept in z), separated by
  *     blanks (space, tab, CR, VT, FF) or by one comma with optional blanks around it;
  *   - '#' starts a comment that runs to the end of the line; lines with no value (blank, or a
  *     comment alone) are skipped; an empty file holds zero records;
@@ -61,17 +62,18 @@ typedef struct ug_values_header {
 
 /* A whole file: its records and header lines. */
 typedef struct ug_values {
-    float *x, *y;               /* x[n]; y[n] when arity is 2, else NULL (NULL when n == 0) */
-    double *x64, *y64;          /* a binary64 file (above): the values as read; else NULL */
+    float *x, *y, *z;           /* x[n]; y[n] when arity is 2 or 3, z[n] when 3, else NULL
+                                   (NULL when n == 0) */
+    double *x64, *y64, *z64;    /* a binary64 file (above): the values as read; else NULL */
     size_t n;
-    int arity;                  /* values per record: 1 or 2 (0: no record) */
+    int arity;                  /* values per record: 1, 2 or 3 (0: no record) */
     size_t first_record_line;   /* line of the first record (0: none) */
     ug_values_header *headers;  /* n_headers of them, in file order (NULL when none) */
     size_t n_headers;
 } ug_values;
 
 /* Read path ("-": stdin) into *v.  arity 1 or 2: every record has that many values (the
- * messages of ug_oracle_parse_file); arity 0: as many as the first record has (1 or 2), and
+ * messages of ug_oracle_parse_file); arity 0: as many as the first record has (1 to 3), and
  * every record the same ("FILE:LINE: expected 1 value as on line 4, found 2").  Returns 0, or 2
  * with "FILE:LINE: what is wrong" / "FILE: why" in err and *v empty.  ug_values_free releases.
  * Cost: one pass over the file. */

@@ -64,12 +64,15 @@ static void ug_sub(const ug_shrink *s, int d, const size_t *keep, size_t count,
     const ug_hunt_problem *p = &s->p;
     *q = *p;
     if (!ug_matmul(p)) {
+        /* y: w vectors of n one after the other (a LayerNorm's [w | b]: ops/op.h's
+         * ug_op_in_width); index i of each is kept */
+        size_t w = (size_t)ug_op_in_width(ug_hunt_op(p), 1);
         q->n = count;
-        *qx = ug_xmalloc(count * sizeof(float));
-        *qy = ug_hunt_op(p)->arity > 1 ? ug_xmalloc(count * sizeof(float)) : NULL;
+        *qx = ug_xmalloc((count ? count : 1) * sizeof(float));
+        *qy = w ? ug_xmalloc((count ? w * count : 1) * sizeof(float)) : NULL;
         for (size_t i = 0; i < count; i++) {
             (*qx)[i] = s->x[keep[i]];
-            if (*qy) (*qy)[i] = s->y[keep[i]];
+            for (size_t v = 0; v < w; v++) (*qy)[v * count + i] = s->y[v * p->n + keep[i]];
         }
         return;
     }

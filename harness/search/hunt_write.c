@@ -23,6 +23,19 @@ static void ug_value_line(ug_buf *b, float x, const float *y, const char *what)
                       what ? what : "");
 }
 
+/* A line of an operation whose input 1 holds w > 1 vectors (a LayerNorm's x w b, ops/op.h):
+ * x then y[v n + i] for each v, the decimal values as a comment. */
+static void ug_value_line_wide(ug_buf *b, const float *x, const float *y, size_t n, size_t w,
+                               size_t i)
+{
+    char h[64];
+    ug_buf_printf(b, "%-16s", ug_hexf(x[i], h));
+    for (size_t v = 0; v < w; v++) ug_buf_printf(b, " %-16s", ug_hexf(y[v * n + i], h));
+    ug_buf_printf(b, " # %.9g", (double)x[i]);
+    for (size_t v = 0; v < w; v++) ug_buf_printf(b, " %.9g", (double)y[v * n + i]);
+    ug_buf_printf(b, "\n");
+}
+
 int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, const float *y,
                   const ug_hunt_breach *b, const ug_hunt_score *s, const ug_hunt_provenance *prov,
                   char *err, size_t errlen)
@@ -69,6 +82,10 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
             snprintf(what, sizeof what, "B[%zu][%zu]", i / p->gn, i % p->gn);
             ug_value_line(&t, y[i], NULL, what);
         }
+    } else if (y && ug_op_in_width(d, 1) > 1) {
+        size_t w = (size_t)ug_op_in_width(d, 1);
+        ug_buf_printf(&t, "## %s %s\n", d->roles[0], d->roles[1]);
+        for (size_t i = 0; i < p->n; i++) ug_value_line_wide(&t, x, y, p->n, w, i);
     } else {
         for (size_t i = 0; i < p->n; i++) ug_value_line(&t, x[i], y ? &y[i] : NULL, NULL);
     }

@@ -160,7 +160,10 @@ typedef struct ug_call {
     size_t n;            /* sum/dot: length; gemm: M (rows of A and C) */
     size_t gemm_n;       /* gemm: N (columns of B and C) */
     size_t gemm_k;       /* gemm: K (inner dimension) */
-    ug_arg in[UG_MAX_INPUTS]; /* sum: in[0] = x; dot: x, y; gemm: A (M x K), B (K x N) row-major */
+    ug_arg in[UG_MAX_INPUTS]; /* sum: in[0] = x; dot: x, y; gemm: A (M x K), B (K x N) row-major;
+                            softmax, logsumexp: x (rows x n); rmsnorm: x, w (n); layernorm:
+                            x, then the weight and the bias in one buffer, [w | b] (2n:
+                            in[1].count), b_i at in[1] + n + i */
     ug_arg_out out;      /* sum/dot: 1 value; gemm: C, M x N row-major */
     int reps;            /* > 0: time the kernel, median of reps runs after a warm-up */
     unsigned long long input_id; /* nonzero: x and y are the same bytes whenever this id is: a GPU

@@ -1,11 +1,12 @@
 /*
  * layernorm.c - CPU RMSNorm and LayerNorm kernels, binary32 in, accumulation and out
  * (kernels/bounds_rows.c has each class's bound and derivation).  Inputs: x (rows x n) and
- * the weight w (n; no bias: ops/layernorm.c says why); eps = 1e-5 (oracle/rows/transcend.h's
- * UG_NORM_EPS, PyTorch's default).
+ * the parameters: RMSNorm's weight w (n); LayerNorm's weight then bias, [w | b] (2n:
+ * ops/layernorm.c); eps = 1e-5 (oracle/rows/transcend.h's UG_NORM_EPS, PyTorch's default).
  *
  *   rmsnorm_cpu            r = 1 / sqrt(sum x^2 / n + eps); y = (x r) w             rmsnorm
- *   layernorm_twopass_cpu  mean, then var = sum (x - mean)^2 / n                   layernorm_twopass
+ *   layernorm_twopass_cpu  mean, then var = sum (x - mean)^2 / n; every LayerNorm ends
+ *                          y = ((x - mean) r) w + b, r = 1 / sqrt(var + eps)          layernorm_twopass
  *   layernorm_onepass_cpu  var = sum x^2 / n - mean^2 (clamped at 0): cancels catastrophically
  *                          when mean/std is large (bound ~ (mean/std)^2 u)        layernorm_onepass
  *   layernorm_welford_cpu  Welford's update (mean += d / k; M2 += d (x - mean))     layernorm_welford
@@ -30,14 +31,16 @@ static void ug_rmsnorm(const float *x, const float *w, size_t n, float *y)
     for (size_t j = 0; j < n; j++) y[j] = (x[j] * r) * w[j];
 }
 
-/* The affine tail every LayerNorm shares: y = ((x - mean) r) w. */
-static void ug_ln_out(const float *x, const float *w, size_t n, float mean, float var, float *y)
+/* The affine tail every LayerNorm shares: y = ((x - mean) r) w + b (the bias added last, in
+ * binary32: one rounding more, kernels/bounds_rows.c). */
+static void ug_ln_out(const float *x, const float *w, const float *b, size_t n, float mean,
+                      float var, float *y)
 {
     float r = 1.0f / sqrtf(var + ug_eps);
-    for (size_t j = 0; j < n; j++) y[j] = ((x[j] - mean) * r) * w[j];
+    for (size_t j = 0; j < n; j++) y[j] = ((x[j] - mean) * r) * w[j] + b[j];
 }
 
-static void ug_ln_twopass(const float *x, const float *w, size_t n, float *y)
+static void ug_ln_twopass(const float *x, const float *w, const float *b, size_t n, float *y)
 {
     float s = 0.0f, q = 0.0f;
     for (size_t j = 0; j < n; j++) s += x[j];
@@ -46,10 +49,10 @@ static void ug_ln_twopass(const float *x, const float *w, size_t n, float *y)
         float d = x[j] - mean;
         q += d * d;
     }
-    ug_ln_out(x, w, n, mean, q / (float)n, y);
+    ug_ln_out(x, w, b, n, mean, q / (float)n, y);
 }
 
-static void ug_ln_onepass(const float *x, const float *w, size_t n, float *y)
+static void ug_ln_onepass(const float *x, const float *w, const float *b, size_t n, float *y)
 {
     float s = 0.0f, q = 0.0f;
     for (size_t j = 0; j < n; j++) {
@@ -57,10 +60,10 @@ static void ug_ln_onepass(const float *x, const float *w, size_t n, float *y)
         q += x[j] * x[j];
     }
     float mean = s / (float)n, var = q / (float)n - mean * mean;
-    ug_ln_out(x, w, n, mean, var > 0.0f ? var : 0.0f, y);
+    ug_ln_out(x, w, b, n, mean, var > 0.0f ? var : 0.0f, y);
 }
 
-static void ug_ln_welford(const float *x, const float *w, size_t n, float *y)
+static void ug_ln_welford(const float *x, const float *w, const float *b, size_t n, float *y)
 {
     float mean = 0.0f, m2 = 0.0f;
     for (size_t j = 0; j < n; j++) {
@@ -68,7 +71,7 @@ static void ug_ln_welford(const float *x, const float *w, size_t n, float *y)
         mean += d / (float)(j + 1);
         m2 += d * (x[j] - mean);
     }
-    ug_ln_out(x, w, n, mean, m2 / (float)n, y);
+    ug_ln_out(x, w, b, n, mean, m2 / (float)n, y);
 }
 
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
@@ -89,15 +92,16 @@ static const ug_kernel ug_cpu_layernorm_kernels[] = {
      .doc = "RMSNorm, bf16 x and w, binary32 accumulation, bf16 out (PyTorch/Apex reference)"},
     {.name = "layernorm_bf16_cpu", .op = UG_OP_LAYERNORM, .in_store = {UG_BF16, UG_BF16},
      .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BF16,
-     .doc = "LayerNorm, two passes, bf16 x and w, binary32 accumulation, bf16 out"},
+     .doc = "LayerNorm, two passes, bf16 x, w and b, binary32 accumulation, bf16 out"},
 };
 
 /* The bfloat16 kernels: every value widened to binary32 (exact), the binary32 kernel, each
- * output rounded once to bfloat16 (ug_fmt_store: nearest-even).  O(n) scratch a call. */
+ * output rounded once to bfloat16 (ug_fmt_store: nearest-even).  The parameters: w (n), or
+ * LayerNorm's [w | b] (2n: c->in[1].count).  O(n) scratch a call. */
 static int ug_cpu_layernorm_bf16(const ug_kernel *k, ug_call *c)
 {
-    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
-    float *x = malloc((count ? count : 1) * sizeof *x), *w = malloc((n ? n : 1) * sizeof *w);
+    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0, np = c->in[1].count;
+    float *x = malloc((count ? count : 1) * sizeof *x), *w = malloc((np ? np : 1) * sizeof *w);
     float *y = malloc((n ? n : 1) * sizeof *y);
     int rc = 0;
     if (!x || !w || !y) {
@@ -106,10 +110,10 @@ static int ug_cpu_layernorm_bf16(const ug_kernel *k, ug_call *c)
         goto cleanup;
     }
     for (size_t i = 0; i < count; i++) x[i] = (float)ug_fmt_load(UG_BF16, c->in[0].data, i);
-    for (size_t i = 0; i < n; i++) w[i] = (float)ug_fmt_load(UG_BF16, c->in[1].data, i);
+    for (size_t i = 0; i < np; i++) w[i] = (float)ug_fmt_load(UG_BF16, c->in[1].data, i);
     for (size_t r = 0; r < rows; r++) {
         if (k->version == RMS_BF16) ug_rmsnorm(x + r * n, w, n, y);
-        else ug_ln_twopass(x + r * n, w, n, y);
+        else ug_ln_twopass(x + r * n, w, w + n, n, y);
         for (size_t j = 0; j < n; j++) ug_fmt_store(UG_BF16, c->out.data, r * n + j, y[j]);
     }
 cleanup:
@@ -125,14 +129,15 @@ static int ug_cpu_layernorm_run(const ug_kernel *k, ug_call *c)
     const float *x = ug_in_f32(c, 0), *w = ug_in_f32(c, 1);
     float *y = ug_out_f32(c);
     size_t n = c->n, rows = n ? c->in[0].count / n : 0;
+    const float *b = w + n; /* layernorm: [w | b] (read by the LayerNorm versions only) */
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
         switch (k->version) {
         case RMSNORM: ug_rmsnorm(xr, w, n, yr); break;
-        case LN_TWOPASS: ug_ln_twopass(xr, w, n, yr); break;
-        case LN_ONEPASS: ug_ln_onepass(xr, w, n, yr); break;
-        case LN_WELFORD: ug_ln_welford(xr, w, n, yr); break;
+        case LN_TWOPASS: ug_ln_twopass(xr, w, b, n, yr); break;
+        case LN_ONEPASS: ug_ln_onepass(xr, w, b, n, yr); break;
+        case LN_WELFORD: ug_ln_welford(xr, w, b, n, yr); break;
         default:
             snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
             return -1;

@@ -18,7 +18,10 @@
  *   layernorm_warp_bf16_cuda      bfloat16 out (the Apex/PyTorch layer for bf16 activations;
  *                                 LayerNorm in two passes)    rmsnorm / layernorm_twopass + bf16 out
  * The bf16-out rows take binary32 inputs and declare .out_fmt = UG_BF16; the bf16 rows take
- * bfloat16 data (the weights of ops/norm_params.h are exact in bfloat16), widened exactly.
+ * bfloat16 data (the weights and biases of ops/norm_params.h are exact in bfloat16), widened
+ * exactly.  The parameters p: RMSNorm's weight w (n); LayerNorm's [w | b] (2n,
+ * ops/layernorm.c), the output ((x - mean) r) w + b (nvcc may fuse the last product and the
+ * bias into one FMA: one rounding fewer, inside the class's model).
  */
 #include <cuda_bf16.h>
 
@@ -56,7 +59,7 @@ __device__ void ug_store(unsigned short *y, size_t i, float v)
     y[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
 }
 
-/* layer: LayerNorm or RMSNorm (no mean); p: the weight (no bias: ops/layernorm.c). */
+/* layer: LayerNorm (p = [w | b]) or RMSNorm (no mean, no bias; p = w). */
 template <bool layer>
 __global__ void ug_norm_block_kernel(const float *x, const float *p, float *y, size_t n)
 {
@@ -74,7 +77,8 @@ __global__ void ug_norm_block_kernel(const float *x, const float *p, float *y, s
     }
     float r = 1.0f / sqrtf(ug_ln_block_sum(q, shared) / (float)n + 1e-5f);
     for (size_t j = threadIdx.x; j < n; j += UG_LN_BLOCK) {
-        yr[j] = ((xr[j] - mean) * r) * p[j];
+        float v = ((xr[j] - mean) * r) * p[j];
+        yr[j] = layer ? v + p[n + j] : v;
     }
 }
 
@@ -100,13 +104,15 @@ __global__ void ug_norm_warp_kernel(const In *x, const In *p, Out *y, size_t row
     }
     float r = 1.0f / sqrtf(ug_ln_warp_sum(q) / (float)n + 1e-5f);
     for (size_t j = lane; j < n; j += 32) {
-        ug_store(y, row * n + j, ((ug_ld(xr, j) - mean) * r) * ug_ld(p, j));
+        float v = ((ug_ld(xr, j) - mean) * r) * ug_ld(p, j);
+        ug_store(y, row * n + j, layer ? v + ug_ld(p, n + j) : v);
     }
 }
 
 enum { RMS_BLOCK, LN_BLOCK, RMS_WARP_BF16, LN_WARP_BF16, RMS_BF16, LN_BF16 };
 
-/* The bfloat16-in rows: x and w uploaded as stored, y in bfloat16. */
+/* The bfloat16-in rows: x and the parameters (w, or [w | b]) uploaded as stored, y in
+ * bfloat16. */
 static int ug_norm_bf16_run(const ug_kernel *k, ug_call *c)
 {
     void *d_x = NULL, *d_p = NULL, *d_y = NULL;
@@ -181,7 +187,7 @@ const ug_kernel ug_layernorm_cuda_kernels[] = {
      .doc = "RMSNorm, bf16 x and w, one warp per row, fp32 accumulation, bf16 out (Apex/PyTorch)"},
     {.name = "layernorm_warp_bf16_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
      .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .bound = UG_BOUND_LAYERNORM_TWOPASS,
-     .version = LN_BF16, .doc = "LayerNorm, bf16 x and w, one warp per row, two passes, fp32 accumulation, bf16 out"},
+     .version = LN_BF16, .doc = "LayerNorm, bf16 x, w and b, one warp per row, two passes, fp32 accumulation, bf16 out"},
 };
 
 UG_CUDA_END

@@ -31,35 +31,17 @@ __device__ float ug_warp_sum(float v)
     return v;
 }
 
-__global__ void ug_softmax_warp_kernel(const float *x, float *y, size_t rows, size_t n)
+/* The two passes of a max-shifted row, in every lane of its warp: m = the row's max (a warp
+ * max of each lane's), then s = sum exp(x_j - m) (each lane's strided sum, then a warp sum).
+ * The softmax and log-sum-exp warp kernels share it, so both see the same m and s. */
+__device__ void ug_shifted_row(const float *xr, size_t n, unsigned lane, float &m, float &s)
 {
-    size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
-    unsigned lane = threadIdx.x % 32;
-    if (row >= rows) return; /* whole warps leave together */
-    const float *xr = x + row * n;
-    float m = -INFINITY, s = 0.0f;
+    m = -INFINITY;
+    s = 0.0f;
     for (size_t j = lane; j < n; j += 32) m = fmaxf(m, xr[j]);
     m = ug_warp_max(m);
     for (size_t j = lane; j < n; j += 32) s += expf(xr[j] - m);
     s = ug_warp_sum(s);
-    for (size_t j = lane; j < n; j += 32) y[row * n + j] = expf(xr[j] - m) / s;
-}
-
-/* One output a row: the same max and sum as ug_softmax_warp_kernel, then m + log(s) (s >= 1:
- * the max's term is exp(0) = 1).  An infinite max gives NaN (x - m = inf - inf), as the CPU
- * form logsumexp_shifted_cpu does; the cases draw finite logits. */
-__global__ void ug_logsumexp_warp_kernel(const float *x, float *y, size_t rows, size_t n)
-{
-    size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
-    unsigned lane = threadIdx.x % 32;
-    if (row >= rows) return;
-    const float *xr = x + row * n;
-    float m = -INFINITY, s = 0.0f;
-    for (size_t j = lane; j < n; j += 32) m = fmaxf(m, xr[j]);
-    m = ug_warp_max(m);
-    for (size_t j = lane; j < n; j += 32) s += expf(xr[j] - m);
-    s = ug_warp_sum(s);
-    if (lane == 0) y[row] = m + logf(s);
 }
 
 /* Merge two online states (m, d); an empty one is (-inf, 0), merged exactly (exp(0) = 1). */
@@ -92,25 +74,39 @@ __device__ void ug_online_row(const float *xr, size_t n, unsigned lane, float &m
     }
 }
 
-__global__ void ug_softmax_online_kernel(const float *x, float *y, size_t rows, size_t n)
+/* The row's (m, s) in every lane of its warp: max-shifted (two passes) or online (one). */
+template <bool online>
+__device__ void ug_row_state(const float *xr, size_t n, unsigned lane, float &m, float &s)
 {
-    size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
-    unsigned lane = threadIdx.x % 32;
-    if (row >= rows) return;
-    const float *xr = x + row * n;
-    float m, d;
-    ug_online_row(xr, n, lane, m, d);
-    for (size_t j = lane; j < n; j += 32) y[row * n + j] = expf(xr[j] - m) / d;
+    if (online) ug_online_row(xr, n, lane, m, s);
+    else ug_shifted_row(xr, n, lane, m, s);
 }
 
-__global__ void ug_logsumexp_online_kernel(const float *x, float *y, size_t rows, size_t n)
+/* Softmax, one warp a row: y_j = exp(x_j - m) / s. */
+template <bool online>
+__global__ void ug_softmax_rows_kernel(const float *x, float *y, size_t rows, size_t n)
+{
+    size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (row >= rows) return; /* whole warps leave together */
+    const float *xr = x + row * n;
+    float m, s;
+    ug_row_state<online>(xr, n, lane, m, s);
+    for (size_t j = lane; j < n; j += 32) y[row * n + j] = expf(xr[j] - m) / s;
+}
+
+/* Log-sum-exp, one output a row: the softmax's (m, s), then m + log(s) (s >= 1: the max's term
+ * is exp(0) = 1).  An infinite max gives NaN (x - m = inf - inf), as the CPU form
+ * logsumexp_shifted_cpu does; the cases draw finite logits. */
+template <bool online>
+__global__ void ug_logsumexp_rows_kernel(const float *x, float *y, size_t rows, size_t n)
 {
     size_t row = (size_t)blockIdx.x * UG_SM_WARPS + threadIdx.x / 32;
     unsigned lane = threadIdx.x % 32;
     if (row >= rows) return;
-    float m, d;
-    ug_online_row(x + row * n, n, lane, m, d);
-    if (lane == 0) y[row] = m + logf(d);
+    float m, s;
+    ug_row_state<online>(x + row * n, n, lane, m, s);
+    if (lane == 0) y[row] = m + logf(s);
 }
 
 enum { SOFTMAX_WARP, SOFTMAX_ONLINE, LSE_WARP, LSE_ONLINE };
@@ -127,13 +123,13 @@ int ug_softmax_cuda_run(const ug_kernel *k, ug_call *c)
     UG_CUDA_TRY(c, cudaMalloc(&d_y, outs * sizeof(float)));
     ug_cuda_run(c, d_y, outs, ug_no_prepare, [&] {
         if (k->version == SOFTMAX_WARP)
-            ug_softmax_warp_kernel<<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
+            ug_softmax_rows_kernel<false><<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
         else if (k->version == SOFTMAX_ONLINE)
-            ug_softmax_online_kernel<<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
+            ug_softmax_rows_kernel<true><<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
         else if (k->version == LSE_WARP)
-            ug_logsumexp_warp_kernel<<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
+            ug_logsumexp_rows_kernel<false><<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
         else
-            ug_logsumexp_online_kernel<<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
+            ug_logsumexp_rows_kernel<true><<<blocks, 32 * UG_SM_WARPS>>>(d_x, d_y, rows, n);
         return cudaGetLastError();
     });
 cleanup:

@@ -415,6 +415,20 @@ MUTANTS = [
     dict(id="rows.oracle.open_end_ignored", file="oracle/rows/transcend.c",
          find="        du = nextafterf(du, -INFINITY);", replace="",
          tests=["oracle_rows"], what="RD32 just below an open upper end taken as the end itself"),
+    dict(id="rows.oracle.bias_ignored", file="oracle/rows/transcend.c",
+         find="            if (r->b) {", replace="            if (0 && r->b) {",
+         tests=["oracle_rows"], what="the layernorm reference drops the bias"),
+    dict(id="rows.oracle.bias_after_rounding", file="oracle/rows/transcend.c",
+         find="    ug_row r = {UG_ROW_LAYER, x, w, b, n, n, eps};\n    ug_row_exact(&r, out);",
+         replace="    ug_row r = {UG_ROW_LAYER, x, w, NULL, n, n, eps};\n    ug_row_exact(&r, out);\n"
+                 "    for (size_t j = 0; b && j < n; j++) {\n"
+                 "        float v = out[j].rn + b[j];\n"
+                 "        out[j].hi = v, out[j].lo = 0, out[j].rn = out[j].rd = v;\n"
+                 "    }",
+         tests=["oracle_rows"], what="the layernorm reference rounds (x - mean) w / sd, then adds b"),
+    dict(id="rows.kernel.layernorm_no_bias", file="kernels/cpu/layernorm.c",
+         find="y[j] = ((x[j] - mean) * r) * w[j] + b[j];", replace="y[j] = ((x[j] - mean) * r) * w[j];",
+         tests=["layernorm"], what="a LayerNorm kernel that never adds the bias"),
     dict(id="rows.kernel.online_no_rescale", file="kernels/cpu/softmax.c",
          find="d = d * expf(m - x[j]) + 1.0f;", replace="d = d + 1.0f;",
          tests=["softmax"], what="online softmax forgets to rescale the running sum at a new max"),
