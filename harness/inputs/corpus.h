@@ -99,7 +99,8 @@ typedef struct ug_corpus_entry {
                                  taken twice), malloc'ed; NULL when nothing */
 } ug_corpus_entry;
 
-/* The steps of reading path into *f (name and dir_arg are the caller's and kept).  Each returns
+/* The steps of reading path into *f (zeroed, or a file read before: name and dir_arg are the
+ * caller's and kept, anything else it held is freed and cleared by the head).  Each returns
  * 0, or -1 with f->bad set and f->error / f->error_line saying what is wrong.
  * Head: the header keys (an unknown or repeated key, a bad op, check, format or glob), the
  * directives misplaced among them, a missing why, a format the op has no oracle for.  Reads

@@ -2,7 +2,8 @@
  * corpus_run.c - the case every corpus unit runs (corpus.h): the file's input measured on every
  * kernel the file selects, one test point each, with the file's checks and strict per-kernel
  * expected failures.  A malformed file is one failed point naming FILE:LINE; the other units
- * run on.
+ * run on.  The file is read here, when its unit runs, one step at a time (corpus.h): nothing
+ * of it was read at discovery.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,13 @@ static void ug_corpus_path_failure(ug_t *t, const char *path, size_t line, const
 static void ug_corpus_file_failure(ug_t *t, const ug_corpus_file *f, size_t line, const char *what)
 {
     ug_corpus_path_failure(t, f->path, line, what);
+}
+
+/* A file that could not be read (f->error at f->error_line): its point fails, with a rerun line. */
+static void ug_corpus_unreadable(ug_t *t, const ug_corpus_file *f)
+{
+    ug_corpus_file_failure(t, f, f->error_line, f->error);
+    ug_rerun_line(t, NULL, -1);
 }
 
 static bool ug_any_kernel_matches(const char *glob, ug_op op, bool of_op)
@@ -132,15 +140,13 @@ static void ug_corpus_fn(ug_t *t)
     /* the head first (O(head), whatever follows it); the values only when a kernel runs them,
      * counted before they are allocated */
     if (ug_corpus_parse_head(e->path, f) != 0) {
-        ug_corpus_file_failure(t, f, f->error_line, f->error);
-        ug_rerun_line(t, NULL, -1);
+        ug_corpus_unreadable(t, f);
         return;
     }
     ug_corpus_check_globs(t, f);
     if (ug_corpus_left_out(t, f)) return;
     if (ug_corpus_scan(f) != 0) {
-        ug_corpus_file_failure(t, f, f->error_line, f->error);
-        ug_rerun_line(t, NULL, -1);
+        ug_corpus_unreadable(t, f);
         return;
     }
     ug_shape shape = ug_corpus_shape(f);
@@ -152,8 +158,7 @@ static void ug_corpus_fn(ug_t *t)
      * OOM killer (the values, the exact results, the outputs) */
     ug_limits_input(t, f->op, label, shape.dim[0], shape.dim[1], shape.dim[2], 1);
     if (ug_corpus_read_values(f) != 0) {
-        ug_corpus_file_failure(t, f, f->error_line, f->error);
-        ug_rerun_line(t, NULL, -1);
+        ug_corpus_unreadable(t, f);
         return;
     }
     ug_input *in;
