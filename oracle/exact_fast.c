@@ -89,18 +89,23 @@ typedef struct fast_acc {
     double sabs_hi, sabs_lo; /* Neumaier sum of the blocks' sums of |terms| */
     size_t nan_terms, posinf_terms, neginf_terms;
     int off_range; /* binary64 dot: a product outside the error-free range (range_sum) */
+    int no_sabs;   /* binary64 dot: its terms are p and e, not |xy|, and its caller computes
+                      sum_abs from x and y (exact_dot64.c): sabs is not kept */
 } fast_acc;
 
-static void fast_acc_init(fast_acc *f)
+static void fast_acc_init(fast_acc *f, int no_sabs)
 {
     ug_xacc_init(&f->x);
     f->sabs_hi = f->sabs_lo = 0;
     f->nan_terms = f->posinf_terms = f->neginf_terms = 0;
     f->off_range = 0;
+    f->no_sabs = no_sabs;
 }
 
 static void sabs_add(fast_acc *f, double v)
 {
+    if (f->no_sabs)
+        return;
     double s = f->sabs_hi + v;
     if (isfinite(s)) {
         if (fabs(f->sabs_hi) >= fabs(v))
@@ -186,8 +191,12 @@ static void fast_acc_finish(fast_acc *f, const term_src *src, ug_exact *e)
     }
     if (!ug_xacc_fill(&f->x, e)) /* a binary64 dot's caller decides the sign of its zero */
         ug_exact_set_zero(e, src->yd ? 0 : zero_negative_terms(src));
+    if (src->yd) { /* a binary64 dot's caller computes sum_abs (fast_acc: no_sabs) */
+        e->sum_abs = NAN;
+        return;
+    }
     e->sum_abs = (f->sabs_hi + f->sabs_lo) * UG_FAST_SABS_UP;
-    if (!isfinite(e->sum_abs) && !src->yd) /* a binary64 dot's caller does it */
+    if (!isfinite(e->sum_abs))
         e->sum_abs = exact_sum_abs(src);
 }
 
@@ -403,7 +412,7 @@ static void par_worker(void *ctx, int w, int workers)
     size_t lo = (size_t)w * j->chunk;
     size_t n = lo < j->src.n ? (j->src.n - lo < j->chunk ? j->src.n - lo : j->chunk) : 0;
     fast_acc *f = &j->parts[w];
-    fast_acc_init(f);
+    fast_acc_init(f, j->src.yd != NULL);
     if (n == 0) /* nothing to add (the vectors of an empty sum may be NULL: no offset from them) */
         return;
     if (j->src.kind == UG_TERMS_SUM64)

@@ -77,9 +77,9 @@ typedef struct ug_fast_kernels {
  * (exact_fast.c, range_sum).  Returns -1 (out undefined) if some finite nonzero product is
  * off the range where x_i y_i = p + e exactly (|p| < 2^-968, or not finite: NaN and inf
  * inputs too); else 0 with out filled, except that an exact zero is +0 (the caller applies
- * the sign rule) and sum_abs, an upper bound of sum (|p| + |e|) within 1 + 2^-42.4, may be
- * +inf when that sum nears DBL_MAX (the caller computes it then).  Cost: ~1 pass over x and y
- * plus the sum's; no allocation beyond the large accumulator of wide data. */
+ * the sign rule) and sum_abs is NaN: the caller computes it from x and y (exact_dot64.c), so
+ * none is accumulated here.  Cost: ~1 pass over x and y plus the sum's; no allocation beyond
+ * the large accumulator of wide data. */
 int ug_exact_dot64_stream(const double *x, const double *y, size_t n, ug_exact *out);
 
 /* The kernels in use (the best the CPU runs, unless ug_fast_kernels_select chose). */

@@ -209,6 +209,43 @@ eval "$rerun" >"$tmp/out2" 2>&1
 rc2=$?
 check "... and, run as printed, reproduces the failure" '[ "$rc2" = 1 ] && grep -q "check ulp_max 1 failed: max 8.389e+06 ulp" "$tmp/out2"'
 
+# ---- lazy: a file is read when its unit runs, never at discovery (issue 26) --------------------
+# inotify (tests/opened.py) names the files a run opened: exact, no timing, no memory figure.
+mkdir -p "$tmp/lazy"
+printf '# why: the one selected\n# kernels: serial_f32\n1\n2\n' >"$tmp/lazy/t_sel.txt"
+# a valid head, 200000 values, a malformed one far below it
+{ printf '# why: long, broken at the end\n# kernels: serial_f32\n'; seq 1 200000; echo abc; } >"$tmp/lazy/t_long.txt"
+# a head of 100000 "#a:" lines (kept whole, 1 KiB each, they were 100 MB of headers)
+{ i=0; while [ $i -lt 1000 ]; do printf '#a:\n'; i=$((i + 1)); done; } >"$tmp/lazy/a1k"
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/lazy/a1k"; done >"$tmp/lazy/a10k"
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$tmp/lazy/a10k"; done >"$tmp/lazy/t_hdr.txt"
+printf '1\n' >>"$tmp/lazy/t_hdr.txt"
+rm "$tmp/lazy/a1k" "$tmp/lazy/a10k"
+opened() { python3 "$(dirname "$0")/opened.py" "$tmp/lazy" "$tmp/opened" "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
+opened run --corpus "$tmp/lazy" --filter 'corpus/t_sel' --tap
+if [ "$(rc)" = 77 ]; then
+  ok "an unselected corpus file is never opened # SKIP inotify unavailable here"
+else
+  check "an unselected corpus file is never opened: --filter corpus/t_sel opens t_sel.txt alone" \
+    '[ "$(rc)" = 0 ] && [ "$(cat "$tmp/opened")" = "t_sel.txt" ] && grep -q "^ok [0-9]* - corpus/t_sel serial_f32@default n=2$" "$tmp/out"'
+  opened run --corpus "$tmp/lazy" --filter 'nothing*'
+  check "... nor by a run that selects none of them (exit 2, nothing opened)" \
+    '[ "$(rc)" = 2 ] && [ ! -s "$tmp/opened" ]'
+fi
+run run --corpus "$tmp/lazy" --filter 'corpus/t_long' --tap
+check "selected, the malformed value far below the head: exit 1, FILE:LINE" \
+  '[ "$(rc)" = 1 ] && grep -q "^not ok [0-9]* - corpus/t_long$" "$tmp/out" && grep -q "^# $tmp/lazy/t_long.txt:200003: .abc. is not a number" "$tmp/out"'
+run run --corpus "$tmp/lazy" --filter 'corpus/t_hdr' --tap
+check "selected, 100000 '#a:' header lines: the first is the error, at line 1" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/lazy/t_hdr.txt:1: unknown header key .a." "$tmp/out"'
+# the memory check comes before the values are read: 4.5e6 records (18 MB as binary32) against
+# a 10 MiB limit are refused, naming the file, and the bad value after them is never reached
+{ printf '# why: more values than the limit allows\n# kernels: serial_f32\n'; yes 1 | head -n 4499999; echo abc; } >"$tmp/lazy/t_mem.txt"
+ULPGATE_MEM_LIMIT=10MiB run run --corpus "$tmp/lazy" --filter 'corpus/t_mem' --tap
+check "ULPGATE_MEM_LIMIT: a selected file too large is refused before its values are read" \
+  '[ "$(rc)" = 1 ] && grep -q "memory for the input failed: file(t_mem.txt) n=4500000, 1 trials need" "$tmp/out" && ! grep -q "is not a number" "$tmp/out"'
+rm -r "$tmp/lazy"
+
 # ---- usage --------------------------------------------------------------------------------------
 run run --corpus "$tmp/nosuch" --filter 'corpus/*'
 check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q -- "--corpus $tmp/nosuch: not a readable directory" "$tmp/err"'

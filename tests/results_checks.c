@@ -366,6 +366,68 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
     ug_results_free(&res);
 }
 
+/* The bytes of the compact results.json of rows [0, n) of res (a copy: ug_results_add copies). */
+static size_t ug_compact_bytes(const ug_results *res, size_t n, ug_json **doc)
+{
+    ug_results part = {0};
+    for (size_t i = 0; i < n; i++) ug_results_add(&part, &res->rows[i]);
+    ug_buf text = {0};
+    ug_report_json(&text, "{}", NULL, &part);
+    size_t len = text.len;
+    char err[200];
+    if (doc) *doc = ug_json_parse(ug_buf_str(&text), len, err, sizeof err);
+    ug_buf_free(&text);
+    ug_results_free(&part);
+    return len;
+}
+
+UG_CASE(results_schema, bytes_a_row_do_not_grow_with_the_rows)
+{
+    /* A GPU machine's default run has ~28,600 rows; the writer's tables were capped at 4096
+     * values, so there every figure with more distinct values than that (ulp_max, rel_max,
+     * time_ms, the histograms) went in place and the file took 191 bytes a row, against the
+     * ~110 that a run of a few thousand rows measures (issue 26).  Here 20,000 rows whose
+     * figures take 5,000 values, each 4 times: a row costs no more bytes than in the file of
+     * the first 2,000 rows but for an index digit a table, and the repeated figures are in tables. */
+    enum { N = 20000, SMALL = 2000, REPEAT = 4 };
+    ug_results res = {0};
+    ug_row r;
+    for (int i = 0; i < N; i++) {
+        ug_fill_row(&r, "sum", 0);
+        int v = i / REPEAT;
+        r.status = UG_ST_PASS;
+        r.repeats = 0;
+        snprintf(r.kernel, sizeof r.kernel, "k%d@default", i % 16);
+        snprintf(r.case_name, sizeof r.case_name, "case/%d", i / 64);
+        r.n = (size_t)(1000 + i % 64);
+        r.ulp_max = 0.123456789012345 + v;
+        r.ulp_mean = 0.0123456789012345 * v;
+        r.rel_max = 1.23456789012345e-8 * (v + 1);
+        r.bound_ratio_max = 0.000123456789012345 * (v + 1);
+        r.time_ms = 0.001 * (v % 2000 + 1);
+        memset(r.ulp_hist, 0, sizeof r.ulp_hist);
+        for (int b = 0; b < 6; b++) r.ulp_hist[b] = (uint64_t)((v >> (2 * b)) & 3) + 1;
+        ug_row_point_derived(&r, r.point, sizeof r.point);
+        ug_row_make_id(&r);
+        ug_results_add(&res, &r);
+    }
+    ug_json *doc = NULL;
+    double small = (double)ug_compact_bytes(&res, SMALL, NULL) / SMALL;
+    double big = (double)ug_compact_bytes(&res, N, &doc) / N;
+    UG_ASSERT(doc != NULL);
+    /* ten times the values: an index one digit longer in each table, no more */
+    const ug_json *tables = ug_json_get(doc, "tables");
+    size_t digits = tables ? tables->count : 0;
+    UG_EXPECT_MSG(big <= small + (double)digits, "%d rows: %.1f bytes a row, %d rows: %.1f (+ %zu "
+                  "tables' index digit)", N, big, SMALL, small, digits);
+    static const char *const tabled[] = {"ulp_max", "rel_max", "bound_ratio_max", "ulp_hist"};
+    for (size_t i = 0; i < sizeof tabled / sizeof *tabled; i++)
+        UG_EXPECT_MSG(tables && ug_json_get(tables, tabled[i]), "\"%s\": 5,000 values, each 4 "
+                      "times, not in a table", tabled[i]);
+    ug_json_free(doc);
+    ug_results_free(&res);
+}
+
 UG_CASE(results_schema, format_1_read_newer_refused)
 {
     char path[32], err[1200];

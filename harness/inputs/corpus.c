@@ -1,21 +1,18 @@
 /*
- * corpus.c - corpus files (corpus.h): the header keys read from a value file, and discovery of
- * the files under the corpus directories.  Running them is corpus_run.c's.
+ * corpus.c - corpus files (corpus.h): a file read in steps when its unit runs, its head (the
+ * header keys), a lint-and-count pass, its values.  Discovery is corpus_find.c's, running them
+ * corpus_run.c's.
  */
-#include "base/datadir.h"
 #include "harness/inputs/corpus.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "base/parse.h"
 #include "base/sys.h"
@@ -317,9 +314,11 @@ static int ug_corpus_lint_comment(ug_corpus_file *f, size_t line, const char *te
     return 0;
 }
 
-/* Every comment of the file at path (already read by ug_values_read, so its lines are known to
- * be short text) through ug_corpus_lint_comment.  Lines are split as values.c splits them (LF,
- * CR LF, a lone CR).  0, or -1 with f's error at the first bad line.  Cost: one pass. */
+/* Every line of the file through ug_corpus_lint_comment, and its records (the lines holding
+ * anything but blanks and a comment) counted into f->records.  Lines are split as values.c
+ * splits them (LF, CR LF, a lone CR; a line longer than values.c takes is cut here, and the
+ * values pass says so at its line).  0, or -1 with f's error at the first bad line.  Cost: one
+ * pass, a getc a byte, nothing allocated. */
 static int ug_corpus_lint(ug_corpus_file *f, const char *path)
 {
     FILE *in = fopen(path, "r");
@@ -327,15 +326,17 @@ static int ug_corpus_lint(ug_corpus_file *f, const char *path)
     char buf[UG_VALUES_LINE_MAX + 2];
     size_t line = 0, first_value = 0, len = 0;
     int rc = 0;
-    for (int c = getc(in); rc == 0;) {
+    f->records = 0;
+    /* getc_unlocked: the stream is this function's alone (a locked getc a byte costs ~3x) */
+    for (int c = getc_unlocked(in); rc == 0;) {
         if (c != EOF && c != '\n' && c != '\r') {
             if (len < UG_VALUES_LINE_MAX) buf[len++] = (char)c;
-            c = getc(in);
+            c = getc_unlocked(in);
             continue;
         }
         if (c == EOF && len == 0) break;
         if (c == '\r') {
-            int d = getc(in);
+            int d = getc_unlocked(in);
             if (d != '\n' && d != EOF) ungetc(d, in);
         }
         buf[len] = 0;
@@ -347,14 +348,17 @@ static int ug_corpus_lint(ug_corpus_file *f, const char *path)
         while (*v == ' ' || *v == '\t') v++;
         bool whole = v == hash;
         if (hash) rc = ug_corpus_lint_comment(f, line, hash, whole, first_value);
-        if (!whole && !first_value) {
+        if (!whole) {
             if (hash) *hash = 0;
-            for (const char *p = text; *p && !first_value; p++)
-                if (*p != ' ' && *p != '\t' && *p != '\v' && *p != '\f') first_value = line;
+            bool value = false;
+            for (const char *p = text; *p && !value; p++)
+                value = *p != ' ' && *p != '\t' && *p != '\v' && *p != '\f';
+            if (value && !first_value) first_value = line;
+            f->records += value;
         }
         len = 0;
         if (c == EOF) break;
-        c = getc(in);
+        c = getc_unlocked(in);
     }
     fclose(in);
     return rc;
@@ -362,53 +366,105 @@ static int ug_corpus_lint(ug_corpus_file *f, const char *path)
 
 /* ---- one file ----------------------------------------------------------------------------- */
 
-int ug_corpus_parse(const char *path, ug_corpus_file *f)
+/* A values.c error ("FILE:LINE: what" or "FILE: why") as f's: the line kept apart, so that
+ * the failure reads FILE:LINE once. */
+static int ug_corpus_read_fail(ug_corpus_file *f, const char *err)
 {
-    ug_values v;
-    char err[UG_CORPUS_TEXT];
-    unsigned seen = 0;
+    size_t plen = strlen(f->path);
+    const char *rest = strncmp(err, f->path, plen) == 0 ? err + plen : err;
+    char *end;
+    size_t line = rest[0] == ':' ? strtoul(rest + 1, &end, 10) : 0;
+    if (line && *end == ':') rest = end + 1;
+    else if (rest[0] == ':') rest++;
+    while (*rest == ' ') rest++;
+    return ug_corpus_fail(f, line, "%s", rest);
+}
+
+typedef struct {
+    ug_corpus_file *f;
+    unsigned seen;
+} ug_head_ctx;
+
+/* One line of the head (values.h: ug_values_head): a header is read, any other comment linted
+ * (a '# Check:' among the headers is an error at its line, as after them). */
+static int ug_corpus_head_line(void *ctx, size_t line, const char *text, const ug_values_header *h)
+{
+    ug_head_ctx *c = ctx;
+    if (h) return ug_corpus_header(c->f, h, &c->seen);
+    const char *hash = strchr(text, '#');
+    return hash ? ug_corpus_lint_comment(c->f, line, hash, true, 0) : 0;
+}
+
+int ug_corpus_parse_head(const char *path, ug_corpus_file *f)
+{
+    char name[sizeof f->name];
+    const char *dir_arg = f->dir_arg;
+    snprintf(name, sizeof name, "%s", f->name);
+    ug_corpus_file_free(f);
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->dir_arg = dir_arg;
     snprintf(f->path, sizeof f->path, "%s", path);
     f->op = UG_OP_SUM;
     snprintf(f->kernels, sizeof f->kernels, "*");
     snprintf(f->source, sizeof f->source, "hand-made");
-    if (ug_values_read(path, 0, &v, err, sizeof err) != 0) {
-        /* "FILE:LINE: what": keep the line apart, so the failure reads FILE:LINE once */
-        const char *rest = strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : err;
-        char *end;
-        size_t line = rest[0] == ':' ? strtoul(rest + 1, &end, 10) : 0;
-        if (line && *end == ':') rest = end + 1;
-        else if (rest[0] == ':') rest++;
-        while (*rest == ' ') rest++;
-        return ug_corpus_fail(f, line, "%s", rest);
+    ug_head_ctx ctx = {f, 0};
+    char err[UG_CORPUS_TEXT];
+    int rc = ug_values_head(path, ug_corpus_head_line, &ctx, &f->first_record_line, err, sizeof err);
+    if (rc != 0 && f->bad) return -1; /* a header's own error */
+    if (rc != 0) return ug_corpus_read_fail(f, err);
+    if (!f->why[0])
+        return ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
+                                    "adversarial)");
+    const ug_op_desc *d = ug_op_get(f->op);
+    if (f->fmt == UG_F64 && (d->layout != UG_LAYOUT_VECTORS || !d->exact64))
+        return ug_corpus_fail(f, f->fmt_line, "format: f64: op %s has no binary64 oracle (ops/op.h: "
+                              "exact64); binary64 files are read for sum and dot", d->name);
+    return 0;
+}
+
+int ug_corpus_scan(ug_corpus_file *f)
+{
+    if (ug_corpus_lint(f, f->path) != 0) return -1;
+    /* a vector operation: its inputs side by side, ug_op_width values a line, n = the records;
+     * a matrix one: one value a line, its inputs one after the other (A then B) */
+    const ug_op_desc *d = ug_op_get(f->op);
+    ug_shape sh = ug_corpus_shape(f);
+    if (d->layout == UG_LAYOUT_VECTORS) {
+        if (f->records == 0)
+            return ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
+        f->n = f->records;
+        return 0;
     }
-    int rc = 0;
-    for (size_t i = 0; i < v.n_headers && rc == 0; i++)
-        rc = ug_corpus_header(f, &v.headers[i], &seen);
-    if (rc == 0 && strcmp(path, "-") != 0) rc = ug_corpus_lint(f, path);
-    if (rc == 0 && !f->why[0])
-        rc = ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
-                                  "adversarial)");
-    /* a vector operation: its inputs side by side, one value of each vector a line (x; x y;
-     * a LayerNorm's x w b: ops/op.h's ug_op_width); a matrix one: one value a line, its inputs
-     * one after the other (A then B) */
+    size_t need = (size_t)ug_op_elements_in(d, &sh);
+    if (f->records != need)
+        return ug_corpus_fail(f, f->records ? f->first_record_line : 1,
+                              "op %s %zux%zux%zu needs M*K + K*N = %zu values (A then B, "
+                              "row-major), found %zu", d->name, f->m, f->n, f->k, need,
+                              f->records);
+    return 0;
+}
+
+int ug_corpus_read_values(ug_corpus_file *f)
+{
+    ug_values v;
+    char err[UG_CORPUS_TEXT];
+    const char *path = f->path;
+    if (ug_values_read_sized(path, 0, f->records, &v, err, sizeof err) != 0)
+        return ug_corpus_read_fail(f, err);
     const ug_op_desc *d = ug_op_get(f->op);
     bool vectors = d->layout == UG_LAYOUT_VECTORS;
     ug_shape sh = ug_corpus_shape(f);
-    int want = vectors ? ug_op_width(d) : 1;
-    size_t need = vectors ? 0 : (size_t)ug_op_elements_in(d, &sh);
-    if (rc == 0 && v.n && v.arity != want)
+    /* a vector operation: one value of each vector a line (x; x y; a LayerNorm's x w b:
+     * ops/op.h's ug_op_width) */
+    int want = vectors ? ug_op_width(d) : 1, rc = 0;
+    if (v.n && v.arity != want)
         rc = ug_corpus_fail(f, v.first_record_line, "op %s takes %d value%s a line, found %d",
                             d->name, want, want == 1 ? "" : "s", v.arity);
-    if (rc == 0 && !vectors && v.n != need)
-        rc = ug_corpus_fail(f, v.n ? v.first_record_line : 1,
-                            "op %s %zux%zux%zu needs M*K + K*N = %zu values (A then B, "
-                            "row-major), found %zu", d->name, f->m, f->n, f->k, need, v.n);
-    if (rc == 0 && vectors && v.n == 0)
-        rc = ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
+    if (rc == 0 && v.n != f->records)
+        rc = ug_corpus_fail(f, 0, "%zu values read, %zu counted a moment before: the file "
+                                  "changed while it was read", v.n, f->records);
     if (rc == 0) rc = ug_corpus_check_format(f, &v, path);
-    if (rc == 0 && f->fmt == UG_F64 && (!vectors || !d->exact64))
-        rc = ug_corpus_fail(f, f->fmt_line, "format: f64: op %s has no binary64 oracle (ops/op.h: "
-                            "exact64); binary64 files are read for sum and dot", d->name);
     if (rc != 0) {
         ug_values_free(&v);
         return -1;
@@ -429,7 +485,6 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
         memcpy(f->y + v.n, v.z, v.n * sizeof(float));
         ug_values_free(&v); /* a binary64 file of three values was refused above (no exact64) */
     } else {
-        f->n = v.n;
         f->x = v.x;
         f->y = v.y;
         f->x64 = v.x64;
@@ -437,6 +492,12 @@ int ug_corpus_parse(const char *path, ug_corpus_file *f)
         free(v.headers);
     }
     return 0;
+}
+
+int ug_corpus_parse(const char *path, ug_corpus_file *f)
+{
+    if (ug_corpus_parse_head(path, f) != 0 || ug_corpus_scan(f) != 0) return -1;
+    return ug_corpus_read_values(f);
 }
 
 void ug_corpus_file_free(ug_corpus_file *f)
@@ -459,147 +520,4 @@ bool ug_corpus_selects(const ug_corpus_file *f, const ug_kernel *k)
         else in |= ug_kernel_matches(k, glob);
     }
     return in && !out;
-}
-
-/* ---- discovery ---------------------------------------------------------------------------- */
-
-typedef struct {
-    ug_corpus_file *files;
-    size_t count, cap;
-    struct { dev_t dev; ino_t ino; } *seen; /* the directories of this root's walk so far */
-    size_t n_seen, cap_seen;
-} ug_corpus_list;
-
-/* Whether the directory st was walked before under this root (and remember it): a symlink to
- * '.' or to a parent would otherwise make the walk exponential (two links to '.' double it at
- * every level) and never end.  Linear in the directories walked: corpora are small. */
-static bool ug_corpus_seen(ug_corpus_list *list, const struct stat *st)
-{
-    for (size_t i = 0; i < list->n_seen; i++)
-        if (list->seen[i].dev == st->st_dev && list->seen[i].ino == st->st_ino) return true;
-    if (list->n_seen == list->cap_seen) {
-        list->cap_seen = list->cap_seen ? 2 * list->cap_seen : 16;
-        list->seen = ug_xrealloc(list->seen, list->cap_seen * sizeof *list->seen);
-    }
-    list->seen[list->n_seen].dev = st->st_dev;
-    list->seen[list->n_seen++].ino = st->st_ino;
-    return false;
-}
-
-static bool ug_has_suffix(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* A unit name is an id part, a --filter glob and a TAP description: a file whose name holds
- * anything but letters, digits and _ - . + / @ = , ("a b" would be the id of "a_b", "x#TODO"
- * a TAP directive, "*" a glob) or does not fit is a failed unit saying so, not a silently
- * mangled or truncated name. */
-static void ug_corpus_check_name(ug_corpus_file *f, const char *sub)
-{
-    size_t len = strlen(sub) - 4; /* without ".txt" */
-    if (len + 8 > sizeof f->name) {
-        ug_corpus_fail(f, 0, "file name too long for a unit name (%zu characters below the "
-                             "corpus directory, at most %zu): rename it", len, sizeof f->name - 8);
-        return;
-    }
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)sub[i];
-        if (isalnum(c) || strchr("_-.+/@=,", c)) continue;
-        char shown[16];
-        snprintf(shown, sizeof shown, c < 0x20 || c >= 0x7f ? "\\x%02x" : "%c", c);
-        ug_corpus_fail(f, 0, "file name holds '%s' (unit names are letters, digits and "
-                             "_ - . + / @ = ,): rename it", shown);
-        return;
-    }
-}
-
-/* Every *.txt below dir (rel: the path below the corpus directory so far) into list.  Returns 0,
- * or -1 when dir cannot be opened. */
-static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg,
-                          ug_corpus_list *list)
-{
-    char dir[1536];
-    snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel);
-    struct stat dst;
-    if (stat(dir, &dst) == 0 && ug_corpus_seen(list, &dst)) return 0;
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char path[2048], sub[512];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
-            ug_corpus_walk(root, sub, dir_arg, list);
-            continue;
-        }
-        if (!S_ISREG(st.st_mode) || !ug_has_suffix(e->d_name, ".txt")) continue;
-        if (list->count == list->cap) {
-            list->cap = list->cap ? 2 * list->cap : 32;
-            list->files = ug_xrealloc(list->files, list->cap * sizeof *list->files);
-        }
-        ug_corpus_file *f = &list->files[list->count++];
-        memset(f, 0, sizeof *f);
-        snprintf(f->name, sizeof f->name, "corpus/%.*s", (int)(strlen(sub) - 4), sub);
-        f->dir_arg = dir_arg;
-        if (ug_corpus_parse(path, f) == 0) ug_corpus_check_name(f, sub);
-    }
-    closedir(d);
-    return 0;
-}
-
-static int ug_corpus_cmp(const void *a, const void *b)
-{
-    const ug_corpus_file *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c) return c;
-    /* the source tree's file first, then --corpus directories in command-line order */
-    return (x->dir_arg != NULL) - (y->dir_arg != NULL);
-}
-
-int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **files,
-                       size_t *count, char *err, size_t errlen)
-{
-    ug_corpus_list list = {0};
-    char builtin[4096];
-    if (ug_data_path("cases/corpus", builtin, sizeof builtin))
-        ug_corpus_walk(builtin, "", NULL, &list); /* may be absent */
-    for (size_t i = 0; i < ndirs; i++) {
-        struct stat st;
-        list.n_seen = 0; /* each root walked whole: the same directory twice is named twice */
-        errno = 0;
-        if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
-            ug_corpus_walk(dirs[i], "", dirs[i], &list) != 0) {
-            snprintf(err, errlen, "--corpus %s: not a readable directory (%s)", dirs[i],
-                     strerror(errno ? errno : ENOTDIR));
-            for (size_t j = 0; j < list.count; j++) ug_corpus_file_free(&list.files[j]);
-            free(list.files);
-            free(list.seen);
-            return -1;
-        }
-    }
-    /* a stable sort by hand: qsort is not stable, and the order of equal names matters */
-    for (size_t i = 1; i < list.count; i++)
-        for (size_t j = i; j > 0 && ug_corpus_cmp(&list.files[j - 1], &list.files[j]) > 0; j--) {
-            ug_corpus_file tmp = list.files[j];
-            list.files[j] = list.files[j - 1];
-            list.files[j - 1] = tmp;
-        }
-    for (size_t i = 1; i < list.count; i++)
-        if (strcmp(list.files[i].name, list.files[i - 1].name) == 0) {
-            ug_corpus_file *f = &list.files[i];
-            ug_corpus_file_free(f);
-            char first[1024];
-            snprintf(first, sizeof first, "%s", list.files[i - 1].path);
-            ug_corpus_fail(f, 0, "unit %s is also %s: rename one", f->name, first);
-        }
-    free(list.seen);
-    *files = list.files;
-    *count = list.count;
-    return 0;
 }

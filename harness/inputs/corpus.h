@@ -26,6 +26,15 @@
  * header after the first value or after a value on its line); "##" is always a comment.  Discovery: every *.txt file under the source tree's cases/corpus/
  * (the data folder, base/datadir.h) and under each `--corpus DIR`, recursively, in name order; each file is a
  * unit "corpus/<path below its directory, without .txt>" and each matching kernel a test point.
+ *
+ * Lazy (issue 26): discovery opens no file, it only names them (corpus_find.c); a file is read
+ * when its unit runs, in three steps of bounded memory: its head (ug_corpus_parse_head: the
+ * lines before the first value, one at a time, whatever follows), then, only when a selected
+ * kernel runs it, one pass that lints every line and counts the records
+ * (ug_corpus_scan: no allocation), then its values (ug_corpus_read_values), sized from that
+ * count after the caller checked the input's memory against the limits
+ * (harness/run/run_limits.h: ULPGATE_MEM_LIMIT).  An unselected file is never opened; a
+ * selected one is held only while its unit runs.
  */
 #ifndef UG_CORPUS_H
 #define UG_CORPUS_H
@@ -74,15 +83,39 @@ typedef struct ug_corpus_file {
     ug_corpus_xfail xfails[UG_CORPUS_MAX_XFAILS];
     int n_xfails;
     char why[UG_CORPUS_TEXT], source[UG_CORPUS_TEXT];
+    size_t first_record_line; /* the line of the first value (0: none; after the head) */
+    size_t records;           /* value lines (after ug_corpus_scan) */
     float *x, *y;             /* sum: x[n]; dot: x[n], y[n]; gemm: A = x[m*k], B = y[k*n] */
     double *x64, *y64;        /* "# format: f64" (sum, dot): the values in binary64 (x, y: them
                                  rounded to binary32); else NULL */
 } ug_corpus_file;
 
-/* Parse path into *f (name and dir_arg are the caller's).  Returns 0, or -1 with f->bad set and
- * f->error / f->error_line saying what is wrong (a malformed value line, an unknown or repeated
- * key, a bad op, check or glob, a missing why, a gemm whose value count is not M*K + K*N).
- * Cost: one pass over the file. */
+/* A discovered file (corpus_find.c): its path and unit name, nothing read from it. */
+typedef struct ug_corpus_entry {
+    char *path;               /* malloc'ed, lives for the process */
+    char name[128];           /* the unit: "corpus/<stem>" */
+    const char *dir_arg;      /* the --corpus DIR it came from; NULL: the source tree's */
+    char *error;              /* what is wrong with the file as a whole (its name, a unit name
+                                 taken twice), malloc'ed; NULL when nothing */
+} ug_corpus_entry;
+
+/* The steps of reading path into *f (zeroed, or a file read before: name and dir_arg are the
+ * caller's and kept, anything else it held is freed and cleared by the head).  Each returns
+ * 0, or -1 with f->bad set and f->error / f->error_line saying what is wrong.
+ * Head: the header keys (an unknown or repeated key, a bad op, check, format or glob), the
+ * directives misplaced among them, a missing why, a format the op has no oracle for.  Reads
+ * the lines before the first value only, one at a time: O(head) time, no memory held (a file
+ * of a million "#a:" lines stops at its first).  Frees what f held before. */
+int ug_corpus_parse_head(const char *path, ug_corpus_file *f);
+/* Scan (after the head): every line linted (a directive after the values, a misspelled or
+ * colon-less one), the records counted into f->records (a vector op's n), a matrix op's value
+ * count checked against its shape, an empty vector file refused.  One pass, no allocation. */
+int ug_corpus_scan(ug_corpus_file *f);
+/* Values (after the scan): read into f->x, f->y (and x64, y64 for "# format: f64") in one
+ * allocation each, sized from the count: a malformed value, a wrong number of values a line,
+ * a value not of the file's format are errors at their line.  ug_corpus_file_free releases. */
+int ug_corpus_read_values(ug_corpus_file *f);
+/* All three (`ulpgate hunt` reading back what it wrote). */
 int ug_corpus_parse(const char *path, ug_corpus_file *f);
 /* The file's shape: {m, n, k} for a three-size operation, n (the records) for a vector one. */
 ug_shape ug_corpus_shape(const ug_corpus_file *f);
@@ -92,10 +125,11 @@ void ug_corpus_file_free(ug_corpus_file *f);
 bool ug_corpus_selects(const ug_corpus_file *f, const ug_kernel *k);
 
 /* Every corpus file of the source tree's cases/corpus (when it exists) and of dirs[0..ndirs),
- * parsed, in unit-name order, into *files (malloc'ed; *count of them).  A directory of dirs that
- * cannot be read is an error: returns -1 with the message in err.  Two files with the same unit
- * name: the second is marked bad, naming the first.  Cost: one parse per file. */
-int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_file **files,
+ * in unit-name order, into *files (malloc'ed; *count of them), none of them opened.  A
+ * directory of dirs that cannot be read is an error: returns -1 with the message in err.  Two
+ * files with the same unit name: the second gets an error naming the first; so does a file
+ * whose name cannot be a unit name.  Cost: a stat per directory entry. */
+int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_entry **files,
                        size_t *count, char *err, size_t errlen);
 
 

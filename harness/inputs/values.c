@@ -112,10 +112,10 @@ static int split_values(char *line, char *tok[3], char *why, size_t whylen)
     return ntok;
 }
 
-static int push_value64(double **v, size_t *cap, size_t n, double value)
+static int push_value64(double **v, size_t *cap, size_t n, double value, size_t first)
 {
     if (n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 1024;
+        size_t nc = *cap ? 2 * *cap : first ? first : 1024;
         double *nv = realloc(*v, nc * sizeof *nv);
         if (!nv)
             return -1;
@@ -126,10 +126,10 @@ static int push_value64(double **v, size_t *cap, size_t n, double value)
     return 0;
 }
 
-static int push_value(float **v, size_t *cap, size_t n, float value)
+static int push_value(float **v, size_t *cap, size_t n, float value, size_t first)
 {
     if (n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 1024;
+        size_t nc = *cap ? 2 * *cap : first ? first : 1024;
         float *nv = realloc(*v, nc * sizeof *nv);
         if (!nv)
             return -1;
@@ -244,7 +244,77 @@ void ug_values_free(ug_values *v)
     memset(v, 0, sizeof *v);
 }
 
+/* Whether a comment-free line holds a value token (a record), as split_values would see it. */
+static int holds_value(const char *line)
+{
+    for (; *line; line++)
+        if (!is_blank(*line))
+            return 1;
+    return 0;
+}
+
+int ug_values_head(const char *path, ug_values_head_fn fn, void *ctx, size_t *first_record,
+                   char *err, size_t errlen)
+{
+    *first_record = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return 2;
+    }
+    char line[UG_VALUES_LINE_MAX + 1], why[160];
+    size_t lineno = 0;
+    int rc = 0;
+    while (rc == 0) {
+        errno = 0;
+        long len = ug_read_line(f, line, why, sizeof why);
+        if (len == -1)
+            break;
+        if (len == -3) {
+            snprintf(err, errlen, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+            rc = 2;
+            break;
+        }
+        lineno++;
+        if (len == -2) {
+            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+            rc = 2;
+            break;
+        }
+        if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) memmove(line, line + 3, (size_t)len - 2);
+        ug_values_header h;
+        int hr = parse_header(line, &h, why, sizeof why);
+        if (hr < 0) {
+            snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+            rc = 2;
+            break;
+        }
+        if (hr == 0) {
+            char *hash = strchr(line, '#'), keep = 0;
+            if (hash)
+                keep = *hash, *hash = '\0';
+            int record = holds_value(line);
+            if (hash)
+                *hash = keep;
+            if (record) {
+                *first_record = lineno;
+                break;
+            }
+        }
+        h.line = lineno;
+        rc = fn(ctx, lineno, line, hr > 0 ? &h : NULL);
+    }
+    fclose(f);
+    return rc;
+}
+
 int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t errlen)
+{
+    return ug_values_read_sized(path, arity, 0, v, err, errlen);
+}
+
+int ug_values_read_sized(const char *path, int arity, size_t records, ug_values *v, char *err,
+                         size_t errlen)
 {
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "r");
@@ -339,12 +409,12 @@ int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t 
             if (wide)
                 val[t] = (float)val64[t];
         }
-        if ((wide && (push_value64(&v->x64, &cap64, v->n, val64[0]) != 0 ||
-                      (want >= 2 && push_value64(&v->y64, &ycap64, v->n, val64[1]) != 0) ||
-                      (want == 3 && push_value64(&v->z64, &zcap64, v->n, val64[2]) != 0))) ||
-            push_value(&v->x, &cap, v->n, val[0]) != 0 ||
-            (want >= 2 && push_value(&v->y, &ycap, v->n, val[1]) != 0) ||
-            (want == 3 && push_value(&v->z, &zcap, v->n, val[2]) != 0)) {
+        if ((wide && (push_value64(&v->x64, &cap64, v->n, val64[0], records) != 0 ||
+                      (want >= 2 && push_value64(&v->y64, &ycap64, v->n, val64[1], records) != 0) ||
+                      (want == 3 && push_value64(&v->z64, &zcap64, v->n, val64[2], records) != 0))) ||
+            push_value(&v->x, &cap, v->n, val[0], records) != 0 ||
+            (want >= 2 && push_value(&v->y, &ycap, v->n, val[1], records) != 0) ||
+            (want == 3 && push_value(&v->z, &zcap, v->n, val[2], records) != 0)) {
             snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
             goto out;
         }

@@ -78,6 +78,23 @@ typedef struct ug_values {
  * with "FILE:LINE: what is wrong" / "FILE: why" in err and *v empty.  ug_values_free releases.
  * Cost: one pass over the file. */
 int ug_values_read(const char *path, int arity, ug_values *v, char *err, size_t errlen);
+/* The same, its arrays sized for `records` records up front (0: grown by doubling): a caller
+ * that counted them (ug_values_head's reader, a lint pass) allocates once, never twice n. */
+int ug_values_read_sized(const char *path, int arity, size_t records, ug_values *v, char *err,
+                         size_t errlen);
 void ug_values_free(ug_values *v);
+
+/* A line before the first record: its text (comment included, the byte order mark taken off),
+ * and the header it is (NULL for a comment or a blank line). */
+typedef int (*ug_values_head_fn)(void *ctx, size_t line, const char *text,
+                                 const ug_values_header *h);
+/* The head of path (no "-"): each line before its first record, in order, through fn, which
+ * stops the reading by returning nonzero.  Reads no further than the first record, whose line
+ * goes to *first_record (0: the file holds none), and keeps nothing: O(head) time, O(1)
+ * memory, however long the file (a corpus file is judged by its head before its values are
+ * read, harness/inputs/corpus.h).  Returns 0, fn's nonzero value, or 2 with "FILE:LINE: what"
+ * / "FILE: why" in err for a malformed line of the head (as ug_values_read says it). */
+int ug_values_head(const char *path, ug_values_head_fn fn, void *ctx, size_t *first_record,
+                   char *err, size_t errlen);
 
 #endif

@@ -31,7 +31,7 @@
 /* ---- writing --------------------------------------------------------------------------------- */
 
 /* One key's statistics over the file's rows: rows holding it, and its distinct values' text
- * (for a table, the first UG_TABLE_MAX of them) with their counts. */
+ * with their counts. */
 typedef struct ug_colstat {
     const char *key;
     size_t rows, first; /* rows that have it; the first row index that has it */
@@ -107,23 +107,35 @@ static size_t ug_val_index(ug_colstat *s, const char *text, bool add)
     return s->n_vals - 1;
 }
 
-enum { UG_TABLE_MAX = 4096 };
+/* One value in ug_vals_sort: its count and where it was first seen. */
+typedef struct {
+    size_t cnt, at;
+} ug_valrank;
+
+static int ug_valrank_cmp(const void *a, const void *b)
+{
+    const ug_valrank *x = a, *y = b;
+    if (x->cnt != y->cnt) return x->cnt > y->cnt ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
 
 /* Order s's values by use, most used first (ties: first seen first), so that the indexes most
- * rows write are the shortest, and rehash them.  Insertion sort of at most UG_TABLE_MAX values. */
+ * rows write are the shortest, and rehash them.  O(v log v) for v values: a table is not
+ * capped (issue 26: a cap of 4096 values dropped the tables of ulp_max, rel_max, time_ms and
+ * ulp_hist in a GPU run's ~28,600 rows, every value then written in place). */
 static void ug_vals_sort(ug_colstat *s)
 {
-    for (size_t i = 1; i < s->n_vals; i++) {
-        char *v = s->vals[i];
-        size_t c = s->cnt[i], j = i;
-        while (j > 0 && s->cnt[j - 1] < c) {
-            s->vals[j] = s->vals[j - 1];
-            s->cnt[j] = s->cnt[j - 1];
-            j--;
-        }
-        s->vals[j] = v;
-        s->cnt[j] = c;
+    ug_valrank *rk = ug_xcalloc(s->n_vals ? s->n_vals : 1, sizeof *rk);
+    for (size_t i = 0; i < s->n_vals; i++) rk[i] = (ug_valrank){s->cnt[i], i};
+    qsort(rk, s->n_vals, sizeof *rk, ug_valrank_cmp);
+    char **vals = ug_xcalloc(s->n_vals ? s->n_vals : 1, sizeof *vals);
+    for (size_t i = 0; i < s->n_vals; i++) {
+        vals[i] = s->vals[rk[i].at];
+        s->cnt[i] = rk[i].cnt;
     }
+    memcpy(s->vals, vals, s->n_vals * sizeof *vals);
+    free(vals);
+    free(rk);
     ug_rehash(s, s->n_slots);
 }
 
@@ -155,8 +167,8 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
             s->rows++;
             ug_value_text(&t, v);
             s->text_bytes += t.len;
-            size_t at = ug_val_index(s, ug_buf_str(&t), s->n_vals < UG_TABLE_MAX);
-            if (at != (size_t)-1) s->cnt[at]++;
+            size_t at = ug_val_index(s, ug_buf_str(&t), true); /* may move s->cnt */
+            s->cnt[at]++;
         }
     /* columns: keys in at least a quarter of the rows (a left-out value costs "null,"), the
      * most frequent first so that rows can stop early; ties in order of first appearance */
@@ -175,7 +187,6 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
     /* tables: where the indexes and the table are fewer bytes than the values in place */
     for (size_t c = 0; c < nc; c++) {
         ug_colstat *s = &st[order[c]];
-        if (s->n_vals >= UG_TABLE_MAX) continue;
         ug_vals_sort(s);
         size_t cost = 0;
         for (size_t v = 0; v < s->n_vals; v++) cost += strlen(s->vals[v]) + 1 + s->cnt[v] * ug_digits(v);

@@ -91,7 +91,7 @@ const ug_unit *ug_units_with_corpus(const ug_options *o, size_t *count, char *er
     }
     size_t n_cases, n_files;
     const ug_unit *cases = ug_units(&n_cases);
-    ug_corpus_file *files;
+    ug_corpus_entry *files;
     if (ug_corpus_discover(o->corpus_dirs, o->n_corpus_dirs, &files, &n_files, err, errlen) != 0)
         return NULL;
     all = ug_xcalloc(n_cases + n_files + 1, sizeof *all);

@@ -24,19 +24,19 @@
 
 /* ---- units: what the run loop runs --------------------------------------------------------- */
 
-struct ug_corpus_file;
+struct ug_corpus_entry;
 typedef struct ug_unit {
     const ug_case *c;
     const ug_param *param; /* NULL for a plain case */
     char name[128];        /* "reduce/normal" */
-    const struct ug_corpus_file *corpus; /* a corpus file's unit (harness/inputs/corpus.h), or NULL */
+    const struct ug_corpus_entry *corpus; /* a corpus file's unit (harness/inputs/corpus.h), or NULL */
 } ug_unit;
 
 /* Every unit of every registered case, sorted by name (constructor order differs between
  * linkers; the report must not).  *count gets the number; the array lives for the process. */
 const ug_unit *ug_units(size_t *count);
 /* The units of a run: every registered case's and one per corpus file (the source tree's
- * cases/corpus and o->corpus_dirs, discovered and parsed now), sorted by name.  NULL with a
+ * cases/corpus and o->corpus_dirs, discovered now, read when their unit runs), sorted by name.  NULL with a
  * message in err when a --corpus directory cannot be read.  Lives for the process. */
 const ug_unit *ug_units_with_corpus(const ug_options *o, size_t *count, char *err, size_t errlen);
 /* Whether the options select u (filter, canaries, slow). */

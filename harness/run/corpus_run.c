@@ -2,7 +2,8 @@
  * corpus_run.c - the case every corpus unit runs (corpus.h): the file's input measured on every
  * kernel the file selects, one test point each, with the file's checks and strict per-kernel
  * expected failures.  A malformed file is one failed point naming FILE:LINE; the other units
- * run on.
+ * run on.  The file is read here, when its unit runs, one step at a time (corpus.h): nothing
+ * of it was read at discovery.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,19 +11,32 @@
 #include "kernels/plugin.h"
 #include "harness/run/context.h"
 #include "harness/run/run_limits.h"
+#include "base/sys.h"
 #include "harness/inputs/corpus.h"
 #include "ug_config.h"
 
 /* A failure of the file itself (not of a kernel): "# FILE:LINE: what" on the open point. */
-static void ug_corpus_file_failure(ug_t *t, const ug_corpus_file *f, size_t line, const char *what)
+static void ug_corpus_path_failure(ug_t *t, const char *path, size_t line, const char *what)
 {
     ug_point_ensure(t);
     t->pt.failed = true;
     t->pt.failures++;
     if (line)
-        ug_buf_printf(&t->pt.diag, "# %s:%zu: %s\n", ug_src_path(f->path), line, what);
+        ug_buf_printf(&t->pt.diag, "# %s:%zu: %s\n", ug_src_path(path), line, what);
     else
-        ug_buf_printf(&t->pt.diag, "# %s: %s\n", ug_src_path(f->path), what);
+        ug_buf_printf(&t->pt.diag, "# %s: %s\n", ug_src_path(path), what);
+}
+
+static void ug_corpus_file_failure(ug_t *t, const ug_corpus_file *f, size_t line, const char *what)
+{
+    ug_corpus_path_failure(t, f->path, line, what);
+}
+
+/* A file that could not be read (f->error at f->error_line): its point fails, with a rerun line. */
+static void ug_corpus_unreadable(ug_t *t, const ug_corpus_file *f)
+{
+    ug_corpus_file_failure(t, f, f->error_line, f->error);
+    ug_rerun_line(t, NULL, -1);
 }
 
 static bool ug_any_kernel_matches(const char *glob, ug_op op, bool of_op)
@@ -93,23 +107,60 @@ static void ug_corpus_checks(ug_t *t, const ug_corpus_file *f, const ug_result *
                         f->path, 1);
 }
 
+/* Whether the run's own kernel selection (--kernel, --format) leaves out every kernel that
+ * runs the file: then nothing of it is measured and its values are not read.  A file that
+ * no kernel of the build runs at all (a format without kernels) is still read whole, so that a
+ * bad value in it is said. */
+static bool ug_corpus_left_out(ug_t *t, const ug_corpus_file *f)
+{
+    if (!t->opt->kernel && !t->opt->format_set) return false;
+    UG_FOR_FMT_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL, f->fmt)
+        if (ug_corpus_selects(f, k)) return false;
+    return true;
+}
+
+/* The file of the running unit (units run one at a time, on the run loop's thread): read when
+ * its unit runs, its values released as soon as the input holds its copy.  A case that ends
+ * early (ug_limits_input refusing it, a skip: a longjmp) leaves them here, and the next corpus
+ * unit frees them first: one file at most is held, never the corpus. */
+static ug_corpus_file *ug_corpus_live;
+
 static void ug_corpus_fn(ug_t *t)
 {
-    const ug_corpus_file *f = t->unit->corpus;
-    if (f->bad) {
-        ug_corpus_file_failure(t, f, f->error_line, f->error);
+    const ug_corpus_entry *e = t->unit->corpus;
+    if (e->error) { /* its name, or a unit name taken twice: discovery said so */
+        ug_corpus_path_failure(t, e->path, 0, e->error);
         ug_rerun_line(t, NULL, -1);
         return;
     }
+    if (!ug_corpus_live) ug_corpus_live = ug_xcalloc(1, sizeof *ug_corpus_live);
+    ug_corpus_file *f = ug_corpus_live;
+    snprintf(f->name, sizeof f->name, "%s", e->name);
+    f->dir_arg = e->dir_arg;
+    /* the head first (O(head), whatever follows it); the values only when a kernel runs them,
+     * counted before they are allocated */
+    if (ug_corpus_parse_head(e->path, f) != 0) {
+        ug_corpus_unreadable(t, f);
+        return;
+    }
     ug_corpus_check_globs(t, f);
+    if (ug_corpus_left_out(t, f)) return;
+    if (ug_corpus_scan(f) != 0) {
+        ug_corpus_unreadable(t, f);
+        return;
+    }
     ug_shape shape = ug_corpus_shape(f);
     if (!ug_n_selected(t, shape.dim[0])) return;
     char label[160];
     const char *base = strrchr(f->path, '/');
     snprintf(label, sizeof label, "file(%.150s)", base ? base + 1 : f->path);
-    /* the file's values are read; its outputs and exact results are not yet: a shape beyond
-     * memory is a failed point naming it, not the OOM killer */
+    /* before the values are read: an input beyond memory is a failed point naming it, not the
+     * OOM killer (the values, the exact results, the outputs) */
     ug_limits_input(t, f->op, label, shape.dim[0], shape.dim[1], shape.dim[2], 1);
+    if (ug_corpus_read_values(f) != 0) {
+        ug_corpus_unreadable(t, f);
+        return;
+    }
     ug_input *in;
     if (f->fmt == UG_F64) { /* binary64 values (corpus.c made sure the op has that oracle) */
         in = ug_input_from_f64(t, f->op, label, f->x64, f->y64, f->n);
@@ -117,6 +168,7 @@ static void ug_corpus_fn(ug_t *t)
         in = ug_input_from_shape(t, f->op, label, f->x, f->y, &shape);
         ug_input_set_format(in, f->fmt); /* "# format:": its values checked to be of it */
     }
+    ug_corpus_file_free(f); /* the input holds its copy */
     UG_FOR_FMT_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL, f->fmt) {
         if (!ug_corpus_selects(f, k)) continue;
         ug_result *r = ug_measure(t, k, in);
