@@ -91,6 +91,8 @@ static const hr_case cases[] = {
     {0, 64, 0x1.008eb56314daap+0, "cm"}, {0, 64, 0x1.0138c96e1a075p+0, "cm"},
     {1, 64, 0x1.a6ae5142326b5p+0, "cm"}, {1, 64, 0x1.a6ba95b1520f9p+0, "cm"},
     {1, 64, 0x1.1e852e6951306p+1, "cm"}, {1, 64, 0x1.967e2d739876bp+1, "cm"},
+    {1, 64, 0x1.ada8efe03f7ecp+40, "cm"}, {1, 64, 0x1.0f33837882a6p+57, "cm"},
+    {1, 64, 0x1.e5ddfb3b41f29p+64, "cm"}, {1, 64, 0x1.bcc715a6c1dc8p+47, "cm"},
 };
 
 static float round32(mpfr_srcptr v, mpfr_rnd_t rnd)
