@@ -1,8 +1,10 @@
 /*
  * gemm_f64.c - binary64 GEMM (kernels/cuda/gemm_f64.cu: cuBLAS DGEMM pedantic and default, and
  * CUDA 13's fixed-point emulation with its mantissa controls) against the exact binary64
- * product, on typed buffers of its own: the harness generates binary32 GEMM inputs only (the
- * GEMM operation has no binary64 path yet), so this program adds the family as a fixture, as
+ * product, on typed buffers of its own, for what the harness's walk does not select: the
+ * emulation's mantissa controls (launch configs) and K up to 16384 (cases/gpu/gpu_matmul.c
+ * grades every DGEMM kernel at its default on the harness's binary64 inputs).  This program
+ * adds the family as a fixture when the build does not register it, as
  * tests/kernels_formats.c does for the other number-format families, and grades each element
  * with the exact binary64 dot product (oracle/exact_dot64.c's fast path, MPFR beyond its range).
  *

@@ -142,3 +142,30 @@ UG_CASE(ops, bound_through_descriptor)
     UG_EXPECT_MSG(s == ug_bound_terms(&k, UG_TERMS_VALUES, 100, 1.0, 1.0) && d > s && g == d,
                   "sum %g dot %g gemm %g", s, d, g);
 }
+
+/* A GEMM drawn in binary64 (the DGEMM family's input, cases/gpu/gpu_matmul.c): the operands
+ * stay binary64 (no binary32 copies) and every element's record is the binary64 dot oracle's
+ * of its row and column, recomputed here by MPFR (an independent path). */
+UG_CASE(ops, gemm_f64_input)
+{
+    const size_t M = 5, N = 3, K = 70;
+    ug_dist d = ug_in_format(ug_normal(0, 1), UG_F64);
+    ug_input *in = ug_input_make_gemm(t, &d, M, N, K, 2);
+    for (int i = 0; i < in->trials; i++) {
+        const double *A = in->data[0][i], *B = in->data[1][i];
+        UG_EXPECT(in->fmt[0] == UG_F64 && in->fmt[1] == UG_F64 && A && B && !in->x[i]);
+        if (!A || !B) continue;
+        size_t frac = 0; /* values that are not binary32: the draw is binary64 */
+        for (size_t e = 0; e < M * K; e++) frac += (double)(float)A[e] != A[e];
+        UG_EXPECT_MSG(frac > M * K / 2, "%zu of %zu values of A are not binary32", frac, M * K);
+        for (size_t e = 0; e < M * N; e++) {
+            ug_exact want;
+            ug_exact_dot_f64_mpfr(A + (e / N) * K, 1, B + e % N, N, K, &want);
+            const ug_exact *got = &in->exact[i][e];
+            UG_EXPECT_MSG(got->hi == want.hi && got->lo == want.lo && got->rn == want.rn,
+                          "trial %d element %zu: hi %a lo %a, MPFR %a %a", i, e, got->hi, got->lo,
+                          want.hi, want.lo);
+        }
+    }
+    ug_input_free(t, in);
+}

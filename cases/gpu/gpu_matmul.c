@@ -5,7 +5,13 @@
  * What is asserted, and why:
  *  - every kernel, distribution and size: bound ratio <= 1 (the a-priori class of its registry
  *    line; a ratio above 1 is a bug in the kernel or in its declared class);
- *  - kernels that keep another's order of operations give the same bits (tiled vs untiled).
+ *  - kernels that keep another's order of operations give the same bits (tiled vs untiled);
+ *  - the binary64 GEMMs (the DGEMM family, kernels/cuda/gemm_f64.cu: cuBLAS DGEMM pedantic and
+ *    default, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT at its default dynamic mantissa control)
+ *    on binary64 inputs, against the exact binary64 product: bound ratio <= 1 (f64_tree, depth
+ *    K-1; NVIDIA documents the dynamic emulation as at least binary64's accuracy, and the class
+ *    checks that claim).  Modest sizes: the binary64 oracle costs ~100 ns a product on one core.
+ *    The emulation's other mantissa settings (fixed 55 and 39 bits) are tests/gemm_f64.c's.
  * Measured figures (ULP errors, GFLOP/s) are gated by the per-device baselines, not here.
  */
 #include <math.h>
@@ -109,6 +115,31 @@ UG_CASE_EX(gpu_matmul, rectangular, UG_CASE_GPU)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         ug_input *in = ug_input_make_gemm(t, &d, shapes[i][0], shapes[i][1], shapes[i][2], ug_trials(t, 2));
         ug_mm_input(t, in, NULL, NULL);
+        ug_input_free(t, in);
+    }
+}
+
+/* Binary64 GEMM: every CUDA kernel of binary64 input (UG_FOR_IN_KERNELS), square and
+ * rectangular shapes up to 128^3 (2.1e6 exact binary64 products: ~0.2 s of oracle on one core). */
+static const size_t ug_mm_f64_shapes[][3] = {{1, 1, 1},   {17, 17, 17},   {64, 64, 64},
+                                             {128, 128, 128}, {33, 65, 300}, {100, 7, 1000}};
+
+static const ug_param ug_mm_f64_dists[] = {
+    {"f64_uniform01", UG_UNIFORM(0, 1, .fmt = UG_F64)},
+    {"f64_normal", UG_NORMAL(0, 1, .fmt = UG_F64)},
+};
+
+UG_CASE_OVER(gpu_matmul, ug_mm_f64_dists, UG_CASE_GPU)
+{
+    const ug_dist d = ug_param_of(t)->dist;
+    for (size_t i = 0; i < sizeof ug_mm_f64_shapes / sizeof ug_mm_f64_shapes[0]; i++) {
+        const size_t *sh = ug_mm_f64_shapes[i];
+        if (!ug_n_selected(t, sh[0])) continue;
+        ug_input *in = ug_input_make_gemm(t, &d, sh[0], sh[1], sh[2], ug_trials(t, sh[2] <= 64 ? 2 : 1));
+        UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F64) {
+            ug_result *r = ug_measure(t, k, in);
+            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* f64_tree, depth K-1: kernels/bounds.c */
+        }
         ug_input_free(t, in);
     }
 }

@@ -10,9 +10,12 @@
  * input; every run is graded; gpu_scan/determinism counts their distinct results (and asserts
  * one for the rows declared deterministic).  Expected failures: nrm2_naive_grid where x_i^2 overflows
  * (elements near sqrt(FLT_MAX)) or vanishes (below 2^-75), as the CPU's nrm2_naive.
+ * gpu_scan/speed prints every kernel's speed beside CUB's and Thrust's scans and cuBLAS's
+ * Snrm2 and Sasum, in one run on one input (a TAP note table, as gpu_reduce's).
  * Without a CUDA device: 1..0 # SKIP.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cases/scan_profile.h"
@@ -149,6 +152,52 @@ UG_CASE_EX(gpu_scan, determinism, UG_CASE_GPU)
                 ug_result_extra(r, "distinct_results", r->distinct_results);
             }
         }
+        ug_input_free(t, in);
+    }
+}
+
+/* The speed table: every scan kernel (CUB's DeviceScan and Thrust among them) at n = 2^22 and
+ * every norm kernel (cuBLAS Snrm2 and Sasum among them) at n = 2^24, normal(0, 1), one trial,
+ * each graded as above (bound ratio <= 1) and timed by ug_measure (the median of its timed runs,
+ * CUDA events around the launch alone; GB/s from the operation's bytes).  The scans stop at
+ * 2^22: their reference records every prefix (~1 s and 700 MB of records per 2^24 outputs on one
+ * core), the norms' is one sum.  Cost in the default GPU suite: ~2 s, most of it the oracle. */
+typedef struct {
+    const char *name;
+    double ulp_max, ratio, ms, gbps;
+} ug_gspeed_row;
+
+static void ug_gspeed_table(ug_t *t, ug_op op, size_t n, const ug_gspeed_row *rows, int count)
+{
+    ug_point(t, "speed table %s n=%zu normal(0,1)", ug_op_get(op)->name, n);
+    ug_note(t, "%-34s %10s %10s %10s %9s", "kernel", "ulp_max", "ratio", "ms", "GB/s");
+    for (int i = 0; i < count; i++)
+        ug_note(t, "%-34s %10.3g %10.3g %10.4g %9.1f", rows[i].name, rows[i].ulp_max, rows[i].ratio,
+                rows[i].ms, rows[i].gbps);
+}
+
+UG_CASE_EX(gpu_scan, speed, UG_CASE_GPU)
+{
+    static const struct {
+        ug_op op;
+        size_t n;
+    } runs[] = {{UG_OP_SCAN, (size_t)1 << 22}, {UG_OP_EXSCAN, (size_t)1 << 22},
+                {UG_OP_NRM2, (size_t)1 << 24}, {UG_OP_ASUM, (size_t)1 << 24}};
+    ug_dist d = ug_normal(0, 1);
+    ug_prob_lambda(t, 9.0); /* cuBLAS's norms: depth 5n, vacuous at 2^24 (as above) */
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        if (!ug_n_selected(t, runs[i].n)) continue;
+        ug_input *in = ug_input_make(t, runs[i].op, &d, runs[i].n, 1);
+        ug_gspeed_row rows[32];
+        int count = 0;
+        UG_FOR_KERNELS(t, k, runs[i].op, UG_CUDA, "*") {
+            ug_result *r = ug_measure(t, k, in);
+            UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
+            if (count < 32 && !r->failed_run)
+                rows[count++] = (ug_gspeed_row){k->id, r->ulp_max, r->bound_ratio_max, r->time_ms,
+                                                r->gbps};
+        }
+        if (count) ug_gspeed_table(t, runs[i].op, runs[i].n, rows, count);
         ug_input_free(t, in);
     }
 }

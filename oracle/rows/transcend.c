@@ -202,13 +202,16 @@ static bool ug_decide(const ug_iv *a, double S, double lb, double ub, ug_exact *
 
 /* ---- the rows ------------------------------------------------------------------------------ */
 
-typedef enum { UG_ROW_SOFTMAX, UG_ROW_LSE, UG_ROW_RMS, UG_ROW_LAYER } ug_row_kind;
+/* UG_ROW_EXP, UG_ROW_LOG: e^a and ln a of one binary64 argument a (tests only: the hard-to-round
+ * cases of the literature go through the same enclosure and decision as the rows' outputs). */
+typedef enum { UG_ROW_SOFTMAX, UG_ROW_LSE, UG_ROW_RMS, UG_ROW_LAYER, UG_ROW_EXP, UG_ROW_LOG } ug_row_kind;
 
 typedef struct {
     ug_row_kind kind;
     const float *x, *w, *b;
     size_t n, outs;
     float eps;
+    double arg; /* UG_ROW_EXP, UG_ROW_LOG */
 } ug_row;
 
 /* Enclosures of every output of the row at precision p into y[0 .. outs), and each output's
@@ -224,7 +227,13 @@ static void ug_row_eval(const ug_row *r, mpfr_prec_t p, ug_iv *y, double *S)
     iv_init(&v, p);
     mpfr_init2(tmp, p);
     iv_set_zero(&acc);
-    if (r->kind == UG_ROW_SOFTMAX || r->kind == UG_ROW_LSE) {
+    if (r->kind == UG_ROW_EXP || r->kind == UG_ROW_LOG) { /* the argument, outward if p < 53 */
+        mpfr_set_d(t.l, r->arg, MPFR_RNDD);
+        mpfr_set_d(t.u, r->arg, MPFR_RNDU);
+        if (r->kind == UG_ROW_EXP) iv_exp(&y[0], &t);
+        else iv_log(&y[0], &t);
+        S[0] = 0;
+    } else if (r->kind == UG_ROW_SOFTMAX || r->kind == UG_ROW_LSE) {
         float m = -INFINITY;
         for (size_t j = 0; j < n; j++) m = r->x[j] > m ? r->x[j] : m;
         ug_iv mm;
@@ -396,7 +405,7 @@ void ug_exact_softmax_row_mpfr(const float *x, size_t n, ug_exact *out)
         for (size_t j = 0; j < n; j++) ug_exact_set_special(&out[j], UG_X_NAN);
         return;
     }
-    ug_row r = {UG_ROW_SOFTMAX, x, NULL, NULL, n, n, 0};
+    ug_row r = {UG_ROW_SOFTMAX, x, NULL, NULL, n, n, 0, 0};
     ug_row_exact(&r, out);
 }
 
@@ -412,7 +421,7 @@ void ug_exact_logsumexp_row_mpfr(const float *x, size_t n, ug_exact *out)
         ug_exact_set_special(out, nan ? UG_X_NAN : pinf ? UG_X_POSINF : UG_X_NEGINF);
         return;
     }
-    ug_row r = {UG_ROW_LSE, x, NULL, NULL, n, 1, 0};
+    ug_row r = {UG_ROW_LSE, x, NULL, NULL, n, 1, 0, 0};
     ug_row_exact(&r, out);
 }
 
@@ -429,7 +438,7 @@ void ug_exact_rmsnorm_row(const float *x, const float *w, size_t n, float eps, u
         for (size_t j = 0; j < n; j++) ug_exact_set_special(&out[j], UG_X_NAN);
         return;
     }
-    ug_row r = {UG_ROW_RMS, x, w, NULL, n, n, eps};
+    ug_row r = {UG_ROW_RMS, x, w, NULL, n, n, eps, 0};
     ug_row_exact(&r, out);
 }
 
@@ -440,14 +449,24 @@ void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size
         for (size_t j = 0; j < n; j++) ug_exact_set_special(&out[j], UG_X_NAN);
         return;
     }
-    ug_row r = {UG_ROW_LAYER, x, w, b, n, n, eps};
+    ug_row r = {UG_ROW_LAYER, x, w, b, n, n, eps, 0};
+    ug_row_exact(&r, out);
+}
+
+void ug_exact_fn_mpfr_testing(int log, double a, ug_exact *out)
+{
+    if (!isfinite(a) || (log && !(a > 0)) || (!log && !(fabs(a) <= 700))) {
+        ug_exact_set_special(out, UG_X_NAN); /* outside what the rows ever evaluate */
+        return;
+    }
+    ug_row r = {log ? UG_ROW_LOG : UG_ROW_EXP, NULL, NULL, NULL, 1, 1, 0, a};
     ug_row_exact(&r, out);
 }
 
 void ug_transcend_enclose_testing(int kind, const float *x, const float *w, const float *b,
                                   size_t n, float eps, long prec, double *lo, double *hi)
 {
-    ug_row r = {(ug_row_kind)kind, x, w, b, n, kind == UG_ROW_LSE ? 1 : n, eps};
+    ug_row r = {(ug_row_kind)kind, x, w, b, n, kind == UG_ROW_LSE ? 1 : n, eps, 0};
     ug_iv *y = ug_xcalloc(r.outs, sizeof *y);
     double *S = ug_xcalloc(r.outs, sizeof *S);
     for (size_t i = 0; i < r.outs; i++) iv_init(&y[i], (mpfr_prec_t)prec);

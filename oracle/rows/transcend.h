@@ -30,6 +30,7 @@
 #ifndef UG_ORACLE_TRANSCEND_H
 #define UG_ORACLE_TRANSCEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "oracle/oracle.h"
@@ -74,6 +75,14 @@ void ug_exact_logsumexp_row_fast(const float *x, size_t n, ug_exact *out);
 /* Tests only: the fast path decides at relative 2^log2_eps instead of its proven 2^-160 (a
  * broken bound, which the differential test must catch); 0 restores it. */
 void ug_transcend_fast_set_eps_testing(int log2_eps);
+/* Tests only: the record of e^a or ln a (log != 0) for one binary64 argument, decided as every
+ * softmax and log-sum-exp output is: _mpfr by the Ziv loop over MPFR enclosures (transcend.c;
+ * |a| <= 700, a > 0 for log, else NaN), _fast by the fast path's own exp (fexp: the e^(x_j - m)
+ * of every row) or its own log (the log-sum-exp's ln S with m = 0) and its decision at the same
+ * bound (transcend_fast.c), false where it would send the row to MPFR.  The literature's
+ * hard-to-round cases are checked through these (tests/oracle_hardround.c). */
+void ug_exact_fn_mpfr_testing(int log, double a, ug_exact *out);
+bool ug_exact_fn_fast_testing(int log, double a, ug_exact *out);
 void ug_exact_rmsnorm_row(const float *x, const float *w, size_t n, float eps, ug_exact *out);
 /* b: NULL for no bias (the layernorm operation's; the tests give one). */
 void ug_exact_layernorm_row(const float *x, const float *w, const float *b, size_t n, float eps,

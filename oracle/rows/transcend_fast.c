@@ -296,18 +296,19 @@ static bool softmax_fast(const float *x, size_t n, ug_exact *out)
     return ok;
 }
 
-static bool lse_fast(const float *x, size_t n, ug_exact *out)
+/* The record of s = m + ln S, S = Sm 2^es (Sm in [2^191, 2^192)), decided at |L - ln S| <
+ * 2^-162 (the header); out's sum_abs is the caller's.  false: not decided. */
+static bool lse_decide(float m, const limb Sm[3], long es, ug_exact *out)
 {
-    ug_fast_row *r = fast_row_alloc(n);
-    bool ok = fast_row_eval(x, n, r);
-    if (ok) {
+    bool ok;
+    {
         /* S = Sm 2^es = z 2^e with z = Sm 2^-191 in [1, 2), or half that when >= 1.5 */
         limb Z[3], L[3], acc[6] = {0}, mpart[6] = {0}, lpart[6] = {0}, D[6] = {0};
-        long e = r->es + 191;
-        ug_fx_shift(r->S, 3, -1, Z, 3); /* Sm 2^-191 2^190, its last bit dropped: 1 unit */
+        long e = es + 191;
+        ug_fx_shift(Sm, 3, -1, Z, 3); /* Sm 2^-191 2^190, its last bit dropped: 1 unit */
         limb th[3] = {0, 0, (limb)3 << (FB - 129)}; /* 1.5 2^190 */
         if (ug_fx_cmp(Z, th, 3) >= 0) {
-            ug_fx_shift(r->S, 3, -2, Z, 3);
+            ug_fx_shift(Sm, 3, -2, Z, 3);
             e++;
         }
         bool lneg;
@@ -325,11 +326,11 @@ static bool lse_fast(const float *x, size_t n, ug_exact *out)
         }
         /* s 2^192 = m 2^192 + L 2^192, signed magnitudes, 6 limbs */
         int me;
-        float mf = frexpf(fabsf(r->m), &me);
+        float mf = frexpf(fabsf(m), &me);
         limb mm = (limb)ldexpf(mf, 24);
         ug_fx_shift(&mm, 1, (long)me - 24 + 192, mpart, 6); /* exact: m = mm 2^(me-24), me >= -148 */
         ug_fx_shift(L4, 4, 2, lpart, 6);
-        bool mneg = r->m < 0, sneg;
+        bool mneg = m < 0, sneg;
         if (mneg == lneg) {
             ug_fx_add(acc, mpart, lpart, 6);
             sneg = mneg;
@@ -344,10 +345,36 @@ static bool lse_fast(const float *x, size_t n, ug_exact *out)
         limb one = 1;
         ug_fx_shift(&one, 1, 192 + ug_fast_eps_log2 - 2, D, 6);
         ok = ug_fx_decide(acc, D, 6, -192, sneg, out);
-        out->sum_abs = r->sum_abs;
     }
+    return ok;
+}
+
+static bool lse_fast(const float *x, size_t n, ug_exact *out)
+{
+    ug_fast_row *r = fast_row_alloc(n);
+    bool ok = fast_row_eval(x, n, r) && lse_decide(r->m, r->S, r->es, out);
+    if (ok) out->sum_abs = r->sum_abs;
     fast_row_free(r);
     return ok;
+}
+
+bool ug_exact_fn_fast_testing(int log, double a, ug_exact *out)
+{
+    pthread_once(&ug_fast_once, ug_fast_init);
+    ug_exact_set_zero(out, 0);
+    if (log) { /* ln a as the log-sum-exp takes ln S: a = Sm 2^es, m = 0 */
+        if (!(a > 0) || !isfinite(a)) return false;
+        int ex;
+        double fr = frexp(a, &ex); /* a = fr 2^ex, fr in [0.5, 1) */
+        limb M = (limb)ldexp(fr, 53), Sm[3];
+        ug_fx_shift(&M, 1, 192 - 53, Sm, 3); /* exact: Sm in [2^191, 2^192) */
+        return lse_decide(0, Sm, (long)ex - 192, out);
+    }
+    limb P[3], D[3]; /* e^a as every softmax term: P 2^(k - 190), relative 2^-174 */
+    int k;
+    if (!fexp(a, 0, P, &k)) return false;
+    ug_fx_rel_bound(P, 3, ug_fast_eps_log2, D);
+    return ug_fx_decide(P, D, 3, (long)k - FB, false, out);
 }
 
 /* ---- entry points -------------------------------------------------------------------------- */
