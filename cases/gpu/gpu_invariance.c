@@ -51,6 +51,7 @@ static const struct {
 } ug_inv_findings[] = {
     {"lt_bf16", 5},      {"lt_f16", 5},           {"lt_f16_acc16", 5}, {"lt_e4m3_fast", 5},
     {"lt_e4m3_e5m2_fast", 5}, {"lt_f16_acc16", 2}, {"lt_f16_acc16", 4},
+    {"lt_bf16_out_bf16", 5}, {"lt_f16_out_f16", 5}, /* H100 2026-11-26: as lt_bf16, lt_f16 */
 };
 
 static bool ug_inv_finding(const ug_kernel *k, int cfg)
