@@ -8,9 +8,9 @@
 #     report; the broken build fails (exit 1) with the assertion and a rerun line; the gate;
 #   - examples/cmake_pkgconfig configured and built by CMake through pkg-config, and run;
 #   - plugins that must be refused (no entry point, another API version, a name taken twice)
-#     and one that crashes, each with its message;
-#   - examples/cpu_sum_plugin with ulpgate as a Meson subproject (its wrap): dependency('ulpgate')
-#     resolves, and none of ulpgate's tests enter the parent project.
+#     and one that crashes, each with its message.
+# ulpgate as a Meson subproject is tests/install_subproject_test.sh (a test of its own: it
+# compiles the library again, and beside this one it runs at the same time).
 # TAP on stdout.
 src=$(cd "$1" && pwd -P)
 build=$(cd "$2" && pwd -P)
@@ -137,20 +137,4 @@ run run --tap --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_
 check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \
   '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/exact_small my_serial@default n=3$" "$tmp/out"'
 
-# --- ulpgate as a Meson subproject ---------------------------------------------------------------
-mkdir -p "$tmp/sub/subprojects"
-cp "$src/examples/cpu_sum_plugin/meson.build" "$src/examples/cpu_sum_plugin/sum_plugin.c" "$tmp/sub/"
-cp "$src/examples/cpu_sum_plugin/ulpgate.wrap" "$tmp/sub/subprojects/"
-ln -s "$src" "$tmp/sub/subprojects/ulpgate" # the wrap's folder is there: nothing is downloaded
-# (the system's package path alone: the subproject's MPFR is found where the system has it, on
-# the GPU machine under /opt; the installed ulpgate.pc is not on it, and --force-fallback-for
-# takes the subproject anyway)
-env PKG_CONFIG_PATH="$qs_pkg" meson setup "$tmp/sub/b" "$tmp/sub" --force-fallback-for=ulpgate \
-  -Dulpgate:cuda=disabled >"$tmp/out" 2>"$tmp/err"
-check "as a subproject: dependency('ulpgate') resolves to it" \
-  '[ $? = 0 ] && grep -q "Dependency ulpgate .*found: YES.*(overridden)\|ulpgate| Project name: ulpgate" "$tmp/out"'
-check "as a subproject: none of ulpgate's tests enter the parent project" \
-  '[ "$(meson introspect --tests "$tmp/sub/b")" = "[]" ]'
-ninja -C "$tmp/sub/b" libmykernels.so >"$tmp/out" 2>"$tmp/err"
-check "as a subproject: the plugin builds against the subproject's header" '[ $? = 0 ]'
 tap_end
