@@ -255,6 +255,10 @@ run baseline update --from "$tmp/bad.json" --dir "$bl"
 check "update from a malformed file: exit 2 naming it" '[ "$(rc)" = 2 ] && grep -q "bad.json" "$tmp/err"'
 run baseline update --from "$tmp/a/results.json" --dir "$bl" --reason ""
 check "an empty --reason is refused" '[ "$(rc)" = 2 ] && grep -q "empty reason" "$tmp/err"'
+# the baseline keeps 399 bytes of a reason (baseline.h): a longer one would come back cut
+run baseline update --from "$tmp/a/results.json" --dir "$bl" --reason "$(printf 'x%.0s' $(seq 400))"
+check "a --reason of 400 bytes is refused, naming the 399 a baseline keeps" \
+  '[ "$(rc)" = 2 ] && grep -q "399 bytes" "$tmp/err"'
 run baseline frobnicate
 check "an unknown baseline subcommand: exit 2" '[ "$(rc)" = 2 ] && grep -q "not update, show, key or migrate" "$tmp/err"'
 

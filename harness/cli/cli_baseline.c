@@ -72,6 +72,11 @@ static int ug_bl_parse(int argc, char **argv, const char *allowed, ug_bl_args *a
             a->from = v;
         else if (strcmp(o, "--reason") == 0) {
             if (!v[0]) return ug_usage_error("%s", "--reason: an empty reason is no reason");
+            /* the baseline keeps 399 bytes of it (baseline.h): a longer one would be cut when
+             * read back, silently */
+            if (strlen(v) > 399)
+                return ug_usage_error("%s", "--reason: longer than the 399 bytes a baseline keeps "
+                                            "(say the rest in the commit message)");
             a->reason = v;
         } else if (strcmp(o, "--dir") == 0)
             a->dir = v;
