@@ -82,6 +82,16 @@ static const char *tcm_gpu(ug_t *t, ug_tc_published *rows, int *n)
 
 static ug_fmt tcm_out(const ug_kernel *k) { return ug_tc_kernel_acc(k); }
 
+/* Whether the table's key gpu is one of the space-separated keys of list ("H100 H200": the two
+ * Hopper parts measured alike on 2026-11-26). */
+static bool tcm_gpu_in(const char *list, const char *gpu)
+{
+    size_t n = strlen(gpu);
+    for (const char *p = list; (p = strstr(p, gpu)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
+}
+
 /* Figures a kernel is known to measure otherwise than its GPU's published row, and why: the
  * published models are of the MMA instructions (Khattak & Mikaitis probed each instruction
  * shape), while a library kernel may issue another shape.  Each row is a finding of the probe on
@@ -95,29 +105,29 @@ static const struct {
     ug_fmt as_fmt;
     const char *why;
 } tcm_known[] = {
-    {"cublas_sgemm_fast_16f", "H100", UG_TCF_BLOCK, false, UG_F32,
+    {"cublas_sgemm_fast_16f", "H100 H200", UG_TCF_BLOCK, false, UG_F32,
      "cuBLAS 13.1's SGEMM under CUBLAS_COMPUTE_32F_FAST_16F fuses 8 products per alignment on "
      "the H100 (measured: index 8 is the first term not aligned with index 0), where the k = 16 "
      "instruction the published model describes fuses 16 (mma_bf16 and lt_f16 measure 16): the "
      "kernel issues k = 8 MMAs; gpu_tcmodel/bitwise checks it against the model with block 8"},
-    {"cublas_sgemm_fast_16bf", "H100", UG_TCF_BLOCK, false, UG_F32,
+    {"cublas_sgemm_fast_16bf", "H100 H200", UG_TCF_BLOCK, false, UG_F32,
      "cuBLAS 13.1's SGEMM under CUBLAS_COMPUTE_32F_FAST_16BF fuses 8 products per alignment on "
      "the H100 (measured), where the k = 16 instruction of the published model fuses 16 "
      "(mma_bf16 and lt_bf16 measure 16): the kernel issues k = 8 MMAs; gpu_tcmodel/bitwise "
      "checks it against the model with block 8"},
-    {"lt_f16_acc16", "H100", UG_TCF_COUNT, false, UG_F32,
+    {"lt_f16_acc16", "H100 H200", UG_TCF_COUNT, false, UG_F32,
      "the probe's vectors for the extra alignment bits (and the figures that build on them: "
      "carry, alignment and final rounding, block) need a result of 24 + neab bits, and a "
      "binary16 accumulator returns 11: not measured; gpu_tcmodel/bitwise checks the kernel "
      "against the published H100 f16 -> f16 model instead"},
-    {"mma_e4m3", "H100", UG_TCF_COUNT, true, UG_F16,
+    {"mma_e4m3", "H100 H200", UG_TCF_COUNT, true, UG_F16,
      "mma.sync.m16n8k32 on e4m3 is no fp8 instruction on sm_90: ptxas emits conversions and "
      "HMMA.16816.F32 (cuobjdump -sass), the f16 tensor-core path, so the probe measures a 24-bit "
      "accumulator (the published fp8 model, that of cuBLASLt's wgmma kernels, keeps 14: lt_e4m3 "
      "measures 14) and is compared with the H100 f16 row; e4m3 inputs cannot build its vectors "
      "for the extra alignment bits and what builds on them: not measured; gpu_tcmodel/bitwise "
      "checks the kernel against the H100 f16 model"},
-    {"mma_e4m3_promoted", "H100", UG_TCF_COUNT, true, UG_F16,
+    {"mma_e4m3_promoted", "H100 H200", UG_TCF_COUNT, true, UG_F16,
      "as mma_e4m3: HMMA.16816.F32 on sm_90 (the f16 path, a 24-bit accumulator, not the "
      "published 14-bit fp8 one), compared with the H100 f16 row; the figures e4m3 inputs cannot "
      "probe are not measured; gpu_tcmodel/bitwise checks it against the H100 f16 model"},
@@ -131,31 +141,31 @@ static const struct {
     const char *gpu;
     const char *why;
 } tcm_unmodelled[] = {
-    {"cublas_sgemm_tf32", "H100",
+    {"cublas_sgemm_tf32", "H100 H200",
      "cuBLAS SGEMM's K order is not one in-order chain: on random data nearly every output "
      "differs from the model and from each of its one-parameter variants, while the cancelling "
      "pairs and near-ties families agree bit for bit (sliced or split K, summed in binary32)"},
-    {"cublas_sgemm_fast_16f", "H100",
+    {"cublas_sgemm_fast_16f", "H100 H200",
      "as cublas_sgemm_tf32: cuBLAS SGEMM's K order is not one in-order chain (block 8 measured; "
      "random families differ from every one-parameter variant, the structured ones agree)"},
-    {"cublas_sgemm_fast_16bf", "H100",
+    {"cublas_sgemm_fast_16bf", "H100 H200",
      "as cublas_sgemm_tf32: cuBLAS SGEMM's K order is not one in-order chain (block 8 measured; "
      "random families differ from every one-parameter variant, the structured ones agree)"},
-    {"lt_e4m3", "H100",
+    {"lt_e4m3", "H100 H200",
      "without CUBLASLT_MATMUL_DESC_FAST_ACCUM cuBLASLt promotes the fp8 partial sums into a "
      "binary32 accumulator along K (what the flag turns off): the 14-bit chain of the model is "
      "not what runs; lt_e4m3_fast, the same GEMM with the flag, equals the model bit for bit"},
-    {"lt_e4m3_e5m2", "H100",
+    {"lt_e4m3_e5m2", "H100 H200",
      "mixed e4m3 x e5m2 operands (the model has one input format) and, without FAST_ACCUM, "
      "partial sums promoted to binary32 along K: not modelled"},
-    {"lt_e4m3_e5m2_fast", "H100",
+    {"lt_e4m3_e5m2_fast", "H100 H200",
      "mixed e4m3 x e5m2 operands: the model has one input format (its inputs are e5m2 values, B "
      "is stored in e4m3 and the tiny family leaves e4m3's range): not modelled"},
-    {"mma_e4m3", "H100",
+    {"mma_e4m3", "H100 H200",
      "HMMA.16816.F32 after conversion to f16 (cuobjdump -sass): the H100 f16 model with the "
      "probe's figures does not reproduce it on random data (the first mismatch matches the model "
      "with the other final rounding); open: how ptxas splits the k = 32 step"},
-    {"mma_e4m3_promoted", "H100",
+    {"mma_e4m3_promoted", "H100 H200",
      "as mma_e4m3 (HMMA.16816.F32 after conversion to f16; the H100 f16 model does not "
      "reproduce it on random data), plus binary32 promotion every 128 terms"},
 };
@@ -166,7 +176,7 @@ static const char *tcm_unmodelled_why(ug_t *t, const ug_kernel *k, const char *g
     size_t count = sizeof tcm_unmodelled / sizeof tcm_unmodelled[0];
     ug_kernel_row(t, tcm_unmodelled, count, sizeof tcm_unmodelled[0], NULL);
     for (size_t i = 0; i < count; i++)
-        if (strcmp(tcm_unmodelled[i].kernel, k->name) == 0 && strcmp(tcm_unmodelled[i].gpu, gpu) == 0)
+        if (strcmp(tcm_unmodelled[i].kernel, k->name) == 0 && tcm_gpu_in(tcm_unmodelled[i].gpu, gpu))
             return tcm_unmodelled[i].why;
     return NULL;
 }
@@ -178,7 +188,7 @@ static const ug_tc_published *tcm_row(const ug_tc_published *rows, int n, const 
 {
     for (size_t i = 0; i < sizeof tcm_known / sizeof tcm_known[0]; i++)
         if (tcm_known[i].as && strcmp(tcm_known[i].kernel, k->name) == 0 &&
-            strcmp(tcm_known[i].gpu, gpu) == 0)
+            tcm_gpu_in(tcm_known[i].gpu, gpu))
             return ug_tc_table_find(rows, n, gpu, tcm_known[i].as_fmt, ug_tc_kernel_acc(k));
     return ug_tc_table_find(rows, n, gpu, k->op_fmt, ug_tc_kernel_acc(k));
 }
@@ -191,7 +201,7 @@ static const char *tcm_known_why(ug_t *t, const ug_kernel *k, const char *gpu, u
     size_t count = sizeof tcm_known / sizeof tcm_known[0];
     ug_kernel_row(t, tcm_known, count, sizeof tcm_known[0], NULL); /* every name registered */
     for (size_t i = 0; i < count; i++)
-        if (strcmp(tcm_known[i].kernel, k->name) == 0 && strcmp(tcm_known[i].gpu, gpu) == 0 &&
+        if (strcmp(tcm_known[i].kernel, k->name) == 0 && tcm_gpu_in(tcm_known[i].gpu, gpu) &&
             (tcm_known[i].figure == f ||
              (tcm_known[i].figure == UG_TCF_COUNT && !m->has[f] && !m->na[f])))
             return tcm_known[i].why;
