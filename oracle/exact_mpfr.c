@@ -173,7 +173,7 @@ static ug_xclass mp_sum_finish_value(mp_sum *m)
 }
 
 /* RN32 / RD32 of s with binary32's subnormals and overflow (see the file comment). */
-static float round_binary32(mpfr_srcptr s, mpfr_rnd_t rnd)
+float ug_mpfr_round_f32(mpfr_srcptr s, mpfr_rnd_t rnd)
 {
     mpfr_t f;
     mpfr_init2(f, 24);
@@ -216,8 +216,8 @@ static void mp_sum_fill(mp_sum *m, ug_exact *e)
             e->lo = mpfr_get_d(d, MPFR_RNDN);
         mpfr_clear(d);
     }
-    e->rn = round_binary32(m->s, MPFR_RNDN);
-    e->rd = round_binary32(m->s, MPFR_RNDD);
+    e->rn = ug_mpfr_round_f32(m->s, MPFR_RNDN);
+    e->rd = ug_mpfr_round_f32(m->s, MPFR_RNDD);
 }
 
 void ug_exact_sum_f32_mpfr(const float *x, size_t n, ug_exact *out)

@@ -18,4 +18,9 @@
 ug_xclass ug_mpfr_exact_value_f32(const float *x, size_t incx, const float *y, size_t incy,
                                   size_t n, mpfr_t s);
 
+/* RN32 (rnd MPFR_RNDN) or RD32 (MPFR_RNDD) of s, with binary32's subnormals and overflow
+ * (+-inf beyond FLT_MAX under RN, -inf / FLT_MAX under RD).  MPFR's exponent range is restored
+ * before it returns. */
+float ug_mpfr_round_f32(mpfr_srcptr s, mpfr_rnd_t rnd);
+
 #endif

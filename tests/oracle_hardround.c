@@ -47,6 +47,7 @@
 #include "harness/run/ug.h"
 #include "oracle/rows/transcend.h"
 #include "oracle/special.h"
+#include "tests/mpfr_round.h"
 
 enum { REF_PREC = 1000 };
 
@@ -94,23 +95,6 @@ static const hr_case cases[] = {
     {1, 64, 0x1.ada8efe03f7ecp+40, "cm"}, {1, 64, 0x1.0f33837882a6p+57, "cm"},
     {1, 64, 0x1.e5ddfb3b41f29p+64, "cm"}, {1, 64, 0x1.bcc715a6c1dc8p+47, "cm"},
 };
-
-static float round32(mpfr_srcptr v, mpfr_rnd_t rnd)
-{
-    mpfr_t f;
-    mpfr_init2(f, 24);
-    int tern = mpfr_set(f, v, rnd);
-    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    mpfr_set_emin(-148);
-    mpfr_set_emax(128);
-    tern = mpfr_check_range(f, tern, rnd);
-    mpfr_subnormalize(f, tern, rnd);
-    float r = mpfr_get_flt(f, rnd);
-    mpfr_set_emin(emin);
-    mpfr_set_emax(emax);
-    mpfr_clear(f);
-    return r;
-}
 
 /* The record of a 1000-bit value (its error, 2^-999 relative, is far below every run here). */
 static ug_exact ref_record(mpfr_srcptr y)

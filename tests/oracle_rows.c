@@ -17,6 +17,7 @@
 #include "harness/run/ug.h"
 #include "ops/norm_params.h"
 #include "oracle/rows/transcend.h"
+#include "tests/mpfr_round.h"
 
 enum { K_SOFTMAX, K_LSE, K_RMS, K_LAYER, REF_PREC = 4000 };
 
@@ -68,23 +69,6 @@ static void ref_output(int kind, const float *x, const float *w, const float *b,
         if (b) mpfr_add_d(y, y, b[i], MPFR_RNDN);
     }
     mpfr_clears(s, t, m, (mpfr_ptr)0);
-}
-
-static float round32(mpfr_srcptr v, mpfr_rnd_t rnd)
-{
-    mpfr_t f;
-    mpfr_init2(f, 24);
-    int tern = mpfr_set(f, v, rnd);
-    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    mpfr_set_emin(-148);
-    mpfr_set_emax(128);
-    tern = mpfr_check_range(f, tern, rnd);
-    mpfr_subnormalize(f, tern, rnd);
-    float r = mpfr_get_flt(f, rnd);
-    mpfr_set_emin(emin);
-    mpfr_set_emax(emax);
-    mpfr_clear(f);
-    return r;
 }
 
 static void row_exact(int kind, const float *x, const float *w, const float *b, size_t n,

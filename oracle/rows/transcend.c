@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "base/sys.h"
+#include "oracle/exact_mpfr.h"
 #include "oracle/special.h"
 #include "oracle/rows/transcend.h"
 
@@ -129,24 +130,6 @@ static void iv_div_pos(ug_iv *r, const ug_iv *a, const ug_iv *b)
 
 /* ---- deciding a record from an enclosure ------------------------------------------------------ */
 
-/* RN32 / RD32 of s with binary32's subnormals and overflow (as oracle/exact_mpfr.c). */
-static float ug_round32(mpfr_srcptr s, mpfr_rnd_t rnd)
-{
-    mpfr_t f;
-    mpfr_init2(f, 24);
-    int t = mpfr_set(f, s, rnd);
-    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    mpfr_set_emin(-148);
-    mpfr_set_emax(128);
-    t = mpfr_check_range(f, t, rnd);
-    mpfr_subnormalize(f, t, rnd);
-    float r = mpfr_get_flt(f, rnd);
-    mpfr_set_emin(emin);
-    mpfr_set_emax(emax);
-    mpfr_clear(f);
-    return r;
-}
-
 /* hi = RN64(v), lo = RN64(v - hi) of one MPFR number; the sign of v - hi into *sgn. */
 static void ug_hilo(mpfr_srcptr v, double *hi, double *lo, int *sgn)
 {
@@ -185,8 +168,8 @@ static bool ug_decide(const ug_iv *a, double S, double lb, double ub, ug_exact *
     if (sl == 0 && !isnan(lb) && mpfr_cmp_d(a->l, lb) == 0 && (double)(float)hl == hl) sl = 1;
     if (su == 0 && !isnan(ub) && mpfr_cmp_d(a->u, ub) == 0 && (double)(float)hu == hu) su = -1;
     if (!(hl == hu && ll == lu && sl == su) || !isfinite(hl)) return false;
-    float nl = ug_round32(a->l, MPFR_RNDN), nu = ug_round32(a->u, MPFR_RNDN);
-    float dl = ug_round32(a->l, MPFR_RNDD), du = ug_round32(a->u, MPFR_RNDD);
+    float nl = ug_mpfr_round_f32(a->l, MPFR_RNDN), nu = ug_mpfr_round_f32(a->u, MPFR_RNDN);
+    float dl = ug_mpfr_round_f32(a->l, MPFR_RNDD), du = ug_mpfr_round_f32(a->u, MPFR_RNDD);
     /* just below an open upper end U that is a binary32 number, RD32 is U's predecessor */
     if (!isnan(ub) && mpfr_cmp_d(a->u, ub) == 0 && (double)(float)hu == hu)
         du = nextafterf(du, -INFINITY);
