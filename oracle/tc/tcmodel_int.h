@@ -113,6 +113,22 @@ UG_TCI_HD float tci_round(int neg, uint64_t m, int q0, int prec, int emin, int e
     return (float)(neg ? -r : r); /* exact: a number of an f32, f16 or bf16 accumulator */
 }
 
+/* The product x y as a significand s (46 fraction bits) and exponent e: 0 when it is no term
+ * (a zero, or a subnormal input the model reads as zero).  Both passes of tci_block read the
+ * terms through it: the second recomputes them rather than keep arrays (a GPU thread's
+ * registers). */
+UG_TCI_HD int tci_term(const ug_tci_params *p, float x, float y, uint64_t *s, int *e)
+{
+    uint64_t s1, s2;
+    int e1, e2;
+    if (x == 0 || y == 0) return 0;
+    tci_split(x, p->in_emin, &s1, &e1);
+    tci_split(y, p->in_emin, &s2, &e2);
+    if (!p->in_subn && (s1 < (UINT64_C(1) << 23) || s2 < (UINT64_C(1) << 23))) return 0;
+    *s = s1 * s2, *e = e1 + e2;
+    return 1;
+}
+
 /* One block: c + sum_{i<n} a[i sa] b[i sb] (n <= block; inputs numbers of in_fmt, finite;
  * c finite, a number of the accumulator).  tcmodel.c's ug_tc_block. */
 UG_TCI_HD float tci_block(const ug_tci_params *p, const float *a, long sa, const float *b, long sb,
@@ -124,14 +140,9 @@ UG_TCI_HD float tci_block(const ug_tci_params *p, const float *a, long sa, const
     /* pass 1: the largest exponents, before and after renormalisation, and the leading product */
     for (int i = 0; i < n; i++) {
         float x = a[i * sa], y = b[i * sb];
-        uint64_t s1, s2;
-        int e1, e2;
-        if (x == 0 || y == 0) continue;
-        tci_split(x, p->in_emin, &s1, &e1);
-        tci_split(y, p->in_emin, &s2, &e2);
-        if (!p->in_subn && (s1 < (UINT64_C(1) << 23) || s2 < (UINT64_C(1) << 23))) continue;
-        uint64_t s = s1 * s2;
-        int e = e1 + e2;
+        uint64_t s;
+        int e;
+        if (!tci_term(p, x, y, &s, &e)) continue;
         if (e > lead_pre) lead_pre = e, lead_sig = s;
         else if (e == lead_pre && s > lead_sig) lead_sig = s;
         if (s >= two) e++;
@@ -149,14 +160,9 @@ UG_TCI_HD float tci_block(const ug_tci_params *p, const float *a, long sa, const
     int64_t S = 0;
     for (int i = 0; i < n; i++) {
         float x = a[i * sa], y = b[i * sb];
-        uint64_t s1, s2;
-        int e1, e2;
-        if (x == 0 || y == 0) continue;
-        tci_split(x, p->in_emin, &s1, &e1);
-        tci_split(y, p->in_emin, &s2, &e2);
-        if (!p->in_subn && (s1 < (UINT64_C(1) << 23) || s2 < (UINT64_C(1) << 23))) continue;
-        uint64_t s = s1 * s2;
-        int e = e1 + e2;
+        uint64_t s;
+        int e;
+        if (!tci_term(p, x, y, &s, &e)) continue;
         if (s >= two) s >>= 24, e++;
         else s >>= 23;
         int sh = m - e - E;
