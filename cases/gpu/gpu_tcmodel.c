@@ -80,8 +80,6 @@ static const char *tcm_gpu(ug_t *t, ug_tc_published *rows, int *n)
     return gpu;
 }
 
-static ug_fmt tcm_out(const ug_kernel *k) { return ug_tc_kernel_acc(k); }
-
 /* Whether the table's key gpu is one of the space-separated keys of list ("H100 H200": the two
  * Hopper parts measured alike on 2026-11-26). */
 static bool tcm_gpu_in(const char *list, const char *gpu)
@@ -170,13 +168,22 @@ static const struct {
      "reproduce it on random data), plus binary32 promotion every 128 terms"},
 };
 
-/* Why the chained model does not describe kernel k on gpu, or NULL. */
-static const char *tcm_unmodelled_why(ug_t *t, const ug_kernel *k, const char *gpu)
+/* Every kernel the two tables name is registered (a renamed kernel fails the case, naming the
+ * row, rather than leave a stale row that matches nothing); once a case, at its first kernel:
+ * a run of a plugin's kernels alone (--no-builtin) registers none of these and walks none. */
+static void tcm_tables_registered(ug_t *t)
 {
-    size_t count = sizeof tcm_unmodelled / sizeof tcm_unmodelled[0];
-    ug_kernel_row(t, tcm_unmodelled, count, sizeof tcm_unmodelled[0], NULL);
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(tcm_unmodelled[i].kernel, k->name) == 0 && tcm_gpu_in(tcm_unmodelled[i].gpu, gpu))
+    ug_kernel_row(t, tcm_known, sizeof tcm_known / sizeof tcm_known[0], sizeof tcm_known[0], NULL);
+    ug_kernel_row(t, tcm_unmodelled, sizeof tcm_unmodelled / sizeof tcm_unmodelled[0],
+                  sizeof tcm_unmodelled[0], NULL);
+}
+
+/* Why the chained model does not describe kernel k on gpu, or NULL. */
+static const char *tcm_unmodelled_why(const ug_kernel *k, const char *gpu)
+{
+    for (size_t i = 0; i < sizeof tcm_unmodelled / sizeof tcm_unmodelled[0]; i++)
+        if (strcmp(tcm_unmodelled[i].kernel, k->name) == 0 &&
+            tcm_gpu_in(tcm_unmodelled[i].gpu, gpu))
             return tcm_unmodelled[i].why;
     return NULL;
 }
@@ -195,12 +202,10 @@ static const ug_tc_published *tcm_row(const ug_tc_published *rows, int n, const 
 
 /* The known deviation of kernel k on gpu for figure f (a row of figure UG_TCF_COUNT: every
  * figure the probe could not measure, m), or NULL. */
-static const char *tcm_known_why(ug_t *t, const ug_kernel *k, const char *gpu, ug_tc_figure f,
+static const char *tcm_known_why(const ug_kernel *k, const char *gpu, ug_tc_figure f,
                                  const ug_tc_measured *m)
 {
-    size_t count = sizeof tcm_known / sizeof tcm_known[0];
-    ug_kernel_row(t, tcm_known, count, sizeof tcm_known[0], NULL); /* every name registered */
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < sizeof tcm_known / sizeof tcm_known[0]; i++)
         if (strcmp(tcm_known[i].kernel, k->name) == 0 && tcm_gpu_in(tcm_known[i].gpu, gpu) &&
             (tcm_known[i].figure == f ||
              (tcm_known[i].figure == UG_TCF_COUNT && !m->has[f] && !m->na[f])))
@@ -214,21 +219,23 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU)
     int n = 0;
     const char *gpu = tcm_gpu(t, rows, &n);
     if (!gpu) return;
+    bool checked = false; /* the tables, at the first kernel (none under --no-builtin) */
     UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*", UG_F32) {
         if (!tcm_kernel_ok(k)) continue;
+        if (!checked) tcm_tables_registered(t), checked = true;
         const ug_tc_published *pub = tcm_row(rows, n, gpu, k);
         ug_point(t, "%s probe vs the published %s %s model", k->id, gpu,
                  ug_fmt_name(pub ? pub->p.in_fmt : k->op_fmt));
         if (!pub) {
             ug_note(t, "no %s row for %s -> %s: measured only", gpu, ug_fmt_name(k->op_fmt),
-                    ug_fmt_name(tcm_out(k)));
+                    ug_fmt_name(ug_tc_kernel_acc(k)));
         } else {
             ug_note(t, "published: %s", pub->source);
         }
         ug_tc_measured m;
         char err[512] = "", line[512];
         double t0 = ug_now_s();
-        int prc = ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err, sizeof err);
+        int prc = ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, ug_tc_kernel_acc(k), &m, err, sizeof err);
         ug_note(t, "time: %d runs of the kernel (16 x 16 x 128 GEMMs) in %.3f s", m.runs,
                 ug_now_s() - t0);
         if (prc) {
@@ -246,7 +253,7 @@ UG_CASE_EX(gpu_tcmodel, probe, UG_CASE_GPU)
         const char *known = NULL;
         bool unknown = false;
         for (int f = 0; f < UG_TCF_COUNT && pub; f++) {
-            const char *why = tcm_known_why(t, k, gpu, (ug_tc_figure)f, &m);
+            const char *why = tcm_known_why(k, gpu, (ug_tc_figure)f, &m);
             if (why) known = why;
             else if (!ug_tc_figure_line((ug_tc_figure)f, &m, &pub->p, line, sizeof line))
                 unknown = true;
@@ -290,7 +297,6 @@ static void tcm_diagnose(ug_t *t, const ug_tc_params *p, const double *A, const 
         case 6: q.carry_bit = !p->carry_bit, what = "carry bit flipped"; break;
         default: q.block = UG_TC_MAX_BLOCK, q.neab = UG_TC_NEAB_MAX, what = "widest model"; break;
         }
-        if (ug_tc_params_invalid(&q)) continue; /* block 64 x2: the model computes no more */
         if (ug_tc_dot(&q, A + i * TCM_K, 1, B + j, TCM_N, TCM_K, 0) == got)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", what);
         if (used >= sizeof list) break;
@@ -309,11 +315,13 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
     int n = 0;
     const char *gpu = tcm_gpu(t, rows, &n);
     if (!gpu) return;
+    bool checked = false; /* the tables, at the first kernel (none under --no-builtin) */
     double *A = malloc(sizeof(double) * (TCM_M * TCM_K + TCM_K * TCM_N + 2 * TCM_M * TCM_N));
     UG_ASSERT_MSG(A != NULL, "out of memory");
     double *B = A + TCM_M * TCM_K, *D = B + TCM_K * TCM_N, *G = D + TCM_M * TCM_N;
     UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_ANY_BACKEND, "*", UG_F32) {
         if (!tcm_kernel_bitwise(k)) continue;
+        if (!checked) tcm_tables_registered(t), checked = true;
         const ug_tc_published *pub = tcm_row(rows, n, gpu, k);
         if (!pub) continue;
         ug_tc_params mp;
@@ -325,7 +333,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
         double t_kernel = 0, t_model = 0; /* seconds: where the case's time goes */
         bool ran = bufA && bufB && bufD;
         ug_point(t, "%s equals the %s %s model bit for bit", k->id, gpu, ug_fmt_name(k->op_fmt));
-        const char *unmodelled = tcm_unmodelled_why(t, k, gpu);
+        const char *unmodelled = tcm_unmodelled_why(k, gpu);
         if (unmodelled) ug_xfail(t, unmodelled);
         /* the model's parameters: the published row, each figure the probe measures through
          * this kernel in its place (the probe's table, per GPU and kernel); a kernel whose D is
@@ -334,7 +342,7 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
         if (ug_tc_kernel_probeable(k)) {
             ug_tc_measured m;
             char err[512] = "";
-            if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, tcm_out(k), &m, err,
+            if (ug_tc_probe(ug_tc_dot_kernel, (void *)k, k->op_fmt, ug_tc_kernel_acc(k), &m, err,
                             sizeof err)) {
                 free(bufA), free(bufB), free(bufD);
                 if (strncmp(err, "unsupported: ", 13) == 0) {
