@@ -72,7 +72,7 @@ def table(header_path):
         cell = lambda s: s.replace('|', '\\|').replace('<', '&lt;').replace('>', '&gt;')
         when = WHEN.get(res, res) + ''.join(v for k, v in COMPACT.items() if k in flags)
         if key == 'id':  # format 4: made from case, kernel, dist and size (ug_row_make_id)
-            when += '; format 4: absent = made from the row\'s fields'
+            when += '; formats 4, 5: absent = made from the row\'s fields'
         rows.append('| `%s` | %s | %s | %s | %s | %s |' % (key, TYPE.get(typ, typ), unit or '',
                     when, WHEN.get(bl, bl), cell(doc)))
         n += 1

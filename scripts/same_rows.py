@@ -46,18 +46,24 @@ def load(path):
 
 
 def row_objects(d):
-    """The rows of a results.json as objects: a format 4 file's rows are arrays of its
-    "columns" (harness/results/results_columns.c): null is a value left out, a column named in
-    "tables" holds an index into its table, and a trailing object holds what has no column.
-    Rows that are objects already (older formats, or a file a script rewrote) stay as they are."""
-    cols, tabs = d.get("columns", []), d.get("tables", {})
+    """The rows of a results.json as objects.  A format 5 file's rows are arrays: the row's shape
+    (an index into "shapes", each a list of indexes into "columns"), then the values of the
+    shape's columns; a format 4 file's rows are arrays of all its "columns", null for a value
+    left out (harness/results/results_columns.c).  A column named in "tables" holds an index into
+    its table, and a trailing object holds what has no column.  Rows that are objects already
+    (older formats, or a file a script rewrote) stay as they are."""
+    cols, tabs, shapes = d.get("columns", []), d.get("tables", {}), d.get("shapes")
     out = []
     for r in d["results"]:
         if isinstance(r, list):
             rest = r[-1] if r and isinstance(r[-1], dict) else {}
-            vals = r[:-1] if rest or (r and isinstance(r[-1], dict)) else r
+            vals = r[:-1] if r and isinstance(r[-1], dict) else r
+            names = cols
+            if shapes is not None:
+                names, vals = [cols[i] for i in shapes[vals[0]]], vals[1:]
+                assert len(names) == len(vals), (names, vals)
             o = {}
-            for c, v in zip(cols, vals):
+            for c, v in zip(names, vals):
                 if v is not None:
                     o[c] = tabs[c][v] if c in tabs else v
             o.update(rest)
@@ -81,10 +87,10 @@ def make_id(r):
 
 
 def results_rows(d):
-    """The rows of a results.json with what a compact file of format 3 or 4 leaves out filled
+    """The rows of a results.json with what a compact file of format 3, 4 or 5 leaves out filled
     back (docs/results-schema.md): the values of its "defaults" (status, device and seed only
     in a check row), a case or dist equal to the row before's (format 3), a kappa_max equal to
-    that of the row before when it measured the same inputs, and (format 4) the id.  A measured
+    that of the row before when it measured the same inputs, and (formats 4 and 5) the id.  A measured
     row's point, gbps / gflops and the histogram's trailing zero buckets are not made back here
     (ulpgate makes them)."""
     dflt, out, prev = d.get("defaults", {}), [], None

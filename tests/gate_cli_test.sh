@@ -274,6 +274,9 @@ check "index.html: self-contained, inline SVG plots, no script, nothing from the
   '[ "$(grep -c "<svg " "$tmp/a/index.html")" -ge 5 ] && ! grep -Eqi "<script|<link|<img|src=|@import|url\((http|//)" "$tmp/a/index.html" && ! grep -Eo "(href|src)=\"[a-z]+:" "$tmp/a/index.html" | grep -q .'
 check "index.html: error against n with the a-priori bounds, histograms, accuracy against time" \
   'grep -q "reduce/normal, n = 10000: accuracy against time" "$tmp/a/index.html" && grep -q "kahan_f32 (" "$tmp/a/index.html"'
+run report "$tmp/a" --baseline "$bl/$key"
+check "report against a baseline folder (reports/baselines/KEY), as its help says: the regressions section names it" \
+  '[ "$(rc)" = 0 ] && grep -q "^## Regressions against \`$bl/$key\`" "$tmp/a/summary.md" && "$ug" report --help | grep -q "PATH: a baseline folder or file"'
 run report "$tmp/nowhere"
 check "report of a directory without results.json: exit 2 naming it" \
   '[ "$(rc)" = 2 ] && grep -q "nowhere/results.json" "$tmp/err"'

@@ -17,19 +17,20 @@
 #include "harness/results/results_json.h"
 #include "harness/run/ug.h"
 
-/* Write text to a fresh temporary file; its path in path (PATH_MAX-free: a fixed template). */
-/* Row i of a results.json document of format 4 as the object it stands for (results_columns.c);
+/* Row i of a results.json document of format 4 or 5 as the object it stands for (results_columns.c);
  * free with ug_columns_row_free. */
 static ug_json *ug_row_object(const ug_json *root, size_t i)
 {
     ug_columns c;
     char e[200];
-    if (ug_columns_open(&c, root, e, sizeof e) != 0) return NULL;
+    if (ug_columns_open(&c, root, (int)ug_json_num_of(ug_json_get(root, "format"), 0), e, sizeof e) != 0)
+        return NULL;
     ug_json *o = ug_columns_row(&c, ug_json_get(root, "results")->items[i], e, sizeof e);
     ug_columns_close(&c);
     return o;
 }
 
+/* Write text to a fresh temporary file; its path in path (PATH_MAX-free: a fixed template). */
 static int ug_tmp_write(char path[32], const char *text)
 {
     snprintf(path, 32, "/tmp/ug_results_XXXXXX");
@@ -302,7 +303,7 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
     ug_report_json(&text, "{}", NULL, &res);
     const char *txt = ug_buf_str(&text);
     UG_EXPECT(strstr(txt, "\"defaults\":{") != NULL);
-    /* what each row (format 4: an array of the file's columns) holds, as an object */
+    /* what each row (format 5: an array of its shape's columns) holds, as an object */
     char perr[200];
     ug_json *doc = ug_json_parse(txt, strlen(txt), perr, sizeof perr);
     UG_ASSERT_MSG(doc != NULL, "%s", perr);
@@ -321,8 +322,8 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
         hist1 += h && h->count == 1 && h->items[0]->num == 1;
         ug_columns_row_free(o);
     }
-    /* format 4: every id made back (none written), every row's case written (no row takes
-     * one from the row before) */
+    /* formats 4 and 5: every id made back (none written), every row's case written (no row
+     * takes one from the row before) */
     UG_EXPECT_MSG(ids == 0 && cases == N && points == 1 && kappas == 3 && gbps == 1 && dets == 1,
                   "id %d, case %d, point %d, kappa_max %d, gbps %d, deterministic %d times", ids,
                   cases, points, kappas, gbps, dets);
@@ -344,13 +345,16 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
     }
     ug_json_free(root);
     ug_results_free(&back);
-    /* a row whose case is left out (null) is an error naming the key: format 4 takes no case
-     * from the row before, so a row edited out cannot move the next ones to another case */
+    /* a row whose case is left out (null) is an error naming the key: formats 4 and 5 take no
+     * case from the row before, so a row edited out cannot move the next ones to another case */
     const ug_json *cols = ug_json_get(doc, "columns");
     ug_json *row3 = ug_json_get(doc, "results")->items[3];
+    const ug_json *shape3 = ug_json_get(doc, "shapes")->items[(size_t)row3->items[0]->num];
     size_t at = 0;
-    while (at < cols->count && strcmp(cols->items[at]->str, "case") != 0) at++;
-    UG_ASSERT(at < cols->count && at < row3->count);
+    while (at < shape3->count && strcmp(cols->items[(size_t)shape3->items[at]->num]->str, "case") != 0)
+        at++;
+    UG_ASSERT(at < shape3->count);
+    at++; /* the row's values follow its shape */
     row3->items[at]->type = UG_JSON_NULL;
     ug_buf edited = {0};
     ug_json_write(&edited, doc);
@@ -362,6 +366,73 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
                   "a row without its case: %s", root ? "accepted" : err);
     ug_json_free(root);
     unlink(path);
+    ug_buf_free(&text);
+    ug_results_free(&res);
+}
+
+/* A results.json text with one edit (0..4, below) made to its parsed document, then read: the
+ * error, or "" when it read. */
+static void ug_shapes_edit_read(const char *text, int edit, char *err, size_t errlen)
+{
+    char perr[200], path[32];
+    ug_json *doc = ug_json_parse(text, strlen(text), perr, sizeof perr);
+    ug_json *rows = (ug_json *)ug_json_get(doc, "results");
+    ug_json *shapes = (ug_json *)ug_json_get(doc, "shapes");
+    ug_json *row = rows->items[1];
+    if (edit == 0) row->items[0]->num = (double)shapes->count;   /* no such shape */
+    if (edit == 1) {                                               /* a value cut out */
+        memmove(&row->items[1], &row->items[2], (row->count - 2) * sizeof *row->items);
+        row->count--;
+    }
+    if (edit == 2) shapes->items[0]->items[1]->num = shapes->items[0]->items[0]->num; /* twice */
+    if (edit == 3) ((ug_json *)ug_json_get(doc, "format"))->num = 4;           /* shapes in format 4 */
+    if (edit == 4) shapes->key[0] = 'S';                           /* "Shapes": none */
+    ug_buf b = {0};
+    ug_json_write(&b, doc);
+    ug_json_free(doc);
+    ug_results res;
+    err[0] = 0;
+    if (ug_tmp_write(path, ug_buf_str(&b)) == 0) {
+        ug_json *root = ug_results_read(path, &res, err, errlen);
+        if (root) err[0] = 0, ug_results_free(&res);
+        ug_json_free(root);
+        unlink(path);
+    }
+    ug_buf_free(&b);
+}
+
+/* Format 5's shapes: a row names its shape, then exactly the shape's columns' values.  A shape
+ * out of range, a row with a value cut out, a shape naming a column twice, "shapes" in a
+ * format 4 file and a format 5 file without them are each refused naming what is wrong, never
+ * read with values moved to other columns. */
+UG_CASE(results_schema, shapes_read_strictly)
+{
+    ug_results res = {0};
+    ug_row r;
+    for (int i = 0; i < 4; i++) {
+        ug_fill_row(&r, i % 2 ? "gemm" : "sum", i % 2 ? 64 : 0);
+        r.status = UG_ST_PASS;
+        snprintf(r.kernel, sizeof r.kernel, "k%d@default", i);
+        ug_row_make_id(&r);
+        ug_results_add(&res, &r);
+    }
+    ug_buf text = {0};
+    ug_report_json(&text, "{}", NULL, &res);
+    char err[1200];
+    ug_shapes_edit_read(ug_buf_str(&text), -1, err, sizeof err);
+    UG_EXPECT_MSG(!err[0], "the file as written: %s", err);
+    static const char *const want[] = {
+        "result 1: a row's first value is a number, not a shape",
+        "result 1: a row of shape",
+        "\"shapes\": shape 0: item 1 is a column named twice",
+        "\"shapes\" in a file of format 4",
+        "\"shapes\" is missing, not an array",
+    };
+    for (int e = 0; e < 5; e++) {
+        ug_shapes_edit_read(ug_buf_str(&text), e, err, sizeof err);
+        UG_EXPECT_MSG(err[0] && strstr(err, want[e]), "edit %d: want \"%s\", got \"%s\"", e,
+                      want[e], err[0] ? err : "read");
+    }
     ug_buf_free(&text);
     ug_results_free(&res);
 }
@@ -443,13 +514,13 @@ UG_CASE(results_schema, format_1_read_newer_refused)
     ug_json_free(root);
     ug_results_free(&res);
     unlink(path);
-    /* the same rows as format 5: refused, naming the file and both versions */
+    /* the same rows as format 6: refused, naming the file and both versions */
     char v3[sizeof ug_v1_doc + 16];
-    snprintf(v3, sizeof v3, "{\"format\":5,%s", ug_v1_doc + 1);
+    snprintf(v3, sizeof v3, "{\"format\":6,%s", ug_v1_doc + 1);
     UG_ASSERT(ug_tmp_write(path, v3) == 0);
     root = ug_results_read(path, &res, err, sizeof err);
     UG_EXPECT_MSG(!root && strstr(err, path) &&
-                      strstr(err, "results format 5 is newer than this ulpgate reads (4)") &&
+                      strstr(err, "results format 6 is newer than this ulpgate reads (5)") &&
                       strstr(err, "ulpgate run --report DIR"),
                   "%s", err);
     ug_json_free(root);

@@ -1,6 +1,8 @@
 #!/bin/sh
 # results_format_test.sh ULPGATE SRCDIR - the results format as a user meets it: a run writes
-# "format": 4 (rows as arrays of the file's columns) with the seldom-used figures in "extra"; a file of a newer format is refused (exit 2,
+# "format": 5 (each row an array: its shape, then the values of the shape's columns) with the
+# seldom-used figures in "extra"; format 4 (positional rows, null for a value left out) and 3
+# (object rows) still read to the same rows; a file of a newer format is refused (exit 2,
 # the file and both versions named) by report, summary, compare, merge, costs and baseline
 # show/update; a figure that is missing, null, "NaN", "abc" or of the wrong type is refused naming
 # the file, row and key, never read as 0; single-file baselines of format 1 and 2 (one object a
@@ -11,15 +13,15 @@ src="$2"
 . "$(dirname "$0")/tap.sh"
 edit() { python3 -c "import json,sys; sys.path.insert(0, '$ug_scripts'); from same_rows import results_rows; d=json.load(open(sys.argv[1])); 'results' in d and d.update(results=results_rows(d)); rows=d.get('results', d.get('rows')); $3; json.dump(d, open(sys.argv[2], 'w'))" "$1" "$2"; }
 row='seven_methods/table pairwise_halves@default normal(0,1) 1024'
-newer="results format 5 is newer than this ulpgate reads (4): update ulpgate or regenerate the file with 'ulpgate run --report DIR'"
+newer="results format 6 is newer than this ulpgate reads (5): update ulpgate or regenerate the file with 'ulpgate run --report DIR'"
 
 echo "TAP version 13"
 "$ug" run --filter 'seven_methods/table' --report "$tmp/c" --tap >"$tmp/run.tap" 2>&1
 check "a default run is compact: \"detail\": false, no worst elements or detail fields in passing rows, the gate's fields kept" \
   'json "$tmp/c/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"detail\"] is False; assert \"worst_ulp\" not in r and \"abs_err_sum\" not in r and \"method\" not in r.get(\"extra\",{}), r; assert all(k in r for k in (\"ulp_max\",\"ulp_mean\",\"rel_max\",\"bound_ratio_max\",\"correctly_rounded\",\"count\",\"ulp_hist\")), r"'
 "$ug" run --filter 'seven_methods/table' --report "$tmp/a" --detail --tap >"$tmp/run.tap" 2>&1
-check "run --detail writes format 4, method and the *_rd sums inside \"extra\"" \
-  'json "$tmp/a/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"format\"]==4; assert r[\"extra\"][\"method\"]==5 and r[\"extra\"][\"abs_err_sum_rd\"]>0 and \"method\" not in r and \"abs_err_sum_rd\" not in r, r"'
+check "run --detail writes format 5, method and the *_rd sums inside \"extra\"" \
+  'json "$tmp/a/results.json" "r=[x for x in d[\"results\"] if x[\"id\"]==\"$row\"][0]; assert d[\"format\"]==5; assert r[\"extra\"][\"method\"]==5 and r[\"extra\"][\"abs_err_sum_rd\"]>0 and \"method\" not in r and \"abs_err_sum_rd\" not in r, r"'
 run report "$tmp/a" --baseline none
 check "report of the seven-methods run: exit 0, its kernel rollup" \
   '[ "$(rc)" = 0 ] && grep -q "^## Kernels" "$tmp/a/summary.md" && grep -q "^| pairwise_halves@default | sum |" "$tmp/a/summary.md"'
@@ -29,22 +31,45 @@ check "compare of the full run (BASE) and the compact one (NEW): every row the s
 
 # format 3 (one object a row, before the columnar rows of format 4) still reads: the run's rows
 # as objects under "format": 3 give the gate the same rows
-edit "$tmp/c/results.json" "$tmp/f3.json" "d['format']=3; d.pop('columns'); d.pop('tables')"
+edit "$tmp/c/results.json" "$tmp/f3.json" "d['format']=3; d.pop('columns'); d.pop('tables'); d.pop('shapes')"
 run compare "$tmp/c/results.json" "$tmp/f3.json"
-check "a format 3 file (object rows) still reads: compared with the format 4 one, every row the same" \
+check "a format 3 file (object rows) still reads: compared with the format 5 one, every row the same" \
   '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out" && ! grep -q "^\[" "$tmp/f3.json"'
+# format 4 (before shapes): every row an array of all the columns, null for a value left out, a
+# row stopping before the last column; written here from the format 5 file as ulpgate 4 did
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+cols, shapes = d['columns'], d.pop('shapes')
+rows = []
+for r in d['results']:
+    rest = [r[-1]] if isinstance(r[-1], dict) else []
+    vals = r[:-1] if rest else r
+    full = [None] * len(cols)
+    for c, v in zip(shapes[vals[0]], vals[1:]):
+        full[c] = v
+    while full and full[-1] is None:
+        full.pop()
+    rows.append(full + rest)
+d['results'], d['format'] = rows, 4
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/c/results.json" "$tmp/f4.json"
+run compare "$tmp/c/results.json" "$tmp/f4.json"
+check "a format 4 file (positional rows with nulls) still reads: compared with the format 5 one, every row the same" \
+  '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out" && grep -q "null" "$tmp/f4.json"'
+run compare "$tmp/f4.json" "$tmp/c/results.json"
+check "... and as BASE" '[ "$(rc)" = 0 ] && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out"'
 
 # ---- a newer format ---------------------------------------------------------------------------
 mkdir -p "$tmp/v3"
-edit "$tmp/a/results.json" "$tmp/v3/results.json" "d['format']=5"
+edit "$tmp/a/results.json" "$tmp/v3/results.json" "d['format']=6"
 run report "$tmp/v3"
-check "report of a format 5 file: exit 2, the file and both versions named" \
+check "report of a format 6 file: exit 2, the file and both versions named" \
   '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
 run compare "$tmp/a/results.json" "$tmp/v3/results.json"
-check "compare NEW of format 5: exit 2, the message" \
+check "compare NEW of format 6: exit 2, the message" \
   '[ "$(rc)" = 2 ] && grep -qF "compare: $tmp/v3/results.json: $newer" "$tmp/err"'
 run compare "$tmp/v3/results.json" "$tmp/a/results.json"
-check "compare BASE of format 5: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
+check "compare BASE of format 6: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer" "$tmp/err"'
 run summary "$tmp/v3/results.json"
 check "summary: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 run merge "$tmp/m.json" "$tmp/a/results.json" "$tmp/v3/results.json"
@@ -52,7 +77,7 @@ check "merge: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$tmp/v3/results.json: $newer
 run costs "$tmp/v3/results.json"
 check "costs: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 run baseline update --from "$tmp/v3/results.json" --dir "$tmp/bl"
-check "baseline update --from a format 5 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
+check "baseline update --from a format 6 run: exit 2" '[ "$(rc)" = 2 ] && grep -qF "$newer" "$tmp/err"'
 cp -r "$src/reports/baselines/cpu-x86_64" "$tmp/bl5"
 edit "$src/reports/baselines/cpu-x86_64/index.json" "$tmp/bl5/index.json" "d['baseline']['format']=5"
 run baseline show "$tmp/bl5"

@@ -4,7 +4,7 @@
  *
  *   baseline update [--device KEY] [--from results.json] [--reason TEXT] [--dir DIR]
  *                   [--slack X] [--prune] [--dry-run]
- *   baseline show [--device KEY | FILE] [--dir DIR] [--all]
+ *   baseline show [--device KEY | PATH] [--dir DIR] [--all]
  *   baseline key [--from results.json]
  *   baseline migrate [--device KEY | FILE] [--dir DIR] --reason TEXT
  *

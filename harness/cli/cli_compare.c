@@ -59,7 +59,7 @@ int ug_cmd_compare(int argc, char **argv)
             return ug_usage_error("compare takes two files (BASE NEW); '%s' is a third", a);
         }
     }
-    if (n_paths != 2) return ug_usage_error("%s", "compare needs two files: BASE.json NEW.json");
+    if (n_paths != 2) return ug_usage_error("%s", "compare needs two files: BASE (a results.json or a baseline) and NEW.json");
     ug_baseline base, now;
     char err[1200];
     if (ug_baseline_load(paths[0], slack, &base, err, sizeof err) != 0) {

@@ -75,16 +75,17 @@ static const ug_cli_cmd ug_cli_cmds[] = {
                    "4096):\n  the fast path beside MPFR alone (timed on M rows, default 8, "
                    "scaled to R)\n",
      {{"--rows", 'v'}, {"--n", 'v'}, {"--mpfr-rows", 'v'}, {"--threads", 'v'}}},
-    {"compare", "usage: ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] "
+    {"compare", "usage: ulpgate compare BASE NEW.json [--fail-on-regression] [--markdown] "
                 "[--all]\n"
                 "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n"
-                "  the merge gate's comparison of two results.json (or baselines); docs/gate.md\n",
+                "  the merge gate's comparison of two results.json; BASE may be a baseline (its folder\n"
+                "  reports/baselines/KEY, or a single file of an older format); docs/gate.md\n",
      {{"--fail-on-regression", 'f'}, {"--markdown", 'f'}, {"--all", 'f'}, {"--slack", 'v'},
       {"--time-slack", 'v'}, {"--max-rows", 'v'}, {"--full-report", 'v'}}},
     {"baseline", "usage: ulpgate baseline update [--device KEY] [--from results.json] [--reason "
                  "TEXT]\n"
                  "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n"
-                 "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n"
+                 "       ulpgate baseline show [--device KEY | PATH] [--dir DIR] [--all]\n"
                  "       ulpgate baseline key [--from results.json]\n"
                  "       ulpgate baseline migrate [--device KEY | FILE] [--dir DIR] --reason TEXT\n"
                  "  the per-device baselines of the merge gate (docs/gate.md)\n",
@@ -94,14 +95,19 @@ static const ug_cli_cmd ug_cli_cmds[] = {
                         "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n",
      {{"--device", 'v'}, {"--from", 'v'}, {"--reason", 'v'}, {"--dir", 'v'}, {"--slack", 'v'},
       {"--prune", 'f'}, {"--dry-run", 'f'}}},
-    {"baseline show", "usage: ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n",
+    {"baseline show", "usage: ulpgate baseline show [--device KEY | PATH] [--dir DIR] [--all]\n"
+                      "  PATH: a baseline, its folder (reports/baselines/KEY) or a single file of an\n"
+                      "  older format\n",
      {{"--device", 'v'}, {"--dir", 'v'}, {"--all", 'f'}}},
     {"baseline key", "usage: ulpgate baseline key [--from results.json]\n", {{"--from", 'v'}}},
     {"baseline migrate", "usage: ulpgate baseline migrate [--device KEY | FILE] [--dir DIR] "
                          "--reason TEXT\n",
      {{"--device", 'v'}, {"--dir", 'v'}, {"--reason", 'v'}}},
-    {"report", "usage: ulpgate report DIR [--baseline FILE|none]   summary.md and index.html "
-               "beside results.json\n", {{"--baseline", 'v'}}},
+    {"report", "usage: ulpgate report DIR [--baseline PATH|none]   summary.md and index.html "
+               "beside results.json\n"
+               "  PATH: a baseline folder or file, or another run's results.json (default: this\n"
+               "  device's baseline under --baseline-dir; none: no comparison)\n",
+     {{"--baseline", 'v'}}},
     {"summary", "usage: ulpgate summary results.json [--metric M] [--width N]   kernel x "
                 "distribution table\n", {{"--metric", 'v'}, {"--width", 'v'}}},
 };

@@ -1,5 +1,5 @@
 /*
- * cli_report.c - `ulpgate report DIR [--baseline FILE|none]` (summary.md and index.html beside
+ * cli_report.c - `ulpgate report DIR [--baseline PATH|none]` (summary.md and index.html beside
  * DIR/results.json) and `ulpgate summary results.json [--metric M] [--width N]` (the kernel x
  * distribution table on a terminal).
  */
@@ -19,7 +19,7 @@ int ug_cmd_report(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--baseline") == 0) {
             if (i + 1 >= argc)
-                return ug_usage_error("%s", "--baseline needs a value (a file, or none)");
+                return ug_usage_error("%s", "--baseline needs a value (a baseline folder or file, a results.json, or none)");
             baseline = argv[++i];
         } else if (argv[i][0] == '-') {
             return ug_usage_error("report: unknown option '%s'", argv[i]);

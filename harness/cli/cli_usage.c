@@ -20,14 +20,14 @@
     "       ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]\n" \
     "       ulpgate probe tensor-core [--kernel GLOB | --model GPU] [--gpu-model GPU]\n" \
     "                    the tensor-core accumulator probe (ulpgate probe --help)\n" \
-    "       ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [--all]\n" \
+    "       ulpgate compare BASE NEW.json [--fail-on-regression] [--markdown] [--all]\n" \
     "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n" \
     "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n" \
     "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n" \
-    "       ulpgate baseline show [--device KEY | FILE] [--dir DIR] [--all]\n" \
+    "       ulpgate baseline show [--device KEY | PATH] [--dir DIR] [--all]\n" \
     "       ulpgate baseline key [--from results.json]\n" \
     "       ulpgate baseline migrate [--device KEY | FILE] [--dir DIR] --reason TEXT\n" \
-    "       ulpgate report DIR [--baseline FILE|none]   summary.md and index.html beside results.json\n" \
+    "       ulpgate report DIR [--baseline PATH|none]   summary.md and index.html beside results.json\n" \
     "       ulpgate summary results.json [--metric M] [--width N]   kernel x distribution table\n" \
     "       ulpgate version            the version (also: ulpgate --version)\n"
 

@@ -10,9 +10,9 @@
  *   ulpgate hunt --kernel NAME --n N [--objective bound|ulp] [--budget S | --evals N] ...
  *   ulpgate bench oracle [--big] [--gpu] [--threads N]
  *   ulpgate bench rows [--rows R] [--n N] [--mpfr-rows M] [--threads T]
- *   ulpgate compare BASE.json NEW.json [--fail-on-regression] [--markdown] [...]
+ *   ulpgate compare BASE NEW.json [--fail-on-regression] [--markdown] [...]
  *   ulpgate baseline update|show|key [...]
- *   ulpgate report DIR [--baseline FILE|none]
+ *   ulpgate report DIR [--baseline PATH|none]
  *   ulpgate summary results.json [--metric M] [--width N]
  *   ulpgate version | --version
  * Every command also takes --plugin FILE (repeatable), --no-builtin, --data-dir DIR,

@@ -4,6 +4,7 @@
  * to index.html, so that the page stays near 100 KB for thousands of rows) and the terminal
  * table of `ulpgate summary` (see pages.h).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,39 @@ static void ug_md_regressions(const ug_pages_in *in, ug_buf *o)
     ug_buf_printf(o, "\n");
 }
 
+/* A skip reason's shape: its text with each number that stands alone (not part of a name
+ * such as f16 or e4m3) made '#', cut to UG_MD_TPL - 1 bytes.  Reasons of one shape differ only
+ * in figures ("operands up to 1.5e+06 exceed ..."): summary.md gives them one line. */
+enum { UG_MD_TPL = 160 };
+static void ug_md_reason_shape(const char *note, char out[UG_MD_TPL])
+{
+    size_t n = 0;
+    for (const char *p = note; *p && n + 1 < UG_MD_TPL;) {
+        bool starts = isdigit((unsigned char)*p) &&
+                      (p == note || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'));
+        if (!starts) {
+            out[n++] = *p++;
+            continue;
+        }
+        while (isdigit((unsigned char)*p) || *p == '.' ||
+               ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) || p[1] == '+' || p[1] == '-')) ||
+               ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')))
+            p++;
+        out[n++] = '#';
+    }
+    out[n] = 0;
+}
+
+/* Whether row j's note is the first of its text among the skipped rows i..j (counted once). */
+static bool ug_md_first_of_note(const ug_pages_in *in, size_t i, size_t j)
+{
+    for (size_t k = i; k < j; k++)
+        if (in->all.rows[k].status == UG_ST_SKIP &&
+            strcmp(in->all.rows[k].note, in->all.rows[j].note) == 0)
+            return false;
+    return true;
+}
+
 static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
 {
     size_t xf = 0, sk = 0;
@@ -126,26 +160,47 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
         ug_buf_printf(o, "\n");
     }
     if (sk) {
-        /* grouped by reason: a run without a GPU skips every GPU case for the same one */
+        /* grouped by reason, and reasons alike but for their numbers in one line: a run without
+         * a GPU skips every GPU case for the same reason, and a GPU run skips some 160 GEMM
+         * points each for "operands up to <its own maximum> exceed ..." */
         ug_buf_printf(o, "## Skipped (%zu)\n\n", sk);
+        char (*tpl)[UG_MD_TPL] = ug_xcalloc(in->all.count + 1, sizeof *tpl);
         bool *done = ug_xcalloc(in->all.count + 1, sizeof *done);
+        for (size_t i = 0; i < in->all.count; i++)
+            if (in->all.rows[i].status == UG_ST_SKIP) ug_md_reason_shape(in->all.rows[i].note, tpl[i]);
+        size_t lines = 0;
         for (size_t i = 0; i < in->all.count; i++) {
             const ug_row *r = &in->all.rows[i];
             if (r->status != UG_ST_SKIP || done[i]) continue;
-            size_t same = 0;
-            ug_buf_printf(o, "- %s: ", r->note[0] ? r->note : "(no reason given)");
+            size_t same = 0, alike = 0;
             for (size_t j = i; j < in->all.count; j++)
-                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] &&
-                    strcmp(in->all.rows[j].note, r->note) == 0) {
-                    if (same++ < UG_MD_SKIP_NAMES)
+                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] && strcmp(tpl[j], tpl[i]) == 0) {
+                    same++;
+                    alike += strcmp(in->all.rows[j].note, r->note) != 0 &&
+                             ug_md_first_of_note(in, i, j);
+                }
+            if (lines++ == UG_MD_LIST_MAX) ug_buf_printf(o, "- and more reasons: index.html\n");
+            bool shown = lines <= UG_MD_LIST_MAX;
+            if (shown) {
+                ug_buf_printf(o, "- ");
+                ug_md_cell(o, r->note[0] ? r->note : "(no reason given)");
+                if (alike)
+                    ug_buf_printf(o, " (and %zu more reasons alike but for their numbers)", alike);
+                ug_buf_printf(o, ": ");
+            }
+            size_t named = 0;
+            for (size_t j = i; j < in->all.count; j++)
+                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] && strcmp(tpl[j], tpl[i]) == 0) {
+                    if (shown && named++ < UG_MD_SKIP_NAMES)
                         ug_buf_printf(o, "%s`%s`", j == i ? "" : ", ", in->all.rows[j].point);
                     done[j] = true;
                 }
-            if (same > UG_MD_SKIP_NAMES)
+            if (shown && same > UG_MD_SKIP_NAMES)
                 ug_buf_printf(o, " and %zu more", same - UG_MD_SKIP_NAMES);
-            ug_buf_printf(o, "\n");
+            if (shown) ug_buf_printf(o, "\n");
         }
         free(done);
+        free(tpl);
         ug_buf_printf(o, "\n");
     }
 }

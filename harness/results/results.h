@@ -78,8 +78,10 @@ extern bool ug_results_detail;
 /* The version of the results.json and baseline formats this ulpgate writes; it reads this one
  * and every older one (1: the files with no "format" key, and baselines of format 1; 3: a
  * compact file's "defaults" and the measured rows' "point" left out where derivable; 4: the
- * rows as arrays under the file's "columns", an id that ug_row_make_id makes left out). */
-enum { UG_RESULTS_FORMAT = 4 };
+ * rows as arrays under the file's "columns", an id that ug_row_make_id makes left out; 5: each
+ * row an array of its shape's columns, no nulls).  Baselines have a format of their own
+ * (UG_BASELINE_FORMAT). */
+enum { UG_RESULTS_FORMAT = 5 };
 
 #include "harness/results/row_fields.h"
 

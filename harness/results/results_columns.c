@@ -1,21 +1,24 @@
 /*
- * results_columns.c - the columnar rows of a results.json of format 4: the keys once per file,
- * one JSON array a row (docs/results-schema.md#columnar-rows-format-4):
+ * results_columns.c - the columnar rows of a results.json of format 5 (and 4): the keys once
+ * per file, one JSON array a row (docs/results-schema.md#columnar-rows-format-5):
  *
- *   "columns":["kernel","n","count","ulp_max",...],
+ *   "columns":["case","kernel","n","count","ulp_max",...,"note"],
+ *   "shapes":[[0,1,2,3,4,...],[0,1,2,3,4,...,17],[0,5]],
  *   "tables":{"kernel":["serial_f32@default",...],"ulp_hist":[[10],[9,1],...]},
  *   "results":[
- *   [0,1000,10,0.5,...,null,3],
- *   [4,1000,10,2.5,...,{"note":"...","extra":{...}}]]
+ *   [0,3,1,1000,10,0.5,...],
+ *   [1,3,4,1000,10,2.5,...,12,{"extra":{...}}]]
  *
- * A row's i-th value is the value of columns[i]; null is a value the row leaves out (read by
- * the same rules as a missing key of a format 3 row); a row may stop before the last column
- * (the rest are left out) and may end with an object holding the members that have no column
- * (seldom-present fields, "extra", the worst elements).  A column named in "tables" holds an
- * index into its table instead of the value: values that repeat (kernel, case, dist, the
- * histograms) are written once.  The writer picks the columns (keys in at least a quarter of
- * the rows, most frequent first) and the tables (where they make the file smaller); the reader
- * needs neither choice, only the file.
+ * A row's first value picks its shape: the columns, in order, of the values that follow (so a
+ * row names only the columns it has: a GEMM row its m, n, k, a sum row none of them); a row
+ * may end with an object holding the members that have no column (the nested "extra", the
+ * worst elements, keys too rare to be columns).  A column named in "tables" holds an index
+ * into its table instead of the value: values that repeat (kernel, case, dist, the histograms,
+ * the notes) are written once.  The writer picks the columns (keys in at least 1/32 of the
+ * rows, most frequent first), the shapes (each distinct set of a row's columns, most used
+ * first) and the tables (where they make the file smaller); the reader needs none of these
+ * choices, only the file.  Format 4 had no shapes: a row's i-th value was columns[i]'s, null
+ * for a value left out, and the rows of a GPU run spent a quarter of the file on nulls.
  *
  * Writing keeps the row writer of format 3 (ug_row_json_open, one object a row) and recasts
  * each object: the two forms hold the same values, so a row reads back the same either way.
@@ -119,6 +122,14 @@ static int ug_valrank_cmp(const void *a, const void *b)
     return (x->at > y->at) - (x->at < y->at);
 }
 
+static void ug_colstat_free(ug_colstat *s)
+{
+    for (size_t v = 0; v < s->n_vals; v++) free(s->vals[v]);
+    free(s->vals);
+    free(s->cnt);
+    free(s->slot);
+}
+
 /* Order s's values by use, most used first (ties: first seen first), so that the indexes most
  * rows write are the shortest, and rehash them.  O(v log v) for v values: a table is not
  * capped (issue 26: a cap of 4096 values dropped the tables of ulp_max, rel_max, time_ms and
@@ -153,9 +164,26 @@ static size_t ug_digits(size_t i)
     return d;
 }
 
+/* The text of row o's shape, "[i,j,...]": the indexes of the columns it has a value for, in
+ * column order (a nested value has no column: it goes to the row's object). */
+static void ug_shape_text(ug_buf *t, const ug_json *o, const ug_colstat *st, const size_t *order,
+                          size_t nc)
+{
+    ug_buf_clear(t);
+    ug_buf_printf(t, "[");
+    bool any = false;
+    for (size_t c = 0; c < nc; c++) {
+        const ug_json *v = ug_json_get(o, st[order[c]].key);
+        if (!v || ug_nested(v)) continue;
+        ug_buf_printf(t, "%s%zu", any ? "," : "", c);
+        any = true;
+    }
+    ug_buf_printf(t, "]");
+}
+
 void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
 {
-    ug_colstat *st = NULL;
+    ug_colstat *st = NULL, shapes = {.key = "shapes"};
     size_t ns = 0;
     ug_buf t = {0};
     /* what each key costs in place, and what it would cost as a table */
@@ -170,11 +198,12 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
             size_t at = ug_val_index(s, ug_buf_str(&t), true); /* may move s->cnt */
             s->cnt[at]++;
         }
-    /* columns: keys in at least a quarter of the rows (a left-out value costs "null,"), the
-     * most frequent first so that rows can stop early; ties in order of first appearance */
+    /* columns: keys in at least 1/32 of the rows (a column costs a row that lacks it nothing,
+     * its shape says so; a key in the row's object costs its name every time), the most
+     * frequent first; ties in order of first appearance */
     size_t *order = ug_xcalloc(ns ? ns : 1, sizeof *order), nc = 0;
     for (size_t i = 0; i < ns; i++) {
-        st[i].column = 4 * st[i].rows >= n && st[i].rows > 0;
+        st[i].column = 32 * st[i].rows >= n && st[i].rows > 0;
         if (!st[i].column) continue;
         size_t j = nc++;
         while (j > 0 && (st[order[j - 1]].rows < st[i].rows ||
@@ -192,11 +221,20 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
         for (size_t v = 0; v < s->n_vals; v++) cost += strlen(s->vals[v]) + 1 + s->cnt[v] * ug_digits(v);
         s->table = cost + 16 < s->text_bytes;
     }
+    /* shapes: the distinct sets of columns of the rows, the most used first (shortest index) */
+    for (size_t r = 0; r < n; r++) {
+        ug_shape_text(&t, rows[r], st, order, nc);
+        size_t at = ug_val_index(&shapes, ug_buf_str(&t), true); /* may move shapes.cnt */
+        shapes.cnt[at]++;
+    }
+    if (n) ug_vals_sort(&shapes);
     ug_buf_printf(b, "\"columns\":[");
     for (size_t c = 0; c < nc; c++) {
         ug_buf_printf(b, "%s", c ? "," : "");
         ug_buf_json_str(b, st[order[c]].key);
     }
+    ug_buf_printf(b, "],\n\"shapes\":[");
+    for (size_t v = 0; v < shapes.n_vals; v++) ug_buf_printf(b, "%s%s", v ? "," : "", shapes.vals[v]);
     ug_buf_printf(b, "],\n\"tables\":{");
     bool first = true;
     for (size_t c = 0; c < nc; c++) {
@@ -210,26 +248,21 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
         ug_buf_printf(b, "]");
     }
     ug_buf_printf(b, "},\n\"results\":[");
-    /* the rows: each column's value (or its index, or null), trailing nulls dropped, then an
-     * object of what has no column */
+    /* the rows: the shape, each of its columns' values (or their indexes), then an object of
+     * what has no column */
     for (size_t r = 0; r < n; r++) {
         const ug_json *o = rows[r];
-        ug_buf_printf(b, "%s\n[", r ? "," : "");
-        size_t nulls = 0, written = 0;
+        ug_shape_text(&t, o, st, order, nc);
+        ug_buf_printf(b, "%s\n[%zu", r ? "," : "", ug_val_index(&shapes, ug_buf_str(&t), false));
         for (size_t c = 0; c < nc; c++) {
             const ug_colstat *s = &st[order[c]];
             const ug_json *v = ug_json_get(o, s->key);
-            if (!v) {
-                nulls++;
-                continue;
-            }
-            for (; nulls; nulls--) ug_buf_printf(b, "%snull", written++ ? "," : "");
-            ug_buf_printf(b, "%s", written++ ? "," : "");
+            if (!v || ug_nested(v)) continue;
             ug_value_text(&t, v);
             if (s->table)
-                ug_buf_printf(b, "%zu", ug_val_index((ug_colstat *)s, ug_buf_str(&t), false));
+                ug_buf_printf(b, ",%zu", ug_val_index((ug_colstat *)s, ug_buf_str(&t), false));
             else
-                ug_buf_printf(b, "%s", ug_buf_str(&t));
+                ug_buf_printf(b, ",%s", ug_buf_str(&t));
         }
         bool rest = false;
         for (size_t i = 0; i < o->count; i++) {
@@ -238,7 +271,7 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
             for (size_t c = 0; c < nc && !s; c++)
                 if (strcmp(st[order[c]].key, v->key) == 0) s = &st[order[c]];
             if (s && !ug_nested(v)) continue;
-            ug_buf_printf(b, "%s", rest ? "," : written ? ",{" : "{");
+            ug_buf_printf(b, "%s", rest ? "," : ",{");
             rest = true;
             ug_buf_json_str(b, v->key);
             ug_buf_printf(b, ":");
@@ -247,12 +280,8 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
         ug_buf_printf(b, "%s]", rest ? "}" : "");
     }
     ug_buf_printf(b, "\n]");
-    for (size_t i = 0; i < ns; i++) {
-        for (size_t v = 0; v < st[i].n_vals; v++) free(st[i].vals[v]);
-        free(st[i].vals);
-        free(st[i].cnt);
-        free(st[i].slot);
-    }
+    for (size_t i = 0; i < ns; i++) ug_colstat_free(&st[i]);
+    ug_colstat_free(&shapes);
     free(st);
     free(order);
     ug_buf_free(&t);
@@ -260,17 +289,77 @@ void ug_columns_write(ug_buf *b, ug_json *const *rows, size_t n)
 
 /* ---- reading --------------------------------------------------------------------------------- */
 
-int ug_columns_open(ug_columns *c, const ug_json *root, char *err, size_t errlen)
+/* A count that indexes a list of n: a JSON integer 0 <= v < n. */
+static bool ug_index_of(const ug_json *v, size_t n, size_t *i)
+{
+    if (!v || v->type != UG_JSON_NUM || !(v->num >= 0 && v->num < (double)n) ||
+        v->num != (double)(size_t)v->num)
+        return false;
+    *i = (size_t)v->num;
+    return true;
+}
+
+/* Read root's "shapes" into c (format 5): each an array of distinct column indexes. */
+static int ug_shapes_open(ug_columns *c, const ug_json *shapes, char *err, size_t errlen)
+{
+    if (!shapes || shapes->type != UG_JSON_ARR) {
+        snprintf(err, errlen, "\"shapes\" is %s, not an array (a results.json of format 5 "
+                              "gives each row's columns as a shape)",
+                 shapes ? ug_json_type_name(shapes->type) : "missing");
+        return -1;
+    }
+    c->n_shapes = shapes->count;
+    c->shape = ug_xcalloc(c->n_shapes ? c->n_shapes : 1, sizeof *c->shape);
+    c->shape_len = ug_xcalloc(c->n_shapes ? c->n_shapes : 1, sizeof *c->shape_len);
+    bool *seen = ug_xcalloc(c->n + 1, sizeof *seen);
+    int rc = -1;
+    for (size_t i = 0; i < c->n_shapes; i++) {
+        const ug_json *sh = shapes->items[i];
+        if (sh->type != UG_JSON_ARR) {
+            snprintf(err, errlen, "\"shapes\": shape %zu is %s, not an array of column indexes",
+                     i, ug_json_type_name(sh->type));
+            goto out;
+        }
+        c->shape[i] = ug_xcalloc(sh->count + 1, sizeof *c->shape[i]);
+        c->shape_len[i] = sh->count;
+        memset(seen, 0, (c->n + 1) * sizeof *seen);
+        for (size_t j = 0; j < sh->count; j++) {
+            size_t col;
+            if (!ug_index_of(sh->items[j], c->n, &col) || seen[col]) {
+                snprintf(err, errlen, "\"shapes\": shape %zu: item %zu is %s (0 to %zu, each "
+                                      "column once)", i, j,
+                         ug_index_of(sh->items[j], c->n, &col) ? "a column named twice"
+                                                               : "no column index",
+                         c->n ? c->n - 1 : 0);
+                goto out;
+            }
+            seen[col] = true;
+            c->shape[i][j] = col;
+        }
+    }
+    rc = 0;
+out:
+    free(seen);
+    return rc;
+}
+
+int ug_columns_open(ug_columns *c, const ug_json *root, int format, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    const ug_json *cols = ug_json_get(root, "columns"), *tabs = ug_json_get(root, "tables");
+    const ug_json *cols = ug_json_get(root, "columns"), *tabs = ug_json_get(root, "tables"),
+                  *shapes = ug_json_get(root, "shapes");
     if (!cols || cols->type != UG_JSON_ARR) {
-        snprintf(err, errlen, "no \"columns\" array (a results.json of format 4 names its "
-                              "columns once)");
+        snprintf(err, errlen, "no \"columns\" array (a results.json of format %d names its "
+                              "columns once)", format);
         return -1;
     }
     if (tabs && tabs->type != UG_JSON_OBJ) {
         snprintf(err, errlen, "\"tables\" is %s, not an object", ug_json_type_name(tabs->type));
+        return -1;
+    }
+    if (format < 5 && shapes) {
+        snprintf(err, errlen, "\"shapes\" in a file of format %d (shapes came with format 5)",
+                 format);
         return -1;
     }
     c->n = cols->count;
@@ -300,6 +389,8 @@ int ug_columns_open(ug_columns *c, const ug_json *root, char *err, size_t errlen
         }
         c->table[j] = t;
     }
+    if (format >= 5 && ug_shapes_open(c, shapes, err, errlen) != 0) goto bad;
+    c->shaped = format >= 5;
     return 0;
 bad:
     ug_columns_close(c);
@@ -308,6 +399,9 @@ bad:
 
 void ug_columns_close(ug_columns *c)
 {
+    for (size_t i = 0; c->shape && i < c->n_shapes; i++) free(c->shape[i]);
+    free(c->shape);
+    free(c->shape_len);
     free(c->key);
     free(c->table);
     memset(c, 0, sizeof *c);
@@ -329,33 +423,46 @@ ug_json *ug_columns_row(const ug_columns *c, const ug_json *row, char *err, size
                  row ? ug_json_type_name(row->type) : "missing");
         return NULL;
     }
-    size_t nv = row->count;
+    size_t nv = row->count, first = 0, sh = 0;
     const ug_json *rest = NULL;
     if (nv && row->items[nv - 1]->type == UG_JSON_OBJ) rest = row->items[--nv];
-    if (nv > c->n) {
+    if (c->shaped) { /* format 5: the shape first, then exactly its columns' values */
+        if (!nv || !ug_index_of(row->items[0], c->n_shapes, &sh)) {
+            snprintf(err, errlen, "a row's first value is %s, not a shape (0 to %zu)",
+                     nv ? ug_json_type_name(row->items[0]->type) : "missing",
+                     c->n_shapes ? c->n_shapes - 1 : 0);
+            return NULL;
+        }
+        first = 1;
+        if (nv - 1 != c->shape_len[sh]) {
+            snprintf(err, errlen, "a row of shape %zu has %zu values, the shape %zu columns", sh,
+                     nv - 1, c->shape_len[sh]);
+            return NULL;
+        }
+    } else if (nv > c->n) {
         snprintf(err, errlen, "a row has %zu values, the file %zu columns", nv, c->n);
         return NULL;
     }
     ug_json *o = ug_xcalloc(1, sizeof *o);
     o->type = UG_JSON_OBJ;
     o->items = ug_xcalloc(nv + (rest ? rest->count : 0) + 1, sizeof *o->items);
-    for (size_t i = 0; i < nv; i++) {
+    for (size_t i = first; i < nv; i++) {
         const ug_json *v = row->items[i];
+        size_t col = c->shaped ? c->shape[sh][i - 1] : i, at;
         if (v->type == UG_JSON_NULL) continue; /* left out */
-        if (c->table[i]) {
-            const ug_json *t = c->table[i];
-            if (v->type != UG_JSON_NUM || !(v->num >= 0 && v->num < (double)t->count) ||
-                v->num != (double)(size_t)v->num) {
+        if (c->table[col]) {
+            const ug_json *t = c->table[col];
+            if (!ug_index_of(v, t->count, &at)) {
                 snprintf(err, errlen, "\"%s\": %s is not an index of its table (0 to %zu)",
-                         c->key[i], ug_json_type_name(v->type), t->count ? t->count - 1 : 0);
+                         c->key[col], ug_json_type_name(v->type), t->count ? t->count - 1 : 0);
                 goto bad;
             }
-            v = t->items[(size_t)v->num];
+            v = t->items[at];
         } else if (v->type == UG_JSON_OBJ) {
-            snprintf(err, errlen, "\"%s\": an object where a value goes", c->key[i]);
+            snprintf(err, errlen, "\"%s\": an object where a value goes", c->key[col]);
             goto bad;
         }
-        ug_member(o, v, c->key[i]);
+        ug_member(o, v, c->key[col]);
     }
     for (size_t i = 0; rest && i < rest->count; i++) {
         for (size_t j = 0; j < o->count; j++)

@@ -244,10 +244,10 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
                               "(\"detail\": false)", path, ug_json_type_name(dflt->type));
         goto fail;
     }
-    /* format 4: rows are arrays of the file's "columns" (an object row, as a script that
+    /* format 4 and 5: rows are arrays of the file's "columns" (an object row, as a script that
      * rewrote the file may leave, is read as in format 3) */
     ug_columns cols = {0};
-    if (format >= 4 && ug_columns_open(&cols, root, why, sizeof why) != 0) {
+    if (format >= 4 && ug_columns_open(&cols, root, format, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s: %s", path, why);
         goto fail;
     }

@@ -1,6 +1,7 @@
 /*
- * results_write.c - a results list as results.json text: {"format": 4, "meta": {...},
- * "summary": {...}, "units": [...], "columns": [...], "tables": {...}, "results": [row, ...]},
+ * results_write.c - a results list as results.json text: {"format": 5, "meta": {...},
+ * "summary": {...}, "units": [...], "columns": [...], "shapes": [...], "tables": {...},
+ * "results": [row, ...]},
  * rows from the schema (row_fields.h), one array a row (results_columns.c).  results_json.c reads it back; harness/run/report_write.c writes the meta
  * block and the file.
  *
@@ -70,7 +71,7 @@ enum { UG_DFLT_MAX = 64, UG_DFLT_LEN = 192, UG_DFLT_CAND = 8 };
 static char ug_dflt[UG_DFLT_MAX][UG_DFLT_LEN];
 static bool ug_dflt_on;
 static const ug_row *ug_prev; /* the row written before, for UG_FF_PREV (NULL: none) */
-/* Writing a format 4 file (ug_report_json): an id that ug_row_make_id makes back is left out
+/* Writing a format 4 or 5 file (ug_report_json): an id that ug_row_make_id makes back is left out
  * (the reader makes it), and case and dist are always written (a table holds each once), so
  * no row takes a value from the row before (UG_FF_RUN: format 3 only). */
 static bool ug_fmt4;
@@ -196,7 +197,7 @@ void ug_report_json(ug_buf *b, const char *meta, const char *shard, const ug_res
         ug_buf_printf(b, "}");
     }
     ug_buf_printf(b, "],\n");
-    /* each row as the object format 3 wrote, parsed, then recast as columns (format 4) */
+    /* each row as the object format 3 wrote, parsed, then recast as columns (format 5) */
     ug_json **obj = ug_xcalloc(res->count ? res->count : 1, sizeof *obj);
     ug_buf row = {0};
     ug_fmt4 = true;
