@@ -291,6 +291,19 @@ check "hunt a LayerNorm: x w b lines (its bias) written and reproduced" \
 run hunt --kernel gemm_naive_cpu --n 4x3x8 --evals 3000 --out "$tmp/h/g.txt"
 check "hunt a GEMM: its shape shrunk, written and reproduced" \
   '[ "$(rc)" = 0 ] && grep -q "^# op: gemm [0-9]*x[0-9]*x[0-9]*$" "$tmp/h/g.txt" && grep -q "reproduces the breach" "$tmp/out"'
+# --out that is not a regular file: a symlink is written through (the link kept), a full device
+# says ENOSPC (a rename would have replaced /dev/full with a regular file, as root)
+ln -s "$tmp/h/target.txt" "$tmp/h/link.txt"
+run hunt --kernel serial_f32 --n 64 --evals 3000 --seed 7 --out "$tmp/h/link.txt"
+check "hunt --out a symlink: written through to its target, the link kept, the breach reproduced" \
+  '[ "$(rc)" = 0 ] && [ -L "$tmp/h/link.txt" ] && [ -f "$tmp/h/target.txt" ] && [ ! -L "$tmp/h/target.txt" ] && grep -q "^# op: sum$" "$tmp/h/target.txt" && grep -q "reproduces the breach" "$tmp/out"'
+if mknod "$tmp/h/fulldev" c 1 7 2>/dev/null; then
+  run hunt --kernel serial_f32 --n 64 --evals 3000 --seed 7 --out "$tmp/h/fulldev"
+  check "hunt --out a full device (a /dev/full node): exit 2, ENOSPC named, the node left a device" \
+    '[ "$(rc)" = 2 ] && grep -q "cannot write $tmp/h/fulldev: No space left on device" "$tmp/err" && [ -c "$tmp/h/fulldev" ]'
+else
+  ok "hunt --out a full device # SKIP mknod not permitted here"
+fi
 run hunt --kernel serial_f32 --n 1 --evals 500 --out "$tmp/h/none.txt"
 check "nothing to find (one term is always exact): exit 1, no file" \
   '[ "$(rc)" = 1 ] && grep -q "no input breached ulp_max 1" "$tmp/out" && [ ! -e "$tmp/h/none.txt" ]'

@@ -3,12 +3,11 @@
  * what it is and what it checks, the values follow in hex-float (exact) with their decimal
  * value beside them.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/buf.h"
+#include "base/sys.h"
 #include "harness/search/hunt.h"
 
 /* One value line: hex-float, then the decimal value as a comment. */
@@ -89,21 +88,13 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
     } else {
         for (size_t i = 0; i < p->n; i++) ug_value_line(&t, x[i], y ? &y[i] : NULL, NULL);
     }
-    /* atomically: a reader never sees half a file */
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    /* atomically (a reader never sees half a file), and through a symlink or into a device
+     * rather than replacing it with a regular file: `--out /dev/full` is ENOSPC, not a new
+     * /dev/full (ug_write_atomic) */
+    char why[1200];
     int rc = -1;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        goto out;
-    }
-    size_t len = strlen(ug_buf_str(&t));
-    bool ok = fwrite(ug_buf_str(&t), 1, len, f) == len;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
+    if (ug_write_atomic(path, ug_buf_str(&t), t.len, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s", why);
         goto out;
     }
     rc = 0;
