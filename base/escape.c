@@ -63,3 +63,30 @@ char *ug_shell_quote(const char *s, char *buf, size_t len)
     buf[o] = 0;
     return buf;
 }
+
+void ug_md_text(ug_buf *o, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '<') ug_buf_printf(o, "&lt;");
+        else if (*p == '>') ug_buf_printf(o, "&gt;");
+        else if (*p == '&') ug_buf_printf(o, "&amp;");
+        else if (strchr("\\`*[]|", *p)) ug_buf_printf(o, "\\%c", *p);
+        else if (*p == '\n' || *p == '\r') ug_buf_printf(o, " ");
+        else if (*p < 0x20 || *p == 0x7f) ug_buf_printf(o, "\\x%02x", *p);
+        else ug_buf_put(o, (const char *)p, 1);
+    }
+}
+
+void ug_md_code(ug_buf *o, const char *s, bool in_table, size_t max)
+{
+    ug_buf_printf(o, "`");
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p && (!max || n < max); p++, n++) {
+        if (*p == '`') ug_buf_printf(o, "'");
+        else if (*p < 0x20 || *p == 0x7f) ug_buf_printf(o, "?");
+        else if (*p == '|' && in_table) ug_buf_printf(o, "\\|");
+        else ug_buf_put(o, (const char *)p, 1);
+    }
+    ug_buf_printf(o, "%s`", *p ? "..." : "");
+}

@@ -7,7 +7,10 @@
 #ifndef UG_ESCAPE_H
 #define UG_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "base/buf.h"
 
 /* s escaped into buf (len >= 8): cut with "..." when it does not fit.  Returns buf. */
 char *ug_escape(const char *s, char *buf, size_t len);
@@ -18,5 +21,18 @@ char *ug_escape(const char *s, char *buf, size_t len);
  * so that the word stays on one line.  Cut with "..."
  * (then not a word) when it does not fit.  Returns buf. */
 char *ug_shell_quote(const char *s, char *buf, size_t len);
+
+/* Text from outside (a note, an expected-failure reason, a path) as Markdown text, appended to
+ * o: what would become markup is escaped, so the page shows the text as written and a
+ * reason cannot inject HTML, a link, a code span or a table cell into summary.md or a PR
+ * comment.  '<' '>' '&' as entities; '\\' '`' '*' '[' ']' '|' backslash-escaped (a '|' also in a
+ * table); a newline as a space, other control bytes as \xNN (no ESC reaches a terminal that
+ * shows the page). */
+void ug_md_text(ug_buf *o, const char *s);
+
+/* s as inline code, appended to o with its backquotes: a backquote (which would end the span)
+ * as ', a control byte as ?, and in_table a '|' as \| (GFM splits cells before code spans);
+ * cut with "..." after max bytes (0: no cut).  Names of cases, kernels and points. */
+void ug_md_code(ug_buf *o, const char *s, bool in_table, size_t max);
 
 #endif

@@ -144,6 +144,13 @@ check "--markdown: regressions first (grouped by kernel, one line a row: error g
 run compare "$tmp/a/results.json" "$tmp/better.json" --markdown
 check "--markdown of an improvement: the baseline can be tightened" \
   'grep -q "^#### Improvements: the baseline can be tightened" "$tmp/out"'
+# text from the files in the comment (a path, a refusal naming it) adds no markup: a path with
+# a backquote stays one code span, the refusal's '<' '>' are entities
+cp "$tmp/worse.json" "$tmp/we\`ird<b>.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['meta']['interrupted']=True; d['meta']['stop_reason']='SIGINT <b>'; json.dump(d, open(sys.argv[1], 'w'))" "$tmp/we\`ird<b>.json"
+run compare "$tmp/a/results.json" "$tmp/we\`ird<b>.json" --markdown
+check "--markdown: a path's backquote cannot end its code span, a reason's HTML is escaped" \
+  'grep -qF "new \`$tmp/we'"'"'ird<b>.json\` (git" "$tmp/out" && grep -q "^> \*\*Not accepted\*\*: NEW was interrupted (SIGINT &lt;b&gt;)" "$tmp/out"'
 run compare "$tmp/a/results.json"
 check "compare with one file: usage error 2" '[ "$(rc)" = 2 ] && grep -q "compare needs two files" "$tmp/err"'
 run compare "$tmp/a/results.json" "$tmp/missing.json"

@@ -129,7 +129,7 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
 void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len);
 void ug_cmp_env_names(unsigned env, char *buf, size_t len);
 void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
-                         const char *item);
+                         const char *item, bool md);
 void ug_cmp_timing(const ug_comparison *c, ug_buf *out, const char *item);
 bool ug_time_change_visible(const ug_row *o, const ug_row *n);
 /* "0.5", "6.3e+03", "inf" (%.4g) and a ratio "x13.3" / "from 0" / "" into buf. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/escape.h"
 #include "base/sys.h"
 #include "harness/gate/compare.h"
 
@@ -39,20 +40,11 @@ static bool ug_md_put(ug_md *md, const ug_buf *line)
     return true;
 }
 
-/* An id as inline code (in list items, not tables: a '|' needs no escape), a backquote or line
- * break (which would end the code span) as "'"; cut at 300 bytes (an id may be 511: the
+/* An id as inline code (in list items, not tables), cut at 300 bytes (an id may be 511: the
  * comment's lines stay bounded). */
 static void ug_md_id(ug_buf *out, const char *id)
 {
-    ug_buf_printf(out, "`");
-    size_t n = 0;
-    for (; *id && n < 300; id++, n++) {
-        if (*id == '`' || *id == '\n' || *id == '\r')
-            ug_buf_printf(out, "'");
-        else
-            ug_buf_put(out, id, 1);
-    }
-    ug_buf_printf(out, "%s`", *id ? "..." : "");
+    ug_md_code(out, id, false, 300);
 }
 
 /* ---- ordering: worst first, grouped by kernel -------------------------------------------------- */
@@ -346,19 +338,24 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
                   regressions ? "**" : "", regressions, regressions == 1 ? "" : "s",
                   regressions ? "**" : "", what, c->improved, c->improved == 1 ? "" : "s",
                   c->n_refused ? "; **NEW not accepted**" : "");
-    ug_buf_printf(&line, "Base `%.300s` (%s %s), new `%.300s` (%s %s). Deterministic kernels are "
-                         "compared exactly (error against an exact oracle has no noise); "
-                         "nondeterministic ones within their slack.\n\n",
-                  c->base->path, c->base->is_baseline ? "baseline" : "git",
-                  c->base->is_baseline ? c->base->device : c->base->git, c->now->path,
-                  c->now->is_baseline ? "baseline" : "git",
-                  c->now->is_baseline ? c->now->device : c->now->git);
-    for (size_t i = 0; i < c->n_refused; i++)
-        ug_buf_printf(&line, "> **Not accepted**: %s\n%s", c->refused[i],
-                      i + 1 == c->n_refused ? "\n" : ">\n");
+    ug_buf_printf(&line, "Base ");
+    ug_md_code(&line, c->base->path, false, 300);
+    ug_buf_printf(&line, " (%s ", c->base->is_baseline ? "baseline" : "git");
+    ug_md_text(&line, c->base->is_baseline ? c->base->device : c->base->git);
+    ug_buf_printf(&line, "), new ");
+    ug_md_code(&line, c->now->path, false, 300);
+    ug_buf_printf(&line, " (%s ", c->now->is_baseline ? "baseline" : "git");
+    ug_md_text(&line, c->now->is_baseline ? c->now->device : c->now->git);
+    ug_buf_printf(&line, "). Deterministic kernels are compared exactly (error against an exact "
+                         "oracle has no noise); nondeterministic ones within their slack.\n\n");
+    for (size_t i = 0; i < c->n_refused; i++) {
+        ug_buf_printf(&line, "> **Not accepted**: ");
+        ug_md_text(&line, c->refused[i]);
+        ug_buf_printf(&line, "\n%s", i + 1 == c->n_refused ? "\n" : ">\n");
+    }
     ug_md_put(&md, &line);
     line.len = 0;
-    ug_cmp_env_warnings(c, &line, "> **Warning**: ", "> - ");
+    ug_cmp_env_warnings(c, &line, "> **Warning**: ", "> - ", true);
     if (c->device_differs || c->env) ug_buf_printf(&line, "\n");
     ug_md_put(&md, &line);
     ug_md_section(&md, c, UG_V_WORSE, "Regressions, worst first, by kernel", max_rows);

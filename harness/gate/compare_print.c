@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/escape.h"
 #include "base/sys.h"
 #include "harness/gate/compare.h"
 
@@ -112,14 +113,26 @@ static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *ou
 }
 
 /* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
-void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
-                         const char *item)
+/* A value from a results file in a warning line: as it is in text, as inline code in Markdown
+ * (a compiler string or a device name cannot add markup to a PR comment). */
+static void ug_cmp_env_value(ug_buf *out, const char *v, bool md, bool quoted)
 {
-    if (c->device_differs)
-        ug_buf_printf(out,
-                      "%sthe device keys differ (%s -> %s): figures of GPU rows are not "
-                      "expected to match\n",
-                      prefix, c->base->device, c->now->device);
+    if (md)
+        ug_md_code(out, v, false, 200);
+    else
+        ug_buf_printf(out, quoted ? "'%s'" : "%s", v);
+}
+
+void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
+                         const char *item, bool md)
+{
+    if (c->device_differs) {
+        ug_buf_printf(out, "%sthe device keys differ (", prefix);
+        ug_cmp_env_value(out, c->base->device, md, false);
+        ug_buf_printf(out, " -> ");
+        ug_cmp_env_value(out, c->now->device, md, false);
+        ug_buf_printf(out, "): figures of GPU rows are not expected to match\n");
+    }
     if (!c->env) return;
     ug_buf_printf(out,
                   "%sthe environment changed; figures of these rows cannot be compared "
@@ -127,10 +140,12 @@ void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix
                   prefix);
     for (int f = 0; f < UG_FP_NFIELDS; f++) {
         if (!(c->env & (1u << f))) continue;
-        ug_buf_printf(out, "%s%s: '%s' -> '%s': %s (%zu compared rows): %s\n", item,
-                      ug_fp_fields[f].key, c->env_part[f].old, c->env_part[f].now,
-                      ug_scope_name(ug_fp_fields[f].scope), c->env_part[f].rows,
-                      ug_fp_fields[f].why);
+        ug_buf_printf(out, "%s%s: ", item, ug_fp_fields[f].key);
+        ug_cmp_env_value(out, c->env_part[f].old, md, true);
+        ug_buf_printf(out, " -> ");
+        ug_cmp_env_value(out, c->env_part[f].now, md, true);
+        ug_buf_printf(out, ": %s (%zu compared rows): %s\n", ug_scope_name(ug_fp_fields[f].scope),
+                      c->env_part[f].rows, ug_fp_fields[f].why);
     }
 }
 
@@ -194,7 +209,7 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_describe_side(c->base, "base:", out);
     ug_describe_side(c->now, "new: ", out);
     for (size_t i = 0; i < c->n_refused; i++) ug_buf_printf(out, "NOT ACCEPTED: %s\n", c->refused[i]);
-    ug_cmp_env_warnings(c, out, "warning: ", "  ");
+    ug_cmp_env_warnings(c, out, "warning: ", "  ", false);
     for (size_t i = 0; i < c->n_new_failing; i++) {
         const ug_row *n = &c->now->res.rows[c->new_failing[i]];
         ug_buf_printf(out, "\nREGRESSION (a new row that fails) %s\n  %-18s %12s -> %-12s %10s  %s\n",

@@ -10,21 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/sys.h"
 #include "harness/report/report_parts.h"
-
-/* Text for a Markdown table cell: '|' escaped (also inside code spans, as GFM wants). */
-static void ug_md_cell(ug_buf *o, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            ug_buf_printf(o, "\\|");
-        else if (*s == '\n')
-            ug_buf_printf(o, " ");
-        else
-            ug_buf_put(o, s, 1);
-    }
-}
 
 static const char *ug_meta_str(const ug_pages_in *in, const char *key)
 {
@@ -49,12 +37,25 @@ static void ug_md_header(const ug_pages_in *in, ug_buf *o)
     ug_results_summary(&in->all, counts, sizeof counts);
     size_t measured = 0;
     for (size_t i = 0; i < in->all.count; i++) measured += in->all.rows[i].measured;
-    ug_buf_printf(o,
-                  "# ulpgate report\n\nRun of git `%s` on `%s` (%s; %s %s), %s, seed %s, "
-                  "oracle %s.\n\n**%s** (%zu measurements). Plots: [index.html](index.html).\n\n",
-                  ug_meta_str(in, "git"), in->device, ug_meta_str(in, "host"),
-                  ug_meta_str(in, "compiler"), ug_meta_str(in, "cflags"), ug_meta_str(in, "date"),
-                  ug_meta_str(in, "seed"), ug_meta_str(in, "oracle"), counts, measured);
+    /* the meta values come from the file: escaped like any text from outside */
+    ug_buf_printf(o, "# ulpgate report\n\nRun of git ");
+    ug_md_code(o, ug_meta_str(in, "git"), false, 200);
+    ug_buf_printf(o, " on ");
+    ug_md_code(o, in->device, false, 200);
+    ug_buf_printf(o, " (");
+    ug_md_text(o, ug_meta_str(in, "host"));
+    ug_buf_printf(o, "; ");
+    ug_md_text(o, ug_meta_str(in, "compiler"));
+    ug_buf_printf(o, " ");
+    ug_md_text(o, ug_meta_str(in, "cflags"));
+    ug_buf_printf(o, "), ");
+    ug_md_text(o, ug_meta_str(in, "date"));
+    ug_buf_printf(o, ", seed ");
+    ug_md_text(o, ug_meta_str(in, "seed"));
+    ug_buf_printf(o, ", oracle ");
+    ug_md_text(o, ug_meta_str(in, "oracle"));
+    ug_buf_printf(o, ".\n\n**%s** (%zu measurements). Plots: [index.html](index.html).\n\n", counts,
+                  measured);
     const ug_json *gpu = ug_json_get(in->meta, "gpu");
     if (gpu)
         ug_buf_printf(o, "GPU: %s (cc %s, %.0f SMs, driver %.0f, runtime %.0f, cuBLAS %.0f).\n\n",
@@ -81,11 +82,11 @@ static void ug_md_failures(const ug_pages_in *in, ug_buf *o)
         const ug_row *r = &in->all.rows[i];
         if (!ug_row_failed(r)) continue;
         char a[32], b[32];
-        ug_buf_printf(o, "| `");
-        ug_md_cell(o, r->point);
-        ug_buf_printf(o, "` | %s | ", ug_status_name(r->status));
+        ug_buf_printf(o, "| ");
+        ug_md_code(o, r->point, true, 0);
+        ug_buf_printf(o, " | %s | ", ug_status_name(r->status));
         if (r->note[0])
-            ug_md_cell(o, r->note);
+            ug_md_text(o, r->note);
         else
             ug_buf_printf(o, "%d check%s failed (the TAP log says which)", r->failures,
                           r->failures == 1 ? "" : "s");
@@ -101,7 +102,9 @@ static void ug_md_regressions(const ug_pages_in *in, ug_buf *o)
         ug_buf_printf(o, "## Regressions\n\nNot compared: %s.\n\n", in->base_note);
         return;
     }
-    ug_buf_printf(o, "## Regressions against `%s`\n\n", in->base.path);
+    ug_buf_printf(o, "## Regressions against ");
+    ug_md_code(o, in->base.path, false, 0);
+    ug_buf_printf(o, "\n\n");
     ug_cmp_print_markdown(&in->cmp, o, 100, "`index.html` and `ulpgate compare`");
     ug_buf_printf(o, "\n");
 }
@@ -151,8 +154,10 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
         size_t shown = 0;
         for (size_t i = 0; i < in->all.count; i++)
             if (in->all.rows[i].status == UG_ST_XFAIL && shown++ < UG_MD_LIST_MAX) {
-                ug_buf_printf(o, "- `%s`: ", in->all.rows[i].point);
-                ug_md_cell(o, in->all.rows[i].note);
+                ug_buf_printf(o, "- ");
+                ug_md_code(o, in->all.rows[i].point, false, 0);
+                ug_buf_printf(o, ": ");
+                ug_md_text(o, in->all.rows[i].note);
                 ug_buf_printf(o, "\n");
             }
         if (xf > UG_MD_LIST_MAX)
@@ -183,7 +188,7 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
             bool shown = lines <= UG_MD_LIST_MAX;
             if (shown) {
                 ug_buf_printf(o, "- ");
-                ug_md_cell(o, r->note[0] ? r->note : "(no reason given)");
+                ug_md_text(o, r->note[0] ? r->note : "(no reason given)");
                 if (alike)
                     ug_buf_printf(o, " (and %zu more reasons alike but for their numbers)", alike);
                 ug_buf_printf(o, ": ");
@@ -191,8 +196,10 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
             size_t named = 0;
             for (size_t j = i; j < in->all.count; j++)
                 if (in->all.rows[j].status == UG_ST_SKIP && !done[j] && strcmp(tpl[j], tpl[i]) == 0) {
-                    if (shown && named++ < UG_MD_SKIP_NAMES)
-                        ug_buf_printf(o, "%s`%s`", j == i ? "" : ", ", in->all.rows[j].point);
+                    if (shown && named++ < UG_MD_SKIP_NAMES) {
+                        ug_buf_printf(o, "%s", j == i ? "" : ", ");
+                        ug_md_code(o, in->all.rows[j].point, false, 0);
+                    }
                     done[j] = true;
                 }
             if (shown && same > UG_MD_SKIP_NAMES)
@@ -261,14 +268,14 @@ static void ug_md_rollup(const ug_results *all, ug_buf *o)
         const ug_md_kernel *m = &k[j];
         char a[32], b[32];
         ug_buf_printf(o, "| ");
-        ug_md_cell(o, m->kernel);
+        ug_md_text(o, m->kernel);
         ug_buf_printf(o, " | %s | %zu | %zu | %zu | %s%zu%s | %zu | ", m->op, m->points, m->pass,
                       m->xfail, m->fail ? "**" : "", m->fail, m->fail ? "**" : "", m->skip);
         if (m->ulp_at) {
             ug_buf_printf(o, "%s | ", ug_fmt_fig(m->ulp, a));
-            ug_md_cell(o, m->ulp_at->case_name);
+            ug_md_text(o, m->ulp_at->case_name);
             ug_buf_printf(o, " n=%zu | %s | ", m->ulp_at->n, ug_fmt_fig(m->ratio, b));
-            ug_md_cell(o, m->ratio_at->case_name);
+            ug_md_text(o, m->ratio_at->case_name);
             ug_buf_printf(o, " n=%zu |\n", m->ratio_at->n);
         } else {
             ug_buf_printf(o, " |  |  |  |\n");
