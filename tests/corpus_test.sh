@@ -186,6 +186,17 @@ took=$(( $(date +%s) - start ))
 check "two symlinks to . under --corpus: the walk ends (took ${took} s), the file runs once" \
   '[ "$(rc)" = 0 ] && [ "$took" -lt 30 ] && [ "$(grep -c "^ok [0-9]* - corpus/[a-z/]*t_loop serial_f32@default" "$tmp/out")" = 1 ]'
 
+# ---- a directory too deep for unit names: a failed unit, not files silently lost ----------------
+# (the walk's paths were cut at 511 bytes: a file 631 characters below the corpus directory was
+# never found, and the run passed)
+deep="$tmp/deep"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do deep="$deep/dddddddddddddddddddddddddddddddddddddddddddddddddd$i"; done
+mkdir -p "$deep"
+printf '# why: far below the corpus directory\n1\n2\n' >"$deep/t_deep.txt"
+run run --corpus "$tmp/deep" --filter 'corpus/d*' --kernel serial_f32
+check "a directory too deep for unit names fails its unit, naming the directory (exit 1)" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/deep/d*1/d*2/d*3: directory too deep for unit names (155 characters below the corpus directory; a unit name has at most 120): its files are not read" "$tmp/out"'
+
 # ---- names from outside: no TAP injection, rerun lines quoted -----------------------------------
 mkdir -p "$tmp/q d"
 python3 -c "

@@ -103,11 +103,12 @@ static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg
         snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
         struct stat st;
         if (stat(path, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
+        bool is_dir = S_ISDIR(st.st_mode);
+        if (is_dir && strlen(sub) + 9 <= sizeof list->files->name) {
             ug_corpus_walk(root, sub, dir_arg, list);
             continue;
         }
-        if (!S_ISREG(st.st_mode) || !ug_has_suffix(e->d_name, ".txt")) continue;
+        if (!is_dir && (!S_ISREG(st.st_mode) || !ug_has_suffix(e->d_name, ".txt"))) continue;
         if (list->count == list->cap) {
             list->cap = list->cap ? 2 * list->cap : 32;
             list->files = ug_xrealloc(list->files, list->cap * sizeof *list->files);
@@ -115,8 +116,17 @@ static int ug_corpus_walk(const char *root, const char *rel, const char *dir_arg
         ug_corpus_entry *f = &list->files[list->count++];
         memset(f, 0, sizeof *f);
         f->path = ug_xstrdup(path);
-        snprintf(f->name, sizeof f->name, "corpus/%.*s", (int)(strlen(sub) - 4), sub);
         f->dir_arg = dir_arg;
+        if (is_dir) {
+            /* a directory so deep that no file below it can be named: a failed unit saying
+             * so, rather than a walk whose paths get cut and whose files are silently lost */
+            snprintf(f->name, sizeof f->name, "corpus/%s", sub);
+            ug_entry_fail(f, "directory too deep for unit names (%zu characters below the corpus "
+                             "directory; a unit name has at most %zu): its files are not read: "
+                             "move them up", strlen(sub), sizeof f->name - 8);
+            continue;
+        }
+        snprintf(f->name, sizeof f->name, "corpus/%.*s", (int)(strlen(sub) - 4), sub);
         ug_corpus_check_name(f, sub);
     }
     closedir(d);
