@@ -6,7 +6,9 @@
  * the results schema's reader (harness/results/results_json.c) on each element of its "results"
  * or "rows" array, as a results.json row and as a baseline row: a row it accepts, written by the
  * schema's writer (results_write.c), is accepted again and writes back to the same text; a
- * rejected row has a message.
+ * rejected row has a message.  The rows of a file of format 4 or 5 are arrays: they go through
+ * the columnar reader (results_columns.c: columns, shapes, tables) first, which must refuse a
+ * malformed one with a message, never read out of bounds.
  * Run (meson -Dfuzz=true, clang): build/tests/fuzz/fuzz_json tests/fuzz/corpus/json
  */
 #include <stdint.h>
@@ -14,6 +16,7 @@
 
 #include "base/buf.h"
 #include "base/json.h"
+#include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
 #include "tests/fuzz/fuzz_io.h"
 
@@ -68,11 +71,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const ug_json *rows = ug_json_get(v, "results");
     if (!rows) rows = ug_json_get(v, "rows");
     if (rows && rows->type == UG_JSON_ARR &&
-        ug_format_check("fuzz", v, "results", "", &format, ferr, sizeof ferr) == 0)
+        ug_format_check("fuzz", v, "results", "", &format, ferr, sizeof ferr) == 0) {
+        ug_columns cols;
+        char cerr[256] = "";
+        bool columnar = format >= 4 && ug_columns_open(&cols, v, format, cerr, sizeof cerr) == 0;
+        if (format >= 4 && !columnar && !cerr[0]) ug_fuzz_fail("columns refused without a message");
         for (size_t i = 0; i < rows->count; i++) {
-            ug_fuzz_row(rows->items[i], format, false);
-            ug_fuzz_row(rows->items[i], format, true);
+            const ug_json *row = rows->items[i];
+            ug_json *o = NULL;
+            if (columnar && row->type == UG_JSON_ARR) {
+                cerr[0] = 0;
+                o = ug_columns_row(&cols, row, cerr, sizeof cerr);
+                if (!o) {
+                    if (!cerr[0]) ug_fuzz_fail("a row array refused without a message");
+                    continue;
+                }
+                row = o;
+            }
+            ug_fuzz_row(row, format, false);
+            ug_fuzz_row(row, format, true);
+            ug_columns_row_free(o);
         }
+        if (columnar) ug_columns_close(&cols);
+    }
     ug_json_free(v);
     ug_json_free(w);
     ug_buf_free(&a);
