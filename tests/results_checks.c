@@ -381,8 +381,10 @@ static void ug_shapes_edit_read(const char *text, int edit, char *err, size_t er
     ug_json *row = rows->items[1];
     if (edit == 0) row->items[0]->num = (double)shapes->count;   /* no such shape */
     if (edit == 1) {                                               /* a value cut out */
+        ug_json *gone = row->items[1];
         memmove(&row->items[1], &row->items[2], (row->count - 2) * sizeof *row->items);
         row->count--;
+        ug_json_free(gone);
     }
     if (edit == 2) shapes->items[0]->items[1]->num = shapes->items[0]->items[0]->num; /* twice */
     if (edit == 3) ((ug_json *)ug_json_get(doc, "format"))->num = 4;           /* shapes in format 4 */
