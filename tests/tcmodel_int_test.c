@@ -182,7 +182,7 @@ UG_CASE(tcmodel_int, special)
         {{0x1p-100, 0x1.8p-128, 0}, {1, -0x1p30, 0}, "a subnormal input, negative product"},
     };
     static const ug_fmt stores[] = {UG_F32, UG_BF16, UG_F16};
-    int flushed = 0;
+    int flushed = 0, on_gpu = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         for (int s = 0; s < 3; s++)
             for (int subn = 0; subn < 4; subn++) {
@@ -194,6 +194,16 @@ UG_CASE(tcmodel_int, special)
                          ug_fmt_name(p.store_fmt), p.in_subnormals, p.out_subnormals);
                 UG_EXPECT_MSG(rc == 0 && tci_same(got[0], want), "integer model %a (%s), "
                               "tcmodel.c %a", got[0], err, want);
+                /* the same integer model compiled for the device, where there is one */
+                char gerr[256] = "";
+                double gpu[1] = {0};
+                if (ug_tc_gemm_gpu(&p, v[i].a, v[i].b, gpu, 1, 1, 3, gerr, sizeof gerr) == 0) {
+                    UG_EXPECT_MSG(tci_same(gpu[0], want), "device integer model %a, tcmodel.c %a",
+                                  gpu[0], want);
+                    on_gpu++;
+                } else {
+                    UG_EXPECT_MSG(strncmp(gerr, "unavailable: ", 13) == 0, "device: %s", gerr);
+                }
                 if (i + 2 >= sizeof v / sizeof v[0] && s == 0)
                     flushed += want != ug_tc_dot(&(ug_tc_params){.in_fmt = p.in_fmt,
                         .out_fmt = p.out_fmt, .block = p.block, .neab = p.neab,
@@ -204,6 +214,8 @@ UG_CASE(tcmodel_int, special)
     /* the subnormal vectors tell the two readings apart (else they would test nothing) */
     UG_EXPECT_MSG(flushed == 4, "%d of 4 binary32 results differ between reading subnormal inputs "
                   "and not", flushed);
+    ug_note(t, "%d of the vectors also through the device's integer model%s", on_gpu,
+            on_gpu ? "" : " (no CUDA device)");
 }
 
 /* ---- recorded vectors ---------------------------------------------------------------------- */
