@@ -112,7 +112,6 @@ static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *ou
                       s->res.count);
 }
 
-/* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
 /* A value from a results file in a warning line: as it is in text, as inline code in Markdown
  * (a compiler string or a device name cannot add markup to a PR comment). */
 static void ug_cmp_env_value(ug_buf *out, const char *v, bool md, bool quoted)
@@ -123,6 +122,7 @@ static void ug_cmp_env_value(ug_buf *out, const char *v, bool md, bool quoted)
         ug_buf_printf(out, quoted ? "'%s'" : "%s", v);
 }
 
+/* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
 void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
                          const char *item, bool md)
 {

@@ -132,16 +132,6 @@ static void ug_md_reason_shape(const char *note, char out[UG_MD_TPL])
     out[n] = 0;
 }
 
-/* Whether row j's note is the first of its text among the skipped rows i..j (counted once). */
-static bool ug_md_first_of_note(const ug_pages_in *in, size_t i, size_t j)
-{
-    for (size_t k = i; k < j; k++)
-        if (in->all.rows[k].status == UG_ST_SKIP &&
-            strcmp(in->all.rows[k].note, in->all.rows[j].note) == 0)
-            return false;
-    return true;
-}
-
 static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
 {
     size_t xf = 0, sk = 0;
@@ -173,39 +163,42 @@ static void ug_md_declared(const ug_pages_in *in, ug_buf *o)
         bool *done = ug_xcalloc(in->all.count + 1, sizeof *done);
         for (size_t i = 0; i < in->all.count; i++)
             if (in->all.rows[i].status == UG_ST_SKIP) ug_md_reason_shape(in->all.rows[i].note, tpl[i]);
+        /* one pass a group: its rows marked done, the first points named, its distinct
+         * reasons counted (a handful: the GEMM sizes of one case) */
+        const char **notes = ug_xcalloc(in->all.count + 1, sizeof *notes);
+        ug_buf names = {0};
         size_t lines = 0;
         for (size_t i = 0; i < in->all.count; i++) {
             const ug_row *r = &in->all.rows[i];
             if (r->status != UG_ST_SKIP || done[i]) continue;
-            size_t same = 0, alike = 0;
-            for (size_t j = i; j < in->all.count; j++)
-                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] && strcmp(tpl[j], tpl[i]) == 0) {
-                    same++;
-                    alike += strcmp(in->all.rows[j].note, r->note) != 0 &&
-                             ug_md_first_of_note(in, i, j);
+            size_t same = 0, distinct = 0;
+            ug_buf_clear(&names);
+            for (size_t j = i; j < in->all.count; j++) {
+                const ug_row *q = &in->all.rows[j];
+                if (q->status != UG_ST_SKIP || done[j] || strcmp(tpl[j], tpl[i]) != 0) continue;
+                done[j] = true;
+                if (same++ < UG_MD_SKIP_NAMES) {
+                    ug_buf_printf(&names, "%s", same > 1 ? ", " : "");
+                    ug_md_code(&names, q->point, false, 0);
                 }
-            if (lines++ == UG_MD_LIST_MAX) ug_buf_printf(o, "- and more reasons: index.html\n");
-            bool shown = lines <= UG_MD_LIST_MAX;
-            if (shown) {
-                ug_buf_printf(o, "- ");
-                ug_md_text(o, r->note[0] ? r->note : "(no reason given)");
-                if (alike)
-                    ug_buf_printf(o, " (and %zu more reasons alike but for their numbers)", alike);
-                ug_buf_printf(o, ": ");
+                size_t k = 0;
+                while (k < distinct && strcmp(notes[k], q->note) != 0) k++;
+                if (k == distinct) notes[distinct++] = q->note;
             }
-            size_t named = 0;
-            for (size_t j = i; j < in->all.count; j++)
-                if (in->all.rows[j].status == UG_ST_SKIP && !done[j] && strcmp(tpl[j], tpl[i]) == 0) {
-                    if (shown && named++ < UG_MD_SKIP_NAMES) {
-                        ug_buf_printf(o, "%s", j == i ? "" : ", ");
-                        ug_md_code(o, in->all.rows[j].point, false, 0);
-                    }
-                    done[j] = true;
-                }
-            if (shown && same > UG_MD_SKIP_NAMES)
-                ug_buf_printf(o, " and %zu more", same - UG_MD_SKIP_NAMES);
-            if (shown) ug_buf_printf(o, "\n");
+            if (++lines > UG_MD_LIST_MAX) {
+                if (lines == UG_MD_LIST_MAX + 1) ug_buf_printf(o, "- and more reasons: index.html\n");
+                continue;
+            }
+            ug_buf_printf(o, "- ");
+            ug_md_text(o, r->note[0] ? r->note : "(no reason given)");
+            if (distinct > 1)
+                ug_buf_printf(o, " (and %zu more reasons alike but for their numbers)", distinct - 1);
+            ug_buf_printf(o, ": %s", ug_buf_str(&names));
+            if (same > UG_MD_SKIP_NAMES) ug_buf_printf(o, " and %zu more", same - UG_MD_SKIP_NAMES);
+            ug_buf_printf(o, "\n");
         }
+        ug_buf_free(&names);
+        free(notes);
         free(done);
         free(tpl);
         ug_buf_printf(o, "\n");

@@ -325,12 +325,11 @@ static int ug_shapes_open(ug_columns *c, const ug_json *shapes, char *err, size_
         memset(seen, 0, (c->n + 1) * sizeof *seen);
         for (size_t j = 0; j < sh->count; j++) {
             size_t col;
-            if (!ug_index_of(sh->items[j], c->n, &col) || seen[col]) {
+            bool is_col = ug_index_of(sh->items[j], c->n, &col);
+            if (!is_col || seen[col]) {
                 snprintf(err, errlen, "\"shapes\": shape %zu: item %zu is %s (0 to %zu, each "
                                       "column once)", i, j,
-                         ug_index_of(sh->items[j], c->n, &col) ? "a column named twice"
-                                                               : "no column index",
-                         c->n ? c->n - 1 : 0);
+                         is_col ? "a column named twice" : "no column index", c->n ? c->n - 1 : 0);
                 goto out;
             }
             seen[col] = true;
