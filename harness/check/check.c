@@ -347,26 +347,45 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
                 exact_dot_f64(x + i * r->K, 1, y + j, r->N, r->K, &e[i * r->N + j]);
 }
 
-/* The verdict against o's limits, into r->ok and r->verdict. */
+/* The verdict against o's limits, into r->ok and r->verdict (the first limit passed):
+ *   - no outputs: with any limit, a failure (nothing was graded, so nothing may pass);
+ *   - --ulp-max U: an output past U ULP; and where U <= 0.5 (round to nearest asked for) or
+ *     --rel-max 0 (exactness asked for), an output that is a zero of the wrong sign: IEEE 754
+ *     fixes the sign of an exact zero under rounding to nearest, its error in value is 0 but it
+ *     is not the correctly rounded result (run's correctly_rounded check grades it the same);
+ *     NaN for a number, a number for NaN: an infinite error (oracle.h), past every limit;
+ *   - --rel-max R: an output past R;
+ *   - --bound tree: an output past its bound, or any finite output whose bound is vacuous
+ *     (K u >= 1: it bounds nothing, so it cannot pass anything). */
 static void check_verdict(const ug_check_opts *o, ug_check_result *r)
 {
     r->limit_ulp = o->ulp_max;
     r->limit_rel = o->rel_max;
     r->limit_bound = o->bound != NULL;
-    r->ok = true;
-    snprintf(r->verdict, sizeof r->verdict, "ok");
-    if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max)) {
+    r->ok = false;
+    bool by_ulp = o->ulp_max >= 0 && o->ulp_max <= 0.5, sign_asked = by_ulp || o->rel_max == 0;
+    if (r->outputs == 0 && (o->ulp_max >= 0 || o->rel_max >= 0 || o->bound))
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: no outputs: nothing was graded");
+    else if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: %.6g ulp > --ulp-max %g", r->ulp_max,
                  o->ulp_max);
-        r->ok = false;
-    } else if (o->rel_max >= 0 && !(r->rel_max <= o->rel_max)) {
+    else if (sign_asked && r->wrong_sign_zeros)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: %zu output%s a zero of the wrong sign "
+                 "(not the correctly rounded result; --%s %g)", r->wrong_sign_zeros,
+                 r->wrong_sign_zeros == 1 ? " is" : "s are", by_ulp ? "ulp-max" : "rel-max",
+                 by_ulp ? o->ulp_max : o->rel_max);
+    else if (o->rel_max >= 0 && !(r->rel_max <= o->rel_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: relative error %.6g > --rel-max %g",
                  r->rel_max, o->rel_max);
-        r->ok = false;
-    } else if (o->bound && !(r->ratio_max <= 1)) {
+    else if (o->bound && r->vacuous)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: the tree bound is vacuous for %zu "
+                 "output%s (K u >= 1: it bounds nothing; grade with --ulp-max or --rel-max)",
+                 r->vacuous, r->vacuous == 1 ? "" : "s");
+    else if (o->bound && !(r->ratio_max <= 1))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: error / tree bound %.6g > 1", r->ratio_max);
-        r->ok = false;
-    }
+    else
+        r->ok = true;
+    if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
 }
 
 int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,

@@ -93,12 +93,20 @@ typedef struct ug_check_result {
     bool has_bound;        /* the operation has a tree bound (sums of terms, nrm2); false for the
                               row operations */
     double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous) */
-    double ulp_max, ulp_sum, ulp_mean, rel_max, ratio_max;
+    double ulp_max, ulp_sum, ulp_mean, rel_max;
+    double ratio_max;      /* max error / bound over the outputs whose bound is finite */
+    size_t vacuous;        /* finite outputs whose bound is vacuous (+inf: K u >= 1, or no bound
+                              at all: a row operation): no ratio, never a ratio of 0 */
     size_t specials;       /* outputs whose exact value is NaN or infinite */
     size_t correctly_rounded; /* outputs bit for bit RN_F(exact) (NaN: any NaN) */
-    size_t worst;          /* the output of the largest ULP error (the first of them) */
+    size_t wrong_sign_zeros;  /* outputs that are a zero of the sign RN_F(exact) does not have */
+    size_t worst;          /* the output of the largest ULP error (the first of them; on a tie one
+                              that is not correctly rounded); meaningless when outputs == 0 */
+    bool worst_cr;         /* the worst output is the correctly rounded one */
     ug_exact worst_e;
-    double worst_got, worst_want, worst_ulp, worst_rel, worst_ratio;
+    double worst_got, worst_want, worst_ulp, worst_rel;
+    double worst_ratio;    /* NaN: its bound is vacuous */
+    double worst_bound;    /* its a-priori bound (ug_check_bound; +inf vacuous, NaN special) */
     uint64_t worst_got_bits, worst_want_bits; /* their encodings in GOT's format */
     double atol_part;      /* max over outputs of gamma (S - |s|) + the products' underflow */
     double rtol, atol;     /* the tolerance for assert_close (+inf: none, the bound vacuous) */
