@@ -468,6 +468,8 @@ rc, j, err = check_json("--op", "sum", "--got", path("ge0.npy"), path("xe0.npy")
 ok(rc == 1 and J(j, "verdict").startswith("FAIL: no outputs"), "... and a limit on nothing fails (nothing graded)", (rc, j))
 rc, out, err = run("check", "--op", "sum", "--got", path("ge0.npy"), path("xe0.npy"))
 ok(rc == 0 and "worst" not in out and "checked    0 outputs" in out, "the table of 0 outputs has no worst line", out)
+rc, j, err = check_json("--op", "sum", "--got", path("ge0.npy"), save("xhuge0.npy", np.zeros((0, 2 ** 40), np.float32)))
+ok(j is not None and rc == 0 and J(j, "outputs") == 0, "(0, 2^40): no outputs, and nothing allocated for rows of 2^40", (rc, j, err))
 rc, j, err = check_json("--op", "sum", "--got", save("gz5.npy", np.zeros(5, np.float32)), save("x50.npy", np.zeros((5, 0), np.float32)),
                         "--ulp-max", "0")
 ok(j is not None and rc == 0 and J(j, "outputs") == 5 and J(j, "correctly_rounded") == 5,

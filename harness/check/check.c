@@ -133,6 +133,7 @@ static bool check_native(const ug_check_array *a, ug_fmt f, size_t align)
  * widened into buf (len elements).  Exact either way. */
 static const void *check_row(const ug_check_array *a, bool wide, size_t off, size_t len, void *buf)
 {
+    if (len == 0) return buf; /* an empty row: a->data may be NULL */
     if (!wide && check_native(a, UG_F32, _Alignof(float))) return (const float *)a->data + off;
     if (wide && check_native(a, UG_F64, _Alignof(double))) return (const double *)a->data + off;
     for (size_t i = 0; i < len; i++) {
@@ -407,6 +408,18 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         in.wide |= a[i].fmt == UG_F64;
     }
     r->out_fmt = got->fmt;
+    for (int i = 0; i <= in.arity; i++) { /* the arrays' sizes: shapes whose product overflows,
+                                              or more dimensions than an array has, refused */
+        const ug_check_array *v = i < in.arity ? &a[i] : got;
+        size_t c = 1;
+        bool over = v->ndim < 0 || v->ndim > UG_CHECK_MAX_DIMS;
+        for (int d = 0; !over && d < v->ndim; d++) {
+            if (v->shape[d] && c > SIZE_MAX / 16 / v->shape[d]) over = true;
+            c *= v->shape[d];
+        }
+        if (over) return fail(err, errlen, "%s: %s", v->name, "a shape of more than 8 dimensions "
+                              "or more elements than memory holds");
+    }
     if (ug_check_row_op(r->op) && in.wide)
         return fail(err, errlen, "--op %s: binary64 inputs are not supported (binary32, "
                                  "binary16 and bfloat16 are)%s", opname, "");
@@ -436,22 +449,26 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         double k = (double)r->depth + (r->op->terms_kind == UG_TERMS_PRODUCTS ? 1 : 0);
         r->gamma = k * u < 1 && r->has_bound ? k * u / (1 - k * u) : INFINITY;
     }
-    size_t esz = in.wide ? sizeof(double) : sizeof(float);
-    void *buf[2] = {NULL, NULL};
-    for (int i = 0; i < in.arity && i < 2; i++) {
-        size_t len = r->op->layout == UG_LAYOUT_VECTORS ? r->n : (i ? r->K * r->N : r->M * r->K);
-        if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
-        buf[i] = ug_xmalloc((len ? len : 1) * esz);
+    if (r->outputs) { /* none: nothing to compute (and a (0, n) shape's n is no size to
+                           allocate: its data is empty whatever n says) */
+        size_t esz = in.wide ? sizeof(double) : sizeof(float);
+        void *buf[2] = {NULL, NULL};
+        for (int i = 0; i < in.arity && i < 2; i++) {
+            size_t len = r->op->layout == UG_LAYOUT_VECTORS ? r->n
+                                                            : (i ? r->K * r->N : r->M * r->K);
+            if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
+            buf[i] = ug_xmalloc((len ? len : 1) * esz);
+        }
+        ug_exact *e = ug_xmalloc(r->per * sizeof *e);
+        for (size_t b = 0; b < r->batch; b++) {
+            check_exact(&in, r, b, buf, e);
+            for (size_t j = 0; j < r->per; j++)
+                ug_check_add(r, b * r->per + j, &e[j], ug_check_load(got, b * r->per + j));
+        }
+        free(buf[0]);
+        free(buf[1]);
+        free(e);
     }
-    ug_exact *e = ug_xmalloc((r->per ? r->per : 1) * sizeof *e);
-    for (size_t b = 0; b < r->batch; b++) {
-        check_exact(&in, r, b, buf, e);
-        for (size_t j = 0; j < r->per; j++)
-            ug_check_add(r, b * r->per + j, &e[j], ug_check_load(got, b * r->per + j));
-    }
-    free(buf[0]);
-    free(buf[1]);
-    free(e);
     r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
     ug_check_tolerance(r);
     check_verdict(o, r);
