@@ -88,8 +88,11 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
     if (o->bound && ug_check_row_op(op))
         return fail(err, errlen, "--bound tree: --op %s is not a sum (use --ulp-max or "
                                  "--rel-max)%s", o->op, "");
-    if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15))
-        return fail(err, errlen, "--depth: '%s' is not a whole number%s", "", "");
+    if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
+        char v[32];
+        snprintf(v, sizeof v, "%g", o->depth);
+        return fail(err, errlen, "--depth: '%s' is not a whole number%s", v, "");
+    }
     if (o->eps != 0 && (!op->fill_params || (float)o->eps != UG_NORM_EPS)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->eps);

@@ -137,7 +137,11 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
                      size_t errlen);
 
 /* Grade got against the exact results of o->op on in[0 .. nin): fills r (every figure, the
- * verdict against o's limits: r->ok).  0 when graded (passed or not), 2 on input it cannot
+ * verdict against o's limits: r->ok).  The verdict fails on the first of: no outputs while a
+ * limit is given (nothing graded passes nothing); an output past ulp_max ULP (NaN for a number
+ * and a number for NaN are infinite errors); with ulp_max <= 0.5 or rel_max == 0, a zero of the
+ * wrong sign (not the correctly rounded result, though 0 in value); past rel_max; with a bound,
+ * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.  0 when graded (passed or not), 2 on input it cannot
  * grade (err says which array and what: "NAME: shape (3,): ...", a format the operation does
  * not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
  * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
