@@ -391,6 +391,9 @@ cases = [("3 (exact)", np.float32(3), 0), ("next above 3", np.nextafter(np.float
 for name, g, want_rc in cases:
     rc, j, err = check_json("--op", "sum", "--got", save("g3v.npy", g), p3, "--ulp-max", "0")
     ok(rc == want_rc, f"--ulp-max 0 on 1 + 2 = 3, got {name}: exit {want_rc}", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", save("gnan.npy", np.array([0x7FC00001], np.uint32).view(np.float32).reshape(())), p3)
+ok(J(j, "worst", "got_bits") == "0x7fc00001" and J(j, "ulp_max") is None,
+   "a NaN GOT for a number: its stored bits (payload kept), an infinite error (null)", (rc, j))
 pt = save("xt.npy", np.array([1.0, 2.0 ** -30], np.float32))  # exact 1 + 2^-30: no binary32 holds it
 rc, j, err = check_json("--op", "sum", "--got", save("g1.npy", np.float32(1)), pt, "--ulp-max", "0")
 ok(rc == 1 and J(j, "correctly_rounded") == 1 and J(j, "ulp_max") > 0,

@@ -124,6 +124,16 @@ double ug_check_load(const ug_check_array *a, size_t i)
     return ug_fmt_load(a->fmt, tmp, 0);
 }
 
+uint64_t ug_check_bits(const ug_check_array *a, size_t i)
+{
+    const unsigned char *p = (const unsigned char *)a->data + i * ug_fmt_bytes(a->fmt);
+    size_t w = ug_fmt_bytes(a->fmt);
+    uint64_t v = 0;
+    for (size_t k = 0; k < w; k++) /* little-endian storage; big_endian: the other way round */
+        v |= (uint64_t)p[a->big_endian ? w - 1 - k : k] << (8 * k);
+    return v;
+}
+
 /* The elements in place when they are native binary32 (binary64) aligned to their size. */
 static bool check_native(const ug_check_array *a, ug_fmt f, size_t align)
 {
@@ -471,6 +481,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         free(buf[0]);
         free(buf[1]);
         free(e);
+        r->worst_got_bits = ug_check_bits(got, r->worst); /* as stored: a NaN's payload too */
     }
     r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
     ug_check_tolerance(r);

@@ -107,7 +107,8 @@ typedef struct ug_check_result {
     double worst_got, worst_want, worst_ulp, worst_rel;
     double worst_ratio;    /* NaN: its bound is vacuous */
     double worst_bound;    /* its a-priori bound (ug_check_bound; +inf vacuous, NaN special) */
-    uint64_t worst_got_bits, worst_want_bits; /* their encodings in GOT's format */
+    uint64_t worst_got_bits, worst_want_bits; /* their encodings in GOT's format (got's as
+                                                 stored in the array, by ug_check_run) */
     double atol_part;      /* max over outputs of gamma (S - |s|) + the products' underflow */
     double rtol, atol;     /* the tolerance for assert_close (+inf: none, the bound vacuous) */
     const char *oracle;    /* "fast", "mpfr", "mpfr (binary64 products)" */
@@ -152,6 +153,8 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *in, int nin,
 
 /* Element i (C order) of a as a double: exact (every format here is a subset of binary64). */
 double ug_check_load(const ug_check_array *a, size_t i);
+/* The encoding of element i of a as stored (a NaN's payload kept), in the low bytes.  O(1). */
+uint64_t ug_check_bits(const ug_check_array *a, size_t i);
 /* The elements of a: the product of its shape (1 for ndim 0). */
 size_t ug_check_count(const ug_check_array *a);
 
