@@ -405,6 +405,12 @@ for name, g, want_rc in (("1.0", np.float32(1), 1), ("NaN", np.float32("nan"), 0
     rc, j, err = check_json("--op", "sum", "--got", save("gn.npy", g), pn, "--ulp-max", "1000")
     ok(rc == want_rc, f"exact NaN, got {name}: exit {want_rc} under --ulp-max 1000", (rc, j))
 
+# --correctly-rounded: bit for bit RN(s), whatever the ULP error
+for name, g, xs, want_rc in (("RN(1 + 2^-30) = 1", np.float32(1), pt, 0),
+                             ("next above 1", np.nextafter(np.float32(1), np.float32(2)), pt, 1),
+                             ("+0 for -0", np.float32(0), pz, 1), ("-0 for -0", np.float32(-0.0), pz, 0)):
+    rc, j, err = check_json("--op", "sum", "--got", save("gcr.npy", g), xs, "--correctly-rounded")
+    ok(rc == want_rc, f"--correctly-rounded, got {name}: exit {want_rc}", (rc, j))
 # --rel-max: a result 8 ulp off at 3 has relative error 8 * 2^-22 / 3
 g8 = np.float32(3)
 for _ in range(8):

@@ -368,6 +368,7 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
  *     fixes the sign of an exact zero under rounding to nearest, its error in value is 0 but it
  *     is not the correctly rounded result (run's correctly_rounded check grades it the same);
  *     NaN for a number, a number for NaN: an infinite error (oracle.h), past every limit;
+ *   - --correctly-rounded: an output that is not bit for bit RN_F(s);
  *   - --rel-max R: an output past R;
  *   - --bound tree: an output past its bound, or any finite output whose bound is vacuous
  *     (K u >= 1: it bounds nothing, so it cannot pass anything). */
@@ -376,9 +377,11 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
     r->limit_ulp = o->ulp_max;
     r->limit_rel = o->rel_max;
     r->limit_bound = o->bound != NULL;
+    r->limit_cr = o->correctly_rounded;
     r->ok = false;
     bool by_ulp = o->ulp_max >= 0 && o->ulp_max <= 0.5, sign_asked = by_ulp || o->rel_max == 0;
-    if (r->outputs == 0 && (o->ulp_max >= 0 || o->rel_max >= 0 || o->bound))
+    if (r->outputs == 0 && (o->ulp_max >= 0 || o->rel_max >= 0 || o->bound ||
+                            o->correctly_rounded))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: no outputs: nothing was graded");
     else if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: %.6g ulp > --ulp-max %g", r->ulp_max,
@@ -388,6 +391,10 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
                  "(not the correctly rounded result; --%s %g)", r->wrong_sign_zeros,
                  r->wrong_sign_zeros == 1 ? " is" : "s are", by_ulp ? "ulp-max" : "rel-max",
                  by_ulp ? o->ulp_max : o->rel_max);
+    else if (o->correctly_rounded && r->correctly_rounded < r->outputs)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: %zu of %zu outputs are not the correctly "
+                 "rounded result (--correctly-rounded)", r->outputs - r->correctly_rounded,
+                 r->outputs);
     else if (o->rel_max >= 0 && !(r->rel_max <= o->rel_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: relative error %.6g > --rel-max %g",
                  r->rel_max, o->rel_max);

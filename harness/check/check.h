@@ -69,6 +69,8 @@ typedef struct ug_check_opts {
     const char *op;        /* the operation's name in the registry (ug_op_find): "sum", "dot", ... */
     double ulp_max;        /* fail an output past this many ULP of GOT's format; < 0: no limit */
     double rel_max;        /* fail an output past this relative error; < 0: no limit */
+    bool correctly_rounded; /* fail an output that is not bit for bit RN_F(exact) (NaN: any
+                              NaN): run's `correctly_rounded` check */
     const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (the
                               one class check applies); NULL: no bound limit */
     double depth;          /* the tree bound's depth D (a whole number); < 0: n - 1 */
@@ -114,7 +116,7 @@ typedef struct ug_check_result {
     const char *oracle;    /* "fast", "mpfr", "mpfr (binary64 products)" */
     /* the limits asked for (copied from the options) and the verdict */
     double limit_ulp, limit_rel;
-    bool limit_bound;
+    bool limit_bound, limit_cr;
     bool ok;               /* no limit passed */
     char verdict[192];     /* "ok" or "FAIL: ..." */
 } ug_check_result;
@@ -141,7 +143,8 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
  * verdict against o's limits: r->ok).  The verdict fails on the first of: no outputs while a
  * limit is given (nothing graded passes nothing); an output past ulp_max ULP (NaN for a number
  * and a number for NaN are infinite errors); with ulp_max <= 0.5 or rel_max == 0, a zero of the
- * wrong sign (not the correctly rounded result, though 0 in value); past rel_max; with a bound,
+ * wrong sign (not the correctly rounded result, though 0 in value); with correctly_rounded, an
+ * output that is not bit for bit the correctly rounded result; past rel_max; with a bound,
  * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.  0 when graded (passed or not), 2 on input it cannot
  * grade (err says which array and what: "NAME: shape (3,): ...", a format the operation does
  * not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
