@@ -23,17 +23,17 @@ bool ug_check_row_op(const ug_op_desc *op)
 {
     /* correctly rounded but not a sum, over the last axis of X, with the layer's parameters as
      * its other inputs (issue 25): no tree bound (op->bound: nrm2's own, through the root) */
-    return op && op->layout == UG_LAYOUT_VECTORS && !op->exact_is_sum && !op->bound;
+    return op && op->shape->layout == UG_LAYOUT_VECTORS && !op->exact_is_sum && !op->bound;
 }
 
 bool ug_check_supported(const ug_op_desc *op)
 {
     if (!op) return false;
     if (ug_check_row_op(op)) return true;
-    if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1) return true; /* scan, nrm2, asum */
+    if (op->shape->layout == UG_LAYOUT_VECTORS && op->shape->arity == 1) return true; /* scan, nrm2, asum */
     if (!op->exact_is_sum) return false;
-    if (op->layout == UG_LAYOUT_MATMUL) return op->arity == 2;
-    return op->out_kind == UG_OUT_SCALAR && op->terms_kind == UG_TERMS_PRODUCTS;
+    if (op->shape->layout == UG_LAYOUT_MATMUL) return op->shape->arity == 2;
+    return op->shape->out_kind == UG_OUT_SCALAR && op->terms_kind == UG_TERMS_PRODUCTS;
 }
 
 /* Whether check computes op's exact results in binary64 too: the operations with a binary64
@@ -197,14 +197,14 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
                 return shape_error(err, errlen, &in[i],
                                    i == 1 ? "the weight is (n), n the length of X's rows"
                                           : "the bias is (n), n the length of X's rows");
-        r->per = r->op->out_kind == UG_OUT_SCALAR ? 1 : r->n;
+        r->per = r->op->shape->out_kind == UG_OUT_SCALAR ? 1 : r->n;
         bool ok = r->per == 1 ? (x->ndim == 1 ? gcount == 1 && g->ndim <= 1
                                               : g->ndim == 1 && g->shape[0] == r->batch)
                               : g->ndim == x->ndim && gcount == xcount;
         if (!ok)
             return shape_error(err, errlen, g, r->per == 1 ? "one output per row: () or (batch,)"
                                                            : "one output per input: X's shape");
-    } else if (r->op->layout == UG_LAYOUT_VECTORS) {
+    } else if (r->op->shape->layout == UG_LAYOUT_VECTORS) {
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, errlen, x, "an input is (n) or (batch, n)");
         r->batch = x->ndim == 2 ? x->shape[0] : 1;
@@ -212,7 +212,7 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
         r->per = 1;
         if (nin == 2 && !same_shape(y, x))
             return shape_error(err, errlen, y, "not the shape of the first input");
-        if (r->op->out_kind == UG_OUT_VECTOR) { /* one output per element: GOT as X */
+        if (r->op->shape->out_kind == UG_OUT_VECTOR) { /* one output per element: GOT as X */
             r->per = r->n;
             if (!same_shape(g, x))
                 return shape_error(err, errlen, g, "GOT has the shape of the input (one output "
@@ -326,8 +326,8 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
                         ug_exact *e)
 {
     const ug_op_desc *op = r->op;
-    size_t len[2] = {op->layout == UG_LAYOUT_VECTORS ? r->n : r->M * r->K,
-                     op->layout == UG_LAYOUT_VECTORS ? r->n : r->K * r->N};
+    size_t len[2] = {op->shape->layout == UG_LAYOUT_VECTORS ? r->n : r->M * r->K,
+                     op->shape->layout == UG_LAYOUT_VECTORS ? r->n : r->K * r->N};
     const void *v[2] = {NULL, NULL};
     if (ug_check_row_op(op)) { /* x's row b; the parameters, the same for every row: w (n), or
                                   [w | b] (2n) gathered from their arrays into buf[1] */
@@ -344,16 +344,16 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
     }
     if (!in->wide) { /* the descriptor's exact results: the selected oracle (fast or MPFR) */
         ug_shape sh = {{r->n, 1, 1}, 1};
-        if (op->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}, 1};
+        if (op->shape->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}};
         op->exact(v[0], v[1], &sh, e);
         return;
     }
     /* binary64: by the layout: a sum of values, a dot of products, or a matrix product
      * (check_has_f64 admits no other) */
     const double *x = v[0], *y = v[1];
-    if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1)
+    if (op->shape->layout == UG_LAYOUT_VECTORS && op->shape->arity == 1)
         (in->mpfr ? ug_exact_sum_f64_mpfr : ug_exact_sum_f64)(x, r->n, e);
-    else if (op->layout == UG_LAYOUT_VECTORS)
+    else if (op->shape->layout == UG_LAYOUT_VECTORS)
         exact_dot_f64(x, 1, y, 1, r->n, e);
     else
         for (size_t i = 0; i < r->M; i++)
@@ -415,7 +415,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
     memset(r, 0, sizeof *r);
     check_in in = {.a = a, .arity = 0, .mpfr = o->mpfr};
     if (ug_check_prepare(o, &r->op, &in.arity, err, errlen)) return 2;
-    const char *opname = r->op->name;
+    const char *opname = r->op->shape->name;
     if (nin != in.arity) {
         snprintf(err, errlen, "--op %s takes %d input array%s, not %d", opname, in.arity,
                  in.arity == 1 ? "" : "s", nin);
@@ -459,7 +459,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         return 2;
     }
     r->depth = o->depth >= 0 ? (size_t)o->depth : (r->n ? r->n - 1 : 0);
-    r->oracle = o->mpfr ? "mpfr" : in.wide && r->op->arity == 2 ? "mpfr (binary64 products)"
+    r->oracle = o->mpfr ? "mpfr" : in.wide && r->op->shape->arity == 2 ? "mpfr (binary64 products)"
                                                                  : "fast";
     r->has_bound = !ug_check_row_op(r->op);
     {
@@ -474,7 +474,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         size_t esz = in.wide ? sizeof(double) : sizeof(float);
         void *buf[2] = {NULL, NULL};
         for (int i = 0; i < in.arity && i < 2; i++) {
-            size_t len = r->op->layout == UG_LAYOUT_VECTORS ? r->n
+            size_t len = r->op->shape->layout == UG_LAYOUT_VECTORS ? r->n
                                                             : (i ? r->K * r->N : r->M * r->K);
             if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
             buf[i] = ug_xmalloc((len ? len : 1) * esz);

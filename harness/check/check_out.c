@@ -41,7 +41,7 @@ double ug_check_bound(const ug_check_result *r, const ug_exact *e)
                      ? (double)r->n * check_qmin(r->out_fmt) / 2 * (1 + r->gamma)
                      : 0;
     if (r->op->bound) { /* the operation's own (nrm2: through the root), a tree of depth D */
-        const ug_kernel k = {.name = "check", .op = r->op->id, .bound = UG_BOUND_TREE,
+        const ug_kernel k = {.name = "check", .op = r->op->shape->id, .bound = UG_BOUND_TREE,
                              .depth = check_depth};
         check_depth_value = r->depth;
         double b = ug_kernel_bound(&k, r->n, e->sum_abs, fabs(e->hi)), s = fabs(e->hi);
@@ -162,7 +162,7 @@ static const char *up4(double x, char buf[48])
 void ug_check_json(ug_buf *b, const ug_check_result *r)
 {
     ug_buf_printf(b, "{\"op\":\"%s\",\"batch\":%zu,\"outputs\":%zu,\"n\":%zu,\"in_fmt\":[",
-                  r->op->name, r->batch, r->outputs, r->n);
+                  r->op->shape->name, r->batch, r->outputs, r->n);
     for (int i = 0; i < r->inputs; i++)
         ug_buf_printf(b, "%s\"%s\"", i ? "," : "", ug_fmt_name(r->in_fmt[i]));
     ug_buf_printf(b, "],\"out_fmt\":\"%s\",\"oracle\":\"%s\",\"ulp_max\":",
@@ -254,8 +254,8 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
 {
     const char *F = ug_fmt_name(r->out_fmt);
     ug_buf_printf(b, "check      %s: %zu output%s (batch %zu x %zu) of %zu %s; inputs %s",
-                  r->op->name, r->outputs, r->outputs == 1 ? "" : "s", r->batch, r->per, r->n,
-                  r->op->term_noun, ug_fmt_name(r->in_fmt[0]));
+                  r->op->shape->name, r->outputs, r->outputs == 1 ? "" : "s", r->batch, r->per, r->n,
+                  ug_opshape_term_noun(r->op->shape), ug_fmt_name(r->in_fmt[0]));
     for (int i = 1; i < r->inputs; i++) ug_buf_printf(b, " %s", ug_fmt_name(r->in_fmt[i]));
     ug_buf_printf(b, ", got %s; oracle %s\n", F, r->oracle);
     if (!r->outputs) { /* no figures at all: never a 0 that was not measured */
