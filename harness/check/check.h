@@ -1,0 +1,164 @@
+/*
+ * check.h - grading outputs someone else computed: the library under `ulpgate check`
+ * (harness/cli/cli_check.c, the .npy front end) and the Python extension (issue 36).
+ *
+ * The caller hands over the inputs and the kernel's outputs as typed arrays in memory (the
+ * element format, the byte order, the shape; C-contiguous, row-major with no gaps: no strides).
+ * Nothing is copied: native little-endian binary32 (binary64 for binary64 inputs) is read in
+ * place, every other format is widened a row at a time into a row-sized buffer (exactly:
+ * binary16, bfloat16 and fp8 embed in binary32, binary32 in binary64).  The exact results come
+ * from the operation table (ops/op.h: the descriptor's exact(), the selected fast or MPFR oracle)
+ * or, for binary64 inputs, from the oracle's binary64 sum and an MPFR dot here; every output is
+ * graded against its exact value, and ug_check_result holds every figure `check --json` prints.
+ *
+ *   ug_check_opts o;
+ *   ug_check_opts_init(&o);
+ *   o.op = "dot";
+ *   o.ulp_max = 4;
+ *   ug_check_array in[2] = {{.name = "x", .data = x, .fmt = UG_F32, .ndim = 2, .shape = {B, n}},
+ *                           {.name = "y", .data = y, .fmt = UG_F32, .ndim = 2, .shape = {B, n}}};
+ *   ug_check_array got = {.name = "got", .data = g, .fmt = UG_F32, .ndim = 1, .shape = {B}};
+ *   ug_check_result r;
+ *   char err[512];
+ *   if (ug_check_run(&o, in, 2, &got, &r, err, sizeof err) != 0) -> bad input: err says why
+ *   r.ok: no limit passed; ug_check_failure_text(&buf, &r): the worst element and the verdict
+ *
+ * Shapes (a leading batch axis is a batch of independent problems):
+ *   sum, asum, nrm2:   X (n) or (B, n);               GOT () or (1,); (B,) or (B, 1)
+ *   scan, exscan:      X (n) or (B, n);               GOT the shape of X (every prefix)
+ *   dot:               X, Y (n) or (B, n), the same;  GOT as sum
+ *   gemm:              A (M, K) or (B, M, K), B (K, N) or (B, K, N);  GOT (M, N) or (B, M, N)
+ *   row operations (softmax, logsumexp, rmsnorm, layernorm: no a-priori bound, not sums):
+ *                      X (n) or (B, n) over the last axis; then the parameters, each (n): a
+ *                      weight (rmsnorm), a weight and a bias (layernorm); GOT as X, or one per
+ *                      row (logsumexp)
+ * Which operations: ug_check_supported() (the registry's descriptors that fit one of the above).
+ */
+#ifndef UG_CHECK_H
+#define UG_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/format.h"
+#include "ops/op.h"
+#include "oracle/oracle.h"
+
+enum { UG_CHECK_MAX_DIMS = 8, UG_CHECK_MAX_INPUTS = 3 };
+
+/* ug_check_opts.axis when none was given. */
+#define UG_CHECK_AXIS_NONE (-1000)
+
+/* One array: C-contiguous elements of one format.  data may be NULL only when a dimension is 0.
+ * big_endian: the elements' bytes are stored most significant first (a '>f4' .npy file; the
+ * library's loads assume a little-endian host, as the formats of base/format.h do).  ndim 0 is
+ * a scalar (one element).  name: for messages ("x.npy: shape (3,): ..."). */
+typedef struct ug_check_array {
+    const char *name;
+    const void *data;
+    ug_fmt fmt;
+    bool big_endian;
+    int ndim;
+    size_t shape[UG_CHECK_MAX_DIMS];
+} ug_check_array;
+
+/* What to grade and against which limits.  ug_check_opts_init() sets every field to "not given". */
+typedef struct ug_check_opts {
+    const char *op;        /* the operation's name in the registry (ug_op_find): "sum", "dot", ... */
+    double ulp_max;        /* fail an output past this many ULP of GOT's format; < 0: no limit */
+    double rel_max;        /* fail an output past this relative error; < 0: no limit */
+    const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (the
+                              one class check applies); NULL: no bound limit */
+    double depth;          /* the tree bound's depth D (a whole number); < 0: n - 1 */
+    int axis;              /* a row operation's axis: -1 or ndim - 1 (the last, the only one
+                              read); UG_CHECK_AXIS_NONE: not given */
+    double eps;            /* rmsnorm / layernorm: the epsilon; 0: not given (the descriptor's,
+                              1e-5 rounded to binary32, the only one computed) */
+    bool mpfr;             /* the MPFR oracle (ug_oracle_select: for the whole process) */
+} ug_check_opts;
+
+/* Every figure of one check, over every output (what `check --json` prints). */
+typedef struct ug_check_result {
+    const ug_op_desc *op;
+    ug_fmt in_fmt[UG_CHECK_MAX_INPUTS], out_fmt;
+    int inputs;            /* input arrays: the op's vectors (ug_op_width): x w b */
+    size_t batch;          /* problems (1 without a batch axis) */
+    size_t per;            /* outputs of one problem (1; M N for gemm; n for scan and rows) */
+    size_t outputs;        /* batch * per */
+    size_t n;              /* terms behind each output (n; K) */
+    size_t M, N, K;
+    size_t depth;          /* the bound's D */
+    bool has_bound;        /* the operation has a tree bound (sums of terms, nrm2); false for the
+                              row operations */
+    double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous) */
+    double ulp_max, ulp_sum, ulp_mean, rel_max, ratio_max;
+    size_t specials;       /* outputs whose exact value is NaN or infinite */
+    size_t correctly_rounded; /* outputs bit for bit RN_F(exact) (NaN: any NaN) */
+    size_t worst;          /* the output of the largest ULP error (the first of them) */
+    ug_exact worst_e;
+    double worst_got, worst_want, worst_ulp, worst_rel, worst_ratio;
+    uint64_t worst_got_bits, worst_want_bits; /* their encodings in GOT's format */
+    double atol_part;      /* max over outputs of gamma (S - |s|) + the products' underflow */
+    double rtol, atol;     /* the tolerance for assert_close (+inf: none, the bound vacuous) */
+    const char *oracle;    /* "fast", "mpfr", "mpfr (binary64 products)" */
+    /* the limits asked for (copied from the options) and the verdict */
+    double limit_ulp, limit_rel;
+    bool limit_bound;
+    bool ok;               /* no limit passed */
+    char verdict[192];     /* "ok" or "FAIL: ..." */
+} ug_check_result;
+
+/* Every option "not given", op NULL.  O(1). */
+void ug_check_opts_init(ug_check_opts *o);
+
+/* Whether check grades op (by its descriptor's fields: a sum of terms of index-aligned vectors
+ * or a matrix product, an operation of one vector with its own exact results (scan, nrm2),
+ * a row operation); ug_check_row_op: the row operations among them.  O(1). */
+bool ug_check_supported(const ug_op_desc *op);
+bool ug_check_row_op(const ug_op_desc *op);
+/* The names of every operation check grades, "sum, dot, ... or layernorm", into buf.  O(ops). */
+const char *ug_check_op_names(char *buf, size_t len);
+
+/* The options alone, before any data: the operation known and graded, the bound class, the
+ * axis given only to a row operation, eps only to a norm.  On success *op and *inputs (how
+ * many input arrays it takes) are set; 0, or 2 with err set ("--op: 'x' is not ...": the words
+ * of the command line's options).  O(ops). */
+int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs, char *err,
+                     size_t errlen);
+
+/* Grade got against the exact results of o->op on in[0 .. nin): fills r (every figure, the
+ * verdict against o's limits: r->ok).  0 when graded (passed or not), 2 on input it cannot
+ * grade (err says which array and what: "NAME: shape (3,): ...", a format the operation does
+ * not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
+ * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
+ * ~0.3 us a binary64 product), one pass over GOT, O(n) scratch for a row (M K + K N for a
+ * GEMM problem) and O(outputs of one problem) records; no copy of a native array. */
+int ug_check_run(const ug_check_opts *o, const ug_check_array *in, int nin,
+                 const ug_check_array *got, ug_check_result *r, char *err, size_t errlen);
+
+/* Element i (C order) of a as a double: exact (every format here is a subset of binary64). */
+double ug_check_load(const ug_check_array *a, size_t i);
+/* The elements of a: the product of its shape (1 for ndim 0). */
+size_t ug_check_count(const ug_check_array *a);
+
+/* ---- the figures as text (check_out.c) ------------------------------------------------------ */
+
+/* The table `ulpgate check` prints (every line), appended to b.  O(1). */
+void ug_check_table(ug_buf *b, const ug_check_result *r);
+/* The one-line JSON object of `check --json` (docs/check.md lists the keys), with '\n'. */
+void ug_check_json(ug_buf *b, const ug_check_result *r);
+/* The lines of a failure, as the table prints them: the worst element ("worst      output 3:
+ * got 0x... (..)  want 0x... (..)  exact ~..  12.7 ulp") and the verdict ("result     FAIL:
+ * ..."); what an assertion message shows.  O(1). */
+void ug_check_failure_text(ug_buf *b, const ug_check_result *r);
+
+/* The pieces ug_check_run is made of, for a caller that computes the exact records itself (the
+ * bench): the tree bound of one output, one output folded into r, the tolerance derived from r
+ * (check_out.c has the derivation). */
+double ug_check_bound(const ug_check_result *r, const ug_exact *e);
+void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got);
+void ug_check_tolerance(ug_check_result *r);
+
+#endif
