@@ -316,7 +316,10 @@ PyObject *ug_py_new_array(ug_fmt f, int ndim, const size_t *shape, void **data)
     if (np) { /* numpy.frombuffer(bytes, dtype).reshape(shape): the bytearray stays its base */
         PyObject *flat = PyObject_CallMethod(np, "frombuffer", "Os", bytes, dtype);
         Py_DECREF(np);
-        if (flat) out = PyObject_CallMethod(flat, "reshape", "O", shp);
+        PyObject *name = PyUnicode_FromString("reshape"); /* not CallMethod "O": a tuple
+                                                              would be taken as the args */
+        if (flat && name) out = PyObject_CallMethodObjArgs(flat, name, shp, NULL);
+        Py_XDECREF(name);
         Py_XDECREF(flat);
         goto out;
     }

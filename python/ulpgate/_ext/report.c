@@ -50,6 +50,17 @@ static void report_dealloc(PyObject *self)
 /* A number of the figures dict (None: +inf, as the JSON's null "vacuous"); -1 with an error. */
 static int fig(PyObject *d, const char *key, double *v)
 {
+    const char *dot = strchr(key, '.');
+    if (dot) { /* "bound.ratio_max": a member of a nested dict */
+        char outer[32];
+        snprintf(outer, sizeof outer, "%.*s", (int)(dot - key), key);
+        d = PyDict_GetItemString(d, outer);
+        key = dot + 1;
+        if (!d || !PyDict_Check(d)) {
+            PyErr_Format(PyExc_KeyError, "Report.add: the figures have no '%s' dict", outer);
+            return -1;
+        }
+    }
     PyObject *o = PyDict_GetItemString(d, key);
     if (!o) {
         PyErr_Format(PyExc_KeyError, "Report.add: the figures have no '%s'", key);
@@ -60,7 +71,7 @@ static int fig(PyObject *d, const char *key, double *v)
 }
 
 /* add(case, label, figures, passed, note="", unit_seconds=0.0): one row.  figures: the dict
- * of a Result (op, n, m, gemm_n, k, outputs, ulp_max, ulp_mean, rel_max, ratio_max,
+ * of a Result (op, n, m, gemm_n, k, outputs, ulp_max, ulp_mean, rel_max, bound.ratio_max,
  * correctly_rounded). */
 static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -83,7 +94,7 @@ static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fig(figs, "n", &op_n) || fig(figs, "outputs", &outs) || fig(figs, "ulp_max", &row->ulp_max) ||
         fig(figs, "ulp_mean", &row->ulp_mean) || fig(figs, "rel_max", &row->rel_max) ||
-        fig(figs, "ratio_max", &row->bound_ratio_max) || fig(figs, "correctly_rounded", &cr) ||
+        fig(figs, "bound.ratio_max", &row->bound_ratio_max) || fig(figs, "correctly_rounded", &cr) ||
         fig(figs, "m", &m) || fig(figs, "gemm_n", &gn) || fig(figs, "k", &k)) {
         PyMem_Free(row);
         return NULL;
