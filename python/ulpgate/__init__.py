@@ -73,10 +73,13 @@ def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None, axis=
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, op_options)
     _record(r, r.ok, name or op)
     if not r.ok:
-        msg = "ulpgate: %s: %s" % (op, r.verdict)
+        # the first line is what pytest's short summary shows: the worst element first
+        why = r.verdict[6:] if r.verdict.startswith("FAIL: ") else r.verdict
         if r.worst is not None:
-            msg += " (worst output %d: got %s want %s)" % (r.worst.index, r.worst.got_bits,
-                                                            r.worst.want_bits)
+            msg = "%s output %d: got %s want %s: %s" % (op, r.worst.index, r.worst.got_bits,
+                                                       r.worst.want_bits, why)
+        else:
+            msg = "%s: %s" % (op, why)
         if _current_test:
             msg += "; rerun: pytest '%s'" % _current_test
         raise AssertionError(msg + "\n" + r.failure)
