@@ -237,3 +237,22 @@ def test_cli_and_python_agree(tmp_path, cli, op, make, kernel, opts):
     table = subprocess.run([cli, "check", "--op", op, "--got", str(tmp_path / "got.npy")]
                            + opts + files, capture_output=True, text=True)
     assert table.stdout == r.text
+
+
+def test_dtype_named_bfloat16_is_read_as_bits():
+    """An array whose dtype is named bfloat16 (ml_dtypes) is read through .view('uint16'):
+    a stand-in with that dtype name and NumPy bits behind it."""
+    bits = np.array([0x3f80, 0x4000, 0x4040], dtype=np.uint16)  # 1, 2, 3
+
+    class Named:
+        dtype = "bfloat16"
+
+        def view(self, name):
+            assert name == "uint16"
+            return bits
+
+    got = np.array(0x40c0, dtype=np.uint16)  # 6
+    r = ulpgate.check("sum", Named(), got=got, dtype="bf16")
+    assert r.in_fmt == ["bf16"] and r.ulp_max == 0
+    with pytest.raises(TypeError, match="its dtype is bf16, but dtype=e4m3"):
+        ulpgate.check("sum", Named(), got=got, dtype="e4m3")
