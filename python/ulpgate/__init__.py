@@ -34,9 +34,9 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, opts):
     if not isinstance(op, str):
         raise TypeError("op: an operation's name (%s), not %r"
                         % (", ".join(o["name"] for o in _ulpgate.ops()), op))
-    unknown = set(opts) - {"depth", "dtype", "oracle"}
+    unknown = set(opts) - {"depth", "dtype", "oracle", "eps"}
     if unknown:
-        raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle)"
+        raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps)"
                         % ", ".join(sorted(unknown)))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max, **opts))
@@ -53,8 +53,8 @@ def check(op, *inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None, n
     `ulpgate check` (docs/check.md) as a Result.  Limits (ulp_max, rel_max, bound="tree") set
     result.ok / verdict, never raise: assert_exact raises.  op_options: depth= (the tree
     bound's depth: n - 1 by default), dtype= ("bf16", "e4m3", "e5m2": what uint16 / uint8
-    arrays hold), oracle= ("fast", "mpfr": both exact).  axis: a row operation's axis (the
-    last).  name: the row's label in a --ulpgate-report (default: op)."""
+    arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
+    descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).  name: the row's label in a --ulpgate-report (default: op)."""
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, op_options)
     _record(r, r.ok, name or op)
     return r
@@ -105,9 +105,9 @@ class Exact(tuple):
 def exact(op, *inputs, fmt="f32", axis=None, **op_options):
     """The exact results of op on inputs, from the oracle: Exact(rounded, hi, lo), arrays of
     the outputs' shape (as check's got).  fmt: the format to round to ("f64", "f32", "f16",
-    "bf16", "e4m3", "e5m2").  op_options: dtype=, oracle=."""
-    unknown = set(op_options) - {"dtype", "oracle"}
+    "bf16", "e4m3", "e5m2").  op_options: dtype=, oracle=, eps=."""
+    unknown = set(op_options) - {"dtype", "oracle", "eps"}
     if unknown:
-        raise TypeError("unknown option(s) %s (exact takes dtype, oracle)"
+        raise TypeError("unknown option(s) %s (exact takes dtype, oracle, eps)"
                         % ", ".join(sorted(unknown)))
     return Exact(_ulpgate.exact(op, tuple(inputs), fmt=fmt, axis=axis, **op_options))

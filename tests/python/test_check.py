@@ -190,7 +190,9 @@ def test_bad_arguments_name_the_argument():
     with pytest.raises(ValueError, match="takes 2 input arrays"):
         ulpgate.check("dot", x, got=got)
     with pytest.raises(TypeError, match="unknown option"):
-        ulpgate.check("dot", x, y, got=got, eps=1)
+        ulpgate.check("dot", x, y, got=got, epsilon=1)
+    with pytest.raises(ValueError, match="takes no eps"):
+        ulpgate.check("dot", x, y, got=got, eps=1e-5)
     with pytest.raises(ValueError, match="ulp_max=-1"):
         ulpgate.check("dot", x, y, got=got, ulp_max=-1)
 
@@ -256,3 +258,19 @@ def test_dtype_named_bfloat16_is_read_as_bits():
     assert r.in_fmt == ["bf16"] and r.ulp_max == 0
     with pytest.raises(TypeError, match="its dtype is bf16, but dtype=e4m3"):
         ulpgate.check("sum", Named(), got=got, dtype="e4m3")
+
+
+def test_mpfr_oracle_same_figures_and_fast_again():
+    x, y, got = dots(2, 300)
+    fast = ulpgate.check("dot", x, y, got=got).figures
+    mpfr = ulpgate.check("dot", x, y, got=got, oracle="mpfr").figures
+    assert mpfr["oracle"] == "mpfr" and fast["oracle"] == "fast"
+    for k in ("ulp_max", "ulp_mean", "rel_max", "correctly_rounded"):
+        assert fast[k] == mpfr[k], k
+    for k in ("index", "got", "want", "exact", "got_bits", "want_bits", "ulp", "rel"):
+        assert fast["worst"][k] == mpfr["worst"][k], k
+    # the bound's S = sum |terms| is each oracle's upper bound within 2^-40 (oracle.h: sum_abs),
+    # not an exact value: the ratios and the tolerance agree to that, not to the bit
+    assert fast["worst"]["ratio"] == pytest.approx(mpfr["worst"]["ratio"], rel=2**-39)
+    assert fast["tolerance"]["atol"] == pytest.approx(mpfr["tolerance"]["atol"], rel=2**-39)
+    assert ulpgate.check("dot", x, y, got=got).figures["json"] == fast["json"]

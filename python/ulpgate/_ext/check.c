@@ -96,6 +96,18 @@ static int inputs_get(PyObject *tuple, ug_fmt bits, py_inputs *in)
     return 0;
 }
 
+/* ug_check_run with the GIL held: the library keeps per-process state (the selected oracle;
+ * the depth of the stand-in kernel of an operation's own bound, check_out.c), so two Python
+ * threads must not grade at once.  oracle="mpfr" selects MPFR for this call only: the fast
+ * oracle is selected again after it (both are exact; the figures are the same). */
+static int run_check(const ug_check_opts *o, const ug_check_array *in, int nin,
+                     const ug_check_array *got, ug_check_result *r, char *err, size_t errlen)
+{
+    int rc = ug_check_run(o, in, nin, got, r, err, errlen);
+    if (o->mpfr) ug_oracle_select(UG_ORACLE_FAST);
+    return rc;
+}
+
 // --- check ------------------------------------------------------------------------------------
 
 /* The result as a dict: the CLI's JSON object, and what only the library's struct holds. */
@@ -166,9 +178,7 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto out;
     }
-    Py_BEGIN_ALLOW_THREADS
-    rc = ug_check_run(&o, in.c, in.n, &gc, r, err, sizeof err);
-    Py_END_ALLOW_THREADS
+    rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
     if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
     else res = result_dict(r);
 out:
@@ -263,10 +273,7 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
     ug_check_array gc = {.name = "the outputs", .data = got,
                          .fmt = d->bound ? UG_F32 : UG_F64, .ndim = nd};
     memcpy(gc.shape, shape, sizeof(size_t) * (size_t)nd);
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = ug_check_run(&o, in.c, in.n, &gc, r, err, sizeof err);
-    Py_END_ALLOW_THREADS
+    int rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
     if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
     else res = PyTuple_Pack(3, rounded, ahi, alo);
 out:

@@ -175,8 +175,7 @@ PyObject *ug_py_draw(PyObject *self, PyObject *args, PyObject *kw)
     }
     char err[512];
     for (size_t r = 0; r < rows; r++) {
-        int rc;
-        Py_BEGIN_ALLOW_THREADS
+        int rc; /* the GIL held: the fills share the library's thread pool (base/par.h) */
         if (d.fmt == UG_F32) {
             rc = ug_dist_fill_op(&d, op, seed, stream, (uint32_t)(trial + r), f[0], f[1], &s,
                                  err, sizeof err);
@@ -186,7 +185,6 @@ PyObject *ug_py_draw(PyObject *self, PyObject *args, PyObject *kw)
             rc = ug_dist_fill_fmt(&d, op, seed, stream, (uint32_t)(trial + r), v[0], v[1], &s,
                                   err, sizeof err);
         }
-        Py_END_ALLOW_THREADS
         if (rc != 0) {
             PyErr_SetString(PyExc_ValueError, err);
             goto fail;

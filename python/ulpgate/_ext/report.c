@@ -147,10 +147,7 @@ static PyObject *report_write(PyObject *self, PyObject *args)
     opt.oracle = UG_ORACLE_FAST;
     opt.trial = -1;
     char *argv[] = {(char *)command, NULL};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = ug_report_write(&opt, &r->res, 1, argv);
-    Py_END_ALLOW_THREADS
+    int rc = ug_report_write(&opt, &r->res, 1, argv); /* the GIL held: add() may not race */
     if (rc != 0) return PyErr_Format(PyExc_OSError, "cannot write %s/results.json", r->dir);
     return PyUnicode_FromFormat("%s/results.json", r->dir);
 }
