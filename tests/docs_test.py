@@ -230,7 +230,10 @@ def main():
     if py_exe:
         shim = os.path.join(scratch, '.python-bin')
         os.makedirs(shim, exist_ok=True)
-        os.symlink(py_exe, os.path.join(shim, 'python3'))
+        # a script, not a symlink: a virtual environment's python is known by its own path
+        with open(os.path.join(shim, 'python3'), 'w') as sf:
+            sf.write('#!/bin/sh\nexec %s "$@"\n' % shlex.quote(os.path.abspath(py_exe)))
+        os.chmod(os.path.join(shim, 'python3'), 0o755)
         py_env = dict(env, **py_extra)
         py_env['PATH'] = shim + os.pathsep + env['PATH']
     for f in files:
