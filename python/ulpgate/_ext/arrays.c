@@ -263,8 +263,31 @@ int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a
             a->name = name;
             PyErr_Clear();
         }
-        PyObject *v = PyObject_CallMethod(obj, "view", "s", ug_fmt_bytes(named) == 2 ? "uint16"
-                                                                                   : "uint8");
+        const char *u = ug_fmt_bytes(named) == 2 ? "uint16" : "uint8";
+        PyObject *v = PyObject_CallMethod(obj, "view", "s", u); /* NumPy (ml_dtypes) */
+        if (!v) { /* PyTorch's view takes its own dtype: torch.uint16 / torch.uint8 */
+            PyObject *torch = PyImport_ImportModule("torch");
+            PyObject *dt = torch ? PyObject_GetAttrString(torch, u) : NULL;
+            PyObject *name = PyUnicode_FromString("view");
+            if (dt && name) {
+                PyErr_Clear();
+                v = PyObject_CallMethodObjArgs(obj, name, dt, NULL);
+            }
+            Py_XDECREF(name);
+            Py_XDECREF(dt);
+            Py_XDECREF(torch);
+        }
+        if (v && !PyObject_CheckBuffer(v) && PyObject_HasAttrString(v, "__dlpack__")) {
+            rc = from_dlpack(v, named, a); /* a tensor of the bits */
+            if (a->keep) { /* the capsule keeps the tensor's memory; v is kept with it */
+                PyObject *pair = PyTuple_Pack(2, a->keep, v);
+                Py_DECREF(a->keep);
+                a->keep = pair;
+            }
+            Py_DECREF(v);
+            if (rc) goto fail;
+            return 0;
+        }
         if (!v) goto fail;
         rc = from_buffer(v, named, a);
         a->keep = v;
