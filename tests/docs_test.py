@@ -2,7 +2,7 @@
 """Every command shown in the docs is run: the fenced shell blocks of README.md, CONTRIBUTING.md,
 BENCHMARKS.md and docs/*.md, against the built ulpgate, in a scratch directory.  TAP on stdout.
 
-usage: docs_test.py SOURCE_ROOT BUILD_DIR
+usage: docs_test.py SOURCE_ROOT BUILD_DIR [DOC ...]   (DOC: only these files, e.g. docs/python.md)
 
 Conventions (what a doc writer needs to know):
 - A block fenced ```sh (or ```bash, ```shell) is run; ```text, ```console, ```c and the rest are
@@ -12,6 +12,12 @@ Conventions (what a doc writer needs to know):
     exit=N              a command of the block may exit N as well as 0 (a run that fails on purpose)
     test-args="ARGS"    appended to every `ulpgate run` of the block when the test runs it (the
                         doc shows a full run; the doc's prose names the shorter selection)
+- A block fenced ```python is run as a script by an interpreter that imports the package ulpgate
+  (docs/python.md): $ULPGATE_PYTHON (an installed package: CI's virtual environment), else
+  /usr/bin/python3 with PYTHONPATH=BUILD_DIR/python when this build has the extension
+  (-Dpython=enabled); without either, skipped saying so.  So are the `sh` blocks that run the
+  package (`python3 -m pytest`, examples/python/, scripts/bench_python_check.py): they find that
+  interpreter as `python3` on their PATH, and its pytest plugin loaded.
 - Whole blocks are skipped, with the reason, when a command needs what a test cannot have:
   root or system packages, a CUDA device or nvcc, Slurm, a browser, the network.
 - A line that configures, builds or tests the build directory itself (`meson setup build`,
@@ -55,6 +61,29 @@ TIMEOUT_S = 300
 HAVE_NUMPY = subprocess.run(['/usr/bin/python3', '-c', 'import numpy'], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL).returncode == 0 \
     if os.path.exists('/usr/bin/python3') else False
+# The Python package (docs/python.md): the interpreter and environment that import it, or None.
+PY_BLOCK = re.compile(r'\bpython3 -m pytest\b|examples/python/|bench_python_check')
+PY_SKIP = ('needs the Python package: a build with -Dpython=enabled, or ULPGATE_PYTHON=an '
+           'interpreter that imports ulpgate (and NumPy)')
+
+
+def python_env(build):
+    """(interpreter, extra environment) that imports ulpgate and NumPy, or (None, None)."""
+    exe, env = os.environ.get('ULPGATE_PYTHON'), {}
+    if not exe:
+        pkg = os.path.join(build, 'python', 'ulpgate')
+        if not os.path.isdir(pkg) or not any(f.startswith('_ulpgate') and f.endswith('.so')
+                                             for f in os.listdir(pkg)):
+            return None, None
+        exe = '/usr/bin/python3'
+        env = {'PYTHONPATH': os.path.join(build, 'python'),
+               'PYTEST_PLUGINS': 'ulpgate.pytest_plugin'}
+    ok = subprocess.run([exe, '-c', 'import ulpgate, numpy'], env=dict(os.environ, **env),
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0 \
+        if os.path.exists(exe) else False
+    return (exe, env) if ok else (None, None)
+
+
 # Docs whose commands another test runs as written, in the setting they describe (an installed
 # prefix, a user's repository): not run here, the file named with the test that runs it.
 RUN_ELSEWHERE = {
@@ -157,12 +186,14 @@ def doc_files(src):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.stderr.write('usage: docs_test.py SOURCE_ROOT BUILD_DIR\n')
+    if len(sys.argv) < 3:
+        sys.stderr.write('usage: docs_test.py SOURCE_ROOT BUILD_DIR [DOC ...]\n')
         return 2
-    src, build = (os.path.abspath(a) for a in sys.argv[1:])
+    src, build = (os.path.abspath(a) for a in sys.argv[1:3])
     points = []  # (ok, name, directive, diagnostics)
     files = doc_files(src)
+    if len(sys.argv) > 3:  # only the files named
+        files = [f for f in files if f in sys.argv[3:]]
 
     # Links first: cheap, and a moved section leaves dangling ones.
     for f in files:
@@ -193,6 +224,18 @@ def main():
     # `ulpgate` as the docs for an installed ulpgate write it: this build's binary, first on PATH
     env = dict(os.environ, LC_ALL='C', TMPDIR=scratch_tmp,
                PATH=os.path.abspath(build) + os.pathsep + os.environ.get('PATH', ''))
+    # the Python package's blocks: its interpreter first on PATH as python3
+    py_exe, py_extra = python_env(build)
+    py_env = None
+    if py_exe:
+        shim = os.path.join(scratch, '.python-bin')
+        os.makedirs(shim, exist_ok=True)
+        # a script, not a symlink: a virtual environment's python is known by its own path
+        with open(os.path.join(shim, 'python3'), 'w') as sf:
+            sf.write('#!/bin/sh\nexec %s "$@"\n' % shlex.quote(os.path.abspath(py_exe)))
+        os.chmod(os.path.join(shim, 'python3'), 0o755)
+        py_env = dict(env, **py_extra)
+        py_env['PATH'] = shim + os.pathsep + env['PATH']
     for f in files:
         if f in RUN_ELSEWHERE:
             points.append((True, '%s: its commands' % f, 'SKIP ' + RUN_ELSEWHERE[f], []))
@@ -203,10 +246,36 @@ def main():
             except ValueError as e:
                 points.append((False, '%s:%d: fence' % (f, line), '', [str(e)]))
                 continue
+            if lang == 'python':
+                first = next((l for l in body if l.strip() and not l.startswith(('import', 'from'))),
+                             '(empty)')
+                name = '%s:%d: python: %s' % (f, line, first.strip()[:50])
+                if skip is not None or not py_exe:
+                    points.append((True, name, 'SKIP ' + (skip or PY_SKIP), []))
+                    continue
+                script_path = os.path.join(scratch_tmp, 'block_%d.py' % line)
+                with open(script_path, 'w', encoding='utf-8') as sf:
+                    sf.write('\n'.join(body).replace('/tmp/', scratch_tmp + '/') + '\n')
+                t0 = time.time()
+                try:
+                    p = subprocess.run([py_exe, script_path], cwd=scratch, env=py_env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       timeout=TIMEOUT_S)
+                    ok, out = p.returncode == 0, p.stdout.decode('utf-8', 'replace')
+                except subprocess.TimeoutExpired:
+                    ok, out = False, 'timed out after %d s' % TIMEOUT_S
+                diag = ['ran with %s: %d lines' % (py_exe, len(body)), '%.1f s' % (time.time() - t0)]
+                if not ok:
+                    diag += ['output (last 40 lines):'] + out.rstrip().split('\n')[-40:]
+                points.append((ok, name, '', diag))
+                continue
             if lang not in SHELL_LANGS:
                 continue
             first = re.sub(r'\s+#.*$', '', (commands(body) or ['(empty)'])[0])
             name = '%s:%d: %s' % (f, line, first[:60])
+            uses_py = any(PY_BLOCK.search(c) for c in commands(body))
+            if skip is None and uses_py and not py_exe:
+                skip = PY_SKIP
             if skip is None and not HAVE_NUMPY and any('numpy' in c or 'python_check' in c
                                                        for c in commands(body)):
                 skip = 'needs NumPy for /usr/bin/python3 (Debian: python3-numpy)'
@@ -229,7 +298,8 @@ def main():
                 continue
             t0 = time.time()
             try:
-                p = subprocess.run(['bash', '-c', script(cmds, allowed)], cwd=scratch, env=env,
+                p = subprocess.run(['bash', '-c', script(cmds, allowed)], cwd=scratch,
+                                   env=py_env if uses_py else env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    timeout=TIMEOUT_S)
                 ok, out = p.returncode == 0, p.stdout.decode('utf-8', 'replace')

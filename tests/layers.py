@@ -12,6 +12,11 @@
   5. No two C files of one folder call each other (a circle: what both use belongs in a third
      file below them, as harness/gate/baseline_rows.c is for baseline.c and baseline_lines.c).
      A file's functions are its non-static ug_ definitions; a call is ug_name( outside comments.
+  6. The Python package (python/ulpgate/*.py) imports only its extension module
+     (ulpgate._ulpgate, the C library) and its own modules, plus, per file, the few modules that
+     file is the boundary to (PY_ALLOWED: pytest for the plugin, Hypothesis for the
+     strategies, os/sys to start the CLI): no NumPy, math, struct, decimal, fractions ... in
+     which a second copy of a bound, the oracle or a format could be written.
 """
 import os
 import re
@@ -20,9 +25,14 @@ import sys
 LAYERS = ["include", "base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/check",
           "harness/run",
           "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
-TOP = ["cases", "tests", "examples"]
+TOP = ["cases", "tests", "examples", "python"]
 GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "ops/ug_ops.h"}
 MAX_FILES = 25
+# rule 6: what each file of the Python package may import besides ulpgate._ulpgate and its own
+# modules ("." or "ulpgate")
+PY_PKG = "python/ulpgate"
+PY_ALLOWED = {"__init__.py": set(), "_result.py": set(), "_cli.py": {"os", "sys"},
+              "pytest_plugin.py": {"os", "sys", "pytest"}, "strategies.py": {"hypothesis"}}
 SRC = re.compile(r"\.(c|h|cu|cuh)$")
 OP_SWITCH = re.compile(r"(case\s+UG_OP_|[=!]=\s*UG_OP_)")
 # where a switch on the operation belongs: the descriptors, and kernel families (a launcher may
@@ -114,11 +124,35 @@ for s in sources:
 big = ["%s: %d source files" % (d, len(v)) for d, v in sorted(counts.items())
        if len(v) > MAX_FILES and not d.startswith("tests")]
 
+# rule 6: the Python package's imports
+py_bad = []
+pkg = os.path.join(root, PY_PKG)
+py_files = sorted(f for f in os.listdir(pkg) if f.endswith(".py")) if os.path.isdir(pkg) else []
+IMPORT = re.compile(r"^\s*(?:from\s+(\S+)\s+import|import\s+(.+))$")
+for f in py_files:
+    allowed = PY_ALLOWED.get(f)
+    if allowed is None:
+        py_bad.append("%s/%s: a module layers.py does not know (add it to PY_ALLOWED)" % (PY_PKG, f))
+        continue
+    for i, line in enumerate(open(os.path.join(pkg, f), encoding="utf-8"), 1):
+        m = IMPORT.match(line.split("#")[0].rstrip())
+        if not m:
+            continue
+        names = [m.group(1)] if m.group(1) else [x.split(" as ")[0].strip() for x in m.group(2).split(",")]
+        for name in names:
+            top = name.split(".")[0]
+            if name.startswith(".") or top == "ulpgate" or top in allowed:
+                continue
+            py_bad.append("%s/%s:%d: imports %s" % (PY_PKG, f, i, name))
+
 point(not climb, "no include climbs out of its folder (\"../\")", climb)
 point(not unresolved, "every include names its folder from the project root", unresolved)
 point(not upward, "each folder includes only itself and the folders below it", upward)
 point(not big, "no folder holds more than %d source files" % MAX_FILES, big)
 point(not circles, "no two C files of one folder call each other", circles)
+if py_files:
+    point(not py_bad, "the Python package imports only its extension module (and per-file boundaries)",
+          py_bad)
 if os.path.isdir(os.path.join(root, "ops")):
     point(not switches, "only operation descriptors and kernel families switch on the operation",
           switches)

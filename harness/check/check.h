@@ -79,6 +79,10 @@ typedef struct ug_check_opts {
     double eps;            /* rmsnorm / layernorm: the epsilon; 0: not given (the descriptor's,
                               1e-5 rounded to binary32, the only one computed) */
     bool mpfr;             /* the MPFR oracle (ug_oracle_select: for the whole process) */
+    /* Called with every output's exact record (i: its index, C order over GOT) as it is
+     * graded, when not NULL: what ulpgate.exact() returns (python/ulpgate/_ext/check.c). */
+    void (*each_exact)(void *ctx, size_t i, const ug_exact *e);
+    void *each_ctx;
 } ug_check_opts;
 
 /* Every figure of one check, over every output (what `check --json` prints). */

@@ -1,0 +1,113 @@
+"""ulpgate from Python: grade a kernel's outputs against the exact results (docs/python.md).
+
+    import ulpgate
+    r = ulpgate.check("dot", x, y, got=out)           # -> Result: the figures of `ulpgate check`
+    ulpgate.assert_exact(out, "dot", x, y, ulp_max=4)  # AssertionError with the worst element
+    e = ulpgate.exact("sum", x, fmt="f32")             # correctly rounded, and (hi, lo) exactly
+
+Everything numerical is the C library's (ulpgate._ulpgate: the operation table, the oracle, the
+formats, the bounds, `ulpgate check`'s grading); this package only passes arguments through.
+Inputs: NumPy arrays, PyTorch CPU tensors, anything with the buffer protocol, __dlpack__ or
+__array__; float64 / float32 / float16, bfloat16 and fp8 by dtype name (ml_dtypes, PyTorch)
+or as uint16 / uint8 bit patterns with dtype="bf16" / "e4m3" / "e5m2".
+"""
+from . import _ulpgate
+from ._result import Bound, Result, Worst
+
+__all__ = ["check", "assert_exact", "exact", "ops", "Result", "Bound", "Worst", "Exact",
+           "version"]
+version = _ulpgate.version
+
+# The pytest plugin's hook (pytest_plugin.py): called with (result, passed, label) for every
+# check made while a test runs, to write its row; None outside a test.
+_recorder = None
+# The running test's node id (pytest_plugin.py), for the rerun hint of a failed assertion.
+_current_test = None
+
+
+def ops():
+    """The operations check knows, as dicts (name, doc, inputs, layout, out, sum)."""
+    return _ulpgate.ops()
+
+
+def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, opts):
+    if not isinstance(op, str):
+        raise TypeError("op: an operation's name (%s), not %r"
+                        % (", ".join(o["name"] for o in _ulpgate.ops()), op))
+    unknown = set(opts) - {"depth", "dtype", "oracle", "eps"}
+    if unknown:
+        raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps)"
+                        % ", ".join(sorted(unknown)))
+    return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
+                                 ulp_max=ulp_max, rel_max=rel_max, **opts))
+
+
+def _record(result, passed, name):
+    if _recorder is not None:
+        _recorder(result, passed, name)
+
+
+def check(op, *inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None, name=None,
+          **op_options):
+    """Grade got, a kernel's outputs of op on inputs, against the exact results: the figures of
+    `ulpgate check` (docs/check.md) as a Result.  Limits (ulp_max, rel_max, bound="tree") set
+    result.ok / verdict, never raise: assert_exact raises.  op_options: depth= (the tree
+    bound's depth: n - 1 by default), dtype= ("bf16", "e4m3", "e5m2": what uint16 / uint8
+    arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
+    descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).  name: the row's label in a --ulpgate-report (default: op)."""
+    r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, op_options)
+    _record(r, r.ok, name or op)
+    return r
+
+
+def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None, axis=None,
+                 name=None, **op_options):
+    """Raise AssertionError, with the worst element's lines as `ulpgate check` prints them, when
+    got breaks a limit: ulp_max (ULP of got's format), rel_max, or bound="tree" (the a-priori
+    tree bound at depth=, n - 1 by default).  With no limit, the tree bound is asserted: the
+    class named by bound (default "tree"), for the operations that are sums (sum, dot, gemm,
+    scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm, layernorm) has no
+    a-priori bound and needs ulp_max or rel_max.  Returns the Result when it holds."""
+    if ulp_max is None and rel_max is None and bound is None:
+        bound = "tree"
+    r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, op_options)
+    _record(r, r.ok, name or op)
+    if not r.ok:
+        # the first line is what pytest's short summary shows: the worst element first
+        why = r.verdict[6:] if r.verdict.startswith("FAIL: ") else r.verdict
+        if r.worst is not None:
+            msg = "%s output %d: got %s want %s: %s" % (op, r.worst.index, r.worst.got_bits,
+                                                       r.worst.want_bits, why)
+        else:
+            msg = "%s: %s" % (op, why)
+        if _current_test:
+            msg += "; rerun: pytest '%s'" % _current_test
+        raise AssertionError(msg + "\n" + r.failure)
+    return r
+
+
+class Exact(tuple):
+    """exact()'s answer: (rounded, hi, lo).  rounded: the exact results rounded to nearest in
+    the format asked for (bfloat16 / fp8 as uint16 / uint8 bit patterns); hi, lo: float64 arrays
+    with hi + lo the exact result to about 2^-106 relative (hi = RN64(exact), lo = RN64(exact -
+    hi)), the oracle's record."""
+
+    __slots__ = ()
+
+    def __new__(cls, t):
+        return tuple.__new__(cls, t)
+
+    rounded = property(lambda self: self[0])
+    hi = property(lambda self: self[1])
+    lo = property(lambda self: self[2])
+
+
+def exact(op, *inputs, fmt="f32", axis=None, **op_options):
+    """The exact results of op on inputs, from the oracle: Exact(rounded, hi, lo), arrays of
+    the outputs' shape (as check's got).  fmt: the format to round to ("f64", "f32", "f16",
+    "bf16", "e4m3", "e5m2").  op_options: dtype=, oracle=, eps=."""
+    unknown = set(op_options) - {"dtype", "oracle", "eps"}
+    if unknown:
+        raise TypeError("unknown option(s) %s (exact takes dtype, oracle, eps)"
+                        % ", ".join(sorted(unknown)))
+    return Exact(_ulpgate.exact(op, tuple(inputs), fmt=fmt, axis=axis, **op_options))

@@ -1,0 +1,362 @@
+/*
+ * arrays.c - Python objects in and out of ulpgate._ulpgate (arrays.h): the buffer protocol,
+ * DLPack, __array__, and the dtype names of bfloat16 and fp8.
+ */
+#include "python/ulpgate/_ext/arrays.h"
+
+#include <stdint.h>
+#include <string.h>
+
+// --- DLPack (dlpack.h, the ABI every producer shares: the legacy "dltensor" capsule) ---------
+
+typedef struct { int32_t device_type, device_id; } ug_dl_device;
+typedef struct { uint8_t code, bits; uint16_t lanes; } ug_dl_dtype;
+typedef struct {
+    void *data;
+    ug_dl_device device;
+    int32_t ndim;
+    ug_dl_dtype dtype;
+    int64_t *shape, *strides; /* strides in elements; NULL: C-contiguous */
+    uint64_t byte_offset;
+} ug_dl_tensor;
+typedef struct ug_dl_managed {
+    ug_dl_tensor t;
+    void *manager_ctx;
+    void (*deleter)(struct ug_dl_managed *self);
+} ug_dl_managed;
+
+enum { UG_DL_UINT = 1, UG_DL_FLOAT = 2, UG_DL_BFLOAT = 4, UG_DL_F8_E4M3FN = 10,
+       UG_DL_F8_E5M2 = 12 };
+enum { UG_DL_CPU = 1, UG_DL_CUDA_HOST = 3 };
+
+// --- helpers --------------------------------------------------------------------------------
+
+int ug_py_bits_arg(PyObject *dtype, ug_fmt *bits)
+{
+    *bits = UG_FMT_COUNT;
+    if (!dtype || dtype == Py_None) return 0;
+    const char *s = PyUnicode_Check(dtype) ? PyUnicode_AsUTF8(dtype) : NULL;
+    ug_fmt f = s ? ug_fmt_parse(s) : UG_FMT_COUNT;
+    if (f != UG_BF16 && f != UG_E4M3 && f != UG_E5M2) {
+        PyErr_Format(PyExc_ValueError, "dtype=%R: not 'bf16', 'e4m3' or 'e5m2' (the format that "
+                     "uint16 / uint8 bit patterns hold)", dtype);
+        return -1;
+    }
+    *bits = f;
+    return 0;
+}
+
+const char *ug_py_shape_text(const ug_py_array *a, char *buf, size_t len)
+{
+    size_t k = (size_t)snprintf(buf, len, "(");
+    for (int i = 0; i < a->ndim && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%zu", i ? ", " : "", a->shape[i]);
+    if (k < len) snprintf(buf + k, len - k, a->ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+void ug_py_array_release(ug_py_array *a)
+{
+    if (a->view.obj) PyBuffer_Release(&a->view);
+    Py_CLEAR(a->keep);
+    PyMem_Free(a->copy);
+    a->copy = NULL;
+    a->data = NULL;
+}
+
+static int set_shape(ug_py_array *a, int ndim, const void *shape, bool i64)
+{
+    if (ndim > UG_PY_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "%s: %d dimensions (at most %d)", a->name, ndim,
+                     UG_PY_MAX_DIMS);
+        return -1;
+    }
+    a->ndim = ndim;
+    a->count = 1;
+    for (int i = 0; i < ndim; i++) {
+        a->shape[i] = i64 ? (size_t)((const int64_t *)shape)[i]
+                          : (size_t)((const Py_ssize_t *)shape)[i];
+        a->count *= a->shape[i];
+    }
+    return 0;
+}
+
+/* The element format of integer bit patterns of `bytes` bytes, given bits (dtype=). */
+static int bits_format(ug_py_array *a, size_t bytes, ug_fmt bits, const char *what)
+{
+    if (bits == UG_FMT_COUNT || ug_fmt_bytes(bits) != bytes) {
+        PyErr_Format(PyExc_TypeError, "%s: %s elements: name their format with dtype=%s (bit "
+                     "patterns of %s)", a->name, what, bytes == 2 ? "'bf16'" : "'e4m3' or 'e5m2'",
+                     bytes == 2 ? "bfloat16" : "fp8 E4M3FN or E5M2");
+        return -1;
+    }
+    a->fmt = bits;
+    return 0;
+}
+
+/* A float array under dtype=: dtype names what the uint16 / uint8 arrays of the call hold (as
+ * `ulpgate check --dtype` does for every u2 / u1 file), so a float array is read as it is
+ * (bfloat16 inputs with a binary32 GOT). */
+static int float_with_bits(ug_py_array *a, ug_fmt bits)
+{
+    (void)a;
+    (void)bits;
+    return 0;
+}
+
+// --- the buffer protocol --------------------------------------------------------------------
+
+static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
+{
+    if (PyObject_GetBuffer(obj, &a->view, PyBUF_RECORDS_RO) != 0) return -1;
+    const char *f = a->view.format ? a->view.format : "B";
+    if (*f == '>' || *f == '!') {
+        PyErr_Format(PyExc_ValueError, "%s: big-endian elements (format '%s'): convert to the "
+                     "native byte order first", a->name, f);
+        return -1;
+    }
+    if (*f == '@' || *f == '=' || *f == '<') f++;
+    size_t item = (size_t)a->view.itemsize;
+    int rc = 0;
+    if (!strcmp(f, "d") && item == 8) a->fmt = UG_F64, rc = float_with_bits(a, bits);
+    else if (!strcmp(f, "f") && item == 4) a->fmt = UG_F32, rc = float_with_bits(a, bits);
+    else if (!strcmp(f, "e") && item == 2) a->fmt = UG_F16, rc = float_with_bits(a, bits);
+    else if (!strcmp(f, "H") && item == 2) rc = bits_format(a, 2, bits, "uint16");
+    else if ((!strcmp(f, "B") || !strcmp(f, "b")) && item == 1)
+        rc = bits_format(a, 1, bits, "uint8");
+    else {
+        PyErr_Format(PyExc_TypeError, "%s: element format '%s' is not float64, float32, "
+                     "float16, or uint16 / uint8 bit patterns", a->name, a->view.format);
+        return -1;
+    }
+    if (rc) return -1;
+    if (set_shape(a, a->view.ndim, a->view.shape, false)) return -1;
+    if (PyBuffer_IsContiguous(&a->view, 'C')) {
+        a->data = a->view.buf;
+        return 0;
+    }
+    a->copy = PyMem_Malloc(a->view.len ? (size_t)a->view.len : 1);
+    if (!a->copy) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (PyBuffer_ToContiguous(a->copy, &a->view, a->view.len, 'C') != 0) return -1;
+    a->data = a->copy;
+    return 0;
+}
+
+// --- DLPack ---------------------------------------------------------------------------------
+
+static int from_dlpack(PyObject *obj, ug_fmt bits, ug_py_array *a)
+{
+    PyObject *cap = PyObject_CallMethod(obj, "__dlpack__", NULL);
+    if (!cap) return -1;
+    a->keep = cap; /* the producer's capsule frees the tensor when released unconsumed */
+    ug_dl_managed *m = PyCapsule_GetPointer(cap, "dltensor");
+    if (!m) return -1;
+    const ug_dl_tensor *t = &m->t;
+    if (t->device.device_type != UG_DL_CPU && t->device.device_type != UG_DL_CUDA_HOST) {
+        PyErr_Format(PyExc_ValueError, "%s: a tensor on device type %d: move it to the host "
+                     "first (.cpu(), cupy.asnumpy, jax.device_get)", a->name,
+                     (int)t->device.device_type);
+        return -1;
+    }
+    const ug_dl_dtype d = t->dtype;
+    int rc = 0;
+    if (d.lanes != 1) {
+        PyErr_Format(PyExc_TypeError, "%s: a vector dtype (%d lanes)", a->name, d.lanes);
+        return -1;
+    }
+    if (d.code == UG_DL_FLOAT && d.bits == 64) a->fmt = UG_F64, rc = float_with_bits(a, bits);
+    else if (d.code == UG_DL_FLOAT && d.bits == 32) a->fmt = UG_F32, rc = float_with_bits(a, bits);
+    else if (d.code == UG_DL_FLOAT && d.bits == 16) a->fmt = UG_F16, rc = float_with_bits(a, bits);
+    else if (d.code == UG_DL_BFLOAT && d.bits == 16) a->fmt = UG_BF16, rc = float_with_bits(a, bits);
+    else if (d.code == UG_DL_F8_E4M3FN && d.bits == 8) a->fmt = UG_E4M3, rc = float_with_bits(a, bits);
+    else if (d.code == UG_DL_F8_E5M2 && d.bits == 8) a->fmt = UG_E5M2, rc = float_with_bits(a, bits);
+    else if (d.code == UG_DL_UINT && d.bits == 16) rc = bits_format(a, 2, bits, "uint16");
+    else if (d.code == UG_DL_UINT && d.bits == 8) rc = bits_format(a, 1, bits, "uint8");
+    else {
+        PyErr_Format(PyExc_TypeError, "%s: DLPack dtype code %d, %d bits: not float64, "
+                     "float32, float16, bfloat16, fp8, or uint16 / uint8 bit patterns", a->name,
+                     d.code, d.bits);
+        return -1;
+    }
+    if (rc || set_shape(a, t->ndim, t->shape, true)) return -1;
+    const unsigned char *base = (const unsigned char *)t->data + t->byte_offset;
+    size_t w = ug_fmt_bytes(a->fmt);
+    bool contiguous = true;
+    if (t->strides) {
+        int64_t want = 1;
+        for (int i = t->ndim - 1; i >= 0; i--) {
+            if (t->shape[i] != 1 && t->strides[i] != want) contiguous = false;
+            want *= t->shape[i];
+        }
+    }
+    if (contiguous || a->count == 0) {
+        a->data = base;
+        return 0;
+    }
+    unsigned char *dst = a->copy = PyMem_Malloc(a->count * w);
+    if (!dst) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t e = 0; e < a->count; e++) { /* gather: e's index, digit by digit */
+        size_t rest = e;
+        int64_t off = 0;
+        for (int i = t->ndim - 1; i >= 0; i--) {
+            off += (int64_t)(rest % a->shape[i]) * t->strides[i];
+            rest /= a->shape[i];
+        }
+        memcpy(dst + e * w, base + off * (int64_t)w, w);
+    }
+    a->data = dst;
+    return 0;
+}
+
+// --- dtype names ----------------------------------------------------------------------------
+
+/* The format a dtype's name says (ml_dtypes, PyTorch), or UG_FMT_COUNT. */
+static ug_fmt named_format(PyObject *obj)
+{
+    PyObject *dt = PyObject_GetAttrString(obj, "dtype");
+    if (!dt) {
+        PyErr_Clear();
+        return UG_FMT_COUNT;
+    }
+    PyObject *s = PyObject_Str(dt);
+    Py_DECREF(dt);
+    if (!s) {
+        PyErr_Clear();
+        return UG_FMT_COUNT;
+    }
+    const char *n = PyUnicode_AsUTF8(s);
+    ug_fmt f = UG_FMT_COUNT;
+    if (n) {
+        if (!strncmp(n, "torch.", 6)) n += 6;
+        if (!strcmp(n, "bfloat16")) f = UG_BF16;
+        else if (!strcmp(n, "float8_e4m3fn")) f = UG_E4M3;
+        else if (!strcmp(n, "float8_e5m2")) f = UG_E5M2;
+    }
+    PyErr_Clear();
+    Py_DECREF(s);
+    return f;
+}
+
+int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a)
+{
+    memset(a, 0, sizeof *a);
+    a->name = name;
+    int rc;
+    ug_fmt named = named_format(obj);
+    if (named != UG_FMT_COUNT) { /* bfloat16 / fp8 by name: their bit patterns */
+        if (bits != UG_FMT_COUNT && bits != named) {
+            PyErr_Format(PyExc_TypeError, "%s: its dtype is %s, but dtype=%s was given", name,
+                         ug_fmt_name(named), ug_fmt_name(bits));
+            return -1;
+        }
+        if (PyObject_HasAttrString(obj, "__dlpack__") && !PyObject_CheckBuffer(obj)) {
+            rc = from_dlpack(obj, named, a); /* PyTorch: bfloat16 is a DLPack type */
+            if (rc == 0) return 0;
+            ug_py_array_release(a);
+            memset(a, 0, sizeof *a);
+            a->name = name;
+            PyErr_Clear();
+        }
+        const char *u = ug_fmt_bytes(named) == 2 ? "uint16" : "uint8";
+        PyObject *v = PyObject_CallMethod(obj, "view", "s", u); /* NumPy (ml_dtypes) */
+        if (!v) { /* PyTorch's view takes its own dtype: torch.uint16 / torch.uint8 */
+            PyObject *torch = PyImport_ImportModule("torch");
+            PyObject *dt = torch ? PyObject_GetAttrString(torch, u) : NULL;
+            PyObject *name = PyUnicode_FromString("view");
+            if (dt && name) {
+                PyErr_Clear();
+                v = PyObject_CallMethodObjArgs(obj, name, dt, NULL);
+            }
+            Py_XDECREF(name);
+            Py_XDECREF(dt);
+            Py_XDECREF(torch);
+        }
+        if (v && !PyObject_CheckBuffer(v) && PyObject_HasAttrString(v, "__dlpack__")) {
+            rc = from_dlpack(v, named, a); /* a tensor of the bits */
+            if (a->keep) { /* the capsule keeps the tensor's memory; v is kept with it */
+                PyObject *pair = PyTuple_Pack(2, a->keep, v);
+                Py_DECREF(a->keep);
+                a->keep = pair;
+            }
+            Py_DECREF(v);
+            if (rc) goto fail;
+            return 0;
+        }
+        if (!v) goto fail;
+        rc = from_buffer(v, named, a);
+        a->keep = v;
+        if (rc) goto fail;
+        return 0;
+    }
+    if (PyObject_CheckBuffer(obj)) {
+        if (from_buffer(obj, bits, a)) goto fail;
+        return 0;
+    }
+    if (PyObject_HasAttrString(obj, "__dlpack__")) {
+        if (from_dlpack(obj, bits, a)) goto fail;
+        return 0;
+    }
+    if (PyObject_HasAttrString(obj, "__array__")) {
+        PyObject *arr = PyObject_CallMethod(obj, "__array__", NULL);
+        if (!arr) goto fail;
+        if (!PyObject_CheckBuffer(arr)) {
+            Py_DECREF(arr);
+            PyErr_Format(PyExc_TypeError, "%s: its __array__ gives no buffer", name);
+            goto fail;
+        }
+        rc = from_buffer(arr, bits, a);
+        a->keep = arr;
+        if (rc) goto fail;
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "%s: a %.200s is not an array (no buffer protocol, "
+                 "__dlpack__ or __array__)", name, Py_TYPE(obj)->tp_name);
+fail:
+    ug_py_array_release(a);
+    return -1;
+}
+
+// --- out ------------------------------------------------------------------------------------
+
+PyObject *ug_py_new_array(ug_fmt f, int ndim, const size_t *shape, void **data)
+{
+    size_t count = 1, w = ug_fmt_bytes(f);
+    for (int i = 0; i < ndim; i++) count *= shape[i];
+    PyObject *bytes = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * w));
+    if (!bytes) return NULL;
+    *data = PyByteArray_AS_STRING(bytes);
+    const char *dtype = f == UG_F64 ? "float64" : f == UG_F32 ? "float32" : f == UG_F16 ? "float16"
+                        : w == 2 ? "uint16" : "uint8";
+    PyObject *shp = PyTuple_New(ndim), *out = NULL;
+    if (!shp) goto out;
+    for (int i = 0; i < ndim; i++) PyTuple_SET_ITEM(shp, i, PyLong_FromSize_t(shape[i]));
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (np) { /* numpy.frombuffer(bytes, dtype).reshape(shape): the bytearray stays its base */
+        PyObject *flat = PyObject_CallMethod(np, "frombuffer", "Os", bytes, dtype);
+        Py_DECREF(np);
+        PyObject *name = PyUnicode_FromString("reshape"); /* not CallMethod "O": a tuple
+                                                              would be taken as the args */
+        if (flat && name) out = PyObject_CallMethodObjArgs(flat, name, shp, NULL);
+        Py_XDECREF(name);
+        Py_XDECREF(flat);
+        goto out;
+    }
+    PyErr_Clear();
+    PyObject *mv = PyMemoryView_FromObject(bytes);
+    if (mv) {
+        const char *code = f == UG_F64 ? "d" : f == UG_F32 ? "f" : f == UG_F16 ? "e"
+                           : w == 2 ? "H" : "B";
+        out = PyObject_CallMethod(mv, "cast", "sO", code, shp);
+        Py_DECREF(mv);
+    }
+out:
+    Py_XDECREF(shp);
+    Py_DECREF(bytes);
+    return out;
+}

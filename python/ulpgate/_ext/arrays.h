@@ -1,0 +1,68 @@
+/*
+ * arrays.h - Python objects in and out of the extension ulpgate._ulpgate: what an argument
+ * holds (its format, shape and elements), read in place wherever it can be.
+ *
+ * In (ug_py_array_get), first that applies:
+ *   1. a dtype whose name says bfloat16 or fp8 (ml_dtypes' "bfloat16", "float8_e4m3fn",
+ *      "float8_e5m2"; PyTorch's "torch.bfloat16", ...): its bit patterns, through __dlpack__
+ *      (PyTorch) or .view("uint16") / .view("uint8") (NumPy with ml_dtypes);
+ *   2. the buffer protocol (NumPy, array.array, memoryview): float64 'd', float32 'f',
+ *      float16 'e'; uint16 'H' / uint8 'B' with bits = "bf16" / "e4m3" / "e5m2";
+ *   3. __dlpack__ (PyTorch, JAX, CuPy): a CPU tensor of float64/32/16, bfloat16, or uint16 /
+ *      uint8 bit patterns as above; a tensor on a device is refused (move it to the host);
+ *   4. __array__: what it returns, by 2.
+ * A C-contiguous array is read in place, never copied; a strided one is gathered once into a
+ * contiguous copy.  Errors raise TypeError / ValueError naming the argument ("got: ...").
+ *
+ * Out (ug_py_new_array): a NumPy array when NumPy imports, else a memoryview of that shape.
+ */
+#ifndef UG_PY_ARRAYS_H
+#define UG_PY_ARRAYS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/format.h"
+
+enum { UG_PY_MAX_DIMS = 8 };
+
+typedef struct ug_py_array {
+    const char *name;          /* the argument, for messages: "got", "input 1" */
+    ug_fmt fmt;                /* the elements' format */
+    int ndim;
+    size_t shape[UG_PY_MAX_DIMS];
+    size_t count;              /* elements: the product of shape (1 for a 0-d array) */
+    const void *data;          /* the first element, C order, native byte order */
+    /* what keeps data alive */
+    Py_buffer view;            /* view.obj NULL: none held */
+    PyObject *keep;            /* a DLPack capsule, an __array__ result, a .view() */
+    void *copy;                /* the contiguous copy of a strided buffer (PyMem), or NULL */
+} ug_py_array;
+
+/* The format named by a dtype= argument ("bf16", "e4m3", "e5m2"; NULL or None: none), or
+ * UG_FMT_COUNT; -1 with ValueError set for another name. */
+int ug_py_bits_arg(PyObject *dtype, ug_fmt *bits);
+
+/* obj into a (zeroed first); bits: the format that uint16 / uint8 elements hold, UG_FMT_COUNT
+ * when none was named.  0, or -1 with an exception set (nothing held).  Cost: O(1) for a
+ * contiguous array; one copy of a strided one. */
+int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a);
+void ug_py_array_release(ug_py_array *a);
+
+/* Element i (C order) as a double: exact, every format here is a subset of binary64. */
+static inline double ug_py_array_load(const ug_py_array *a, size_t i)
+{
+    return ug_fmt_load(a->fmt, a->data, i);
+}
+
+/* The shape as text, "(4, 1000)", into buf. */
+const char *ug_py_shape_text(const ug_py_array *a, char *buf, size_t len);
+
+/* A new array of format f (bfloat16 and fp8 as uint16 / uint8 bit patterns) and this shape,
+ * its elements uninitialised; *data points at them (count elements, C order).  A NumPy array
+ * when NumPy imports, else a memoryview.  NULL with an exception set. */
+PyObject *ug_py_new_array(ug_fmt f, int ndim, const size_t *shape, void **data);
+
+#endif

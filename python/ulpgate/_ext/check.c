@@ -1,0 +1,287 @@
+/*
+ * check.c - ulpgate.check / assert_exact / exact: `ulpgate check`'s grading (harness/check/
+ * check.h, the library under the CLI) on arrays in memory.  The arrays are handed over in
+ * place (arrays.c: no copy of a contiguous one); the figures come back as the CLI's own JSON
+ * object (ug_check_json, read by Python's json module: the same keys, the same digits) plus
+ * the correctly rounded count, the sizes, the CLI's table and its failure lines.
+ */
+#include "python/ulpgate/_ext/ext.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "harness/check/check.h"
+
+// --- arguments --------------------------------------------------------------------------------
+
+/* A nonnegative number, or None: -1 ("not given"); -2 with an exception. */
+static double limit_arg(PyObject *o, const char *name)
+{
+    if (!o || o == Py_None) return -1;
+    double v = PyFloat_AsDouble(o);
+    if (v == -1 && PyErr_Occurred()) return -2;
+    if (!(v >= 0)) {
+        PyErr_Format(PyExc_ValueError, "%s=%R: not a nonnegative number", name, o);
+        return -2;
+    }
+    return v;
+}
+
+/* The options common to check and exact; 0, or -1 with an exception. */
+static int opts_args(ug_check_opts *o, const char *op, PyObject *axis, PyObject *depth,
+                     PyObject *eps, const char *oracle)
+{
+    ug_check_opts_init(o);
+    o->op = op;
+    if (axis && axis != Py_None) {
+        long a = PyLong_AsLong(axis);
+        if (a == -1 && PyErr_Occurred()) return -1;
+        o->axis = (int)a;
+    }
+    if ((o->depth = limit_arg(depth, "depth")) == -2) return -1;
+    if (eps && eps != Py_None && (o->eps = PyFloat_AsDouble(eps)) == -1 && PyErr_Occurred())
+        return -1;
+    if (oracle && strcmp(oracle, "fast") && strcmp(oracle, "mpfr")) {
+        PyErr_Format(PyExc_ValueError, "oracle='%s': neither 'fast' nor 'mpfr'", oracle);
+        return -1;
+    }
+    o->mpfr = oracle && !strcmp(oracle, "mpfr");
+    return 0;
+}
+
+typedef struct py_inputs {
+    ug_py_array a[UG_CHECK_MAX_INPUTS];
+    ug_check_array c[UG_CHECK_MAX_INPUTS];
+    int n;
+} py_inputs;
+
+static const char *const input_names[] = {"input 1", "input 2", "input 3"};
+
+static void as_check_array(const ug_py_array *p, ug_check_array *c)
+{
+    memset(c, 0, sizeof *c);
+    c->name = p->name;
+    c->data = p->data;
+    c->fmt = p->fmt;
+    c->ndim = p->ndim;
+    for (int d = 0; d < p->ndim; d++) c->shape[d] = p->shape[d];
+}
+
+static void inputs_release(py_inputs *in)
+{
+    for (int i = 0; i < in->n; i++) ug_py_array_release(&in->a[i]);
+    in->n = 0;
+}
+
+/* The input arrays of a tuple; 0, or -1 with an exception (nothing held). */
+static int inputs_get(PyObject *tuple, ug_fmt bits, py_inputs *in)
+{
+    in->n = 0;
+    Py_ssize_t n = PyTuple_Size(tuple);
+    if (n < 0) return -1;
+    if (n == 0 || n > UG_CHECK_MAX_INPUTS) {
+        PyErr_Format(PyExc_TypeError, "%zd input arrays: an operation takes 1 to %d", n,
+                     UG_CHECK_MAX_INPUTS);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ug_py_array_get(PyTuple_GET_ITEM(tuple, i), bits, input_names[i], &in->a[i])) {
+            inputs_release(in);
+            return -1;
+        }
+        as_check_array(&in->a[i], &in->c[i]);
+        in->n++;
+    }
+    return 0;
+}
+
+/* ug_check_run with the GIL held: the library keeps per-process state (the selected oracle;
+ * the depth of the stand-in kernel of an operation's own bound, check_out.c), so two Python
+ * threads must not grade at once.  oracle="mpfr" selects MPFR for this call only: the fast
+ * oracle is selected again after it (both are exact; the figures are the same). */
+static int run_check(const ug_check_opts *o, const ug_check_array *in, int nin,
+                     const ug_check_array *got, ug_check_result *r, char *err, size_t errlen)
+{
+    int rc = ug_check_run(o, in, nin, got, r, err, errlen);
+    if (o->mpfr) ug_oracle_select(UG_ORACLE_FAST);
+    return rc;
+}
+
+// --- check ------------------------------------------------------------------------------------
+
+/* The result as a dict: the CLI's JSON object, and what only the library's struct holds. */
+static PyObject *result_dict(const ug_check_result *r)
+{
+    ug_buf b = {0};
+    ug_check_json(&b, r);
+    PyObject *json = PyImport_ImportModule("json"), *d = NULL;
+    if (json) d = PyObject_CallMethod(json, "loads", "s", ug_buf_str(&b));
+    Py_XDECREF(json);
+    if (!d) goto out;
+    PyObject *jtext = PyUnicode_FromString(ug_buf_str(&b));
+    b.len = 0;
+    ug_check_table(&b, r);
+    PyObject *text = PyUnicode_FromString(ug_buf_str(&b));
+    b.len = 0;
+    ug_check_failure_text(&b, r);
+    PyObject *fail = PyUnicode_FromString(ug_buf_str(&b));
+    bool gemm = r->op->layout == UG_LAYOUT_MATMUL;
+    PyObject *extra = Py_BuildValue("{s:n,s:n,s:n,s:n,s:O,s:N,s:N,s:N}",
+        "correctly_rounded", (Py_ssize_t)r->correctly_rounded, "m", (Py_ssize_t)(gemm ? r->M : 0),
+        "gemm_n", (Py_ssize_t)(gemm ? r->N : 0), "k", (Py_ssize_t)(gemm ? r->K : 0),
+        "has_bound", r->has_bound ? Py_True : Py_False, "json", jtext, "text", text,
+        "failure", fail);
+    if (!extra || PyDict_Update(d, extra)) Py_CLEAR(d);
+    Py_XDECREF(extra);
+out:
+    ug_buf_free(&b);
+    return d;
+}
+
+/* check(op, inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None, depth=None,
+ *       dtype=None, oracle=None, eps=None) -> dict
+ * ValueError for what `ulpgate check` exits 2 on (its message, naming the array); TypeError
+ * for an argument that is not an array of a format it reads. */
+PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"op", "inputs", "got", "axis", "bound", "ulp_max", "rel_max",
+                             "depth", "dtype", "oracle", "eps", NULL};
+    const char *op, *bound = NULL, *oracle = NULL;
+    PyObject *inputs, *got, *axis = NULL, *ulp = NULL, *rel = NULL, *depth = NULL,
+             *dtype = NULL, *eps = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzO", kwlist, &op, &PyTuple_Type,
+                                     &inputs, &got, &axis, &bound, &ulp, &rel, &depth, &dtype,
+                                     &oracle, &eps))
+        return NULL;
+    ug_check_opts o;
+    ug_fmt bits;
+    if (opts_args(&o, op, axis, depth, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
+    o.bound = bound;
+    if ((o.ulp_max = limit_arg(ulp, "ulp_max")) == -2) return NULL;
+    if ((o.rel_max = limit_arg(rel, "rel_max")) == -2) return NULL;
+    py_inputs in;
+    ug_py_array g;
+    if (inputs_get(inputs, bits, &in)) return NULL;
+    if (ug_py_array_get(got, bits, "got", &g)) {
+        inputs_release(&in);
+        return NULL;
+    }
+    ug_check_array gc;
+    as_check_array(&g, &gc);
+    ug_check_result *r = PyMem_Malloc(sizeof *r);
+    PyObject *res = NULL;
+    char err[1024];
+    int rc;
+    if (!r) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
+    if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
+    else res = result_dict(r);
+out:
+    PyMem_Free(r);
+    ug_py_array_release(&g);
+    inputs_release(&in);
+    return res;
+}
+
+// --- exact -------------------------------------------------------------------------------------
+
+typedef struct exact_out {
+    ug_fmt fmt;
+    void *rounded;
+    double *hi, *lo;
+} exact_out;
+
+static void exact_each(void *ctx, size_t i, const ug_exact *e)
+{
+    exact_out *x = ctx;
+    ug_fmt_store(x->fmt, x->rounded, i, ug_exact_rn(e, x->fmt));
+    x->hi[i] = e->hi;
+    x->lo[i] = e->lo;
+}
+
+/* The outputs' shape of op on these inputs, as check's GOT: a matrix product (batch, M, N); a
+ * vector output the first input's shape; one output per problem () or (batch,). */
+static int out_shape(const ug_op_desc *op, const py_inputs *in, size_t *shape)
+{
+    const ug_py_array *x = &in->a[0];
+    if (op->layout == UG_LAYOUT_MATMUL) {
+        const ug_py_array *y = &in->a[in->n > 1 ? 1 : 0];
+        if (x->ndim < 2 || y->ndim != x->ndim) return 0; /* check names what is wrong */
+        for (int d = 0; d < x->ndim - 1; d++) shape[d] = x->shape[d];
+        shape[x->ndim - 1] = y->shape[y->ndim - 1];
+        return x->ndim;
+    }
+    if (op->out_kind != UG_OUT_SCALAR) {
+        memcpy(shape, x->shape, sizeof(size_t) * (size_t)x->ndim);
+        return x->ndim;
+    }
+    if (x->ndim >= 2) shape[0] = x->shape[0];
+    return x->ndim >= 2 ? 1 : 0;
+}
+
+/* exact(op, inputs, fmt="f32", axis=None, dtype=None, oracle=None, eps=None)
+ *   -> (rounded, hi, lo): every output's exact record from the oracle (through ug_check_run's
+ * each_exact), rounded to nearest in fmt (ug_exact_rn), and hi, lo as float64 arrays. */
+PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"op", "inputs", "fmt", "axis", "dtype", "oracle", "eps", NULL};
+    const char *op, *fmt = "f32", *oracle = NULL;
+    PyObject *inputs, *axis = NULL, *dtype = NULL, *eps = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!|sOOzO", kwlist, &op, &PyTuple_Type, &inputs,
+                                     &fmt, &axis, &dtype, &oracle, &eps))
+        return NULL;
+    ug_check_opts o;
+    ug_fmt bits, f = ug_fmt_parse(fmt);
+    if (f == UG_FMT_COUNT || !ug_fmt_bytes(f))
+        return PyErr_Format(PyExc_ValueError, "fmt='%s': not f64, f32, f16, bf16, e4m3 or e5m2",
+                            fmt);
+    if (opts_args(&o, op, axis, NULL, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
+    const ug_op_desc *d;
+    int nin;
+    char err[1024];
+    if (ug_check_prepare(&o, &d, &nin, err, sizeof err))
+        return PyErr_Format(PyExc_ValueError, "%s", err);
+    py_inputs in;
+    if (inputs_get(inputs, bits, &in)) return NULL;
+    size_t shape[UG_CHECK_MAX_DIMS];
+    int nd = out_shape(d, &in, shape);
+    exact_out x = {.fmt = f};
+    void *hi, *lo;
+    PyObject *rounded = ug_py_new_array(f, nd, shape, &x.rounded);
+    PyObject *ahi = rounded ? ug_py_new_array(UG_F64, nd, shape, &hi) : NULL;
+    PyObject *alo = ahi ? ug_py_new_array(UG_F64, nd, shape, &lo) : NULL;
+    PyObject *res = NULL;
+    ug_check_result *r = PyMem_Malloc(sizeof *r);
+    size_t count = 1;
+    for (int i = 0; i < nd; i++) count *= shape[i];
+    /* GOT: zeros in a format the operation grades (nrm2's bound is binary32's) */
+    double *got = PyMem_Calloc(count ? count : 1, sizeof(double));
+    if (!alo || !r || !got) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto out;
+    }
+    x.hi = hi;
+    x.lo = lo;
+    o.each_exact = exact_each;
+    o.each_ctx = &x;
+    ug_check_array gc = {.name = "the outputs", .data = got,
+                         .fmt = d->bound ? UG_F32 : UG_F64, .ndim = nd};
+    memcpy(gc.shape, shape, sizeof(size_t) * (size_t)nd);
+    int rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
+    if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
+    else res = PyTuple_Pack(3, rounded, ahi, alo);
+out:
+    PyMem_Free(got);
+    PyMem_Free(r);
+    Py_XDECREF(rounded);
+    Py_XDECREF(ahi);
+    Py_XDECREF(alo);
+    inputs_release(&in);
+    return res;
+}

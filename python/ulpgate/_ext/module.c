@@ -1,0 +1,134 @@
+/*
+ * module.c - the extension module ulpgate._ulpgate: its functions and types, and where it finds
+ * ulpgate's data (the corpus): <package>/share/ulpgate in an installed package, the source tree
+ * in a build tree (the build root's ulpgate-data-dir file), unless ULPGATE_DATA_DIR says.
+ */
+#define _GNU_SOURCE
+#include "python/ulpgate/_ext/ext.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ug_config.h"
+
+// --- the data folder ------------------------------------------------------------------------
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ULPGATE_DATA_DIR for base/datadir.h, from where this module's file lies, when not set. */
+static void find_data_dir(void)
+{
+    Dl_info info;
+    if (getenv("ULPGATE_DATA_DIR") || !dladdr((void *)find_data_dir, &info) || !info.dli_fname)
+        return;
+    char dir[4096], p[4200];
+    snprintf(dir, sizeof dir, "%s", info.dli_fname);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return;
+    *slash = 0;
+    snprintf(p, sizeof p, "%s/share/ulpgate", dir); /* installed: <package>/share/ulpgate */
+    if (is_dir(p)) {
+        setenv("ULPGATE_DATA_DIR", p, 0);
+        return;
+    }
+    snprintf(p, sizeof p, "%s/../../ulpgate-data-dir", dir); /* build/python/ulpgate/ */
+    FILE *f = fopen(p, "r");
+    if (!f) return;
+    char src[4096];
+    if (fgets(src, sizeof src, f)) {
+        src[strcspn(src, "\n")] = 0;
+        if (is_dir(src)) setenv("ULPGATE_DATA_DIR", src, 0);
+    }
+    fclose(f);
+}
+
+// --- the operation table ----------------------------------------------------------------------
+
+/* ops() -> list of dicts, one per operation: name, doc, inputs (the arrays check takes),
+ * roles, layout ("vectors" / "matmul"), out ("scalar", "vector", "matrix"), sum (its exact
+ * result is a correctly rounded sum of terms: a tree bound applies). */
+static PyObject *py_ops(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out && i < ug_op_count(); i++) {
+        const ug_op_desc *d = ug_op_at(i);
+        static const char *kinds[] = {"scalar", "vector", "matrix"};
+        int inputs = d->arity == 1 ? 1 : 1 + ug_op_in_width(d, 1);
+        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O}", "name", d->name, "doc",
+                                    d->doc ? d->doc : "", "inputs", inputs, "roles",
+                                    d->roles[1] ? d->roles[1] : "", "x", d->roles[0],
+                                    "layout", d->layout == UG_LAYOUT_MATMUL ? "matmul" : "vectors",
+                                    "out", kinds[d->out_kind], "sum",
+                                    d->exact_is_sum ? Py_True : Py_False);
+        if (!o || PyList_Append(out, o)) Py_CLEAR(out);
+        Py_XDECREF(o);
+    }
+    return out;
+}
+
+/* describe(obj, dtype=None) -> (format name, shape): how an argument is read (arrays.h). */
+static PyObject *py_describe(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"obj", "dtype", NULL};
+    PyObject *obj, *dtype = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &obj, &dtype)) return NULL;
+    ug_fmt bits;
+    ug_py_array a;
+    if (ug_py_bits_arg(dtype, &bits) || ug_py_array_get(obj, bits, "obj", &a)) return NULL;
+    PyObject *shape = PyTuple_New(a.ndim);
+    for (int i = 0; shape && i < a.ndim; i++)
+        PyTuple_SET_ITEM(shape, i, PyLong_FromSize_t(a.shape[i]));
+    PyObject *res = shape ? Py_BuildValue("(sNO)", ug_fmt_name(a.fmt), shape,
+                                          a.copy ? Py_True : Py_False)
+                          : NULL;
+    ug_py_array_release(&a);
+    return res;
+}
+
+static PyMethodDef methods[] = {
+    {"ops", py_ops, METH_NOARGS, "ops() -> the operations, as dicts"},
+    {"describe", (PyCFunction)(void (*)(void))py_describe, METH_VARARGS | METH_KEYWORDS,
+     "describe(obj, dtype=None) -> (format, shape, copied): how an array argument is read"},
+    {"draw", (PyCFunction)(void (*)(void))ug_py_draw, METH_VARARGS | METH_KEYWORDS,
+     "draw(op, kind, p1=0, p2=1, n=, m=, k=, batch=0, order=None, alternate=False, "
+     "special_rate=0, specials=None, fmt='f32', seed=0x5eed, trial=0, label='python') -> arrays"},
+    {"corpus", ug_py_corpus, METH_VARARGS, "corpus(dirs=()) -> [(unit name, path)]"},
+    {"corpus_load", ug_py_corpus_load, METH_VARARGS, "corpus_load(path, name=\"\") -> (info, arrays)"},
+    {"check", (PyCFunction)(void (*)(void))ug_py_check, METH_VARARGS | METH_KEYWORDS,
+     "check(op, inputs, got, ...) -> dict of the figures of `ulpgate check --json`"},
+    {"exact", (PyCFunction)(void (*)(void))ug_py_exact, METH_VARARGS | METH_KEYWORDS,
+     "exact(op, inputs, fmt=None, ...) -> (rounded, hi, lo)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "ulpgate._ulpgate",
+    "ulpgate's C library for Python: grading (check, exact), inputs (draw, corpus), reports "
+    "(Report).  Use the package ulpgate (docs/python.md).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__ulpgate(void)
+{
+    find_data_dir();
+    if (PyType_Ready(&ug_py_report_type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&ug_py_report_type);
+    if (PyModule_AddObject(m, "Report", (PyObject *)&ug_py_report_type) < 0 ||
+        PyModule_AddStringConstant(m, "version", UG_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

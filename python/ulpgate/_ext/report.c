@@ -1,0 +1,184 @@
+/*
+ * report.c - ulpgate._ulpgate.Report: the results.json of a Python test session (the pytest
+ * plugin's --ulpgate-report DIR), written by the library's own writer (harness/run/
+ * report_write.c: the meta block, then harness/results/results_write.c's format), so that
+ * `ulpgate compare` and `ulpgate baseline` read it as they read a run's.
+ *
+ * A row per check: case = the test's node id (spaces as '_'), kernel = "<label>@python" (the
+ * label: the check's name=, else its operation), dist "data", n = the terms behind an output
+ * (a GEMM's M, N, K), one trial, the check's figures (ulp_max, ulp_mean, rel_max, the ratio to
+ * the a-priori bound, the correctly rounded count), status pass or fail.  The check's outputs
+ * are its inputs' business: the row says "deterministic" (the same data gives the same bits),
+ * so the gate judges every figure exactly.
+ */
+#include "python/ulpgate/_ext/ext.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "harness/results/results.h"
+#include "harness/run/run.h"
+
+typedef struct {
+    PyObject_HEAD
+    ug_results res;
+    char dir[4096];
+} ug_py_report;
+
+static int report_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    ug_py_report *r = (ug_py_report *)self;
+    static char *kwlist[] = {"dir", NULL};
+    const char *dir;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s", kwlist, &dir)) return -1;
+    if (strlen(dir) >= sizeof r->dir) {
+        PyErr_Format(PyExc_ValueError, "report dir: path too long");
+        return -1;
+    }
+    ug_results_free(&r->res);
+    memset(&r->res, 0, sizeof r->res);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    return 0;
+}
+
+static void report_dealloc(PyObject *self)
+{
+    ug_results_free(&((ug_py_report *)self)->res);
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* A number of the figures dict (None: +inf, as the JSON's null "vacuous"); -1 with an error. */
+static int fig(PyObject *d, const char *key, double *v)
+{
+    const char *dot = strchr(key, '.');
+    if (dot) { /* "bound.ratio_max": a member of a nested dict */
+        char outer[32];
+        snprintf(outer, sizeof outer, "%.*s", (int)(dot - key), key);
+        d = PyDict_GetItemString(d, outer);
+        key = dot + 1;
+        if (!d || !PyDict_Check(d)) {
+            PyErr_Format(PyExc_KeyError, "Report.add: the figures have no '%s' dict", outer);
+            return -1;
+        }
+    }
+    PyObject *o = PyDict_GetItemString(d, key);
+    if (!o) {
+        PyErr_Format(PyExc_KeyError, "Report.add: the figures have no '%s'", key);
+        return -1;
+    }
+    *v = o == Py_None ? INFINITY : PyFloat_AsDouble(o);
+    return *v == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* add(case, label, figures, passed, note="", unit_seconds=0.0): one row.  figures: the dict
+ * of a Result (op, n, m, gemm_n, k, outputs, ulp_max, ulp_mean, rel_max, bound.ratio_max,
+ * correctly_rounded). */
+static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
+{
+    ug_py_report *r = (ug_py_report *)self;
+    static char *kwlist[] = {"case", "label", "figures", "passed", "note", "seconds", NULL};
+    const char *cs, *label, *note = "";
+    PyObject *figs;
+    int passed;
+    double secs = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!p|sd", kwlist, &cs, &label, &PyDict_Type,
+                                     &figs, &passed, &note, &secs))
+        return NULL;
+    ug_row *row = PyMem_Calloc(1, sizeof *row);
+    if (!row) return PyErr_NoMemory();
+    double op_n = 0, m = 0, gn = 0, k = 0, outs = 0, cr = 0;
+    PyObject *op = PyDict_GetItemString(figs, "op");
+    if (!op || !PyUnicode_Check(op)) {
+        PyMem_Free(row);
+        return PyErr_Format(PyExc_KeyError, "Report.add: the figures have no 'op'");
+    }
+    if (fig(figs, "n", &op_n) || fig(figs, "outputs", &outs) || fig(figs, "ulp_max", &row->ulp_max) ||
+        fig(figs, "ulp_mean", &row->ulp_mean) || fig(figs, "rel_max", &row->rel_max) ||
+        fig(figs, "bound.ratio_max", &row->bound_ratio_max) || fig(figs, "correctly_rounded", &cr) ||
+        fig(figs, "m", &m) || fig(figs, "gemm_n", &gn) || fig(figs, "k", &k)) {
+        PyMem_Free(row);
+        return NULL;
+    }
+    snprintf(row->case_name, sizeof row->case_name, "%s", cs);
+    for (char *p = row->case_name; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '\n') *p = '_';
+    snprintf(row->kernel_name, sizeof row->kernel_name, "%s", label);
+    for (char *p = row->kernel_name; *p; p++)
+        if (*p == ' ' || *p == '@') *p = '_';
+    snprintf(row->variant, sizeof row->variant, "python");
+    snprintf(row->kernel, sizeof row->kernel, "%s@python", row->kernel_name);
+    snprintf(row->op, sizeof row->op, "%s", PyUnicode_AsUTF8(op));
+    snprintf(row->backend, sizeof row->backend, "cpu");
+    snprintf(row->device, sizeof row->device, "cpu");
+    snprintf(row->dist, sizeof row->dist, "data");
+    snprintf(row->bound_class, sizeof row->bound_class, "tree");
+    snprintf(row->note, sizeof row->note, "%s", note);
+    row->status = passed ? UG_ST_PASS : UG_ST_FAIL;
+    row->failures = !passed;
+    row->measured = true;
+    row->deterministic = true;
+    row->seed = 0x5eed;
+    row->trials = 1;
+    row->n = (size_t)op_n;
+    row->m = (size_t)m;
+    row->gemm_n = (size_t)gn;
+    row->k = (size_t)k;
+    if (row->m) row->n = row->m; /* a GEMM's row: n is M (row_fields.h) */
+    row->elements = row->count = (size_t)outs;
+    row->correctly_rounded = (size_t)cr;
+    ug_row_make_id(row);
+    snprintf(row->point, sizeof row->point, "%.*s", (int)sizeof row->point - 1, row->id);
+    ug_results_add(&r->res, row);
+    ug_results_add_unit(&r->res, row->case_name, secs);
+    PyMem_Free(row);
+    Py_RETURN_NONE;
+}
+
+/* write(command="pytest") -> path of DIR/results.json, written atomically. */
+static PyObject *report_write(PyObject *self, PyObject *args)
+{
+    ug_py_report *r = (ug_py_report *)self;
+    const char *command = "pytest";
+    if (!PyArg_ParseTuple(args, "|s", &command)) return NULL;
+    ug_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.report_dir = r->dir;
+    opt.seed = 0x5eed;
+    opt.oracle = UG_ORACLE_FAST;
+    opt.trial = -1;
+    char *argv[] = {(char *)command, NULL};
+    int rc = ug_report_write(&opt, &r->res, 1, argv); /* the GIL held: add() may not race */
+    if (rc != 0) return PyErr_Format(PyExc_OSError, "cannot write %s/results.json", r->dir);
+    return PyUnicode_FromFormat("%s/results.json", r->dir);
+}
+
+static PyObject *report_len(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSize_t(((ug_py_report *)self)->res.count);
+}
+
+static PyMethodDef report_methods[] = {
+    {"add", (PyCFunction)(void (*)(void))report_add, METH_VARARGS | METH_KEYWORDS,
+     "add(case, label, figures, passed, note='', seconds=0.0): one row of a check"},
+    {"write", report_write, METH_VARARGS, "write(command='pytest') -> DIR/results.json"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef report_getset[] = {
+    {"rows", report_len, NULL, "rows added", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject ug_py_report_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ulpgate._ulpgate.Report",
+    .tp_basicsize = sizeof(ug_py_report),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Report(dir): the rows of a Python test session, written as DIR/results.json",
+    .tp_new = PyType_GenericNew,
+    .tp_init = report_init,
+    .tp_dealloc = report_dealloc,
+    .tp_methods = report_methods,
+    .tp_getset = report_getset,
+};

@@ -1,0 +1,81 @@
+"""The Result of ulpgate.check: the figures of `ulpgate check --json`, computed by the C library
+(ulpgate._ulpgate.check) and only held here."""
+
+
+class Bound:
+    """The a-priori bound applied: class ("tree"), depth, gamma (None: vacuous) and ratio_max,
+    the largest error / bound over every output (above 1: the bound is broken)."""
+
+    __slots__ = ("cls", "depth", "gamma", "ratio_max")
+
+    def __init__(self, d):
+        self.cls = d["class"]
+        self.depth = d["depth"]
+        self.gamma = d["gamma"]
+        self.ratio_max = d["ratio_max"]
+
+    @property
+    def vacuous(self):
+        return self.gamma is None
+
+    def __repr__(self):
+        return "Bound(%s, depth=%s, gamma=%r, ratio_max=%r)" % (
+            self.cls, self.depth, self.gamma, self.ratio_max)
+
+
+class Worst:
+    """The output of the largest ULP error: index (C order over got), got / want / exact as
+    hex-floats, got_bits / want_bits (the stored encodings), ulp, rel, ratio."""
+
+    __slots__ = ("index", "got", "want", "exact", "got_bits", "want_bits", "ulp", "rel", "ratio",
+                 "row", "column")
+
+    def __init__(self, d):
+        for k in self.__slots__:
+            setattr(self, k, d.get(k))
+
+    def __repr__(self):
+        return "Worst(index=%s, got=%s (%s), want=%s (%s), exact~%s, ulp=%r)" % (
+            self.index, self.got_bits, self.got, self.want_bits, self.want, self.exact, self.ulp)
+
+
+class Result:
+    """What ulpgate.check measured: every figure of `ulpgate check --json` (docs/check.md).
+
+    op, batch, outputs, n, m, gemm_n, k, in_fmt (list), out_fmt, oracle, ulp_max, ulp_mean,
+    rel_max (None: infinite), specials, correctly_rounded, bound (Bound), worst (Worst, None for
+    no outputs), rtol / atol (the tolerance for torch.testing.assert_close that the bound
+    justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
+    table) and failure (the CLI's worst-element lines).  str(result) is the CLI's table."""
+
+    def __init__(self, d):
+        self._d = d
+        for k in ("op", "batch", "outputs", "n", "m", "gemm_n", "k", "in_fmt", "out_fmt",
+                  "oracle", "ulp_max", "ulp_mean", "rel_max", "specials", "correctly_rounded",
+                  "verdict", "text", "failure"):
+            setattr(self, k, d.get(k))
+        self.bound = Bound(d["bound"]) if d.get("bound") else None
+        self.worst = Worst(d["worst"]) if d.get("worst") else None
+        tol = d.get("tolerance")
+        self.rtol = tol["rtol"] if tol else None
+        self.atol = tol["atol"] if tol else None
+        self.ok = bool(d["pass"])
+
+    @property
+    def figures(self):
+        """The figures as one dict (the JSON's keys; what the pytest plugin's rows record)."""
+        return dict(self._d)
+
+    @property
+    def ratio_max(self):
+        return self.bound.ratio_max if self.bound else None
+
+    def __bool__(self):
+        return self.ok
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return "<ulpgate.Result %s: %d outputs, ulp_max %r, %s>" % (
+            self.op, self.outputs, self.ulp_max, self.verdict)
