@@ -482,8 +482,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         ug_exact *e = ug_xmalloc(r->per * sizeof *e);
         for (size_t b = 0; b < r->batch; b++) {
             check_exact(&in, r, b, buf, e);
-            for (size_t j = 0; j < r->per; j++)
-            {
+            for (size_t j = 0; j < r->per; j++) {
                 ug_check_add(r, b * r->per + j, &e[j], ug_check_load(got, b * r->per + j));
                 if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
             }
