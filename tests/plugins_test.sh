@@ -1,13 +1,16 @@
 #!/bin/bash
-# plugins_test.sh ULPGATE PLUGIN_DIR - kernels ulpgate's authors did not write (issue 33), built
+# plugins_test.sh ULPGATE PLUGIN_DIR SRC - kernels ulpgate's authors did not write (issue 33), built
 # as plugins against the public header alone (tests/plugins/*.c, shared modules of
 # tests/meson.build):
 #   - the correct kernels of each bound class pass a default `run --no-builtin` with no xfail
 #     file: every suite, the corpus's stronger checks reported as information;
-#   - each wrong kernel (tests/plugins/wrong_kernels.c) fails, its point naming it and why.
+#   - each wrong kernel (tests/plugins/wrong_kernels.c) fails, its point naming it and why;
+#   - the plugin of docs/your-own-kernel.md, as printed, compiles without a warning under
+#     -Wall -Wextra.
 # TAP on stdout.
 ug=$1
 dir=$2
+src=$3
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
 
@@ -50,4 +53,10 @@ check "a serial sum claiming a tree depth ceil(log2 n) + 1 breaches its bound at
   'bad bad_shallow_serial --filter "corpus/order_round_up_staircase_*"; [ "$(rc)" = 1 ] &&
    grep -q "^not ok .* corpus/order_round_up_staircase_16 bad_shallow_serial@default n=16" "$tmp/out" &&
    grep -q "^not ok .* corpus/order_round_up_staircase_64 bad_shallow_serial@default n=64" "$tmp/out"'
+
+# ---- the quick start's plugin, as printed -------------------------------------------------------
+python3 -c 'import re, sys; print(re.search(r"```c\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1))' \
+  "$src/docs/your-own-kernel.md" >"$tmp/snippet.c"
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$src/include" "$tmp/snippet.c" >"$tmp/out" 2>"$tmp/err"
+check "the plugin printed in docs/your-own-kernel.md compiles under -Wall -Wextra -Werror" '[ $? = 0 ]'
 tap_end

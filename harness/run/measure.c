@@ -459,14 +459,20 @@ static int ug_run_trial(ug_t *t, ug_result *r, int i, void *out, int reps, doubl
     return ug_run_trial_side(t, r, i, out, reps, ms, UG_FENCE_END);
 }
 
+/* A run of a CPU kernel shorter than this is cheap: its point reruns three trials for
+ * determinism; a longer one (2^25 terms sorted: 0.5 s) reruns one, the suite's many cheap
+ * points doing the rest. */
+#define UG_RERUN_CHEAP_MS 20.0
+
 /* A CPU kernel that declares itself deterministic runs a sample of the trials again (the
- * first twice, and the last when there are more), after the other trials' calls, in fresh buffers
+ * first twice, and the last when there are more; the first once when one run_ms, its longest
+ * trial, is not cheap), after the other trials' calls, in fresh buffers
  * fenced on the other side (UG_FENCE_START: one element before either buffer faults): the
  * output must be the first run's, bit for bit, else the point fails naming both results.  A
  * kernel keeping state between calls (a call counter, a cache of the last input's address)
  * shows here.  Returns 0, or -1 after recording the failure (the figures stay the first
- * runs').  Cost: up to three more runs. */
-static int ug_measure_determinism(ug_t *t, ug_result *r)
+ * runs').  Cost: one to three more runs. */
+static int ug_measure_determinism(ug_t *t, ug_result *r, double run_ms)
 {
     const ug_kernel *k = r->kernel;
     if (k->backend != UG_CPU || k->nondeterministic || !r->out) return 0;
@@ -475,7 +481,8 @@ static int ug_measure_determinism(ug_t *t, ug_result *r)
     /* trial 0 twice in a row (a state that flips on every call shows in one of them, whatever
      * the parity of the calls before), then the last trial */
     int sample[3] = {0, 0, r->trials - 1}, rc = 0;
-    for (int s = 0; s < (r->trials > 1 ? 3 : 2) && rc == 0; s++) {
+    int reruns = run_ms > UG_RERUN_CHEAP_MS ? 1 : r->trials > 1 ? 3 : 2;
+    for (int s = 0; s < reruns && rc == 0; s++) {
         int i = sample[s];
         double ms;
         if (ug_run_trial_side(t, r, i, again, 0, &ms, UG_FENCE_START) != 0) {
@@ -561,7 +568,12 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     }
     free(seen);
     if (k->nondeterministic) r->repeats = repeats_max;
-    if (rc == 0) ug_measure_determinism(t, r); /* a difference fails the point, figures kept */
+    if (rc == 0) { /* a difference fails the point, the figures kept */
+        double longest = 0;
+        for (int i = 0; i < r->trials; i++)
+            if (times[i] > longest) longest = times[i];
+        ug_measure_determinism(t, r, longest);
+    }
     r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
     r->rel_mean = r->count ? sums.rel / (double)r->count : 0;
     r->bound_ratio_mean = r->count ? sums.ratio / (double)r->count : 0;
