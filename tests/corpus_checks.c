@@ -282,6 +282,13 @@ UG_CASE(corpus_checks, hand_made_xfails_match_the_simulated_orders)
             k.variant = "default";
             snprintf(k.id, sizeof k.id, "%s@default", names[j]);
             if (!ug_corpus_selects(f, &k)) continue;
+            /* partial sums beyond binary32's range under a finite RN(s): out of range, a skip for
+             * a binary32 accumulator (harness/run/measure_fmt.c), no check runs */
+            ug_exact ex;
+            ug_exact_sum_f32(f->x, f->n, &ex);
+            if (!strstr(names[j], "f64acc") && ex.cls == UG_X_FINITE && isfinite(ex.rn) &&
+                ex.sum_abs > 0x1.fffffep+127)
+                continue;
             float got;
             unsigned depth;
             UG_ASSERT(ug_sim_sum(names[j], f->x, f->n, &got, &depth));

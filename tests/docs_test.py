@@ -185,6 +185,26 @@ def doc_files(src):
     return files
 
 
+COUNTS = re.compile(r'\d+ passed, \d+ failed, \d+ skipped(, \d+ failed as expected)?')
+
+
+def printed_counts(src, f, outputs):
+    """A test point: every count of test points a doc prints ("270 passed, 0 failed, 48
+    skipped", in a block or in prose) is one its own commands print when run here (outputs:
+    their output; None when they run elsewhere: then the doc may print none).  Figures that
+    drift with the suites are not written down (issue 33)."""
+    text = open(os.path.join(src, f), encoding='utf-8').read()
+    bad = []
+    for m in COUNTS.finditer(text):
+        line = text.count('\n', 0, m.start()) + 1
+        if outputs is None:
+            bad.append('%s:%d: prints "%s", and its commands do not run here (%s)'
+                       % (f, line, m.group(0), RUN_ELSEWHERE[f]))
+        elif not any(m.group(0) in o for o in outputs):
+            bad.append('%s:%d: prints "%s", which none of its commands printed' % (f, line, m.group(0)))
+    return (not bad, '%s: the counts it prints are what its commands print' % f, '', bad)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.stderr.write('usage: docs_test.py SOURCE_ROOT BUILD_DIR [DOC ...]\n')
@@ -239,7 +259,9 @@ def main():
     for f in files:
         if f in RUN_ELSEWHERE:
             points.append((True, '%s: its commands' % f, 'SKIP ' + RUN_ELSEWHERE[f], []))
+            points.append(printed_counts(src, f, None))
             continue
+        outputs = []
         for line, info, body in blocks(os.path.join(src, f)):
             try:
                 lang, skip, allowed, targs = parse_info(info)
@@ -309,6 +331,8 @@ def main():
             if not ok:
                 diag += ['output (last 40 lines):'] + out.rstrip().split('\n')[-40:]
             points.append((ok, name, '', diag))
+            outputs.append(out)
+        points.append(printed_counts(src, f, outputs))
 
     print('TAP version 13')
     print('1..%d' % len(points))

@@ -23,8 +23,7 @@ ndev=$("$ug" devices 2>/dev/null | head -n 1)
 if [ "${ndev:-0}" = 0 ]; then
   ok "# SKIP no CUDA device: the plugin's run needs a GPU"
 else
-  run run --tap --plugin "$tmp/b/libgemmkernels.so" --no-builtin \
-    --xfail "$src/examples/cuda_gemm_plugin/xfail.txt" --report "$tmp/report"
+  run run --tap --plugin "$tmp/b/libgemmkernels.so" --no-builtin --report "$tmp/report"
   check "on the GPU: the suites measure my_gemm@default and it passes (exit 0)" \
     '[ "$(rc)" = 0 ] && grep "^ok .* my_gemm@default" "$tmp/out" | grep -qv "# SKIP"'
 fi

@@ -284,6 +284,16 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_hunt_score final;
     double t0 = ug_now_s();
     ug_hunt_shrink(&q, &sx, &sy, &br, &evals, &final);
+    if (final.unstable) { /* a file would not reproduce: the nondeterminism is the finding */
+        printf("shrink   stopped: %s declares itself deterministic, but one input evaluated "
+               "twice gave bound ratio %.17g, %.17g ulp, then bound ratio %.17g, %.17g ulp: "
+               "not deterministic; nothing written (a breach it found would not reproduce)\n",
+               o.k->id, final.ratio, final.ulp, final.again_ratio, final.again_ulp);
+        free(sx);
+        free(sy);
+        ug_hunt_result_free(&search);
+        return 1;
+    }
     ug_shape qs = ug_hunt_shape(&q);
     size_t before = (size_t)ug_op_work(d, &sh), after = (size_t)ug_op_work(d, &qs);
     char now[64] = "", dims[64];

@@ -133,6 +133,13 @@ static int ug_corpus_check_line(ug_corpus_file *f, const ug_values_header *h)
                                   name, limit);
         snprintf(c->text, sizeof c->text, "%s %s", name, limit);
     }
+    if (strncmp(v, "for=", 4) == 0) { /* the kernels or classes it is for */
+        char globs[256];
+        ug_word(&v, globs, sizeof globs);
+        if (!globs[4])
+            return ug_corpus_fail(f, h->line, "check %s: for= names no kernel or class", c->text);
+        snprintf(c->for_globs, sizeof c->for_globs, "%s", globs + 4);
+    }
     snprintf(c->reason, sizeof c->reason, "%s", v);
     f->n_checks++;
     return 0;

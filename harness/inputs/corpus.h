@@ -9,9 +9,13 @@
  *                                   command line and seed)
  *   # kernels: * !reduce_atomic*    globs of the kernels to run (name or name@variant; '!'
  *                                   excludes); default every kernel of the op
- *   # check: ulp_max 1 REASON       a check on every kernel's point (repeatable): ulp_max,
- *                                   ulp_mean, rel_max, rel_mean, abs_max, bound_ratio_max with a
- *                                   limit, or correctly_rounded; free text after it is its reason
+ *   # check: ulp_max 1 REASON       a check (repeatable): ulp_max, ulp_mean, rel_max, rel_mean,
+ *                                   abs_max, bound_ratio_max with a limit, or correctly_rounded;
+ *                                   then optionally for=GLOB,class:NAME,... (the kernels it is
+ *                                   for); free text after it is its reason.  A check stronger
+ *                                   than a kernel's bound class on the file's input is asserted
+ *                                   only on the kernels it names (for=, or an xfail line), else
+ *                                   reported as information (harness/run/corpus_run.c)
  *   # xfail: serial_f32 REASON      a strict expected failure of the kernels the glob matches,
  *                                   with its reason (required); a pass is reported (XPASS)
  *   # format: bf16                  the format of the values (f32 default, f16, bf16, e4m3,
@@ -54,6 +58,9 @@ typedef struct ug_corpus_check {
     bool is_cr;
     double limit;
     char text[128];    /* as written: "ulp_max 1" */
+    char for_globs[256]; /* "for=GLOB,...": the kernels (globs) or bound classes ("class:tree")
+                            it is for beyond those its class implies it of (corpus_run.c);
+                            "" when it names none */
     char reason[256];
     size_t line;
 } ug_corpus_check;

@@ -5,6 +5,7 @@
  * run on.  The file is read here, when its unit runs, one step at a time (corpus.h): nothing
  * of it was read at discovery.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,13 +87,155 @@ static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
     }
 }
 
-/* The file's checks on one measurement, and the implicit bound check. */
-static void ug_corpus_checks(ug_t *t, const ug_corpus_file *f, const ug_result *r)
+// ---- class-aware checks ----------------------------------------------------------------------
+
+/* The largest error check c allows at an output whose exact value is x, a result of format fmt
+ * (0 for correctly_rounded: only RN(s) itself). */
+static double ug_check_allows(const ug_corpus_check *c, const ug_exact *x, ug_fmt fmt)
 {
-    bool own_ratio = false;
+    if (c->is_cr) return 0;
+    switch (c->metric) {
+    case UG_M_ULP_MAX:
+    case UG_M_ULP_MEAN: return c->limit * ug_fmt_ulp(fmt, ug_exact_rn(x, fmt));
+    case UG_M_REL_MAX:
+    case UG_M_REL_MEAN: return c->limit * fabs(x->hi);
+    case UG_M_ABS_MAX: return c->limit;
+    case UG_M_RATIO_MAX: return INFINITY;
+    }
+    return 0;
+}
+
+/* How far check c is beyond what kernel k's a-priori bound guarantees on the outputs of r:
+ * the largest bound / allowed error over the outputs (<= 1: the class implies the check; a
+ * kernel within its bound meets it).  An output whose exact value is NaN or infinite implies
+ * every check (only that special is within any bound).  correctly_rounded is implied where the
+ * bound is 0, or below half an ulp of an exactly representable s (then RN(s) is the one number
+ * of the format within the bound; an exact zero's sign is IEEE 754's in every order of
+ * round-to-nearest additions, +0 unless every term is -0).  O(outputs). */
+static double ug_check_excess(const ug_corpus_check *c, const ug_result *r, const ug_input *in)
+{
+    const ug_kernel *k = r->kernel;
+    if (!c->is_cr && c->metric == UG_M_RATIO_MAX) return 0;
+    ug_fmt fmt = k->out_fmt;
+    const ug_op_desc *d = ug_input_op(in);
+    ug_shape shape = ug_input_shape(in);
+    double excess = 0;
+    for (int i = 0; i < in->trials; i++)
+        for (size_t e = 0; e < r->elements; e++) {
+            const ug_exact *x = &in->exact[i][e];
+            if (x->cls != UG_X_FINITE) continue;
+            size_t nterms = ug_op_terms_at(d, &shape, e);
+            double b = k->bound == UG_BOUND_NONE ? INFINITY
+                       : ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
+            if (isfinite(b)) b += ug_kernel_bound_underflow(k, nterms, r->operand_max);
+            if (!(b == b)) b = INFINITY;
+            double rn = ug_exact_rn(x, fmt), allows = ug_check_allows(c, x, fmt), q;
+            if (c->is_cr) {
+                bool representable = x->lo == 0 && rn == x->hi;
+                q = b == 0 ? 0 : representable ? b / (0.5 * ug_fmt_ulp(fmt, rn)) : INFINITY;
+                if (q == 1) q = nextafter(1, 2); /* below half an ulp, strictly */
+            } else {
+                q = b == 0 ? 0 : allows > 0 ? b / allows : INFINITY;
+            }
+            if (!(q <= excess)) excess = q;
+        }
+    return excess;
+}
+
+/* Whether check c names kernel k: a glob of its for= list, or "class:NAME" of k's bound class. */
+static bool ug_check_names(const ug_corpus_check *c, const ug_kernel *k)
+{
+    const char *p = c->for_globs;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        char glob[128];
+        snprintf(glob, sizeof glob, "%.*s", (int)len, p);
+        p += len + (p[len] == ',');
+        if (strncmp(glob, "class:", 6) == 0 ? strcmp(glob + 6, ug_bound_class_name(k->bound)) == 0
+                                            : ug_kernel_matches(k, glob))
+            return true;
+    }
+    return false;
+}
+
+/* Whether a file's xfail line names k: the file says k fails it, so its checks are for k. */
+static bool ug_corpus_xfails_kernel(const ug_corpus_file *f, const ug_kernel *k)
+{
+    for (int i = 0; i < f->n_xfails; i++)
+        if (ug_kernel_matches(k, f->xfails[i].glob)) return true;
+    return false;
+}
+
+/* A check stronger than k's class, on a kernel it does not name: measured and, when it does
+ * not hold, said on the point as information; the point does not fail (the class's bound is
+ * the contract, and bound_ratio_max 1 holds it). */
+static void ug_corpus_inform(ug_t *t, const ug_corpus_file *f, const ug_corpus_check *c,
+                             const ug_result *r, double excess)
+{
+    if (r->failed_run) return;
+    double v = 0;
+    bool holds;
+    if (c->is_cr) {
+        holds = ug_result_correctly_rounded(r);
+    } else {
+        v = c->metric == UG_M_ULP_MAX ? r->ulp_max : c->metric == UG_M_ULP_MEAN ? r->ulp_mean
+            : c->metric == UG_M_REL_MAX ? r->rel_max : c->metric == UG_M_REL_MEAN ? r->rel_mean
+            : r->abs_max;
+        holds = v <= c->limit;
+    }
+    if (holds) return;
+    char got[64] = "not every output correctly rounded";
+    if (!c->is_cr) snprintf(got, sizeof got, "measured %.4g", v);
+    char how[64] = "no finite bound";
+    if (isfinite(excess)) snprintf(how, sizeof how, "it allows %.3g times the limit", excess);
+    ug_note(t, "information: %s:%zu: check %s not met (%s): stronger than %s's %s bound on this "
+            "input (%s), and names neither the kernel nor its class (for=): not a failure",
+            ug_src_path(f->path), c->line, c->text, got, r->kernel->id,
+            ug_bound_class_name(r->kernel->bound), how);
+}
+
+/* The sign of an exact zero, on every corpus point of every kernel whose flags keep it (not
+ * -ffast-math's -fno-signed-zeros): a result that is a zero where the exact value is zero has
+ * the sign IEEE 754 gives it in every order of round-to-nearest additions, +0 unless every
+ * term is -0 (an exact cancellation of nonzero terms is +0).  Whatever the class: the bounds
+ * are silent about the sign of a zero.  O(outputs). */
+static void ug_corpus_zero_sign(ug_t *t, const ug_corpus_file *f, const ug_result *r,
+                                const ug_input *in)
+{
+    const ug_kernel *k = r->kernel;
+    if (r->failed_run || !r->out || (ug_kernel_props(k) & UG_VP_REASSOC)) return;
+    for (int i = 0; i < in->trials; i++)
+        for (size_t e = 0; e < r->elements; e++) {
+            const ug_exact *x = &in->exact[i][e];
+            double got = ug_fmt_load(k->out_fmt, r->out[i], e), want = ug_exact_rn(x, k->out_fmt);
+            if (x->cls != UG_X_FINITE || x->hi != 0 || got != 0 || want != 0 ||
+                signbit(got) == signbit(want))
+                continue;
+            ug_fail_header(t, f->path, 1, "the sign of an exact zero (every corpus point)",
+                           "%s returned %s for an exact zero sum of sign %s (IEEE 754: +0 "
+                           "unless every term is -0), trial %d, element %zu", k->id,
+                           signbit(got) ? "-0" : "+0", signbit(want) ? "-0" : "+0",
+                           in->first_trial + i, e);
+            ug_rerun_line(t, r, in->first_trial + i);
+            return;
+        }
+}
+
+/* The file's checks on one measurement, and the implicit ones: the a-priori bound (every
+ * kernel) and the sign of an exact zero.  A check the kernel's class implies on this input,
+ * or one that names the kernel, is asserted; any other is information (ug_corpus_inform). */
+static void ug_corpus_checks(ug_t *t, const ug_corpus_file *f, const ug_result *r,
+                             const ug_input *in)
+{
+    bool own_ratio = false, xfailed = ug_corpus_xfails_kernel(f, r->kernel);
     char expr[200];
     for (int i = 0; i < f->n_checks; i++) {
         const ug_corpus_check *c = &f->checks[i];
+        double excess = ug_check_excess(c, r, in);
+        if (!(excess <= 1) && !xfailed && !ug_check_names(c, r->kernel)) {
+            ug_corpus_inform(t, f, c, r, excess);
+            continue;
+        }
         snprintf(expr, sizeof expr, "check %s", c->text);
         if (c->is_cr) {
             ug_check_correctly_rounded(t, r, expr, f->path, (int)c->line);
@@ -105,6 +248,7 @@ static void ug_corpus_checks(ug_t *t, const ug_corpus_file *f, const ug_result *
         ug_check_metric(t, r, UG_M_RATIO_MAX, 1.0,
                         "bound_ratio_max 1 (every corpus point: the kernel's a-priori bound)",
                         f->path, 1);
+    ug_corpus_zero_sign(t, f, r, in);
 }
 
 /* Whether the run's own kernel selection (--kernel, --format) leaves out every kernel that
@@ -177,7 +321,7 @@ static void ug_corpus_fn(ug_t *t)
                 ug_xfail(t, f->xfails[i].reason);
                 break;
             }
-        ug_corpus_checks(t, f, r);
+        ug_corpus_checks(t, f, r, in);
         if (t->pt.failed)
             ug_buf_printf(&t->pt.diag, "#   why: %s\n#   source: %s\n", f->why, f->source);
     }

@@ -3,7 +3,9 @@
  * with the oracle's exact result, the figures of a test point (errors, bound ratio, histogram,
  * worst elements, time, distinct results over repeats).
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@
 #include "base/par.h"
 #include "base/sys.h"
 #include "harness/run/context.h"
+#include "harness/run/fence.h"
 #include "harness/run/guard.h"
 #include "harness/run/prof.h"
 #include "harness/run/run_limits.h"
@@ -386,17 +389,56 @@ static int ug_dcmp(const void *a, const void *b)
  * the kernel's failure on the test point. */
 static void ug_measure_time(ug_result *r, double *times);
 
-/* One run of the kernel on trial i into out (poisoned first); 0, or -1 after recording the
- * kernel's failure.  *ms: its time (GPU: the median of its timed reps when reps > 0). */
-static int ug_run_trial(ug_t *t, ug_result *r, int i, void *out, int reps, double *ms)
+// ---- fenced buffers and determinism (issue 33) ---------------------------------------------
+
+/* Copy c's buffers into fenced ones (fence.h) against side: each input, and the output
+ * (poisoned as the caller's); f[UG_MAX_INPUTS] is the output's.  0, or -1 with c->err set when
+ * the memory cannot be mapped.  O(bytes of the call). */
+static int ug_fence_call(ug_call *c, ug_fence *f, ug_fence_side side)
 {
-    memset(out, UG_POISON_BYTE, r->elements * ug_fmt_bytes(r->kernel->out_fmt));
+    for (int a = 0; a < UG_MAX_INPUTS; a++) {
+        if (!c->in[a].data) continue;
+        size_t bytes = c->in[a].count * ug_fmt_bytes(c->in[a].fmt);
+        void *d = ug_fence_alloc(&f[a], bytes, side);
+        if (!d) goto err;
+        memcpy(d, c->in[a].data, bytes);
+        c->in[a].data = d;
+    }
+    size_t out_bytes = c->out.count * ug_fmt_bytes(c->out.fmt);
+    void *o = ug_fence_alloc(&f[UG_MAX_INPUTS], out_bytes, side);
+    if (!o) goto err;
+    memset(o, UG_POISON_BYTE, out_bytes);
+    c->out.data = o;
+    return 0;
+err:
+    snprintf(c->err, sizeof c->err, "cannot map fenced buffers for the call: %s", strerror(errno));
+    for (int a = 0; a <= UG_MAX_INPUTS; a++) ug_fence_free(&f[a]);
+    return -1;
+}
+
+/* One run of the kernel on trial i into out (poisoned first); 0, or -1 after recording the
+ * kernel's failure.  *ms: its time (GPU: the median of its timed reps when reps > 0).  A CPU
+ * kernel reads and writes fenced copies of the buffers (fence.h) against side: one element
+ * outside either end faults, a failed point naming the kernel and the signal (guard.c). */
+static int ug_run_trial_side(ug_t *t, ug_result *r, int i, void *out, int reps, double *ms,
+                             ug_fence_side side)
+{
+    size_t out_bytes = r->elements * ug_fmt_bytes(r->kernel->out_fmt);
+    memset(out, UG_POISON_BYTE, out_bytes);
     ug_call c;
     ug_call_setup(&c, r->kernel, r->in, i, out);
     c.reps = reps;
+    ug_fence f[UG_MAX_INPUTS + 1] = {{0}};
+    bool fenced = r->kernel->backend == UG_CPU;
+    int rc = fenced ? ug_fence_call(&c, f, side) : 0;
     double t0 = ug_now_s();
-    int rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
+    if (rc == 0) rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
+    else ug_fail_header(t, __FILE__, __LINE__, r->kernel->id, "%s", c.err);
     ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
+    if (fenced) {
+        if (f[UG_MAX_INPUTS].data) memcpy(out, f[UG_MAX_INPUTS].data, out_bytes);
+        for (int a = 0; a <= UG_MAX_INPUTS; a++) ug_fence_free(&f[a]);
+    }
     if (rc != 0) {
         snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
         r->failed_run = true;
@@ -405,6 +447,58 @@ static int ug_run_trial(ug_t *t, ug_result *r, int i, void *out, int reps, doubl
     }
     *ms = r->kernel->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
     return 0;
+}
+
+static int ug_run_trial(ug_t *t, ug_result *r, int i, void *out, int reps, double *ms)
+{
+    return ug_run_trial_side(t, r, i, out, reps, ms, UG_FENCE_END);
+}
+
+/* A run of a CPU kernel shorter than this is cheap: its point reruns three trials for
+ * determinism; a longer one (2^25 terms sorted: 0.5 s) reruns one, the suite's many cheap
+ * points doing the rest. */
+#define UG_RERUN_CHEAP_MS 20.0
+
+/* A CPU kernel that declares itself deterministic runs a sample of the trials again (the
+ * first twice, and the last when there are more; the first once when one run_ms, its longest
+ * trial, is not cheap), after the other trials' calls, in fresh buffers
+ * fenced on the other side (UG_FENCE_START: one element before either buffer faults): the
+ * output must be the first run's, bit for bit, else the point fails naming both results.  A
+ * kernel keeping state between calls (a call counter, a cache of the last input's address)
+ * shows here.  Returns 0, or -1 after recording the failure (the figures stay the first
+ * runs').  Cost: one to three more runs. */
+static int ug_measure_determinism(ug_t *t, ug_result *r, double run_ms)
+{
+    const ug_kernel *k = r->kernel;
+    if (k->backend != UG_CPU || k->nondeterministic || !r->out) return 0;
+    size_t size = ug_fmt_bytes(k->out_fmt), bytes = r->elements * size;
+    void *again = ug_xmalloc(bytes ? bytes : 1);
+    /* trial 0 twice in a row (a state that flips on every call shows in one of them, whatever
+     * the parity of the calls before), then the last trial */
+    int sample[3] = {0, 0, r->trials - 1}, rc = 0;
+    int reruns = run_ms > UG_RERUN_CHEAP_MS ? 1 : r->trials > 1 ? 3 : 2;
+    for (int s = 0; s < reruns && rc == 0; s++) {
+        int i = sample[s];
+        double ms;
+        if (ug_run_trial_side(t, r, i, again, 0, &ms, UG_FENCE_START) != 0) {
+            rc = -1;
+            break;
+        }
+        if (memcmp(again, r->out[i], bytes) == 0) continue;
+        size_t e = 0;
+        while (e + 1 < r->elements && memcmp((char *)again + e * size, (char *)r->out[i] + e * size, size) == 0) e++;
+        double first = ug_fmt_load(k->out_fmt, r->out[i], e), now = ug_fmt_load(k->out_fmt, again, e);
+        ug_fail_header(t, __FILE__, __LINE__, "determinism (a deterministic kernel, run again)",
+                       "%s declares itself deterministic, but trial %d run again (fresh buffers, "
+                       "after the %d trial%s of this point and %d rerun%s) gave %a (%.9g) at "
+                       "element %zu where its first run gave %a (%.9g)", k->id,
+                       r->in->first_trial + i, r->trials, r->trials == 1 ? "" : "s", s,
+                       s == 1 ? "" : "s", now, now, e, first, first);
+        ug_rerun_line(t, r, r->in->first_trial + i);
+        rc = -1;
+    }
+    free(again);
+    return rc;
 }
 
 /* Run the kernel on every trial and account every output.  A nondeterministic kernel runs
@@ -469,6 +563,12 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     }
     free(seen);
     if (k->nondeterministic) r->repeats = repeats_max;
+    if (rc == 0) { /* a difference fails the point, the figures kept */
+        double longest = 0;
+        for (int i = 0; i < r->trials; i++)
+            if (times[i] > longest) longest = times[i];
+        ug_measure_determinism(t, r, longest);
+    }
     r->ulp_mean = r->count ? sums.ulp / (double)r->count : 0;
     r->rel_mean = r->count ? sums.rel / (double)r->count : 0;
     r->bound_ratio_mean = r->count ? sums.ratio / (double)r->count : 0;

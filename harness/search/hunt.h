@@ -54,6 +54,10 @@ size_t ug_hunt_ny(const ug_hunt_problem *p);
 typedef struct ug_hunt_score {
     bool valid;
     double objective, ratio, ulp;
+    /* set by the shrink (ug_hunt_shrink): the same input, evaluated again, scored otherwise
+     * (ratio, ulp: the first evaluation; again_ratio, again_ulp: the one that differed) */
+    bool unstable;
+    double again_ratio, again_ulp;
 } ug_hunt_score;
 
 /* Evaluate one input.  Returns 0, or -1 when the kernel failed (its message in err, which may

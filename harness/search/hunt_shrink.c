@@ -31,16 +31,37 @@ typedef struct {
     float *x, *y;
     const ug_hunt_breach *b;
     uint64_t *evals;
+    ug_hunt_score unstable; /* .unstable: a deterministic kernel scored one input two ways */
 } ug_shrink;
 
+/* Whether the candidate breaches.  It is evaluated twice (a kernel declared nondeterministic:
+ * three times) and breaches only if every evaluation does: a shrink led by one lucky run would
+ * write a file that then passes.  A kernel declaring itself deterministic whose two scores
+ * differ ends the shrink: s->unstable keeps both (ug_hunt_shrink reports it). */
 static bool ug_test(ug_shrink *s, const ug_hunt_problem *p, const float *x, const float *y,
                     ug_hunt_score *out)
 {
-    ug_hunt_score sc;
-    ++*s->evals;
-    if (ug_hunt_eval(p, x, y, &sc, NULL, 0) != 0) return false;
-    if (out) *out = sc;
-    return ug_hunt_breaches(s->b, &sc);
+    if (s->unstable.unstable) return false;
+    int runs = p->k->nondeterministic ? 3 : 2;
+    ug_hunt_score first = {0};
+    bool all = true;
+    for (int r = 0; r < runs; r++) {
+        ug_hunt_score sc;
+        ++*s->evals;
+        if (ug_hunt_eval(p, x, y, &sc, NULL, 0) != 0) return false;
+        if (r == 0) first = sc;
+        else if (!p->k->nondeterministic && (sc.valid != first.valid ||
+                 memcmp(&sc.ratio, &first.ratio, sizeof sc.ratio) != 0 ||
+                 memcmp(&sc.ulp, &first.ulp, sizeof sc.ulp) != 0)) {
+            s->unstable = first;
+            s->unstable.unstable = true;
+            s->unstable.again_ratio = sc.ratio, s->unstable.again_ulp = sc.ulp;
+            return false;
+        }
+        all = all && ug_hunt_breaches(s->b, &sc);
+    }
+    if (out) *out = first;
+    return all;
 }
 
 /* Whether the input is a pair of matrices (A M x K, B K x N: three dimensions to shrink) rather
@@ -219,8 +240,11 @@ static bool ug_simplify(ug_shrink *s)
 bool ug_hunt_shrink(ug_hunt_problem *p, float **x, float **y, const ug_hunt_breach *b,
                     uint64_t *evals, ug_hunt_score *final)
 {
-    ug_shrink s = {*p, *x, *y, b, evals};
-    if (!ug_test(&s, p, *x, *y, final)) return false;
+    ug_shrink s = {*p, *x, *y, b, evals, {0}};
+    if (!ug_test(&s, p, *x, *y, final)) {
+        if (s.unstable.unstable) *final = s.unstable;
+        return false;
+    }
     /* simpler values (zeros above all) can make more elements removable: again until stable */
     for (int round = 0; round < 4; round++) {
         ug_ddmin(&s, 0);
@@ -232,5 +256,9 @@ bool ug_hunt_shrink(ug_hunt_problem *p, float **x, float **y, const ug_hunt_brea
     }
     ug_test(&s, &s.p, s.x, s.y, final);
     *p = s.p, *x = s.x, *y = s.y;
+    if (s.unstable.unstable) { /* the input it was shrinking when the scores differed */
+        *final = s.unstable;
+        return false;
+    }
     return true;
 }
