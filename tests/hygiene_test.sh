@@ -4,7 +4,10 @@
 #   - a hexadecimal value in an f32 corpus file that binary32 cannot hold is refused at its
 #     FILE:LINE (a decimal one is rounded, as a compiler rounds 0.1f), as a bf16 file refuses
 #     one bfloat16 cannot hold; `ulpgate oracle FILE` refuses it the same way;
-#   - the gate's Markdown comment is valid UTF-8 whatever bytes a path or a commit holds.
+#   - the gate's Markdown comment is valid UTF-8 whatever bytes a path or a commit holds;
+#   - a kernel name with ESC and a newline in a results.json (written by hand: a plugin's is
+#     refused at load) reaches no terminal or page raw: report's index.html and summary.md,
+#     compare's and summary's output hold no ESC byte.
 ug="$1"
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
@@ -43,4 +46,17 @@ r=$(printf '\357\277\275') # U+FFFD
 utf8=$(python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8'); print('valid')" "$tmp/md" 2>&1 | tail -1)
 check "compare --markdown of a path and a commit with invalid UTF-8: the comment is valid UTF-8 ($utf8), U+FFFD in their place" \
   '[ "$(rc)" = 0 ] && [ "$utf8" = valid ] && grep -qF "(git abc$r$r$r(def$r$r$r)" "$tmp/md" && grep -qF "new$r.json" "$tmp/md"'
+mkdir -p "$tmp/esc"
+python3 - "$tmp" <<'PY'
+import sys
+t = sys.argv[1]
+b = open(t + "/a/results.json", "rb").read().replace(b"serial_f32@default", b"ser<b>x\\u001b[2J\\nial@default")
+open(t + "/esc/results.json", "wb").write(b)
+PY
+"$ug" report "$tmp/esc" >"$tmp/out" 2>"$tmp/err"
+"$ug" compare "$tmp/a/results.json" "$tmp/esc/results.json" >"$tmp/cmp" 2>&1
+"$ug" summary "$tmp/esc/results.json" >"$tmp/sum" 2>&1
+esc=$(printf '\033')
+check "ESC and a newline in a kernel name: none in index.html, summary.md, compare's or summary's output" \
+  '[ -s "$tmp/esc/index.html" ] && ! grep -q "$esc" "$tmp/esc/index.html" "$tmp/esc/summary.md" "$tmp/cmp" "$tmp/sum" && grep -qF "ser<b>x\x1b[2J\nial@default" "$tmp/cmp"'
 tap_end
