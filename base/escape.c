@@ -64,6 +64,34 @@ char *ug_shell_quote(const char *s, char *buf, size_t len)
     return buf;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (1 to 4 bytes: no overlong form, no
+ * surrogate, nothing past U+10FFFF), 0 when the bytes there are none. */
+static size_t ug_utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80) return 1;
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+             : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0;
+    if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* Copy the byte at *p to o, a whole UTF-8 sequence when one starts there, U+FFFD for a byte
+ * that starts none (a Markdown comment is UTF-8: GitHub refuses or mangles other bytes); *p
+ * moves to the last byte copied. */
+static void ug_put_utf8(ug_buf *o, const unsigned char **p)
+{
+    size_t n = ug_utf8_len(*p);
+    if (n == 0) {
+        ug_buf_put(o, "\xef\xbf\xbd", 3);
+        return;
+    }
+    ug_buf_put(o, (const char *)*p, n);
+    *p += n - 1;
+}
+
 void ug_md_text(ug_buf *o, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -73,7 +101,7 @@ void ug_md_text(ug_buf *o, const char *s)
         else if (strchr("\\`*[]|", *p)) ug_buf_printf(o, "\\%c", *p);
         else if (*p == '\n' || *p == '\r') ug_buf_printf(o, " ");
         else if (*p < 0x20 || *p == 0x7f) ug_buf_printf(o, "\\x%02x", *p);
-        else ug_buf_put(o, (const char *)p, 1);
+        else ug_put_utf8(o, &p);
     }
 }
 
@@ -86,7 +114,7 @@ void ug_md_code(ug_buf *o, const char *s, bool in_table, size_t max)
         if (*p == '`') ug_buf_printf(o, "'");
         else if (*p < 0x20 || *p == 0x7f) ug_buf_printf(o, "?");
         else if (*p == '|' && in_table) ug_buf_printf(o, "\\|");
-        else ug_buf_put(o, (const char *)p, 1);
+        else ug_put_utf8(o, &p);
     }
     ug_buf_printf(o, "%s`", *p ? "..." : "");
 }

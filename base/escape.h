@@ -27,12 +27,14 @@ char *ug_shell_quote(const char *s, char *buf, size_t len);
  * reason cannot inject HTML, a link, a code span or a table cell into summary.md or a PR
  * comment.  '<' '>' '&' as entities; '\\' '`' '*' '[' ']' '|' backslash-escaped (a '|' also in a
  * table); a newline as a space, other control bytes as \xNN (no ESC reaches a terminal that
- * shows the page). */
+ * shows the page); a byte that starts no well-formed UTF-8 sequence as U+FFFD (the page and
+ * the comment stay valid UTF-8). */
 void ug_md_text(ug_buf *o, const char *s);
 
 /* s as inline code, appended to o with its backquotes: a backquote (which would end the span)
  * as ', a control byte as ?, and in_table a '|' as \| (GFM splits cells before code spans);
- * cut with "..." after max bytes (0: no cut).  Names of cases, kernels and points. */
+ * invalid UTF-8 as U+FFFD, as ug_md_text; cut with "..." after max characters (0: no cut).
+ * Names of cases, kernels and points. */
 void ug_md_code(ug_buf *o, const char *s, bool in_table, size_t max);
 
 #endif

@@ -1,6 +1,8 @@
 /* par.c - see par.h. */
 #include "base/par.h"
 
+#include "base/fenv.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -30,6 +32,9 @@ typedef struct {
 static void *ug_par_task_main(void *p)
 {
     ug_par_task *t = p;
+    /* a worker computes exact values: under the known floating-point environment, whatever a
+     * kernel or a plugin's loading left behind (base/fenv.h) */
+    if (t->w > 0) ug_fenv_set_known();
     t->fn(t->ctx, t->w, t->workers);
     return NULL;
 }

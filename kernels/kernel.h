@@ -84,7 +84,12 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob);
 /* The kernel being run by ug_kernel_run at this moment, NULL when none (the run guard names it
  * when the process crashes). */
 const ug_kernel *ug_kernel_running(void);
-/* Run k on c through its row's .run, else its family's launcher (clears c->err first). */
+/* The last kernel ug_kernel_run entered, NULL before the first (a crash found after a kernel
+ * returned, as a heap overrun is at the next free, names it). */
+const ug_kernel *ug_kernel_last_run(void);
+/* Run k on c through its row's .run, else its family's launcher (clears c->err first), under
+ * the known floating-point environment (base/fenv.h); a kernel that returns with another one
+ * fails (-1, c->err says what changed), and the caller's is restored. */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
 /* The UG_VP_* properties of the build variant k was compiled as. */
 unsigned ug_kernel_props(const ug_kernel *k);
@@ -142,6 +147,8 @@ double ug_prob_failure(size_t n, double lambda);
 const char *ug_bound_class_name(ug_bound_class b);
 /* The operation's name ("sum"): ops/ops.c, the operation table, names every operation. */
 const char *ug_op_name(ug_op op);
+/* Whether op is an operation of this build (ops/ops.c): a plugin's row naming another is refused. */
+bool ug_op_known(ug_op op);
 const char *ug_backend_name(ug_backend b);
 
 /* Common depth functions (kernels/bounds.c). */

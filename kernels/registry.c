@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fenv.h"
+#include "kernels/plugin.h"
 #include "kernels/ug_families.h"
 
 #define UG_DECLARE_FAMILY(stem, variant) extern const ug_family UG_FAMILY_SYMBOL(stem, variant);
@@ -32,6 +34,7 @@ static bool ug_registry_built;
 typedef struct {
     const ug_family *family;
     bool fixture;
+    const char *load_fault; /* a plugin that changed the floating-point environment: why */
 } ug_extra;
 static ug_extra *ug_extras;
 static int ug_n_extra, ug_cap_extra;
@@ -43,7 +46,7 @@ static void ug_registry_too_late(const char *what, const char *name)
     exit(2);
 }
 
-static void ug_extra_push(const ug_family *f, bool fixture)
+static void ug_extra_push(const ug_family *f, bool fixture, const char *load_fault)
 {
     if (ug_n_extra == ug_cap_extra) {
         ug_cap_extra = ug_cap_extra ? 2 * ug_cap_extra : 8;
@@ -53,19 +56,28 @@ static void ug_extra_push(const ug_family *f, bool fixture)
             exit(2);
         }
     }
-    ug_extras[ug_n_extra++] = (ug_extra){f, fixture};
+    ug_extras[ug_n_extra++] = (ug_extra){f, fixture, load_fault};
 }
 
 void ug_registry_add_family(const ug_family *f)
 {
     if (ug_registry_built) ug_registry_too_late("family", f->name);
-    ug_extra_push(f, true);
+    ug_extra_push(f, true, NULL);
 }
 
-void ug_registry_add_plugin(const ug_family *f)
+void ug_registry_add_plugin(const ug_family *f, const char *load_fault)
 {
     if (ug_registry_built) ug_registry_too_late("plugin", f->name);
-    ug_extra_push(f, false);
+    ug_extra_push(f, false, load_fault);
+}
+
+/* Why k's plugin fails every call (it changed the floating-point environment when it was
+ * loaded), or NULL. */
+static const char *ug_kernel_load_fault(const ug_kernel *k)
+{
+    for (int i = 0; i < ug_n_extra; i++)
+        if (k->family == ug_extras[i].family) return ug_extras[i].load_fault;
+    return NULL;
 }
 
 void ug_registry_no_builtin(void)
@@ -103,13 +115,18 @@ static void ug_registry_build(void)
         fprintf(stderr, "ulpgate: out of memory building the kernel registry\n");
         exit(2);
     }
-    /* families of the same stem (its variants) are interleaved row by row */
+    /* built-in families of the same stem (its variants, built from one table) are interleaved
+     * row by row; an added family (a plugin, a fixture) is never a variant of another, whatever
+     * its name: a plugin file named "reduce" has its own rows, and its own count */
+    const int nb = ug_n_builtin();
     for (int f = 0; f < nf; f++) {
         int first = f;
-        while (first > 0 && strcmp(ug_family_at(first - 1)->name, ug_family_at(f)->name) == 0) first--;
+        while (first > 0 && f < nb && strcmp(ug_family_at(first - 1)->name, ug_family_at(f)->name) == 0)
+            first--;
         if (first != f) continue; /* handled with the first variant of its stem */
         int last = f;
-        while (last + 1 < nf && strcmp(ug_family_at(last + 1)->name, ug_family_at(f)->name) == 0)
+        while (f < nb && last + 1 < nb && strcmp(ug_family_at(last + 1)->name, ug_family_at(f)->name) == 0 &&
+               ug_family_at(last + 1)->count == ug_family_at(f)->count)
             last++;
         for (size_t i = 0; i < ug_family_at(f)->count; i++)
             for (int v = first; v <= last; v++) {
@@ -193,6 +210,14 @@ static int ug_call_check_formats(const ug_kernel *k, ug_call *c)
 static const ug_kernel *volatile ug_running;
 const ug_kernel *ug_kernel_running(void) { return ug_running; }
 
+/* The last kernel ug_kernel_run entered (a crash found later, at a free, names it). */
+static const ug_kernel *volatile ug_last_run;
+const ug_kernel *ug_kernel_last_run(void) { return ug_last_run; }
+
+/* The call runs under the known floating-point environment (base/fenv.h), whatever the caller's
+ * was, and the caller's is restored after it.  A kernel that returns with another one (a
+ * rounding mode, FTZ/DAZ) fails: its own result was computed under what it chose, and it would
+ * change every result after it, the exact values too. */
 int ug_kernel_run(const ug_kernel *k, ug_call *c)
 {
     c->err[0] = 0;
@@ -202,8 +227,27 @@ int ug_kernel_run(const ug_kernel *k, ug_call *c)
         snprintf(c->err, sizeof c->err, "%s: the row has no run function", k->id);
         return -1;
     }
-    ug_running = k;
+    const char *load_fault = ug_kernel_load_fault(k);
+    if (load_fault) {
+        snprintf(c->err, sizeof c->err, "%s", load_fault);
+        return -1;
+    }
+    ug_fenv caller, after;
+    ug_fenv_get(&caller);
+    ug_fenv_set_known();
+    ug_running = ug_last_run = k;
     int rc = run(k, c);
     ug_running = NULL;
+    ug_fenv_get(&after);
+    ug_fenv_set(&caller);
+    if (!ug_fenv_equal(&after, ug_fenv_known())) {
+        char what[200];
+        snprintf(c->err, sizeof c->err, "%s left the floating-point environment changed: %s; "
+                 "ulpgate restored it (a kernel must restore what it changes: it would alter "
+                 "every result after it, the exact values too)",
+                 k->id, ug_fenv_describe(&after, ug_fenv_known(), what, sizeof what));
+        c->unsupported = false;
+        return -1;
+    }
     return rc;
 }

@@ -36,6 +36,8 @@ const ug_op_desc *ug_op_get(ug_op id)
     return d && d->shape->id == id ? d : NULL;
 }
 
+bool ug_op_known(ug_op op) { return ug_op_get(op) != NULL; }
+
 const ug_op_desc *ug_op_find(const char *name)
 {
     for (size_t i = 0; name && i < ug_op_count(); i++)

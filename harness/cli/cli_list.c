@@ -49,7 +49,7 @@ int ug_cmd_list(int argc, char **argv)
         ug_kernel_formats(k, fm, sizeof fm);
         printf("  %-34s %-4s %-4s %-16s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
                ug_backend_name(k->backend), fm, ug_bound_class_name(k->bound),
-               k->nondeterministic ? "nondeterm." : "deterministic", k->doc);
+               k->nondeterministic ? "nondeterm." : "deterministic", k->doc ? k->doc : "");
     }
     return 0;
 }

@@ -77,6 +77,10 @@ int ug_cmd_summary(int argc, char **argv)
     }
     ug_buf out = {0};
     ug_summary_table(&res, metric, (int)width, &out);
+    /* names from the file reach the terminal: no control byte but the line ends (an ESC would
+     * recolour or clear it) */
+    for (size_t i = 0; i < out.len; i++)
+        if (((unsigned char)out.s[i] < 0x20 && out.s[i] != '\n') || out.s[i] == 0x7f) out.s[i] = '?';
     fputs(ug_buf_str(&out), stdout);
     ug_buf_free(&out);
     ug_results_free(&res);

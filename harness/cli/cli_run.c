@@ -137,6 +137,8 @@ static int ug_run_finish(const ug_options *o, ug_results *res, int rc, int argc,
         report_failed = ug_report_write(o, res, argc, argv) != 0 ||
                         /* summary.md and index.html beside results.json (harness/report/pages.h) */
                         ug_report_pages(o->report_dir, NULL) != 0;
+    else if (o->report_dir)
+        ug_report_abandon(o->report_dir); /* nothing ran: the folder's files are as they were */
     if (stop) return stop;
     if (rc == 1 && report_failed)
         fprintf(stderr, "ulpgate: no report was written, and test points failed (exit status 1)\n");
@@ -172,7 +174,7 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     if (a.threads) ug_par_set_threads(a.threads);
     /* refused before anything runs: more trials than memory holds, a report nowhere to go */
     if ((rc = ug_limits_check_options(&o)) != 0) return rc;
-    if (o.report_dir && ug_report_check(o.report_dir) != 0) return 2;
+    if (o.report_dir && ug_report_check(o.report_dir, full_argc, full_argv) != 0) return 2;
     if (a.gpus) {
         if (o.shard_n) return ug_usage_error("%s", "--gpus hands out shards itself: no --shard with it");
         /* the workers get the same options, less what the parent does itself */
@@ -188,6 +190,7 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
         }
         rc = ug_run_workers(a.gpus, 2, args, nargs, o.report_dir, o.tap, stdout);
         free(args);
+        if (o.report_dir) ug_report_abandon(o.report_dir); /* merged (or not): the run is over */
         /* summary.md and index.html beside the merged results.json, as a plain run writes */
         if (o.report_dir && rc != 2 && ug_report_pages(o.report_dir, NULL) != 0 && rc == 0) rc = 2;
         return rc;
@@ -204,7 +207,10 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     ug_results res = {0};
     ug_guard_run g = {.opt = &o, .res = &res, .out = stdout, .argc = full_argc, .argv = full_argv,
                       .write_report = ug_report_write};
-    if (ug_guard_begin(&g, a.timeout_s) != 0) return 2;
+    if (ug_guard_begin(&g, a.timeout_s) != 0) {
+        if (o.report_dir) ug_report_abandon(o.report_dir);
+        return 2;
+    }
     rc = ug_run(&o, &res, stdout);
     ug_guard_end(); /* signals blocked from here: the report is never left half-written */
     rc = ug_run_finish(&o, &res, rc, full_argc, full_argv);

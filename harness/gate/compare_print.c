@@ -61,12 +61,22 @@ void ug_cmp_env_names(unsigned env, char *buf, size_t len)
                      ug_fp_fields[f].key);
 }
 
+/* Text from the files (ids, paths, commits, device names) as a terminal line may show it: control
+ * bytes as \xNN (base/escape.h), so no ESC or newline from a results.json reaches the terminal.
+ * Eight rotating buffers: one printf may hold several. */
+static const char *ug_t(const char *s)
+{
+    static char bufs[8][1024];
+    static unsigned next;
+    return ug_escape(s, bufs[next++ % 8], sizeof bufs[0]);
+}
+
 static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out, const char *head)
 {
     const ug_row *o = ug_old(c, r), *n = ug_new(c, r);
     char rule[96], a[32], b[32], q[32];
     ug_cmp_row_rule(c, r, rule, sizeof rule);
-    ug_buf_printf(out, "%s %s %s\n", head, n->id, rule);
+    ug_buf_printf(out, "%s %s %s\n", head, ug_t(n->id), rule);
     if (r->status != UG_V_SAME || !n->measured)
         ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", "status", ug_status_name(o->status),
                       ug_status_name(n->status), "", ug_verdict_name(r->status));
@@ -96,7 +106,7 @@ static void ug_text_ids(const ug_baseline *side, const size_t *idx, size_t n, co
     if (!n) return;
     ug_buf_printf(out, "\n%s (%zu):\n", title, n);
     for (size_t i = 0; i < n && (all || i < UG_TEXT_LIST_MAX); i++)
-        ug_buf_printf(out, "  %s\n", side->res.rows[idx[i]].id);
+        ug_buf_printf(out, "  %s\n", ug_t(side->res.rows[idx[i]].id));
     if (!all && n > UG_TEXT_LIST_MAX)
         ug_buf_printf(out, "  ... and %zu more (--all lists every row)\n", n - UG_TEXT_LIST_MAX);
 }
@@ -104,11 +114,11 @@ static void ug_text_ids(const ug_baseline *side, const size_t *idx, size_t n, co
 static void ug_describe_side(const ug_baseline *s, const char *label, ug_buf *out)
 {
     if (s->is_baseline)
-        ug_buf_printf(out, "  %s %s (baseline of %s, %zu rows, %zu update%s)\n", label, s->path,
-                      s->device, s->res.count, s->n_updates, s->n_updates == 1 ? "" : "s");
+        ug_buf_printf(out, "  %s %s (baseline of %s, %zu rows, %zu update%s)\n", label, ug_t(s->path),
+                      ug_t(s->device), s->res.count, s->n_updates, s->n_updates == 1 ? "" : "s");
     else
-        ug_buf_printf(out, "  %s %s (run of git %s, %s, device %s, %zu rows)\n", label, s->path,
-                      s->git[0] ? s->git : "?", s->date[0] ? s->date : "?", s->device,
+        ug_buf_printf(out, "  %s %s (run of git %s, %s, device %s, %zu rows)\n", label, ug_t(s->path),
+                      s->git[0] ? ug_t(s->git) : "?", s->date[0] ? ug_t(s->date) : "?", ug_t(s->device),
                       s->res.count);
 }
 
@@ -119,7 +129,7 @@ static void ug_cmp_env_value(ug_buf *out, const char *v, bool md, bool quoted)
     if (md)
         ug_md_code(out, v, false, 200);
     else
-        ug_buf_printf(out, quoted ? "'%s'" : "%s", v);
+        ug_buf_printf(out, quoted ? "'%s'" : "%s", ug_t(v));
 }
 
 /* The environment warnings, shared by both formats (prefix: "warning: " or "> **Warning**: "). */
@@ -197,7 +207,7 @@ void ug_cmp_timing(const ug_comparison *c, ug_buf *out, const char *item)
     for (size_t i = 0; i < k && i < 3; i++) {
         const ug_cmp_row *r = &c->rows[(size_t)top[i][1]];
         char a[32], b[32];
-        ug_buf_printf(out, "%sx%.3g slower: %s: %s -> %s ms\n", item, top[i][0], ug_new(c, r)->id,
+        ug_buf_printf(out, "%sx%.3g slower: %s: %s -> %s ms\n", item, top[i][0], ug_t(ug_new(c, r)->id),
                       ug_fmt_fig(ug_old(c, r)->time_ms, a), ug_fmt_fig(ug_new(c, r)->time_ms, b));
     }
     free(top);
@@ -208,12 +218,12 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_buf_printf(out, "ulpgate compare\n");
     ug_describe_side(c->base, "base:", out);
     ug_describe_side(c->now, "new: ", out);
-    for (size_t i = 0; i < c->n_refused; i++) ug_buf_printf(out, "NOT ACCEPTED: %s\n", c->refused[i]);
+    for (size_t i = 0; i < c->n_refused; i++) ug_buf_printf(out, "NOT ACCEPTED: %s\n", ug_t(c->refused[i]));
     ug_cmp_env_warnings(c, out, "warning: ", "  ", false);
     for (size_t i = 0; i < c->n_new_failing; i++) {
         const ug_row *n = &c->now->res.rows[c->new_failing[i]];
         ug_buf_printf(out, "\nREGRESSION (a new row that fails) %s\n  %-18s %12s -> %-12s %10s  %s\n",
-                      n->id, "status", "(none)", ug_status_name(n->status), "", "worse");
+                      ug_t(n->id), "status", "(none)", ug_status_name(n->status), "", "worse");
     }
     for (size_t i = 0; i < c->n_rows; i++)
         if (c->rows[i].verdict == UG_V_WORSE && !c->rows[i].inputs[0]) {
@@ -237,7 +247,7 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
         size_t shown = 0;
         for (size_t i = 0; i < c->n_rows; i++)
             if (c->rows[i].inputs[0] && (all || shown++ < UG_TEXT_LIST_MAX))
-                ug_buf_printf(out, "  %s: %s\n", ug_new(c, &c->rows[i])->id, c->rows[i].inputs);
+                ug_buf_printf(out, "  %s: %s\n", ug_t(ug_new(c, &c->rows[i])->id), ug_t(c->rows[i].inputs));
     }
     ug_text_ids(c->base, c->only_base, c->n_only_base,
                 "only in base (a case, kernel or size removed, or not run)", out, all);

@@ -11,7 +11,17 @@
 #include "base/escape.h"
 #include "harness/inputs/values.h"
 
-int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen)
+/* Whether text (blanks skipped) is a hexadecimal literal: [+-]0x... */
+static bool ug_is_hex_literal(const char *text)
+{
+    if (*text == '+' || *text == '-') text++;
+    return text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+}
+
+/* One binary32 value; exact_hex: a hexadecimal literal must be a binary32 value as written (a
+ * decimal one is rounded to nearest, as a C compiler rounds 0.1f; a hexadecimal one is how a
+ * file writes a value exactly, and 0x1.000001p+0 rounded silently would test another input). */
+static int ug_parse_value32(const char *text, float *out, bool exact_hex, char *why, size_t whylen)
 {
     while (*text == ' ' || *text == '\t')
         text++;
@@ -39,8 +49,23 @@ int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen
                  (int)(end - text), text);
         return -1;
     }
+    if (exact_hex && ug_is_hex_literal(text)) {
+        long double wide = strtold(text, NULL);
+        if (!isnan(v) && (long double)v != wide) {
+            snprintf(why, whylen, "'%.*s' is not a binary32 value: a hexadecimal value is read "
+                     "exactly, and this one has more significant bits than binary32 holds "
+                     "(nearest binary32 value %a); write that, or the value in decimal",
+                     (int)(end - text), text, (double)v);
+            return -1;
+        }
+    }
     *out = v;
     return 0;
+}
+
+int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen)
+{
+    return ug_parse_value32(text, out, true, why, whylen);
 }
 
 /* The same in binary64 (a "# format: f64" file, values.h): strtod, overflow past DBL_MAX. */
@@ -59,7 +84,7 @@ static int parse_value64(const char *text, double *out, char *why, size_t whylen
         return -1;
     }
     /* the syntax checks and their messages are binary32's (a binary32 overflow is no error) */
-    if (ug_oracle_parse_value(text, &probe, why, whylen) != 0 && !strstr(why, "overflows"))
+    if (ug_parse_value32(text, &probe, false, why, whylen) != 0 && !strstr(why, "overflows"))
         return -1;
     *out = v;
     return 0;

@@ -43,7 +43,9 @@ enum { UG_VALUES_KEY_MAX = 32, UG_VALUES_HEADER_MAX = 1024, UG_VALUES_LINE_MAX =
 
 /* One value: blanks (space, tab) before it and blanks or a line end after it are allowed.
  * Returns 0 with *out set, or -1 with why ("empty value", "'abc' is not a number", "'1.5x' is
- * not a number (unexpected 'x')", "'1e39' overflows binary32 (largest finite: ...)"),
+ * not a number (unexpected 'x')", "'1e39' overflows binary32 (largest finite: ...)", a
+ * hexadecimal value with more bits than binary32 holds: "'0x1.000001p+0' is not a binary32
+ * value ..."),
  * leaving *out unchanged. */
 int ug_oracle_parse_value(const char *text, float *out, char *why, size_t whylen);
 

@@ -67,7 +67,12 @@ void ug_xml_str(ug_buf *out, const char *s)
         case '<': ug_buf_printf(out, "&lt;"); break;
         case '>': ug_buf_printf(out, "&gt;"); break;
         case '"': ug_buf_printf(out, "&quot;"); break;
-        default: ug_buf_put(out, s, 1);
+        case '\t': ug_buf_put(out, " ", 1); break;
+        default:
+            /* control bytes from a file (ESC, a newline in a name) never reach the page raw:
+             * XML 1.0 has no place for most of them, and a terminal showing the file obeys ESC */
+            if ((unsigned char)*s < 0x20 || *s == 0x7f) ug_buf_printf(out, "\\x%02x", (unsigned char)*s);
+            else ug_buf_put(out, s, 1);
         }
     }
 }

@@ -19,6 +19,7 @@
 #include "base/parse.h"
 #include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
+#include "harness/results/report_mark.h"
 
 static ug_status ug_status_named(const char *s, bool *ok)
 {
@@ -197,6 +198,8 @@ int ug_format_check(const char *path, const ug_json *head, const char *what, con
 ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
+    /* a report folder whose run has not finished (or was killed): not one run's files */
+    if (ug_report_in_progress(path, err, errlen) != 0) return NULL;
     ug_json *root = ug_json_parse_file(path, err, errlen);
     if (!root) return NULL;
     int format;

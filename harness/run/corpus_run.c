@@ -5,6 +5,7 @@
  * run on.  The file is read here, when its unit runs, one step at a time (corpus.h): nothing
  * of it was read at discovery.
  */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,8 +50,25 @@ static bool ug_any_kernel_matches(const char *glob, ug_op op, bool of_op)
     return false;
 }
 
+/* Whether glob (its part before '@') matches the name of a CUDA kernel row (UG_CUDA_KERNEL_NAMES:
+ * the names of kernels/cuda's families, known to a build without CUDA too). */
+static bool ug_cuda_name_matches(const char *glob)
+{
+    char pat[128], name[128];
+    snprintf(pat, sizeof pat, "%.*s", (int)strcspn(glob, "@"), glob);
+    for (const char *p = UG_CUDA_KERNEL_NAMES; *p;) {
+        size_t len = strcspn(p, " ");
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        if (len && fnmatch(pat, name, 0) == 0) return true;
+        p += len;
+        p += *p == ' ';
+    }
+    return false;
+}
+
 /* Kernel names that match nothing are stale (renamed kernels, typos): a failure at their line.
- * A build without CUDA does not know the GPU kernels' names, so there it is a note. */
+ * A build without CUDA has no GPU kernel to match: there a glob that names a CUDA kernel row
+ * (ug_cuda_name_matches) is a note, one that names no kernel at all is a failure as anywhere. */
 static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
 {
     char msg[400];
@@ -66,7 +84,8 @@ static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
         if (!glob[0] || glob[0] == '!' || ug_any_kernel_matches(glob, f->op, true)) continue;
         snprintf(msg, sizeof msg, "kernels: '%s' matches no %s kernel (see 'ulpgate list')", glob,
                  ug_op_name(f->op));
-        if (UG_CUDA_BUILT) ug_corpus_file_failure(t, f, f->kernels_line, msg);
+        if (UG_CUDA_BUILT || !ug_cuda_name_matches(glob))
+            ug_corpus_file_failure(t, f, f->kernels_line, msg);
         else ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path),
                      f->kernels_line, msg);
     }
@@ -80,7 +99,8 @@ static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
         if (selected) continue;
         snprintf(msg, sizeof msg, "xfail: '%s' matches no kernel this file runs (kernels: %s): a "
                                   "stale declaration", x->glob, f->kernels);
-        if (UG_CUDA_BUILT || ug_any_kernel_matches(x->glob, f->op, false))
+        if (UG_CUDA_BUILT || ug_any_kernel_matches(x->glob, f->op, false) ||
+            !ug_cuda_name_matches(x->glob))
             ug_corpus_file_failure(t, f, x->line, msg);
         else
             ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path), x->line, msg);

@@ -85,33 +85,91 @@ static void ug_install_handlers(void)
     signal(SIGXFSZ, SIG_IGN); /* a write past `ulimit -f` fails with EFBIG instead */
 }
 
-/* A crash (a kernel's bad access, a trap): the running unit fails, naming the kernel that was
+/* A crash (a kernel's bad access, a trap, an abort: glibc's heap checks abort on a heap overrun
+ * they find, assert() aborts; a stack overflow is a SIGSEGV, handled on an alternate signal
+ * stack since the thread's own is used up): the running unit fails, naming the kernel that was
  * running and the signal, and the run ends as the watchdog ends one (the failed point, the plan,
  * "Bail out!", the report marked interrupted), exit status 1.  Best effort, not async-signal-
- * safe: the handler is reset first (a second crash ends the process plainly) and an alarm
- * bounds the finish (a crash that left the heap locked cannot hang it). */
+ * safe: a first line goes to stderr with write(2) alone (whatever happens next, the crash is
+ * never silent), every crash handler is reset (a second crash ends the process plainly) and an
+ * alarm bounds the finish (a crash that left the heap locked cannot hang it). */
 static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what, int status);
-static const int ug_crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static const int ug_crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+enum { UG_N_CRASH_SIGNALS = sizeof ug_crash_signals / sizeof ug_crash_signals[0] };
+/* The alternate stack: the finish writes the report from it (JSON into heap buffers, a few
+ * pages of its own). */
+#define UG_ALT_STACK_BYTES (1u << 20)
+
+static void ug_write_str(const char *s) { (void)!write(2, s, strlen(s)); }
+
+/* The finish after a crash did not end in time (an abort inside malloc leaves its lock held):
+ * say so and end, status 1; the report folder stays marked in progress. */
+static void ug_on_crash_alarm(int sig)
+{
+    (void)sig;
+    ug_write_str("ulpgate: the report could not be written after the crash (the heap or a lock "
+                 "is broken); the report folder stays marked in progress\n");
+    _exit(1);
+}
+
 static void ug_on_crash(int sig)
 {
-    signal(sig, SIG_DFL);
-    alarm(UG_LOCK_WAIT_S + 10);
-    const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : "SIGILL";
+    for (int i = 0; i < UG_N_CRASH_SIGNALS; i++) signal(ug_crash_signals[i], SIG_DFL);
+    signal(SIGALRM, ug_on_crash_alarm);
+    /* an abort is often the heap's own check failing inside malloc, whose lock it then holds:
+     * the finish has less time before the alarm ends it */
+    alarm(sig == SIGABRT ? UG_LOCK_WAIT_S : UG_LOCK_WAIT_S + 10);
+    const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
+                     : sig == SIGABRT ? "SIGABRT" : "SIGILL";
+    const ug_kernel *k = ug_kernel_running(), *last = ug_kernel_last_run();
+    /* async-signal-safe first: the heap may be what broke */
+    ug_write_str("ulpgate: ");
+    ug_write_str(k ? "kernel " : "crashed outside any kernel: ");
+    ug_write_str(k ? k->id : "");
+    ug_write_str(k ? " crashed: " : "");
+    ug_write_str(name);
+    ug_write_str(k ? "; writing the report\n" : "\n");
+    char what[400];
+    if (k)
+        snprintf(what, sizeof what, "kernel %s crashed (%s%s): its point fails and the run ends", k->id,
+                 name, sig == SIGABRT ? ": abort(), an assertion or a corrupted heap" : "");
+    else if (last)
+        snprintf(what, sizeof what, "ulpgate crashed (%s) outside any kernel; the last kernel run "
+                 "was %s (a heap overrun by a kernel is found later, when its memory is freed)",
+                 name, last->id);
+    else
+        snprintf(what, sizeof what, "ulpgate crashed (%s) outside any kernel", name);
+    ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
+}
+
+/* A kernel that calls exit() (or returns from a launcher thread's main): the run would end with
+ * the kernel's status, 0 too, and no report.  The exit handler sees that a kernel is running,
+ * fails its point and finishes the run as a crash does, exit status 1. */
+static void ug_on_exit(int status, void *arg)
+{
+    (void)arg;
     const ug_kernel *k = ug_kernel_running();
-    char what[300];
-    if (k) snprintf(what, sizeof what, "kernel %s crashed (%s): its point fails and the run ends", k->id, name);
-    else snprintf(what, sizeof what, "ulpgate crashed (%s) outside any kernel", name);
+    if (!k || ug_done) return;
+    char what[400];
+    snprintf(what, sizeof what, "kernel %s called exit(%d) while it ran: its point fails and the "
+             "run ends (a kernel returns, it never exits)", k->id, status);
     ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
 }
 
 static void ug_install_crash_handlers(void)
 {
+    static void *alt_stack; /* kept for the process's life (and reachable: no leak report) */
+    if (!alt_stack) {
+        stack_t ss = {.ss_sp = alt_stack = malloc(UG_ALT_STACK_BYTES), .ss_size = UG_ALT_STACK_BYTES};
+        if (ss.ss_sp) sigaltstack(&ss, NULL);
+        on_exit(ug_on_exit, NULL);
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ug_on_crash;
+    sa.sa_flags = SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof ug_crash_signals / sizeof ug_crash_signals[0]; i++)
-        sigaction(ug_crash_signals[i], &sa, NULL);
+    for (int i = 0; i < UG_N_CRASH_SIGNALS; i++) sigaction(ug_crash_signals[i], &sa, NULL);
 }
 
 bool ug_guard_stopping(void) { return ug_sig != 0 || ug_out_stop; }

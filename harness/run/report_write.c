@@ -25,6 +25,7 @@
 #include "base/escape.h"
 #include "base/par.h"
 #include "harness/results/results_json.h"
+#include "harness/results/report_mark.h"
 #include "harness/run/run.h"
 #include "ug_config.h"
 #include "ug_git.h"
@@ -185,7 +186,7 @@ static void ug_json_shard(ug_buf *b, const ug_shard_info *sh)
     ug_buf_printf(b, "]}");
 }
 
-int ug_report_check(const char *dir)
+int ug_report_check(const char *dir, int argc, char **argv)
 {
     char path[4096], probe[4096], safe[1024];
     struct stat st;
@@ -197,7 +198,7 @@ int ug_report_check(const char *dir)
     /* one run writes into a folder at a time (two would mix their results.json and pages): the
      * lock is held until this process ends */
     static int lock_fd = -1;
-    char why[300];
+    char why[1200];
     if (lock_fd < 0 && (lock_fd = ug_dir_lock(dir, 0, why, sizeof why)) < 0) {
         fprintf(stderr, "ulpgate: --report %s: %s (one run per report folder)\n", shown, why);
         return -1;
@@ -205,6 +206,12 @@ int ug_report_check(const char *dir)
     snprintf(path, sizeof path, "%s/results.json", dir); /* fits: the caller checked the length */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         fprintf(stderr, "ulpgate: --report %s: %s/results.json exists and is not a file\n", shown, shown);
+        return -1;
+    }
+    /* a folder of someone else's files: the pages of an earlier run are removed and results.json
+     * replaced, which must only ever be ulpgate's own (report_mark.h) */
+    if (ug_report_dir_owned(dir, why, sizeof why) != 0) {
+        fprintf(stderr, "ulpgate: --report %s: %s\n", shown, why);
         return -1;
     }
     /* one byte written and synced: a read-only or full file system says so now */
@@ -222,8 +229,17 @@ int ug_report_check(const char *dir)
         fprintf(stderr, "ulpgate: --report %s: cannot write there: %s\n", shown, strerror(e));
         return -1;
     }
+    /* marked in progress until its results.json is written: a run killed before that (kill -9)
+     * leaves the folder marked, and no reader takes its files for a finished run's */
+    char err[4400];
+    if (ug_report_mark_begin(dir, argc, argv, err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate: --report %s: %s\n", shown, err);
+        return -1;
+    }
     return 0;
 }
+
+void ug_report_abandon(const char *dir) { ug_report_mark_end(dir); }
 
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv)
 {
@@ -253,6 +269,7 @@ int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char
         if (lstat(page, &st) == 0 && S_ISREG(st.st_mode)) unlink(page);
     }
     int rc = ug_write_atomic(path, b.s, b.len, err, sizeof err);
+    if (rc == 0) ug_report_mark_end(opt->report_dir); /* whole (or marked "interrupted") */
     if (rc == 0)
         fprintf(stderr, "ulpgate: report written to %s\n", path);
     else

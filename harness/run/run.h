@@ -59,10 +59,16 @@ bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K);
  * naming the file. (harness/run/report_write.c) */
 int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char **argv);
 
-/* Before the run: the report directory created if need be, and writable (a byte written and
- * synced in it), DIR/results.json not a directory.  0, or -1 with a message on stderr naming
- * DIR.  (harness/run/report_write.c) */
-int ug_report_check(const char *dir);
+/* Before the run: the report directory created if need be, one run at a time (locked), ulpgate's
+ * own or new (harness/results/report_mark.h: a folder holding results.json, summary.md,
+ * index.html or junit.xml that ulpgate did not write is refused), writable (a byte written and
+ * synced in it), DIR/results.json not a directory; then marked in progress (argc/argv recorded
+ * in the marker) until ug_report_write writes results.json.  0, or -1 with a message on stderr
+ * naming DIR.  (harness/run/report_write.c) */
+int ug_report_check(const char *dir, int argc, char **argv);
+/* The run wrote no report (a usage error before it measured anything): its in-progress marker
+ * goes, the folder's files are as they were. */
+void ug_report_abandon(const char *dir);
 
 /* The text of a results.json (ug_report_json) is written by harness/results/results_write.c. */
 

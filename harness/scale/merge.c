@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/json.h"
 #include "base/parse.h"
@@ -301,9 +302,40 @@ static void ug_merge_coverage(const ug_json *meta, ug_results *all)
     ug_results_add(all, &row);
 }
 
+/* Whether a and b name the same file (the same device and inode; or, for a path that does not
+ * exist yet, the same text). */
+static bool ug_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
+}
+
+/* Whether the file at path is a JUnit XML ulpgate wrote (ug_junit's first two lines). */
+static bool ug_is_ulpgate_junit(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    char head[256];
+    size_t got = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[got] = 0;
+    return strstr(head, "<testsuites name=\"ulpgate\"") != NULL;
+}
+
 int ug_merge(const char *out, const char *junit, const char *const *paths, int count, bool parts,
              const char *cut)
 {
+    /* the output is never one of the inputs: writing it would destroy a shard that merged */
+    for (int i = 0; i < count; i++)
+        for (int w = 0; w < 2; w++) {
+            const char *dst = w ? junit : out;
+            if (!dst || !ug_same_file(dst, paths[i])) continue;
+            fprintf(stderr, "ulpgate merge: %s is also input %d: merging into it would overwrite "
+                            "a %s (write the merged run to a file of its own)\n",
+                    dst, i + 1, parts ? "part" : "shard");
+            return 2;
+        }
     int rc = 2;
     ug_merge_input *in = ug_xcalloc((size_t)count, sizeof *in);
     for (int i = 0; i < count; i++) in[i].path = paths[i];
@@ -351,20 +383,29 @@ int ug_merge(const char *out, const char *junit, const char *const *paths, int c
         fprintf(stderr, "ulpgate merge: %s\n", err);
         goto done;
     }
+    bool junit_kept = false;
     if (!junit) {
+        /* junit.xml beside OUT by default, but never over one that ulpgate did not write */
         const char *slash = strrchr(out, '/');
         snprintf(junit_path, sizeof junit_path, "%.*sjunit.xml", slash ? (int)(slash - out + 1) : 0, out);
         junit = junit_path;
+        struct stat st;
+        if (lstat(junit, &st) == 0 && !ug_is_ulpgate_junit(junit)) {
+            fprintf(stderr, "ulpgate merge: %s exists and ulpgate did not write it: left as it is "
+                            "(--junit FILE writes the JUnit XML elsewhere)\n", junit);
+            junit_kept = true;
+        }
     }
     ug_junit(&xml, &all);
-    if (ug_write_atomic(junit, xml.s, xml.len, err, sizeof err) != 0) {
+    if (!junit_kept && ug_write_atomic(junit, xml.s, xml.len, err, sizeof err) != 0) {
         fprintf(stderr, "ulpgate merge: %s\n", err);
         goto done;
     }
     char summary[200];
     ug_results_summary(&all, summary, sizeof summary);
     fprintf(stderr, "ulpgate merge: %d %s into %s (%zu test points; JUnit XML %s): %s\n",
-            parts ? count : n, parts ? "parts" : "shards", out, all.count, junit, summary);
+            parts ? count : n, parts ? "parts" : "shards", out, all.count,
+            junit_kept ? "not written" : junit, summary);
     rc = ug_results_status(&all);
 done:
     for (int i = 0; i < count; i++) {
