@@ -77,6 +77,9 @@ int ug_cmd_summary(int argc, char **argv)
     }
     ug_buf out = {0};
     ug_summary_table(&res, metric, (int)width, &out);
+    char lim[300];
+    if (ug_meta_limits_text(ug_json_get(root, "meta"), lim, sizeof lim)[0])
+        ug_buf_printf(&out, "a reduced run: %s (larger inputs skipped or cut)\n", lim);
     fputs(ug_buf_str(&out), stdout);
     ug_buf_free(&out);
     ug_results_free(&res);
