@@ -11,6 +11,7 @@
 
 #include "base/escape.h"
 #include "base/sys.h"
+#include "base/parse.h"
 
 enum { UG_JSON_MAX_DEPTH = 64 };
 
@@ -291,26 +292,28 @@ ug_json *ug_json_parse(const char *text, size_t len, char *err, size_t errlen)
     return v;
 }
 
+size_t ug_json_file_limit(char *err, size_t errlen)
+{
+    const char *env = getenv("ULPGATE_JSON_LIMIT");
+    double v;
+    if (!env || !*env) return UG_JSON_FILE_LIMIT;
+    if (!ug_parse_bytes(env, &v) || v < 1 || v > 0x1p62) {
+        snprintf(err, errlen, "ULPGATE_JSON_LIMIT='%.40s' is not a size (bytes, or 512M, 1GiB, "
+                              "2GB)", env);
+        return 0;
+    }
+    return (size_t)v;
+}
+
 ug_json *ug_json_parse_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = ug_xmalloc(cap);
-    for (size_t got; (got = fread(buf + len, 1, cap - len, f)) > 0;) {
-        len += got;
-        if (len == cap) buf = ug_xrealloc(buf, cap *= 2);
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: read error", path);
-        free(buf);
-        return NULL;
-    }
+    size_t len, limit = ug_json_file_limit(err, errlen);
+    if (!limit) return NULL;
+    const char *name = getenv("ULPGATE_JSON_LIMIT") ? "a JSON file ulpgate reads (ULPGATE_JSON_LIMIT)"
+                                                    : "a JSON file ulpgate reads (ULPGATE_JSON_LIMIT "
+                                                      "raises it)";
+    char *buf = ug_read_bounded(path, limit, name, true, &len, err, errlen);
+    if (!buf) return NULL;
     char why[256];
     ug_json *v = ug_json_parse(buf, len, why, sizeof why);
     if (!v) snprintf(err, errlen, "%s: %s", path, why);

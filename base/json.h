@@ -27,8 +27,22 @@ struct ug_json {
 /* Parse text (len bytes, need not be NUL-terminated).  Returns the root, or NULL with
  * "line L, column C: what is wrong" in err.  Nesting deeper than 64 is an error. */
 ug_json *ug_json_parse(const char *text, size_t len, char *err, size_t errlen);
-/* Read and parse a whole file; NULL with "PATH: why" or "PATH: line L, column C: ..." in err. */
+/* Read and parse a whole file; NULL with "PATH: why" or "PATH: line L, column C: ..." in err.
+ * Bounded (base/sys.h ug_read_bounded): a file over ug_json_file_limit bytes is refused before
+ * it is read ("PATH: 300000000 bytes, larger than 128 MiB, the limit of a JSON file ulpgate
+ * reads (ULPGATE_JSON_LIMIT raises it): not read"), a device or FIFO once it passes the limit,
+ * a NUL byte where it is read (/dev/zero: at once).  Every JSON reader of ulpgate comes here:
+ * results.json (compare, merge, report, summary, baseline update --from), baselines (index.json
+ * and every row file), the unit costs of --shard and --gpus. */
 ug_json *ug_json_parse_file(const char *path, char *err, size_t errlen);
+/* The limit: UG_JSON_FILE_LIMIT, or ULPGATE_JSON_LIMIT (a size, base/parse.h ug_parse_bytes)
+ * when set; 0 with "ULPGATE_JSON_LIMIT='x' is not a size ..." in err when that is malformed.
+ * 128 MiB: the largest file it must read is a results.json, 2.9 MB for a default H100 run and
+ * 7.4 MB for a default CPU run with --detail (every field of every row; ~3x that on a GPU, by
+ * the rows); 128 MiB is 44x the first and about 5x the largest a --detail GPU run writes, and
+ * the tree it parses into (~8 bytes of node per byte of text for numbers) stays near 1 GiB. */
+enum { UG_JSON_FILE_LIMIT = 128 << 20 };
+size_t ug_json_file_limit(char *err, size_t errlen);
 void ug_json_free(ug_json *v);
 
 /* Member `key` of an object (NULL if v is not an object or has none). */

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,65 @@ double ug_now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* bytes as "128 MiB" (a whole number of MiB) or "N bytes", for the limit's message. */
+static void ug_limit_text(size_t limit, char *buf, size_t len)
+{
+    if (limit >= (1u << 20) && limit % (1u << 20) == 0)
+        snprintf(buf, len, "%zu MiB", limit >> 20);
+    else
+        snprintf(buf, len, "%zu bytes", limit);
+}
+
+char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
+                      size_t *len, char *err, size_t errlen)
+{
+    char lim[64];
+    ug_limit_text(limit, lim, sizeof lim);
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > limit) {
+        snprintf(err, errlen, "%s: %jd bytes, larger than %s, the limit of %s: not read", path,
+                 (intmax_t)st.st_size, lim, limit_name);
+        if (!is_stdin) fclose(f);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = ug_xmalloc(cap + 1);
+    const char *why = NULL;
+    for (size_t got; !why && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+        if (text && memchr(buf + n, 0, got)) {
+            snprintf(err, errlen, "%s: NUL byte at byte %zu: not a text file", path,
+                     (size_t)((char *)memchr(buf + n, 0, got) - buf) + 1);
+            why = err;
+            break;
+        }
+        n += got;
+        if (n > limit) {
+            snprintf(err, errlen, "%s: larger than %s, the limit of %s: not read (a device, a "
+                                  "FIFO or a file still growing is read no further)",
+                     path, lim, limit_name);
+            why = err;
+        } else if (n == cap) {
+            cap = cap > limit / 2 ? limit + 1 : 2 * cap; /* limit + 1: the byte that tells */
+            buf = ug_xrealloc(buf, cap + 1);
+        }
+    }
+    if (!why && ferror(f)) snprintf(err, errlen, "%s: read error: %s", path, strerror(errno ? errno : EIO)), why = err;
+    if (!is_stdin) fclose(f);
+    if (why) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
 }
 
 /* Write straight into path (a device, a FIFO, a dangling symlink): no temporary file to rename.

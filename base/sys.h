@@ -2,6 +2,7 @@
 #ifndef UG_SYS_H
 #define UG_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -12,6 +13,16 @@ void *ug_xrealloc(void *p, size_t n);
 char *ug_xstrdup(const char *s);
 /* Monotonic seconds (CLOCK_MONOTONIC). */
 double ug_now_s(void);
+
+/* The whole of file path ("-": stdin) into a malloc'ed buffer, NUL-terminated, *len its length:
+ * at most limit bytes, read no further (a FIFO, /dev/zero or a file that grows is not read until
+ * memory runs out: a regular file larger than limit is refused before its first byte, anything
+ * else once limit + 1 bytes have come).  text: a NUL byte is refused where it is read ("NUL byte
+ * at byte N: not a text file"), so /dev/zero fails at once.  limit_name says where the limit
+ * comes from, for the message.  NULL with "PATH: why" in err ("PATH: larger than 128 MiB, the
+ * limit of ... (NAME)"); nothing stays allocated then.  Cost: one pass over at most limit bytes. */
+char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
+                      size_t *len, char *err, size_t errlen);
 
 /* Write len bytes to path atomically: a temporary file beside it, fsync'ed, renamed over path
  * (a reader never sees half a file; nothing is left behind on failure).  A path that is not a

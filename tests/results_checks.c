@@ -67,7 +67,7 @@ static void ug_fill_row(ug_row *r, const char *op, int k)
     r->measured = true;
     /* the non-finite spellings round-trip too */
     r->rel_mean = INFINITY;
-    r->abs_max = -INFINITY;
+    r->prob_lambda = -INFINITY; /* a figure that may be negative (an error may not) */
     r->prob_failure = NAN;
     for (int i = 0; i < 16; i++) r->ulp_hist[i] = (uint64_t)(i * 1000 + k);
     r->worst_ulp = (ug_row_worst){true, 7 + k, 12345, 1.5, 0x1.000001p0, -0x1p-60, 2.5, 1e-7, 3e-8, 0.25};
@@ -609,7 +609,12 @@ UG_CASE(results_schema, bad_figures_refused)
     /* the defined spellings of non-finite figures are figures */
     char err[1200];
     UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"nan\"", err, sizeof err));
-    UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"-inf\"", err, sizeof err));
+    UG_EXPECT(!ug_bad_read(NULL, "ulp_max", "\"inf\"", err, sizeof err));
+    /* an error is never negative: -3 or -inf would be "better" than any error at the gate */
+    UG_EXPECT(ug_bad_read(NULL, "ulp_max", "\"-inf\"", err, sizeof err) &&
+              strstr(err, "\"ulp_max\" is -inf: negative"));
+    UG_EXPECT(ug_bad_read(NULL, "rel_max", "-3", err, sizeof err) &&
+              strstr(err, "\"rel_max\" is -3: negative"));
 }
 
 /* Every figure the gate judges (compare.h's ug_gated) is a field of the schema that a baseline

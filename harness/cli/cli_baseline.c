@@ -165,6 +165,11 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
                 from);
         goto done;
     }
+    if (run.reduced[0]) { /* its figures are of other inputs than a whole run's */
+        fprintf(stderr, "ulpgate: baseline update: %s is of a reduced run (%s): run again "
+                        "without those variables\n", from, run.reduced);
+        goto done;
+    }
     const char *key = a.device ? a.device : run.device;
     if (a.device && strcmp(a.device, run.device) != 0)
         fprintf(stderr,

@@ -77,6 +77,9 @@ int ug_cmd_summary(int argc, char **argv)
     }
     ug_buf out = {0};
     ug_summary_table(&res, metric, (int)width, &out);
+    char lim[300];
+    if (ug_meta_limits_text(ug_json_get(root, "meta"), lim, sizeof lim)[0])
+        ug_buf_printf(&out, "a reduced run: %s (larger inputs skipped or cut)\n", lim);
     /* names from the file reach the terminal: no control byte but the line ends (an ESC would
      * recolour or clear it) */
     for (size_t i = 0; i < out.len; i++)

@@ -88,6 +88,7 @@ static int ug_load_results(const char *path, double slack, ug_baseline *bl, char
     bl->interrupted = ug_json_bool_of(ug_json_get(meta, "interrupted"), false);
     snprintf(bl->stop_reason, sizeof bl->stop_reason, "%s",
              ug_json_str_of(ug_json_get(meta, "stop_reason"), ""));
+    ug_meta_limits_text(meta, bl->reduced, sizeof bl->reduced);
     const ug_json *sum = ug_json_get(root, "summary");
     bl->summary_points = -1;
     if (sum && sum->type == UG_JSON_OBJ) {

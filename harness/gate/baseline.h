@@ -69,6 +69,7 @@ typedef struct ug_baseline {
      * summary, a baseline) and the rows it holds, skipped ones too */
     bool interrupted;
     char stop_reason[160];
+    char reduced[300];    /* a reduced run's caps (meta.limits, ug_meta_limits_text); "" */
     long summary_points;
     size_t n_points;
     ug_results res;       /* the rows; skipped rows are left out */

@@ -274,17 +274,17 @@ static void ug_names_free(char **names, size_t n)
     free(names);
 }
 
-/* The whole of file path into b; false when it cannot be read. */
+/* The whole of file path into b; false when it cannot be read (or is over the JSON readers'
+ * limit: then it is not the same as a file this writes, which stays under 1 MiB). */
 static bool ug_slurp(const char *path, ug_buf *b)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) ug_buf_put(b, chunk, got);
-    bool ok = !ferror(f);
-    fclose(f);
-    return ok;
+    char err[600];
+    size_t len, limit = ug_json_file_limit(err, sizeof err);
+    char *text = limit ? ug_read_bounded(path, limit, "a baseline file", false, &len, err, sizeof err) : NULL;
+    if (!text) return false;
+    ug_buf_put(b, text, len);
+    free(text);
+    return true;
 }
 
 bool ug_baseline_same_on_disk(const ug_bl_files *fs, const char *path)

@@ -237,6 +237,8 @@ static void ug_refusals(ug_comparison *c)
     if (now->interrupted)
         ug_refuse(c, "NEW was interrupted (%s): it holds part of the run",
                   now->stop_reason[0] ? now->stop_reason : "no reason recorded");
+    if (now->reduced[0])
+        ug_refuse(c, "NEW is a reduced run (%s): larger inputs were skipped or cut", now->reduced);
     if (!now->is_baseline && now->summary_points < 0)
         ug_refuse(c, "NEW has no summary: whether it holds every test point cannot be told");
     else if (!now->is_baseline && (size_t)now->summary_points != now->n_points)
@@ -249,7 +251,7 @@ static void ug_refusals(ug_comparison *c)
     if (c->env & (1u << UG_FP_SEED))
         ug_refuse(c, "NEW ran another seed (%s -> %s): other inputs", c->env_part[UG_FP_SEED].old,
                   c->env_part[UG_FP_SEED].now);
-    static const int build[] = {UG_FP_CFLAGS, UG_FP_NVCC_FLAGS};
+    static const int build[] = {UG_FP_CFLAGS, UG_FP_BUILD, UG_FP_NVCC_FLAGS};
     for (size_t i = 0; i < sizeof build / sizeof build[0]; i++) {
         int f = build[i];
         if (c->env_part[f].rows)

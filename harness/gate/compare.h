@@ -20,8 +20,9 @@
  *
  * NEW is not accepted at all (ug_comparison.refused: the gate fails with each reason) when it
  * cannot stand for the run the baseline holds: interrupted, no rows, fewer rows than its summary
- * counts (truncated), another device key, another seed, another build (cflags or nvcc flags of
- * a compared row), or no row compared at all.
+ * counts (truncated), another device key, another seed, another build (cflags, build or nvcc
+ * flags of a compared row: fingerprint.h), a reduced run (meta.limits), or no row compared at
+ * all.
  */
 #ifndef UG_COMPARE_H
 #define UG_COMPARE_H

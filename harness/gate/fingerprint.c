@@ -32,6 +32,9 @@ const ug_fp_field ug_fp_fields[UG_FP_NFIELDS] = {
                       "another cuBLAS: identical bits are promised only on the same toolkit"},
     [UG_FP_CCCL] = {"gpu.cccl", UG_SCOPE_VENDOR,
                     "another CUB/CCCL: its reduction order may differ"},
+    [UG_FP_BUILD] = {"build", UG_SCOPE_CPU,
+                     "the CPU kernels were compiled differently (options, CFLAGS or predefined "
+                     "macros that the recorded cflags do not show)"},
 };
 
 /* A meta member as text: strings as they are, numbers as integers when they are ones. */
@@ -59,10 +62,22 @@ static void ug_meta_arch(const ug_json *meta, char *dst, size_t len)
     snprintf(dst, len, "%s", sp ? sp + 1 : host);
 }
 
+/* The "build" part from meta.build: "HASH MACROS" ("0x1f... __OPTIMIZE__ __SSE2__ ..."), the
+ * macros cut to fit; "" when the run did not record one. */
+static void ug_meta_build(const ug_json *meta, char *dst, size_t len)
+{
+    const ug_json *b = ug_json_get(meta, "build");
+    const char *hash = ug_json_str_of(ug_json_get(b, "hash"), "");
+    dst[0] = 0;
+    if (hash[0])
+        snprintf(dst, len, "%s %s", hash, ug_json_str_of(ug_json_get(b, "defines"), ""));
+}
+
 void ug_fingerprint_hash(ug_fingerprint *fp)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (int f = 0; f < UG_FP_NFIELDS; f++) {
+        if (f == UG_FP_BUILD && !fp->v[f][0]) continue; /* the hashes of older fingerprints */
         for (const char *p = ug_fp_fields[f].key; *p; p++)
             h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
         h = (h ^ '=') * 0x100000001b3ull;
@@ -81,6 +96,7 @@ void ug_fingerprint_from_meta(ug_fingerprint *fp, const ug_json *meta)
     ug_meta_arch(meta, fp->v[UG_FP_ARCH], sizeof fp->v[0]);
     ug_fp_text(fp->v[UG_FP_COMPILER], sizeof fp->v[0], ug_json_get(meta, "compiler"));
     ug_fp_text(fp->v[UG_FP_CFLAGS], sizeof fp->v[0], ug_json_get(meta, "cflags"));
+    ug_meta_build(meta, fp->v[UG_FP_BUILD], sizeof fp->v[0]);
     /* nvcc matters only to a run that used the GPU: a CPU run's figures do not depend on it */
     if (gpu) {
         ug_fp_text(fp->v[UG_FP_NVCC], sizeof fp->v[0], ug_json_get(meta, "nvcc"));
@@ -123,7 +139,8 @@ unsigned ug_fingerprint_diff(const ug_fingerprint *a, const ug_fingerprint *b)
 {
     unsigned mask = 0;
     for (int f = 0; f < UG_FP_NFIELDS; f++)
-        if (strcmp(a->v[f], b->v[f]) != 0) mask |= 1u << f;
+        if (strcmp(a->v[f], b->v[f]) != 0 && (f != UG_FP_BUILD || (a->v[f][0] && b->v[f][0])))
+            mask |= 1u << f;
     return mask;
 }
 

@@ -30,7 +30,7 @@ enum {
 enum {
     UG_FP_SEED, UG_FP_ORACLE, UG_FP_ARCH, UG_FP_COMPILER, UG_FP_CFLAGS, UG_FP_NVCC,
     UG_FP_NVCC_FLAGS, UG_FP_GPU, UG_FP_CC, UG_FP_SM_COUNT, UG_FP_DRIVER, UG_FP_RUNTIME,
-    UG_FP_CUBLAS, UG_FP_CCCL, UG_FP_NFIELDS
+    UG_FP_CUBLAS, UG_FP_CCCL, UG_FP_BUILD, UG_FP_NFIELDS
 };
 
 typedef struct ug_fp_field {
@@ -53,7 +53,9 @@ void ug_fingerprint_from_json(ug_fingerprint *fp, const ug_json *obj);
 void ug_fingerprint_hash(ug_fingerprint *fp);
 /* Append fp as a JSON object {"seed":"0x5eed",...} (parts that are "" left out). */
 void ug_fingerprint_json(ug_buf *b, const ug_fingerprint *fp);
-/* The parts that differ, as a mask of 1u << UG_FP_*. */
+/* The parts that differ, as a mask of 1u << UG_FP_*.  "build" (meta.build: the hash of what
+ * really compiled the CPU kernels, and the compiler's macros) differs only where both sides
+ * recorded it: runs and baselines from before it have none, and stay comparable. */
 unsigned ug_fingerprint_diff(const ug_fingerprint *a, const ug_fingerprint *b);
 
 /* The rows of a kernel of this backend ("cpu", "cuda") and name: a mask of UG_SCOPE_*

@@ -13,6 +13,7 @@
 #include "base/escape.h"
 #include "base/sys.h"
 #include "harness/report/report_parts.h"
+#include "harness/results/results_json.h"
 
 static const char *ug_meta_str(const ug_pages_in *in, const char *key)
 {
@@ -56,6 +57,13 @@ static void ug_md_header(const ug_pages_in *in, ug_buf *o)
     ug_md_text(o, ug_meta_str(in, "oracle"));
     ug_buf_printf(o, ".\n\n**%s** (%zu measurements). Plots: [index.html](index.html).\n\n", counts,
                   measured);
+    char lim[300];
+    if (ug_meta_limits_text(in->meta, lim, sizeof lim)[0]) {
+        ug_buf_printf(o, "**A reduced run**: ");
+        ug_md_text(o, lim);
+        ug_buf_printf(o, ". Larger inputs were skipped or cut: not a whole run, and not one to "
+                         "gate or update a baseline with.\n\n");
+    }
     const ug_json *gpu = ug_json_get(in->meta, "gpu");
     if (gpu)
         ug_buf_printf(o, "GPU: %s (cc %s, %.0f SMs, driver %.0f, runtime %.0f, cuBLAS %.0f).\n\n",

@@ -84,6 +84,56 @@ static bool ug_field_controls(const ug_field *f)
            strcmp(f->key, "repeats") == 0;
 }
 
+/* The figures that are sizes of an error (or of a time, a speed, a condition number): never
+ * below 0.  NaN (garbage returned) and +inf are figures; -3 or -inf are not, and a negative
+ * ulp_max would be "better" than any error at the gate. */
+static bool ug_figure_nonneg(const char *key)
+{
+    static const char *const keys[] = {
+        "ulp_max", "ulp_mean", "rel_max", "rel_mean", "abs_max", "abs_err_sum", "rel_err_sum",
+        "abs_err_sum_rd", "rel_err_sum_rd", "bound_ratio_max", "bound_ratio_mean",
+        "apriori_ratio_max", "prob_ratio_max", "kappa_max", "time_ms", "gbps", "gflops"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0) return true;
+    return false;
+}
+
+/* What one row's fields say together: no negative error figure, a status its failures and
+ * "passed" agree with.  0, or -1 with why naming the field. */
+static int ug_row_consistent(const ug_json *o, const ug_row *r, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < ug_n_row_fields; i++) {
+        const ug_field *f = &ug_row_fields[i];
+        if (f->type != UG_FT_NUM || !ug_figure_nonneg(f->key)) continue;
+        double v = *(const double *)((const char *)r + f->offset);
+        if (v < 0) {
+            snprintf(err, errlen, "\"%s\" is %.17g: negative, and an error (a time, a speed) "
+                                  "never is", f->key, v);
+            return -1;
+        }
+    }
+    bool passing = r->status == UG_ST_PASS || r->status == UG_ST_XFAIL;
+    /* (a skip may hold failures: a point interrupted after a failed trial is a skip) */
+    if ((r->status == UG_ST_PASS || r->status == UG_ST_XPASS) && r->failures > 0) {
+        snprintf(err, errlen, "\"status\" is \"%s\" with \"failures\": %d (a point with a "
+                              "failed check fails, or is an expected failure)",
+                 ug_status_name(r->status), r->failures);
+        return -1;
+    }
+    if (r->status == UG_ST_XFAIL && r->measured && r->failures == 0 && ug_json_get(o, "failures")) {
+        snprintf(err, errlen, "\"status\" is \"xfail\" with \"failures\": 0 (an expected "
+                              "failure that did not fail is an xpass)");
+        return -1;
+    }
+    const ug_json *p = ug_json_get(o, "passed");
+    if (p && p->type == UG_JSON_BOOL && p->b != passing) {
+        snprintf(err, errlen, "\"passed\" is %s but \"status\" is \"%s\"",
+                 p->b ? "true" : "false", ug_status_name(r->status));
+        return -1;
+    }
+    return 0;
+}
+
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err, size_t errlen)
 {
     return ug_row_read_ex(o, format, baseline, false, NULL, NULL, r, err, errlen);
@@ -153,6 +203,7 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
     if (!r->point[0] && r->measured && compact && format >= 3)
         ug_row_point_derived(r, r->point, sizeof r->point);
     if (make_id) ug_row_make_id(r);
+    if (ug_row_consistent(o, r, why, sizeof why) != 0) goto bad;
     if (inherited) {
         ug_row again = *r;
         ug_row_make_id(&again);
@@ -195,6 +246,77 @@ int ug_format_check(const char *path, const ug_json *head, const char *what, con
     return 0;
 }
 
+const char *ug_meta_limits_text(const ug_json *meta, char *buf, size_t len)
+{
+    const ug_json *l = ug_json_get(meta, "limits");
+    double e = ug_json_num_of(ug_json_get(l, "max_elements"), 0);
+    double left = ug_json_num_of(ug_json_get(l, "sizes_left_out"), 0);
+    double tr = ug_json_num_of(ug_json_get(l, "max_trials"), 0);
+    bool nt = ug_json_bool_of(ug_json_get(l, "no_timing"), false);
+    buf[0] = 0;
+    if (e > 0)
+        snprintf(buf, len, "ULPGATE_MAX_ELEMENTS=%.0f (%.0f size%s left out)", e, left,
+                 left == 1 ? "" : "s");
+    if (tr > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%sULPGATE_MAX_TRIALS=%.0f",
+                 buf[0] ? ", " : "", tr);
+    if (nt)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%sULPGATE_NO_TIMING=1", buf[0] ? ", " : "");
+    return buf;
+}
+
+/* The run's description and its summary, typed as run.c writes them: a key the gate or merge
+ * acts on ("interrupted", "seed", the build's flags, the summary's counts) of another type would
+ * read as its default ("interrupted": "true" as false), so it is an error naming the key. */
+static int ug_meta_check(const ug_json *root, char *err, size_t errlen)
+{
+    static const struct { const char *key; ug_json_type type; } meta_keys[] = {
+        {"tool", UG_JSON_STR}, {"version", UG_JSON_STR}, {"git", UG_JSON_STR},
+        {"date", UG_JSON_STR}, {"host", UG_JSON_STR}, {"arch", UG_JSON_STR},
+        {"compiler", UG_JSON_STR}, {"cflags", UG_JSON_STR}, {"build", UG_JSON_OBJ},
+        {"nvcc", UG_JSON_STR}, {"nvcc_flags", UG_JSON_STR}, {"cuda_built", UG_JSON_BOOL},
+        {"oracle", UG_JSON_STR}, {"seed", UG_JSON_STR}, {"command", UG_JSON_STR},
+        {"selection", UG_JSON_OBJ}, {"interrupted", UG_JSON_BOOL}, {"stop_reason", UG_JSON_STR},
+        {"device", UG_JSON_STR}, {"gpu", UG_JSON_OBJ}, {"limits", UG_JSON_OBJ}};
+    const ug_json *meta = ug_json_get(root, "meta");
+    char why[300];
+    if (ug_json_want(meta, "meta", UG_JSON_OBJ, err, errlen) != 0) return -1;
+    for (size_t i = 0; i < sizeof meta_keys / sizeof meta_keys[0]; i++) {
+        const ug_json *v = ug_json_get(meta, meta_keys[i].key);
+        if (v && ug_json_want(v, meta_keys[i].key, meta_keys[i].type, why, sizeof why) != 0) {
+            snprintf(err, errlen, "meta: %s", why);
+            return -1;
+        }
+    }
+    const ug_json *lim = ug_json_get(meta, "limits");
+    static const char *const caps[] = {"max_elements", "sizes_left_out", "max_trials"};
+    for (size_t k = 0; lim && k < sizeof caps / sizeof caps[0]; k++) {
+        const ug_json *v = ug_json_get(lim, caps[k]);
+        size_t c;
+        if (v && ug_json_value_count(v, caps[k], &c, why, sizeof why) != 0) {
+            snprintf(err, errlen, "meta: limits: %s", why);
+            return -1;
+        }
+    }
+    const ug_json *nt = ug_json_get(lim, "no_timing");
+    if (nt && ug_json_want(nt, "no_timing", UG_JSON_BOOL, why, sizeof why) != 0) {
+        snprintf(err, errlen, "meta: limits: %s", why);
+        return -1;
+    }
+    const ug_json *sum = ug_json_get(root, "summary");
+    if (sum && ug_json_want(sum, "summary", UG_JSON_OBJ, err, errlen) != 0) return -1;
+    static const char *const counts[] = {"passed", "failed", "skipped", "xfailed", "xpassed"};
+    for (size_t k = 0; sum && k < sizeof counts / sizeof counts[0]; k++) {
+        const ug_json *v = ug_json_get(sum, counts[k]);
+        size_t c;
+        if (v && ug_json_value_count(v, counts[k], &c, why, sizeof why) != 0) {
+            snprintf(err, errlen, "summary: %s", why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
@@ -218,6 +340,10 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
         snprintf(err, errlen, "%s: rows without \"status\" and \"measured\": a results.json "
                               "older than results format 1, which this ulpgate does not read: "
                               "regenerate the file with 'ulpgate run --report DIR'", path);
+        goto fail;
+    }
+    if (ug_meta_check(root, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
         goto fail;
     }
     const ug_json *units = ug_json_get(root, "units");

@@ -34,6 +34,11 @@ ug_json *ug_results_read(const char *path, ug_results *res, char *err, size_t er
  * "baseline" object), 1 when absent (the files before format 2).  0, or -1 with "PATH:
  * results format 3 is newer than this ulpgate reads (2): ..." in err (what: "results" or
  * "baseline"; hint: how to regenerate the file). */
+/* A reduced run's caps from meta.limits (run_limits.h: ULPGATE_MAX_ELEMENTS, ULPGATE_MAX_TRIALS,
+ * ULPGATE_NO_TIMING) as text, "ULPGATE_MAX_ELEMENTS=131072 (12 sizes left out),
+ * ULPGATE_MAX_TRIALS=2", into buf; "" for a whole run.  Returns buf. */
+const char *ug_meta_limits_text(const ug_json *meta, char *buf, size_t len);
+
 int ug_format_check(const char *path, const ug_json *head, const char *what, const char *hint,
                     int *format, char *err, size_t errlen);
 

@@ -27,6 +27,7 @@
 #include "harness/results/results_json.h"
 #include "harness/results/report_mark.h"
 #include "harness/run/run.h"
+#include "harness/run/run_limits.h"
 #include "ug_config.h"
 #include "ug_git.h"
 
@@ -73,6 +74,8 @@ static int ug_mkdir_p(const char *dir)
 
 static void ug_json_kernels(ug_buf *b);
 static void ug_json_selection(ug_buf *b, const ug_options *opt);
+static void ug_json_build(ug_buf *b);
+static void ug_json_limits(ug_buf *b);
 
 static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
 {
@@ -97,6 +100,7 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_num(b, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     ug_json_str(b, "compiler", UG_CC);
     ug_json_str(b, "cflags", UG_CFLAGS);
+    ug_json_build(b);
     ug_json_str(b, "nvcc", UG_NVCC_VERSION);
     ug_json_str(b, "nvcc_flags", UG_NVCC_FLAGS);
     ug_json_bool(b, "cuda_built", UG_CUDA_BUILT);
@@ -116,6 +120,7 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_buf_free(&cmd);
     ug_json_kernels(b);
     ug_json_selection(b, opt);
+    ug_json_limits(b);
     /* a run stopped by a signal or the watchdog: what it measured, not the whole selection */
     const char *stop = ug_guard_reason();
     ug_json_bool(b, "interrupted", stop != NULL);
@@ -138,6 +143,131 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     } else {
         ug_json_str(b, "device", "cpu");
     }
+    ug_buf_printf(b, "}");
+}
+
+/* The compiler's predefined macros that say how this file, and so the CPU kernels' default
+ * variant (compiled with the same project flags: kernels/meson.build), was really compiled:
+ * whatever put them there (meson's options, CFLAGS, a compiler wrapper, a specs file).  Each is
+ * one that changes floating-point results or what the kernels may do: value-changing
+ * optimisation (__FAST_MATH__, __FINITE_MATH_ONLY__, __NO_MATH_ERRNO__, __GCC_IEC_559), the
+ * instruction set (FMA, AVX, ...), the evaluation method, optimisation itself, NDEBUG and the
+ * sanitizers. */
+static void ug_build_defines(ug_buf *b)
+{
+    static const char *const defs[] = {
+#ifdef __FAST_MATH__
+        "__FAST_MATH__",
+#endif
+#if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
+        "__FINITE_MATH_ONLY__",
+#endif
+#ifdef __NO_MATH_ERRNO__
+        "__NO_MATH_ERRNO__",
+#endif
+#ifdef __SUPPORT_SNAN__
+        "__SUPPORT_SNAN__",
+#endif
+#ifdef __OPTIMIZE__
+        "__OPTIMIZE__",
+#endif
+#ifdef __OPTIMIZE_SIZE__
+        "__OPTIMIZE_SIZE__",
+#endif
+#ifdef __FP_FAST_FMA
+        "__FP_FAST_FMA",
+#endif
+#ifdef __FP_FAST_FMAF
+        "__FP_FAST_FMAF",
+#endif
+#ifdef __FMA__
+        "__FMA__",
+#endif
+#ifdef __SSE2__
+        "__SSE2__",
+#endif
+#ifdef __SSE4_1__
+        "__SSE4_1__",
+#endif
+#ifdef __AVX__
+        "__AVX__",
+#endif
+#ifdef __AVX2__
+        "__AVX2__",
+#endif
+#ifdef __AVX512F__
+        "__AVX512F__",
+#endif
+#ifdef __ARM_NEON
+        "__ARM_NEON",
+#endif
+#ifdef __ARM_FEATURE_FMA
+        "__ARM_FEATURE_FMA",
+#endif
+#ifdef NDEBUG
+        "NDEBUG",
+#endif
+#ifdef __SANITIZE_ADDRESS__
+        "__SANITIZE_ADDRESS__",
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+        "address_sanitizer",
+#endif
+#if __has_feature(undefined_behavior_sanitizer)
+        "undefined_behavior_sanitizer",
+#endif
+#endif
+        NULL};
+    for (size_t i = 0; defs[i]; i++) ug_buf_printf(b, "%s%s", i ? " " : "", defs[i]);
+#ifdef __GCC_IEC_559
+    ug_buf_printf(b, " __GCC_IEC_559=%d", __GCC_IEC_559);
+#endif
+#ifdef __FLT_EVAL_METHOD__
+    ug_buf_printf(b, " __FLT_EVAL_METHOD__=%d", __FLT_EVAL_METHOD__);
+#endif
+}
+
+/* meta.build: what built this binary, in full (the recorded "cflags" are only the flags meson
+ * was given): the configuration's arguments (meson.build's UG_BUILD_ARGS), the compiler's
+ * predefined macros, and a hash of the cflags and both, which with the macros is the
+ * fingerprint's "build" part (CPU rows; the compiler and nvcc have parts of their own): two
+ * builds whose cflags read the same but that compiled differently (CFLAGS=-ffast-math,
+ * -march=native, -Db_ndebug=true) differ there. */
+static void ug_json_build(ug_buf *b)
+{
+    ug_buf defs = {0};
+    ug_build_defines(&defs);
+    uint64_t h = UG_HASH64_INIT;
+    h = ug_hash64(UG_CFLAGS, h);
+    h = ug_hash64("\n", h);
+    h = ug_hash64(UG_BUILD_ARGS, h);
+    h = ug_hash64("\n", h);
+    h = ug_hash64(ug_buf_str(&defs), h);
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)h);
+    ug_buf_printf(b, ",\"build\":{\"args\":");
+    ug_buf_json_str(b, UG_BUILD_ARGS);
+    ug_json_str(b, "defines", ug_buf_str(&defs));
+    ug_json_str(b, "hash", hex);
+    ug_buf_printf(b, "}");
+    ug_buf_free(&defs);
+}
+
+/* meta.limits: the caps of a reduced run (ULPGATE_MAX_ELEMENTS, ULPGATE_MAX_TRIALS,
+ * ULPGATE_NO_TIMING: docs/troubleshooting.md) when any is set, so that a report of a reduced run
+ * says so (summary.md, the gate), never passing for a whole one; absent when none is. */
+static void ug_json_limits(ug_buf *b)
+{
+    size_t elements = ug_limits_max_elements(), skipped = ug_limits_sizes_left_out();
+    int trials = ug_limits_max_trials();
+    bool no_timing = ug_limits_no_timing();
+    if (!elements && !trials && !no_timing) return;
+    ug_buf_printf(b, ",\"limits\":{");
+    const char *sep = "";
+    if (elements) ug_buf_printf(b, "\"max_elements\":%zu,\"sizes_left_out\":%zu", elements, skipped), sep = ",";
+    if (trials) ug_buf_printf(b, "%s\"max_trials\":%d", sep, trials), sep = ",";
+    if (no_timing) ug_buf_printf(b, "%s\"no_timing\":true", sep);
     ug_buf_printf(b, "}");
 }
 

@@ -83,10 +83,18 @@ int ug_limits_timing_reps(int reps)
     return s && strcmp(s, "1") == 0 ? 0 : reps;
 }
 
+static size_t ug_sizes_left_out; /* sizes and inputs ULPGATE_MAX_ELEMENTS left out */
+
+size_t ug_limits_max_elements(void) { return ug_env_cap("ULPGATE_MAX_ELEMENTS"); }
+int ug_limits_max_trials(void) { return (int)ug_env_cap("ULPGATE_MAX_TRIALS"); }
+bool ug_limits_no_timing(void) { return ug_limits_timing_reps(1) == 0; }
+size_t ug_limits_sizes_left_out(void) { return ug_sizes_left_out; }
+
 bool ug_limits_size_ok(size_t n)
 {
     size_t cap = ug_env_cap("ULPGATE_MAX_ELEMENTS");
     if (!cap || n <= cap) return true;
+    ug_sizes_left_out++;
     static int told;
     if (!told++)
         fprintf(stderr, "ulpgate: ULPGATE_MAX_ELEMENTS=%zu: larger inputs are skipped (a reduced "
@@ -106,6 +114,7 @@ void ug_limits_input(ug_t *t, ug_op op, const char *label, size_t M, size_t N, s
         char why[160];
         snprintf(why, sizeof why, "%s n=%s: %.0f elements a trial, above ULPGATE_MAX_ELEMENTS=%zu",
                  label, size, elements, cap);
+        ug_sizes_left_out++;
         ug_point(t, "n=%s", size);
         ug_skip(t, why);
     }

@@ -42,6 +42,12 @@ int ug_limits_timing_reps(int reps);
 /* Whether a size n can be measured at all under ULPGATE_MAX_ELEMENTS (n > E never can; the
  * exact check is ug_limits_input's).  Says once on stderr that sizes are being skipped. */
 bool ug_limits_size_ok(size_t n);
+/* The caps in force (0 / false: none), and how many sizes or inputs ULPGATE_MAX_ELEMENTS left
+ * out so far: what results.json's meta.limits records (report_write.c). */
+size_t ug_limits_max_elements(void);
+int ug_limits_max_trials(void);
+bool ug_limits_no_timing(void);
+size_t ug_limits_sizes_left_out(void);
 /* Before an input is generated (input.c): above ULPGATE_MAX_ELEMENTS, a skipped point and the
  * case ends; more memory than there is, a failed point and the case ends.  Returns otherwise. */
 void ug_limits_input(ug_t *t, ug_op op, const char *label, size_t M, size_t N, size_t K, int trials);

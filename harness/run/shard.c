@@ -40,12 +40,15 @@ static void ug_costs_load(void)
     if (ug_costs_loaded) return;
     ug_costs_loaded = true;
     const char *path = getenv("ULPGATE_UNIT_COSTS");
-    char def[4096], err[256];
+    char def[4096], err[600];
     if (!path) {
         if (!ug_data_path("reports/unit_costs.json", def, sizeof def)) return; /* equal costs */
         path = def;
     }
     ug_costs = ug_json_parse_file(path, err, sizeof err);
+    if (!ug_costs && path != def) /* a table asked for by name: say why it is not used */
+        fprintf(stderr, "ulpgate: ULPGATE_UNIT_COSTS: %s: the shards are balanced by equal "
+                        "costs\n", err);
     const ug_json *u = ug_json_get(ug_costs, "units");
     if (!u || u->type != UG_JSON_OBJ || u->count == 0) return;
     double *v = ug_xmalloc(u->count * sizeof *v);

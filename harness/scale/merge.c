@@ -39,7 +39,7 @@ typedef struct {
 
 /* The meta fields that must be equal for shards of one configuration. */
 static const char *const ug_merge_keys[] = {"version", "git", "seed", "oracle", "cuda_built",
-                                            "cflags", "nvcc_flags", "kernels", "selection"};
+                                            "cflags", "build", "nvcc_flags", "kernels", "selection"};
 
 static void ug_meta_field(ug_buf *b, const ug_json *meta, const char *key)
 {
