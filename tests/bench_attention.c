@@ -1,0 +1,110 @@
+/*
+ * bench_attention.c - `ulpgate-bench-attention [--L L] [--S S] [--d D] [--mpfr-rows M]
+ * [--threads T] [--causal]`: how fast the attention reference is (oracle/attention/
+ * attention_fast.c) beside MPFR alone (attention_mpfr.c), in one run.
+ *
+ * One head, Q (L x d), K (S x d), V (S x d) normal(0, 1) binary32 from a fixed seed, the
+ * default scale RN32(1/sqrt(d)) (default L = S = 2048, d = 128: issue 35's target, <= 10 s on
+ * 2 cores).  The fast path over every row on T threads (0: every core), timed whole (wall and
+ * the process's CPU seconds: on a shared host CPU s / T is what idle cores take); MPFR alone
+ * over the first M rows (default 4) on the same threads, scaled to L rows (every row costs the
+ * same at 128 bits without a mask), and those rows' records compared with the fast path's bit
+ * for bit.  Exit 1 if a record differs, 2 on a usage error.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/par.h"
+#include "base/sys.h"
+#include "harness/inputs/rng.h"
+#include "oracle/attention/attention.h"
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void fill_normal(float *x, size_t n, uint64_t stream)
+{
+    ug_stream s = ug_stream_make(0x5eed, stream, 0);
+    for (size_t i = 0; i < n; i++) {
+        double u = ug_rng_unit(&s, 2 * i), v = ug_rng_unit(&s, 2 * i + 1);
+        x[i] = (float)(sqrt(-2 * log(u + 0x1p-60)) * cos(2 * M_PI * v));
+    }
+}
+
+static int usage(const char *why, const char *arg)
+{
+    fprintf(stderr, "ulpgate-bench-attention: %s '%s'\nusage: ulpgate-bench-attention [--L L] "
+                    "[--S S] [--d D] [--mpfr-rows M] [--threads T] [--causal]\n", why, arg);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    long L = 2048, S = 2048, d = 128, mrows = 4, threads = 0;
+    bool causal = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--causal")) {
+            causal = true;
+            continue;
+        }
+        long *v = !strcmp(argv[i], "--L") ? &L : !strcmp(argv[i], "--S") ? &S
+                  : !strcmp(argv[i], "--d") ? &d : !strcmp(argv[i], "--mpfr-rows") ? &mrows
+                  : !strcmp(argv[i], "--threads") ? &threads : NULL;
+        if (!v || i + 1 >= argc) return usage("unknown option", argv[i]);
+        char *end;
+        *v = strtol(argv[++i], &end, 10);
+        if (*end || *v < (v == &threads ? 0 : 1) || *v > (1L << 16))
+            return usage("not a count in 1 .. 65536:", argv[i]);
+    }
+    if (mrows > L) mrows = L;
+    ug_par_set_threads((int)threads);
+    ug_attn_dims dm = {(size_t)L, (size_t)S, (size_t)d, (size_t)d, 0, causal};
+    dm.scale = ug_attn_scale_default(dm.d);
+    float *Q = ug_xmalloc(dm.L * dm.d * 4), *K = ug_xmalloc(dm.S * dm.d * 4), *V = ug_xmalloc(dm.S * dm.d * 4);
+    fill_normal(Q, dm.L * dm.d, 1);
+    fill_normal(K, dm.S * dm.d, 2);
+    fill_normal(V, dm.S * dm.d, 3);
+    size_t no = dm.L * dm.dv;
+    ug_exact *O = ug_xmalloc(no * sizeof *O), *lse = ug_xmalloc(dm.L * sizeof *lse);
+    printf("ulpgate-bench-attention: one head, L %ld, S %ld, d = dv = %ld%s, normal(0,1) binary32, "
+           "scale %a, %d threads; MPFR alone timed on %ld rows and scaled to %ld\n",
+           L, S, d, causal ? ", causal" : "", (double)dm.scale, ug_par_threads(), mrows, L);
+    size_t f0, m0, f1, m1;
+    ug_attn_stats(&f0, &m0);
+    double t0 = ug_now_s(), c0 = cpu_s();
+    ug_exact_attention_fast(Q, K, V, &dm, O, lse);
+    double tf = ug_now_s() - t0, cf = cpu_s() - c0;
+    ug_attn_stats(&f1, &m1);
+    /* MPFR alone on the first rows: a head of mrows query rows that sees the same keys */
+    ug_attn_dims dmm = dm;
+    dmm.L = (size_t)mrows;
+    if (causal) dmm.S = dm.S - (dm.L - (size_t)mrows); /* row i of the small head = row i */
+    ug_exact *Om = ug_xmalloc((size_t)mrows * dm.dv * sizeof *Om), *lm = ug_xmalloc((size_t)mrows * sizeof *lm);
+    t0 = ug_now_s();
+    if (dmm.S > 0 && dmm.S <= dm.S) ug_exact_attention_mpfr(Q, K, V, &dmm, Om, lm);
+    double tm = (ug_now_s() - t0) * (double)L / (double)mrows;
+    size_t bad = 0;
+    for (size_t i = 0; i < (size_t)mrows; i++) {
+        for (size_t j = 0; j < dm.dv; j++) bad += !ug_exact_equal(&O[i * dm.dv + j], &Om[i * dm.dv + j]);
+        bad += !ug_exact_equal(&lse[i], &lm[i]);
+    }
+    printf("  %10s %9s %11s %14s %9s %12s %7s\n", "outputs", "fast s", "fast CPU s",
+           "MPFR alone s", "speedup", "fast->MPFR", "equal");
+    printf("  %10zu %9.2f %11.2f %14.1f %8.0fx %7zu rows %7s\n", no + dm.L, tf, cf, tm, tm / tf,
+           m1 - m0, bad ? "NO" : "yes");
+    free(Q);
+    free(K);
+    free(V);
+    free(O);
+    free(lse);
+    free(Om);
+    free(lm);
+    return bad != 0;
+}
