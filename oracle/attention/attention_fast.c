@@ -496,3 +496,10 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
     free(h.Wn);
     free(h.Ev);
 }
+
+void ug_exact_attention(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+                        ug_exact *O, ug_exact *lse)
+{
+    if (ug_oracle_selected() == UG_ORACLE_MPFR) ug_exact_attention_mpfr(Q, K, V, dm, O, lse);
+    else ug_exact_attention_fast(Q, K, V, dm, O, lse);
+}
