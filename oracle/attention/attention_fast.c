@@ -195,6 +195,7 @@ typedef struct {
     int *Ev;
     bool vok;
     long mc, ec; /* c = mc 2^ec */
+    double *Zp;      /* (S + 1) x dv: sum_{k' < k} |V_k'j| summed in key order */
     size_t bad_from; /* the first key whose K or V row holds a non-finite value (S: none) */
 } attn_fast_head;
 
@@ -352,7 +353,7 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
         const unsigned char *wn = h->Wn + k * dv;
         limb T0 = w->T[k][0], T1 = w->T[k][1], T2 = w->T[k][2];
         if (!(T0 | T1 | T2)) continue;
-        for (size_t j = 0; j < dv; j++) mac4(&w->acc[wn[j] ? dv + j : j], T0, T1, T2, wm[j]);
+        for (size_t j = 0; j < dv; j++) mac4(w->acc + j + dv * wn[j], T0, T1, T2, wm[j]);
     }
     /* 1 / S~: Rinv = floor((2^383 - 1) / Sm), S~ = Sm 2^(es - 191) */
     long sb = ug_fx_bitlen(S4, 4);
@@ -364,8 +365,8 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
     mpn_tdiv_qr((mp_limb_t *)Rinv, (mp_limb_t *)rem, 0, (const mp_limb_t *)num, 6,
                 (const mp_limb_t *)Sm, 3);
     double Sd = ldexp((double)ug_fx_bits64(S4, 4, sb - 64), (int)(sb - 64 - 191));
-    double *Z = w->Z;
-    ug_attn_v_abs(h->V, dm, keys, Z);
+    double *Z = w->Z; /* ug_attn_v_abs(V, dm, keys, Z): its sums in its order, kept by prefix */
+    for (size_t j = 0; j < dv; j++) Z[j] = h->Zp[keys * dv + j] * (1 + 0x1p-30);
     double n = (double)keys;
     /* X^_j = sum_k t_k |V_kj| / S in blocks of 64 keys (binary64), the blocks in long double */
     for (size_t j = 0; j < dv; j++) w->xs[j] = 0;
@@ -483,6 +484,10 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
             h.Wn[k * dv + j] = Wc[k] < 0;
         }
     }
+    h.Zp = ug_xcalloc((S + 1) * dv, sizeof *h.Zp);
+    for (size_t k = 0; k < S; k++)
+        for (size_t j = 0; j < dv; j++)
+            h.Zp[(k + 1) * dv + j] = h.Zp[k * dv + j] + fabs((double)V[k * dv + j]);
     int ec;
     float fc = frexpf(dm->scale, &ec);
     h.mc = (long)ldexpf(fc, 24);
@@ -495,6 +500,7 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
     free(h.Wm);
     free(h.Wn);
     free(h.Ev);
+    free(h.Zp);
 }
 
 void ug_exact_attention(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
