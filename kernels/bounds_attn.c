@@ -33,7 +33,9 @@
  *      naive: gamma_N = gamma_n (the product P V and n - 1 additions), b = 0, r = 1 rounding of
  *             P = e / l per term; online: gamma_n, b = 0, r = 2 (fl(1/l) and the product);
  *      fa2_bf16: P to bfloat16 before P V, b = 2^-8, the product exact (8 x 8 bits),
- *             gamma_N = gamma_{n-1}, r = 2.
+ *             gamma_N = gamma_{n-1}, r = 2;  naive_bf16: the naive form's, b = 2^-8 (P = e / l
+ *             rounded to binary32 then bfloat16: both in (1 + u)(1 + b); the bf16 x bf16
+ *             product exact, counted in gamma_n anyway).
  *    Then with O^ = N^ / l^ (1 + u)^r and |O| <= X:
  *      |O^ - O| <= X [ (1 + u)^r (1 + phi) / (1 - psi^) - 1 ] + (n + R + 2) 2^-149,
  *    the last term the products' and rescales' subnormal losses over l^ >= 1/2; an underflowed
@@ -85,6 +87,10 @@ static attn_parts one_pass(ug_attn_class cls, double n, double d, double block, 
     int r = 1;
     switch (cls) {
     case UG_ATTN_NAIVE: arg = 2 * Delta + 2 * u * (A + Delta); break;
+    case UG_ATTN_NAIVE_BF16: /* P = bf16(fl(e / l)): one more relative 2^-8 on the terms */
+        arg = 2 * Delta + 2 * u * (A + Delta);
+        b = 0x1p-8;
+        break;
     case UG_ATTN_UNSHIFTED: arg = Delta; break;
     case UG_ATTN_ONLINE:
         R = ceil(n / block) - 1;
@@ -164,7 +170,8 @@ double ug_attn_bound_O(const ug_attn_model *m, double A, double W, double s)
     if (!isfinite(A) || !isfinite(W)) return INFINITY;
     attn_parts p = parts(m, A);
     double b = p.F * W + p.abs_o;
-    if (m->cls == UG_ATTN_FA2_BF16) b = 0x1p-8 * s + (1 + 0x1p-8) * b + 0x1p-134;
+    if (m->cls == UG_ATTN_FA2_BF16 || m->cls == UG_ATTN_NAIVE_BF16)
+        b = 0x1p-8 * s + (1 + 0x1p-8) * b + 0x1p-134;
     return isfinite(b) ? b * (1 + 0x1p-40) : INFINITY;
 }
 

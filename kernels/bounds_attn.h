@@ -13,6 +13,7 @@
 
 typedef enum {
     UG_ATTN_NAIVE,       /* three passes, shifted softmax, P = e / l, O = sum P V */
+    UG_ATTN_NAIVE_BF16,  /* the naive form on bf16 inputs, P and O rounded to bf16 */
     UG_ATTN_UNSHIFTED,   /* the same without the max: exp(s) overflows from s = 88.7 */
     UG_ATTN_ONLINE,      /* FlashAttention-2's loop, binary32, natural exp */
     UG_ATTN_FA2_BF16,    /* FlashAttention-2's arithmetic: exp2 of c log2 e folded, bf16 P and O */

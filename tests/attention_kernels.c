@@ -43,11 +43,11 @@ enum { K_NORMAL, K_UNIFORM, K_BF16, K_OUTLIER, K_FLAT, K_DECODE, K_CAUSAL, K_N }
 static const char *kname[] = {"normal", "uniform", "bf16 normal", "outlier (scores >= 80)",
                               "near-uniform", "decode L=1 S=4096", "causal prefill"};
 
-enum { A_NAIVE, A_UNSHIFTED, A_ONLINE, A_FA2, A_SPLIT_SIZE, A_SPLIT_COUNT, A_MUTANT, A_N };
-static const char *aname[] = {"attn_naive_cpu", "attn_unshifted_cpu", "attn_online_cpu",
+enum { A_NAIVE, A_NAIVE_BF16, A_UNSHIFTED, A_ONLINE, A_FA2, A_SPLIT_SIZE, A_SPLIT_COUNT, A_MUTANT, A_N };
+static const char *aname[] = {"attn_naive_cpu", "attn_naive_bf16_cpu", "attn_unshifted_cpu", "attn_online_cpu",
                               "attn_fa2_bf16_cpu", "attn_splitkv_size_cpu", "attn_splitkv_count_cpu",
                               "mutant (drops a key)"};
-static const ug_attn_class acls[] = {UG_ATTN_NAIVE, UG_ATTN_UNSHIFTED, UG_ATTN_ONLINE,
+static const ug_attn_class acls[] = {UG_ATTN_NAIVE, UG_ATTN_NAIVE_BF16, UG_ATTN_UNSHIFTED, UG_ATTN_ONLINE,
                                      UG_ATTN_FA2_BF16, UG_ATTN_SPLIT_SIZE, UG_ATTN_SPLIT_COUNT,
                                      UG_ATTN_ONLINE};
 
@@ -77,6 +77,7 @@ static void run_kernel(int a, const float *Q, const float *K, const float *V,
 {
     switch (a) {
     case A_NAIVE: ug_attn_naive_cpu(Q, K, V, s, O, lse); break;
+    case A_NAIVE_BF16: ug_attn_naive_bf16_cpu(Q, K, V, s, O, lse); break;
     case A_UNSHIFTED: ug_attn_unshifted_cpu(Q, K, V, s, O, lse); break;
     case A_ONLINE: ug_attn_online_cpu(Q, K, V, s, 64, O, lse); break;
     case A_FA2: ug_attn_fa2_bf16_cpu(Q, K, V, s, 64, O, lse); break;
@@ -98,7 +99,7 @@ static grade grade_kernel(int a, const float *Q, const float *K, const float *V,
     float *go = ug_xcalloc(dm->L * dm->dv, sizeof *go), *gl = ug_xcalloc(dm->L, sizeof *gl);
     run_kernel(a, Q, K, V, &ks, go, gl);
     grade g = {0, 0, 0, 0};
-    ug_fmt of = a == A_FA2 ? UG_BF16 : UG_F32;
+    ug_fmt of = a == A_FA2 || a == A_NAIVE_BF16 ? UG_BF16 : UG_F32;
     for (size_t i = 0; i < dm->L; i++) {
         size_t n = ug_attn_keys(dm, i);
         if (!n) continue;
@@ -163,7 +164,7 @@ UG_CASE(attention_kernels, graded)
             ug_exact_attention(Q, K, V, &dm, O, lse);
             ug_exact_attention(Qb, Kb, Vb, &dm, Ob, lb);
             for (int a = 0; a < A_N; a++) {
-                bool b16 = a == A_FA2;
+                bool b16 = a == A_FA2 || a == A_NAIVE_BF16;
                 grade g = grade_kernel(a, b16 ? Qb : Q, b16 ? Kb : K, b16 ? Vb : V, &dm,
                                        b16 ? Ob : O, b16 ? lb : lse);
                 ug_note(t, "%-24s %-24s %4zu %10.3g %10.3g %10.3g %10.3g", kname[kind], aname[a],

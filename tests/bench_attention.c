@@ -1,6 +1,6 @@
 /*
  * bench_attention.c - `ulpgate-bench-attention [--L L] [--S S] [--d D] [--mpfr-rows M]
- * [--threads T] [--causal]`: how fast the attention reference is (oracle/attention/
+ * [--threads T] [--causal]` | `--golden [ROWS]`: how fast the attention reference is (oracle/attention/
  * attention_fast.c) beside MPFR alone (attention_mpfr.c), in one run.
  *
  * One head, Q (L x d), K (S x d), V (S x d) normal(0, 1) binary32 from a fixed seed, the
@@ -20,6 +20,7 @@
 #include "base/par.h"
 #include "base/sys.h"
 #include "harness/inputs/rng.h"
+#include "kernels/cpu/attention.h"
 #include "oracle/attention/attention.h"
 
 static double cpu_s(void)
@@ -38,10 +39,74 @@ static void fill_normal(float *x, size_t n, uint64_t stream)
     }
 }
 
+static float to_bf16(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b = (b + 0x7fff + ((b >> 16) & 1)) & 0xffff0000u;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+/* --golden: the deviation of Golden et al., "Is Flash Attention Stable?" (2024), measured
+ * exactly: bf16 Q, K, V normal(0, 1), S = 512 .. 16384 keys, d = 64 and 128, the last `rows`
+ * query rows of a causal-free head; PyTorch's bf16 math attention (ug_attn_naive_bf16_cpu) and
+ * FlashAttention-2's arithmetic (ug_attn_fa2_bf16_cpu) against the correctly rounded O: the
+ * mean and max error in bf16 ULPs, the RMS of the absolute error, and its ratio FA2 / baseline
+ * beside the paper's ~10x (which compares two inexact results). */
+static int golden(size_t rows)
+{
+    printf("ulpgate-bench-attention --golden: bf16 normal(0,1) Q K V, %zu query rows a head, O's "
+           "exact error (bf16 ULP; RMS absolute)\n", rows);
+    printf("  %6s %4s | %9s %9s %11s | %9s %9s %11s | %9s\n", "S", "d", "base mean", "base max",
+           "base RMS", "FA2 mean", "FA2 max", "FA2 RMS", "FA2/base");
+    static const size_t Ss[] = {512, 1024, 2048, 4096, 8192, 16384}, ds[] = {64, 128};
+    for (size_t a = 0; a < 6; a++)
+        for (size_t b = 0; b < 2; b++) {
+            size_t S = Ss[a], d = ds[b];
+            ug_attn_dims dm = {rows, S, d, d, ug_attn_scale_default(d), false};
+            float *Q = ug_xmalloc(rows * d * 4), *K = ug_xmalloc(S * d * 4), *V = ug_xmalloc(S * d * 4);
+            fill_normal(Q, rows * d, 10 + a * 2 + b);
+            fill_normal(K, S * d, 30 + a * 2 + b);
+            fill_normal(V, S * d, 50 + a * 2 + b);
+            for (size_t i = 0; i < rows * d; i++) Q[i] = to_bf16(Q[i]);
+            for (size_t i = 0; i < S * d; i++) K[i] = to_bf16(K[i]), V[i] = to_bf16(V[i]);
+            ug_exact *O = ug_xmalloc(rows * d * sizeof *O), *lse = ug_xmalloc(rows * sizeof *lse);
+            ug_exact_attention(Q, K, V, &dm, O, lse);
+            ug_attn_kshape ks = {rows, S, d, d, dm.scale, false};
+            float *go = ug_xmalloc(rows * d * 4), *gl = ug_xmalloc(rows * 4);
+            double mean[2], mx[2], rms[2];
+            for (int k = 0; k < 2; k++) {
+                if (k) ug_attn_fa2_bf16_cpu(Q, K, V, &ks, 128, go, gl);
+                else ug_attn_naive_bf16_cpu(Q, K, V, &ks, go, gl);
+                double sum = 0, sq = 0, m = 0;
+                for (size_t e = 0; e < rows * d; e++) {
+                    ug_error er = ug_error_fmt(&O[e], UG_BF16, go[e]);
+                    sum += er.ulp;
+                    m = er.ulp > m ? er.ulp : m;
+                    sq += er.abs * er.abs;
+                }
+                mean[k] = sum / (double)(rows * d);
+                mx[k] = m;
+                rms[k] = sqrt(sq / (double)(rows * d));
+            }
+            printf("  %6zu %4zu | %9.3f %9.3g %11.3g | %9.3f %9.3g %11.3g | %8.2fx\n", S, d,
+                   mean[0], mx[0], rms[0], mean[1], mx[1], rms[1], rms[1] / rms[0]);
+            free(Q);
+            free(K);
+            free(V);
+            free(O);
+            free(lse);
+            free(go);
+            free(gl);
+        }
+    return 0;
+}
+
 static int usage(const char *why, const char *arg)
 {
     fprintf(stderr, "ulpgate-bench-attention: %s '%s'\nusage: ulpgate-bench-attention [--L L] "
-                    "[--S S] [--d D] [--mpfr-rows M] [--threads T] [--causal]\n", why, arg);
+                    "[--S S] [--d D] [--mpfr-rows M] [--threads T] [--causal] | --golden [ROWS]\n", why, arg);
     return 2;
 }
 
@@ -50,6 +115,10 @@ int main(int argc, char **argv)
     long L = 2048, S = 2048, d = 128, mrows = 4, threads = 0;
     bool causal = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--golden")) {
+            ug_par_set_threads(0);
+            return golden(i + 1 < argc ? (size_t)atol(argv[i + 1]) : 32);
+        }
         if (!strcmp(argv[i], "--causal")) {
             causal = true;
             continue;

@@ -76,6 +76,40 @@ void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_
     free(sc);
 }
 
+/* PyTorch's math attention in bfloat16 (the baseline of Golden et al. 2024): S = fl(q . k)
+ * in binary32 times c, the softmax in binary32 rounded to bfloat16 (softmax's output dtype),
+ * P V with binary32 sums of the exact bf16 products, O rounded to bfloat16. */
+void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
+                            const ug_attn_kshape *s, float *O, float *lse)
+{
+    size_t d = s->d, dv = s->dv;
+    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv, m = -INFINITY, l = 0.0f;
+        if (!n || !sc) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = s->scale * dot_serial(Q + i * d, K + k * d, d);
+            m = sc[k] > m ? sc[k] : m;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = expf(sc[k] - m);
+            l += sc[k];
+        }
+        for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
+        for (size_t k = 0; k < n; k++) {
+            float p = bf16(sc[k] / l);
+            for (size_t j = 0; j < dv; j++) o[j] += p * V[k * dv + j];
+        }
+        for (size_t j = 0; j < dv; j++) o[j] = bf16(o[j]);
+        lse[i] = m + logf(l);
+    }
+    free(sc);
+}
+
 /* The textbook form without the max: e_k = exp(s_k) overflows from s = 88.7 (inf / inf). */
 __attribute__((no_sanitize("float-divide-by-zero")))
 void ug_attn_unshifted_cpu(const float *Q, const float *K, const float *V,

@@ -8,6 +8,8 @@
  *
  *   ug_attn_naive_cpu      three passes: S = fl(c fl(q . k)) serial binary32, the shifted
  *                          softmax P = fl(exp(s - max) / sum), O = sum fl(P V) serial
+ *   ug_attn_naive_bf16_cpu PyTorch's math attention in bfloat16 (Golden et al.'s baseline): the
+ *                          naive form on bf16 Q, K, V with P and O rounded to bfloat16
  *   ug_attn_unshifted_cpu  the same without the max shift: exp(s) overflows from s = 88.7, the
  *                          textbook failure (Blanchard, Higham, Mary 2021, sec. 2)
  *   ug_attn_online_cpu     FlashAttention-2's loop in binary32: key blocks of `block`, a running
@@ -39,6 +41,8 @@ typedef struct ug_attn_kshape {
 
 void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
                        float *O, float *lse);
+void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
+                            const ug_attn_kshape *s, float *O, float *lse);
 void ug_attn_unshifted_cpu(const float *Q, const float *K, const float *V,
                            const ug_attn_kshape *s, float *O, float *lse);
 void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
