@@ -198,3 +198,48 @@ UG_CASE(attention_kernels, graded)
             free(lb);
         }
 }
+
+/* Batch invariance (He and Thinking Machines Lab, "Defeating Nondeterminism in LLM Inference",
+ * 2025): one decode row (L = 1, S = 3000, d = 128) computed as part of a batch of 1, 3, 64 and
+ * 1000 problems.  The split-KV kernel of a fixed split size gives the same bits at every batch
+ * size (asserted); with FlashAttention-2's split count (ug_attn_fa2_splits: 1 split once the
+ * batch fills the GPU) the row's bits change with the batch: the expected failure, named with
+ * the first pair of batch sizes that differ. */
+UG_CASE(attention_kernels, batch_invariance)
+{
+    drng r = od_drng_make(t, "attention_kernels/batch_invariance");
+    size_t d = 128, S = 3000;
+    static const size_t batches[] = {1, 3, 64, 1000};
+    float *q = ug_xcalloc(d, 4), *K = ug_xcalloc(S * d, 4), *V = ug_xcalloc(S * d, 4);
+    fill(&r, K_NORMAL, q, 1, d, 0);
+    fill(&r, K_NORMAL, K, S, d, 0);
+    fill(&r, K_NORMAL, V, S, d, 0);
+    ug_attn_kshape ks = {1, S, d, d, ug_attn_scale_default(d), false};
+    float O[4][2][128], l[4][2];
+    for (size_t b = 0; b < 4; b++) {
+        size_t splits = ug_attn_fa2_splits(batches[b], 1, S, d);
+        ug_attn_splitkv_cpu(q, K, V, &ks, 256, false, O[b][0], &l[b][0]);
+        ug_attn_splitkv_cpu(q, K, V, &ks, splits, true, O[b][1], &l[b][1]);
+        ug_note(t, "batch %4zu: FlashAttention-2's heuristic takes %zu splits", batches[b], splits);
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        size_t first = 0;
+        for (size_t b = 1; b < 4 && !first; b++)
+            if (memcmp(O[b][kind], O[0][kind], sizeof O[0][kind]) || l[b][kind] != l[0][kind]) first = b;
+        if (kind == 0) {
+            UG_EXPECT_MSG(!first, "fixed split size: the row differs between batch %zu and %zu",
+                          batches[0], batches[first]);
+        } else {
+            UG_EXPECT_MSG(first, "FlashAttention-2's split count: the row's bits did not change "
+                                 "with the batch (the expected failure vanished)");
+            if (first)
+                ug_note(t, "expected failure: FlashAttention-2's split count changes with the "
+                           "batch: the row differs between batch %zu and batch %zu",
+                        batches[0], batches[first]);
+        }
+    }
+    free(q);
+    free(K);
+    free(V);
+}
+

@@ -278,3 +278,34 @@ void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const u
     free(os);
     free(ls);
 }
+
+/* ---- FlashAttention-2's split count ----------------------------------------------------------- */
+
+/* flash_api.cpp's num_splits_heuristic: 1 split once batch x heads x query blocks nearly fill
+ * the SMs, else the fewest splits whose wave efficiency is within 85% of the best. */
+static int fa2_num_splits(int bhm, int sms, int nblocks, int max_splits)
+{
+    if (bhm >= 0.8f * (float)sms) return 1;
+    max_splits = max_splits < sms ? max_splits : sms;
+    max_splits = max_splits < nblocks ? max_splits : nblocks;
+    float eff[128] = {0}, best = 0;
+    for (int ns = 1; ns <= max_splits && ns <= 128; ns++) {
+        bool ok = ns == 1 || (nblocks + ns - 1) / ns != (nblocks + ns - 2) / (ns - 1);
+        if (!ok) continue;
+        float waves = (float)(bhm * ns) / (float)sms;
+        eff[ns - 1] = waves / ceilf(waves);
+        best = eff[ns - 1] > best ? eff[ns - 1] : best;
+    }
+    for (int ns = 1; ns <= max_splits && ns <= 128; ns++)
+        if (eff[ns - 1] > 0 && eff[ns - 1] >= 0.85f * best) return ns;
+    return 1;
+}
+
+size_t ug_attn_fa2_splits(size_t batch_heads, size_t L, size_t S, size_t d)
+{
+    int block_n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+    int nblocks = (int)((S + (size_t)block_n - 1) / (size_t)block_n);
+    int mblocks = (int)((L + 63) / 64);
+    return (size_t)fa2_num_splits((int)batch_heads * mblocks, 132 * 2, nblocks, 128);
+}
+

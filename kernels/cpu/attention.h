@@ -51,6 +51,11 @@ void ug_attn_fa2_bf16_cpu(const float *Q, const float *K, const float *V,
                           const ug_attn_kshape *s, size_t block, float *O, float *lse);
 void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
                          size_t split, bool nsplits, float *O, float *lse);
+/* FlashAttention-2's split count for a decode of batch_heads (batch x heads) problems of L
+ * query rows and S keys on an H100 (132 SMs; flash_api.cpp's num_splits_heuristic with its
+ * 2 x SMs and 128 most): a function of the batch, so a split-KV kernel that takes it is not
+ * batch-invariant (ug_attn_splitkv_cpu with it as the count, nsplits). */
+size_t ug_attn_fa2_splits(size_t batch_heads, size_t L, size_t S, size_t d);
 /* The keys row i sees. */
 size_t ug_attn_kkeys(const ug_attn_kshape *s, size_t i);
 
