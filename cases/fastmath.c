@@ -100,10 +100,10 @@ static void ug_fm_kernel(ug_t *t, int i, ug_input *const in[3], ug_fm_row rows[2
             UG_EXPECT_BOUND_RATIO_MAX(r[v][j], 1.0); /* its declared class */
             bool compensated_claim = ug_fm_kernels[i].protected_source || v == 0;
             if (compensated_claim && j < 2) /* Kahan's limit on condition-1 data (header) */
-                UG_EXPECT_ULP_MAX(r[v][j], ug_fm_kahan_ulp_limit(in[j]->n));
+                UG_EXPECT_ULP_MAX(r[v][j], ug_fm_kahan_ulp_limit(in[j]->shape.dim[0]));
         }
-        bool compensates = r[v][0]->ulp_max <= ug_fm_kahan_ulp_limit(probe->n) &&
-                           r[v][1]->ulp_max <= ug_fm_kahan_ulp_limit(data->n);
+        bool compensates = r[v][0]->ulp_max <= ug_fm_kahan_ulp_limit(probe->shape.dim[0]) &&
+                           r[v][1]->ulp_max <= ug_fm_kahan_ulp_limit(data->shape.dim[0]);
         rows[v].verdict = compensates ? "compensates"
                                       : "compensation deleted: at the plain-summation level";
         rows[v].probe_ulp = r[v][0]->ulp_max;
@@ -119,9 +119,9 @@ static void ug_fm_kernel(ug_t *t, int i, ug_input *const in[3], ug_fm_row rows[2
         ug_point(t, "control %s@fastmath", name);
         ug_note(t, "%s@fastmath: %s (probe %.4g ulp, data %.4g ulp; Kahan's limit %.4g ulp)", name,
                 rows[1].verdict, rows[1].probe_ulp, rows[1].data_ulp,
-                ug_fm_kahan_ulp_limit(probe->n));
+                ug_fm_kahan_ulp_limit(probe->shape.dim[0]));
 #if defined(__GNUC__) && !defined(__clang__)
-        UG_EXPECT_MSG(r[1][0]->ulp_max > ug_fm_kahan_ulp_limit(probe->n),
+        UG_EXPECT_MSG(r[1][0]->ulp_max > ug_fm_kahan_ulp_limit(probe->shape.dim[0]),
                       "GCC -O3 -ffast-math kept the unprotected compensation (%.4g ulp on the "
                       "probe): the control no longer shows that the barriers matter",
                       r[1][0]->ulp_max);
@@ -142,7 +142,7 @@ UG_CASE(fastmath, compensation_kept)
                          ug_input_make(t, UG_OP_DOT, &gd, 1000, UG_FM_TRIALS)};
     ug_fm_row rows[UG_FM_KERNELS][2];
     for (int i = 0; i < UG_FM_KERNELS; i++) {
-        bool dot = ug_op_get(ug_fm_kernels[i].op)->arity > 1;
+        bool dot = ug_op_get(ug_fm_kernels[i].op)->shape->arity > 1;
         ug_fm_kernel(t, i, dot ? dots : sums, rows[i]);
     }
     /* the plain sum for comparison: the level a deleted compensation falls to */

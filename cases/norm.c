@@ -34,7 +34,7 @@ static int ug_norm_squares_leave_range(const ug_input *in)
     for (int tr = 0; tr < in->trials; tr++) {
         double s = 0;
         bool finite = true;
-        for (size_t i = 0; i < in->n && finite; i++) {
+        for (size_t i = 0; i < in->shape.dim[0] && finite; i++) {
             finite = isfinite(in->x[tr][i]) != 0;
             s += (double)in->x[tr][i] * in->x[tr][i];
         }
@@ -52,7 +52,7 @@ static bool ug_norm_two_infinities(const ug_input *in)
     for (int tr = 0; tr < in->trials; tr++) {
         size_t infs = 0;
         bool nan = false;
-        for (size_t i = 0; i < in->n; i++) /* isinf's value is signed in glibc: count, not add */
+        for (size_t i = 0; i < in->shape.dim[0]; i++) /* isinf's value is signed in glibc: count, not add */
             infs += isinf(in->x[tr][i]) ? 1 : 0, nan |= isnan(in->x[tr][i]) != 0;
         if (infs >= 2 && !nan) return true;
     }

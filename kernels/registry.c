@@ -175,11 +175,17 @@ static int ug_call_check_formats(const ug_kernel *k, ug_call *c)
                      ug_fmt_name(c->in[i].fmt), ug_fmt_name(k->in_store[i]));
             return -1;
         }
-    if (c->out.fmt != k->out_fmt) {
+    if (c->out[0].fmt != k->out_fmt) {
         snprintf(c->err, sizeof c->err, "%s: the output buffer is %s, the kernel writes %s", k->id,
-                 ug_fmt_name(c->out.fmt), ug_fmt_name(k->out_fmt));
+                 ug_fmt_name(c->out[0].fmt), ug_fmt_name(k->out_fmt));
         return -1;
     }
+    for (int j = 1; j < UG_MAX_OUTPUTS; j++) /* the outputs after the first, where the call has them */
+        if (c->out[j].count && c->out[j].fmt != k->out_more_fmt[j - 1]) {
+            snprintf(c->err, sizeof c->err, "%s: output buffer %d is %s, the kernel writes %s",
+                     k->id, j, ug_fmt_name(c->out[j].fmt), ug_fmt_name(k->out_more_fmt[j - 1]));
+            return -1;
+        }
     return 0;
 }
 

@@ -8,11 +8,6 @@
 #include "oracle/gpu.h"
 #include "ops/op.h"
 
-static size_t ug_dot_in_len(const ug_shape *s, int input) { return input < 2 ? s->dim[0] : 0; }
-static size_t ug_dot_outputs(const ug_shape *s) { (void)s; return 1; }
-static size_t ug_dot_terms(const ug_shape *s) { return s->dim[0]; }
-static double ug_dot_work(const ug_shape *s) { return (double)s->dim[0]; }
-static double ug_dot_bytes(const ug_shape *s) { return 8.0 * (double)s->dim[0]; }
 
 static void ug_dot_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
@@ -52,34 +47,17 @@ static int ug_dot_exact_gpu(float *const *x, float *const *y, size_t count, cons
 }
 
 const ug_op_desc ug_op_dot_desc = {
-    .id = UG_OP_DOT,
-    .name = "dot",
+    .shape = UG_OPSHAPE(UG_OP_DOT),
     .doc = "s = sum x_i y_i of n binary32 pairs",
-    .arity = 2,
-    .roles = {"x", "y"},
-    .term_noun = "pairs",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
-    .out_kind = UG_OUT_SCALAR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
     .terms_kind = UG_TERMS_PRODUCTS,
     .exact_is_sum = true,
     .term_attribution = true,
     .specials = "any NaN term, inf - inf or 0 * inf: NaN; else any +inf product: +inf, -inf: -inf",
     .hunt_exp = 50,
     .hunt_products = true,
-    .hunt_max_size = (size_t)1 << 24,
-    .in_len = ug_dot_in_len,
-    .outputs = ug_dot_outputs,
-    .terms = ug_dot_terms,
-    .work = ug_dot_work,
-    .bytes = ug_dot_bytes,
     .exact = ug_dot_exact,
     .exact_fast = ug_dot_exact_fast,
     .exact_one_fast = ug_dot_exact_one_fast,
     .exact_gpu = ug_dot_exact_gpu,
     .exact64 = ug_dot_exact64,
-    .gpu_oracle_pays = NULL, /* never: see ops/gemm.c */
 };

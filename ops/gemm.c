@@ -11,17 +11,6 @@
 #define N_(s) ((s)->dim[1])
 #define K_(s) ((s)->dim[2])
 
-static size_t ug_gemm_in_len(const ug_shape *s, int input)
-{
-    return input == 0 ? M_(s) * K_(s) : input == 1 ? K_(s) * N_(s) : 0;
-}
-static size_t ug_gemm_outputs(const ug_shape *s) { return M_(s) * N_(s); }
-static size_t ug_gemm_terms(const ug_shape *s) { return K_(s); }
-static double ug_gemm_work(const ug_shape *s)
-{
-    return (double)M_(s) * (double)N_(s) * (double)K_(s);
-}
-static double ug_gemm_flops(const ug_shape *s) { return 2.0 * ug_gemm_work(s); }
 
 static void ug_gemm_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
@@ -98,30 +87,14 @@ static bool ug_gemm_gpu_oracle_pays(const ug_shape *s)
 }
 
 const ug_op_desc ug_op_gemm_desc = {
-    .id = UG_OP_GEMM,
-    .name = "gemm",
+    .shape = UG_OPSHAPE(UG_OP_GEMM),
     .doc = "C = A B of binary32 matrices, A M x K, B K x N, row-major",
-    .arity = 2,
-    .roles = {"A", "B"},
-    .term_noun = "products",
-    .nsizes = 3,
-    .size_names = "MxNxK",
-    .layout = UG_LAYOUT_MATMUL,
-    .out_kind = UG_OUT_MATRIX,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GFLOPS,
     .terms_kind = UG_TERMS_PRODUCTS,
     .exact_is_sum = true,
-    .term_attribution = false,
     .specials = "per element, as dot",
     .hunt_exp = 50,
     .hunt_products = true,
     .hunt_max_size = 4096,
-    .in_len = ug_gemm_in_len,
-    .outputs = ug_gemm_outputs,
-    .terms = ug_gemm_terms,
-    .work = ug_gemm_work,
-    .flops = ug_gemm_flops,
     .exact = ug_gemm_exact,
     .exact_fast = ug_gemm_exact_fast,
     .exact_one_fast = ug_gemm_exact_one_fast,

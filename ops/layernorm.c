@@ -13,11 +13,6 @@
 #include "ops/rows.h"
 #include "oracle/rows/transcend.h"
 
-static size_t ug_ln_in_len(const ug_shape *s, int input)
-{
-    return input == 0 ? s->dim[0] : input == 1 ? 2 * s->dim[0] : 0;
-}
-static double ug_ln_bytes(const ug_shape *s) { return 16.0 * (double)s->dim[0]; }
 
 static void ug_ln_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
@@ -36,19 +31,11 @@ static void ug_ln_fill(float *y, const ug_shape *s, uint64_t seed, uint32_t tria
 }
 
 const ug_op_desc ug_op_layernorm_desc = {
-    .id = UG_OP_LAYERNORM,
-    .name = "layernorm",
+    .shape = UG_OPSHAPE(UG_OP_LAYERNORM),
     .doc = "(x_i - mean) / sqrt(var + 1e-5) * w_i + b_i over a row of n binary32 values",
-    .arity = 2,
-    .roles = {"x", "w b"},
-    .term_noun = "values",
-    .out_kind = UG_OUT_VECTOR,
     .specials = "any non-finite x, weight or bias in the row: every output NaN",
     .hunt_exp = 20,
     UG_ROWS_DESC_COMMON,
-    .in_len = ug_ln_in_len,
-    .outputs = ug_rows_outputs_n,
-    .bytes = ug_ln_bytes,
     .exact = ug_ln_exact,
     .exact_fast = ug_ln_exact,
     .exact_one_fast = ug_ln_exact_one,

@@ -6,8 +6,6 @@
 #include "ops/op.h"
 #include "ops/rows.h"
 
-static size_t ug_lse_outputs(const ug_shape *s) { (void)s; return 1; }
-static double ug_lse_bytes(const ug_shape *s) { return 4.0 * (double)s->dim[0]; }
 
 /* The reference: the fast path (oracle/rows/transcend_fast.c, MPFR for a row it cannot
  * decide), or MPFR alone under --oracle mpfr. */
@@ -31,19 +29,11 @@ static void ug_lse_exact_one(const float *x, const float *y, const ug_shape *s, 
 }
 
 const ug_op_desc ug_op_logsumexp_desc = {
-    .id = UG_OP_LOGSUMEXP,
-    .name = "logsumexp",
+    .shape = UG_OPSHAPE(UG_OP_LOGSUMEXP),
     .doc = "log(sum exp(x_j)) of a row of n binary32 logits",
-    .arity = 1,
-    .roles = {"x"},
-    .term_noun = "logits",
-    .out_kind = UG_OUT_SCALAR,
     .specials = "any NaN logit: NaN; else any +inf: +inf; all -inf: -inf",
     .hunt_exp = 6,
     UG_ROWS_DESC_COMMON,
-    .in_len = ug_rows_in_len_x,
-    .outputs = ug_lse_outputs,
-    .bytes = ug_lse_bytes,
     .exact = ug_lse_exact,
     .exact_fast = ug_lse_exact_fast,
     .exact_one_fast = ug_lse_exact_one,

@@ -149,11 +149,6 @@ int ug_exact_nrm2_f32_fast(const float *x, size_t n, ug_exact *out)
     return p;
 }
 
-static size_t ug_norm_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }
-static size_t ug_norm_outputs(const ug_shape *s) { (void)s; return 1; }
-static size_t ug_norm_terms(const ug_shape *s) { return s->dim[0]; }
-static double ug_norm_work(const ug_shape *s) { return (double)s->dim[0]; }
-static double ug_norm_bytes(const ug_shape *s) { return 4.0 * (double)s->dim[0]; }
 
 static void ug_nrm2_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
@@ -224,30 +219,11 @@ static void ug_asum_exact_one_fast(const float *x, const float *y, const ug_shap
 }
 
 const ug_op_desc ug_op_nrm2_desc = {
-    .id = UG_OP_NRM2,
-    .name = "nrm2",
+    .shape = UG_OPSHAPE(UG_OP_NRM2),
     .doc = "||x||_2 = sqrt(sum x_i^2) of n binary32 values, correctly rounded",
-    .arity = 1,
-    .roles = {"x"},
-    .term_noun = "values",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
-    .out_kind = UG_OUT_SCALAR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
     .terms_kind = UG_TERMS_PRODUCTS,
-    .exact_is_sum = false,
-    .term_attribution = false,
     .specials = "any NaN element: NaN; else any infinite element: +inf",
     .hunt_exp = 50, /* n 2^100 <= 2^124: no sum of squares overflows */
-    .hunt_products = false,
-    .hunt_max_size = (size_t)1 << 24,
-    .in_len = ug_norm_in_len,
-    .outputs = ug_norm_outputs,
-    .terms = ug_norm_terms,
-    .work = ug_norm_work,
-    .bytes = ug_norm_bytes,
     .exact = ug_nrm2_exact,
     .exact_fast = ug_nrm2_exact_fast,
     .exact_one_fast = ug_nrm2_exact_one_fast,
@@ -255,30 +231,10 @@ const ug_op_desc ug_op_nrm2_desc = {
 };
 
 const ug_op_desc ug_op_asum_desc = {
-    .id = UG_OP_ASUM,
-    .name = "asum",
+    .shape = UG_OPSHAPE(UG_OP_ASUM),
     .doc = "sum |x_i| of n binary32 values",
-    .arity = 1,
-    .roles = {"x"},
-    .term_noun = "values",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
-    .out_kind = UG_OUT_SCALAR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
-    .terms_kind = UG_TERMS_VALUES,
     .exact_is_sum = true,
-    .term_attribution = false,
     .specials = "any NaN element: NaN; else any infinite element: +inf",
-    .hunt_exp = 100,
-    .hunt_products = false,
-    .hunt_max_size = (size_t)1 << 24,
-    .in_len = ug_norm_in_len,
-    .outputs = ug_norm_outputs,
-    .terms = ug_norm_terms,
-    .work = ug_norm_work,
-    .bytes = ug_norm_bytes,
     .exact = ug_asum_exact,
     .exact_fast = ug_asum_exact_fast,
     .exact_one_fast = ug_asum_exact_one_fast,

@@ -8,8 +8,6 @@
 #include "ops/rows.h"
 #include "oracle/rows/transcend.h"
 
-static size_t ug_rms_in_len(const ug_shape *s, int input) { return input < 2 ? s->dim[0] : 0; }
-static double ug_rms_bytes(const ug_shape *s) { return 12.0 * (double)s->dim[0]; }
 
 static void ug_rms_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
@@ -28,19 +26,11 @@ static void ug_rms_fill(float *y, const ug_shape *s, uint64_t seed, uint32_t tri
 }
 
 const ug_op_desc ug_op_rmsnorm_desc = {
-    .id = UG_OP_RMSNORM,
-    .name = "rmsnorm",
+    .shape = UG_OPSHAPE(UG_OP_RMSNORM),
     .doc = "x_i / sqrt(sum x^2 / n + 1e-5) * w_i over a row of n binary32 values",
-    .arity = 2,
-    .roles = {"x", "w"},
-    .term_noun = "values",
-    .out_kind = UG_OUT_VECTOR,
     .specials = "any non-finite x or weight in the row: every output NaN",
     .hunt_exp = 20,
     UG_ROWS_DESC_COMMON,
-    .in_len = ug_rms_in_len,
-    .outputs = ug_rows_outputs_n,
-    .bytes = ug_rms_bytes,
     .exact = ug_rms_exact,
     .exact_fast = ug_rms_exact,
     .exact_one_fast = ug_rms_exact_one,

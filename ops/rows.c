@@ -8,11 +8,6 @@
 #include "ops/norm_params.h"
 #include "ops/rows.h"
 
-size_t ug_rows_terms(const ug_shape *s) { return s->dim[0]; }
-double ug_rows_work(const ug_shape *s) { return (double)s->dim[0]; }
-size_t ug_rows_outputs_n(const ug_shape *s) { return s->dim[0]; }
-size_t ug_rows_in_len_x(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }
-
 void ug_rows_exact_one(ug_rows_all_fn all, const float *x, const float *y, const ug_shape *s,
                        size_t e, ug_exact *out)
 {

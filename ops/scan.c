@@ -29,14 +29,7 @@
 #include "oracle/xacc.h"
 #include "ops/op.h"
 
-static size_t ug_scan_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }
-static size_t ug_scan_outputs(const ug_shape *s) { return s->dim[0]; }
-static size_t ug_scan_terms(const ug_shape *s) { return s->dim[0]; }
-static size_t ug_scan_terms_at(const ug_shape *s, size_t e) { (void)s; return e + 1; }
-static size_t ug_exscan_terms_at(const ug_shape *s, size_t e) { (void)s; return e; }
-static double ug_scan_work(const ug_shape *s) { return (double)s->dim[0]; }
 /* read n, write n */
-static double ug_scan_bytes(const ug_shape *s) { return 8.0 * (double)s->dim[0]; }
 
 /* What a prefix's special-value and zero rules need. */
 typedef struct {
@@ -185,33 +178,23 @@ static void ug_exscan_exact_one_fast(const float *x, const float *y, const ug_sh
 }
 
 #define UG_SCAN_COMMON                                                                          \
-    .arity = 1, .roles = {"x"}, .term_noun = "values", .nsizes = 1, .size_names = "n",          \
-    .layout = UG_LAYOUT_VECTORS, .out_kind = UG_OUT_VECTOR, .summary = UG_SUMMARY_WORST_MEAN,   \
-    .rate = UG_RATE_GBPS, .terms_kind = UG_TERMS_VALUES, .exact_is_sum = true,                  \
-    .term_attribution = false,                                                                  \
-    .specials = "per output, as sum over its prefix",                                           \
-    .hunt_exp = 100, .hunt_products = false, .hunt_max_size = (size_t)1 << 20,                  \
-    .in_len = ug_scan_in_len, .outputs = ug_scan_outputs, .terms = ug_scan_terms,              \
-    .work = ug_scan_work, .bytes = ug_scan_bytes
+    .exact_is_sum = true, .specials = "per output, as sum over its prefix",                     \
+    .hunt_max_size = (size_t)1 << 20
 
 const ug_op_desc ug_op_scan_desc = {
-    .id = UG_OP_SCAN,
-    .name = "scan",
+    .shape = UG_OPSHAPE(UG_OP_SCAN),
     .doc = "inclusive prefix sums out_i = x_0 + ... + x_i of n binary32 values (n outputs)",
     UG_SCAN_COMMON,
     .exact = ug_scan_exact,
     .exact_fast = ug_scan_exact_fast,
     .exact_one_fast = ug_scan_exact_one_fast,
-    .terms_at = ug_scan_terms_at,
 };
 
 const ug_op_desc ug_op_exscan_desc = {
-    .id = UG_OP_EXSCAN,
-    .name = "exscan",
+    .shape = UG_OPSHAPE(UG_OP_EXSCAN),
     .doc = "exclusive prefix sums out_i = x_0 + ... + x_(i-1), out_0 = +0 (n outputs)",
     UG_SCAN_COMMON,
     .exact = ug_exscan_exact,
     .exact_fast = ug_exscan_exact_fast,
     .exact_one_fast = ug_exscan_exact_one_fast,
-    .terms_at = ug_exscan_terms_at,
 };

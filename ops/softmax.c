@@ -9,7 +9,6 @@
 #include "ops/op.h"
 #include "ops/rows.h"
 
-static double ug_softmax_bytes(const ug_shape *s) { return 8.0 * (double)s->dim[0]; }
 
 /* The reference: the fast path (oracle/rows/transcend_fast.c, MPFR for a row it cannot
  * decide), or MPFR alone under --oracle mpfr. */
@@ -33,19 +32,11 @@ static void ug_softmax_exact_one(const float *x, const float *y, const ug_shape 
 }
 
 const ug_op_desc ug_op_softmax_desc = {
-    .id = UG_OP_SOFTMAX,
-    .name = "softmax",
+    .shape = UG_OPSHAPE(UG_OP_SOFTMAX),
     .doc = "y_i = exp(x_i) / sum exp(x_j) over a row of n binary32 logits",
-    .arity = 1,
-    .roles = {"x"},
-    .term_noun = "logits",
-    .out_kind = UG_OUT_VECTOR,
     .specials = "any NaN or +inf logit: every output NaN; a -inf logit: +0; all -inf: NaN",
     .hunt_exp = 6, /* |x| <= 64: no binary32 exp overflows; the hunt looks for rounding */
     UG_ROWS_DESC_COMMON,
-    .in_len = ug_rows_in_len_x,
-    .outputs = ug_rows_outputs_n,
-    .bytes = ug_softmax_bytes,
     .exact = ug_softmax_exact,
     .exact_fast = ug_softmax_exact_fast,
     .exact_one_fast = ug_softmax_exact_one,

@@ -7,11 +7,6 @@
 #include "oracle/gpu.h"
 #include "ops/op.h"
 
-static size_t ug_sum_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }
-static size_t ug_sum_outputs(const ug_shape *s) { (void)s; return 1; }
-static size_t ug_sum_terms(const ug_shape *s) { return s->dim[0]; }
-static double ug_sum_work(const ug_shape *s) { return (double)s->dim[0]; }
-static double ug_sum_bytes(const ug_shape *s) { return 4.0 * (double)s->dim[0]; }
 
 static void ug_sum_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
@@ -54,34 +49,14 @@ static int ug_sum_exact_gpu(float *const *x, float *const *y, size_t count, cons
 }
 
 const ug_op_desc ug_op_sum_desc = {
-    .id = UG_OP_SUM,
-    .name = "sum",
+    .shape = UG_OPSHAPE(UG_OP_SUM),
     .doc = "s = sum x_i of n binary32 values",
-    .arity = 1,
-    .roles = {"x"},
-    .term_noun = "values",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
-    .out_kind = UG_OUT_SCALAR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
-    .terms_kind = UG_TERMS_VALUES,
     .exact_is_sum = true,
     .term_attribution = true,
     .specials = "any NaN term or inf - inf: NaN; else any +inf: +inf, any -inf: -inf",
-    .hunt_exp = 100,
-    .hunt_products = false,
-    .hunt_max_size = (size_t)1 << 24,
-    .in_len = ug_sum_in_len,
-    .outputs = ug_sum_outputs,
-    .terms = ug_sum_terms,
-    .work = ug_sum_work,
-    .bytes = ug_sum_bytes,
     .exact = ug_sum_exact,
     .exact_fast = ug_sum_exact_fast,
     .exact_one_fast = ug_sum_exact_one_fast,
     .exact_gpu = ug_sum_exact_gpu,
     .exact64 = ug_sum_exact64,
-    .gpu_oracle_pays = NULL, /* never: see ops/gemm.c */
 };

@@ -17,7 +17,7 @@ END = '<!-- END row fields -->'
 WHEN = {'NEVER': 'never', 'ALL': 'every row', 'MEAS': 'measured rows', 'CHECK': 'check points',
         'GEMM': 'GEMM rows', 'NOGEMM': 'rows that are not GEMM', 'NONZERO': 'when not 0',
         'REP': 'when repeats ≠ 0'}
-TYPE = {'STR': 'string', 'BOOL': 'boolean', 'INT': 'integer', 'COUNT': 'integer', 'SEED': 'hex string',
+TYPE = {'STR': 'string', 'BOOL': 'boolean', 'INT': 'integer', 'COUNT': 'integer', 'DIM': 'integer', 'SEED': 'hex string',
         'NUM': 'number or "inf"/"-inf"/"nan"', 'STATUS': 'string', 'PASSED': 'boolean'}
 
 

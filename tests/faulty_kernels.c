@@ -28,29 +28,29 @@ static int ug_faulty_run(const ug_kernel *k, ug_call *c)
     switch (k->version) {
     case SUM_SKIPS_WRITE: return 0;
     case GEMM_SKIPS_ONE:
-        for (size_t i = 0; i < c->n; i++)
-            for (size_t j = 0; j < c->gemm_n; j++) {
+        for (size_t i = 0; i < c->shape.dim[0]; i++)
+            for (size_t j = 0; j < c->shape.dim[1]; j++) {
                 if (i == 0 && j == 0) continue;
                 float a = 0.0f;
-                for (size_t l = 0; l < c->gemm_k; l++) a += x[i * c->gemm_k + l] * y[l * c->gemm_n + j];
-                out[i * c->gemm_n + j] = a;
+                for (size_t l = 0; l < c->shape.dim[2]; l++) a += x[i * c->shape.dim[2] + l] * y[l * c->shape.dim[1] + j];
+                out[i * c->shape.dim[1] + j] = a;
             }
         return 0;
     case SUM_NAN_TO_ZERO: {
         float a = 0.0f;
-        for (size_t i = 0; i < c->n; i++) a += x[i];
+        for (size_t i = 0; i < c->shape.dim[0]; i++) a += x[i];
         out[0] = isnan(a) ? 0.0f : a;
         return 0;
     }
     case SUM_FLUSH_TO_ZERO: {
         float a = 0.0f;
-        for (size_t i = 0; i < c->n; i++) a = ug_ftz(ug_ftz(a) + ug_ftz(x[i]));
+        for (size_t i = 0; i < c->shape.dim[0]; i++) a = ug_ftz(ug_ftz(a) + ug_ftz(x[i]));
         out[0] = a;
         return 0;
     }
     case DOT_DROPS_LAST: {
         float a = 0.0f;
-        for (size_t i = 0; i + 1 < c->n; i++) a += x[i] * y[i];
+        for (size_t i = 0; i + 1 < c->shape.dim[0]; i++) a += x[i] * y[i];
         out[0] = a;
         return 0;
     }

@@ -402,7 +402,7 @@ static int fmt_sum_to_f16(const ug_kernel *k, ug_call *c)
     (void)k;
     double a = 0;
     for (size_t i = 0; i < c->in[0].count; i++) a += ug_fmt_load(c->in[0].fmt, c->in[0].data, i);
-    ug_fmt_store(c->out.fmt, c->out.data, 0, a);
+    ug_fmt_store(c->out[0].fmt, c->out[0].data, 0, a);
     return 0;
 }
 
@@ -423,10 +423,10 @@ UG_CASE(formats, typed_call)
     ug_call c;
     memset(&c, 0, sizeof c);
     c.op = UG_OP_SUM;
-    c.n = 3;
+    c.shape.dim[0] = 3;
     ug_call_set_f32(&c, x, NULL, &f);
-    UG_EXPECT(c.in[0].count == 3 && c.in[1].data == NULL && c.in[1].count == 0 && c.out.count == 1);
-    c.out = (ug_arg_out){&h, UG_F16, 1};
+    UG_EXPECT(c.in[0].count == 3 && c.in[1].data == NULL && c.in[1].count == 0 && c.out[0].count == 1);
+    c.out[0] = (ug_arg_out){&h, UG_F16, 1};
     UG_ASSERT_MSG(ug_kernel_run(&k, &c) == 0, "refused: %s", c.err);
     ug_exact e;
     ug_exact_sum_f32(x, 3, &e);

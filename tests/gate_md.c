@@ -40,7 +40,7 @@ static ug_row ug_md_row(const char *cs, const char *k, size_t n, double ulp_max)
     snprintf(r.backend, sizeof r.backend, "cpu");
     snprintf(r.op, sizeof r.op, "sum");
     snprintf(r.dist, sizeof r.dist, "normal(0,1)");
-    r.n = n;
+    r.shape.dim[0] = n;
     r.deterministic = true;
     r.trials = 10;
     r.count = 10;
@@ -152,7 +152,7 @@ UG_CASE(gate_rules, markdown_huge_diff_fits_a_comment)
         b[i] = a[i];
         b[i].ulp_max = 2.0 * (2.0 + (double)i); /* the worst: the last row */
         if (i >= N) {                             /* rows only in one side */
-            b[i].n += 1000000;
+            b[i].shape.dim[0] += 1000000;
             ug_row_make_id(&b[i]);
         }
     }
@@ -259,9 +259,9 @@ UG_CASE(gate_rules, baseline_lines_round_trip)
     r[4].ulp_mean = -INFINITY;
     r[5].status = UG_ST_XFAIL;
     snprintf(r[6].op, sizeof r[6].op, "gemm");    /* a shaped GEMM: the id says MxNxK */
-    r[6].m = 64;
-    r[6].gemm_n = 32;
-    r[6].k = 16;
+    r[6].shape.dim[0] = 64;
+    r[6].shape.dim[1] = 32;
+    r[6].shape.dim[2] = 16;
     ug_row_make_id(&r[6]);
     r[7].seed = 0x1234;                       /* not the file's default */
     memset(&r[8], 0, sizeof r[8]);            /* a check point */

@@ -57,7 +57,7 @@ static ug_row ug_test_row(const char *kernel, size_t n, bool det, double ulp_max
     snprintf(r.backend, sizeof r.backend, "%s", strncmp(kernel, "gpu_", 4) == 0 ? "cuda" : "cpu");
     snprintf(r.op, sizeof r.op, "sum");
     snprintf(r.dist, sizeof r.dist, "normal(0,1)");
-    r.n = n;
+    r.shape.dim[0] = n;
     r.deterministic = det;
     r.trials = 10;
     r.count = 10;

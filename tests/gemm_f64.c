@@ -66,12 +66,12 @@ static int ug_gf_run(const ug_kernel *k, int cfg, const double *A, const double 
 {
     memset(c, 0, sizeof *c);
     c->op = UG_OP_GEMM;
-    c->n = UG_GF_MN;
-    c->gemm_n = UG_GF_MN;
-    c->gemm_k = K;
+    c->shape.dim[0] = UG_GF_MN;
+    c->shape.dim[1] = UG_GF_MN;
+    c->shape.dim[2] = K;
     c->in[0] = (ug_arg){A, UG_F64, UG_GF_MN * K};
     c->in[1] = (ug_arg){B, UG_F64, K * UG_GF_MN};
-    c->out = (ug_arg_out){C, UG_F64, UG_GF_MN * UG_GF_MN};
+    c->out[0] = (ug_arg_out){C, UG_F64, UG_GF_MN * UG_GF_MN};
     c->launch_config = cfg;
     c->reps = 5;
     return ug_kernel_run(k, c);

@@ -56,16 +56,16 @@ UG_CASE_EX(gpu_memory, too_big_refused, UG_CASE_GPU)
             ug_call c;
             memset(&c, 0, sizeof c);
             c.op = k->op;
-            c.n = ug_op_get(k->op)->nsizes > 1 ? UG_HUGE_GEMM : UG_HUGE_SUM; /* M of a GEMM */
-            c.gemm_n = c.gemm_k = UG_HUGE_GEMM;
+            c.shape.dim[0] = ug_opshape_ndims(ug_op_get(k->op)->shape) > 1 ? UG_HUGE_GEMM : UG_HUGE_SUM; /* M of a GEMM */
+            c.shape.dim[1] = c.shape.dim[2] = UG_HUGE_GEMM;
             ug_call_set_f32(&c, dummy, dummy, dummy);
             /* in the kernel's own formats (never read: refused before any copy) */
             for (int a = 0; a < UG_MAX_INPUTS; a++) c.in[a].fmt = k->in_store[a];
-            c.out.fmt = k->out_fmt;
+            c.out[0].fmt = k->out_fmt;
             int rc = ug_kernel_run(k, &c);
-            ug_point(t, "%s n=%zu refused", k->id, c.n);
-            bool by_max_n = k->max_n && c.n > k->max_n;
-            UG_EXPECT_MSG(rc != 0, "%s ran n=%zu without an error", k->id, c.n);
+            ug_point(t, "%s n=%zu refused", k->id, c.shape.dim[0]);
+            bool by_max_n = k->max_n && c.shape.dim[0] > k->max_n;
+            UG_EXPECT_MSG(rc != 0, "%s ran n=%zu without an error", k->id, c.shape.dim[0]);
             if (by_max_n)
                 UG_EXPECT_MSG(strstr(c.err, "exceeds this kernel's limit max_n") != NULL,
                               "%s: not refused by its max_n: %s", k->id, c.err);

@@ -50,7 +50,7 @@ __global__ void sum_spin_kernel(const volatile int *flag, float *out)
 static int ug_run_oob(const ug_kernel *k, ug_call *c)
 {
     float *d_x = NULL, *d_out = NULL;
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     if (ug_cuda_enter(k, c)) return 1;
     UG_CUDA_TRY(c, ug_cuda_upload(&d_x, ug_in_f32(c, 0), n));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));

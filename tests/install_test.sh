@@ -114,7 +114,13 @@ check "a library without an entry point: exit 2, naming the file and UG_PLUGIN" 
 printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 99\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v99", .run = f},)\n' | cc_plugin v99
 run --plugin "$tmp/v99.so" list
 check "another API version: exit 2, naming the file and both versions" \
-  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 1" "$tmp/err"'
+  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 2" "$tmp/err"'
+# a plugin of the version before (its ug_call had n, gemm_n, gemm_k and one output): the entry
+# point reports 1, and the loader refuses it before reading a row
+printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 1\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v1", .run = f},)\n' | cc_plugin v1
+run --plugin "$tmp/v1.so" list
+check "a plugin built against API version 1 (one shape, one output): exit 2, naming both" \
+  '[ "$(rc)" = 2 ] && grep -q "v1.so: built for ulpgate API version 1, this ulpgate has API version 2: rebuild" "$tmp/err"'
 run --plugin "$tmp/missing.so" list
 check "a file that is not there: exit 2, naming it" '[ "$(rc)" = 2 ] && grep -q "missing.so: no such file" "$tmp/err"'
 cp "$mk/build/libmykernels.so" "$tmp/again.so"
@@ -131,7 +137,7 @@ check "a kernel that crashes: its point fails naming it and the signal, exit 1, 
    grep -q "kernel my_crash@default crashed (SIGSEGV)" "$tmp/out" && [ -f "$tmp/crash-report/results.json" ]'
 
 mkdir -p "$tmp/own/corpus"
-printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < c->n; i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_plugin own/libown
+printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < ug_dim(c, 0); i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_plugin own/libown
 printf '# op: sum\n# why: three terms whose partial sums are exact\n# source: hand-made\n# kernels: my_serial\n# check: ulp_max 0 every partial sum is exact\n1\n2\n4\n' >"$tmp/own/corpus/exact_small.txt"
 run run --tap --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
 check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \

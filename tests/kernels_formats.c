@@ -148,10 +148,10 @@ static ug_kf_outcome ug_kf_check(ug_t *t, const ug_kernel *k, const void *x, con
     memset(&c, 0, sizeof c);
     memset(out, 0xff, sizeof out); /* the poison: a kernel that never writes is caught */
     c.op = k->op;
-    c.n = n;
+    c.shape.dim[0] = n;
     c.in[0] = (ug_arg){x, k->in_store[0], n};
     if (dot) c.in[1] = (ug_arg){y, k->in_store[1], n};
-    c.out = (ug_arg_out){out, k->out_fmt, 1};
+    c.out[0] = (ug_arg_out){out, k->out_fmt, 1};
     int rc = ug_kernel_run(k, &c);
     UG_EXPECT_MSG(rc == 0, "%s on %s n=%zu: %s", k->id, what, n, c.err);
     if (rc != 0) return o;

@@ -24,8 +24,8 @@ UG_CASE(ops, registry)
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
         const ug_op_desc *d = ug_op_get(builtin[i].id);
         UG_ASSERT_MSG(d != NULL, "no descriptor at id %d", builtin[i].id);
-        UG_EXPECT_MSG(strcmp(d->name, builtin[i].name) == 0 && d->id == builtin[i].id,
-                      "id %d is '%s'", builtin[i].id, d->name);
+        UG_EXPECT_MSG(strcmp(d->shape->name, builtin[i].name) == 0 && d->shape->id == builtin[i].id,
+                      "id %d is '%s'", builtin[i].id, d->shape->name);
         UG_EXPECT(ug_op_find(builtin[i].name) == d && ug_op_at(i) == d);
         UG_EXPECT(strcmp(ug_op_name(builtin[i].id), builtin[i].name) == 0);
     }
@@ -39,32 +39,30 @@ UG_CASE(ops, registry)
     UG_EXPECT_MSG(strncmp(ug_op_names(names, sizeof names), "sum, dot", 8) == 0, "%s", names);
 }
 
-/* x (n), then three vectors of n in input 1. */
-static size_t ug_four_vectors_in_len(const ug_shape *s, int i)
-{
-    return i == 0 ? s->dim[0] : i == 1 ? 3 * s->dim[0] : 0;
-}
-
-/* ug_op_register refuses a taken name and an incomplete descriptor, and changes nothing. */
+/* ug_op_register refuses a taken name, an incomplete descriptor and a shape the table
+ * refuses, and changes nothing. */
 UG_CASE(ops, register_refuses)
 {
-    size_t before = ug_op_count();
+    size_t before = ug_op_count(), shapes = ug_opshape_count();
     ug_op_desc dup = ug_op_sum_desc;
-    UG_EXPECT(ug_op_register(&dup) == -1); /* "sum" is taken */
+    ug_opshape dup_shape = *ug_op_sum_desc.shape;
+    UG_EXPECT(ug_op_register(&dup, &dup_shape) == -1); /* "sum" is taken */
     ug_op_desc partial = ug_op_sum_desc;
-    partial.name = "sum_without_exact";
+    ug_opshape sh = {.name = "sum_without_exact", .arity = 1};
     partial.exact = NULL;
-    UG_EXPECT(ug_op_register(&partial) == -1);
+    UG_EXPECT(ug_op_register(&partial, &sh) == -1);
     partial = ug_op_sum_desc;
-    partial.name = "three_inputs";
-    partial.arity = 3;
-    UG_EXPECT(ug_op_register(&partial) == -1);
+    sh = (ug_opshape){.name = "five_inputs", .arity = UG_MAX_INPUTS + 1};
+    UG_EXPECT(ug_op_register(&partial, &sh) == -1);
     /* a vector operation whose inputs hold more than 3 vectors of n: a corpus line holds 3 */
     partial = ug_op_layernorm_desc;
-    partial.name = "four_vectors";
-    partial.in_len = ug_four_vectors_in_len;
-    UG_EXPECT(ug_op_register(&partial) == -1);
-    UG_EXPECT(ug_op_count() == before && ug_op_find("sum_without_exact") == NULL);
+    sh = (ug_opshape){.name = "four_vectors", .arity = 2, .in_width = {1, 3}};
+    UG_EXPECT(ug_op_register(&partial, &sh) == -1);
+    /* a matmul layout of other than three dims */
+    sh = (ug_opshape){.name = "flat_matmul", .arity = 2, .layout = UG_LAYOUT_MATMUL};
+    UG_EXPECT(ug_op_register(&partial, &sh) == -1);
+    UG_EXPECT(ug_op_count() == before && ug_opshape_count() == shapes &&
+              ug_op_find("sum_without_exact") == NULL && ug_opshape_find("flat_matmul") == NULL);
 }
 
 /* A LayerNorm's input 1 is its parameters [w | b] (ops/layernorm.c): two vectors of n, drawn
@@ -73,7 +71,7 @@ UG_CASE(ops, layernorm_params)
 {
     const ug_op_desc *ln = &ug_op_layernorm_desc, *rms = &ug_op_rmsnorm_desc;
     ug_shape v = ug_shape_square(100);
-    UG_EXPECT(ln->in_len(&v, 0) == 100 && ln->in_len(&v, 1) == 200 && ln->arity == 2);
+    UG_EXPECT(ug_op_in_len(ln, &v, 0) == 100 && ug_op_in_len(ln, &v, 1) == 200 && ln->shape->arity == 2);
     UG_EXPECT(ug_op_in_width(ln, 0) == 1 && ug_op_in_width(ln, 1) == 2 && ug_op_width(ln) == 3);
     UG_EXPECT(ug_op_width(rms) == 2 && ug_op_width(&ug_op_softmax_desc) == 1 &&
               ug_op_width(&ug_op_dot_desc) == 2 && ug_op_in_width(&ug_op_gemm_desc, 1) == 1);
@@ -98,14 +96,14 @@ UG_CASE(ops, shapes)
 {
     const ug_op_desc *sum = ug_op_get(UG_OP_SUM), *dot = ug_op_get(UG_OP_DOT),
                      *gemm = ug_op_get(UG_OP_GEMM);
-    ug_shape v = ug_shape_square(1000), g = {{3, 5, 7}, 1};
-    UG_EXPECT(sum->in_len(&v, 0) == 1000 && sum->arity == 1 && sum->outputs(&v) == 1);
-    UG_EXPECT(sum->terms(&v) == 1000 && sum->bytes(&v) == 4000 && sum->rate == UG_RATE_GBPS);
-    UG_EXPECT(dot->in_len(&v, 1) == 1000 && dot->arity == 2 && dot->bytes(&v) == 8000);
+    ug_shape v = ug_shape_square(1000), g = {{3, 5, 7}};
+    UG_EXPECT(ug_op_in_len(sum, &v, 0) == 1000 && sum->shape->arity == 1 && ug_op_outputs(sum, &v) == 1);
+    UG_EXPECT(ug_op_terms(sum, &v) == 1000 && ug_opshape_bytes(sum->shape, &v) == 4000 && sum->shape->rate == UG_RATE_GBPS);
+    UG_EXPECT(ug_op_in_len(dot, &v, 1) == 1000 && dot->shape->arity == 2 && ug_opshape_bytes(dot->shape, &v) == 8000);
     UG_EXPECT(sum->terms_kind == UG_TERMS_VALUES && dot->terms_kind == UG_TERMS_PRODUCTS);
-    UG_EXPECT(gemm->in_len(&g, 0) == 21 && gemm->in_len(&g, 1) == 35); /* A 3x7, B 7x5 */
-    UG_EXPECT(gemm->outputs(&g) == 15 && gemm->terms(&g) == 7 && gemm->work(&g) == 105);
-    UG_EXPECT(gemm->flops(&g) == 210 && gemm->rate == UG_RATE_GFLOPS);
+    UG_EXPECT(ug_op_in_len(gemm, &g, 0) == 21 && ug_op_in_len(gemm, &g, 1) == 35); /* A 3x7, B 7x5 */
+    UG_EXPECT(ug_op_outputs(gemm, &g) == 15 && ug_op_terms(gemm, &g) == 7 && ug_op_work(gemm, &g) == 105);
+    UG_EXPECT(ug_opshape_flops(gemm->shape, &g) == 210 && gemm->shape->rate == UG_RATE_GFLOPS);
     UG_EXPECT(ug_op_elements_in(gemm, &g) == 56 && ug_op_elements_in(dot, &v) == 2000);
 
     char buf[64], err[128];

@@ -282,7 +282,7 @@ UG_CASE(results_schema, compact_rows_read_back_the_same)
         r->repeats = 0;
         snprintf(r->kernel, sizeof r->kernel, "k%d@default", i);
         if (i >= 2) snprintf(r->case_name, sizeof r->case_name, "other/case");
-        if (i >= 2) r->n += 1; /* other inputs: row 2's kappa_max is its own */
+        if (i >= 2) r->shape.dim[0] += 1; /* other inputs: row 2's kappa_max is its own */
         if (i == 3) r->kappa_max = 7.5;               /* same inputs as row 2, another value: kept */
         if (i == 4) r->kappa_max = 7.5;               /* same inputs and value as row 3: left out */
         if (i == 4) r->deterministic = false;         /* not the default: kept */
@@ -472,7 +472,7 @@ UG_CASE(results_schema, bytes_a_row_do_not_grow_with_the_rows)
         r.repeats = 0;
         snprintf(r.kernel, sizeof r.kernel, "k%d@default", i % 16);
         snprintf(r.case_name, sizeof r.case_name, "case/%d", i / 64);
-        r.n = (size_t)(1000 + i % 64);
+        r.shape.dim[0] = (size_t)(1000 + i % 64);
         r.ulp_max = 0.123456789012345 + v;
         r.ulp_mean = 0.0123456789012345 * v;
         r.rel_max = 1.23456789012345e-8 * (v + 1);

@@ -84,8 +84,8 @@ UG_CASE(scan_norm_ref, terms_at)
 {
     const ug_op_desc *scan = ug_op_get(UG_OP_SCAN), *ex = ug_op_get(UG_OP_EXSCAN);
     ug_shape s = ug_shape_square(1000);
-    UG_ASSERT(scan && ex && scan->terms_at && ex->terms_at);
-    UG_EXPECT(scan->outputs(&s) == 1000 && ex->outputs(&s) == 1000);
+    UG_ASSERT(scan && ex && scan->shape->terms_at && ex->shape->terms_at);
+    UG_EXPECT(ug_op_outputs(scan, &s) == 1000 && ug_op_outputs(ex, &s) == 1000);
     UG_EXPECT(ug_op_terms_at(scan, &s, 0) == 1 && ug_op_terms_at(scan, &s, 999) == 1000);
     UG_EXPECT(ug_op_terms_at(ex, &s, 0) == 0 && ug_op_terms_at(ex, &s, 999) == 999);
     UG_EXPECT(ug_op_terms_at(ug_op_get(UG_OP_SUM), &s, 5) == 1000);

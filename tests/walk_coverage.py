@@ -125,13 +125,12 @@ def field(row, name, default=None):
     return m.group(1).strip() if m else default
 
 
-# ---- the operations' arity (ops/*.c) and the kernels (kernels/meson.build's families) ----------
+# ---- the operations' arity (base/opshape.c's table) and the kernels (kernels/meson.build's
+# families) ---------------------------------------------------------------------------------------
 arity = {}
-for f in sorted(os.listdir(os.path.join(root, "ops"))):
-    if f.endswith(".c"):
-        s = read("ops/" + f)
-        for m in re.finditer(r"\.id\s*=\s*(UG_OP_\w+)(.*?)\.arity\s*=\s*(\d+)", s, re.S):
-            arity[m.group(1)] = int(m.group(3))
+for m in re.finditer(r'\[(UG_OP_\w+)\]\s*=\s*\{\s*UG_OP_\w+\s*,\s*"\w+"\s*,\s*(\d+)',
+                     read("base/opshape.c")):
+    arity[m.group(1)] = int(m.group(2))
 
 meson = read("kernels/meson.build")
 family_files = re.findall(r"\[\s*'((?:cpu|cuda)/[\w.]+)'", meson)

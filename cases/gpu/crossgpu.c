@@ -34,7 +34,7 @@ static void ug_crossgpu(ug_t *t, ug_op op, const ug_input *in)
 {
     UG_FOR_KERNELS(t, k, op, UG_CUDA, "*") {
         if (k->nondeterministic) continue;
-        if (k->max_n && in->n > k->max_n) continue;
+        if (k->max_n && in->shape.dim[0] > k->max_n) continue;
         ug_result *r = ug_measure(t, k, in);
         UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds.c */
         ug_fingerprint(r);

@@ -95,7 +95,7 @@ UG_CASE_EX(gpu_determinism, cub_levels, UG_CASE_GPU)
                 ug_call c;
                 memset(&c, 0, sizeof c);
                 c.op = UG_OP_SUM;
-                c.n = n;
+                c.shape.dim[0] = n;
                 ug_call_set_f32(&c, in->x[0], NULL, &out);
                 c.launch_config = cfg;
                 if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) continue;

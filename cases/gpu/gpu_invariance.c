@@ -72,17 +72,17 @@ static bool ug_inv_has_configs(const ug_kernel *k)
  * the point on a kernel error or on the first differing element. */
 static void ug_inv_compare(ug_t *t, const ug_kernel *k, const ug_input *in, const void *ref, int cfg)
 {
-    size_t M = in->gemm_m, N = in->gemm_n, bytes = ug_fmt_bytes(k->out_fmt);
+    size_t M = in->shape.dim[0], N = in->shape.dim[1], bytes = ug_fmt_bytes(k->out_fmt);
     unsigned char *out = malloc(M * N * bytes);
     UG_ASSERT(out != NULL);
     ug_call c;
     memset(&c, 0, sizeof c);
     c.op = UG_OP_GEMM;
-    c.n = M;
-    c.gemm_n = N;
-    c.gemm_k = in->gemm_k;
+    c.shape.dim[0] = M;
+    c.shape.dim[1] = N;
+    c.shape.dim[2] = in->shape.dim[2];
     ug_call_set_f32(&c, in->x[0], in->y[0], NULL);
-    c.out = (ug_arg_out){out, k->out_fmt, M * N}; /* the row's output format (bf16 D: 2 bytes) */
+    c.out[0] = (ug_arg_out){out, k->out_fmt, M * N}; /* the row's output format (bf16 D: 2 bytes) */
     c.launch_config = cfg;
     if (ug_kernel_run(k, &c) != 0) {
         if (c.unsupported)
@@ -102,7 +102,7 @@ static void ug_inv_compare(ug_t *t, const ug_kernel *k, const ug_input *in, cons
                   k->id, ug_inv_config_name[cfg], ug_inv_config_name[0], e, e / N, e % N,
                   e < M * N ? ug_fmt_load(k->out_fmt, out, e) : 0.0,
                   e < M * N ? ug_fmt_load(k->out_fmt, ref, e) : 0.0, M, N,
-                  in->gemm_k);
+                  in->shape.dim[2]);
     free(out);
 }
 
@@ -172,11 +172,11 @@ UG_CASE_EX(gpu_invariance, ones_ktail, UG_CASE_GPU)
             ug_call c;
             memset(&c, 0, sizeof c);
             c.op = UG_OP_GEMM;
-            c.n = MN;
-            c.gemm_n = MN;
-            c.gemm_k = K;
+            c.shape.dim[0] = MN;
+            c.shape.dim[1] = MN;
+            c.shape.dim[2] = K;
             ug_call_set_f32(&c, a, a, NULL); /* A MN x K and B K x MN: both all ones */
-            c.out = (ug_arg_out){out, k->out_fmt, (size_t)MN * MN};
+            c.out[0] = (ug_arg_out){out, k->out_fmt, (size_t)MN * MN};
             if (ug_kernel_run(k, &c) != 0) {
                 if (!c.unsupported) {
                     UG_EXPECT_MSG(false, "%s, K=%zu: kernel failed: %s", k->id, K, c.err);

@@ -69,7 +69,7 @@ static void ug_mm_input(ug_t *t, const ug_input *in, char (*speed)[128], int *ke
             ug_result *a = done[j];
             ug_result *b = ug_mm_find(done, count, ug_mm_same_order[i].same_as, a->kernel->variant);
             if (!b || a->failed_run || b->failed_run || !a->out || !b->out) continue;
-            ug_point(t, "same_order %s %s n=%zu", a->kernel->id, b->kernel->id, in->gemm_k);
+            ug_point(t, "same_order %s %s n=%zu", a->kernel->id, b->kernel->id, in->shape.dim[2]);
             UG_EXPECT_BITWISE_EQ(a, b);
         }
 }

@@ -213,7 +213,7 @@ UG_CASE_EX(gpu_reduce, max_exceeded, UG_CASE_GPU)
         ug_call c;
         memset(&c, 0, sizeof c);
         c.op = UG_OP_SUM;
-        c.n = n;
+        c.shape.dim[0] = n;
         ug_call_set_f32(&c, x, NULL, &out);
         int rc = ug_kernel_run(k, &c);
         munmap(x, n * sizeof *x);

@@ -99,10 +99,10 @@ static int ug_gpu_rows_time(const ug_kernel *k, const ug_input *in, double *ms, 
     ug_call c;
     memset(&c, 0, sizeof c);
     c.op = in->op;
-    c.n = n;
+    c.shape.dim[0] = n;
     c.in[0] = (ug_arg){x, UG_F32, R * n};
-    if (d->arity > 1) c.in[1] = (ug_arg){in->y[0], UG_F32, n}; /* one weight row for all rows */
-    c.out = (ug_arg_out){y, k->out_fmt, outs};
+    if (d->shape->arity > 1) c.in[1] = (ug_arg){in->y[0], UG_F32, n}; /* one weight row for all rows */
+    c.out[0] = (ug_arg_out){y, k->out_fmt, outs};
     c.reps = UG_GPU_ROWS_REPS;
     rc = ug_kernel_run(k, &c);
     if (rc != 0) {
@@ -110,7 +110,7 @@ static int ug_gpu_rows_time(const ug_kernel *k, const ug_input *in, double *ms, 
         goto done;
     }
     *ms = c.time_ms;
-    *bytes = (double)(R * n * sizeof(float)) + (d->arity > 1 ? (double)(n * sizeof(float)) : 0) +
+    *bytes = (double)(R * n * sizeof(float)) + (d->shape->arity > 1 ? (double)(n * sizeof(float)) : 0) +
              (double)(outs * osize);
 done:
     free(x);

@@ -75,7 +75,7 @@ static bool ug_gnorm_some(const ug_input *in, double lo, double hi, bool nan_inf
     for (int tr = 0; tr < in->trials; tr++) {
         const float *x = in->x[tr];
         bool nan = false, inf = false;
-        for (size_t i = 0; x && i < in->n; i++) {
+        for (size_t i = 0; x && i < in->shape.dim[0]; i++) {
             double a = fabs((double)x[i]);
             nan |= isnan(x[i]), inf |= isinf(x[i]);
             if (!nan_inf && a != 0 && (a < lo || a > hi)) return true;
@@ -169,7 +169,7 @@ typedef struct {
 
 static void ug_gspeed_table(ug_t *t, ug_op op, size_t n, const ug_gspeed_row *rows, int count)
 {
-    ug_point(t, "speed table %s n=%zu normal(0,1)", ug_op_get(op)->name, n);
+    ug_point(t, "speed table %s n=%zu normal(0,1)", ug_op_get(op)->shape->name, n);
     ug_note(t, "%-34s %10s %10s %10s %9s", "kernel", "ulp_max", "ratio", "ms", "GB/s");
     for (int i = 0; i < count; i++)
         ug_note(t, "%-34s %10.3g %10.3g %10.4g %9.1f", rows[i].name, rows[i].ulp_max, rows[i].ratio,

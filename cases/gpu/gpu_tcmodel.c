@@ -372,10 +372,10 @@ UG_CASE_EX(gpu_tcmodel, bitwise, UG_CASE_GPU)
             for (size_t e = 0; e < TCM_K * TCM_N; e++) ug_fmt_store(k->in_store[1], bufB, e, B[e]);
             ug_call c;
             memset(&c, 0, sizeof c);
-            c.op = UG_OP_GEMM, c.n = TCM_M, c.gemm_n = TCM_N, c.gemm_k = TCM_K;
+            c.op = UG_OP_GEMM, c.shape.dim[0] = TCM_M, c.shape.dim[1] = TCM_N, c.shape.dim[2] = TCM_K;
             c.in[0] = (ug_arg){bufA, k->in_store[0], TCM_M * TCM_K};
             c.in[1] = (ug_arg){bufB, k->in_store[1], TCM_K * TCM_N};
-            c.out = (ug_arg_out){bufD, k->out_fmt, TCM_M * TCM_N};
+            c.out[0] = (ug_arg_out){bufD, k->out_fmt, TCM_M * TCM_N};
             double t0 = ug_now_s();
             if (ug_run_kernel(t, k, &c, __FILE__, __LINE__) != 0) { /* failed, or skipped */
                 ran = false;

@@ -10,7 +10,7 @@ static int my_dot(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0), *y = ug_in_f32(c, 1);
     float s = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < ug_dim(c, 0); i++) {
         float p = x[i] * y[i]; /* rounded on its own: no FMA contraction in C11 mode */
         s = i == 0 ? p : s + p;
     }

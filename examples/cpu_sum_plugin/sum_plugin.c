@@ -16,7 +16,7 @@ static int my_sum(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     const float *x = ug_in_f32(c, 0);
-    size_t n = c->n;
+    size_t n = ug_dim(c, 0);
 #ifdef MY_SUM_BROKEN
     n = n > 0 ? n - 1 : 0; /* the bug: the last element is never added */
 #endif

@@ -59,7 +59,7 @@ static int my_gemm(const ug_kernel *kern, ug_call *c)
     (void)kern;
     const float *a = ug_in_f32(c, 0), *b = ug_in_f32(c, 1);
     float *out = ug_out_f32(c);
-    int m = (int)c->n, n = (int)c->gemm_n, k = (int)c->gemm_k;
+    int m = (int)ug_dim(c, 0), n = (int)ug_dim(c, 1), k = (int)ug_dim(c, 2);
     size_t sa = (size_t)m * k * sizeof(float), sb = (size_t)k * n * sizeof(float), sc = (size_t)m * n * sizeof(float);
     float *da = NULL, *db = NULL, *dc = NULL;
     cudaError_t err = cudaMalloc(&da, sa);

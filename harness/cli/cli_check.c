@@ -169,14 +169,14 @@ static int check_shapes(const check_in *in, ug_check_result *r, FILE *err)
                                                             "X's rows"
                                                           : "the bias is (n), n the length of "
                                                             "X's rows");
-        r->per = r->op->out_kind == UG_OUT_SCALAR ? 1 : r->n;
+        r->per = r->op->shape->out_kind == UG_OUT_SCALAR ? 1 : r->n;
         bool ok = r->per == 1 ? (x->ndim == 1 ? g->count == 1 && g->ndim <= 1
                                               : g->ndim == 1 && g->shape[0] == r->batch)
                               : g->ndim == x->ndim && g->count == x->count;
         if (!ok)
             return shape_error(err, g, r->per == 1 ? "one output per row: () or (batch,)"
                                                    : "one output per input: X's shape");
-    } else if (r->op->layout == UG_LAYOUT_VECTORS) {
+    } else if (r->op->shape->layout == UG_LAYOUT_VECTORS) {
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, x, "an input is (n) or (batch, n)");
         r->batch = x->ndim == 2 ? x->shape[0] : 1;
@@ -185,7 +185,7 @@ static int check_shapes(const check_in *in, ug_check_result *r, FILE *err)
         if (in->arity == 2 && (y->ndim != x->ndim || memcmp(y->shape, x->shape,
                                                             sizeof(size_t) * (size_t)x->ndim)))
             return shape_error(err, y, "not the shape of the first input");
-        if (r->op->out_kind == UG_OUT_VECTOR) { /* one output per element: GOT as X */
+        if (r->op->shape->out_kind == UG_OUT_VECTOR) { /* one output per element: GOT as X */
             r->per = r->n;
             if (g->ndim != x->ndim || memcmp(g->shape, x->shape, sizeof(size_t) * (size_t)x->ndim))
                 return shape_error(err, g, "GOT has the shape of the input (one output each)");
@@ -223,8 +223,8 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
                         ug_exact *e)
 {
     const ug_op_desc *op = r->op;
-    size_t len[2] = {op->layout == UG_LAYOUT_VECTORS ? r->n : r->M * r->K,
-                     op->layout == UG_LAYOUT_VECTORS ? r->n : r->K * r->N};
+    size_t len[2] = {op->shape->layout == UG_LAYOUT_VECTORS ? r->n : r->M * r->K,
+                     op->shape->layout == UG_LAYOUT_VECTORS ? r->n : r->K * r->N};
     const void *v[2] = {NULL, NULL};
     if (check_row_op(op)) { /* x's row b; the parameters, the same for every row: w (n), or
                                [w | b] (2n) gathered from their files into buf[1] */
@@ -241,16 +241,16 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
     }
     if (!in->wide) { /* the descriptor's exact results: the selected oracle (fast or MPFR) */
         ug_shape sh = {{r->n, 1, 1}, 1};
-        if (op->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}, 1};
+        if (op->shape->layout == UG_LAYOUT_MATMUL) sh = (ug_shape){{r->M, r->N, r->K}};
         op->exact(v[0], v[1], &sh, e);
         return;
     }
     /* binary64: the descriptor computes binary32 only; by the layout: a sum of values, a dot
      * of products, or a matrix product (check_supported admits no other) */
     const double *x = v[0], *y = v[1];
-    if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1)
+    if (op->shape->layout == UG_LAYOUT_VECTORS && op->shape->arity == 1)
         (in->mpfr ? ug_exact_sum_f64_mpfr : ug_exact_sum_f64)(x, r->n, e);
-    else if (op->layout == UG_LAYOUT_VECTORS)
+    else if (op->shape->layout == UG_LAYOUT_VECTORS)
         exact_dot_f64(x, 1, y, 1, r->n, e);
     else
         for (size_t i = 0; i < r->M; i++)
@@ -267,10 +267,10 @@ static bool check_supported(const ug_op_desc *op)
 {
     if (!op) return false;
     if (check_row_op(op)) return true;
-    if (op->layout == UG_LAYOUT_VECTORS && op->arity == 1) return true;
+    if (op->shape->layout == UG_LAYOUT_VECTORS && op->shape->arity == 1) return true;
     if (!op->exact_is_sum) return false;
-    if (op->layout == UG_LAYOUT_MATMUL) return op->arity == 2;
-    return op->out_kind == UG_OUT_SCALAR && op->terms_kind == UG_TERMS_PRODUCTS;
+    if (op->shape->layout == UG_LAYOUT_MATMUL) return op->shape->arity == 2;
+    return op->shape->out_kind == UG_OUT_SCALAR && op->terms_kind == UG_TERMS_PRODUCTS;
 }
 
 /* Whether check computes op's exact results in binary64 too: sum, dot and gemm (check_exact's
@@ -429,7 +429,7 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         goto out;
     }
     r.depth = depth >= 0 ? (size_t)depth : (r.n ? r.n - 1 : 0);
-    r.oracle = in.mpfr ? "mpfr" : in.wide && r.op->arity == 2 ? "mpfr (binary64 products)"
+    r.oracle = in.mpfr ? "mpfr" : in.wide && r.op->shape->arity == 2 ? "mpfr (binary64 products)"
                                                                   : "fast";
     {
         /* gamma_K(u_F), K = D (+1 for products: the product's own rounding), u_F = 2^-p */
@@ -440,7 +440,7 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
     }
     size_t esz = in.wide ? sizeof(double) : sizeof(float);
     for (int i = 0; i < in.arity && i < 2; i++) {
-        size_t len = r.op->layout == UG_LAYOUT_VECTORS ? r.n : (i ? r.K * r.N : r.M * r.K);
+        size_t len = r.op->shape->layout == UG_LAYOUT_VECTORS ? r.n : (i ? r.K * r.N : r.M * r.K);
         if (i && check_row_op(r.op)) len *= (size_t)(in.arity - 1); /* [w | b] */
         buf[i] = ug_xmalloc((len ? len : 1) * esz);
     }

@@ -28,7 +28,7 @@ static size_t check_depth(size_t n) { (void)n; return check_depth_value; }
 double ug_check_bound(const ug_check_result *r, const ug_exact *e)
 {
     if (r->op->bound) { /* the operation's own (nrm2: through the root), a tree of depth D */
-        const ug_kernel k = {.name = "check", .op = r->op->id, .bound = UG_BOUND_TREE,
+        const ug_kernel k = {.name = "check", .op = r->op->shape->id, .bound = UG_BOUND_TREE,
                              .depth = check_depth};
         check_depth_value = r->depth;
         return ug_kernel_bound(&k, r->n, e->sum_abs, fabs(e->hi));
@@ -126,7 +126,7 @@ static double up4(double x)
 static void print_json(FILE *out, const ug_check_result *r, const char *verdict)
 {
     fprintf(out, "{\"op\":\"%s\",\"batch\":%zu,\"outputs\":%zu,\"n\":%zu,\"in_fmt\":[",
-            r->op->name, r->batch, r->outputs, r->n);
+            r->op->shape->name, r->batch, r->outputs, r->n);
     for (int i = 0; i < r->inputs; i++)
         fprintf(out, "%s\"%s\"", i ? "," : "", ug_fmt_name(r->in_fmt[i]));
     fprintf(out, "],\"out_fmt\":\"%s\",\"oracle\":\"%s\",\"ulp_max\":", ug_fmt_name(r->out_fmt),
@@ -172,8 +172,8 @@ void ug_check_print(FILE *out, const ug_check_result *r, bool json, const char *
         return;
     }
     const char *F = ug_fmt_name(r->out_fmt);
-    fprintf(out, "check      %s: %zu output%s (batch %zu x %zu) of %zu %s; inputs %s", r->op->name,
-            r->outputs, r->outputs == 1 ? "" : "s", r->batch, r->per, r->n, r->op->term_noun,
+    fprintf(out, "check      %s: %zu output%s (batch %zu x %zu) of %zu %s; inputs %s", r->op->shape->name,
+            r->outputs, r->outputs == 1 ? "" : "s", r->batch, r->per, r->n, ug_opshape_term_noun(r->op->shape),
             ug_fmt_name(r->in_fmt[0]));
     for (int i = 1; i < r->inputs; i++) fprintf(out, " %s", ug_fmt_name(r->in_fmt[i]));
     fprintf(out, ", got %s; oracle %s\n", F, r->oracle);

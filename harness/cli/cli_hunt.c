@@ -134,7 +134,7 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     o->p.k = o->k;
     o->p.op = o->k->op;
     const ug_op_desc *d = ug_op_get(o->k->op);
-    if (op && strcmp(op, d->name) != 0) {
+    if (op && strcmp(op, d->shape->name) != 0) {
         char names[256], msg[400];
         if (!ug_op_find(op)) {
             snprintf(msg, sizeof msg, "--op: '%s' is not %s", op, ug_op_names(names, sizeof names));
@@ -147,16 +147,16 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     /* the sizes the operation's hunt takes (a vector's length up to 2^24; a GEMM's N or
      * MxNxK, each up to 4096) */
     ug_shape shape;
-    char why[160], msg[400], max[32];
-    size_t top = d->hunt_max_size ? d->hunt_max_size : 4096;
+    char why[160], msg[400], max[32], dims[64];
+    size_t top = d->hunt_max_size ? d->hunt_max_size : (size_t)1 << 24;
     if (top >= 65536 && (top & (top - 1)) == 0)
         snprintf(max, sizeof max, "2^%d", __builtin_ctzll((unsigned long long)top));
     else
         snprintf(max, sizeof max, "%zu", top);
     if (ug_op_parse_shape(d, n, top, &shape, why, sizeof why)) {
-        if (d->nsizes > 1)
+        if (ug_opshape_ndims(d->shape) > 1)
             snprintf(msg, sizeof msg, "--n: '%s' is not N or %s (each 1 .. %s)", n,
-                     d->size_names, max);
+                     ug_opshape_dims_text(d->shape, dims, sizeof dims), max);
         else
             snprintf(msg, sizeof msg, "--n: '%s' is not a length in 1 .. %s", n, max);
         return ug_hunt_usage_error("%s", msg);
@@ -285,13 +285,13 @@ int ug_cmd_hunt(int argc, char **argv)
     double t0 = ug_now_s();
     ug_hunt_shrink(&q, &sx, &sy, &br, &evals, &final);
     ug_shape qs = ug_hunt_shape(&q);
-    size_t before = (size_t)d->work(&sh), after = (size_t)d->work(&qs);
+    size_t before = (size_t)ug_op_work(d, &sh), after = (size_t)ug_op_work(d, &qs);
     char now[64] = "", dims[64];
-    if (d->nsizes > 1)
+    if (ug_opshape_ndims(d->shape) > 1)
         snprintf(now, sizeof now, " (%s)", ug_op_shape_text(d, &qs, false, dims, sizeof dims));
     printf("shrink   %zu -> %zu %s%s (%llu evaluations, %.1f s): %.4g ulp, bound ratio %.4g, "
            "still > %s\n",
-           before, after, d->term_noun,
+           before, after, ug_opshape_term_noun(d->shape),
            now, (unsigned long long)evals, ug_now_s() - t0, final.ulp, final.ratio,
            br.bound ? "bound ratio 1" : "the ULP check");
 

@@ -36,10 +36,11 @@ int ug_cmd_list(int argc, char **argv)
     printf("operations (ops/: inputs, sizes, what it computes):\n");
     for (size_t i = 0; ug_op_at(i); i++) {
         const ug_op_desc *d = ug_op_at(i);
-        char roles[32];
-        snprintf(roles, sizeof roles, "%s%s%s", d->roles[0], d->arity > 1 ? " " : "",
-                 d->arity > 1 ? d->roles[1] : "");
-        printf("  %-10s %-5s %-6s %s\n", d->name, roles, d->size_names, d->doc ? d->doc : "");
+        char roles[32], dims[64];
+        snprintf(roles, sizeof roles, "%s%s%s", d->shape->roles[0], d->shape->arity > 1 ? " " : "",
+                 d->shape->arity > 1 ? d->shape->roles[1] : "");
+        printf("  %-10s %-5s %-6s %s\n", d->shape->name, roles,
+               ug_opshape_dims_text(d->shape, dims, sizeof dims), d->doc ? d->doc : "");
     }
     printf("kernels (formats: inputs>accumulator>output):\n");
     for (size_t i = 0; i < ug_kernel_count(); i++) {

@@ -69,7 +69,7 @@ static int ug_cmp_line(const void *pa, const void *pb)
         if ((c = strcmp(a->kernel, b->kernel))) return c;
         if ((c = strcmp(a->case_name, b->case_name))) return c;
         if ((c = strcmp(a->dist, b->dist))) return c;
-        if (a->n != b->n) return a->n < b->n ? -1 : 1;
+        if (a->shape.dim[0] != b->shape.dim[0]) return a->shape.dim[0] < b->shape.dim[0] ? -1 : 1;
     }
     return strcmp(a->id, b->id);
 }
@@ -331,10 +331,9 @@ static int ug_line_obj(const ug_json *dflt, const ug_json *g, const ug_json *a, 
                         : ug_json_get(g, "op")                ? ug_json_get(g, "op")
                                                               : ug_json_get(dflt, "op");
     snprintf(s.op, sizeof s.op, "%s", ug_json_str_of(op, ""));
-    s.n = (size_t)ug_json_num_of(a->items[0], 0);
-    s.m = (size_t)ug_json_num_of(own ? ug_json_get(own, "m") : NULL, 0);
-    s.gemm_n = (size_t)ug_json_num_of(own ? ug_json_get(own, "gemm_n") : NULL, 0);
-    s.k = (size_t)ug_json_num_of(own ? ug_json_get(own, "k") : NULL, 0);
+    s.shape.dim[0] = (size_t)ug_json_num_of(a->items[0], 0);
+    s.shape.dim[1] = (size_t)ug_json_num_of(own ? ug_json_get(own, "gemm_n") : NULL, 0);
+    s.shape.dim[2] = (size_t)ug_json_num_of(own ? ug_json_get(own, "k") : NULL, 0);
     ug_row_make_id(&s);
     ug_buf_printf(out, "{\"id\":");
     if (own && ug_json_get(own, "id"))

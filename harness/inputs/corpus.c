@@ -66,23 +66,25 @@ static int ug_corpus_op(ug_corpus_file *f, const ug_values_header *h)
         size_t used = 0, n = ug_op_count();
         for (size_t i = 0; i < n && used < sizeof list; i++) {
             const ug_op_desc *o = ug_op_at(i);
+            char dims[64];
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s%s%s",
-                                     i == 0 ? "" : i + 1 == n ? " or " : ", ", o->name,
-                                     o->nsizes > 1 ? " " : "", o->nsizes > 1 ? o->size_names : "");
+                                     i == 0 ? "" : i + 1 == n ? " or " : ", ", o->shape->name,
+                                     ug_opshape_ndims(o->shape) > 1 ? " " : "", ug_opshape_ndims(o->shape) > 1 ? ug_opshape_dims_text(o->shape, dims, sizeof dims) : "");
         }
         return ug_corpus_fail(f, h->line, "op '%s' is not %s", word, list);
     }
-    f->op = d->id;
-    if (d->nsizes == 1) {
+    f->op = d->shape->id;
+    if (ug_opshape_ndims(d->shape) == 1) {
         if (*v) return ug_corpus_fail(f, h->line, "op %s takes no shape (found '%s')", word, v);
         return 0;
     }
     unsigned long long m, n, k;
-    char end;
+    char end, dims[64];
     if (sscanf(v, "%llux%llux%llu%c", &m, &n, &k, &end) != 3 || !m || !n || !k ||
         m > (1u << 20) || n > (1u << 20) || k > (1u << 20))
         return ug_corpus_fail(f, h->line, "op %s needs its shape %s, each 1 .. 2^20 "
-                                          "(found '%s')", d->name, d->size_names, v);
+                                          "(found '%s')", d->shape->name,
+                              ug_opshape_dims_text(d->shape, dims, sizeof dims), v);
     f->m = (size_t)m, f->n = (size_t)n, f->k = (size_t)k;
     return 0;
 }
@@ -90,7 +92,7 @@ static int ug_corpus_op(ug_corpus_file *f, const ug_values_header *h)
 ug_shape ug_corpus_shape(const ug_corpus_file *f)
 {
     const ug_op_desc *d = ug_op_get(f->op);
-    if (d && d->nsizes > 1) return (ug_shape){{f->m, f->n, f->k}, 1};
+    if (d && ug_opshape_ndims(d->shape) > 1) return (ug_shape){{f->m, f->n, f->k}};
     return ug_shape_square(f->n);
 }
 
@@ -417,9 +419,9 @@ int ug_corpus_parse_head(const char *path, ug_corpus_file *f)
         return ug_corpus_fail(f, 1, "no '# why:' header (one line saying what makes this input "
                                     "adversarial)");
     const ug_op_desc *d = ug_op_get(f->op);
-    if (f->fmt == UG_F64 && (d->layout != UG_LAYOUT_VECTORS || !d->exact64))
+    if (f->fmt == UG_F64 && (d->shape->layout != UG_LAYOUT_VECTORS || !d->exact64))
         return ug_corpus_fail(f, f->fmt_line, "format: f64: op %s has no binary64 oracle (ops/op.h: "
-                              "exact64); binary64 files are read for sum and dot", d->name);
+                              "exact64); binary64 files are read for sum and dot", d->shape->name);
     return 0;
 }
 
@@ -430,7 +432,7 @@ int ug_corpus_scan(ug_corpus_file *f)
      * a matrix one: one value a line, its inputs one after the other (A then B) */
     const ug_op_desc *d = ug_op_get(f->op);
     ug_shape sh = ug_corpus_shape(f);
-    if (d->layout == UG_LAYOUT_VECTORS) {
+    if (d->shape->layout == UG_LAYOUT_VECTORS) {
         if (f->records == 0)
             return ug_corpus_fail(f, 1, "no values (an empty sum has nothing to test)");
         f->n = f->records;
@@ -440,7 +442,7 @@ int ug_corpus_scan(ug_corpus_file *f)
     if (f->records != need)
         return ug_corpus_fail(f, f->records ? f->first_record_line : 1,
                               "op %s %zux%zux%zu needs M*K + K*N = %zu values (A then B, "
-                              "row-major), found %zu", d->name, f->m, f->n, f->k, need,
+                              "row-major), found %zu", d->shape->name, f->m, f->n, f->k, need,
                               f->records);
     return 0;
 }
@@ -453,14 +455,14 @@ int ug_corpus_read_values(ug_corpus_file *f)
     if (ug_values_read_sized(path, 0, f->records, &v, err, sizeof err) != 0)
         return ug_corpus_read_fail(f, err);
     const ug_op_desc *d = ug_op_get(f->op);
-    bool vectors = d->layout == UG_LAYOUT_VECTORS;
+    bool vectors = d->shape->layout == UG_LAYOUT_VECTORS;
     ug_shape sh = ug_corpus_shape(f);
     /* a vector operation: one value of each vector a line (x; x y; a LayerNorm's x w b:
      * ops/op.h's ug_op_width) */
     int want = vectors ? ug_op_width(d) : 1, rc = 0;
     if (v.n && v.arity != want)
         rc = ug_corpus_fail(f, v.first_record_line, "op %s takes %d value%s a line, found %d",
-                            d->name, want, want == 1 ? "" : "s", v.arity);
+                            d->shape->name, want, want == 1 ? "" : "s", v.arity);
     if (rc == 0 && v.n != f->records)
         rc = ug_corpus_fail(f, 0, "%zu values read, %zu counted a moment before: the file "
                                   "changed while it was read", v.n, f->records);
@@ -470,7 +472,7 @@ int ug_corpus_read_values(ug_corpus_file *f)
         return -1;
     }
     if (!vectors) {
-        size_t a = d->in_len(&sh, 0), b = d->in_len(&sh, 1);
+        size_t a = ug_op_in_len(d, &sh, 0), b = ug_op_in_len(d, &sh, 1);
         f->x = ug_xmalloc(a * sizeof(float));
         f->y = ug_xmalloc(b * sizeof(float));
         memcpy(f->x, v.x, a * sizeof(float));

@@ -456,15 +456,15 @@ int ug_dist_fill_op(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint6
                     uint32_t trial, float *x, float *y, const ug_shape *s, char *err,
                     size_t errlen)
 {
-    if (op->layout == UG_LAYOUT_MATMUL)
+    if (op->shape->layout == UG_LAYOUT_MATMUL)
         return ug_dist_fill_gemm(d, seed, stream_id, trial, x, y, s->dim[0], s->dim[1],
                                  s->dim[2], err, errlen);
-    if (op->arity == 2 && op->fill_params) { /* a layer: data from the distribution */
+    if (op->shape->arity == 2 && op->fill_params) { /* a layer: data from the distribution */
         int rc = ug_dist_fill_sum(d, seed, stream_id, trial, x, s->dim[0], err, errlen);
         if (rc == 0) op->fill_params(y, s, seed ^ stream_id, trial);
         return rc;
     }
-    if (op->arity == 2)
+    if (op->shape->arity == 2)
         return ug_dist_fill_dot(d, seed, stream_id, trial, x, y, s->dim[0], err, errlen);
     return ug_dist_fill_sum(d, seed, stream_id, trial, x, s->dim[0], err, errlen);
 }

@@ -355,7 +355,7 @@ static int ug_fd_layer_params(const ug_op_desc *op, ug_fmt f, const char *name,
                               uint64_t seed, uint32_t trial, double *y, const ug_shape *sh,
                               char *err, size_t errlen)
 {
-    size_t n = op->in_len(sh, 1);
+    size_t n = ug_op_in_len(op, sh, 1);
     float *w = malloc((n ? n : 1) * sizeof *w);
     if (!w) return ug_dist_fail(err, errlen, "dist %s, n = %zu: out of memory", name, n);
     op->fill_params(w, sh, seed, trial);
@@ -364,7 +364,7 @@ static int ug_fd_layer_params(const ug_op_desc *op, ug_fmt f, const char *name,
         y[i] = w[i];
         if (ug_rn(f, y[i]) != y[i])
             rc = ug_dist_fail(err, errlen, "dist %s: %s's parameter %zu (%.9g) is not exact in %s",
-                            name, op->name, i, y[i], ug_fmt_name(f));
+                            name, op->shape->name, i, y[i], ug_fmt_name(f));
     }
     free(w);
     return rc;
@@ -383,12 +383,12 @@ static int ug_fd_gemm(const ug_dist *d, const ug_format *f, const ug_op_desc *op
     if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT || d->order != UG_ORDER_NONE ||
         d->alternate)
         return ug_dist_fail(err, errlen, "dist %s: %s operands in %s are drawn elementwise only "
-                          "(no gensum/gendot, ordering or alternating signs)", name, op->name,
+                          "(no gensum/gendot, ordering or alternating signs)", name, op->shape->name,
                           f->name);
     if (ug_fd_check_base(d, f, name, err, errlen)) return -1;
     ug_det_init();
     ug_stream s = ug_stream_make(seed, stream_id, trial);
-    size_t na = op->in_len(sh, 0), nb = op->in_len(sh, 1);
+    size_t na = ug_op_in_len(op, sh, 0), nb = ug_op_in_len(op, sh, 1);
     ug_fd_fill_base(d, &s, UG_P_X, x, na);
     ug_fd_fill_base(d, &s, UG_P_Y, y, nb);
     ug_fd_specials(d, &s, UG_P_SPEC_X, x, na);
@@ -404,15 +404,15 @@ int ug_dist_fill_fmt(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint
     ug_dist_describe(d, name, sizeof name);
     if (ug_dist_validate(d, err, errlen)) return -1;
     const ug_format *f = ug_format_of(d->fmt);
-    if (op->layout != UG_LAYOUT_VECTORS && op->arity == 2 && op->nsizes == 3)
+    if (op->shape->layout != UG_LAYOUT_VECTORS && op->shape->arity == 2 && ug_opshape_ndims(op->shape) == 3)
         return ug_fd_gemm(d, f, op, seed, stream_id, trial, x, y, sh, name, err, errlen);
-    if (op->layout != UG_LAYOUT_VECTORS || op->arity > 2)
+    if (op->shape->layout != UG_LAYOUT_VECTORS || op->shape->arity > 2)
         return ug_dist_fail(err, errlen, "dist %s: %s inputs are drawn in binary32 only", name,
-                          op->name);
+                          op->shape->name);
     size_t n = sh->dim[0];
     /* a layer (RMSNorm, LayerNorm: fill_params) draws its data x alone; its parameters y are the
      * operation's own (ug_fd_layer_params), as in binary32 (harness/inputs/dist.c) */
-    bool layer = op->arity == 2 && op->fill_params, dot = op->arity == 2 && !layer;
+    bool layer = op->shape->arity == 2 && op->fill_params, dot = op->shape->arity == 2 && !layer;
     if (d->kind == UG_D_GENDOT && !dot)
         return ug_dist_fail(err, errlen, "dist %s makes dot inputs; use gensum for a sum", name);
     if (d->kind == UG_D_GENSUM || d->kind == UG_D_GENDOT) {

@@ -34,8 +34,8 @@ static void ug_along_case(const ug_results *all, size_t from, size_t to, ug_buf 
     double v[UG_ALONG_N];
     size_t nmax = 0;
     for (size_t i = from; i < to; i++)
-        if (all->rows[i].measured && all->rows[i].n > nmax && ug_along_of(&all->rows[i], v))
-            nmax = all->rows[i].n;
+        if (all->rows[i].measured && all->rows[i].shape.dim[0] > nmax && ug_along_of(&all->rows[i], v))
+            nmax = all->rows[i].shape.dim[0];
     if (!nmax) return;
     char title[320];
     snprintf(title, sizeof title, "%s, n = %zu: max ULP error along the positions",
@@ -45,7 +45,7 @@ static void ug_along_case(const ug_results *all, size_t from, size_t to, ug_buf 
     int style = 0;
     for (size_t i = from; i < to; i++) {
         const ug_row *r = &all->rows[i];
-        if (!r->measured || r->n != nmax || !ug_along_of(r, v)) continue;
+        if (!r->measured || r->shape.dim[0] != nmax || !ug_along_of(r, v)) continue;
         char label[96];
         snprintf(label, sizeof label, "%s", r->kernel);
         char *at = strrchr(label, '@');

@@ -267,9 +267,9 @@ static void ug_md_rollup(const ug_results *all, ug_buf *o)
         if (m->ulp_at) {
             ug_buf_printf(o, "%s | ", ug_fmt_fig(m->ulp, a));
             ug_md_text(o, m->ulp_at->case_name);
-            ug_buf_printf(o, " n=%zu | %s | ", m->ulp_at->n, ug_fmt_fig(m->ratio, b));
+            ug_buf_printf(o, " n=%zu | %s | ", m->ulp_at->shape.dim[0], ug_fmt_fig(m->ratio, b));
             ug_md_text(o, m->ratio_at->case_name);
-            ug_buf_printf(o, " n=%zu |\n", m->ratio_at->n);
+            ug_buf_printf(o, " n=%zu |\n", m->ratio_at->shape.dim[0]);
         } else {
             ug_buf_printf(o, " |  |  |  |\n");
         }
@@ -303,7 +303,7 @@ static void ug_md_bf16_tolerance(const ug_results *all, ug_buf *o)
         for (int e = 0; e < r->n_extra; e++)
             if (strcmp(r->extra[e].name, "bound_rel") == 0) brel = r->extra[e].value;
         char a[32], b[32], c[32], d[32];
-        ug_buf_printf(o, "| %zu | %s | %s | %s | %s |\n", r->n, ug_fmt_fig(r->rel_max, a),
+        ug_buf_printf(o, "| %zu | %s | %s | %s | %s |\n", r->shape.dim[0], ug_fmt_fig(r->rel_max, a),
                       ug_fmt_fig(brel, b), ug_fmt_fig(r->ulp_max, c),
                       ug_fmt_fig(r->bound_ratio_max, d));
     }

@@ -403,14 +403,14 @@ static void ug_plot_suite_time(const ug_results *all, const char *suite, ug_buf 
     for (size_t i = 0; i < all->count; i++) {
         const ug_row *r = &all->rows[i];
         if (!ug_row_usable(r) || r->time_ms <= 0 || strcmp(r->case_name, cname) != 0 ||
-            r->n <= nstar)
+            r->shape.dim[0] <= nstar)
             continue;
         ks.n = 0;
         for (size_t j = 0; j < all->count; j++)
             if (ug_row_usable(&all->rows[j]) && all->rows[j].time_ms > 0 &&
-                all->rows[j].n == r->n && strcmp(all->rows[j].case_name, cname) == 0)
+                all->rows[j].shape.dim[0] == r->shape.dim[0] && strcmp(all->rows[j].case_name, cname) == 0)
                 ug_kset_add(&ks, all->rows[j].kernel);
-        if (ks.n >= 2) nstar = r->n;
+        if (ks.n >= 2) nstar = r->shape.dim[0];
     }
     if (!nstar) {
         free(ks.names);
@@ -418,7 +418,7 @@ static void ug_plot_suite_time(const ug_results *all, const char *suite, ug_buf 
     }
     ks.n = 0;
     for (size_t i = 0; i < all->count; i++)
-        if (strcmp(all->rows[i].case_name, cname) == 0 && all->rows[i].n == nstar &&
+        if (strcmp(all->rows[i].case_name, cname) == 0 && all->rows[i].shape.dim[0] == nstar &&
             ug_row_usable(&all->rows[i]))
             ug_kset_add(&ks, all->rows[i].kernel);
     ug_kset_sort(&ks);
@@ -430,7 +430,7 @@ static void ug_plot_suite_time(const ug_results *all, const char *suite, ug_buf 
         const ug_row *best = NULL;
         for (size_t i = 0; i < all->count; i++) {
             const ug_row *r = &all->rows[i];
-            if (strcmp(r->case_name, cname) == 0 && r->n == nstar && ug_row_usable(r) &&
+            if (strcmp(r->case_name, cname) == 0 && r->shape.dim[0] == nstar && ug_row_usable(r) &&
                 r->time_ms > 0 && strcmp(r->kernel, ks.names[k]) == 0 &&
                 (!best || r->elements > best->elements))
                 best = r;

@@ -89,11 +89,11 @@ void ug_row_make_id(ug_row *row)
     }
     ug_id_part(k, sizeof k, row->kernel);
     ug_id_part(d, sizeof d, row->dist);
-    if (ug_row_shaped(row) && !(row->m == row->gemm_n && row->gemm_n == row->k))
-        snprintf(row->id, sizeof row->id, "%s %s %s %zux%zux%zu", c, k, d, row->m, row->gemm_n,
-                 row->k);
+    if (ug_row_shaped(row) && !(row->shape.dim[0] == row->shape.dim[1] && row->shape.dim[1] == row->shape.dim[2]))
+        snprintf(row->id, sizeof row->id, "%s %s %s %zux%zux%zu", c, k, d, row->shape.dim[0], row->shape.dim[1],
+                 row->shape.dim[2]);
     else
-        snprintf(row->id, sizeof row->id, "%s %s %s %zu", c, k, d, row->n);
+        snprintf(row->id, sizeof row->id, "%s %s %s %zu", c, k, d, row->shape.dim[0]);
 }
 
 
@@ -103,10 +103,10 @@ void ug_row_make_id(ug_row *row)
  * it back; a point named otherwise is written. */
 void ug_row_point_derived(const ug_row *r, char *buf, size_t len)
 {
-    if (ug_row_shaped(r) && !(r->m == r->gemm_n && r->gemm_n == r->k))
-        snprintf(buf, len, "%s %s n=%zux%zux%zu", r->case_name, r->kernel, r->m, r->gemm_n, r->k);
+    if (ug_row_shaped(r) && !(r->shape.dim[0] == r->shape.dim[1] && r->shape.dim[1] == r->shape.dim[2]))
+        snprintf(buf, len, "%s %s n=%zux%zux%zu", r->case_name, r->kernel, r->shape.dim[0], r->shape.dim[1], r->shape.dim[2]);
     else
-        snprintf(buf, len, "%s %s n=%zu", r->case_name, r->kernel, r->n);
+        snprintf(buf, len, "%s %s n=%zu", r->case_name, r->kernel, r->shape.dim[0]);
 }
 
 /* The speed figure a measured row has when the run computed it from its time (as
@@ -118,13 +118,13 @@ bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v)
 {
     const ug_op_desc *d = ug_op_find(r->op);
     if (!d || !r->measured || !(r->time_ms > 0)) return false;
-    ug_shape sh = {{r->n, r->n, r->n}, 0};
-    if (ug_row_shaped(r)) sh = (ug_shape){{r->m, r->gemm_n, r->k}, 0};
+    ug_shape sh = {{r->shape.dim[0], r->shape.dim[0], r->shape.dim[0]}, 0};
+    if (ug_row_shaped(r)) sh = (ug_shape){{r->shape.dim[0], r->shape.dim[1], r->shape.dim[2]}, 0};
     double s = r->time_ms * 1e-3;
-    if (f->offset == offsetof(ug_row, gbps) && d->rate == UG_RATE_GBPS && d->bytes)
-        *v = d->bytes(&sh) / s / 1e9;
-    else if (f->offset == offsetof(ug_row, gflops) && d->rate == UG_RATE_GFLOPS && d->flops)
-        *v = d->flops(&sh) / s / 1e9;
+    if (f->offset == offsetof(ug_row, gbps) && d->shape->rate == UG_RATE_GBPS)
+        *v = ug_opshape_bytes(d->shape, &sh) / s / 1e9;
+    else if (f->offset == offsetof(ug_row, gflops) && d->shape->rate == UG_RATE_GFLOPS)
+        *v = ug_opshape_flops(d->shape, &sh) / s / 1e9;
     else
         return false;
     return true;
@@ -133,8 +133,8 @@ bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v)
 bool ug_row_same_inputs(const ug_row *a, const ug_row *b)
 {
     return a && b && a->measured && b->measured && strcmp(a->case_name, b->case_name) == 0 &&
-           strcmp(a->dist, b->dist) == 0 && a->n == b->n && a->m == b->m &&
-           a->gemm_n == b->gemm_n && a->k == b->k;
+           strcmp(a->dist, b->dist) == 0 && a->shape.dim[0] == b->shape.dim[0] && a->shape.dim[0] == b->shape.dim[0] &&
+           a->shape.dim[1] == b->shape.dim[1] && a->shape.dim[2] == b->shape.dim[2];
 }
 
 /* The operation of a row, by its name: NULL for one this binary does not know (a row read
@@ -144,15 +144,15 @@ static const ug_op_desc *ug_row_op(const ug_row *r) { return ug_op_find(r->op); 
 bool ug_row_shaped(const ug_row *r)
 {
     const ug_op_desc *d = ug_row_op(r);
-    return d && d->nsizes > 1;
+    return d && ug_opshape_ndims(d->shape) > 1;
 }
 
 size_t ug_row_terms(const ug_row *r)
 {
     const ug_op_desc *d = ug_row_op(r);
-    if (!d) return r->n;
-    ug_shape s = d->nsizes > 1 ? (ug_shape){{r->m, r->gemm_n, r->k}, 1} : ug_shape_square(r->n);
-    return d->terms(&s);
+    if (!d) return r->shape.dim[0];
+    ug_shape s = ug_opshape_ndims(d->shape) > 1 ? (ug_shape){{r->shape.dim[0], r->shape.dim[1], r->shape.dim[2]}, 1} : ug_shape_square(r->shape.dim[0]);
+    return ug_op_terms(d, &s);
 }
 
 void ug_results_summary(const ug_results *res, char *buf, size_t len)

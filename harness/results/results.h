@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/opshape.h"
+
 typedef struct ug_result ug_result;
 
 typedef enum {
@@ -65,6 +67,7 @@ typedef enum {
 typedef enum {
     UG_FT_STR, UG_FT_BOOL, UG_FT_INT, UG_FT_COUNT, UG_FT_SEED, UG_FT_NUM, UG_FT_STATUS,
     UG_FT_PASSED,
+    UG_FT_DIM = UG_FT_COUNT, /* a size_t of the row's shape: a COUNT to every reader */
 } ug_field_type;
 
 enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8, UG_FF_DFLT = 16, UG_FF_DERIV = 32, UG_FF_PREV = 64, UG_FF_RUN = 128 };
@@ -89,6 +92,7 @@ enum { UG_RESULTS_FORMAT = 5 };
 #define UG_DECL_BOOL(m, len) bool m;
 #define UG_DECL_INT(m, len) int m;
 #define UG_DECL_COUNT(m, len) size_t m;
+#define UG_DECL_DIM(m, len) /* the row's shape, declared once below */
 #define UG_DECL_SEED(m, len) uint64_t m;
 #define UG_DECL_NUM(m, len) double m;
 #define UG_DECL_STATUS(m, len) ug_status m;
@@ -97,6 +101,7 @@ enum { UG_RESULTS_FORMAT = 5 };
 
 /* A row: the schema's fields (row_fields.h, in its order), then the nested values. */
 typedef struct ug_row {
+    ug_shape shape; /* the sizes (DIM fields): base/opshape.h's one shape type */
     UG_ROW_FIELDS(UG_DECL)
     uint64_t ulp_hist[16];   /* errors per bucket: 0, (0, 1/4], (1/4, 1/2], ... (ug.h) */
     ug_row_worst worst_ulp, worst_bound_ratio;

@@ -9,8 +9,8 @@
  * results_json.c.
  *
  * X(type, member, len, key, unit, res, bl, flags, md, doc)
- *   type    STR (char member[len]), BOOL, INT, COUNT (size_t), SEED (uint64_t, written as a hex
- *           string), NUM (double; non-finite values as "inf", "-inf", "nan"), STATUS (ug_status
+ *   type    STR (char member[len]), BOOL, INT, COUNT (size_t), DIM (a size_t of the row's
+ *           ug_shape: member names it, shape.dim[i]), SEED (uint64_t, written as a hex string), NUM (double; non-finite values as "inf", "-inf", "nan"), STATUS (ug_status
  *           by name), PASSED (written from `status`, no member of its own)
  *   res, bl when the field is in a row of a results.json / of a baseline (UG_W_*, results.h):
  *           NEVER, ALL rows, MEAS(ured) rows, CHECK rows (not measured), GEMM / NOGEMM measured
@@ -59,10 +59,16 @@
     X(STR,    backend,             8, "backend",           "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "cpu or cuda") \
     X(STR,    op,                  8, "op",                "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "sum, dot or gemm") \
     X(STR,    dist,              160, "dist",              "",        MEAS,    MEAS,  UG_FF_RUN, NULL, "the input distribution") \
-    X(COUNT,  n,                   0, "n",                 "",        MEAS,    MEAS,  0, NULL, "sum/dot length, or M of a GEMM") \
-    X(COUNT,  m,                   0, "m",                 "",        GEMM,    GEMM,  0, NULL, "GEMM: M") \
-    X(COUNT,  gemm_n,              0, "gemm_n",            "",        GEMM,    GEMM,  0, NULL, "GEMM: N") \
-    X(COUNT,  k,                   0, "k",                 "",        GEMM,    GEMM,  0, NULL, "GEMM: K") \
+    X(DIM,    shape.dim[0],        0, "n",                 "",        MEAS,    MEAS,  0, NULL, "dimension 0 of the shape: the length n, or M of a GEMM") \
+    X(DIM,    shape.dim[0],        0, "m",                 "",        GEMM,    GEMM,  0, NULL, "GEMM (an operation of several dims): M, dimension 0 again") \
+    X(DIM,    shape.dim[1],        0, "gemm_n",            "",        GEMM,    GEMM,  0, NULL, "GEMM: N, dimension 1") \
+    X(DIM,    shape.dim[2],        0, "k",                 "",        GEMM,    GEMM,  0, NULL, "GEMM: K, dimension 2") \
+    X(DIM,    shape.dim[3],        0, "dim3",              "",        NONZERO, NONZERO, 0, NULL, "dimension 3 of an operation of four or more (attention's dv)") \
+    X(DIM,    shape.dim[4],        0, "dim4",              "",        NONZERO, NONZERO, 0, NULL, "dimension 4") \
+    X(DIM,    shape.dim[5],        0, "dim5",              "",        NONZERO, NONZERO, 0, NULL, "dimension 5") \
+    X(DIM,    shape.batch,         0, "batch",             "",        NONZERO, NONZERO, 0, NULL, "independent problems of the shape (0: one)") \
+    X(DIM,    shape.heads,         0, "heads",             "",        NONZERO, NONZERO, 0, NULL, "query heads (0: one)") \
+    X(DIM,    shape.kv_heads,      0, "kv_heads",          "",        NONZERO, NONZERO, 0, NULL, "key/value heads (0: as many as heads)") \
     X(BOOL,   deterministic,       0, "deterministic",     "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "the kernel gives the same bits every run") \
     X(SEED,   seed,                0, "seed",              "",        ALL,     MEAS,  UG_FF_DFLT, NULL, "the run's seed, \"0x5eed\"") \
     X(INT,    trials,              0, "trials",            "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "inputs measured") \

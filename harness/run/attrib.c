@@ -62,7 +62,7 @@ static int ug_without(const ug_kernel *k, const float *x, const float *y, size_t
     ug_call c;
     memset(&c, 0, sizeof c);
     c.op = k->op;
-    c.n = n - 1;
+    c.shape.dim[0] = n - 1;
     ug_call_set_f32(&c, bx, y ? by : NULL, &out);
     if (ug_kernel_run(k, &c) != 0) return -1;
     ug_exact e;
@@ -159,12 +159,12 @@ void ug_attrib_lines(ug_buf *d, const ug_result *r, const ug_worst *w)
 {
     const ug_input *in = r->in;
     const ug_kernel *k = r->kernel;
-    if (!in || !w->set || !ug_input_op(in)->term_attribution || in->n < 2) return;
+    if (!in || !w->set || !ug_input_op(in)->term_attribution || in->shape.dim[0] < 2) return;
     int i = w->trial - in->first_trial;
     if (i < 0 || i >= in->trials) return;
-    const float *x = in->x[i], *y = ug_input_op(in)->arity > 1 ? in->y[i] : NULL;
+    const float *x = in->x[i], *y = ug_input_op(in)->shape->arity > 1 ? in->y[i] : NULL;
     if (!x) return; /* binary64 data: the terms are not binary32 values (no attribution yet) */
-    size_t n = in->n;
+    size_t n = in->shape.dim[0];
     if (w->exact.cls != UG_X_FINITE) {
         /* a special exact result comes from its special terms: name the first few */
         ug_buf_printf(d, "#   non-finite terms:");

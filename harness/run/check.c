@@ -62,7 +62,7 @@ static void ug_worst_lines(ug_t *t, const ug_result *r, const ug_worst *w)
     if (w->exact.lo != 0) ug_buf_printf(d, " %+.3g", w->exact.lo);
     ug_buf_printf(d, "), correctly rounded %s\n", ug_hexf(w->exact.rn, rn));
     ug_shape shape = r->in ? ug_input_shape(r->in) : ug_shape_square(0);
-    if (r->in && ug_is_flush_to_zero(w->got, &w->exact, ug_input_op(r->in)->terms(&shape)))
+    if (r->in && ug_is_flush_to_zero(w->got, &w->exact, ug_op_terms(ug_input_op(r->in), &shape)))
         ug_buf_printf(d, "#   flush-to-zero: a sum at the subnormal scale came back as zero "
                          "(gradual underflow keeps it; %s was built %s)\n", r->kernel->id,
                       ug_kernel_props(r->kernel) & UG_VP_FTZ ? "with --ftz=true"

@@ -23,7 +23,7 @@ size_t ug_result_flushed_to_zero(const ug_result *r)
     size_t count = 0;
     if (!r->out || !r->in || r->failed_run) return 0;
     ug_shape s = ug_input_shape(r->in);
-    size_t nterms = ug_input_op(r->in)->terms(&s);
+    size_t nterms = ug_op_terms(ug_input_op(r->in), &s);
     for (int i = 0; i < r->trials; i++)
         for (size_t e = 0; e < r->elements; e++)
             count += ug_is_flush_to_zero(ug_fmt_load(r->kernel->out_fmt, r->out[i], e),

@@ -67,14 +67,13 @@ const ug_op_desc *ug_input_op(const ug_input *in) { return ug_op_get(in->op); }
 
 ug_shape ug_input_shape(const ug_input *in)
 {
-    ug_shape s = {{in->n, in->gemm_n, in->gemm_k}, 1};
-    return s;
+    return in->shape;
 }
 
 size_t ug_input_elements(const ug_input *in)
 {
     ug_shape s = ug_input_shape(in);
-    return ug_input_op(in)->outputs(&s);
+    return ug_op_outputs(ug_input_op(in), &s);
 }
 
 /* The condition number of trial i: max over its elements of sum_abs / |s|. */
@@ -106,7 +105,7 @@ ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
 bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K)
 {
     const ug_op_desc *d = ug_op_get(op);
-    ug_shape s = {{M, N, K}, 1};
+    ug_shape s = {{M, N, K}};
     return d && d->exact_gpu && d->gpu_oracle_pays && d->gpu_oracle_pays(&s);
 }
 
@@ -119,7 +118,7 @@ static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
     if (in->fmt[0] == UG_F64) return false;        /* nor binary64 data */
     if (t->opt->oracle == UG_ORACLE_GPU) return true;
     if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU)) return false;
-    if (!ug_gpu_oracle_pays(in->op, in->n, in->gemm_n, in->gemm_k)) return false;
+    if (!ug_gpu_oracle_pays(in->op, in->shape.dim[0], in->shape.dim[1], in->shape.dim[2])) return false;
     if (!ug_gpu_available()) return false;
     if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);
     return usable == 1;
@@ -132,12 +131,12 @@ static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const
     ug_gpu_tally.checked++;
     if (ug_exact_equal(g, f)) return;
     ug_gpu_tally.differ++;
-    bool matrix = ug_input_op(in)->out_kind == UG_OUT_MATRIX;
-    size_t row = matrix ? e / in->gemm_n : 0, col = matrix ? e % in->gemm_n : 0;
+    bool matrix = ug_input_op(in)->shape->out_kind == UG_OUT_MATRIX;
+    size_t row = matrix ? e / in->shape.dim[1] : 0, col = matrix ? e % in->shape.dim[1] : 0;
     ug_fail_header(t, __FILE__, __LINE__, "GPU oracle cross-check",
                    "%s %s n=%zu trial %d element %zu (row %zu, column %zu): %s oracle hi=%a lo=%a "
                    "rn=%a rd=%a cls=%d sum_abs=%a, fast oracle hi=%a lo=%a rn=%a rd=%a cls=%d "
-                   "sum_abs=%a", ug_op_name(in->op), in->label, in->n, in->first_trial + i, e, row,
+                   "sum_abs=%a", ug_op_name(in->op), in->label, in->shape.dim[0], in->first_trial + i, e, row,
                    col, ug_gpu_oracle()->name, g->hi, g->lo, (double)g->rn, (double)g->rd, g->cls,
                    g->sum_abs, f->hi, f->lo, (double)f->rn, (double)f->rd, f->cls, f->sum_abs);
     ug_rerun_line(t, NULL, in->first_trial + i);
@@ -155,7 +154,7 @@ static void ug_input_cross_check(ug_t *t, ug_input *in)
     ug_exact f;
     const ug_op_desc *d = ug_input_op(in);
     ug_shape sh = ug_input_shape(in);
-    if (d->out_kind == UG_OUT_SCALAR) {
+    if (d->shape->out_kind == UG_OUT_SCALAR) {
         bool every = all || in->trials <= UG_XCHECK_TRIALS;
         int checks = every ? in->trials : UG_XCHECK_TRIALS;
         for (int c = 0; c < checks; c++) {
@@ -165,7 +164,7 @@ static void ug_input_cross_check(ug_t *t, ug_input *in)
         }
         return;
     }
-    size_t m = d->outputs(&sh);
+    size_t m = ug_op_outputs(d, &sh);
     if (all) { /* the fast oracle's every output (multithreaded), every element compared */
         ug_exact *F = ug_xmalloc((m ? m : 1) * sizeof *F);
         for (int i = 0; i < in->trials; i++) {
@@ -198,7 +197,7 @@ static void ug_input_exact_gpu(ug_t *t, ug_input *in)
     ug_shape sh = ug_input_shape(in);
     int rc = ug_input_op(in)->exact_gpu(in->x, in->y, nt, &sh, in->exact, err, sizeof err);
     if (rc != 0) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->n,
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->shape.dim[0],
                        err);
         ug_abort_case(t);
     }
@@ -242,7 +241,7 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
 {
     ug_input *in = ug_xcalloc(1, sizeof *in);
     in->op = op;
-    in->n = n;
+    in->shape.dim[0] = n;
     snprintf(in->label, sizeof in->label, "%s", label);
     in->first_trial = 0;
     in->trials = trials = ug_limits_trials(trials);
@@ -275,7 +274,7 @@ static void ug_input_fmt_check(ug_t *t, ug_op op, const ug_dist *d, const char *
     const ug_op_desc *od = ug_op_get(op);
     if (d->fmt == UG_F64 && !od->exact64) {
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s: %s has no binary64 oracle "
-                       "(ops/op.h: exact64)", label, od->name);
+                       "(ops/op.h: exact64)", label, od->shape->name);
         ug_abort_case(t);
     }
 }
@@ -286,13 +285,13 @@ static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_s
                              uint32_t trial, char *err, size_t errlen)
 {
     const ug_op_desc *od = ug_input_op(in);
-    size_t len[2] = {od->in_len(sh, 0), od->arity > 1 ? od->in_len(sh, 1) : 0};
+    size_t len[2] = {ug_op_in_len(od, sh, 0), od->shape->arity > 1 ? ug_op_in_len(od, sh, 1) : 0};
     double *v[2] = {ug_xmalloc((len[0] ? len[0] : 1) * sizeof(double)),
-                    od->arity > 1 ? ug_xmalloc((len[1] ? len[1] : 1) * sizeof(double)) : NULL};
+                    od->shape->arity > 1 ? ug_xmalloc((len[1] ? len[1] : 1) * sizeof(double)) : NULL};
     int rc = ug_dist_fill_fmt(d, od, t->opt->seed, in->stream_id, trial, v[0], v[1], sh, err,
                               errlen);
     float **f32[2] = {in->x, in->y};
-    for (int a = 0; a < od->arity; a++) {
+    for (int a = 0; a < od->shape->arity; a++) {
         size_t n = len[a]; /* a vector's n, a GEMM's M*K or K*N */
         if (d->fmt == UG_F64) {
             in->data[a][i] = v[a];
@@ -323,15 +322,13 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     double t0 = ug_prof_now();
     in->dist = *d;
     if (d->fmt != UG_F32)
-        for (int a = 0; a < ug_op_get(op)->arity; a++) {
+        for (int a = 0; a < ug_op_get(op)->shape->arity; a++) {
             in->fmt[a] = d->fmt;
             in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
         }
-    in->gemm_m = M;
-    in->gemm_n = N;
-    in->gemm_k = K;
+    in->shape = (ug_shape){{M, N, K}};
     const ug_op_desc *od = ug_input_op(in);
-    ug_shape sh = {{M, N, K}, 1};
+    ug_shape sh = {{M, N, K}};
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
         ug_guard_check(t); /* a signal: the input is released with the case */
@@ -340,8 +337,8 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
         if (d->fmt != UG_F32) {
             rc = ug_input_fill_fmt(t, in, d, &sh, i, trial, err, sizeof err);
         } else {
-            in->x[i] = ug_xmalloc(od->in_len(&sh, 0) * sizeof(float));
-            if (od->arity > 1) in->y[i] = ug_xmalloc(od->in_len(&sh, 1) * sizeof(float));
+            in->x[i] = ug_xmalloc(ug_op_in_len(od, &sh, 0) * sizeof(float));
+            if (od->shape->arity > 1) in->y[i] = ug_xmalloc(ug_op_in_len(od, &sh, 1) * sizeof(float));
             rc = ug_dist_fill_op(d, od, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i],
                                  &sh, err, sizeof err);
         }
@@ -368,7 +365,7 @@ ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size
 ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
                              size_t M, size_t N, size_t K)
 {
-    ug_shape s = {{M, N, K}, 1};
+    ug_shape s = {{M, N, K}};
     return ug_input_from_shape(t, UG_OP_GEMM, label, A, B, &s);
 }
 
@@ -380,13 +377,12 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
     ug_input *in = ug_input_alloc(t, op, label, s->dim[0], 1);
     in->first_trial = 0;
     in->trials = 1;
-    in->gemm_m = s->dim[0];
-    in->gemm_n = d->nsizes > 1 ? s->dim[1] : s->dim[0];
-    in->gemm_k = d->nsizes > 2 ? s->dim[2] : s->dim[0];
+    in->shape = *s; /* a vector's n in dims 1 and 2 too (ug_shape_square's) */
+    for (int i = ug_opshape_ndims(d->shape); i < 3; i++) in->shape.dim[i] = s->dim[0];
     const float *src[2] = {x, y};
     float **dst[2] = {&in->x[0], &in->y[0]};
-    for (int i = 0; i < d->arity; i++) {
-        size_t len = d->in_len(s, i);
+    for (int i = 0; i < d->shape->arity; i++) {
+        size_t len = ug_op_in_len(d, s, i);
         *dst[i] = ug_xmalloc((len ? len : 1) * sizeof(float));
         memcpy(*dst[i], src[i], len * sizeof(float));
     }
@@ -406,9 +402,9 @@ ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *
     ug_input *in = ug_input_alloc(t, op, label, n, 1);
     in->first_trial = 0;
     in->trials = 1;
-    in->gemm_m = in->gemm_n = in->gemm_k = n;
+    in->shape = ug_shape_square(n);
     const double *src[2] = {x, y};
-    for (int a = 0; a < d->arity; a++) {
+    for (int a = 0; a < d->shape->arity; a++) {
         in->fmt[a] = UG_F64;
         in->data[a] = ug_xcalloc(1, sizeof(void *));
         in->data[a][0] = ug_xmalloc((n ? n : 1) * sizeof(double));
@@ -424,8 +420,8 @@ void ug_input_set_format(ug_input *in, ug_fmt f)
     if (f == UG_F32 || ug_fmt_bytes(f) > sizeof(float)) return; /* binary32: x, y already */
     ug_shape sh = ug_input_shape(in);
     float **src[2] = {in->x, in->y};
-    for (int a = 0; a < d->arity; a++) {
-        size_t len = d->in_len(&sh, a);
+    for (int a = 0; a < d->shape->arity; a++) {
+        size_t len = ug_op_in_len(d, &sh, a);
         in->fmt[a] = f;
         in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
         for (int i = 0; i < in->trials; i++) {

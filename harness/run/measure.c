@@ -47,7 +47,7 @@ static int ug_nondet_repeats(double ms)
 static double ug_input_ops(const ug_input *in)
 {
     ug_shape s = ug_input_shape(in);
-    return ug_input_op(in)->work(&s);
+    return ug_op_work(ug_input_op(in), &s);
 }
 
 void ug_result_free(ug_result *r)
@@ -93,10 +93,10 @@ static double ug_input_operand_max(const ug_input *in)
 {
     const ug_op_desc *d = ug_input_op(in);
     ug_shape s = ug_input_shape(in);
-    size_t len[2] = {d->in_len(&s, 0), d->arity > 1 ? d->in_len(&s, 1) : 0};
+    size_t len[2] = {ug_op_in_len(d, &s, 0), d->shape->arity > 1 ? ug_op_in_len(d, &s, 1) : 0};
     double m = 0;
     for (int i = 0; i < in->trials; i++)
-        for (int a = 0; a < d->arity; a++) {
+        for (int a = 0; a < d->shape->arity; a++) {
             const float *f = a ? in->y[i] : in->x[i]; /* NULL for binary64 data */
             for (size_t e = 0; e < len[a]; e++) {
                 double v = f ? f[e] : ug_fmt_load(in->fmt[a], in->data[a][i], e);
@@ -178,7 +178,7 @@ static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda
 {
     ug_fmt fmt = r->kernel->out_fmt; /* errors in ULPs of the output's format */
     ug_shape sh = r->in ? ug_input_shape(r->in) : (ug_shape){{0}}; /* output e's own terms (scan) */
-    if (r->in && ug_input_op(r->in)->terms_at) nterms = ug_input_op(r->in)->terms_at(&sh, e);
+    if (r->in && ug_input_op(r->in)->shape->terms_at) nterms = ug_op_terms_at(ug_input_op(r->in), &sh, e);
     ug_error err = ug_error_fmt(x, fmt, got);
     double bound, ratio = ug_output_ratio(r, nterms, x, &err, lambda, &bound);
     if (ug_same_f64(got, ug_exact_rn(x, fmt))) r->correctly_rounded++;
@@ -310,10 +310,7 @@ static ug_result *ug_result_new(ug_t *t, const ug_kernel *k, const ug_input *in)
     t->results[t->n_results++] = r;
     r->kernel = k;
     r->in = in;
-    r->n = in->n;
-    r->gemm_m = in->gemm_m;
-    r->gemm_n = in->gemm_n;
-    r->gemm_k = in->gemm_k;
+    r->shape = in->shape;
     snprintf(r->dist, sizeof r->dist, "%s", in->label);
     r->trials = in->trials;
     r->first_trial = in->first_trial;
@@ -339,9 +336,7 @@ static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, in
     const float *bufs[UG_MAX_INPUTS] = {in->x[i], in->y[i]};
     memset(c, 0, sizeof *c);
     c->op = in->op;
-    c->n = in->n; /* a GEMM's M */
-    c->gemm_n = in->gemm_n;
-    c->gemm_k = in->gemm_k;
+    c->shape = in->shape;
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         c->in[a].count = ug_call_in_count(c, a);
         /* stored in its format; a binary32 kernel reads 16- and 8-bit data as floats (exact) */
@@ -349,9 +344,9 @@ static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, in
         c->in[a].data = !c->in[a].count ? NULL : own ? in->data[a][i] : (const void *)bufs[a];
         c->in[a].fmt = own ? in->fmt[a] : UG_F32;
     }
-    c->out.data = out;
-    c->out.fmt = k->out_fmt;
-    c->out.count = ug_call_out_count(c);
+    c->out[0].data = out;
+    c->out[0].fmt = k->out_fmt;
+    c->out[0].count = ug_call_out_count(c);
     c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
 }
 
@@ -422,7 +417,7 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
     ug_shape shape = ug_input_shape(in);
-    size_t nterms = ug_input_op(in)->terms(&shape);
+    size_t nterms = ug_op_terms(ug_input_op(in), &shape);
     int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1, repeats_max = 0;
     size_t bytes = r->elements * ug_fmt_bytes(k->out_fmt);
     double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
@@ -500,10 +495,10 @@ static void ug_measure_time(ug_result *r, double *times)
         double s = r->time_ms * 1e-3;
         const ug_op_desc *d = ug_input_op(in);
         ug_shape sh = ug_input_shape(in);
-        if (d->rate == UG_RATE_GFLOPS)
-            r->gflops = d->flops(&sh) / s / 1e9;
+        if (d->shape->rate == UG_RATE_GFLOPS)
+            r->gflops = ug_opshape_flops(d->shape, &sh) / s / 1e9;
         else
-            r->gbps = d->bytes(&sh) / s / 1e9;
+            r->gbps = ug_opshape_bytes(d->shape, &sh) / s / 1e9;
     }
 }
 

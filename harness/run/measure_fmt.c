@@ -18,7 +18,7 @@ bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
     const ug_op_desc *d = ug_op_get(in->op);
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         bool as_f32 = k->in_store[a] == UG_F32 && in->fmt[a] != UG_F64;
-        if (k->in_store[a] != in->fmt[a] && !as_f32 && a < d->arity) {
+        if (k->in_store[a] != in->fmt[a] && !as_f32 && a < d->shape->arity) {
             ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
                            "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
                            ug_fmt_name(in->fmt[a]));

@@ -207,7 +207,7 @@ void ug_rerun_line(ug_t *t, const ug_result *r, int trial)
     char prog[1100], unit[600], dir[1100];
     ug_buf_printf(d, "#   rerun: %s run --filter %s", ug_shell_quote(o->argv0, prog, sizeof prog),
                   ug_shell_quote(t->unit->name, unit, sizeof unit));
-    if (r) ug_buf_printf(d, " --kernel %s --n %zu", r->kernel->id, r->n);
+    if (r) ug_buf_printf(d, " --kernel %s --n %zu", r->kernel->id, r->shape.dim[0]);
     if (trial >= 0) ug_buf_printf(d, " --trial %d", trial);
     if (o->trials) ug_buf_printf(d, " --trials %d", o->trials);
     if (t->c->flags & UG_CASE_SLOW) ug_buf_printf(d, " --slow");
@@ -269,13 +269,8 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
     snprintf(row->bound_class, sizeof row->bound_class, "%s", ug_bound_class_name(k->bound));
     snprintf(row->dist, sizeof row->dist, "%s", r->dist);
     row->deterministic = !k->nondeterministic;
-    row->n = r->n;
-    const ug_op_desc *od = ug_op_get(k->op);
-    if (od && od->nsizes == 3) { /* the row's m, gemm_n, k: a three-size operation's shape */
-        row->m = r->gemm_m;
-        row->gemm_n = r->gemm_n;
-        row->k = r->gemm_k;
-    }
+    /* the operation's own dims (a vector's n alone: what a row read back holds) */
+    row->shape = ug_opshape_canon(ug_opshape_of(k->op), &r->shape);
     row->trials = r->trials;
     row->first_trial = r->first_trial;
     row->elements = r->elements;

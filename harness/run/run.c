@@ -178,7 +178,7 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
 bool ug_kernel_has_format(const ug_kernel *k, ug_fmt f)
 {
     const ug_op_desc *d = ug_op_get(k->op);
-    int arity = d ? d->arity : 1;
+    int arity = d ? d->shape->arity : 1;
     for (int i = 0; i < arity && i < UG_MAX_INPUTS; i++)
         if (k->in_store[i] == f) return true;
     return k->op_fmt == f || k->acc_fmt == f || k->out_fmt == f;
@@ -187,7 +187,7 @@ bool ug_kernel_has_format(const ug_kernel *k, ug_fmt f)
 void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
 {
     const ug_op_desc *d = ug_op_get(k->op);
-    int arity = d ? d->arity : 1;
+    int arity = d ? d->shape->arity : 1;
     bool same = true;
     for (int i = 1; i < arity && i < UG_MAX_INPUTS; i++) same &= k->in_store[i] == k->in_store[0];
     snprintf(buf, len, "%s%s%s>%s>%s", ug_fmt_name(k->in_store[0]), same ? "" : ",",

@@ -30,8 +30,8 @@ double ug_limits_input_bytes(ug_op op, size_t M, size_t N, size_t K, int trials)
 {
     const ug_op_desc *d = ug_op_get(op);
     ug_shape s = {{M, N, K}, 1};
-    double outputs = (double)d->outputs(&s), values = 0;
-    for (int i = 0; i < d->arity; i++) values += ug_mem_chunk(4.0 * (double)d->in_len(&s, i));
+    double outputs = (double)ug_op_outputs(d, &s), values = 0;
+    for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * (double)ug_op_in_len(d, &s, i));
     double per_trial = values + ug_mem_chunk(outputs * (double)sizeof(ug_exact)) +
                        ug_mem_chunk(4.0 * outputs) + UG_TRIAL_POINTERS;
     return per_trial * (double)trials;

@@ -100,8 +100,8 @@ typedef struct ug_input {
     ug_op op;
     ug_dist dist;
     char label[160];      /* distribution description (or data label), part of the stream id */
-    size_t n;             /* sum/dot length; gemm: M = N = K = n unless gemm_* set */
-    size_t gemm_m, gemm_n, gemm_k;
+    ug_shape shape;       /* the sizes, the operation's dims in order (base/opshape.h):
+                             shape.dim[0] is a vector's n, a GEMM's M (then N, K) */
     int trials;           /* how many trials exist (the case's count, or --trials) */
     int first_trial;      /* --trial T: only trial T is made (trials = 1, first_trial = T) */
     float **x, **y;       /* [trial - first_trial] */
@@ -139,7 +139,7 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
  * the kernels of that format.  The caller has checked that every value is one of f (ug_fmt_store
  * rounds).  Cost: one pass over the values. */
 void ug_input_set_format(ug_input *in, ug_fmt f);
-/* An input's operation descriptor, and its shape ({n, gemm_n, gemm_k}). */
+/* An input's operation descriptor, and its shape (in->shape). */
 const ug_op_desc *ug_input_op(const ug_input *in);
 ug_shape ug_input_shape(const ug_input *in);
 void ug_input_free(ug_t *t, ug_input *in);
@@ -160,7 +160,7 @@ typedef struct ug_result {
     const ug_kernel *kernel;
     const ug_input *in;         /* NULL once the case frees the input */
     char dist[160];             /* the input's distribution label */
-    size_t n, gemm_m, gemm_n, gemm_k;
+    ug_shape shape;             /* the input's sizes */
     int trials, first_trial;
     size_t elements;            /* outputs per trial */
     size_t count;               /* trials * elements */

@@ -18,32 +18,32 @@ const ug_op_desc *ug_hunt_op(const ug_hunt_problem *p) { return ug_op_get(p->op)
 
 ug_shape ug_hunt_shape(const ug_hunt_problem *p)
 {
-    if (ug_hunt_op(p)->nsizes > 1) return (ug_shape){{p->n, p->gn, p->gk}, 1};
+    if (ug_opshape_ndims(ug_hunt_op(p)->shape) > 1) return (ug_shape){{p->n, p->gn, p->gk}};
     return ug_shape_square(p->n);
 }
 
 void ug_hunt_set_shape(ug_hunt_problem *p, const ug_shape *s)
 {
     p->n = s->dim[0];
-    if (ug_hunt_op(p)->nsizes > 1) p->gn = s->dim[1], p->gk = s->dim[2];
+    if (ug_opshape_ndims(ug_hunt_op(p)->shape) > 1) p->gn = s->dim[1], p->gk = s->dim[2];
 }
 
 size_t ug_hunt_nx(const ug_hunt_problem *p)
 {
     ug_shape s = ug_hunt_shape(p);
-    return ug_hunt_op(p)->in_len(&s, 0);
+    return ug_op_in_len(ug_hunt_op(p), &s, 0);
 }
 
 size_t ug_hunt_ny(const ug_hunt_problem *p)
 {
     ug_shape s = ug_hunt_shape(p);
-    return ug_hunt_op(p)->arity > 1 ? ug_hunt_op(p)->in_len(&s, 1) : 0;
+    return ug_hunt_op(p)->shape->arity > 1 ? ug_op_in_len(ug_hunt_op(p), &s, 1) : 0;
 }
 
 static size_t ug_hunt_outputs(const ug_hunt_problem *p)
 {
     ug_shape s = ug_hunt_shape(p);
-    return ug_hunt_op(p)->outputs(&s);
+    return ug_op_outputs(ug_hunt_op(p), &s);
 }
 
 int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hunt_score *s,
@@ -51,16 +51,16 @@ int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hu
 {
     const ug_op_desc *d = ug_hunt_op(p);
     ug_shape shape = ug_hunt_shape(p);
-    size_t outs = ug_hunt_outputs(p), nterms = d->terms(&shape);
+    size_t outs = ug_hunt_outputs(p), nterms = ug_op_terms(d, &shape);
     float one, *out = outs == 1 ? &one : ug_xmalloc(outs * sizeof *out);
     ug_exact e1, *ex = outs == 1 ? &e1 : ug_xmalloc(outs * sizeof *ex);
     int rc = 0;
     ug_call c;
     memset(&c, 0, sizeof c);
     c.op = p->op;
-    c.n = p->n;
-    c.gemm_n = p->gn;
-    c.gemm_k = p->gk;
+    c.shape.dim[0] = p->n;
+    c.shape.dim[1] = p->gn;
+    c.shape.dim[2] = p->gk;
     ug_call_set_f32(&c, x, y, out);
     *s = (ug_hunt_score){false, -1, -1, -1};
     if (ug_kernel_run(p->k, &c) != 0) {

@@ -68,7 +68,11 @@ static double ug_unit(ug_xrng *r) { return (double)(ug_xnext(r) >> 11) * 0x1p-53
 
 /* ---- the domain ------------------------------------------------------------------------------ */
 
-static int ug_dom_exp(const ug_hunt_problem *p) { return ug_hunt_op(p)->hunt_exp; }
+static int ug_dom_exp(const ug_hunt_problem *p)
+{
+    int e = ug_hunt_op(p)->hunt_exp;
+    return e ? e : 100; /* a descriptor's 0: the default of ops/op.h */
+}
 
 /* v moved into the domain: finite, |v| in [2^-E, 2^E] or 0. */
 static float ug_clamp(const ug_hunt_problem *p, float v)

@@ -47,11 +47,11 @@ static bool ug_test(ug_shrink *s, const ug_hunt_problem *p, const float *x, cons
  * than index-aligned vectors (one). */
 static bool ug_matmul(const ug_hunt_problem *p)
 {
-    return ug_hunt_op(p)->layout == UG_LAYOUT_MATMUL;
+    return ug_hunt_op(p)->shape->layout == UG_LAYOUT_MATMUL;
 }
 
 /* Dimension d of the input: 0 the terms (a vector's length, GEMM K), 1 GEMM M, 2 GEMM N. */
-static size_t ug_dim(const ug_hunt_problem *p, int d)
+static size_t ug_hunt_dim(const ug_hunt_problem *p, int d)
 {
     return d == 0 ? (ug_matmul(p) ? p->gk : p->n) : d == 1 ? p->n : p->gn;
 }
@@ -113,8 +113,8 @@ static void ug_ddmin(ug_shrink *s, int d)
 {
     size_t k = 2;
     size_t *keep = NULL;
-    while (ug_dim(&s->p, d) >= 2) {
-        size_t size = ug_dim(&s->p, d);
+    while (ug_hunt_dim(&s->p, d) >= 2) {
+        size_t size = ug_hunt_dim(&s->p, d);
         if (k > size) k = size;
         keep = ug_xrealloc(keep, size * sizeof *keep);
         bool reduced = false;

@@ -43,18 +43,18 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
     const ug_kernel *k = p->k;
     const ug_op_desc *d = ug_hunt_op(p);
     ug_shape sh = ug_hunt_shape(p);
-    size_t size = (size_t)d->work(&sh); /* its terms: n, or M N K products */
+    size_t size = (size_t)ug_op_work(d, &sh); /* its terms: n, or M N K products */
     char shape[80] = "", dims[64];
     ug_op_shape_text(d, &sh, false, dims, sizeof dims);
-    if (d->nsizes > 1)
-        ug_buf_printf(&t, "# op: %s %s\n", d->name, dims);
+    if (ug_opshape_ndims(d->shape) > 1)
+        ug_buf_printf(&t, "# op: %s %s\n", d->shape->name, dims);
     else
-        ug_buf_printf(&t, "# op: %s\n", d->name);
-    if (d->nsizes > 1) snprintf(shape, sizeof shape, " (%s)", dims);
+        ug_buf_printf(&t, "# op: %s\n", d->shape->name);
+    if (ug_opshape_ndims(d->shape) > 1) snprintf(shape, sizeof shape, " (%s)", dims);
     ug_buf_printf(&t, "# why: found by ulpgate hunt: %s is %.4g ulp off (bound ratio %.3g) on "
                       "these %zu %s%s, shrunk from a searched input of %zu (bound ratio %.3g, "
                       "%.4g ulp)\n",
-                  k->id, s->ulp, s->ratio, size, d->term_noun,
+                  k->id, s->ulp, s->ratio, size, ug_opshape_term_noun(d->shape),
                   shape, prov->searched_n, prov->searched.ratio, prov->searched.ulp);
     ug_buf_printf(&t, "# source: hunt: %s (seed 0x%llx)\n", prov->command,
                   (unsigned long long)prov->seed);
@@ -69,7 +69,7 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
                           "%.3g, class %s): the analysis allows it\n",
                       k->id, s->ulp, s->ratio, ug_bound_class_name(k->bound));
     }
-    if (d->layout == UG_LAYOUT_MATMUL) {
+    if (d->shape->layout == UG_LAYOUT_MATMUL) {
         ug_buf_printf(&t, "## A, %zu x %zu, row-major; then B, %zu x %zu\n", p->n, p->gk, p->gk,
                       p->gn);
         char what[64];
@@ -83,7 +83,7 @@ int ug_hunt_write(const char *path, const ug_hunt_problem *p, const float *x, co
         }
     } else if (y && ug_op_in_width(d, 1) > 1) {
         size_t w = (size_t)ug_op_in_width(d, 1);
-        ug_buf_printf(&t, "## %s %s\n", d->roles[0], d->roles[1]);
+        ug_buf_printf(&t, "## %s %s\n", d->shape->roles[0], d->shape->roles[1]);
         for (size_t i = 0; i < p->n; i++) ug_value_line_wide(&t, x, y, p->n, w, i);
     } else {
         for (size_t i = 0; i < p->n; i++) ug_value_line(&t, x[i], y ? &y[i] : NULL, NULL);

@@ -17,9 +17,12 @@
  *
  * Contract of a kernel's run(k, c):
  *   - inputs are host memory and read-only (a kernel that reorders works on its own copy);
- *   - it reads c->in[] and writes c->out (1 value for sum/dot, M*N for gemm), each buffer in the
- *     format the row declares (in_store, out_fmt; binary32 by default): ug_in_f32(c, 0),
- *     ug_out_f32(c).  ulpgate refuses a call whose buffer formats differ from the row's, so the
+ *   - it reads c->in[] and writes c->out[] (output 0: 1 value for sum/dot, M*N for gemm; an
+ *     operation of several outputs, as attention's O and its row log-sum-exp, has one buffer
+ *     each), each buffer in the format the row declares (in_store, out_fmt; binary32 by
+ *     default): ug_in_f32(c, 0), ug_out_f32(c), ug_output_f32(c, 1).  The sizes are
+ *     c->shape's named dimensions, in the operation's order: ug_dim(c, 0) is n (sum, dot, the
+ *     row operations) or M (gemm: M, N, K).  ulpgate refuses a call whose buffer formats differ from the row's, so the
  *     accessor of the declared format is never NULL inside run();
  *   - a GPU kernel (.backend = UG_CUDA) copies to and from the device itself; with c->reps > 0 it
  *     also times itself (warm-up, then c->reps timed runs, median in c->time_ms);
@@ -34,7 +37,7 @@
 
 /* The version of this interface (the layout of ug_kernel, ug_call, ug_plugin).  A plugin records
  * the version it was compiled with; the loader refuses any other. */
-#define ULPGATE_API_VERSION 1
+#define ULPGATE_API_VERSION 2   /* 2: ug_call's shape, options and several outputs */
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,9 +144,29 @@ typedef enum {
     UG_BOUND_LSE_ONLINE,
 } ug_bound_class;
 
-/* A typed buffer of a call: count elements stored in fmt.  An unused input has data NULL and
- * count 0. */
-#define UG_MAX_INPUTS 2
+/* A call's sizes: the operation's named dimensions in its order (base/opshape.c's table names
+ * them: sum, dot, the row operations "n"; gemm "M N K"; room for attention's "L S d dv"), and
+ * the leading axes of a batched problem.  batch, heads, kv_heads: 0 and 1 both mean one; a
+ * problem of heads query heads shares each key/value head among heads / kv_heads of them
+ * (kv_heads 0: as many as heads). */
+#define UG_MAX_DIMS 6
+typedef struct ug_shape {
+    size_t dim[UG_MAX_DIMS];
+    size_t batch, heads, kv_heads;
+} ug_shape;
+
+/* A call's options, beside its sizes: what an operation such as attention takes per call.
+ * scale 0: the operation's default (attention: 1 / sqrt(d)); flags UG_OPT_*. */
+enum { UG_OPT_CAUSAL = 1u << 0 };
+typedef struct ug_opts {
+    double scale;
+    unsigned flags;
+} ug_opts;
+
+/* A typed buffer of a call: count elements stored in fmt.  An unused input or output has data
+ * NULL and count 0. */
+#define UG_MAX_INPUTS 4
+#define UG_MAX_OUTPUTS 2
 typedef struct {
     const void *data;
     ug_fmt fmt;
@@ -157,17 +180,17 @@ typedef struct {
 
 typedef struct ug_call {
     ug_op op;
-    size_t n;            /* sum/dot: length; gemm: M (rows of A and C) */
-    size_t gemm_n;       /* gemm: N (columns of B and C) */
-    size_t gemm_k;       /* gemm: K (inner dimension) */
+    ug_shape shape;      /* the sizes (ug_dim(c, i)) */
+    ug_opts opts;
     ug_arg in[UG_MAX_INPUTS]; /* sum: in[0] = x; dot: x, y; gemm: A (M x K), B (K x N) row-major;
                             softmax, logsumexp: x (rows x n); rmsnorm: x, w (n); layernorm:
                             x, then the weight and the bias in one buffer, [w | b] (2n:
                             in[1].count), b_i at in[1] + n + i */
-    ug_arg_out out;      /* sum/dot: 1 value; gemm: C, M x N row-major */
+    ug_arg_out out[UG_MAX_OUTPUTS]; /* out[0]: sum/dot 1 value; gemm C, M x N row-major; an
+                            operation of several outputs: one buffer each */
     int reps;            /* > 0: time the kernel, median of reps runs after a warm-up */
-    unsigned long long input_id; /* nonzero: x and y are the same bytes whenever this id is: a GPU
-                            launcher may reuse the device copy it made for another kernel */
+    unsigned long long input_id; /* nonzero: the inputs are the same bytes whenever this id is: a
+                            GPU launcher may reuse the device copy it made for another kernel */
     int launch_config;   /* 0; a kernel that offers other launch configurations of the same
                             computation (another stream, alignment, tiling) selects one by
                             1, 2, ... (the determinism cases; others ignore it) */
@@ -177,15 +200,27 @@ typedef struct ug_call {
                             the kernel needs (err says what): its test point is skipped, not failed */
 } ug_call;
 
-/* Input i / the output as arrays of their format; NULL if that buffer is in another format (or
- * i is out of range).  16-bit formats (f16, bf16) come as their bit patterns. */
+/* Dimension i of c's shape (0 out of range). */
+static inline size_t ug_dim(const ug_call *c, int i)
+{
+    return i >= 0 && i < UG_MAX_DIMS ? c->shape.dim[i] : 0;
+}
+
+/* Input i / output j as arrays of their format; NULL if that buffer is in another format (or
+ * out of range).  16-bit formats (f16, bf16) come as their bit patterns.  ug_out_*(c) is
+ * output 0. */
 static inline const void *ug_in_as(const ug_call *c, int i, ug_fmt f)
 {
     return i >= 0 && i < UG_MAX_INPUTS && c->in[i].fmt == f ? c->in[i].data : (const void *)0;
 }
-static inline void *ug_out_as(ug_call *c, ug_fmt f) { return c->out.fmt == f ? c->out.data : (void *)0; }
+static inline void *ug_output_as(ug_call *c, int j, ug_fmt f)
+{
+    return j >= 0 && j < UG_MAX_OUTPUTS && c->out[j].fmt == f ? c->out[j].data : (void *)0;
+}
+static inline void *ug_out_as(ug_call *c, ug_fmt f) { return ug_output_as(c, 0, f); }
 static inline const float *ug_in_f32(const ug_call *c, int i) { return (const float *)ug_in_as(c, i, UG_F32); }
 static inline float *ug_out_f32(ug_call *c) { return (float *)ug_out_as(c, UG_F32); }
+static inline float *ug_output_f32(ug_call *c, int j) { return (float *)ug_output_as(c, j, UG_F32); }
 static inline const double *ug_in_f64(const ug_call *c, int i) { return (const double *)ug_in_as(c, i, UG_F64); }
 static inline double *ug_out_f64(ug_call *c) { return (double *)ug_out_as(c, UG_F64); }
 static inline const unsigned short *ug_in_f16(const ug_call *c, int i)
@@ -211,6 +246,8 @@ struct ug_kernel {
     ug_fmt op_fmt, acc_fmt, out_fmt; /* operand rounding, accumulator, output storage; default
                                         binary32 */
     ug_fmt in_store[UG_MAX_INPUTS]; /* storage format of each input buffer; default binary32 */
+    ug_fmt out_more_fmt[UG_MAX_OUTPUTS - 1]; /* storage of outputs 1, ... of an operation of
+                                        several outputs; default binary32 */
     bool nondeterministic;   /* default false: same inputs -> bitwise same output, every run */
     bool ftz;                /* flushes subnormal operands and results to zero: every bound
                                 gains (2n - 1) 2^-126, one flush per term and sum */

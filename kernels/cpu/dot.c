@@ -28,7 +28,7 @@ static float ug_dot_serial(const float *x, size_t incx, const float *y, size_t i
 static int ug_cpu_dot_serial_f32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    ug_out_f32(c)[0] = ug_dot_serial(ug_in_f32(c, 0), 1, ug_in_f32(c, 1), 1, c->n);
+    ug_out_f32(c)[0] = ug_dot_serial(ug_in_f32(c, 0), 1, ug_in_f32(c, 1), 1, c->shape.dim[0]);
     return 0;
 }
 
@@ -38,7 +38,7 @@ static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *a = ug_in_f32(c, 0), *b = ug_in_f32(c, 1);
     float t = 0.0f, y = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         float p = a[i] * b[i];
         UG_OPAQUE(p); /* no contraction of y - p into an FMA, no regrouping (see reduce.c) */
         y -= p;
@@ -58,7 +58,7 @@ static int ug_cpu_dot_kahan_f32(const ug_kernel *k, ug_call *c)
 static int ug_cpu_gemm_naive(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     const float *A = ug_in_f32(c, 0), *B = ug_in_f32(c, 1);
     float *C = ug_out_f32(c);
     for (size_t i = 0; i < M; i++)
@@ -87,7 +87,7 @@ static float ug_round_tf32(float x)
 static int ug_cpu_gemm_tf32(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     const float *A = ug_in_f32(c, 0), *B = ug_in_f32(c, 1);
     float *C = ug_out_f32(c);
     for (size_t i = 0; i < M; i++)

@@ -100,7 +100,7 @@ static const ug_kernel ug_cpu_layernorm_kernels[] = {
  * LayerNorm's [w | b] (2n: c->in[1].count).  O(n) scratch a call. */
 static int ug_cpu_layernorm_bf16(const ug_kernel *k, ug_call *c)
 {
-    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0, np = c->in[1].count;
+    size_t n = c->shape.dim[0], count = c->in[0].count, rows = n ? count / n : 0, np = c->in[1].count;
     float *x = malloc((count ? count : 1) * sizeof *x), *w = malloc((np ? np : 1) * sizeof *w);
     float *y = malloc((n ? n : 1) * sizeof *y);
     int rc = 0;
@@ -114,7 +114,7 @@ static int ug_cpu_layernorm_bf16(const ug_kernel *k, ug_call *c)
     for (size_t r = 0; r < rows; r++) {
         if (k->version == RMS_BF16) ug_rmsnorm(x + r * n, w, n, y);
         else ug_ln_twopass(x + r * n, w, w + n, n, y);
-        for (size_t j = 0; j < n; j++) ug_fmt_store(UG_BF16, c->out.data, r * n + j, y[j]);
+        for (size_t j = 0; j < n; j++) ug_fmt_store(UG_BF16, c->out[0].data, r * n + j, y[j]);
     }
 cleanup:
     free(x);
@@ -128,7 +128,7 @@ static int ug_cpu_layernorm_run(const ug_kernel *k, ug_call *c)
     if (k->version == RMS_BF16 || k->version == LN_BF16) return ug_cpu_layernorm_bf16(k, c);
     const float *x = ug_in_f32(c, 0), *w = ug_in_f32(c, 1);
     float *y = ug_out_f32(c);
-    size_t n = c->n, rows = n ? c->in[0].count / n : 0;
+    size_t n = c->shape.dim[0], rows = n ? c->in[0].count / n : 0;
     const float *b = w + n; /* layernorm: [w | b] (read by the LayerNorm versions only) */
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * n;

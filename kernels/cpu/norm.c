@@ -130,14 +130,14 @@ static int ug_cpu_norm_run(const ug_kernel *k, ug_call *c)
     const float *x = ug_in_f32(c, 0);
     float *out = ug_out_f32(c), s = 0.0f;
     switch (k->version) {
-    case NRM2_NAIVE: out[0] = ug_nrm2_naive(x, c->n); return 0;
-    case NRM2_SCALED: out[0] = ug_nrm2_scaled(x, c->n); return 0;
-    case NRM2_BLUE: out[0] = ug_nrm2_blue(x, c->n); return 0;
+    case NRM2_NAIVE: out[0] = ug_nrm2_naive(x, c->shape.dim[0]); return 0;
+    case NRM2_SCALED: out[0] = ug_nrm2_scaled(x, c->shape.dim[0]); return 0;
+    case NRM2_BLUE: out[0] = ug_nrm2_blue(x, c->shape.dim[0]); return 0;
     case ASUM_SERIAL:
-        for (size_t i = 0; i < c->n; i++) s += fabsf(x[i]);
+        for (size_t i = 0; i < c->shape.dim[0]; i++) s += fabsf(x[i]);
         out[0] = s;
         return 0;
-    case ASUM_PAIRWISE: out[0] = ug_asum_pairwise(x, c->n); return 0;
+    case ASUM_PAIRWISE: out[0] = ug_asum_pairwise(x, c->shape.dim[0]); return 0;
     }
     snprintf(c->err, sizeof c->err, "%s: unknown version %d", k->name, k->version);
     return 1;

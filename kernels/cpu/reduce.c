@@ -30,12 +30,12 @@
 
 static float *ug_copy(ug_call *c)
 {
-    float *v = malloc((c->n ? c->n : 1) * sizeof(float));
+    float *v = malloc((c->shape.dim[0] ? c->shape.dim[0] : 1) * sizeof(float));
     if (!v) {
-        snprintf(c->err, sizeof c->err, "out of memory copying %zu elements", c->n);
+        snprintf(c->err, sizeof c->err, "out of memory copying %zu elements", c->shape.dim[0]);
         return NULL;
     }
-    memcpy(v, ug_in_f32(c, 0), c->n * sizeof(float));
+    memcpy(v, ug_in_f32(c, 0), c->shape.dim[0] * sizeof(float));
     return v;
 }
 
@@ -69,7 +69,7 @@ static int ug_cpu_serial_f32(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float a = 0.0f;
-    for (size_t i = 0; i < c->n; i++) a += x[i];
+    for (size_t i = 0; i < c->shape.dim[0]; i++) a += x[i];
     ug_out_f32(c)[0] = a;
     return 0;
 }
@@ -79,7 +79,7 @@ static int ug_cpu_serial_f64acc(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     double a = 0.0;
-    for (size_t i = 0; i < c->n; i++) a += x[i];
+    for (size_t i = 0; i < c->shape.dim[0]; i++) a += x[i];
     ug_out_f32(c)[0] = (float)a;
     return 0;
 }
@@ -88,7 +88,7 @@ static int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
 {
     float *s = ug_copy(c);
     if (!s) return -1;
-    qsort(s, c->n, sizeof(float), ug_cmp_abs);
+    qsort(s, c->shape.dim[0], sizeof(float), ug_cmp_abs);
     ug_call sc = *c;
     sc.in[0].data = s;
     ug_cpu_serial_f32(k, &sc);
@@ -125,7 +125,7 @@ static size_t ug_depth_sqrt_blocks(size_t n)
 static int ug_cpu_sqrt_blocks(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    ug_out_f32(c)[0] = c->n ? ug_sqrt_blocks(ug_in_f32(c, 0), 0, c->n) : 0.0f;
+    ug_out_f32(c)[0] = c->shape.dim[0] ? ug_sqrt_blocks(ug_in_f32(c, 0), 0, c->shape.dim[0]) : 0.0f;
     return 0;
 }
 
@@ -139,7 +139,7 @@ static float ug_halves(const float *s, size_t l, size_t h)
 static int ug_cpu_pairwise_halves(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    ug_out_f32(c)[0] = c->n ? ug_halves(ug_in_f32(c, 0), 0, c->n) : 0.0f;
+    ug_out_f32(c)[0] = c->shape.dim[0] ? ug_halves(ug_in_f32(c, 0), 0, c->shape.dim[0]) : 0.0f;
     return 0;
 }
 
@@ -148,7 +148,7 @@ static int ug_cpu_fold(const ug_kernel *k, ug_call *c)
     (void)k;
     float *s = ug_copy(c);
     if (!s) return -1;
-    ug_out_f32(c)[0] = ug_fold_in_place(s, c->n);
+    ug_out_f32(c)[0] = ug_fold_in_place(s, c->shape.dim[0]);
     free(s);
     return 0;
 }
@@ -158,8 +158,8 @@ static int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
     (void)k;
     float *s = ug_copy(c);
     if (!s) return -1;
-    qsort(s, c->n, sizeof(float), ug_cmp_value);
-    ug_out_f32(c)[0] = ug_fold_in_place(s, c->n);
+    qsort(s, c->shape.dim[0], sizeof(float), ug_cmp_value);
+    ug_out_f32(c)[0] = ug_fold_in_place(s, c->shape.dim[0]);
     free(s);
     return 0;
 }
@@ -171,7 +171,7 @@ static int ug_cpu_kahan_f32(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *in = ug_in_f32(c, 0);
     float sum = 0.0f, comp = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         /* every rounded value behind a barrier: under -ffast-math the compiler could otherwise
          * regroup x - (hi - y) across iterations (it does: other bits, a weaker compensation) */
         float y = in[i] - comp;
@@ -199,7 +199,7 @@ static int ug_cpu_kahan_f32_plain(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *in = ug_in_f32(c, 0);
     float sum = 0.0f, comp = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         float y = in[i] - comp;
         float t = sum + y;
         comp = ug_finite_f32(t) ? (t - sum) - y : 0.0f;
@@ -214,7 +214,7 @@ static int ug_cpu_neumaier_f32(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *in = ug_in_f32(c, 0);
     float sum = 0.0f, comp = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         float x = in[i];
         float t = sum + x;
         UG_OPAQUE(t);
@@ -255,7 +255,7 @@ static size_t ug_depth_pairwise_block8(size_t n)
 static int ug_cpu_pairwise_block8(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    ug_out_f32(c)[0] = ug_pairwise_block(ug_in_f32(c, 0), c->n);
+    ug_out_f32(c)[0] = ug_pairwise_block(ug_in_f32(c, 0), c->shape.dim[0]);
     return 0;
 }
 

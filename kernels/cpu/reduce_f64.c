@@ -47,7 +47,7 @@ static int ug_cpu_serial_f64(const ug_kernel *k, ug_call *c)
     (void)k;
     const double *x = ug_in_f64(c, 0);
     double a = 0.0;
-    for (size_t i = 0; i < c->n; i++) a += x[i];
+    for (size_t i = 0; i < c->shape.dim[0]; i++) a += x[i];
     ug_out_f64(c)[0] = a;
     return 0;
 }
@@ -62,7 +62,7 @@ static double ug_halves64(const double *s, size_t l, size_t h)
 static int ug_cpu_pairwise_f64(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    ug_out_f64(c)[0] = c->n ? ug_halves64(ug_in_f64(c, 0), 0, c->n) : 0.0;
+    ug_out_f64(c)[0] = c->shape.dim[0] ? ug_halves64(ug_in_f64(c, 0), 0, c->shape.dim[0]) : 0.0;
     return 0;
 }
 
@@ -73,7 +73,7 @@ static int ug_cpu_kahan_f64(const ug_kernel *k, ug_call *c)
     (void)k;
     const double *in = ug_in_f64(c, 0);
     double sum = 0.0, comp = 0.0;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         double y = in[i] - comp;
         UG_OPAQUE64(y);
         double t = sum + y;
@@ -93,7 +93,7 @@ static int ug_cpu_dot_serial_f64(const ug_kernel *k, ug_call *c)
     (void)k;
     const double *x = ug_in_f64(c, 0), *y = ug_in_f64(c, 1);
     double a = 0.0;
-    for (size_t i = 0; i < c->n; i++) a += x[i] * y[i];
+    for (size_t i = 0; i < c->shape.dim[0]; i++) a += x[i] * y[i];
     ug_out_f64(c)[0] = a;
     return 0;
 }

@@ -35,7 +35,7 @@ static int ug_cpu_serial_16_f32acc(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float a = 0.0f;
-    for (size_t i = 0; i < c->n; i++) a += ug_in16(c, 0, i);
+    for (size_t i = 0; i < c->shape.dim[0]; i++) a += ug_in16(c, 0, i);
     ug_out_f32(c)[0] = a;
     return 0;
 }
@@ -44,7 +44,7 @@ static int ug_cpu_dot_serial_16_f32acc(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float a = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         float p = ug_in16(c, 0, i) * ug_in16(c, 1, i); /* exact unless it underflows */
         a += p;
     }
@@ -57,11 +57,11 @@ static int ug_cpu_dot_serial_bf16_bf16out(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     float a = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         float p = ug_in16(c, 0, i) * ug_in16(c, 1, i); /* exact unless it underflows */
         a += p;
     }
-    ug_fmt_store(UG_BF16, c->out.data, 0, a);
+    ug_fmt_store(UG_BF16, c->out[0].data, 0, a);
     return 0;
 }
 
@@ -69,9 +69,9 @@ static int ug_cpu_serial_f16acc(const ug_kernel *k, ug_call *c)
 {
     (void)k;
     double a = 0.0; /* always a binary16 value */
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->shape.dim[0]; i++)
         a = ug_fmt_round(UG_F16, a + ug_fmt_load(UG_F16, c->in[0].data, i), UG_RN);
-    ug_fmt_store(UG_F16, c->out.data, 0, a);
+    ug_fmt_store(UG_F16, c->out[0].data, 0, a);
     return 0;
 }
 

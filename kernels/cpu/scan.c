@@ -49,7 +49,7 @@ static int ug_scan_serial(ug_call *c, bool exclusive)
 {
     const float *x = ug_in_f32(c, 0);
     float *out = ug_out_f32(c), s = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->shape.dim[0]; i++) {
         if (exclusive) out[i] = s, s += x[i];
         else s = i ? s + x[i] : x[i], out[i] = s; /* x[0] as it is: -0 stays -0 */
     }
@@ -59,7 +59,7 @@ static int ug_scan_serial(ug_call *c, bool exclusive)
 /* Double-buffered Hillis-Steele: sweep k reads buffer a, writes b. */
 static int ug_scan_hillis_steele(ug_call *c)
 {
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     float *a = ug_out_f32(c), *b = ug_scan_scratch(c, n);
     if (!b) return 1;
     memcpy(a, ug_in_f32(c, 0), n * sizeof(float));
@@ -74,7 +74,7 @@ static int ug_scan_hillis_steele(ug_call *c)
 /* Blelloch's exclusive scan on a zero-padded power of two; inclusive adds x[i] after. */
 static int ug_scan_blelloch(ug_call *c, bool exclusive)
 {
-    size_t n = c->n, N = 1;
+    size_t n = c->shape.dim[0], N = 1;
     while (N < n) N *= 2;
     const float *x = ug_in_f32(c, 0);
     float *out = ug_out_f32(c), *t = ug_scan_scratch(c, N);
@@ -103,8 +103,8 @@ static int ug_scan_tiled(ug_call *c)
 {
     const float *x = ug_in_f32(c, 0);
     float *out = ug_out_f32(c), prefix = 0.0f;
-    for (size_t t0 = 0; t0 < c->n; t0 += UG_SCAN_TILE) {
-        size_t end = t0 + UG_SCAN_TILE < c->n ? t0 + UG_SCAN_TILE : c->n;
+    for (size_t t0 = 0; t0 < c->shape.dim[0]; t0 += UG_SCAN_TILE) {
+        size_t end = t0 + UG_SCAN_TILE < c->shape.dim[0] ? t0 + UG_SCAN_TILE : c->shape.dim[0];
         float s = x[t0];
         out[t0] = s;
         for (size_t i = t0 + 1; i < end; i++) s += x[i], out[i] = s; /* s: the tile's aggregate */

@@ -18,7 +18,7 @@
 
 #include "kernels/kernel.h"
 
-static size_t ug_rows(const ug_call *c) { return c->n ? c->in[0].count / c->n : 0; }
+static size_t ug_rows(const ug_call *c) { return c->shape.dim[0] ? c->in[0].count / c->shape.dim[0] : 0; }
 
 static float ug_row_max(const float *x, size_t n)
 {
@@ -110,7 +110,7 @@ static int ug_cpu_softmax_run(const ug_kernel *k, ug_call *c)
 {
     const float *x = ug_in_f32(c, 0);
     float *y = ug_out_f32(c);
-    size_t n = c->n, rows = ug_rows(c);
+    size_t n = c->shape.dim[0], rows = ug_rows(c);
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * n;
         switch (k->version) {

@@ -58,9 +58,9 @@ static inline int ug_run_cub_reduce_det(const ug_kernel *k, ug_call *c, ug_det_l
     size_t off = ug_cub_offset(c->launch_config);
     long long n = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    n = (long long)c->n;
-    UG_CUDA_TRY(c, cudaMalloc(&d_buf, (c->n + off) * sizeof(float)));
-    UG_CUDA_TRY(c, cudaMemcpy(d_buf + off, ug_in_f32(c, 0), c->n * sizeof(float), cudaMemcpyHostToDevice));
+    n = (long long)c->shape.dim[0];
+    UG_CUDA_TRY(c, cudaMalloc(&d_buf, (c->shape.dim[0] + off) * sizeof(float)));
+    UG_CUDA_TRY(c, cudaMemcpy(d_buf + off, ug_in_f32(c, 0), c->shape.dim[0] * sizeof(float), cudaMemcpyHostToDevice));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] { return ug_cub_sum_at(d_buf + off, d_out, n, level); });
 cleanup:

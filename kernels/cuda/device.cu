@@ -183,18 +183,18 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
     /* Input 1 is there when the call describes it (a dot's y, a GEMM's B, a layer's weight);
      * the operations of one vector (sum, scan, norms, softmax) leave it empty. */
     bool two = c->op == UG_OP_DOT || c->op == UG_OP_GEMM || c->in[1].count > 0;
-    if (!c->in[0].data || !c->out.data || (two && !c->in[1].data)) {
+    if (!c->in[0].data || !c->out[0].data || (two && !c->in[1].data)) {
         ug_cuda_failf(c, "%s: missing input or output buffer", k->name);
         return 1;
     }
-    if (c->n < 1 || (c->op == UG_OP_GEMM && (c->gemm_n < 1 || c->gemm_k < 1))) {
+    if (c->shape.dim[0] < 1 || (c->op == UG_OP_GEMM && (c->shape.dim[1] < 1 || c->shape.dim[2] < 1))) {
         ug_cuda_failf(c, "%s: empty problem (n=%zu, gemm_n=%zu, gemm_k=%zu); sizes must be >= 1",
-                      k->name, c->n, c->gemm_n, c->gemm_k);
+                      k->name, c->shape.dim[0], c->shape.dim[1], c->shape.dim[2]);
         return 1;
     }
-    if (k->max_n && c->n > k->max_n) {
+    if (k->max_n && c->shape.dim[0] > k->max_n) {
         ug_cuda_failf(c, "%s: n = %zu exceeds this kernel's limit max_n = %zu (%s)", k->name,
-                      c->n, k->max_n, k->doc);
+                      c->shape.dim[0], k->max_n, k->doc);
         return 1;
     }
     return ug_cuda_fits(k, c);
@@ -209,12 +209,12 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
 
 static double ug_cuda_bytes_needed(const ug_call *c)
 {
-    double n = (double)c->n, f = sizeof(float);
+    double n = (double)c->shape.dim[0], f = sizeof(float);
     switch (c->op) {
     case UG_OP_SUM: return f * (2 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
     case UG_OP_DOT: return f * (2 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
     case UG_OP_GEMM: {
-        double N = (double)c->gemm_n, K = (double)c->gemm_k;
+        double N = (double)c->shape.dim[1], K = (double)c->shape.dim[2];
         return f * (n * K + K * N + n * N) + UG_CUDA_SCRATCH_BYTES;
     }
     }
@@ -235,9 +235,9 @@ int ug_cuda_fits(const ug_kernel *k, ug_call *c)
     if (need <= (double)free_b) return 0;
     char size[96];
     if (c->op == UG_OP_GEMM)
-        snprintf(size, sizeof size, "M=%zu N=%zu K=%zu", c->n, c->gemm_n, c->gemm_k);
+        snprintf(size, sizeof size, "M=%zu N=%zu K=%zu", c->shape.dim[0], c->shape.dim[1], c->shape.dim[2]);
     else
-        snprintf(size, sizeof size, "n=%zu", c->n);
+        snprintf(size, sizeof size, "n=%zu", c->shape.dim[0]);
     ug_cuda_failf(c, "%s: %s needs %.0f bytes of GPU memory (%.3g GiB: inputs, outputs, working "
                   "copies, %.0f MiB of scratch); %zu bytes (%.3g GiB) are free of %zu: not run",
                   k->name, size, need, need / 1073741824.0, UG_CUDA_SCRATCH_BYTES / 1048576.0,

@@ -26,13 +26,13 @@ static inline cudaError_t ug_fmt_upload(void **d, const ug_arg *a, size_t pad)
     return cudaMemcpy(*d, a->data, bytes, cudaMemcpyHostToDevice);
 }
 
-/* ug_cuda_run for an output of c->out.count elements of c->out.fmt (d_out holds them): one
- * poisoned normal run, copied to c->out.data, then the timing when c->reps > 0.  0, or 1 with
+/* ug_cuda_run for an output of c->out[0].count elements of c->out[0].fmt (d_out holds them): one
+ * poisoned normal run, copied to c->out[0].data, then the timing when c->reps > 0.  0, or 1 with
  * the error in c->err; frees nothing. */
 template <class Prepare, class Launch>
 int ug_fmt_cuda_run(ug_call *c, void *d_out, Prepare prepare, Launch launch)
 {
-    return ug_cuda_run_bytes(c, d_out, c->out.count * ug_fmt_bytes(c->out.fmt), prepare, launch);
+    return ug_cuda_run_bytes(c, d_out, c->out[0].count * ug_fmt_bytes(c->out[0].fmt), prepare, launch);
 }
 
 /* The two-pass grid reduction of these families: input 0 (and input 1 when dot) uploaded, pad

@@ -76,7 +76,7 @@ cleanup:
 int ug_gemm_f64_run(const ug_kernel *k, ug_call *c)
 {
     double *d_a = NULL, *d_b = NULL, *d_c = NULL;
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     const int eager = k->version == DGEMM_EMULATED;
     cublasHandle_t h = NULL;
     cublasComputeType_t type = CUBLAS_COMPUTE_64F;

@@ -116,7 +116,7 @@ enum { RMS_BLOCK, LN_BLOCK, RMS_WARP_BF16, LN_WARP_BF16, RMS_BF16, LN_BF16 };
 static int ug_norm_bf16_run(const ug_kernel *k, ug_call *c)
 {
     void *d_x = NULL, *d_p = NULL, *d_y = NULL;
-    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    size_t n = c->shape.dim[0], count = c->in[0].count, rows = n ? count / n : 0;
     size_t bytes = count * sizeof(__nv_bfloat16);
     unsigned wblocks = (unsigned)ug_div_up(rows, UG_LN_WARPS);
     if (ug_cuda_enter(k, c)) return 1;
@@ -143,7 +143,7 @@ int ug_layernorm_cuda_run(const ug_kernel *k, ug_call *c)
 {
     const float *d_x = NULL, *d_p = NULL;
     void *d_y = NULL;
-    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    size_t n = c->shape.dim[0], count = c->in[0].count, rows = n ? count / n : 0;
     bool bf16 = k->version == RMS_WARP_BF16 || k->version == LN_WARP_BF16;
     size_t bytes = count * (bf16 ? sizeof(unsigned short) : sizeof(float));
     unsigned wblocks = (unsigned)ug_div_up(rows, UG_LN_WARPS);

@@ -135,7 +135,7 @@ int ug_matmul_run(const ug_kernel *k, ug_call *c)
 {
     const float *d_a = NULL, *d_b = NULL;
     float *d_c = NULL;
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     int m = 0, n = 0, kk = 0;
     if (ug_cuda_enter(k, c)) return 1;
     if (M * N > INT_MAX || M * K > INT_MAX || K * N > INT_MAX) {

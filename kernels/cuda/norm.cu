@@ -71,12 +71,12 @@ static int ug_run_nrm2_grid(const ug_kernel *k, ug_call *c)
     float *d_part = NULL, *d_out = NULL;
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    G = ug_grid_blocks(c->n);
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
+    G = ug_grid_blocks(c->shape.dim[0]);
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_part, G * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
-        ug_sumsq_grid<<<G, UG_GRID_BLOCK>>>(d_x, c->n, d_part);
+        ug_sumsq_grid<<<G, UG_GRID_BLOCK>>>(d_x, c->shape.dim[0], d_part);
         ug_sqrt_of_partials<<<1, UG_FINAL_BLOCK>>>(d_part, G, d_out);
         return cudaGetLastError();
     });
@@ -95,8 +95,8 @@ static int ug_run_cublas_norm(const ug_kernel *k, ug_call *c, bool asum)
     float *d_out = NULL;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     if (ug_cuda_enter(k, c)) return 1;
-    if (c->n > INT_MAX) {
-        ug_cuda_failf(c, "%s: n=%zu: cuBLAS takes an int length", k->name, c->n);
+    if (c->shape.dim[0] > INT_MAX) {
+        ug_cuda_failf(c, "%s: n=%zu: cuBLAS takes an int length", k->name, c->shape.dim[0]);
         return 1;
     }
     if (!g_norm_cublas) {
@@ -112,15 +112,15 @@ static int ug_run_cublas_norm(const ug_kernel *k, ug_call *c, bool asum)
         }
         g_norm_cublas = h;
     }
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     if (ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
-            status = asum ? cublasSasum(g_norm_cublas, (int)c->n, d_x, 1, d_out)
-                          : cublasSnrm2(g_norm_cublas, (int)c->n, d_x, 1, d_out);
+            status = asum ? cublasSasum(g_norm_cublas, (int)c->shape.dim[0], d_x, 1, d_out)
+                          : cublasSnrm2(g_norm_cublas, (int)c->shape.dim[0], d_x, 1, d_out);
             return status == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
         }) &&
         status != CUBLAS_STATUS_SUCCESS)
-        ug_cuda_failf(c, "%s: %s(n=%zu): %s", k->name, asum ? "cublasSasum" : "cublasSnrm2", c->n,
+        ug_cuda_failf(c, "%s: %s(n=%zu): %s", k->name, asum ? "cublasSasum" : "cublasSnrm2", c->shape.dim[0],
                       cublasGetStatusString(status));
 cleanup:
     cudaFree(d_out);

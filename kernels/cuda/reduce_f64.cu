@@ -101,7 +101,7 @@ static size_t ug_depth_f64_atomic(size_t n)
 template <bool DOT>
 static int ug_run_f64_grid(const ug_kernel *k, ug_call *c)
 {
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     return ug_fmt_grid_run<double>(k, c, DOT, n, 0, [&](void *d_x, void *d_y, double *d_part, unsigned G,
                                                           double *d_out) {
         ug_f64_partials_kernel<DOT><<<G, UG_GRID_BLOCK>>>((const double *)d_x, (const double *)d_y,
@@ -117,7 +117,7 @@ static int ug_run_f64_atomic(const ug_kernel *k, ug_call *c)
 {
     void *d_x = NULL;
     double *d_out = NULL;
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
@@ -142,7 +142,7 @@ static int ug_run_cub_f64(const ug_kernel *k, ug_call *c)
     size_t temp_bytes = 0;
     long long n = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    n = (long long)c->n;
+    n = (long long)c->shape.dim[0];
     UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], 0));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(double)));
     UG_CUDA_TRY(c, cub::DeviceReduce::Sum(NULL, temp_bytes, (const double *)d_x, d_out, n));

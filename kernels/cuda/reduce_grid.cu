@@ -291,7 +291,7 @@ static int ug_run_grid(const ug_kernel *k, ug_call *c)
     const float *d_x = NULL;
     float *d_out = NULL;
     state *d_part = NULL;
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
@@ -315,7 +315,7 @@ static int ug_run_shuffle_grid(const ug_kernel *k, ug_call *c)
 {
     const float *d_x = NULL;
     float *d_part = NULL, *d_out = NULL;
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);
@@ -339,7 +339,7 @@ static int ug_run_atomic_grid(const ug_kernel *k, ug_call *c)
 {
     const float *d_x = NULL;
     float *d_out = NULL;
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     unsigned G = 0;
     if (ug_cuda_enter(k, c)) return 1;
     G = ug_grid_blocks(n);

@@ -159,7 +159,7 @@ static size_t ug_depth_rowsum(size_t n)
 template <class T, bool DOT>
 static int ug_run_half_f32acc(const ug_kernel *k, ug_call *c)
 {
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     return ug_fmt_grid_run<float>(k, c, DOT, n, 0, [&](void *d_x, void *d_y, float *d_part, unsigned G,
                                                         float *d_out) {
         ug_half_partials_kernel<T, DOT><<<G, UG_GRID_BLOCK>>>((const T *)d_x, (const T *)d_y, n,
@@ -174,8 +174,8 @@ static int ug_run_half_f32acc(const ug_kernel *k, ug_call *c)
 /* Pairs of binary16 (the odd tail padded with a zero half): the packed __hadd2 passes. */
 static int ug_run_hadd2(const ug_kernel *k, ug_call *c)
 {
-    size_t P = ug_div_up(c->n, 2);
-    return ug_fmt_grid_run<__half>(k, c, false, P, c->n % 2 ? sizeof(__half) : 0,
+    size_t P = ug_div_up(c->shape.dim[0], 2);
+    return ug_fmt_grid_run<__half>(k, c, false, P, c->shape.dim[0] % 2 ? sizeof(__half) : 0,
                                    [&](void *d_x, void *, __half *d_part, unsigned G, __half *d_out) {
         ug_hadd2_partials_kernel<<<G, UG_GRID_BLOCK>>>((const __half2 *)d_x, P, d_part);
         cudaError_t e = cudaGetLastError();
@@ -189,7 +189,7 @@ static int ug_run_rowsum_bf16(const ug_kernel *k, ug_call *c)
 {
     void *d_x = NULL;
     __nv_bfloat16 *d_out = NULL;
-    size_t n = c->n;
+    size_t n = c->shape.dim[0];
     if (ug_cuda_enter(k, c)) return 1;
     UG_CUDA_TRY(c, ug_fmt_upload(&d_x, &c->in[0], 0));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(__nv_bfloat16)));

@@ -238,7 +238,7 @@ static int ug_run_tree(const ug_kernel *k, ug_call *c, ug_tree_kernel tree)
 {
     const float *d_x = NULL;
     float *d_p1 = NULL, *d_p2 = NULL, *d_out = NULL;
-    size_t n = c->n, n1 = ug_div_up(n, UG_TREE_BLOCK), n2 = ug_div_up(n1, UG_TREE_BLOCK);
+    size_t n = c->shape.dim[0], n1 = ug_div_up(n, UG_TREE_BLOCK), n2 = ug_div_up(n1, UG_TREE_BLOCK);
     if (ug_cuda_enter(k, c)) return 1;
     UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), n, &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_p1, n1 * sizeof(float)));
@@ -261,8 +261,8 @@ static int ug_run_single_block(const ug_kernel *k, ug_call *c,
     float *d_out = NULL;
     int size = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
+    size = (int)c->shape.dim[0]; /* n <= max_n = 2^30 */
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(c, d_out, 1, ug_no_prepare, [&] {
         kernel<<<1, UG_SEED_THREADS>>>(d_x, d_out, size);
@@ -281,13 +281,13 @@ static int ug_run_in_place(const ug_kernel *k, ug_call *c, bool sort_first)
     float *d_work = NULL, *d_out = NULL;
     int size = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    size = (int)c->n; /* n <= max_n = 2^30 */
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
-    UG_CUDA_TRY(c, cudaMalloc(&d_work, c->n * sizeof(float)));
+    size = (int)c->shape.dim[0]; /* n <= max_n = 2^30 */
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
+    UG_CUDA_TRY(c, cudaMalloc(&d_work, c->shape.dim[0] * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     ug_cuda_run(
         c, d_out, 1,
-        [&] { return cudaMemcpyAsync(d_work, d_x, c->n * sizeof(float), cudaMemcpyDeviceToDevice); },
+        [&] { return cudaMemcpyAsync(d_work, d_x, c->shape.dim[0] * sizeof(float), cudaMemcpyDeviceToDevice); },
         [&] {
             if (sort_first) {
                 bitonic_sort_kernel<<<1, UG_SEED_THREADS>>>(d_work, size);

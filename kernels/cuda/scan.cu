@@ -190,10 +190,10 @@ static int ug_run_three_phase(const ug_kernel *k, ug_call *c, bool blelloch)
     ug_levels L;
     memset(&L, 0, sizeof L);
     if (ug_cuda_enter(k, c)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->n * sizeof(float)));
-    UG_CUDA_TRY(c, ug_levels_alloc(&L, c->n));
-    ug_cuda_run(c, d_out, c->n, ug_no_prepare,
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
+    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->shape.dim[0] * sizeof(float)));
+    UG_CUDA_TRY(c, ug_levels_alloc(&L, c->shape.dim[0]));
+    ug_cuda_run(c, d_out, c->shape.dim[0], ug_no_prepare,
                 [&] { return ug_three_phase(&L, 0, d_x, d_out, blelloch); });
 cleanup:
     cudaFree(d_out);
@@ -279,23 +279,23 @@ static int ug_run_lookback(const ug_kernel *k, ug_call *c)
     unsigned *d_counter = NULL;
     size_t tiles = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    tiles = ug_div_up(c->n, UG_LB_TILE);
+    tiles = ug_div_up(c->shape.dim[0], UG_LB_TILE);
     if (tiles > UINT_MAX) {
-        ug_cuda_failf(c, "%s: n=%zu: more tiles than an unsigned counter holds", k->name, c->n);
+        ug_cuda_failf(c, "%s: n=%zu: more tiles than an unsigned counter holds", k->name, c->shape.dim[0]);
         return 1;
     }
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->n * sizeof(float)));
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
+    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->shape.dim[0] * sizeof(float)));
     UG_CUDA_TRY(c, cudaMalloc(&d_status, tiles * sizeof *d_status));
     UG_CUDA_TRY(c, cudaMalloc(&d_counter, sizeof *d_counter));
     ug_cuda_run(
-        c, d_out, c->n,
+        c, d_out, c->shape.dim[0],
         [&] { /* every tile's word back to X, the counter to 0: outside the timed launch */
             cudaError_t e = cudaMemsetAsync(d_status, 0, tiles * sizeof *d_status);
             return e == cudaSuccess ? cudaMemsetAsync(d_counter, 0, sizeof *d_counter) : e;
         },
         [&] {
-            ug_scan_lookback_kernel<<<(unsigned)tiles, UG_LB_THREADS>>>(d_x, d_out, c->n, d_status,
+            ug_scan_lookback_kernel<<<(unsigned)tiles, UG_LB_THREADS>>>(d_x, d_out, c->shape.dim[0], d_status,
                                                                        d_counter);
             return cudaGetLastError();
         });
@@ -317,17 +317,17 @@ static int ug_run_cub_scan(const ug_kernel *k, ug_call *c, bool exclusive)
     size_t temp_bytes = 0;
     int n = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    if (c->n > INT_MAX) {
-        ug_cuda_failf(c, "%s: n=%zu: this call takes an int count", k->name, c->n);
+    if (c->shape.dim[0] > INT_MAX) {
+        ug_cuda_failf(c, "%s: n=%zu: this call takes an int count", k->name, c->shape.dim[0]);
         return 1;
     }
-    n = (int)c->n;
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->n * sizeof(float)));
+    n = (int)c->shape.dim[0];
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
+    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->shape.dim[0] * sizeof(float)));
     if (exclusive) UG_CUDA_TRY(c, cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, d_x, d_out, n));
     else UG_CUDA_TRY(c, cub::DeviceScan::InclusiveSum(NULL, temp_bytes, d_x, d_out, n));
     UG_CUDA_TRY(c, cudaMalloc(&d_temp, temp_bytes ? temp_bytes : 1));
-    ug_cuda_run(c, d_out, c->n, ug_no_prepare, [&] {
+    ug_cuda_run(c, d_out, c->shape.dim[0], ug_no_prepare, [&] {
         return exclusive ? cub::DeviceScan::ExclusiveSum(d_temp, temp_bytes, d_x, d_out, n)
                          : cub::DeviceScan::InclusiveSum(d_temp, temp_bytes, d_x, d_out, n);
     });
@@ -342,10 +342,10 @@ static int ug_run_thrust_scan(const ug_kernel *k, ug_call *c)
     const float *d_x = NULL;
     float *d_out = NULL;
     if (ug_cuda_enter(k, c)) return 1;
-    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->n, &d_x));
-    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->n * sizeof(float)));
-    ug_cuda_run(c, d_out, c->n, ug_no_prepare, [&] {
-        thrust::inclusive_scan(thrust::device, d_x, d_x + c->n, d_out);
+    UG_CUDA_TRY(c, ug_cuda_input(c, 0, ug_in_f32(c, 0), c->shape.dim[0], &d_x));
+    UG_CUDA_TRY(c, cudaMalloc(&d_out, c->shape.dim[0] * sizeof(float)));
+    ug_cuda_run(c, d_out, c->shape.dim[0], ug_no_prepare, [&] {
+        thrust::inclusive_scan(thrust::device, d_x, d_x + c->shape.dim[0], d_out);
         return cudaGetLastError();
     });
 cleanup:

@@ -115,7 +115,7 @@ int ug_softmax_cuda_run(const ug_kernel *k, ug_call *c)
 {
     const float *d_x = NULL;
     float *d_y = NULL;
-    size_t n = c->n, count = c->in[0].count, rows = n ? count / n : 0;
+    size_t n = c->shape.dim[0], count = c->in[0].count, rows = n ? count / n : 0;
     size_t outs = k->version >= LSE_WARP ? rows : count; /* one value a row, or n */
     unsigned blocks = (unsigned)ug_div_up(rows, UG_SM_WARPS);
     if (ug_cuda_enter(k, c)) return 1;

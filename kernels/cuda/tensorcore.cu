@@ -304,7 +304,7 @@ static int ug_tc_run(const ug_kernel *k, ug_call *c)
     cublasLtMatmulDesc_t op = NULL;
     cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
     cublasLtMatmulPreference_t pref = NULL;
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     const int config = c->launch_config;
     size_t rows = M + (config == 3 ? UG_TC_EXTRA_ROWS : 0), batches = config == 4 ? 2 : 1;
     size_t ws_bytes = config == 2 ? 0 : UG_TC_WORKSPACE;

@@ -161,7 +161,7 @@ static inline cudaError_t ug_no_prepare(void) { return cudaSuccess; }
 #define UG_CUDA_POISON_BYTE 0xff
 
 /* The common tail of every launcher once its inputs are on the device: one normal run (poison
- * d_out, prepare, launch, wait, copy bytes from d_out to c->out.data), then the timing
+ * d_out, prepare, launch, wait, copy bytes from d_out to c->out[0].data), then the timing
  * when c->reps > 0 (the normal run, timed too, also sets how many reps fit the timing budget),
  * every timed launch poisoned too (outside the timed interval).  Returns 0,
  * or 1 with the error in c->err; frees nothing (the caller does). */
@@ -184,7 +184,7 @@ int ug_cuda_run_bytes(ug_call *c, void *d_out, size_t bytes, Prepare prepare, La
     if (c->reps > 0) UG_CUDA_TRY(c, cudaEventRecord(t1));
     UG_CUDA_TRY(c, cudaDeviceSynchronize());
     if (c->reps > 0) UG_CUDA_TRY(c, cudaEventElapsedTime(&first_ms, t0, t1));
-    UG_CUDA_TRY(c, cudaMemcpy(c->out.data, d_out, bytes, cudaMemcpyDeviceToHost));
+    UG_CUDA_TRY(c, cudaMemcpy(c->out[0].data, d_out, bytes, cudaMemcpyDeviceToHost));
     UG_CUDA_TRY(c, ug_cuda_time(c, poisoned, launch, first_ms));
     if (t0) cudaEventDestroy(t0);
     if (t1) cudaEventDestroy(t1);

@@ -116,7 +116,7 @@ static int ug_run_sgemm(const ug_kernel *k, ug_call *c, int which)
 {
     const float *d_a = NULL, *d_b = NULL;
     float *d_c = NULL;
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     cublasHandle_t h = NULL;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     const cublasComputeType_t type = ug_compute[which].type;
@@ -169,10 +169,10 @@ static int ug_run_cub_reduce(const ug_kernel *k, ug_call *c)
     cudaStream_t stream = NULL;
     long long n = 0;
     if (ug_cuda_enter(k, c)) return 1;
-    n = (long long)c->n;
+    n = (long long)c->shape.dim[0];
     if (c->launch_config == 2) UG_CUDA_TRY(c, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    UG_CUDA_TRY(c, cudaMalloc(&d_buf, (c->n + off) * sizeof(float)));
-    UG_CUDA_TRY(c, cudaMemcpy(d_buf + off, ug_in_f32(c, 0), c->n * sizeof(float), cudaMemcpyHostToDevice));
+    UG_CUDA_TRY(c, cudaMalloc(&d_buf, (c->shape.dim[0] + off) * sizeof(float)));
+    UG_CUDA_TRY(c, cudaMemcpy(d_buf + off, ug_in_f32(c, 0), c->shape.dim[0] * sizeof(float), cudaMemcpyHostToDevice));
     UG_CUDA_TRY(c, cudaMalloc(&d_out, sizeof(float)));
     UG_CUDA_TRY(c, cub::DeviceReduce::Sum(NULL, temp_bytes, d_buf + off, d_out, n, stream));
     UG_CUDA_TRY(c, cudaMalloc(&d_temp, temp_bytes ? temp_bytes : 1));

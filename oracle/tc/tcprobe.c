@@ -394,10 +394,10 @@ int ug_tc_dot_kernel(void *kernel, const double *a, const double *b, size_t k, d
         for (size_t j = 0; j < k; j++) ug_fmt_store(K->in_store[0], A, i * k + j, a[j]);
     for (size_t j = 0; j < k; j++)
         for (size_t i = 0; i < N; i++) ug_fmt_store(K->in_store[1], B, j * N + i, b[j]);
-    c.op = UG_OP_GEMM, c.n = M, c.gemm_n = N, c.gemm_k = k;
+    c.op = UG_OP_GEMM, c.shape.dim[0] = M, c.shape.dim[1] = N, c.shape.dim[2] = k;
     c.in[0] = (ug_arg){A, K->in_store[0], M * k};
     c.in[1] = (ug_arg){B, K->in_store[1], k * N};
-    c.out = (ug_arg_out){D, K->out_fmt, M * N};
+    c.out[0] = (ug_arg_out){D, K->out_fmt, M * N};
     if (ug_kernel_run(K, &c) != 0) {
         snprintf(err, errlen, "%s%s: %s", c.unsupported ? "unsupported: " : "", K->id,
                  c.err[0] ? c.err : "failed");
@@ -426,7 +426,7 @@ static int ug_tc_model_run(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *a = ug_in_f32(c, 0), *b = ug_in_f32(c, 1);
     float *out = ug_out_f32(c);
-    size_t M = c->n, N = c->gemm_n, K = c->gemm_k;
+    size_t M = c->shape.dim[0], N = c->shape.dim[1], K = c->shape.dim[2];
     double *A = malloc((M * K + K * N + M * N + 1) * sizeof *A);
     if (!A) return snprintf(c->err, sizeof c->err, "tc_model: out of memory"), 1;
     double *B = A + M * K, *D = B + K * N;

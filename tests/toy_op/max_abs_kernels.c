@@ -17,7 +17,7 @@ static int ug_max_abs_run(const ug_kernel *k, ug_call *c)
 {
     switch (k->version) {
     case MAX_ABS_F32: {
-        size_t n = c->n;
+        size_t n = c->shape.dim[0];
 #ifdef UG_TOY_SKIP_LAST
         n = n ? n - 1 : 0;
 #endif

@@ -9,11 +9,6 @@
 #include "ops/op.h"
 #include "tests/toy_op/toy_op.h"
 
-static size_t ug_ma_in_len(const ug_shape *s, int input) { return input == 0 ? s->dim[0] : 0; }
-static size_t ug_ma_outputs(const ug_shape *s) { (void)s; return 1; }
-static size_t ug_ma_terms(const ug_shape *s) { return s->dim[0]; }
-static double ug_ma_work(const ug_shape *s) { return (double)s->dim[0]; }
-static double ug_ma_bytes(const ug_shape *s) { return 4.0 * (double)s->dim[0]; }
 
 /* The exact result as the oracle's record: the value itself (hi = rn = rd = m, lo = 0), its
  * magnitude as S (condition number 1). */
@@ -41,40 +36,21 @@ static void ug_ma_exact_one(const float *x, const float *y, const ug_shape *s, s
     ug_ma_exact(x, y, s, out);
 }
 
+/* Its shape row: one input x of n values, one output, n terms: the defaults, so only the
+ * name and the input (base/opshape.h). */
+static ug_opshape ug_op_max_abs_shape = {.name = "max_abs", .arity = 1, .roles = {"x"}};
+
 static ug_op_desc ug_op_max_abs_desc = {
-    .name = "max_abs",
     .doc = "m = max |x_i| of n binary32 values (test tree only)",
-    .arity = 1,
-    .roles = {"x"},
-    .term_noun = "values",
-    .nsizes = 1,
-    .size_names = "n",
-    .layout = UG_LAYOUT_VECTORS,
-    .out_kind = UG_OUT_SCALAR,
-    .summary = UG_SUMMARY_WORST_MEAN,
-    .rate = UG_RATE_GBPS,
-    .terms_kind = UG_TERMS_VALUES,
-    .exact_is_sum = false,      /* exact in binary32: no rounding to account for */
-    .term_attribution = false,  /* not a sum of its terms */
     .specials = "any NaN: NaN; else any infinity: +inf",
-    .hunt_exp = 100,
-    .hunt_products = false,
-    .hunt_max_size = (size_t)1 << 24,
-    .in_len = ug_ma_in_len,
-    .outputs = ug_ma_outputs,
-    .terms = ug_ma_terms,
-    .work = ug_ma_work,
-    .bytes = ug_ma_bytes,
     .exact = ug_ma_exact,       /* no oracle needed: every oracle's answer is this one */
     .exact_fast = ug_ma_exact,
     .exact_one_fast = ug_ma_exact_one,
-    .exact_gpu = NULL,          /* the GPU oracle does not compute it */
-    .gpu_oracle_pays = NULL,
 };
 
 ug_op ug_toy_max_abs(void)
 {
     static ug_op id = -1;
-    if (id < 0) id = ug_op_register(&ug_op_max_abs_desc);
+    if (id < 0) id = ug_op_register(&ug_op_max_abs_desc, &ug_op_max_abs_shape);
     return id;
 }
