@@ -44,6 +44,18 @@ void ug_fx_rel_bound(const limb *A, int n, int eps_log2, limb *D);
  * (+inf beyond DBL_MAX, 2^-1074 below it, as mpfr_get_d(RNDU) gives). */
 bool ug_fx_ru64(const limb *A, int n, long E, int eps_log2, double *out);
 
+/* The fast path's exp and log (transcend_fast.c, whose header bounds their errors), for other
+ * references built on them (oracle/attention/):
+ *   ug_fx_exp: e^d for d 2^190 given in D (4-limb two's complement, |d| <= 760, truncated
+ *     to within 2 units) and dh, a binary64 value within 2^-40 of d: P (3 limbs), e^d =
+ *     P 2^(k - 190), P 2^-190 in [0.99, 2.02), to relative 2^-174.  false: out of range.
+ *   ug_fx_log: |ln z| 2^190 into L, z = Z 2^-190 in [0.75, 1.5), *neg its sign; < 16 units.
+ *   ug_fx_ln2: RN(2^190 ln 2), 3 limbs. */
+void ug_fx_init(void);
+bool ug_fx_exp(const limb D[4], double dh, limb P[3], int *k);
+void ug_fx_log(const limb Z[3], limb L[3], bool *neg);
+const limb *ug_fx_ln2(void);
+
 /* p (6 limbs) = a b for 3-limb a, b (straight-line: the softmax's per-output product). */
 static inline void ug_fx_mul33(limb p[6], const limb a[3], const limb b[3])
 {

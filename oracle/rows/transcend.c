@@ -15,11 +15,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/sys.h"
 #include "oracle/exact_mpfr.h"
 #include "oracle/special.h"
 #include "oracle/rows/transcend.h"
+#include "oracle/rows/ziv.h"
 
 static _Thread_local ug_ziv_stats ug_zs;
 static _Thread_local long ug_prec0 = UG_ZIV_PREC0, ug_cap = UG_ZIV_PREC_CAP;
@@ -181,6 +183,32 @@ static bool ug_decide(const ug_iv *a, double S, double lb, double ub, ug_exact *
     e->rd = dl;
     e->sum_abs = S;
     return true;
+}
+
+/* The exports of ziv.h: the decision and the statistics for other enclosure-based references
+ * (oracle/attention/attention_mpfr.c). */
+bool ug_ziv_decide(mpfr_srcptr l, mpfr_srcptr u, double S, double lb, double ub, ug_exact *e)
+{
+    ug_iv a;
+    /* a shallow view of the two ends: ug_decide reads them only */
+    memcpy(a.l, l, sizeof a.l);
+    memcpy(a.u, u, sizeof a.u);
+    return ug_decide(&a, S, lb, ub, e);
+}
+
+void ug_ziv_count_decided(long p, bool exact)
+{
+    ug_zs.outputs++;
+    if (exact) ug_zs.exact++;
+    if (p > ug_zs.prec_max) ug_zs.prec_max = p;
+    if (p > ug_prec0) ug_zs.raised++;
+}
+
+void ug_ziv_count_undecided(void) { ug_zs.undecided++; }
+void ug_ziv_precisions(long *prec0, long *cap)
+{
+    *prec0 = ug_prec0;
+    *cap = ug_cap;
 }
 
 /* ---- the rows ------------------------------------------------------------------------------ */

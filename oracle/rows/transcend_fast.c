@@ -135,14 +135,26 @@ static void ug_fast_init(void)
 
 /* e^d for d = dh + dl (exact): P (3 limbs, P 2^-190 in [0.99, 2.02)) and *k, e^d = P 2^(k-190)
  * to relative 2^-174 (the header's derivation).  Cost: ~130 64-bit multiplies.  false: |dh| > 760 or the guard failed. */
+static bool fexp_fix(const limb D[4], double dh, limb P[3], int *k);
 static bool fexp(double dh, double dl, limb P[3], int *k)
 {
     if (!(fabs(dh) <= 760)) return false;
-    long kk = (long)nearbyint(dh * (64 / 0.6931471805599453)); /* |kk| <= 70200 */
-    limb R[4], t[4], kl[4] = {0};
+    limb R[4], t[4];
     ug_fx_fix4(dh, R);
     ug_fx_fix4(dl, t);
     ug_fx_add(R, R, t, 4);
+    return fexp_fix(R, dh, P, k);
+}
+
+/* fexp's reduction and series from d 2^190 in D (4-limb two's complement, truncated: error
+ * < 2 units as fexp's two fix4 give) and dh, a binary64 value within 2^-40 of d that picks
+ * kk (a wrong kk only fails the guard). */
+static bool fexp_fix(const limb D[4], double dh, limb P[3], int *k)
+{
+    if (!(fabs(dh) <= 760)) return false;
+    long kk = (long)nearbyint(dh * (64 / 0.6931471805599453)); /* |kk| <= 70200 */
+    limb R[4], kl[4] = {0};
+    memcpy(R, D, sizeof R);
     limb ak = (limb)(kk < 0 ? -kk : kk);
     ug_fx_mul(kl, L2_64, 3, &ak, 1); /* |kk| 2^184 ln 2 < 2^201: 4 limbs */
     if (kk >= 0) ug_fx_sub(R, R, kl, 4);
@@ -197,6 +209,25 @@ static void flog(const limb Z[3], limb L[3], bool *neg)
     }
     ug_fx_mulfix(T, U, H);
     ug_fx_add(L, T, T, 3); /* 2 u (1 + w/3 + ...) */
+}
+
+/* The exports of fix192.h: the same exp and log for the attention reference
+ * (oracle/attention/attention_fast.c), with the same error bounds (the header above). */
+void ug_fx_init(void) { pthread_once(&ug_fast_once, ug_fast_init); }
+bool ug_fx_exp(const limb D[4], double dh, limb P[3], int *k)
+{
+    ug_fx_init();
+    return fexp_fix(D, dh, P, k);
+}
+void ug_fx_log(const limb Z[3], limb L[3], bool *neg)
+{
+    ug_fx_init();
+    flog(Z, L, neg);
+}
+const limb *ug_fx_ln2(void)
+{
+    ug_fx_init();
+    return L2;
 }
 
 /* ---- the rows ------------------------------------------------------------------------------ */

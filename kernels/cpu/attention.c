@@ -1,0 +1,311 @@
+/*
+ * attention.c - CPU attention kernels (kernels/cpu/attention.h has the list and what each
+ * computes; kernels/bounds_attn.c bounds each class).  C as written, binary32 arithmetic in
+ * the order written (-ffp-contract=off: the one FMA is FlashAttention-2's, written out).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/attention.h"
+
+size_t ug_attn_kkeys(const ug_attn_kshape *s, size_t i)
+{
+    if (!s->causal) return s->S;
+    if (i + s->S + 1 <= s->L) return 0;
+    size_t n = i + s->S + 1 - s->L;
+    return n < s->S ? n : s->S;
+}
+
+/* RN-even to bfloat16, the value in binary32 (NaN kept quiet). */
+static float bf16(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    if ((b & 0x7f800000u) == 0x7f800000u) return (b & 0x7fffffu) ? x + x : x;
+    b = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+/* q . k in binary32, serial, each product and sum rounded. */
+static float dot_serial(const float *q, const float *k, size_t d)
+{
+    float acc = 0.0f;
+    for (size_t t = 0; t < d; t++) acc += q[t] * k[t];
+    return acc;
+}
+
+static void no_key(size_t dv, float *O, float *lse)
+{
+    for (size_t j = 0; j < dv; j++) O[j] = NAN;
+    *lse = -INFINITY;
+}
+
+/* ---- naive three-pass ------------------------------------------------------------------------- */
+
+void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
+                       float *O, float *lse)
+{
+    size_t d = s->d, dv = s->dv;
+    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv;
+        if (!n || !sc) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        float m = -INFINITY, l = 0.0f;
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = s->scale * dot_serial(Q + i * d, K + k * d, d);
+            m = sc[k] > m ? sc[k] : m;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = expf(sc[k] - m);
+            l += sc[k];
+        }
+        for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
+        for (size_t k = 0; k < n; k++) {
+            float p = sc[k] / l;
+            for (size_t j = 0; j < dv; j++) o[j] += p * V[k * dv + j];
+        }
+        lse[i] = m + logf(l);
+    }
+    free(sc);
+}
+
+/* PyTorch's math attention in bfloat16 (the baseline of Golden et al. 2024): S = fl(q . k)
+ * in binary32 times c, the softmax in binary32 rounded to bfloat16 (softmax's output dtype),
+ * P V with binary32 sums of the exact bf16 products, O rounded to bfloat16. */
+void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
+                            const ug_attn_kshape *s, float *O, float *lse)
+{
+    size_t d = s->d, dv = s->dv;
+    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv, m = -INFINITY, l = 0.0f;
+        if (!n || !sc) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = s->scale * dot_serial(Q + i * d, K + k * d, d);
+            m = sc[k] > m ? sc[k] : m;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = expf(sc[k] - m);
+            l += sc[k];
+        }
+        for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
+        for (size_t k = 0; k < n; k++) {
+            float p = bf16(sc[k] / l);
+            for (size_t j = 0; j < dv; j++) o[j] += p * V[k * dv + j];
+        }
+        for (size_t j = 0; j < dv; j++) o[j] = bf16(o[j]);
+        lse[i] = m + logf(l);
+    }
+    free(sc);
+}
+
+/* The textbook form without the max: e_k = exp(s_k) overflows from s = 88.7 (inf / inf). */
+__attribute__((no_sanitize("float-divide-by-zero")))
+void ug_attn_unshifted_cpu(const float *Q, const float *K, const float *V,
+                           const ug_attn_kshape *s, float *O, float *lse)
+{
+    size_t d = s->d, dv = s->dv;
+    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv, l = 0.0f;
+        if (!n || !sc) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sc[k] = expf(s->scale * dot_serial(Q + i * d, K + k * d, d));
+            l += sc[k];
+        }
+        for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
+        for (size_t k = 0; k < n; k++) {
+            float p = sc[k] / l;
+            for (size_t j = 0; j < dv; j++) o[j] += p * V[k * dv + j];
+        }
+        lse[i] = logf(l);
+    }
+    free(sc);
+}
+
+/* ---- FlashAttention-2's loop in binary32 ---------------------------------------------------- */
+
+/* One online pass over keys [k0, k1) of query q: the unnormalised acc (dv), the running max
+ * *m and sum *l (FlashAttention-2, Algorithm 1, natural exp). */
+static void online_pass(const float *q, const float *K, const float *V, const ug_attn_kshape *s,
+                        size_t k0, size_t k1, size_t block, float *sc, float *acc, float *m_out,
+                        float *l_out)
+{
+    size_t d = s->d, dv = s->dv;
+    float m = -INFINITY, l = 0.0f;
+    for (size_t j = 0; j < dv; j++) acc[j] = 0.0f;
+    for (size_t b0 = k0; b0 < k1; b0 += block) {
+        size_t b1 = b0 + block < k1 ? b0 + block : k1;
+        float mb = m;
+        for (size_t k = b0; k < b1; k++) {
+            sc[k - b0] = s->scale * dot_serial(q, K + k * d, d);
+            mb = sc[k - b0] > mb ? sc[k - b0] : mb;
+        }
+        float alpha = m == -INFINITY ? 0.0f : expf(m - mb);
+        l *= alpha;
+        for (size_t j = 0; j < dv; j++) acc[j] *= alpha;
+        for (size_t k = b0; k < b1; k++) {
+            float p = expf(sc[k - b0] - mb);
+            l += p;
+            for (size_t j = 0; j < dv; j++) acc[j] += p * V[k * dv + j];
+        }
+        m = mb;
+    }
+    *m_out = m;
+    *l_out = l;
+}
+
+void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
+                        size_t block, float *O, float *lse)
+{
+    size_t dv = s->dv;
+    block = block ? block : 64;
+    float *sc = malloc(block * sizeof *sc);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv, m, l;
+        if (!n || !sc) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        online_pass(Q + i * s->d, K, V, s, 0, n, block, sc, o, &m, &l);
+        float inv = 1.0f / l;
+        for (size_t j = 0; j < dv; j++) o[j] *= inv;
+        lse[i] = m + logf(l);
+    }
+    free(sc);
+}
+
+/* ---- FlashAttention-2's own arithmetic, bfloat16 -------------------------------------------- */
+
+void ug_attn_fa2_bf16_cpu(const float *Q, const float *K, const float *V,
+                          const ug_attn_kshape *s, size_t block, float *O, float *lse)
+{
+    size_t d = s->d, dv = s->dv;
+    block = block ? block : 64;
+    /* params.scale_softmax_log2 = softmax_scale * M_LOG2E, stored as float */
+    float sl2 = (float)((double)s->scale * 1.4426950408889634);
+    float *sc = malloc(block * sizeof *sc);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv;
+        if (!n || !sc) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        float m = -INFINITY, l = 0.0f;
+        for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
+        for (size_t b0 = 0; b0 < n; b0 += block) {
+            size_t b1 = b0 + block < n ? b0 + block : n;
+            float mb = m;
+            for (size_t k = b0; k < b1; k++) { /* raw scores: bf16 products exact, fp32 sums */
+                sc[k - b0] = dot_serial(Q + i * d, K + k * d, d);
+                mb = sc[k - b0] > mb ? sc[k - b0] : mb;
+            }
+            float alpha = m == -INFINITY ? 0.0f : exp2f((m - mb) * sl2);
+            float ms = mb * sl2, rs = 0.0f;
+            l *= alpha;
+            for (size_t j = 0; j < dv; j++) o[j] *= alpha;
+            for (size_t k = b0; k < b1; k++) {
+                float p = exp2f(fmaf(sc[k - b0], sl2, -ms));
+                rs += p;             /* the row sum of the fp32 P */
+                float pb = bf16(p);  /* P converted to bf16 for the P V product */
+                for (size_t j = 0; j < dv; j++) o[j] += pb * V[k * dv + j];
+            }
+            l += rs;
+            m = mb;
+        }
+        float inv = 1.0f / l;
+        for (size_t j = 0; j < dv; j++) o[j] = bf16(o[j] * inv);
+        lse[i] = m * s->scale + logf(l);
+    }
+    free(sc);
+}
+
+/* ---- split-KV decoding ---------------------------------------------------------------------- */
+
+void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
+                         size_t split, bool nsplits, float *O, float *lse)
+{
+    size_t dv = s->dv, maxs = nsplits ? split : (s->S + split - 1) / split;
+    maxs = maxs ? maxs : 1;
+    float *sc = malloc(64 * sizeof *sc), *os = malloc(maxs * dv * sizeof *os);
+    float *ls = malloc(maxs * sizeof *ls);
+    for (size_t i = 0; i < s->L; i++) {
+        size_t n = ug_attn_kkeys(s, i);
+        float *o = O + i * dv;
+        if (!n || !sc || !os || !ls) {
+            no_key(dv, o, &lse[i]);
+            continue;
+        }
+        size_t size = nsplits ? (n + split - 1) / split : split, ns = (n + size - 1) / size;
+        for (size_t p = 0; p < ns; p++) { /* each split: its normalised O_s and lse_s */
+            size_t k0 = p * size, k1 = k0 + size < n ? k0 + size : n;
+            float m, l, *op = os + p * dv;
+            online_pass(Q + i * s->d, K, V, s, k0, k1, 64, sc, op, &m, &l);
+            float inv = 1.0f / l;
+            for (size_t j = 0; j < dv; j++) op[j] *= inv;
+            ls[p] = m + logf(l);
+        }
+        /* FlashAttention-2's combine: lse_max, sum of exp(lse_s - lse_max), the scales */
+        float lmax = -INFINITY, sum = 0.0f;
+        for (size_t p = 0; p < ns; p++) lmax = ls[p] > lmax ? ls[p] : lmax;
+        for (size_t p = 0; p < ns; p++) sum += expf(ls[p] - lmax);
+        float L = logf(sum) + lmax;
+        for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
+        for (size_t p = 0; p < ns; p++) {
+            float w = expf(ls[p] - L);
+            for (size_t j = 0; j < dv; j++) o[j] += w * os[p * dv + j];
+        }
+        lse[i] = L;
+    }
+    free(sc);
+    free(os);
+    free(ls);
+}
+
+/* ---- FlashAttention-2's split count ----------------------------------------------------------- */
+
+/* flash_api.cpp's num_splits_heuristic: 1 split once batch x heads x query blocks nearly fill
+ * the SMs, else the fewest splits whose wave efficiency is within 85% of the best. */
+static int fa2_num_splits(int bhm, int sms, int nblocks, int max_splits)
+{
+    if (bhm >= 0.8f * (float)sms) return 1;
+    max_splits = max_splits < sms ? max_splits : sms;
+    max_splits = max_splits < nblocks ? max_splits : nblocks;
+    float eff[128] = {0}, best = 0;
+    for (int ns = 1; ns <= max_splits && ns <= 128; ns++) {
+        bool ok = ns == 1 || (nblocks + ns - 1) / ns != (nblocks + ns - 2) / (ns - 1);
+        if (!ok) continue;
+        float waves = (float)(bhm * ns) / (float)sms;
+        eff[ns - 1] = waves / ceilf(waves);
+        best = eff[ns - 1] > best ? eff[ns - 1] : best;
+    }
+    for (int ns = 1; ns <= max_splits && ns <= 128; ns++)
+        if (eff[ns - 1] > 0 && eff[ns - 1] >= 0.85f * best) return ns;
+    return 1;
+}
+
+size_t ug_attn_fa2_splits(size_t batch_heads, size_t L, size_t S, size_t d)
+{
+    int block_n = d <= 64 ? 256 : d <= 128 ? 128 : 64;
+    int nblocks = (int)((S + (size_t)block_n - 1) / (size_t)block_n);
+    int mblocks = (int)((L + 63) / 64);
+    return (size_t)fa2_num_splits((int)batch_heads * mblocks, 132 * 2, nblocks, 128);
+}
+

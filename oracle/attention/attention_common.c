@@ -1,0 +1,81 @@
+/*
+ * attention_common.c - what both paths of the attention reference share (attention.h): the
+ * shape rules, the special values, the bound quantities.  Calls nothing of its folder.
+ */
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+
+#include "oracle/attention/attention.h"
+
+float ug_attn_scale_default(size_t d)
+{
+    mpfr_t t;
+    mpfr_init2(t, 200);
+    mpfr_set_ui(t, (unsigned long)d, MPFR_RNDN);
+    mpfr_rec_sqrt(t, t, MPFR_RNDN); /* 200 bits, then one rounding to binary32: no double rounding
+                                       (1/sqrt(d) is a binary32 midpoint only if exact) */
+    float c = mpfr_get_flt(t, MPFR_RNDN);
+    mpfr_clear(t);
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    return c;
+}
+
+size_t ug_attn_keys(const ug_attn_dims *dm, size_t i)
+{
+    if (!dm->causal) return dm->S;
+    /* keys k <= i + S - L: i + S - L + 1 of them, none while i + S + 1 <= L */
+    if (i + dm->S + 1 <= dm->L) return 0;
+    size_t n = i + dm->S + 1 - dm->L;
+    return n < dm->S ? n : dm->S;
+}
+
+bool ug_attn_dims_ok(const ug_attn_dims *dm, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (!dm->L || !dm->S || !dm->d || !dm->dv) why = "every size (L, S, d, dv) must be >= 1";
+    else if (dm->d > 65536) why = "d must be <= 65536";
+    else if (!(isfinite(dm->scale) && dm->scale > 0)) why = "the scale must be finite and > 0";
+    if (why && err) snprintf(err, errlen, "attention: %s", why);
+    return !why;
+}
+
+bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+                         size_t i)
+{
+    size_t keys = ug_attn_keys(dm, i);
+    for (size_t t = 0; t < dm->d; t++)
+        if (!isfinite(Q[i * dm->d + t])) return true;
+    for (size_t k = 0; k < keys; k++) {
+        for (size_t t = 0; t < dm->d; t++)
+            if (!isfinite(K[k * dm->d + t])) return true;
+        for (size_t j = 0; j < dm->dv; j++)
+            if (!isfinite(V[k * dm->dv + j])) return true;
+    }
+    return false;
+}
+
+/* A_i: the products' magnitudes summed in binary64, each sum and product rounding relative
+ * <= 2^-53 (no underflow matters: a bound), then times (1 + 2^-40) for d <= 65536 (gamma_d <
+ * 2^-36... rounded generously: (d + 2) 2^-53 <= 2^-36.9 for d <= 2^16) and c. */
+double ug_attn_score_abs(const float *Q, const float *K, const ug_attn_dims *dm, size_t i)
+{
+    size_t keys = ug_attn_keys(dm, i);
+    double amax = 0;
+    for (size_t k = 0; k < keys; k++) {
+        double a = 0;
+        for (size_t t = 0; t < dm->d; t++)
+            a += fabs((double)Q[i * dm->d + t] * (double)K[k * dm->d + t]);
+        amax = a > amax ? a : amax;
+    }
+    return amax * (double)dm->scale * (1 + 0x1p-35);
+}
+
+void ug_attn_v_abs(const float *V, const ug_attn_dims *dm, size_t keys, double *Z)
+{
+    for (size_t j = 0; j < dm->dv; j++) Z[j] = 0;
+    for (size_t k = 0; k < keys; k++)
+        for (size_t j = 0; j < dm->dv; j++) Z[j] += fabs((double)V[k * dm->dv + j]);
+    for (size_t j = 0; j < dm->dv; j++) Z[j] *= 1 + 0x1p-30; /* keys <= 2^22: gamma < 2^-31 */
+}
+

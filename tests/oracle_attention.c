@@ -1,0 +1,420 @@
+/*
+ * oracle_attention.c - the attention reference (oracle/attention/attention.h) proved correctly
+ * rounded and its two paths equal:
+ *   independent   every record of small heads against an independent MPFR evaluation at 4000
+ *                 bits (round-to-nearest at each step, the textbook formula, no intervals, no
+ *                 shift: its error is below 2^-3900 relative), rounded by the tests' own RN32 /
+ *                 RD32 (tests/mpfr_round.h); the enclosures checked to contain that value at
+ *                 24 .. 256 bits;
+ *   rows          attention with d = 1, q = 1, scale 1, V = the identity is the softmax of the
+ *                 logits K (O_ij = p_j) and lse their log-sum-exp: every record equals the row
+ *                 references' (oracle/rows/transcend.c, proven in tests/oracle_rows.c), on
+ *                 random rows and on the hard-to-round and near-tie rows of those tests;
+ *   crafted       exact results (one key: O = V, lse = the score; equal scores whose V average
+ *                 is a binary32 midpoint: a tie of exp, rounded to even), causal rows that see
+ *                 no key (O NaN, lse -inf), special values, scores that need 150 bits;
+ *   diff          the fast path against MPFR on random heads of normal, uniform, bfloat16,
+ *                 large-logit (outlier channels, scores >= 80) and near-uniform inputs, causal
+ *                 and not, every record bit for bit (ug_exact_equal): the fast path must decide
+ *                 nearly all rows itself;
+ *   undecided     a cap of 64 bits (the residual needs ~110): reported, recorded NaN;
+ *   mutant_bound  the fast path deciding at 2^-80 times its proven bound: records must differ.
+ */
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/par.h"
+#include "base/sys.h"
+#include "harness/run/ug.h"
+#include "oracle/attention/attention.h"
+#include "oracle/rows/transcend.h"
+#include "tests/mpfr_round.h"
+#include "tests/oracle_diff.h"
+
+enum { REF_PREC = 4000 };
+
+/* ---- the independent evaluation --------------------------------------------------------------- */
+
+/* O_ij (j < dv) or lse_i (j == dv) at 4000 bits: scores by straight MPFR multiply-adds (exact
+ * at this precision for binary32 inputs whose products lie within 2^3900 of each other). */
+static void ref_output(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+                       size_t i, size_t j, mpfr_t y)
+{
+    size_t keys = ug_attn_keys(dm, i);
+    mpfr_t s, e, S, N, t;
+    mpfr_inits2(REF_PREC, s, e, S, N, t, (mpfr_ptr)0);
+    mpfr_set_zero(S, 1);
+    mpfr_set_zero(N, 1);
+    for (size_t k = 0; k < keys; k++) {
+        mpfr_set_zero(s, 1);
+        for (size_t u = 0; u < dm->d; u++) {
+            mpfr_set_flt(t, Q[i * dm->d + u], MPFR_RNDN);
+            mpfr_mul_d(t, t, K[k * dm->d + u], MPFR_RNDN);
+            mpfr_add(s, s, t, MPFR_RNDN);
+        }
+        mpfr_mul_d(s, s, dm->scale, MPFR_RNDN);
+        mpfr_exp(e, s, MPFR_RNDN);
+        mpfr_add(S, S, e, MPFR_RNDN);
+        if (j < dm->dv) {
+            mpfr_mul_d(t, e, V[k * dm->dv + j], MPFR_RNDN);
+            mpfr_add(N, N, t, MPFR_RNDN);
+        }
+    }
+    if (j < dm->dv) mpfr_div(y, N, S, MPFR_RNDN);
+    else mpfr_log(y, S, MPFR_RNDN);
+    mpfr_clears(s, e, S, N, t, (mpfr_ptr)0);
+}
+
+static bool rec_matches(const ug_exact *e, mpfr_srcptr y, char *why, size_t len)
+{
+    mpfr_t d;
+    mpfr_init2(d, REF_PREC);
+    double h = mpfr_get_d(y, MPFR_RNDN);
+    mpfr_sub_d(d, y, h, MPFR_RNDN);
+    double l = mpfr_get_d(d, MPFR_RNDN);
+    mpfr_clear(d);
+    float rn = round32(y, MPFR_RNDN), rd = round32(y, MPFR_RNDD);
+    snprintf(why, len, "record hi %a lo %a rn %a rd %a, reference %a %a %a %a", e->hi, e->lo,
+             (double)e->rn, (double)e->rd, h, l, (double)rn, (double)rd);
+    return e->cls == UG_X_FINITE && e->hi == h && e->lo == l && e->rn == rn && e->rd == rd;
+}
+
+/* Every record of the head (both paths) against the reference, and the enclosures. */
+static long check_head(ug_t *t, const char *what, const float *Q, const float *K, const float *V,
+                       const ug_attn_dims *dm)
+{
+    size_t L = dm->L, dv = dm->dv;
+    ug_exact *O = ug_xcalloc(L * dv, sizeof *O), *lse = ug_xcalloc(L, sizeof *lse);
+    ug_exact *Of = ug_xcalloc(L * dv, sizeof *Of), *lf = ug_xcalloc(L, sizeof *lf);
+    double *lo = ug_xcalloc(dv + 1, sizeof *lo), *hi = ug_xcalloc(dv + 1, sizeof *hi);
+    ug_exact_attention_mpfr(Q, K, V, dm, O, lse);
+    ug_exact_attention_fast(Q, K, V, dm, Of, lf);
+    mpfr_t y;
+    mpfr_init2(y, REF_PREC);
+    long bad = 0, checked = 0;
+    char why[300];
+    for (size_t i = 0; i < L; i++) {
+        if (!ug_attn_keys(dm, i)) continue;
+        for (size_t j = 0; j <= dv; j++) {
+            ref_output(Q, K, V, dm, i, j, y);
+            const ug_exact *m = j < dv ? &O[i * dv + j] : &lse[i], *f = j < dv ? &Of[i * dv + j] : &lf[i];
+            checked++;
+            if (!rec_matches(m, y, why, sizeof why) && ++bad <= 5)
+                ug_note(t, "%s row %zu %s%zu: MPFR %s", what, i, j < dv ? "O " : "lse", j, why);
+            if (!rec_matches(f, y, why, sizeof why) && ++bad <= 5)
+                ug_note(t, "%s row %zu %s%zu: fast %s", what, i, j < dv ? "O " : "lse", j, why);
+        }
+        for (long p = 24; p <= 256; p *= 2) {
+            ug_attn_enclose_testing(Q, K, V, dm, i, p, lo, hi);
+            for (size_t j = 0; j <= dv; j++) {
+                ref_output(Q, K, V, dm, i, j, y);
+                if (!(mpfr_cmp_d(y, lo[j]) >= 0 && mpfr_cmp_d(y, hi[j]) <= 0) && ++bad <= 5)
+                    ug_note(t, "%s row %zu output %zu at %ld bits: [%a, %a] misses %a", what, i,
+                            j, p, lo[j], hi[j], mpfr_get_d(y, MPFR_RNDN));
+            }
+        }
+    }
+    UG_EXPECT_MSG(bad == 0, "%s: %ld of %ld records (or enclosures) wrong", what, bad, checked);
+    mpfr_clear(y);
+    free(O);
+    free(lse);
+    free(Of);
+    free(lf);
+    free(lo);
+    free(hi);
+    return checked;
+}
+
+static double unif(drng *r) { return (double)(od_r64(r) >> 11) * 0x1p-53; }
+static double normal(drng *r)
+{
+    double u = unif(r), v = unif(r);
+    return sqrt(-2 * log(u + 0x1p-60)) * cos(2 * M_PI * v);
+}
+static float to_bf16(float x) /* round to nearest even, the bfloat16 value as binary32 */
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b = (b + 0x7fff + ((b >> 16) & 1)) & 0xffff0000u;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+/* Input kinds of the random heads. */
+enum { D_NORMAL, D_UNIFORM, D_BF16, D_OUTLIER, D_FLAT, D_WIDE, D_NKINDS };
+static const char *dname[] = {"normal", "uniform", "bf16 normal", "outlier channels (scores >= 80)",
+                              "near-uniform", "wide exponents"};
+
+static void fill(drng *r, int kind, float *x, size_t n, size_t d, bool is_k)
+{
+    for (size_t a = 0; a < n; a++) {
+        float v;
+        switch (kind) {
+        case D_UNIFORM: v = (float)(2 * unif(r) - 1); break;
+        case D_BF16: v = to_bf16((float)normal(r)); break;
+        case D_OUTLIER: /* channel 0 large in q and k: every score >= 80 before the spread */
+            v = (float)normal(r);
+            if (d && a % d == 0) v = (float)((is_k ? 9.5 : 9.5) * sqrt((double)d) + normal(r));
+            break;
+        case D_FLAT: v = (float)(1e-3 * normal(r)); break;
+        case D_WIDE: v = (float)ldexp(normal(r), (int)od_rbelow(r, 50) - 45); break;
+        default: v = (float)normal(r); break;
+        }
+        x[a] = v;
+    }
+}
+
+UG_CASE(oracle_attention, independent)
+{
+    drng r = od_drng_make(t, "oracle_attention/independent");
+    float Q[6 * 16], K[24 * 16], V[24 * 5];
+    long n = 0;
+    for (int kind = 0; kind < D_NKINDS; kind++)
+        for (int rep = 0; rep < 3; rep++) {
+            ug_attn_dims dm = {1 + od_rbelow(&r, 6), 1 + od_rbelow(&r, 24), 1 + od_rbelow(&r, 16),
+                               1 + od_rbelow(&r, 5), 0, rep == 1};
+            dm.scale = ug_attn_scale_default(dm.d);
+            fill(&r, kind, Q, dm.L * dm.d, dm.d, false);
+            fill(&r, kind, K, dm.S * dm.d, dm.d, true);
+            fill(&r, kind == D_OUTLIER ? D_NORMAL : kind, V, dm.S * dm.dv, 0, false);
+            n += check_head(t, dname[kind], Q, K, V, &dm);
+        }
+    ug_note(t, "%ld records of 18 random heads equal the 4000-bit evaluation", n);
+}
+
+/* d = 1, q = 1, scale 1, V = I: O_ij = softmax(K)_j, lse = logsumexp(K). */
+static long check_as_rows(ug_t *t, const char *what, const float *x, size_t n, bool fast)
+{
+    ug_attn_dims dm = {1, n, 1, n, 1.0f, false};
+    float q = 1, *V = ug_xcalloc(n * n, sizeof *V);
+    for (size_t k = 0; k < n; k++) V[k * n + k] = 1;
+    ug_exact *O = ug_xcalloc(n, sizeof *O), *rs = ug_xcalloc(n, sizeof *rs), lse, rl;
+    if (fast) ug_exact_attention_fast(&q, x, V, &dm, O, &lse);
+    else ug_exact_attention_mpfr(&q, x, V, &dm, O, &lse);
+    ug_exact_softmax_row_mpfr(x, n, rs);
+    ug_exact_logsumexp_row_mpfr(x, n, &rl);
+    long bad = 0;
+    for (size_t j = 0; j <= n; j++) {
+        const ug_exact *a = j < n ? &O[j] : &lse, *b = j < n ? &rs[j] : &rl;
+        bool same = a->cls == b->cls && (a->cls != UG_X_FINITE ||
+                                         (a->hi == b->hi && a->lo == b->lo && a->rn == b->rn &&
+                                          a->rd == b->rd));
+        if (!same && ++bad <= 3)
+            ug_note(t, "%s (%s, n %zu) output %zu: attention hi %a lo %a rn %a rd %a, row %a %a %a %a",
+                    what, fast ? "fast" : "MPFR", n, j, a->hi, a->lo, (double)a->rn,
+                    (double)a->rd, b->hi, b->lo, (double)b->rn, (double)b->rd);
+    }
+    UG_EXPECT_MSG(bad == 0, "%s: %ld records differ from the row references'", what, bad);
+    free(V);
+    free(O);
+    free(rs);
+    return (long)n + 1;
+}
+
+UG_CASE(oracle_attention, rows)
+{
+    drng r = od_drng_make(t, "oracle_attention/rows");
+    float x[64];
+    long n = 0;
+    for (int rep = 0; rep < 60; rep++) {
+        size_t len = 1 + od_rbelow(&r, 40);
+        double sc = rep % 3 == 0 ? 1 : rep % 3 == 1 ? 12 : 100;
+        for (size_t j = 0; j < len; j++) x[j] = (float)(sc * normal(&r));
+        for (int fast = 0; fast < 2; fast++) n += check_as_rows(t, "random logits", x, len, fast);
+    }
+    /* tests/oracle_hardround.c's negative binary32 exp arguments h: rows [0, h] */
+    static const float hard[] = {-0x1.c1c4b8p-10f, -0x1.e1dbe2p-8f, -0x1.d2259ap+3f, -0x1.6d7b18p+5f};
+    for (size_t a = 0; a < sizeof hard / sizeof hard[0]; a++) {
+        float y[2] = {0, hard[a]};
+        for (int fast = 0; fast < 2; fast++) n += check_as_rows(t, "hard-to-round exp", y, 2, fast);
+    }
+    /* near ties [0, k 2^-20] (tests/oracle_rows.c's scan region) */
+    for (int k = 1; k <= 2048; k++) {
+        float y[2] = {0, (float)k * 0x1p-20f};
+        n += check_as_rows(t, "near ties", y, 2, true);
+    }
+    ug_note(t, "%ld records equal the softmax and log-sum-exp row references'", n);
+}
+
+/* Both paths' records equal (heads with exact outputs, which a 4000-bit evaluation of the
+ * textbook formula cannot give exactly: e / e is 1 - 2^-4000 there). */
+static void same_paths(ug_t *t, const char *what, const float *Q, const float *K, const float *V,
+                       const ug_attn_dims *dm)
+{
+    size_t n = dm->L * dm->dv;
+    ug_exact *Of = ug_xcalloc(n + dm->L, sizeof *Of), *Om = ug_xcalloc(n + dm->L, sizeof *Om);
+    ug_exact_attention_fast(Q, K, V, dm, Of, Of + n);
+    ug_exact_attention_mpfr(Q, K, V, dm, Om, Om + n);
+    long bad = 0;
+    for (size_t e = 0; e < n + dm->L; e++) bad += !ug_exact_equal(&Of[e], &Om[e]);
+    UG_EXPECT_MSG(bad == 0, "%s: %ld records differ between the paths", what, bad);
+    free(Of);
+    free(Om);
+}
+
+UG_CASE(oracle_attention, crafted)
+{
+    /* one key: O = V exactly, lse = the score */
+    {
+        float q[2] = {1.5f, -2}, k[2] = {0.25f, 3}, v[3] = {0.1f, -7, 3e-40f};
+        ug_attn_dims dm = {1, 1, 2, 3, 0.5f, false};
+        same_paths(t, "one key", q, k, v, &dm);
+        ug_exact O[3], l;
+        ug_exact_attention_fast(q, k, v, &dm, O, &l);
+        UG_EXPECT_MSG(O[0].rn == 0.1f && O[1].rn == -7 && O[2].rn == 3e-40f && O[0].lo == 0 &&
+                          l.hi == -2.8125,
+                      "one key: O %a %a %a lse %a", (double)O[0].rn, (double)O[1].rn,
+                      (double)O[2].rn, l.hi);
+    }
+    /* a tie of exp: two equal scores, V = 1 and 1 + 2^-23: O = 1 + 2^-24, a binary32 midpoint
+     * (RN32 to even: 1; RD32 1; hi exact), and bfloat16's: 1 + 2^-9 over 1, 1 + 2^-8 */
+    {
+        float q[1] = {3}, k[2] = {0.5f, 0.5f}, v[2] = {1, 1 + 0x1p-23f};
+        ug_attn_dims dm = {1, 2, 1, 1, 1, false};
+        ug_exact O, l;
+        for (int fast = 0; fast < 2; fast++) {
+            if (fast) ug_exact_attention_fast(q, k, v, &dm, &O, &l);
+            else ug_exact_attention_mpfr(q, k, v, &dm, &O, &l);
+            UG_EXPECT_MSG(O.hi == 1 + 0x1p-24 && O.lo == 0 && O.rn == 1 && O.rd == 1,
+                          "tie (%s): hi %a lo %a rn %a rd %a", fast ? "fast" : "MPFR", O.hi, O.lo,
+                          (double)O.rn, (double)O.rd);
+        }
+        same_paths(t, "a tie of exp", q, k, v, &dm);
+    }
+    /* causal, L > S: the first rows see no key */
+    {
+        float q[3] = {1, 2, 3}, k[2] = {1, -1}, v[2] = {5, 6};
+        ug_attn_dims dm = {3, 2, 1, 1, 1, true};
+        ug_exact O[3], l[3];
+        ug_exact_attention_fast(q, k, v, &dm, O, l);
+        UG_EXPECT_MSG(O[0].cls == UG_X_NAN && l[0].cls == UG_X_NEGINF && O[1].rn == 5 &&
+                          O[2].cls == UG_X_FINITE,
+                      "causal L > S: row 0 O class %d lse class %d, row 1 O %a", O[0].cls,
+                      l[0].cls, (double)O[1].rn);
+        same_paths(t, "causal L > S", q, k, v, &dm);
+    }
+    /* a NaN in V makes the rows that see it NaN; causal row 0 does not see key 1 */
+    {
+        float q[2] = {1, 2}, k[2] = {1, -1}, v[2] = {5, NAN};
+        ug_attn_dims dm = {2, 2, 1, 1, 1, true};
+        ug_exact O[2], l[2];
+        ug_exact_attention_fast(q, k, v, &dm, O, l);
+        UG_EXPECT_MSG(O[0].rn == 5 && O[1].cls == UG_X_NAN && l[1].cls == UG_X_NAN,
+                      "NaN in V: row 0 %a, row 1 classes %d %d", (double)O[0].rn, O[1].cls, l[1].cls);
+    }
+    /* scores of 150 significant bits (products 2^60 apart): exact, not aligned: MPFR rows */
+    {
+        float q[3] = {0x1p30f, 1, 0x1p-30f}, k[6] = {0x1.000002p-28f, 3, 0x1.fffffep-5f, -0x1p-29f, 1, 1};
+        float v[4] = {1, 2, -3, 0.5f};
+        ug_attn_dims dm = {1, 2, 3, 2, 1, false};
+        check_head(t, "wide scores", q, k, v, &dm);
+    }
+}
+
+/* ---- the differential test ------------------------------------------------------------------ */
+
+UG_CASE(oracle_attention, diff)
+{
+    drng r = od_drng_make(t, "oracle_attention/diff");
+    long outs = 0, bad = 0;
+    size_t f0, m0, f1, m1, fn = 0, mn = 0;
+    ug_attn_stats_reset();
+    static const size_t Ls[] = {1, 3, 16}, Ss[] = {1, 7, 64, 300}, ds[] = {1, 8, 64, 128};
+    for (int kind = 0; kind < D_NKINDS; kind++)
+        for (size_t a = 0; a < 3; a++)
+            for (size_t b = 0; b < 4; b++) {
+                ug_attn_dims dm = {Ls[a], Ss[b], ds[(a + b + kind) % 4], 1 + od_rbelow(&r, 16), 0,
+                                   (a + b) % 2 == 1};
+                dm.scale = ug_attn_scale_default(dm.d);
+                float *Q = ug_xcalloc(dm.L * dm.d, 4), *K = ug_xcalloc(dm.S * dm.d, 4),
+                      *V = ug_xcalloc(dm.S * dm.dv, 4);
+                fill(&r, kind, Q, dm.L * dm.d, dm.d, false);
+                fill(&r, kind, K, dm.S * dm.d, dm.d, true);
+                fill(&r, kind == D_OUTLIER ? D_NORMAL : kind, V, dm.S * dm.dv, 0, false);
+                size_t n = dm.L * dm.dv;
+                ug_exact *Of = ug_xcalloc(n, sizeof *Of), *Om = ug_xcalloc(n, sizeof *Om),
+                         *lf = ug_xcalloc(dm.L, sizeof *lf), *lm = ug_xcalloc(dm.L, sizeof *lm);
+                ug_attn_stats(&f0, &m0);
+                ug_exact_attention_fast(Q, K, V, &dm, Of, lf);
+                ug_attn_stats(&f1, &m1);
+                if (kind != D_WIDE) { /* the cases' kinds: the fast path must answer */
+                    fn += f1 - f0;
+                    mn += m1 - m0;
+                }
+                ug_exact_attention_mpfr(Q, K, V, &dm, Om, lm);
+                for (size_t e = 0; e < n + dm.L; e++) {
+                    const ug_exact *x = e < n ? &Of[e] : &lf[e - n], *y = e < n ? &Om[e] : &lm[e - n];
+                    outs++;
+                    if (ug_exact_equal(x, y)) continue;
+                    if (++bad <= 5)
+                        ug_note(t, "%s L %zu S %zu d %zu dv %zu%s output %zu: fast hi %a lo %a rn %a "
+                                   "rd %a S %a; MPFR %a %a %a %a %a",
+                                dname[kind], dm.L, dm.S, dm.d, dm.dv, dm.causal ? " causal" : "", e,
+                                x->hi, x->lo, (double)x->rn, (double)x->rd, x->sum_abs, y->hi,
+                                y->lo, (double)y->rn, (double)y->rd, y->sum_abs);
+                }
+                free(Q);
+                free(K);
+                free(V);
+                free(Of);
+                free(Om);
+                free(lf);
+                free(lm);
+            }
+    ug_note(t, "%ld records compared, %ld differ; of the cases' kinds the fast path decided %zu "
+               "rows, passed %zu to MPFR",
+            outs, bad, fn, mn);
+    UG_EXPECT_MSG(bad == 0, "%ld of %ld records differ between the fast path and MPFR", bad, outs);
+    UG_EXPECT_MSG(fn >= 50 * mn, "the fast path decided only %zu rows (%zu to MPFR)", fn, mn);
+}
+
+UG_CASE(oracle_attention, undecided)
+{
+    float q[2] = {1, 0.5f}, k[4] = {0.3f, 1, -2, 0.7f}, v[2] = {1, -3};
+    ug_attn_dims dm = {1, 2, 2, 1, 1, false};
+    ug_exact O, l;
+    ug_ziv_set_precisions(32, 64);
+    ug_ziv_stats_reset();
+    ug_exact_attention_row_mpfr(q, k, v, &dm, 0, &O, &l);
+    ug_ziv_stats zs = ug_ziv_stats_get();
+    ug_ziv_set_precisions(0, 0);
+    UG_EXPECT_MSG(O.cls == UG_X_NAN && l.cls == UG_X_NAN && zs.undecided == 2,
+                  "cap 64 bits: O class %d, lse class %d, %zu undecided", O.cls, l.cls, zs.undecided);
+    /* raised from 32 bits, the same records as the default */
+    ug_exact O2, l2, O3, l3;
+    ug_ziv_set_precisions(32, 0);
+    ug_ziv_stats_reset();
+    ug_exact_attention_row_mpfr(q, k, v, &dm, 0, &O2, &l2);
+    zs = ug_ziv_stats_get();
+    ug_ziv_set_precisions(0, 0);
+    ug_exact_attention_row_mpfr(q, k, v, &dm, 0, &O3, &l3);
+    UG_EXPECT_MSG(ug_exact_equal(&O2, &O3) && ug_exact_equal(&l2, &l3) && zs.raised == 2,
+                  "raised from 32 bits: records differ or not raised (%zu)", zs.raised);
+}
+
+UG_CASE(oracle_attention, mutant_bound)
+{
+    drng r = od_drng_make(t, "oracle_attention/mutant");
+    ug_attn_dims dm = {8, 64, 16, 8, 0.25f, false};
+    float Q[8 * 16], K[64 * 16], V[64 * 8];
+    long bad = 0, outs = 0;
+    ug_exact Of[64], Om[64], lf[8], lm[8];
+    ug_attn_fast_set_slack_testing(-80);
+    for (int rep = 0; rep < 20; rep++) {
+        fill(&r, D_NORMAL, Q, 8 * 16, 16, false);
+        fill(&r, D_NORMAL, K, 64 * 16, 16, true);
+        for (size_t a = 0; a < 64 * 8; a++) V[a] = (float)(od_rbelow(&r, 5)) - 2; /* exact sums */
+        if (rep % 2) /* equal scores: exact, midpoint-prone outputs */
+            for (size_t a = 0; a < 64 * 16; a++) K[a] = K[a % 16];
+        ug_exact_attention_fast(Q, K, V, &dm, Of, lf);
+        ug_exact_attention_mpfr(Q, K, V, &dm, Om, lm);
+        for (size_t e = 0; e < 64; e++) bad += !ug_exact_equal(&Of[e], &Om[e]), outs++;
+        for (size_t e = 0; e < 8; e++) bad += !ug_exact_equal(&lf[e], &lm[e]), outs++;
+    }
+    ug_attn_fast_set_slack_testing(0);
+    ug_note(t, "decided at 2^-80 times the bound: %ld of %ld records differ from MPFR's", bad, outs);
+    UG_EXPECT_MSG(bad > 0, "a bound 2^80 too small went unnoticed on %ld outputs", outs);
+}
