@@ -119,7 +119,7 @@ static void ug_scan_depth_probe(ug_t *t, const ug_kernel *k, size_t n, bool *tig
             ug_call c;
             memset(&c, 0, sizeof c);
             c.op = k->op;
-            c.n = n;
+            c.shape.dim[0] = n;
             ug_call_set_f32(&c, x, NULL, out);
             UG_ASSERT_MSG(ug_kernel_run(k, &c) == 0, "%s: %s", k->id, c.err);
             for (size_t i = ex ? l + 1 : l; i < n; i++) {

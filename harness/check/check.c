@@ -53,7 +53,7 @@ const char *ug_check_op_names(char *buf, size_t len)
         if (!ug_check_supported(d)) continue;
         k++;
         o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 1 ? "" : k == total ? " or " : ", ",
-                              d->name);
+                              d->shape->name);
     }
     return buf;
 }

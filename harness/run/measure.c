@@ -404,11 +404,11 @@ static int ug_fence_call(ug_call *c, ug_fence *f, ug_fence_side side)
         memcpy(d, c->in[a].data, bytes);
         c->in[a].data = d;
     }
-    size_t out_bytes = c->out.count * ug_fmt_bytes(c->out.fmt);
+    size_t out_bytes = c->out[0].count * ug_fmt_bytes(c->out[0].fmt);
     void *o = ug_fence_alloc(&f[UG_MAX_INPUTS], out_bytes, side);
     if (!o) goto err;
     memset(o, UG_POISON_BYTE, out_bytes);
-    c->out.data = o;
+    c->out[0].data = o;
     return 0;
 err:
     snprintf(c->err, sizeof c->err, "cannot map fenced buffers for the call: %s", strerror(errno));

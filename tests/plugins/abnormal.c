@@ -21,7 +21,7 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float s = 0;
-    for (size_t i = 0; i < c->n; i++) s += x[i];
+    for (size_t i = 0; i < ug_dim(c, 0); i++) s += x[i];
 #if END == 1
     exit(0);
 #elif END == 2

@@ -21,7 +21,7 @@ static int serial_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float s = -0.0f;
-    for (size_t i = 0; i < c->n; i++) s += x[i];
+    for (size_t i = 0; i < ug_dim(c, 0); i++) s += x[i];
     ug_out_f32(c)[0] = s;
     return 0;
 }
@@ -44,7 +44,7 @@ static size_t pairwise_depth(size_t n)
 static int pairwise_sum(const ug_kernel *k, ug_call *c)
 {
     (void)k;
-    ug_out_f32(c)[0] = pairwise(ug_in_f32(c, 0), c->n);
+    ug_out_f32(c)[0] = pairwise(ug_in_f32(c, 0), ug_dim(c, 0));
     return 0;
 }
 
@@ -53,13 +53,13 @@ static int kahan_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float s = -0.0f, comp = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < ug_dim(c, 0); i++) {
         float y = x[i] - comp;
         float t = s + y;
         comp = (t - s) - y;
         s = t;
         if (!isfinite(s)) { /* an infinity or NaN: the plain sum of the rest decides */
-            for (size_t j = i + 1; j < c->n; j++) s += x[j];
+            for (size_t j = i + 1; j < ug_dim(c, 0); j++) s += x[j];
             break;
         }
     }
@@ -72,10 +72,10 @@ static int neumaier_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float s = -0.0f, comp = 0.0f;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < ug_dim(c, 0); i++) {
         float t = s + x[i];
         if (!isfinite(t)) { /* as kahan_sum */
-            for (size_t j = i + 1; j < c->n; j++) t += x[j];
+            for (size_t j = i + 1; j < ug_dim(c, 0); j++) t += x[j];
             s = t, comp = 0.0f;
             break;
         }
@@ -91,7 +91,7 @@ static int wide_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     double s = -0.0;
-    for (size_t i = 0; i < c->n; i++) s += x[i];
+    for (size_t i = 0; i < ug_dim(c, 0); i++) s += x[i];
     ug_out_f32(c)[0] = (float)s;
     return 0;
 }
@@ -103,7 +103,7 @@ static int fma_dot(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0), *y = ug_in_f32(c, 1);
     float s = -0.0f;
-    for (size_t i = 0; i < c->n; i++) s = fmaf(x[i], y[i], s);
+    for (size_t i = 0; i < ug_dim(c, 0); i++) s = fmaf(x[i], y[i], s);
     ug_out_f32(c)[0] = s;
     return 0;
 }
@@ -113,7 +113,7 @@ static int naive_gemm(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *a = ug_in_f32(c, 0), *b = ug_in_f32(c, 1);
     float *out = ug_out_f32(c);
-    size_t m = c->n, n = c->gemm_n, kk = c->gemm_k;
+    size_t m = ug_dim(c, 0), n = ug_dim(c, 1), kk = ug_dim(c, 2);
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
             float s = -0.0f;

@@ -8,7 +8,7 @@ static int fm_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float s = 0;
-    for (size_t i = 0; i < c->n; i++) s += x[i];
+    for (size_t i = 0; i < ug_dim(c, 0); i++) s += x[i];
     ug_out_f32(c)[0] = s;
     return 0;
 }

@@ -25,7 +25,7 @@ static int wrong(const ug_kernel *k, ug_call *c)
     const float *x = ug_in_f32(c, 0);
     float *out = ug_out_f32(c);
     float s = -0.0f;
-    size_t n = c->n;
+    size_t n = ug_dim(c, 0);
     switch (k->version) {
     case ALTERNATING:
         /* every second call sums backwards: each order is within the serial bound, only the
