@@ -46,7 +46,8 @@ UG_CASE(check_api, byte_order)
     ug_check_result r1, r2;
     char err[512];
     UG_EXPECT_MSG(ug_check_run(&o, &in, 1, &got, &r1, err, sizeof err) == 0, "native: %s", err);
-    UG_EXPECT_MSG(ug_check_run(&o, &swapped, 1, &got, &r2, err, sizeof err) == 0, "swapped: %s", err);
+    UG_EXPECT_MSG(ug_check_run(&o, &swapped, 1, &got, &r2, err, sizeof err) == 0, "swapped: %s",
+                  err);
     UG_EXPECT_MSG(r1.outputs == B && r1.ulp_max == r2.ulp_max && r1.ulp_sum == r2.ulp_sum &&
                       r1.worst == r2.worst && r1.worst_e.hi == r2.worst_e.hi &&
                       r1.rtol == r2.rtol && r1.atol == r2.atol,
@@ -82,7 +83,8 @@ UG_CASE(check_api, refused)
     char err[512];
     ug_check_opts_init(&o);
     o.op = "no_such_op";
-    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2 && strstr(err, "no_such_op"),
+    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2 &&
+                      strstr(err, "no_such_op"),
                   "an unknown operation: '%s'", err);
     o.op = "rmsnorm";
     o.eps = 1e-5;
@@ -93,7 +95,8 @@ UG_CASE(check_api, refused)
                   "rmsnorm with eps 1e-6: '%s'", err);
     o.op = "sum";
     o.eps = 1e-5;
-    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2, "sum with eps: '%s'", err);
+    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2, "sum with eps: '%s'",
+                  err);
     o.eps = 0;
     o.axis = -1;
     UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2 && strstr(err, "axis"),
@@ -128,7 +131,9 @@ UG_CASE(check_api, failure_text)
     ug_buf b = {0};
     ug_check_failure_text(&b, &r);
     const char *s = ug_buf_str(&b);
-    UG_EXPECT_MSG(!r.ok && strstr(s, "worst      output 0: got 0x40e00000 (0x1.cp+2)  want 0x40c00000") &&
+    UG_EXPECT_MSG(!r.ok &&
+                      strstr(s, "worst      output 0: got 0x40e00000 (0x1.cp+2)  want "
+                                "0x40c00000") &&
                       strstr(s, "result     FAIL: ") && r.worst_got_bits == 0x40e00000u,
                   "the failure lines: %s", s);
     ug_buf_free(&b);

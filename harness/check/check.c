@@ -17,7 +17,7 @@
 #include "harness/check/check.h"
 #include "oracle/rows/transcend.h"
 
-/* ---- the operations ------------------------------------------------------------------------- */
+/* ---- the operations -------------------------------------------------------------------------- */
 
 bool ug_check_row_op(const ug_op_desc *op)
 {
@@ -105,7 +105,7 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
     return 0;
 }
 
-/* ---- the arrays ------------------------------------------------------------------------------- */
+/* ---- the arrays ------------------------------------------------------------------------------ */
 
 size_t ug_check_count(const ug_check_array *a)
 {
@@ -249,7 +249,7 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
     return 0;
 }
 
-/* ---- binary64 dot products, exactly, with MPFR ------------------------------------------- */
+/* ---- binary64 dot products, exactly, with MPFR ----------------------------------------------- */
 
 /* sum x[i*incx] y[i*incy] of binary64 values into e.  Every product is a multiple of 2^-2148
  * below 2^2048 in magnitude, so an accumulator of 2048 + 2148 + bits(n) + 1 bits adds them
@@ -312,7 +312,7 @@ static void exact_dot_f64(const double *x, size_t incx, const double *y, size_t 
     mpfr_clears(s, sa, p, (mpfr_ptr)0);
 }
 
-/* ---- the exact results ------------------------------------------------------------------------ */
+/* ---- the exact results ----------------------------------------------------------------------- */
 
 typedef struct check_in {
     const ug_check_array *a;

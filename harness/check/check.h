@@ -66,7 +66,7 @@ typedef struct ug_check_array {
 
 /* What to grade and against which limits.  ug_check_opts_init() sets every field to "not given". */
 typedef struct ug_check_opts {
-    const char *op;        /* the operation's name in the registry (ug_op_find): "sum", "dot", ... */
+    const char *op;        /* the operation's name in the registry (ug_op_find): "sum", "dot" */
     double ulp_max;        /* fail an output past this many ULP of GOT's format; < 0: no limit */
     double rel_max;        /* fail an output past this relative error; < 0: no limit */
     bool correctly_rounded; /* fail an output that is not bit for bit RN_F(exact) (NaN: any
@@ -149,9 +149,9 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
  * and a number for NaN are infinite errors); with ulp_max <= 0.5 or rel_max == 0, a zero of the
  * wrong sign (not the correctly rounded result, though 0 in value); with correctly_rounded, an
  * output that is not bit for bit the correctly rounded result; past rel_max; with a bound,
- * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.  0 when graded (passed or not), 2 on input it cannot
- * grade (err says which array and what: "NAME: shape (3,): ...", a format the operation does
- * not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
+ * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.
+ * 0 when graded (passed or not), 2 on input it cannot grade (err says which array and what:
+ * "NAME: shape (3,): ...", a format the operation does not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
  * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
  * ~0.3 us a binary64 product), one pass over GOT, O(n) scratch for a row (M K + K N for a
  * GEMM problem) and O(outputs of one problem) records; no copy of a native array. */

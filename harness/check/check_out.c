@@ -123,7 +123,7 @@ void ug_check_tolerance(ug_check_result *r)
     r->atol = (r->atol_part + (1 + r->gamma) * q / 2) * (1 + 0x1p-50);
 }
 
-/* ---- output ------------------------------------------------------------------------------------ */
+/* ---- output ---------------------------------------------------------------------------------- */
 
 static void put_hex(ug_buf *b, double v)
 {
@@ -272,13 +272,15 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
                       "outputs: it bounds nothing\n", r->depth, ug_format_of(r->out_fmt)->p,
                       r->vacuous, r->outputs);
     else if (r->has_bound)
-        ug_buf_printf(b, "bound      tree, depth %zu, u = 2^-%d: gamma %.6g; max error/bound %.6g\n",
-                      r->depth, ug_format_of(r->out_fmt)->p, r->gamma, r->ratio_max);
+        ug_buf_printf(b, "bound      tree, depth %zu, u = 2^-%d: gamma %.6g; max error/bound "
+                      "%.6g\n", r->depth, ug_format_of(r->out_fmt)->p, r->gamma, r->ratio_max);
     else /* a row operation: its bounds belong to kernel classes, not to data */
-        ug_buf_printf(b, "bound      none for a row operation: grade with --ulp-max or --rel-max\n");
+        ug_buf_printf(b, "bound      none for a row operation: grade with --ulp-max or "
+                         "--rel-max\n");
     worst_line(b, r);
     if (r->specials)
-        ug_buf_printf(b, "specials   %zu outputs with a NaN or infinite exact value\n", r->specials);
+        ug_buf_printf(b, "specials   %zu outputs with a NaN or infinite exact value\n",
+                      r->specials);
     if (r->outputs) {
         ug_buf_printf(b, "rounded    %zu of %zu outputs correctly rounded (bit for bit)",
                       r->correctly_rounded, r->outputs);

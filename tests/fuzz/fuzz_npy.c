@@ -58,7 +58,8 @@ static void fuzz_grade(const ug_npy *a)
     if (rc != 0 && (rc != 2 || !err[0])) ug_fuzz_fail("check: status %d, message '%s'", rc, err);
     if (rc == 0) {
         if (r.outputs != rows) ug_fuzz_fail("check: %zu outputs of %zu rows", r.outputs, rows);
-        if (r.correctly_rounded > r.outputs) ug_fuzz_fail("check: more correctly rounded than outputs");
+        if (r.correctly_rounded > r.outputs)
+            ug_fuzz_fail("check: more correctly rounded than outputs");
         ug_buf b = {0};
         ug_check_table(&b, &r);
         ug_check_json(&b, &r);
@@ -73,7 +74,8 @@ static void fuzz_one(const uint8_t *data, size_t size, ug_fmt bits)
     char err[512] = "", err2[512] = "";
     int rc = ug_npy_parse(&a, "in.npy", data, size, bits, err, sizeof err);
     int rc2 = ug_npy_parse(&a2, "in.npy", data, size, bits, err2, sizeof err2);
-    if (rc != rc2 || strcmp(err, err2)) ug_fuzz_fail("two parses differ: %d '%s' vs %d '%s'", rc, err, rc2, err2);
+    if (rc != rc2 || strcmp(err, err2))
+        ug_fuzz_fail("two parses differ: %d '%s' vs %d '%s'", rc, err, rc2, err2);
     if (rc == 2) {
         if (strncmp(err, "in.npy: ", 8) || strchr(err, '\n'))
             ug_fuzz_fail("a refusal that does not name the file on one line: '%s'", err);
