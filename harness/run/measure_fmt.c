@@ -45,10 +45,10 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
     bool f32 = ug_kernel_is_f32(k);
-    /* binary32 buffers: only where sum |terms| bounds every partial sum, the operations graded
-     * by kernels/bounds.c's summation classes (no bound of their own: sums, dots, GEMMs, scans) */
+    /* binary32 buffers: only where sum |terms| bounds every partial sum, the operations
+     * whose exact records are sums of their terms (exact_is_sum: sum, dot, gemm, scan, asum) */
     const ug_op_desc *d = ug_op_get(k->op);
-    if (f32 && (!d || d->bound)) return false;
+    if (f32 && (!d || !d->exact_is_sum)) return false;
     const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
     size_t count = 0;
     char first[300] = "";
