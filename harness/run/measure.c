@@ -13,7 +13,7 @@
 #include "base/par.h"
 #include "base/sys.h"
 #include "harness/run/context.h"
-#include "harness/run/fence.h"
+#include "base/fence.h"
 #include "harness/run/guard.h"
 #include "harness/run/prof.h"
 #include "harness/run/run_limits.h"

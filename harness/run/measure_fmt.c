@@ -36,7 +36,7 @@ bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
  * reported as out of range, a skip that says how many outputs of how many left the range and
  * names the first and the format, never a pass; r->out_of_range keeps the count (the row's
  * out_of_range).  Applies to the format kernels (inputs or output not binary32), and to the
- * sums, dots and GEMMs of binary32 buffers where the partial sums leave the accumulator's range
+ * summation operations (sums, dots, GEMMs, scans) of binary32 buffers where the partial sums leave the accumulator's range
  * while RN(s) is finite (issue 33: one outcome for built-in and plugin kernels alike, whatever
  * their order does with it); a binary32 result that rightly overflows (RN(s) = inf) keeps its
  * grading, as every order must return that infinity.  O(outputs). */
@@ -45,7 +45,10 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
     const ug_kernel *k = r->kernel;
     const ug_input *in = r->in;
     bool f32 = ug_kernel_is_f32(k);
-    if (f32 && k->op != UG_OP_SUM && k->op != UG_OP_DOT && k->op != UG_OP_GEMM) return false;
+    /* binary32 buffers: only where sum |terms| bounds every partial sum, the operations
+     * whose exact records are sums of their terms (exact_is_sum: sum, dot, gemm, scan, asum) */
+    const ug_op_desc *d = ug_op_get(k->op);
+    if (f32 && (!d || !d->exact_is_sum)) return false;
     const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
     size_t count = 0;
     char first[300] = "";

@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "harness/run/fence.h"
+#include "base/fence.h"
 
 void *ug_fence_alloc(ug_fence *f, size_t bytes, ug_fence_side side)
 {
