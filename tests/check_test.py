@@ -357,6 +357,169 @@ ok(rc == 2 and "three input files" in err, "layernorm with X and W only: exit 2,
 rc, out, err = run("check", "--op", "layernorm", "--got", path("lny.npy"), px, pw, save("b7.npy", bl[:7]))
 ok(rc == 2 and "b7.npy" in err and "bias" in err, "layernorm with a bias of the wrong length: exit 2 naming it", err)
 
+# ---- issues 33 and 34: what check must never pass ------------------------------------------------
+from decimal import Decimal, ROUND_CEILING
+
+
+def J(j, *keys):
+    """j[k1][k2]...: None where a key is missing (an older check without it fails the point)."""
+    for k in keys:
+        if not isinstance(j, dict) or k not in j:
+            return None
+        j = j[k]
+    return j
+
+
+# the sign of zero: [-0, -0] sums to -0 exactly (IEEE 754, any order); +0 is not that result
+pz = save("negz.npy", np.array([-0.0, -0.0], np.float32))
+rc, j, err = check_json("--op", "sum", "--got", save("gpz.npy", np.float32(0.0)), pz, "--ulp-max", "0")
+ok(j is not None and rc == 1 and not J(j, "pass") and J(j, "wrong_sign_zeros") == 1 and J(j, "correctly_rounded") == 0
+   and J(j, "worst", "got_bits") == "0x00000000" and J(j, "worst", "want_bits") == "0x80000000",
+   "sum of [-0, -0] = +0: --ulp-max 0 fails it (a zero of the wrong sign), exit 1", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", save("gnz.npy", np.float32(-0.0)), pz, "--ulp-max", "0")
+ok(j is not None and rc == 0 and J(j, "correctly_rounded") == 1, "sum of [-0, -0] = -0 passes --ulp-max 0", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", path("gpz.npy"), pz, "--rel-max", "0")
+ok(rc == 1, "a zero of the wrong sign fails --rel-max 0 too", (rc, j))
+rc, out, err = run("check", "--op", "sum", "--got", path("gpz.npy"), pz, "--ulp-max", "0")
+ok(rc == 1 and "want 0x80000000" in out and "wrong sign" in out, "the table names the wrong-signed zero", out)
+
+# --ulp-max 0 fails every output that is not the correctly rounded one, bit for bit
+p3 = save("x3.npy", np.array([1.0, 2.0], np.float32))  # exact 3: representable
+cases = [("3 (exact)", np.float32(3), 0), ("next above 3", np.nextafter(np.float32(3), np.float32(9)), 1),
+         ("next below 3", np.nextafter(np.float32(3), np.float32(0)), 1), ("NaN", np.float32("nan"), 1),
+         ("+inf", np.float32("inf"), 1), ("-3", np.float32(-3), 1)]
+for name, g, want_rc in cases:
+    rc, j, err = check_json("--op", "sum", "--got", save("g3v.npy", g), p3, "--ulp-max", "0")
+    ok(rc == want_rc, f"--ulp-max 0 on 1 + 2 = 3, got {name}: exit {want_rc}", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", save("gnan.npy", np.array([0x7FC00001], np.uint32).view(np.float32).reshape(())), p3)
+ok(J(j, "worst", "got_bits") == "0x7fc00001" and J(j, "ulp_max") is None,
+   "a NaN GOT for a number: its stored bits (payload kept), an infinite error (null)", (rc, j))
+pt = save("xt.npy", np.array([1.0, 2.0 ** -30], np.float32))  # exact 1 + 2^-30: no binary32 holds it
+rc, j, err = check_json("--op", "sum", "--got", save("g1.npy", np.float32(1)), pt, "--ulp-max", "0")
+ok(rc == 1 and J(j, "correctly_rounded") == 1 and J(j, "ulp_max") > 0,
+   "--ulp-max 0 fails even RN(s) when s is not a binary32 number (ULP against the exact value)", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", path("g1.npy"), pt, "--ulp-max", "0.5")
+ok(rc == 0, "... and --ulp-max 0.5 passes it", (rc, j))
+pn = save("xnan.npy", np.array([1.0, np.nan], np.float32))
+for name, g, want_rc in (("1.0", np.float32(1), 1), ("NaN", np.float32("nan"), 0)):
+    rc, j, err = check_json("--op", "sum", "--got", save("gn.npy", g), pn, "--ulp-max", "1000")
+    ok(rc == want_rc, f"exact NaN, got {name}: exit {want_rc} under --ulp-max 1000", (rc, j))
+
+# --correctly-rounded: bit for bit RN(s), whatever the ULP error
+for name, g, xs, want_rc in (("RN(1 + 2^-30) = 1", np.float32(1), pt, 0),
+                             ("next above 1", np.nextafter(np.float32(1), np.float32(2)), pt, 1),
+                             ("+0 for -0", np.float32(0), pz, 1), ("-0 for -0", np.float32(-0.0), pz, 0)):
+    rc, j, err = check_json("--op", "sum", "--got", save("gcr.npy", g), xs, "--correctly-rounded")
+    ok(rc == want_rc, f"--correctly-rounded, got {name}: exit {want_rc}", (rc, j))
+# --rel-max: a result 8 ulp off at 3 has relative error 8 * 2^-22 / 3
+g8 = np.float32(3)
+for _ in range(8):
+    g8 = np.nextafter(g8, np.float32(9))
+rel8 = 8 * 2.0 ** -22 / 3
+for lim, want_rc in ((rel8 * 0.99, 1), (rel8 * 1.01, 0)):
+    rc, j, err = check_json("--op", "sum", "--got", save("g8.npy", g8), p3, "--rel-max", repr(lim))
+    ok(rc == want_rc, f"--rel-max {lim:.4g} on a relative error {rel8:.4g}: exit {want_rc}", (rc, j))
+# --depth: 8 ulp of 100 = 6.1e-5 is within gamma_99 * 100 (5.9e-4) but not gamma_1 * 100 (6e-6)
+g100 = np.float32(100)
+for _ in range(8):
+    g100 = np.nextafter(g100, np.float32(200))
+for depth, want_rc in (("99", 0), ("1", 1)):
+    rc, j, err = check_json("--op", "sum", "--got", save("g100.npy", g100), p1, "--bound", "tree", "--depth", depth)
+    ok(rc == want_rc, f"--bound tree --depth {depth} on 100 ones 8 ulp off: exit {want_rc}", (rc, j))
+
+# a vacuous bound (fp8 e4m3: K u >= 1 from K = 16) is reported as vacuous and passes nothing
+x8 = (rng.standard_normal(50).astype(np.float32).view(np.uint32) >> 24).astype(np.uint8)
+x8[(x8 & 0x7f) == 0x7f] = 0x38  # no NaN
+px8 = save("x8.npy", x8)
+rc, j, err = check_json("--op", "sum", "--dtype", "e4m3", "--got", save("g8w.npy", np.uint8(0x40)), px8, "--bound", "tree")
+ok(j is not None and rc == 1 and J(j, "bound", "vacuous") is True and J(j, "bound", "ratio_max") is None
+   and J(j, "worst", "ratio") is None and J(j, "tolerance") is None,
+   "e4m3 sum, --bound tree: vacuous (null ratio, a flag), exit 1", (rc, j))
+want8 = int(J(j, "worst", "want_bits"), 16) if j else 0
+rc, j, err = check_json("--op", "sum", "--dtype", "e4m3", "--got", save("g8r.npy", np.uint8(want8)), px8, "--bound", "tree")
+ok(rc == 1 and J(j, "correctly_rounded") == 1, "even the correctly rounded e4m3 sum does not pass a vacuous bound", (rc, j))
+rc, j, err = check_json("--op", "sum", "--dtype", "e4m3", "--got", path("g8r.npy"), px8, "--ulp-max", "0.5")
+ok(rc == 0, "... while --ulp-max 0.5 grades it (exit 0)", (rc, j))
+rc, out, err = run("check", "--op", "sum", "--dtype", "e4m3", "--got", path("g8w.npy"), px8)
+ok(rc == 0 and "vacuous" in out and "error/bound 0" not in out, "the table says vacuous, never a ratio of 0", out)
+
+# the a-priori bound by hand: products 2^-160 underflow binary32 (qmin 2^-149); n = 3, K = D + 1 = 3
+xu = np.full(3, 2.0 ** -80, np.float32)
+rc, j, err = check_json("--op", "dot", "--got", save("gu.npy", np.float32(0)), save("xu.npy", xu), path("xu.npy"))
+u = Fraction(1, 2 ** 24)
+gam = 3 * u / (1 - 3 * u)
+hand = gam * 3 * Fraction(1, 2 ** 160) + 3 * Fraction(1, 2 ** 150) * (1 + gam)
+ok(j is not None and abs(Fraction(J(j, "worst", "bound") or 0) - hand) <= hand * Fraction(1, 10 ** 12),
+   "dot bound = gamma_3 S + 3 (qmin/2)(1 + gamma_3): every product's underflow", (j and J(j, "worst"), float(hand)))
+ok(j is not None and rc == 0 and J(j, "worst", "ratio") <= 1, "dot of underflowing products, got 0: within the bound", j)
+# nrm2: the squares are products too: x = 2^-80 (x4) squares to 2^-160, 0 in binary32 arithmetic
+rc, j, err = check_json("--op", "nrm2", "--got", save("gn0.npy", np.float32(0)), save("xn0.npy", np.full(4, 2.0 ** -80, np.float32)),
+                        "--bound", "tree")
+ok(j is not None and rc == 0 and J(j, "worst", "ratio") <= 1 and (J(j, "worst", "bound") or 0) >= float(2 * Fraction(1, 2 ** 75)),
+   "nrm2 whose squares underflow (0 for 2^-79): within the bound, the squares' underflow counted", (rc, j))
+
+# the printed rtol: rounded up to 4 significant digits, the smallest such decimal >= the true value
+for args in (["--op", "dot", "--got", path("got.npy"), path("x.npy"), path("y.npy")], ["--op", "sum", "--got", path("g101.npy"), p1]):
+    rc, j, err = check_json(*args)
+    rc, out, err = run("check", *args)
+    line = [l for l in out.splitlines() if l.startswith("tolerance")]
+    got_r = line[0].split("rtol=")[1].split(",")[0] if line else "?"
+    true_r = Decimal(J(j, "tolerance", "rtol"))
+    want_r = true_r.scaleb(-true_r.adjusted()).quantize(Decimal("0.001"), rounding=ROUND_CEILING)
+    ok(line and Decimal(got_r) == want_r.scaleb(true_r.adjusted()),
+       f"rtol printed {got_r}: the true {true_r:.6e} rounded up to 4 digits", (line, J(j, "tolerance")))
+
+# .npy edge shapes: a zero-length axis is an empty array; a 0-d array is one value, or refused
+rc, j, err = check_json("--op", "sum", "--got", save("ge0.npy", np.zeros(0, np.float32)), save("xe0.npy", np.zeros((0, 5), np.float32)))
+ok(j is not None and rc == 0 and J(j, "outputs") == 0 and J(j, "worst") is None and J(j, "ulp_max") is None,
+   "a batch of 0 rows: 0 outputs, no worst element, no figures", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", path("ge0.npy"), path("xe0.npy"), "--ulp-max", "1")
+ok(rc == 1 and J(j, "verdict").startswith("FAIL: no outputs"), "... and a limit on nothing fails (nothing graded)", (rc, j))
+rc, out, err = run("check", "--op", "sum", "--got", path("ge0.npy"), path("xe0.npy"))
+ok(rc == 0 and "worst" not in out and "checked    0 outputs" in out, "the table of 0 outputs has no worst line", out)
+rc, j, err = check_json("--op", "sum", "--got", path("ge0.npy"), save("xhuge0.npy", np.zeros((0, 2 ** 40), np.float32)))
+ok(j is not None and rc == 0 and J(j, "outputs") == 0, "(0, 2^40): no outputs, and nothing allocated for rows of 2^40", (rc, j, err))
+rc, j, err = check_json("--op", "sum", "--got", save("gz5.npy", np.zeros(5, np.float32)), save("x50.npy", np.zeros((5, 0), np.float32)),
+                        "--ulp-max", "0")
+ok(j is not None and rc == 0 and J(j, "outputs") == 5 and J(j, "correctly_rounded") == 5,
+   "5 rows of 0 terms: 5 empty sums, each exactly +0", (rc, j))
+rc, j, err = check_json("--op", "gemm", "--got", save("gk0.npy", np.zeros((2, 3), np.float32)), save("ak0.npy", np.zeros((2, 0), np.float32)),
+                        save("bk0.npy", np.zeros((0, 3), np.float32)), "--ulp-max", "0")
+ok(j is not None and rc == 0 and J(j, "outputs") == 6, "gemm with K = 0: 6 outputs, each an empty sum", (rc, j))
+rc, out, err = run("check", "--op", "sum", "--got", save("g0d.npy", np.float32(1)), save("x0d.npy", np.float32(1)))
+ok(rc == 2 and "x0d.npy" in err and "shape ()" in err, "a 0-d X for a sum: refused, naming it", err)
+rc, j, err = check_json("--op", "sum", "--got", path("g0d.npy"), save("x1.npy", np.ones(1, np.float32)), "--ulp-max", "0")
+ok(rc == 0 and J(j, "outputs") == 1, "a 0-d GOT is one value", (rc, j))
+
+# .npy headers that lie about their length or their keys: exit 2, naming the file and what
+def npy_bytes(header, data=b"", ver=1, hlen=None):
+    h = header.encode()
+    h += b" " * ((-(len(h) + 11)) % 64) + b"\n"
+    n = len(h) if hlen is None else hlen
+    pre = b"\x93NUMPY" + bytes([ver, 0]) + (n.to_bytes(2, "little") if ver == 1 else n.to_bytes(4, "little"))
+    return pre + h + data
+
+
+d4 = np.ones(4, np.float32).tobytes()
+good = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }"
+pgood = path("hgood.npy")
+with open(pgood, "wb") as f:
+    f.write(npy_bytes(good, d4))
+rc, j, err = check_json("--op", "sum", "--got", save("g4.npy", np.float32(4)), pgood, "--ulp-max", "0")
+ok(rc == 0, "a hand-written header is read", (rc, j, err))
+hl = len(npy_bytes(good)) - 10
+for name, data, what in (
+        ("hshort.npy", npy_bytes(good, d4, hlen=30), "ends inside the dict"),
+        ("hlong.npy", npy_bytes(good, d4, hlen=hl + 8), "length"),
+        ("hdup.npy", npy_bytes("{'descr': '<f4', 'shape': (2,), 'fortran_order': False, 'shape': (4,), }", d4), "twice"),
+        ("hunk.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1, }", d4), "unknown key"),
+        ("hnoshape.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, }", d4), "no 'shape'"),
+        ("hinstr.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'x': \"'shape': (4,)\"}", d4), "unknown key"),
+        ("htuple.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4), }", d4), "not a tuple"),
+        ("htrail.npy", npy_bytes(good, d4 + b"\0\0\0\0"), "bytes after the data"),
+        ("hneg.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", d4), "shape")):
+    bad_file(name, data, what)
+
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")
 r = subprocess.run([sys.executable, ex, UG, TMP], capture_output=True, text=True)

@@ -23,7 +23,7 @@ cmds=(
   "merge|--junit|--parts"
   "run|--filter --kernel --format --n --trial --trials --seed --report --oracle --oracle-check --threads --shard --gpus --xfail --timeout|--tap --detail --slow --slow-only"
   "oracle|--op --got --oracle|--json"
-  "check|--op --got --dtype --ulp-max --rel-max --depth --bound --oracle --axis|--json"
+  "check|--op --got --dtype --ulp-max --rel-max --depth --bound --oracle --axis|--json --correctly-rounded"
   "probe|--kernel --model --gpu-model --table --format --out-format|"
   "hunt|--kernel --op --n --out --objective --budget --evals --seed --check-ulp --threads|--compare-random"
   "bench||"

@@ -88,8 +88,11 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
     if (o->bound && ug_check_row_op(op))
         return fail(err, errlen, "--bound tree: --op %s is not a sum (use --ulp-max or "
                                  "--rel-max)%s", o->op, "");
-    if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15))
-        return fail(err, errlen, "--depth: '%s' is not a whole number%s", "", "");
+    if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
+        char v[32];
+        snprintf(v, sizeof v, "%g", o->depth);
+        return fail(err, errlen, "--depth: '%s' is not a whole number%s", v, "");
+    }
     if (o->eps != 0 && (!op->fill_params || (float)o->eps != UG_NORM_EPS)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->eps);
@@ -121,6 +124,16 @@ double ug_check_load(const ug_check_array *a, size_t i)
     return ug_fmt_load(a->fmt, tmp, 0);
 }
 
+uint64_t ug_check_bits(const ug_check_array *a, size_t i)
+{
+    const unsigned char *p = (const unsigned char *)a->data + i * ug_fmt_bytes(a->fmt);
+    size_t w = ug_fmt_bytes(a->fmt);
+    uint64_t v = 0;
+    for (size_t k = 0; k < w; k++) /* little-endian storage; big_endian: the other way round */
+        v |= (uint64_t)p[a->big_endian ? w - 1 - k : k] << (8 * k);
+    return v;
+}
+
 /* The elements in place when they are native binary32 (binary64) aligned to their size. */
 static bool check_native(const ug_check_array *a, ug_fmt f, size_t align)
 {
@@ -133,6 +146,7 @@ static bool check_native(const ug_check_array *a, ug_fmt f, size_t align)
  * widened into buf (len elements).  Exact either way. */
 static const void *check_row(const ug_check_array *a, bool wide, size_t off, size_t len, void *buf)
 {
+    if (len == 0) return buf; /* an empty row: a->data may be NULL */
     if (!wide && check_native(a, UG_F32, _Alignof(float))) return (const float *)a->data + off;
     if (wide && check_native(a, UG_F64, _Alignof(double))) return (const double *)a->data + off;
     for (size_t i = 0; i < len; i++) {
@@ -347,26 +361,52 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
                 exact_dot_f64(x + i * r->K, 1, y + j, r->N, r->K, &e[i * r->N + j]);
 }
 
-/* The verdict against o's limits, into r->ok and r->verdict. */
+/* The verdict against o's limits, into r->ok and r->verdict (the first limit passed):
+ *   - no outputs: with any limit, a failure (nothing was graded, so nothing may pass);
+ *   - --ulp-max U: an output past U ULP; and where U <= 0.5 (round to nearest asked for) or
+ *     --rel-max 0 (exactness asked for), an output that is a zero of the wrong sign: IEEE 754
+ *     fixes the sign of an exact zero under rounding to nearest, its error in value is 0 but it
+ *     is not the correctly rounded result (run's correctly_rounded check grades it the same);
+ *     NaN for a number, a number for NaN: an infinite error (oracle.h), past every limit;
+ *   - --correctly-rounded: an output that is not bit for bit RN_F(s);
+ *   - --rel-max R: an output past R;
+ *   - --bound tree: an output past its bound, or any finite output whose bound is vacuous
+ *     (K u >= 1: it bounds nothing, so it cannot pass anything). */
 static void check_verdict(const ug_check_opts *o, ug_check_result *r)
 {
     r->limit_ulp = o->ulp_max;
     r->limit_rel = o->rel_max;
     r->limit_bound = o->bound != NULL;
-    r->ok = true;
-    snprintf(r->verdict, sizeof r->verdict, "ok");
-    if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max)) {
+    r->limit_cr = o->correctly_rounded;
+    r->ok = false;
+    bool by_ulp = o->ulp_max >= 0 && o->ulp_max <= 0.5, sign_asked = by_ulp || o->rel_max == 0;
+    if (r->outputs == 0 && (o->ulp_max >= 0 || o->rel_max >= 0 || o->bound ||
+                            o->correctly_rounded))
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: no outputs: nothing was graded");
+    else if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: %.6g ulp > --ulp-max %g", r->ulp_max,
                  o->ulp_max);
-        r->ok = false;
-    } else if (o->rel_max >= 0 && !(r->rel_max <= o->rel_max)) {
+    else if (sign_asked && r->wrong_sign_zeros)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: %zu output%s a zero of the wrong sign "
+                 "(not the correctly rounded result; --%s %g)", r->wrong_sign_zeros,
+                 r->wrong_sign_zeros == 1 ? " is" : "s are", by_ulp ? "ulp-max" : "rel-max",
+                 by_ulp ? o->ulp_max : o->rel_max);
+    else if (o->correctly_rounded && r->correctly_rounded < r->outputs)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: %zu of %zu outputs are not the correctly "
+                 "rounded result (--correctly-rounded)", r->outputs - r->correctly_rounded,
+                 r->outputs);
+    else if (o->rel_max >= 0 && !(r->rel_max <= o->rel_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: relative error %.6g > --rel-max %g",
                  r->rel_max, o->rel_max);
-        r->ok = false;
-    } else if (o->bound && !(r->ratio_max <= 1)) {
+    else if (o->bound && r->vacuous)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: the tree bound is vacuous for %zu "
+                 "output%s (K u >= 1: it bounds nothing; grade with --ulp-max or --rel-max)",
+                 r->vacuous, r->vacuous == 1 ? "" : "s");
+    else if (o->bound && !(r->ratio_max <= 1))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: error / tree bound %.6g > 1", r->ratio_max);
-        r->ok = false;
-    }
+    else
+        r->ok = true;
+    if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
 }
 
 int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
@@ -388,6 +428,18 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         in.wide |= a[i].fmt == UG_F64;
     }
     r->out_fmt = got->fmt;
+    for (int i = 0; i <= in.arity; i++) { /* the arrays' sizes: shapes whose product overflows,
+                                              or more dimensions than an array has, refused */
+        const ug_check_array *v = i < in.arity ? &a[i] : got;
+        size_t c = 1;
+        bool over = v->ndim < 0 || v->ndim > UG_CHECK_MAX_DIMS;
+        for (int d = 0; !over && d < v->ndim; d++) {
+            if (v->shape[d] && c > SIZE_MAX / 16 / v->shape[d]) over = true;
+            c *= v->shape[d];
+        }
+        if (over) return fail(err, errlen, "%s: %s", v->name, "a shape of more than 8 dimensions "
+                              "or more elements than memory holds");
+    }
     if (ug_check_row_op(r->op) && in.wide)
         return fail(err, errlen, "--op %s: binary64 inputs are not supported (binary32, "
                                  "binary16 and bfloat16 are)%s", opname, "");
@@ -417,24 +469,29 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         double k = (double)r->depth + (r->op->terms_kind == UG_TERMS_PRODUCTS ? 1 : 0);
         r->gamma = k * u < 1 && r->has_bound ? k * u / (1 - k * u) : INFINITY;
     }
-    size_t esz = in.wide ? sizeof(double) : sizeof(float);
-    void *buf[2] = {NULL, NULL};
-    for (int i = 0; i < in.arity && i < 2; i++) {
-        size_t len = r->op->layout == UG_LAYOUT_VECTORS ? r->n : (i ? r->K * r->N : r->M * r->K);
-        if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
-        buf[i] = ug_xmalloc((len ? len : 1) * esz);
-    }
-    ug_exact *e = ug_xmalloc((r->per ? r->per : 1) * sizeof *e);
-    for (size_t b = 0; b < r->batch; b++) {
-        check_exact(&in, r, b, buf, e);
-        for (size_t j = 0; j < r->per; j++) {
-            ug_check_add(r, b * r->per + j, &e[j], ug_check_load(got, b * r->per + j));
-            if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
+    if (r->outputs) { /* none: nothing to compute (and a (0, n) shape's n is no size to
+                           allocate: its data is empty whatever n says) */
+        size_t esz = in.wide ? sizeof(double) : sizeof(float);
+        void *buf[2] = {NULL, NULL};
+        for (int i = 0; i < in.arity && i < 2; i++) {
+            size_t len = r->op->layout == UG_LAYOUT_VECTORS ? r->n
+                                                            : (i ? r->K * r->N : r->M * r->K);
+            if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
+            buf[i] = ug_xmalloc((len ? len : 1) * esz);
         }
+        ug_exact *e = ug_xmalloc(r->per * sizeof *e);
+        for (size_t b = 0; b < r->batch; b++) {
+            check_exact(&in, r, b, buf, e);
+            for (size_t j = 0; j < r->per; j++) {
+                ug_check_add(r, b * r->per + j, &e[j], ug_check_load(got, b * r->per + j));
+                if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
+            }
+        }
+        free(buf[0]);
+        free(buf[1]);
+        free(e);
+        r->worst_got_bits = ug_check_bits(got, r->worst); /* as stored: a NaN's payload too */
     }
-    free(buf[0]);
-    free(buf[1]);
-    free(e);
     r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
     ug_check_tolerance(r);
     check_verdict(o, r);

@@ -69,6 +69,8 @@ typedef struct ug_check_opts {
     const char *op;        /* the operation's name in the registry (ug_op_find): "sum", "dot", ... */
     double ulp_max;        /* fail an output past this many ULP of GOT's format; < 0: no limit */
     double rel_max;        /* fail an output past this relative error; < 0: no limit */
+    bool correctly_rounded; /* fail an output that is not bit for bit RN_F(exact) (NaN: any
+                              NaN): run's `correctly_rounded` check */
     const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (the
                               one class check applies); NULL: no bound limit */
     double depth;          /* the tree bound's depth D (a whole number); < 0: n - 1 */
@@ -97,19 +99,28 @@ typedef struct ug_check_result {
     bool has_bound;        /* the operation has a tree bound (sums of terms, nrm2); false for the
                               row operations */
     double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous) */
-    double ulp_max, ulp_sum, ulp_mean, rel_max, ratio_max;
+    double ulp_max, ulp_sum, ulp_mean, rel_max;
+    double ratio_max;      /* max error / bound over the outputs whose bound is finite */
+    size_t vacuous;        /* finite outputs whose bound is vacuous (+inf: K u >= 1, or no bound
+                              at all: a row operation): no ratio, never a ratio of 0 */
     size_t specials;       /* outputs whose exact value is NaN or infinite */
     size_t correctly_rounded; /* outputs bit for bit RN_F(exact) (NaN: any NaN) */
-    size_t worst;          /* the output of the largest ULP error (the first of them) */
+    size_t wrong_sign_zeros;  /* outputs that are a zero of the sign RN_F(exact) does not have */
+    size_t worst;          /* the output of the largest ULP error (the first of them; on a tie one
+                              that is not correctly rounded); meaningless when outputs == 0 */
+    bool worst_cr;         /* the worst output is the correctly rounded one */
     ug_exact worst_e;
-    double worst_got, worst_want, worst_ulp, worst_rel, worst_ratio;
-    uint64_t worst_got_bits, worst_want_bits; /* their encodings in GOT's format */
+    double worst_got, worst_want, worst_ulp, worst_rel;
+    double worst_ratio;    /* NaN: its bound is vacuous */
+    double worst_bound;    /* its a-priori bound (ug_check_bound; +inf vacuous, NaN special) */
+    uint64_t worst_got_bits, worst_want_bits; /* their encodings in GOT's format (got's as
+                                                 stored in the array, by ug_check_run) */
     double atol_part;      /* max over outputs of gamma (S - |s|) + the products' underflow */
     double rtol, atol;     /* the tolerance for assert_close (+inf: none, the bound vacuous) */
     const char *oracle;    /* "fast", "mpfr", "mpfr (binary64 products)" */
     /* the limits asked for (copied from the options) and the verdict */
     double limit_ulp, limit_rel;
-    bool limit_bound;
+    bool limit_bound, limit_cr;
     bool ok;               /* no limit passed */
     char verdict[192];     /* "ok" or "FAIL: ..." */
 } ug_check_result;
@@ -133,7 +144,12 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
                      size_t errlen);
 
 /* Grade got against the exact results of o->op on in[0 .. nin): fills r (every figure, the
- * verdict against o's limits: r->ok).  0 when graded (passed or not), 2 on input it cannot
+ * verdict against o's limits: r->ok).  The verdict fails on the first of: no outputs while a
+ * limit is given (nothing graded passes nothing); an output past ulp_max ULP (NaN for a number
+ * and a number for NaN are infinite errors); with ulp_max <= 0.5 or rel_max == 0, a zero of the
+ * wrong sign (not the correctly rounded result, though 0 in value); with correctly_rounded, an
+ * output that is not bit for bit the correctly rounded result; past rel_max; with a bound,
+ * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.  0 when graded (passed or not), 2 on input it cannot
  * grade (err says which array and what: "NAME: shape (3,): ...", a format the operation does
  * not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
  * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
@@ -144,6 +160,8 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *in, int nin,
 
 /* Element i (C order) of a as a double: exact (every format here is a subset of binary64). */
 double ug_check_load(const ug_check_array *a, size_t i);
+/* The encoding of element i of a as stored (a NaN's payload kept), in the low bytes.  O(1). */
+uint64_t ug_check_bits(const ug_check_array *a, size_t i);
 /* The elements of a: the product of its shape (1 for ndim 0). */
 size_t ug_check_count(const ug_check_array *a);
 

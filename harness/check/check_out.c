@@ -4,6 +4,8 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/bits.h"
@@ -17,52 +19,71 @@ static double check_qmin(ug_fmt f)
 }
 
 /* The tree bound of one output (Higham (3.5), (4.4)-(4.6)), u = u_F = 2^-p of GOT's format:
- *   |got - s| <= gamma_K(u) S + [products] n (qmin_F / 2) (1 + gamma_D(u)),
+ *   |got - s| <= gamma_K(u) S + [products] eta,  eta = n (qmin_F / 2) (1 + gamma_K(u)),
  * K = D for a sum, D + 1 for products (each product rounds once), S = sum |terms| (the oracle's
- * upper bound e->sum_abs).  The second term is the underflow of the n products (fl(ab) =
- * ab(1 + d) + eta, |eta| <= qmin/2; additions of subnormals are exact, so sums need none).
- * A kernel that accumulates in a wider format and rounds once to F meets it too:
- * u_F |s| + (1 + u_F) gamma_D(u_wide) S <= gamma_K(u_F) S for D >= 1. */
+ * upper bound e->sum_abs).  eta is the underflow of every one of the n products behind the
+ * output (fl(ab) = ab(1 + d) + e, |e| <= qmin/2, each then carried through at most D
+ * additions: (1 + gamma_D) <= (1 + gamma_K)); additions of subnormals are exact, so sums of
+ * values need none.  A kernel that accumulates in a wider format and rounds once to F meets it
+ * too: u_F |s| + (1 + u_F) gamma_D(u_wide) S <= gamma_K(u_F) S for D >= 1.
+ * An operation with a bound of its own (nrm2: the sum of squares' bound through the root,
+ * ops/norm.c) gets its squares' underflow here, through the root the same way: the root's
+ * error with the squares' error B + eta is at most min(sqrt(B + eta), (B + eta)/|s|) <=
+ * min(sqrt B, B/|s|) + max(sqrt eta, eta/|s|), times (1 + u) for the root's own rounding.
+ * +inf where the bound is vacuous (K u >= 1) or S is not finite. */
 static size_t check_depth_value; /* the depth of check's stand-in kernel (one check a process) */
 static size_t check_depth(size_t n) { (void)n; return check_depth_value; }
 
 double ug_check_bound(const ug_check_result *r, const ug_exact *e)
 {
+    if (!isfinite(r->gamma)) return INFINITY;
+    double eta = r->op->terms_kind == UG_TERMS_PRODUCTS
+                     ? (double)r->n * check_qmin(r->out_fmt) / 2 * (1 + r->gamma)
+                     : 0;
     if (r->op->bound) { /* the operation's own (nrm2: through the root), a tree of depth D */
         const ug_kernel k = {.name = "check", .op = r->op->id, .bound = UG_BOUND_TREE,
                              .depth = check_depth};
         check_depth_value = r->depth;
-        return ug_kernel_bound(&k, r->n, e->sum_abs, fabs(e->hi));
+        double b = ug_kernel_bound(&k, r->n, e->sum_abs, fabs(e->hi)), s = fabs(e->hi);
+        if (!isfinite(b) || eta == 0) return b;
+        double root = sqrt(eta), lin = s > 0 ? eta / s : 0;
+        double u = ldexp(1.0, -ug_format_of(r->out_fmt)->p);
+        return b + (root > lin ? root : lin) * (1 + u) * (1 + 0x1p-40);
     }
-    double b = r->gamma * e->sum_abs;
-    if (r->op->terms_kind == UG_TERMS_PRODUCTS)
-        b += (double)r->n * check_qmin(r->out_fmt) / 2 * (1 + r->gamma);
-    return b;
+    return r->gamma * e->sum_abs + eta;
 }
 
 void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
 {
     ug_error er = ug_error_fmt(e, r->out_fmt, got);
-    double ratio;
+    double ratio, b = NAN;
     if (e->cls != UG_X_FINITE) {
         r->specials++;
         ratio = er.abs == 0 ? 0 : INFINITY;
+    } else if (!isfinite(b = ug_check_bound(r, e))) {
+        r->vacuous++; /* nothing to compare with: no ratio at all, never a ratio of 0 */
+        ratio = NAN;
     } else {
-        double b = ug_check_bound(r, e);
         ratio = er.abs == 0 ? 0 : b > 0 ? er.abs / b : INFINITY;
         /* S - |s| from above: |s| >= |hi| (1 - 2^-53) */
         double slack = e->sum_abs - fabs(e->hi) * (1 - 0x1p-53);
         double part = r->gamma * (slack > 0 ? slack : 0) + (b - r->gamma * e->sum_abs);
         if (!(part <= r->atol_part)) r->atol_part = part;
     }
+    /* bit for bit RN_F(s): a zero of the other sign has no error in value, but is not it */
     double want = ug_exact_rn(e, r->out_fmt);
-    if (ug_same_f64(got, want)) r->correctly_rounded++;
+    bool cr = ug_same_f64(got, want);
+    r->correctly_rounded += cr;
+    r->wrong_sign_zeros += !cr && got == 0 && want == 0;
     r->ulp_sum += er.ulp;
     if (er.rel > r->rel_max || isnan(er.rel)) r->rel_max = er.rel;
     if (ratio > r->ratio_max) r->ratio_max = ratio;
-    if (i == 0 || er.ulp > r->ulp_max) {
+    /* the worst: the largest ULP error, the first of them; on a tie an output that is not the
+     * correctly rounded one (a zero of the wrong sign) before one that is */
+    if (i == 0 || er.ulp > r->ulp_max || (er.ulp == r->ulp_max && !cr && r->worst_cr)) {
         r->ulp_max = er.ulp;
         r->worst = i;
+        r->worst_cr = cr;
         r->worst_e = *e;
         r->worst_got = got;
         r->worst_want = want;
@@ -71,6 +92,7 @@ void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
         r->worst_ulp = er.ulp;
         r->worst_rel = er.rel;
         r->worst_ratio = ratio;
+        r->worst_bound = b;
     }
 }
 
@@ -122,10 +144,19 @@ static void put_num(ug_buf *b, double v)
     else ug_buf_printf(b, "null");
 }
 
-/* A value that %.3e prints no smaller than x (x (1 + 10^-3) survives the decimal rounding). */
-static double up4(double x)
+/* x rounded up to 4 significant digits, as %.3e text into buf ("5.973e-05"): the smallest such
+ * decimal >= x, so that a tolerance printed is never below the one derived.  Non-finite: "inf". */
+static const char *up4(double x, char buf[48])
 {
-    return isfinite(x) ? x * (1 + 1e-3) : x;
+    if (!isfinite(x)) return snprintf(buf, 48, "inf"), buf;
+    snprintf(buf, 48, "%.3e", x);
+    if (strtod(buf, NULL) >= x) return buf;
+    /* rounded down: one unit up in the 4th digit, d.ddd -> d.ddd + 0.001 (9.999 -> 1.000e+1) */
+    int e = atoi(strchr(buf, 'e') + 1);
+    long m = strtol(buf, NULL, 10) * 1000 + strtol(buf + 2, NULL, 10) + 1;
+    if (m == 10000) m = 1000, e++;
+    snprintf(buf, 48, "%ld.%03lde%c%02d", m / 1000, m % 1000, e < 0 ? '-' : '+', e < 0 ? -e : e);
+    return buf;
 }
 
 void ug_check_json(ug_buf *b, const ug_check_result *r)
@@ -136,17 +167,30 @@ void ug_check_json(ug_buf *b, const ug_check_result *r)
         ug_buf_printf(b, "%s\"%s\"", i ? "," : "", ug_fmt_name(r->in_fmt[i]));
     ug_buf_printf(b, "],\"out_fmt\":\"%s\",\"oracle\":\"%s\",\"ulp_max\":",
                   ug_fmt_name(r->out_fmt), r->oracle);
-    put_num(b, r->ulp_max);
+    double none = NAN; /* no outputs: no figures (null), never a 0 that was not measured */
+    put_num(b, r->outputs ? r->ulp_max : none);
     ug_buf_printf(b, ",\"ulp_mean\":");
-    put_num(b, r->ulp_mean);
+    put_num(b, r->outputs ? r->ulp_mean : none);
     ug_buf_printf(b, ",\"rel_max\":");
-    put_num(b, r->rel_max);
-    ug_buf_printf(b, ",\"specials\":%zu,\"bound\":{\"class\":\"tree\",\"depth\":%zu,\"gamma\":",
-                  r->specials, r->depth);
-    put_num(b, r->gamma);
-    ug_buf_printf(b, ",\"ratio_max\":");
-    put_num(b, r->ratio_max);
-    ug_buf_printf(b, "},\"worst\":{\"index\":%zu,\"got\":\"", r->worst);
+    put_num(b, r->outputs ? r->rel_max : none);
+    ug_buf_printf(b, ",\"specials\":%zu,\"correctly_rounded\":%zu,\"wrong_sign_zeros\":%zu,"
+                  "\"bound\":", r->specials, r->correctly_rounded, r->wrong_sign_zeros);
+    if (!r->has_bound) {
+        ug_buf_printf(b, "null");
+    } else {
+        ug_buf_printf(b, "{\"class\":\"tree\",\"depth\":%zu,\"gamma\":", r->depth);
+        put_num(b, r->gamma);
+        ug_buf_printf(b, ",\"vacuous\":%s,\"vacuous_outputs\":%zu,\"ratio_max\":",
+                      r->vacuous ? "true" : "false", r->vacuous);
+        put_num(b, r->vacuous || !r->outputs ? none : r->ratio_max);
+        ug_buf_printf(b, "}");
+    }
+    ug_buf_printf(b, ",\"worst\":");
+    if (!r->outputs) {
+        ug_buf_printf(b, "null");
+        goto tolerance;
+    }
+    ug_buf_printf(b, "{\"index\":%zu,\"got\":\"", r->worst);
     put_hex(b, r->worst_got);
     ug_buf_printf(b, "\",\"want\":\"");
     put_hex(b, r->worst_want);
@@ -162,12 +206,22 @@ void ug_check_json(ug_buf *b, const ug_check_result *r)
     put_num(b, r->worst_rel);
     ug_buf_printf(b, ",\"ratio\":");
     put_num(b, r->worst_ratio);
-    ug_buf_printf(b, "},\"tolerance\":{\"rtol\":");
-    put_num(b, r->rtol);
-    ug_buf_printf(b, ",\"atol\":");
-    put_num(b, r->atol);
-    ug_buf_printf(b, ",\"expected\":\"want\"},\"pass\":%s,\"verdict\":\"%s\"}\n",
-                  r->ok ? "true" : "false", r->verdict);
+    ug_buf_printf(b, ",\"bound\":");
+    put_num(b, r->worst_bound);
+    ug_buf_printf(b, "}");
+tolerance:
+    ug_buf_printf(b, ",\"tolerance\":");
+    if (!r->has_bound || !isfinite(r->rtol) || !r->outputs) {
+        ug_buf_printf(b, "null");
+    } else {
+        ug_buf_printf(b, "{\"rtol\":");
+        put_num(b, r->rtol);
+        ug_buf_printf(b, ",\"atol\":");
+        put_num(b, r->atol);
+        ug_buf_printf(b, ",\"expected\":\"want\"}");
+    }
+    ug_buf_printf(b, ",\"pass\":%s,\"verdict\":\"%s\"}\n", r->ok ? "true" : "false",
+                  r->verdict);
 }
 
 /* The worst element's line. */
@@ -204,9 +258,20 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
                   r->op->term_noun, ug_fmt_name(r->in_fmt[0]));
     for (int i = 1; i < r->inputs; i++) ug_buf_printf(b, " %s", ug_fmt_name(r->in_fmt[i]));
     ug_buf_printf(b, ", got %s; oracle %s\n", F, r->oracle);
-    ug_buf_printf(b, "ulp        max %.6g  mean %.6g  (ULP of %s)\n", r->ulp_max, r->ulp_mean, F);
-    ug_buf_printf(b, "rel        max %.6g\n", r->rel_max);
-    if (r->op->exact_is_sum)
+    if (!r->outputs) { /* no figures at all: never a 0 that was not measured */
+        ug_buf_printf(b, "ulp        none: no outputs\n");
+    } else {
+        ug_buf_printf(b, "ulp        max %.6g  mean %.6g  (ULP of %s)\n", r->ulp_max, r->ulp_mean,
+                      F);
+        ug_buf_printf(b, "rel        max %.6g\n", r->rel_max);
+    }
+    if (!r->outputs)
+        ;
+    else if (r->has_bound && r->vacuous)
+        ug_buf_printf(b, "bound      tree, depth %zu, u = 2^-%d: vacuous (K u >= 1) for %zu of %zu "
+                      "outputs: it bounds nothing\n", r->depth, ug_format_of(r->out_fmt)->p,
+                      r->vacuous, r->outputs);
+    else if (r->has_bound)
         ug_buf_printf(b, "bound      tree, depth %zu, u = 2^-%d: gamma %.6g; max error/bound %.6g\n",
                       r->depth, ug_format_of(r->out_fmt)->p, r->gamma, r->ratio_max);
     else /* a row operation: its bounds belong to kernel classes, not to data */
@@ -214,11 +279,19 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
     worst_line(b, r);
     if (r->specials)
         ug_buf_printf(b, "specials   %zu outputs with a NaN or infinite exact value\n", r->specials);
-    if (!r->op->exact_is_sum)
+    if (r->outputs) {
+        ug_buf_printf(b, "rounded    %zu of %zu outputs correctly rounded (bit for bit)",
+                      r->correctly_rounded, r->outputs);
+        if (r->wrong_sign_zeros)
+            ug_buf_printf(b, "; %zu a zero of the wrong sign", r->wrong_sign_zeros);
+        ug_buf_printf(b, "\n");
+    }
+    char rt[48], at[48];
+    if (!r->has_bound || !r->outputs)
         ; /* a row operation: no tree bound, so no tolerance derived from one */
     else if (isfinite(r->rtol))
-        ug_buf_printf(b, "tolerance  torch.testing.assert_close(got, want, rtol=%.3e, atol=%.3e)\n",
-                      up4(r->rtol), up4(r->atol));
+        ug_buf_printf(b, "tolerance  torch.testing.assert_close(got, want, rtol=%s, atol=%s)\n",
+                      up4(r->rtol, rt), up4(r->atol, at));
     else
         ug_buf_printf(b, "tolerance  none: the tree bound is vacuous here\n");
     ug_buf_printf(b, "checked    %zu outputs\n", r->outputs);

@@ -4,7 +4,8 @@
  *
  *   ulpgate check --op sum|dot|gemm|... --got GOT.npy X.npy [Y.npy [Z.npy]]
  *                 [--dtype bf16|e4m3|e5m2]
- *                 [--ulp-max U] [--rel-max R] [--bound tree] [--depth D] [--json]
+ *                 [--ulp-max U] [--rel-max R] [--correctly-rounded] [--bound tree]
+ *                 [--depth D] [--json]
  *                 [--oracle fast|mpfr]
  *
  * The inputs are memory-mapped (harness/inputs/npy.h) and handed to the grading library
@@ -34,6 +35,8 @@ static const char check_usage[] =
     "          uint16 / uint8 with --dtype bf16 | e4m3 | e5m2\n"
     "  --ulp-max U    exit 1 when an output's error exceeds U ULP of GOT's format\n"
     "  --rel-max R    exit 1 when an output's relative error exceeds R\n"
+    "  --correctly-rounded  exit 1 when an output is not bit for bit the correctly rounded\n"
+    "                 result (the exact value rounded to nearest in GOT's format; -0 is not +0)\n"
     "  --bound tree   exit 1 when an output breaks the tree bound (gamma_D, u of GOT's format)\n"
     "  --depth D      the bound's depth: the most additions a term passes (default n - 1)\n"
     "  --json         one JSON object (docs/check.md lists the keys)\n"
@@ -97,6 +100,8 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         const char *a = argv[i];
         if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--correctly-rounded")) {
+            o.correctly_rounded = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(check_usage, out);
             return 0;

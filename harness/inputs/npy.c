@@ -21,24 +21,6 @@ static int npy_fail(char *err, size_t errlen, const char *path, const char *what
     return 2;
 }
 
-/* The value after "'key':" in the header dict; NULL if the key is missing. */
-static const char *npy_key(const char *h, const char *key)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, "'%s'", key);
-    const char *p = strstr(h, pat);
-    if (!p) {
-        snprintf(pat, sizeof pat, "\"%s\"", key);
-        if (!(p = strstr(h, pat))) return NULL;
-    }
-    p += strlen(pat);
-    while (*p == ' ') p++;
-    if (*p != ':') return NULL;
-    p++;
-    while (*p == ' ') p++;
-    return p;
-}
-
 /* descr -> format and byte order; 0, or -1 when the dtype is not one the format table knows
  * (why says which and what to do). */
 static int npy_dtype(const char *d, ug_fmt bits_fmt, ug_fmt *f, bool *big, char *why, size_t wl)
@@ -78,54 +60,200 @@ static int npy_dtype(const char *d, ug_fmt bits_fmt, ug_fmt *f, bool *big, char 
     return 0;
 }
 
-/* Parse the header dict h into a; 0, or 2 with err set. */
-static int npy_header(ug_npy *a, const char *h, ug_fmt bits_fmt, char *err, size_t errlen)
+/* ---- the header: a Python dict literal, read strictly ----------------------------------------
+ *
+ * NumPy writes {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } padded with spaces
+ * to its alignment and ended by '\n'.  Read: exactly those three keys, each once, in any order,
+ * quoted either way; descr a string; fortran_order True or False; shape a tuple of
+ * nonnegative integers ((), (n,), (m, n) or (m, n,)); nothing but spaces between '}' and the
+ * final '\n'.  Anything else (a key missing, twice or unknown, a header whose length ends
+ * inside the dict or runs into the data) is refused, naming what is wrong. */
+
+typedef struct npy_text {
+    const char *p, *end;
+} npy_text;
+
+static void npy_ws(npy_text *t)
 {
-    const char *p = npy_key(h, "descr");
-    if (!p || (*p != '\'' && *p != '"'))
-        return npy_fail(err, errlen, a->path, "%s", p ? "dtype is not a simple type (structured "
-                        "arrays are not read)" : "malformed header: no 'descr'");
-    char q = *p++;
-    size_t len = 0;
-    while (p[len] && p[len] != q && len < sizeof a->descr - 1) len++;
-    if (p[len] != q) return npy_fail(err, errlen, a->path, "%s", "malformed header: 'descr'");
-    memcpy(a->descr, p, len);
-    a->descr[len] = '\0';
-    char why[200];
-    if (npy_dtype(a->descr, bits_fmt, &a->fmt, &a->big_endian, why, sizeof why) != 0)
-        return npy_fail(err, errlen, a->path, "%s", why);
+    while (t->p < t->end && (*t->p == ' ' || *t->p == '\t')) t->p++;
+}
 
-    if (!(p = npy_key(h, "fortran_order")))
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: no 'fortran_order'");
-    if (!strncmp(p, "True", 4))
-        return npy_fail(err, errlen, a->path, "%s", "Fortran order is not read: save a "
-                        "C-order array (numpy.ascontiguousarray)");
-    if (strncmp(p, "False", 5))
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: 'fortran_order'");
+static bool npy_eat(npy_text *t, char c)
+{
+    npy_ws(t);
+    if (t->p < t->end && *t->p == c) {
+        t->p++;
+        return true;
+    }
+    return false;
+}
 
-    if (!(p = npy_key(h, "shape")) || *p != '(')
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: no 'shape'");
-    p++;
+/* A quoted string ('x' or "x", no escapes) into out (at most len - 1 characters); false when
+ * there is none or it is longer. */
+static bool npy_string(npy_text *t, char *out, size_t len)
+{
+    npy_ws(t);
+    if (t->p >= t->end || (*t->p != '\'' && *t->p != '"')) return false;
+    char q = *t->p++;
+    size_t n = 0;
+    while (t->p < t->end && *t->p != q) {
+        if (*t->p == '\\' || (unsigned char)*t->p < 0x20 || n + 1 >= len) return false;
+        out[n++] = *t->p++;
+    }
+    if (t->p >= t->end) return false;
+    t->p++;
+    out[n] = '\0';
+    return true;
+}
+
+static bool npy_word(npy_text *t, const char *w)
+{
+    size_t n = strlen(w);
+    npy_ws(t);
+    if ((size_t)(t->end - t->p) < n || memcmp(t->p, w, n)) return false;
+    t->p += n;
+    return true;
+}
+
+/* The shape tuple into a (ndim, shape, count); 0, or 2 with err set. */
+static int npy_shape(npy_text *t, ug_npy *a, char *err, size_t errlen)
+{
+    if (!npy_eat(t, '('))
+        return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape' is not a tuple");
     a->ndim = 0;
     a->count = 1;
+    bool comma = false; /* a comma after the last integer */
     for (;;) {
-        while (*p == ' ' || *p == ',') p++;
-        if (*p == ')') break;
-        if (*p < '0' || *p > '9')
+        npy_ws(t);
+        if (npy_eat(t, ')')) break;
+        if (a->ndim && !comma)
             return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape'");
+        if (t->p >= t->end || *t->p < '0' || *t->p > '9')
+            return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape' holds a "
+                            "value that is not a nonnegative integer");
         if (a->ndim == UG_NPY_MAX_DIMS)
             return npy_fail(err, errlen, a->path, "more than %s dimensions", "8");
-        errno = 0;
-        char *end;
-        unsigned long long d = strtoull(p, &end, 10);
-        if (errno || d > SIZE_MAX / 8 || (d && a->count > SIZE_MAX / 8 / d))
+        unsigned long long d = 0;
+        while (t->p < t->end && *t->p >= '0' && *t->p <= '9') {
+            if (d > (SIZE_MAX / 8 - 9) / 10)
+                return npy_fail(err, errlen, a->path, "%s", "shape too large");
+            d = d * 10 + (unsigned long long)(*t->p++ - '0');
+        }
+        if (d && a->count > SIZE_MAX / 8 / d)
             return npy_fail(err, errlen, a->path, "%s", "shape too large");
         a->shape[a->ndim++] = (size_t)d;
         a->count *= (size_t)d;
-        p = end;
-        if (*p != ',' && *p != ')' && *p != ' ')
-            return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape'");
+        comma = npy_eat(t, ',');
     }
+    if (a->ndim == 1 && !comma) /* (3) is the integer 3 in Python, not a tuple */
+        return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape' (n) is not a "
+                        "tuple: (n,)");
+    return 0;
+}
+
+/* Parse the header dict h[0 .. len) into a; 0, or 2 with err set. */
+static int npy_header(ug_npy *a, const char *h, size_t len, ug_fmt bits_fmt, char *err,
+                      size_t errlen)
+{
+    npy_text t = {h, h + len};
+    bool seen[3] = {false, false, false};
+    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    if (!npy_eat(&t, '{'))
+        return npy_fail(err, errlen, a->path, "%s", "malformed header: not a dict ('{')");
+    for (;;) {
+        if (npy_eat(&t, '}')) break;
+        char key[32];
+        if (!npy_string(&t, key, sizeof key))
+            return npy_fail(err, errlen, a->path, "%s", t.p >= t.end
+                            ? "malformed header: it ends inside the dict (the header length "
+                              "is too short, or the dict is not closed)"
+                            : "malformed header: a key is not a short quoted string");
+        int k = 0;
+        while (k < 3 && strcmp(key, keys[k])) k++;
+        if (k == 3) return npy_fail(err, errlen, a->path, "header: unknown key '%s'", key);
+        if (seen[k]) return npy_fail(err, errlen, a->path, "header: key '%s' given twice", key);
+        seen[k] = true;
+        if (!npy_eat(&t, ':'))
+            return npy_fail(err, errlen, a->path, "malformed header: no ':' after '%s'", key);
+        if (k == 0) {
+            npy_ws(&t);
+            if (t.p < t.end && (*t.p == '[' || *t.p == '{'))
+                return npy_fail(err, errlen, a->path, "%s", "dtype is not a simple type "
+                                "(structured arrays are not read)");
+            if (!npy_string(&t, a->descr, sizeof a->descr))
+                return npy_fail(err, errlen, a->path, "%s", "malformed header: 'descr'");
+        } else if (k == 1) {
+            if (npy_word(&t, "True"))
+                return npy_fail(err, errlen, a->path, "%s", "Fortran order is not read: save a "
+                                "C-order array (numpy.ascontiguousarray)");
+            if (!npy_word(&t, "False"))
+                return npy_fail(err, errlen, a->path, "%s", "malformed header: 'fortran_order'");
+        } else {
+            int rc = npy_shape(&t, a, err, errlen);
+            if (rc) return rc;
+        }
+        if (npy_eat(&t, ',')) continue;
+        if (npy_eat(&t, '}')) break;
+        return npy_fail(err, errlen, a->path, "malformed header: no ',' or '}' after '%s'", key);
+    }
+    for (int k = 0; k < 3; k++)
+        if (!seen[k]) return npy_fail(err, errlen, a->path, "malformed header: no '%s'", keys[k]);
+    npy_ws(&t);
+    if (t.p + 1 != t.end || *t.p != '\n')
+        return npy_fail(err, errlen, a->path, "%s", "malformed header: something other than "
+                        "spaces and one final newline after the dict (the header length is "
+                        "wrong)");
+    char why[200];
+    if (npy_dtype(a->descr, bits_fmt, &a->fmt, &a->big_endian, why, sizeof why) != 0)
+        return npy_fail(err, errlen, a->path, "%s", why);
+    return 0;
+}
+
+int ug_npy_parse(ug_npy *a, const char *path, const unsigned char *b, size_t flen,
+                 ug_fmt bits_fmt, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    if (flen < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
+        return npy_fail(err, errlen, path, "%s", "not a .npy file (no \\x93NUMPY magic)");
+    int major = b[6];
+    size_t hlen, hoff;
+    if (major == 1) {
+        hlen = (size_t)b[8] | (size_t)b[9] << 8;
+        hoff = 10;
+    } else if (major == 2 || major == 3) {
+        if (flen < 12) return npy_fail(err, errlen, path, "%s", "truncated header");
+        hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        hoff = 12;
+    } else {
+        char v[8];
+        snprintf(v, sizeof v, "%d", major);
+        return npy_fail(err, errlen, path, "format version %s.x is not read (1.0, 2.0, 3.0 are)",
+                        v);
+    }
+    if (b[7] != 0) {
+        char v[16];
+        snprintf(v, sizeof v, "%d.%d", major, b[7]);
+        return npy_fail(err, errlen, path, "format version %s is not read (1.0, 2.0, 3.0 are)",
+                        v);
+    }
+    if (hlen > flen - hoff) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "the header length says %zu bytes, the file has %zu after it",
+                 hlen, flen - hoff);
+        return npy_fail(err, errlen, path, "truncated header: %s", msg);
+    }
+    int rc = npy_header(a, (const char *)b + hoff, hlen, bits_fmt, err, errlen);
+    if (rc) return rc;
+    size_t need = a->count * ug_fmt_bytes(a->fmt), have = flen - hoff - hlen;
+    if (have != need) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%zu data bytes, the shape needs %zu", have, need);
+        return npy_fail(err, errlen, path, have < need ? "truncated: %s"
+                                                       : "%s (bytes after the data: the header's "
+                                                         "length or shape is wrong)", msg);
+    }
+    a->data = b + hoff + hlen;
     return 0;
 }
 
@@ -144,63 +272,11 @@ int ug_npy_open(ug_npy *a, const char *path, ug_fmt bits_fmt, char *err, size_t 
     void *map = flen ? mmap(NULL, flen, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
     close(fd);
     if (flen && map == MAP_FAILED) return npy_fail(err, errlen, path, "mmap: %s", strerror(errno));
+    static const unsigned char none[1] = {0};
+    int rc = ug_npy_parse(a, path, map ? map : none, flen, bits_fmt, err, errlen);
     a->map = map;
     a->map_len = flen;
-    const unsigned char *b = map;
-    int rc = 2;
-    if (flen < 10 || memcmp(b, "\x93NUMPY", 6) != 0) {
-        npy_fail(err, errlen, path, "%s", "not a .npy file (no \\x93NUMPY magic)");
-        goto fail;
-    }
-    int major = b[6];
-    size_t hlen, hoff;
-    if (major == 1) {
-        hlen = (size_t)b[8] | (size_t)b[9] << 8;
-        hoff = 10;
-    } else if (major == 2 || major == 3) {
-        if (flen < 12) {
-            npy_fail(err, errlen, path, "%s", "truncated header");
-            goto fail;
-        }
-        hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
-        hoff = 12;
-    } else {
-        char v[8];
-        snprintf(v, sizeof v, "%d", major);
-        npy_fail(err, errlen, path, "format version %s.x is not read (1.0, 2.0, 3.0 are)", v);
-        goto fail;
-    }
-    if (hlen > flen - hoff) {
-        npy_fail(err, errlen, path, "%s", "truncated header");
-        goto fail;
-    }
-    char *h = malloc(hlen + 1);
-    if (!h) {
-        npy_fail(err, errlen, path, "%s", "out of memory");
-        goto fail;
-    }
-    memcpy(h, b + hoff, hlen);
-    h[hlen] = '\0';
-    if (!strchr(h, '{')) {
-        free(h);
-        npy_fail(err, errlen, path, "%s", "malformed header: no dict");
-        goto fail;
-    }
-    rc = npy_header(a, h, bits_fmt, err, errlen);
-    free(h);
-    if (rc) goto fail;
-    rc = 2;
-    size_t need = a->count * ug_fmt_bytes(a->fmt), have = flen - hoff - hlen;
-    if (have < need) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%zu data bytes, the shape needs %zu", have, need);
-        npy_fail(err, errlen, path, "truncated: %s", msg);
-        goto fail;
-    }
-    a->data = b + hoff + hlen;
-    return 0;
-fail:
-    ug_npy_close(a);
+    if (rc) ug_npy_close(a);
     return rc;
 }
 

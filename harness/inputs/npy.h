@@ -17,8 +17,10 @@
  * lies (ug_npy_load) or, for native little-endian binary32/64 aligned to its size, read in place
  * through ug_npy_f32/ug_npy_f64.
  * Errors ("FILE: what is wrong", into err): cannot open; not a .npy file (magic); an unknown
- * version; a malformed header; a dtype not known; Fortran order; more dimensions than allowed;
- * truncated (fewer data bytes than the shape says: the byte counts are named).
+ * version; a malformed header (a key missing, given twice or unknown, a header length that ends
+ * inside the dict or runs past it into the data); a dtype not known; Fortran order; more
+ * dimensions than allowed; a data size other than the shape's (truncated, or bytes after the
+ * data: the byte counts are named).
  */
 #ifndef UG_NPY_H
 #define UG_NPY_H
@@ -48,6 +50,11 @@ typedef struct ug_npy {
  * mapped).  Cost: reading the header; the data is paged in as it is read. */
 int ug_npy_open(ug_npy *a, const char *path, ug_fmt bits_fmt, char *err, size_t errlen);
 void ug_npy_close(ug_npy *a);
+/* The same on a file's bytes already in memory (b[0 .. len), which must outlive a; nothing is
+ * mapped, ug_npy_close is not needed): what ug_npy_open does after mapping, and what the
+ * fuzzer (tests/fuzz/fuzz_npy.c) drives.  Every byte read lies in b[0 .. len). */
+int ug_npy_parse(ug_npy *a, const char *path, const unsigned char *b, size_t len,
+                 ug_fmt bits_fmt, char *err, size_t errlen);
 
 /* Element i (C order over the whole array) as a double: exact, every format here is a subset of
  * binary64. */
