@@ -56,7 +56,8 @@ def check(op, *inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None,
     bit for bit the exact result rounded to nearest.  op_options: depth= (the tree
     bound's depth: n - 1 by default), dtype= ("bf16", "e4m3", "e5m2": what uint16 / uint8
     arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
-    descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).  name: the row's label in a --ulpgate-report (default: op)."""
+    descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).
+    name: the row's label in a --ulpgate-report (default: op)."""
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)
     _record(r, r.ok, name or op)
     return r
@@ -66,10 +67,11 @@ def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None,
                  correctly_rounded=False, axis=None, name=None, **op_options):
     """Raise AssertionError, with the worst element's lines as `ulpgate check` prints them, when
     got breaks a limit: ulp_max (ULP of got's format), rel_max, or bound="tree" (the a-priori
-    tree bound at depth=, n - 1 by default), correctly_rounded=True.  With no limit, the tree bound is asserted: the
-    class named by bound (default "tree"), for the operations that are sums (sum, dot, gemm,
-    scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm, layernorm) has no
-    a-priori bound and needs ulp_max or rel_max.  Returns the Result when it holds."""
+    tree bound at depth=, n - 1 by default), correctly_rounded=True.  With no limit, the bound
+    of the class named by bound is asserted (default "tree"), for the operations that are sums
+    (sum, dot, gemm, scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm,
+    layernorm) has no a-priori bound and needs ulp_max, rel_max or correctly_rounded.  Returns
+    the Result when it holds."""
     if ulp_max is None and rel_max is None and bound is None and not correctly_rounded:
         bound = "tree"
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)

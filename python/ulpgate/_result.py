@@ -43,8 +43,8 @@ class Result:
 
     op, batch, outputs, n, m, gemm_n, k, in_fmt (list), out_fmt, oracle, ulp_max, ulp_mean,
     rel_max (None: infinite), specials, correctly_rounded, wrong_sign_zeros, bound (Bound; None
-    for a row operation, which has none), worst (Worst, None for no outputs), rtol / atol (the tolerance for torch.testing.assert_close that the bound
-    justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
+    for a row operation, which has none), worst (Worst, None for no outputs), rtol / atol (the
+    tolerance for torch.testing.assert_close that the bound justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
     table) and failure (the CLI's worst-element lines).  str(result) is the CLI's table."""
 
     def __init__(self, d):
