@@ -3,20 +3,19 @@
 
 
 class Bound:
-    """The a-priori bound applied: class ("tree"), depth, gamma (None: vacuous) and ratio_max,
-    the largest error / bound over every output (above 1: the bound is broken)."""
+    """The a-priori bound applied: class ("tree"), depth, gamma (None: vacuous), vacuous (K u
+    >= 1: it bounds nothing), vacuous_outputs, and ratio_max, the largest error / bound over
+    every output (above 1: the bound is broken; None when vacuous or no outputs)."""
 
-    __slots__ = ("cls", "depth", "gamma", "ratio_max")
+    __slots__ = ("cls", "depth", "gamma", "ratio_max", "vacuous", "vacuous_outputs")
 
     def __init__(self, d):
         self.cls = d["class"]
         self.depth = d["depth"]
         self.gamma = d["gamma"]
         self.ratio_max = d["ratio_max"]
-
-    @property
-    def vacuous(self):
-        return self.gamma is None
+        self.vacuous = bool(d.get("vacuous", self.gamma is None))
+        self.vacuous_outputs = d.get("vacuous_outputs", 0)
 
     def __repr__(self):
         return "Bound(%s, depth=%s, gamma=%r, ratio_max=%r)" % (
@@ -43,15 +42,16 @@ class Result:
     """What ulpgate.check measured: every figure of `ulpgate check --json` (docs/check.md).
 
     op, batch, outputs, n, m, gemm_n, k, in_fmt (list), out_fmt, oracle, ulp_max, ulp_mean,
-    rel_max (None: infinite), specials, correctly_rounded, bound (Bound), worst (Worst, None for
-    no outputs), rtol / atol (the tolerance for torch.testing.assert_close that the bound
-    justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
+    rel_max (None: infinite), specials, correctly_rounded, wrong_sign_zeros, bound (Bound; None
+    for a row operation, which has none), worst (Worst, None for no outputs), rtol / atol (the
+    tolerance for torch.testing.assert_close that the bound justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
     table) and failure (the CLI's worst-element lines).  str(result) is the CLI's table."""
 
     def __init__(self, d):
         self._d = d
         for k in ("op", "batch", "outputs", "n", "m", "gemm_n", "k", "in_fmt", "out_fmt",
                   "oracle", "ulp_max", "ulp_mean", "rel_max", "specials", "correctly_rounded",
+                  "wrong_sign_zeros",
                   "verdict", "text", "failure"):
             setattr(self, k, d.get(k))
         self.bound = Bound(d["bound"]) if d.get("bound") else None

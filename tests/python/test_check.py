@@ -274,3 +274,16 @@ def test_mpfr_oracle_same_figures_and_fast_again():
     assert fast["worst"]["ratio"] == pytest.approx(mpfr["worst"]["ratio"], rel=2**-39)
     assert fast["tolerance"]["atol"] == pytest.approx(mpfr["tolerance"]["atol"], rel=2**-39)
     assert ulpgate.check("dot", x, y, got=got).figures["json"] == fast["json"]
+
+
+def test_correctly_rounded_limit_and_no_bound_for_rows():
+    x, y, _ = dots()
+    e = ulpgate.exact("dot", x, y)
+    assert ulpgate.check("dot", x, y, got=e.rounded, correctly_rounded=True).ok
+    bad = e.rounded.copy()
+    bad[1] = np.nextafter(bad[1], np.float32(np.inf))  # one ulp off: within any tree bound
+    assert ulpgate.check("dot", x, y, got=bad).ok
+    with pytest.raises(AssertionError, match="^dot output 1: got 0x"):
+        ulpgate.assert_exact(bad, "dot", x, y, correctly_rounded=True)
+    r = ulpgate.check("softmax", x, got=x)
+    assert r.bound is None and r.ratio_max is None and r.rtol is None

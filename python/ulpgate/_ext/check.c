@@ -147,18 +147,20 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"op", "inputs", "got", "axis", "bound", "ulp_max", "rel_max",
-                             "depth", "dtype", "oracle", "eps", NULL};
+                             "depth", "dtype", "oracle", "eps", "correctly_rounded", NULL};
     const char *op, *bound = NULL, *oracle = NULL;
     PyObject *inputs, *got, *axis = NULL, *ulp = NULL, *rel = NULL, *depth = NULL,
              *dtype = NULL, *eps = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzO", kwlist, &op, &PyTuple_Type,
+    int cr = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOp", kwlist, &op, &PyTuple_Type,
                                      &inputs, &got, &axis, &bound, &ulp, &rel, &depth, &dtype,
-                                     &oracle, &eps))
+                                     &oracle, &eps, &cr))
         return NULL;
     ug_check_opts o;
     ug_fmt bits;
     if (opts_args(&o, op, axis, depth, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
     o.bound = bound;
+    o.correctly_rounded = cr;
     if ((o.ulp_max = limit_arg(ulp, "ulp_max")) == -2) return NULL;
     if ((o.rel_max = limit_arg(rel, "rel_max")) == -2) return NULL;
     py_inputs in;

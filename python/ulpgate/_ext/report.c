@@ -47,15 +47,21 @@ static void report_dealloc(PyObject *self)
     Py_TYPE(self)->tp_free(self);
 }
 
-/* A number of the figures dict (None: +inf, as the JSON's null "vacuous"); -1 with an error. */
-static int fig(PyObject *d, const char *key, double *v)
+/* A number of the figures dict; none: its value for the JSON's null (an infinite error is
+ * null there); -1 with an error.  "bound.ratio_max": a member of the nested dict, which is
+ * null for an operation with no bound (that row's none too). */
+static int fig(PyObject *d, const char *key, double none, double *v)
 {
     const char *dot = strchr(key, '.');
-    if (dot) { /* "bound.ratio_max": a member of a nested dict */
+    if (dot) {
         char outer[32];
         snprintf(outer, sizeof outer, "%.*s", (int)(dot - key), key);
         d = PyDict_GetItemString(d, outer);
         key = dot + 1;
+        if (d == Py_None) {
+            *v = none;
+            return 0;
+        }
         if (!d || !PyDict_Check(d)) {
             PyErr_Format(PyExc_KeyError, "Report.add: the figures have no '%s' dict", outer);
             return -1;
@@ -66,7 +72,7 @@ static int fig(PyObject *d, const char *key, double *v)
         PyErr_Format(PyExc_KeyError, "Report.add: the figures have no '%s'", key);
         return -1;
     }
-    *v = o == Py_None ? INFINITY : PyFloat_AsDouble(o);
+    *v = o == Py_None ? none : PyFloat_AsDouble(o);
     return *v == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
@@ -92,10 +98,15 @@ static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
         PyMem_Free(row);
         return PyErr_Format(PyExc_KeyError, "Report.add: the figures have no 'op'");
     }
-    if (fig(figs, "n", &op_n) || fig(figs, "outputs", &outs) || fig(figs, "ulp_max", &row->ulp_max) ||
-        fig(figs, "ulp_mean", &row->ulp_mean) || fig(figs, "rel_max", &row->rel_max) ||
-        fig(figs, "bound.ratio_max", &row->bound_ratio_max) || fig(figs, "correctly_rounded", &cr) ||
-        fig(figs, "m", &m) || fig(figs, "gemm_n", &gn) || fig(figs, "k", &k)) {
+    /* null errors are infinite (a NaN for a number; no outputs); a null ratio is no bound
+     * checked (none, or vacuous): 0, as a run's row of a kernel with no bound */
+    if (fig(figs, "n", 0, &op_n) || fig(figs, "outputs", 0, &outs) ||
+        fig(figs, "ulp_max", INFINITY, &row->ulp_max) ||
+        fig(figs, "ulp_mean", INFINITY, &row->ulp_mean) ||
+        fig(figs, "rel_max", INFINITY, &row->rel_max) ||
+        fig(figs, "bound.ratio_max", 0, &row->bound_ratio_max) ||
+        fig(figs, "correctly_rounded", 0, &cr) || fig(figs, "m", 0, &m) ||
+        fig(figs, "gemm_n", 0, &gn) || fig(figs, "k", 0, &k)) {
         PyMem_Free(row);
         return NULL;
     }
