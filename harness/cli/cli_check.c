@@ -310,6 +310,10 @@ static int parse_limit(FILE *err, const char *name, const char *val, double *out
 
 int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
 {
+    for (int i = 1; i + 1 < argc; i++) /* heads of Q, K, V (attention): cli_check_attn.c */
+        if (!strcmp(argv[i], "--op") && ug_op_find(argv[i + 1]) &&
+            ug_op_find(argv[i + 1])->shape->layout == UG_LAYOUT_HEADS)
+            return ug_cmd_check_attention(argc, argv, out, err);
     const char *opname = NULL, *gotpath = NULL, *paths[3] = {0}, *val, *axis = NULL;
     int npaths = 0, json = 0, gate_bound = 0, rc;
     double ulp_max = -1, rel_max = -1, depth = -1;

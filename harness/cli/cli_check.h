@@ -44,6 +44,9 @@ void ug_check_tolerance(ug_check_result *r);
 /* The table, or one JSON object. */
 void ug_check_print(FILE *out, const ug_check_result *r, bool json, const char *verdict);
 
+/* `ulpgate check --op attention ...` (cli_check_attn.c): Q, K, V and O files, by heads. */
+int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err);
+
 /* `ulpgate bench check [...]` (cli_bench_check.c): check's time next to the oracle's. */
 int ug_bench_check(int argc, char **argv);
 
