@@ -2,6 +2,7 @@
  * opshape.c - the operations' shape table and its rules (opshape.h).  A built-in row states
  * what differs from the defaults; the rules below are the defaults.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,32 @@ static size_t ug_gemm_in_len(const ug_shape *s, int input)
 }
 static size_t ug_scan_terms_at(const ug_shape *s, size_t e) { (void)s; return e + 1; }
 static size_t ug_exscan_terms_at(const ug_shape *s, size_t e) { (void)s; return e; }
+
+/* Attention: dims L S d dv; problems = batch x heads (K and V: batch x kv_heads). */
+static size_t ug_attn_problems(const ug_shape *s, bool kv)
+{
+    size_t b = s->batch ? s->batch : 1, h = s->heads ? s->heads : 1;
+    size_t kh = s->kv_heads ? s->kv_heads : h;
+    return b * (kv ? kh : h);
+}
+static size_t ug_attn_in_len(const ug_shape *s, int input)
+{
+    const size_t *d = s->dim;
+    return input == 0 ? ug_attn_problems(s, false) * d[0] * d[2]
+         : input == 1 ? ug_attn_problems(s, true) * d[1] * d[2]
+         : input == 2 ? ug_attn_problems(s, true) * d[1] * d[3] : 0;
+}
+static size_t ug_attn_out_len(const ug_shape *s, int output)
+{
+    return output == 0 ? ug_attn_problems(s, false) * s->dim[0] * s->dim[3]
+         : output == 1 ? ug_attn_problems(s, false) * s->dim[0] : 0;
+}
+/* Q K^T and P V: 2 L S (d + dv) per problem (the causal mask not subtracted). */
+static double ug_attn_flops(const ug_shape *s)
+{
+    return 2.0 * (double)ug_attn_problems(s, false) * (double)s->dim[0] * (double)s->dim[1] *
+           (double)(s->dim[2] + s->dim[3]);
+}
 
 const ug_opshape ug_opshapes[UG_OP_BUILTIN] = {
     [UG_OP_SUM] = {UG_OP_SUM, "sum", 1, {"x"}},
@@ -37,6 +64,11 @@ const ug_opshape ug_opshapes[UG_OP_BUILTIN] = {
     [UG_OP_RMSNORM] = {UG_OP_RMSNORM, "rmsnorm", 2, {"x", "w"}, .out_kind = UG_OUT_VECTOR},
     [UG_OP_LAYERNORM] = {UG_OP_LAYERNORM, "layernorm", 2, {"x", "w b"}, .in_width = {1, 2},
                          .out_kind = UG_OUT_VECTOR},
+    [UG_OP_ATTENTION] = {UG_OP_ATTENTION, "attention", 3, {"Q", "K", "V"}, .term_noun = "keys",
+                         .dims = {"L", "S", "d", "dv"}, .layout = UG_LAYOUT_HEADS,
+                         .out_kind = UG_OUT_MATRIX, .outs = {"O", "lse"}, .terms_dim = 1,
+                         .rate = UG_RATE_GFLOPS, .in_len = ug_attn_in_len,
+                         .out_len = ug_attn_out_len, .flops = ug_attn_flops},
 };
 
 // ---------------------------------------------------------------------------------------------

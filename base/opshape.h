@@ -38,8 +38,12 @@ extern "C" {
  *                      each (x w b), the hunt's shrink keeps index i of each, `ulpgate check`
  *                      takes one file each
  *   UG_LAYOUT_MATMUL   A is dim[0] x dim[2] (M x K), B dim[2] x dim[1] (K x N), row-major: the
- *                      GEMM fill; a corpus file holds one value a line, A then B */
-typedef enum { UG_LAYOUT_VECTORS, UG_LAYOUT_MATMUL } ug_layout;
+ *                      GEMM fill; a corpus file holds one value a line, A then B
+ *   UG_LAYOUT_HEADS    attention's Q (L x d), K (S x d), V (S x dv) a head, row-major, the heads
+ *                      after the batch (batch x heads x L x d; K and V of kv_heads): no
+ *                      distribution fill, corpus line or hunt mutation yet (their inputs are
+ *                      two vectors at most): cases build these calls themselves */
+typedef enum { UG_LAYOUT_VECTORS, UG_LAYOUT_MATMUL, UG_LAYOUT_HEADS } ug_layout;
 
 /* What an operation's output 0 forms: one value, a vector of dim[0], a row-major dim[0] x
  * dim[1] matrix. */

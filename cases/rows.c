@@ -138,3 +138,32 @@ UG_CASE_OVER(layernorm_bf16, ug_layernorm_bf16_dists, 0)
         }
     }
 }
+
+/* Softmax and log-sum-exp in the formats attention feeds them (issue 35): logits drawn in
+ * bfloat16 or binary16, widened exactly, binary32 arithmetic, the output in the 16-bit format
+ * or binary32.  Asserted: bound ratio <= 1 for the binary32 shifted class on the 16-bit values
+ * plus the output's rounding (kernels/bounds_rows.c).  Normal(0, 12) spreads the terms over
+ * e^-100 .. 1; uniform(-60, 60) in binary16 holds its logits to 2^-5. */
+static const ug_param ug_softmax16_dists[] = {
+    {"bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
+    {"bf16_normal_sd12", UG_NORMAL(0, 12, .fmt = UG_BF16)},
+    {"f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16)},
+    {"f16_uniform_pm60", UG_UNIFORM(-60, 60, .fmt = UG_F16)},
+};
+
+UG_CASE_OVER(softmax_16bit, ug_softmax16_dists, 0)
+{
+    const ug_param *p = ug_param_of(t);
+    static const ug_op ops[] = {UG_OP_SOFTMAX, UG_OP_LOGSUMEXP};
+    UG_FOR_SIZES(t, n, ug_rows_sizes) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
+            UG_FOR_IN_KERNELS(t, k, ops[o], UG_CPU, "*", p->dist.fmt) {
+                ug_result *r = ug_measure(t, k, in);
+                UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds_rows.c */
+            }
+            ug_input_free(t, in);
+        }
+    }
+}
+

@@ -534,6 +534,13 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_LAYERNORM_ONEPASS: return "layernorm_onepass";
     case UG_BOUND_LAYERNORM_WELFORD: return "layernorm_welford";
     case UG_BOUND_LSE_ONLINE: return "lse_online";
+    case UG_BOUND_ATTN_NAIVE: return "attn_naive";
+    case UG_BOUND_ATTN_NAIVE_BF16: return "attn_naive_bf16";
+    case UG_BOUND_ATTN_UNSHIFTED: return "attn_unshifted";
+    case UG_BOUND_ATTN_ONLINE: return "attn_online";
+    case UG_BOUND_ATTN_FA2_BF16: return "attn_fa2_bf16";
+    case UG_BOUND_ATTN_SPLIT_SIZE: return "attn_split_size";
+    case UG_BOUND_ATTN_SPLIT_COUNT: return "attn_split_count";
     }
     return "?";
 }

@@ -69,6 +69,14 @@ typedef struct ug_op_desc {
     size_t hunt_max_size;
 
     /* ---- exact results --------------------------------------------------------------------- */
+    /* An operation of more than two inputs (attention: Q, K, V): every output of one trial
+     * from its inputs in order (binary32 arrays of ug_op_in_len each; 16-bit inputs widened
+     * exactly) and the call's options (scale, causal), the records of output 0 then output 1.
+     * Such an operation leaves exact, exact_fast and exact_one_fast NULL: the run loop's
+     * generated inputs, corpus files and the hunt hold two inputs (x, y) at most and refuse it
+     * with a message; its cases build their calls themselves (cases/attention.c). */
+    void (*exact_in)(const float *const *in, const ug_shape *s, const ug_opts *o,
+                     ug_exact *out);
     /* Required: exact, exact_fast, exact_one_fast.  The records of every output of a trial
      * come one output buffer after the other (base/opshape.h's ug_opshape_outputs).
      * Every output of one trial with the selected CPU oracle (fast or MPFR: oracle.h). */
@@ -122,6 +130,19 @@ int ug_exact_nrm2_f32_mpfr(const float *x, size_t n, ug_exact *out);
 /* The row operations of issue 25 (ops/softmax.c, logsumexp.c, rmsnorm.c, layernorm.c). */
 extern const ug_op_desc ug_op_softmax_desc, ug_op_logsumexp_desc, ug_op_rmsnorm_desc,
     ug_op_layernorm_desc;
+
+/* ---- attention (ops/attention.c) -------------------------------------------------------------- */
+
+extern const ug_op_desc ug_op_attention_desc;
+/* The scale a call of shape s takes: o->scale rounded to binary32, or RN32(1/sqrt(d)) for 0
+ * (oracle/attention/attention.h's default). */
+float ug_attention_scale(const ug_shape *s, const ug_opts *o);
+/* The a-priori bound of attention kernel k for output e of one trial (O's records then lse's:
+ * ug_opshape_outputs), from the trial's records (the row's lse record carries the scores'
+ * magnitude A, an O record its weighted |V| sum W; kernels/bounds_attn.c): +inf for a kernel
+ * of no attention class. */
+double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *o,
+                          const ug_exact *records, size_t e);
 
 /* ---- the registry (ops/ops.c) --------------------------------------------------------------- */
 

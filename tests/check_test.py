@@ -519,6 +519,45 @@ for name, data, what in (
         ("htrail.npy", npy_bytes(good, d4 + b"\0\0\0\0"), "bytes after the data"),
         ("hneg.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", d4), "shape")):
     bad_file(name, data, what)
+# ---- attention (issue 35): a float64 NumPy attention rounded to binary32, GQA, causal --------
+def np_attention(q, k, v, causal, scale):
+    H, Hkv = q.shape[1], k.shape[1]
+    kk = np.repeat(k, H // Hkv, axis=1).astype(np.float64)
+    vv = np.repeat(v, H // Hkv, axis=1).astype(np.float64)
+    s = np.einsum("bhld,bhsd->bhls", q.astype(np.float64), kk) * float(scale)
+    L, S = q.shape[2], k.shape[2]
+    if causal:
+        i, j = np.arange(L)[:, None], np.arange(S)[None, :]
+        s = np.where(j <= i + S - L, s, -np.inf)
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - m)
+    l = e.sum(-1, keepdims=True)
+    return (e / l) @ vv, (m + np.log(l))[..., 0]
+
+
+ra = np.random.default_rng(35)
+aq = ra.standard_normal((2, 4, 8, 32)).astype(np.float32)
+ak = ra.standard_normal((2, 2, 64, 32)).astype(np.float32)
+av = ra.standard_normal((2, 2, 64, 16)).astype(np.float32)
+c32 = np.float32(1 / np.sqrt(32))
+ao, al = np_attention(aq, ak, av, True, c32)
+pq, pk, pv = save("aq.npy", aq), save("ak.npy", ak), save("av.npy", av)
+po, pl = save("ao.npy", ao.astype(np.float32)), save("al.npy", al.astype(np.float32))
+rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, pv, "--lse", pl, "--causal",
+                   "--ulp-max", "1")
+# a float64 evaluation rounded once to binary32 is within 1 ulp (its own error ~1e-15 relative)
+ok(rc == 0 and out.count("result     ok") == 2 and "1024 outputs" in out,
+   "attention, 2 x 4 heads on 2 kv heads, causal: NumPy's float64 result rounded is <= 1 ulp", out + err)
+rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, pv, "--ulp-max", "1")
+ok(rc == 1 and "FAIL" in out, "the causal result graded without --causal: exit 1", out + err)
+bo, bl = np_attention(aq, ak, av, False, np.float32(0.25))
+rc, out, err = run("check", "--op", "attention", "--got", save("ao2.npy", bo.astype(np.float32)),
+                   pq, pk, pv, "--scale", "0.25", "--ulp-max", "1")
+ok(rc == 0, "attention with --scale 0.25, not causal: <= 1 ulp", out + err)
+rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, "--causal")
+ok(rc == 2 and "Q K V" in err, "attention with two files: exit 2, three wanted", err)
+rc, out, err = run("check", "--op", "attention", "--got", po, pq, save("ak3.npy", ak[:, :, :, :16]), pv)
+ok(rc == 2 and "shapes do not fit" in err, "attention with K of another d: exit 2 naming the shapes", err)
 
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")

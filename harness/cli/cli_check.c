@@ -91,6 +91,10 @@ static ug_check_array npy_array(const ug_npy *a)
 
 int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
 {
+    for (int i = 1; i + 1 < argc; i++) /* heads of Q, K, V (attention): cli_check_attn.c */
+        if (!strcmp(argv[i], "--op") && ug_op_find(argv[i + 1]) &&
+            ug_op_find(argv[i + 1])->shape->layout == UG_LAYOUT_HEADS)
+            return ug_cmd_check_attention(argc, argv, out, err);
     const char *gotpath = NULL, *paths[UG_CHECK_MAX_INPUTS] = {0}, *val;
     int npaths = 0, json = 0, rc;
     ug_fmt bits_fmt = UG_FMT_COUNT;

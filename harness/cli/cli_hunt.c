@@ -134,6 +134,11 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     o->p.k = o->k;
     o->p.op = o->k->op;
     const ug_op_desc *d = ug_op_get(o->k->op);
+    if (!d->exact) { /* attention: three inputs (ops/op.h's exact_in) */
+        fprintf(stderr, "ulpgate hunt: %s: operation %s has %d inputs; the hunt searches two at "
+                        "most (not supported yet)\n", o->k->id, d->shape->name, d->shape->arity);
+        return 2;
+    }
     if (op && strcmp(op, d->shape->name) != 0) {
         char names[256], msg[400];
         if (!ug_op_find(op)) {

@@ -37,8 +37,11 @@ int ug_cmd_list(int argc, char **argv)
     for (size_t i = 0; ug_op_at(i); i++) {
         const ug_op_desc *d = ug_op_at(i);
         char roles[32], dims[64];
-        snprintf(roles, sizeof roles, "%s%s%s", d->shape->roles[0], d->shape->arity > 1 ? " " : "",
-                 d->shape->arity > 1 ? d->shape->roles[1] : "");
+        size_t len = 0; /* every input's role: "x", "x w", "Q K V" */
+        roles[0] = 0;
+        for (int r = 0; r < d->shape->arity && r < UG_MAX_INPUTS && len < sizeof roles; r++)
+            len += (size_t)snprintf(roles + len, sizeof roles - len, "%s%s", r ? " " : "",
+                                    d->shape->roles[r]);
         printf("  %-10s %-5s %-6s %s\n", d->shape->name, roles,
                ug_opshape_dims_text(d->shape, dims, sizeof dims), d->doc ? d->doc : "");
     }

@@ -73,6 +73,9 @@ static int ug_corpus_op(ug_corpus_file *f, const ug_values_header *h)
         }
         return ug_corpus_fail(f, h->line, "op '%s' is not %s", word, list);
     }
+    if (!d->exact) /* attention: three inputs (ops/op.h's exact_in) */
+        return ug_corpus_fail(f, h->line, "op %s has %d inputs: a corpus file holds two at most",
+                              word, d->shape->arity);
     f->op = d->shape->id;
     if (ug_opshape_ndims(d->shape) == 1) {
         if (*v) return ug_corpus_fail(f, h->line, "op %s takes no shape (found '%s')", word, v);

@@ -231,9 +231,16 @@ static void ug_input_exact(ug_t *t, ug_input *in)
  * mistake), before anything asks its descriptor. */
 static void ug_input_check_op(ug_t *t, ug_op op)
 {
-    if (ug_op_get(op)) return;
-    ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
-                   "operation id %d is not registered (ops/op.h: ug_op_register)", op);
+    const ug_op_desc *d = ug_op_get(op);
+    if (d && d->exact) return;
+    if (d) /* an operation of more inputs than x and y (attention): ops/op.h's exact_in */
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
+                       "operation %s has %d inputs: generated inputs hold two at most (its "
+                       "cases build their calls themselves: cases/attention.c)",
+                       d->shape->name, d->shape->arity);
+    else
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
+                       "operation id %d is not registered (ops/op.h: ug_op_register)", op);
     ug_abort_case(t);
 }
 

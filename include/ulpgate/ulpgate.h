@@ -61,6 +61,7 @@ enum {
     UG_OP_LOGSUMEXP,
     UG_OP_RMSNORM,
     UG_OP_LAYERNORM,
+    UG_OP_ATTENTION,
     UG_OP_BUILTIN
 };
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
@@ -115,7 +116,18 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_LAYERNORM_TWOPASS  mean, then sum (x - mean)^2: ((x_i - mean) / sqrt(var + eps)) w_i + b_i
  *   UG_BOUND_LAYERNORM_ONEPASS  var = E[x^2] - E[x]^2: a bound growing with (mean/std)^2
  *   UG_BOUND_LAYERNORM_WELFORD  Welford's update of mean and M2
- *   UG_BOUND_LSE_ONLINE       max + log(sum), the sum one pass rescaled at each new max */
+ *   UG_BOUND_LSE_ONLINE       max + log(sum), the sum one pass rescaled at each new max
+ * Classes of attention (issue 35; kernels/bounds_attn.c derives them from the reference's
+ * per-row score magnitude and per-output weighted |V| sum, oracle/attention/attention.h):
+ *   UG_BOUND_ATTN_NAIVE       three passes: scores, the shifted softmax, P V
+ *   UG_BOUND_ATTN_NAIVE_BF16  the same on bf16 inputs with P and O rounded to bf16 (PyTorch's
+ *                             bf16 math attention)
+ *   UG_BOUND_ATTN_UNSHIFTED   exp(s) without the max: overflows from s = 88.7
+ *   UG_BOUND_ATTN_ONLINE      FlashAttention-2's loop in binary32 (blocks of 64 keys)
+ *   UG_BOUND_ATTN_FA2_BF16    FlashAttention-2's arithmetic: exp2 of c log2 e folded, bf16 P
+ *                             before P V, bf16 O
+ *   UG_BOUND_ATTN_SPLIT_SIZE  split-KV decoding, 256 keys a split, FA2's combine
+ *   UG_BOUND_ATTN_SPLIT_COUNT split-KV decoding, 8 splits, FA2's combine */
 typedef enum {
     UG_BOUND_NONE = 0,
     UG_BOUND_TREE,
@@ -142,6 +154,13 @@ typedef enum {
     UG_BOUND_LAYERNORM_ONEPASS,
     UG_BOUND_LAYERNORM_WELFORD,
     UG_BOUND_LSE_ONLINE,
+    UG_BOUND_ATTN_NAIVE,
+    UG_BOUND_ATTN_NAIVE_BF16,
+    UG_BOUND_ATTN_UNSHIFTED,
+    UG_BOUND_ATTN_ONLINE,
+    UG_BOUND_ATTN_FA2_BF16,
+    UG_BOUND_ATTN_SPLIT_SIZE,
+    UG_BOUND_ATTN_SPLIT_COUNT,
 } ug_bound_class;
 
 /* A call's sizes: the operation's named dimensions in its order (base/opshape.c's table names

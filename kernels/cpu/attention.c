@@ -6,9 +6,11 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/kernel.h"
 
 size_t ug_attn_kkeys(const ug_attn_kshape *s, size_t i)
 {
@@ -308,4 +310,111 @@ size_t ug_attn_fa2_splits(size_t batch_heads, size_t L, size_t S, size_t d)
     int mblocks = (int)((L + 63) / 64);
     return (size_t)fa2_num_splits((int)batch_heads * mblocks, 132 * 2, nblocks, 128);
 }
+
+/* ---- the family: registry rows and the launcher ---------------------------------------------- */
+
+enum { A_NAIVE, A_NAIVE_BF16, A_UNSHIFTED, A_ONLINE, A_FA2_BF16, A_SPLIT_SIZE, A_SPLIT_COUNT };
+
+#define UG_ATTN_BF16_IO .in_store = {UG_BF16, UG_BF16, UG_BF16}, .out_fmt = UG_BF16
+
+static const ug_kernel ug_cpu_attention_kernels[] = {
+    {.name = "attn_naive_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_NAIVE,
+     .version = A_NAIVE, .doc = "three passes: S = fl(c q.k), P = exp(s - max) / l, O = sum P V"},
+    {.name = "attn_naive_bf16_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_NAIVE_BF16,
+     .version = A_NAIVE_BF16, UG_ATTN_BF16_IO,
+     .doc = "PyTorch's bf16 math attention: the naive form, P and O rounded to bf16"},
+    {.name = "attn_unshifted_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_UNSHIFTED,
+     .version = A_UNSHIFTED, .doc = "exp(s) / sum exp(s) without the max: overflows from s = 88.7"},
+    {.name = "attn_online_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_ONLINE,
+     .version = A_ONLINE, .doc = "FlashAttention-2's loop in binary32: blocks of 64 keys, O rescaled"},
+    {.name = "attn_fa2_bf16_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_FA2_BF16,
+     .version = A_FA2_BF16, UG_ATTN_BF16_IO,
+     .doc = "FlashAttention-2's arithmetic: exp2 with c log2 e folded, bf16 P before P V, bf16 O"},
+    {.name = "attn_splitkv_size_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_SPLIT_SIZE,
+     .version = A_SPLIT_SIZE, .doc = "split-KV decoding, 256 keys a split, FA2's combine"},
+    {.name = "attn_splitkv_count_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_SPLIT_COUNT,
+     .version = A_SPLIT_COUNT, .doc = "split-KV decoding, 8 splits, FA2's combine"},
+};
+
+/* n values of a buffer (binary32, or bfloat16 bit patterns) from element `at`, as binary32. */
+static void widen(const ug_arg *a, size_t at, size_t n, float *dst)
+{
+    if (a->fmt == UG_F32) {
+        memcpy(dst, (const float *)a->data + at, n * sizeof *dst);
+        return;
+    }
+    const unsigned short *b = (const unsigned short *)a->data + at;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)b[i] << 16;
+        memcpy(&dst[i], &u, 4);
+    }
+}
+
+/* One head through kernel version v. */
+static void attn_head(int v, const float *Q, const float *K, const float *V,
+                      const ug_attn_kshape *s, float *O, float *lse)
+{
+    switch (v) {
+    case A_NAIVE: ug_attn_naive_cpu(Q, K, V, s, O, lse); break;
+    case A_NAIVE_BF16: ug_attn_naive_bf16_cpu(Q, K, V, s, O, lse); break;
+    case A_UNSHIFTED: ug_attn_unshifted_cpu(Q, K, V, s, O, lse); break;
+    case A_ONLINE: ug_attn_online_cpu(Q, K, V, s, 64, O, lse); break;
+    case A_FA2_BF16: ug_attn_fa2_bf16_cpu(Q, K, V, s, 64, O, lse); break;
+    case A_SPLIT_SIZE: ug_attn_splitkv_cpu(Q, K, V, s, 256, false, O, lse); break;
+    default: ug_attn_splitkv_cpu(Q, K, V, s, 8, true, O, lse); break;
+    }
+}
+
+/* The call's heads (batch x heads; query head h reads key/value head h / (heads / kv_heads)),
+ * each widened to binary32, computed, and O stored in the row's format (a bf16 kernel's O
+ * holds bf16 values: its bits are the top half).  The scale: c->opts.scale in binary32, or
+ * RN(1/sqrt(d)) through binary64 (the harness always passes it). */
+static int ug_cpu_attention_run(const ug_kernel *k, ug_call *c)
+{
+    size_t L = ug_dim(c, 0), S = ug_dim(c, 1), d = ug_dim(c, 2), dv = ug_dim(c, 3);
+    size_t H = c->shape.heads ? c->shape.heads : 1, B = c->shape.batch ? c->shape.batch : 1;
+    size_t Hkv = c->shape.kv_heads ? c->shape.kv_heads : H;
+    float *lse = ug_output_f32(c, 1);
+    if (!L || !S || !d || !dv || H % Hkv || !lse || !c->out[0].data) {
+        snprintf(c->err, sizeof c->err, "%s: sizes L %zu S %zu d %zu dv %zu, heads %zu / %zu, "
+                 "or the lse buffer, not usable", k->name, L, S, d, dv, H, Hkv);
+        return -1;
+    }
+    ug_attn_kshape sh = {L, S, d, dv, c->opts.scale > 0 ? (float)c->opts.scale
+                                                        : (float)(1.0 / sqrt((double)d)),
+                         (c->opts.flags & UG_OPT_CAUSAL) != 0};
+    float *Q = malloc(L * d * sizeof *Q), *K = malloc(S * d * sizeof *K),
+          *V = malloc(S * dv * sizeof *V), *O = malloc(L * dv * sizeof *O);
+    int rc = 0;
+    if (!Q || !K || !V || !O) {
+        snprintf(c->err, sizeof c->err, "%s: out of memory", k->name);
+        rc = -1;
+        goto out;
+    }
+    for (size_t p = 0; p < B * H; p++) {
+        size_t kv = (p / H) * Hkv + (p % H) / (H / Hkv);
+        widen(&c->in[0], p * L * d, L * d, Q);
+        widen(&c->in[1], kv * S * d, S * d, K);
+        widen(&c->in[2], kv * S * dv, S * dv, V);
+        attn_head(k->version, Q, K, V, &sh, O, lse + p * L);
+        if (c->out[0].fmt == UG_F32) {
+            memcpy((float *)c->out[0].data + p * L * dv, O, L * dv * sizeof *O);
+        } else {
+            unsigned short *ob = (unsigned short *)c->out[0].data + p * L * dv;
+            for (size_t i = 0; i < L * dv; i++) {
+                uint32_t u;
+                memcpy(&u, &O[i], 4);
+                ob[i] = (unsigned short)(u >> 16);
+            }
+        }
+    }
+out:
+    free(Q);
+    free(K);
+    free(V);
+    free(O);
+    return rc;
+}
+
+UG_FAMILY(cpu_attention, ug_cpu_attention_kernels, ug_cpu_attention_run)
 

@@ -12,9 +12,17 @@
  *   logsumexp_naive_cpu   log(sum exp(x_j))                          lse_naive: overflows
  *   logsumexp_shifted_cpu m + log(sum exp(x_j - m))                  lse_shifted
  *   logsumexp_online_cpu  m + log(d), (m, d) the online softmax's one pass  lse_online
+ * In the formats attention feeds them (issue 35): bfloat16 or binary16 logits widened exactly,
+ * binary32 arithmetic, the output stored in the 16-bit format or in binary32:
+ *   softmax_shifted_bf16_cpu      bf16 in, bf16 out   softmax_shifted + the output's rounding
+ *   softmax_shifted_bf16f32_cpu   bf16 in, f32 out    softmax_shifted
+ *   softmax_shifted_f16_cpu       f16 in, f16 out     softmax_shifted + the output's rounding
+ *   logsumexp_shifted_bf16_cpu    bf16 in, f32 out    lse_shifted
+ *   logsumexp_shifted_f16_cpu     f16 in, f32 out     lse_shifted
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kernels/kernel.h"
 
@@ -89,7 +97,8 @@ static float ug_lse_shifted(const float *x, size_t n)
 
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
 
-enum { SOFTMAX_NAIVE, SOFTMAX_SHIFTED, SOFTMAX_ONLINE, LSE_NAIVE, LSE_SHIFTED, LSE_ONLINE };
+enum { SOFTMAX_NAIVE, SOFTMAX_SHIFTED, SOFTMAX_ONLINE, LSE_NAIVE, LSE_SHIFTED, LSE_ONLINE,
+       SOFTMAX_16, LSE_16 };
 
 static const ug_kernel ug_cpu_softmax_kernels[] = {
     {.name = "softmax_naive_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_NAIVE,
@@ -104,10 +113,52 @@ static const ug_kernel ug_cpu_softmax_kernels[] = {
      .version = LSE_SHIFTED, .doc = "max + log(sum exp(x_j - max))"},
     {.name = "logsumexp_online_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_ONLINE,
      .version = LSE_ONLINE, .doc = "max + log(sum), one pass: the online softmax's running max and sum"},
+    {.name = "softmax_shifted_bf16_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_SHIFTED,
+     .in_store = {UG_BF16}, .out_fmt = UG_BF16, .version = SOFTMAX_16,
+     .doc = "max-shifted softmax of bf16 logits, binary32 arithmetic, bf16 out"},
+    {.name = "softmax_shifted_bf16f32_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_SHIFTED,
+     .in_store = {UG_BF16}, .version = SOFTMAX_16,
+     .doc = "max-shifted softmax of bf16 logits, binary32 arithmetic and out"},
+    {.name = "softmax_shifted_f16_cpu", .op = UG_OP_SOFTMAX, .bound = UG_BOUND_SOFTMAX_SHIFTED,
+     .in_store = {UG_F16}, .out_fmt = UG_F16, .version = SOFTMAX_16,
+     .doc = "max-shifted softmax of binary16 logits, binary32 arithmetic, binary16 out"},
+    {.name = "logsumexp_shifted_bf16_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_SHIFTED,
+     .in_store = {UG_BF16}, .version = LSE_16,
+     .doc = "max + log(sum exp(x - max)) of bf16 logits, binary32 arithmetic and out"},
+    {.name = "logsumexp_shifted_f16_cpu", .op = UG_OP_LOGSUMEXP, .bound = UG_BOUND_LSE_SHIFTED,
+     .in_store = {UG_F16}, .version = LSE_16,
+     .doc = "max + log(sum exp(x - max)) of binary16 logits, binary32 arithmetic and out"},
 };
+
+/* The 16-bit rows: x widened exactly, the binary32 form, y stored in the row's out_fmt (one
+ * rounding: bounds_rows.c adds it for a bf16 output). */
+static int ug_cpu_softmax_16(const ug_kernel *k, ug_call *c)
+{
+    size_t n = ug_dim(c, 0), count = c->in[0].count, rows = n ? count / n : 0;
+    float *x = malloc((count ? count : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        snprintf(c->err, sizeof c->err, "%s: out of memory", k->name);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) x[i] = (float)ug_fmt_load(c->in[0].fmt, c->in[0].data, i);
+    for (size_t r = 0; r < rows; r++) {
+        if (k->version == LSE_16) {
+            ug_fmt_store(c->out[0].fmt, c->out[0].data, r, ug_lse_shifted(x + r * n, n));
+            continue;
+        }
+        ug_softmax_shifted(x + r * n, n, y);
+        for (size_t j = 0; j < n; j++) ug_fmt_store(c->out[0].fmt, c->out[0].data, r * n + j, y[j]);
+    }
+    free(x);
+    free(y);
+    return 0;
+}
 
 static int ug_cpu_softmax_run(const ug_kernel *k, ug_call *c)
 {
+    if (k->version == SOFTMAX_16 || k->version == LSE_16) return ug_cpu_softmax_16(k, c);
     const float *x = ug_in_f32(c, 0);
     float *y = ug_out_f32(c);
     size_t n = c->shape.dim[0], rows = ug_rows(c);

@@ -1,0 +1,82 @@
+/*
+ * attention.c - scaled dot-product attention (issue 35): Q (L x d), K (S x d), V (S x dv) a
+ * head, the heads after the batch, grouped-query heads (query head h reads key/value head
+ * h / (heads / kv_heads)); outputs O (L x dv) and the row log-sum-exp, each correctly rounded
+ * (oracle/attention/attention.h: exact scores on the binary32 scale, MPFR enclosures and a
+ * fast path).  Its shape row is base/opshape.c's; three inputs and per-call options, so its
+ * exact results come through exact_in (ops/op.h), and its bound, which needs the row's score
+ * magnitude beside each output's weighted |V| sum, through ug_attention_bound.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/sys.h"
+#include "kernels/bounds_attn.h"
+#include "ops/op.h"
+#include "oracle/attention/attention.h"
+
+float ug_attention_scale(const ug_shape *s, const ug_opts *o)
+{
+    return o && o->scale > 0 ? (float)o->scale : ug_attn_scale_default(s->dim[2]);
+}
+
+static size_t attn_problems(const ug_shape *s, bool kv)
+{
+    size_t b = s->batch ? s->batch : 1, h = s->heads ? s->heads : 1;
+    return b * (kv ? (s->kv_heads ? s->kv_heads : h) : h);
+}
+
+/* Every head of one trial: O's records (problems x L x dv), then lse's (problems x L). */
+static void attn_exact_in(const float *const *in, const ug_shape *s, const ug_opts *o,
+                          ug_exact *out)
+{
+    ug_attn_dims dm = {s->dim[0], s->dim[1], s->dim[2], s->dim[3], ug_attention_scale(s, o),
+                       o && (o->flags & UG_OPT_CAUSAL)};
+    size_t heads = s->heads ? s->heads : 1, kvh = s->kv_heads ? s->kv_heads : heads;
+    size_t P = attn_problems(s, false), group = heads / kvh, per = dm.L * dm.dv;
+    for (size_t p = 0; p < P; p++) {
+        size_t kv = (p / heads) * kvh + (p % heads) / group;
+        ug_exact_attention(in[0] + p * dm.L * dm.d, in[1] + kv * dm.S * dm.d,
+                           in[2] + kv * dm.S * dm.dv, &dm, out + p * per, out + P * per + p * dm.L);
+    }
+}
+
+double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *o,
+                          const ug_exact *records, size_t e)
+{
+    static const struct {
+        ug_bound_class b;
+        ug_attn_class c;
+        size_t split;
+    } map[] = {
+        {UG_BOUND_ATTN_NAIVE, UG_ATTN_NAIVE, 0},           {UG_BOUND_ATTN_NAIVE_BF16, UG_ATTN_NAIVE_BF16, 0},
+        {UG_BOUND_ATTN_UNSHIFTED, UG_ATTN_UNSHIFTED, 0},   {UG_BOUND_ATTN_ONLINE, UG_ATTN_ONLINE, 0},
+        {UG_BOUND_ATTN_FA2_BF16, UG_ATTN_FA2_BF16, 0},     {UG_BOUND_ATTN_SPLIT_SIZE, UG_ATTN_SPLIT_SIZE, 256},
+        {UG_BOUND_ATTN_SPLIT_COUNT, UG_ATTN_SPLIT_COUNT, 8},
+    };
+    ug_attn_dims dm = {s->dim[0], s->dim[1], s->dim[2], s->dim[3], ug_attention_scale(s, o),
+                       o && (o->flags & UG_OPT_CAUSAL)};
+    size_t P = attn_problems(s, false), per = dm.L * dm.dv, row;
+    bool is_o = e < P * per;
+    row = is_o ? e / dm.dv : e - P * per; /* problem x L + i */
+    const ug_exact *x = &records[e], *l = &records[P * per + row];
+    for (size_t m = 0; m < sizeof map / sizeof map[0]; m++) {
+        if (map[m].b != k->bound) continue;
+        size_t block = 64;
+        ug_attn_model md = {map[m].c, ug_attn_keys(&dm, row % dm.L), dm.d, block, map[m].split,
+                            (double)dm.scale};
+        return is_o ? ug_attn_bound_O(&md, l->sum_abs, x->sum_abs, fabs(x->hi))
+                    : ug_attn_bound_lse(&md, l->sum_abs, fabs(x->hi));
+    }
+    return INFINITY;
+}
+
+const ug_op_desc ug_op_attention_desc = {
+    .shape = UG_OPSHAPE(UG_OP_ATTENTION),
+    .doc = "O = softmax(c Q K^T) V and the row log-sum-exp, a head of Q (L x d), K (S x d), "
+           "V (S x dv); causal bottom-right",
+    .specials = "a NaN or infinity in q_i or a K, V row it sees: row i's O and lse NaN; a row "
+                "that sees no key (causal, L > S): O NaN, lse -inf",
+    .hunt_exp = 6,
+    .exact_in = attn_exact_in,
+};
