@@ -227,10 +227,11 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
                       c->base->res.rows[c->vanished[i]].id);
     if (c->n_skipped_now || c->n_vanished)
         ug_buf_printf(out, "\n%zu row%s of BASE skipped or gone in NEW: if that is meant, take "
-                           "them out of the baseline with a reason: ulpgate baseline update "
+                           "%s out of the baseline with a reason: ulpgate baseline update "
                            "--from NEW --prune --reason \"why\"\n",
                       c->n_skipped_now + c->n_vanished,
-                      c->n_skipped_now + c->n_vanished == 1 ? "" : "s");
+                      c->n_skipped_now + c->n_vanished == 1 ? "" : "s",
+                      c->n_skipped_now + c->n_vanished == 1 ? "it" : "them");
     for (size_t i = 0; i < c->n_rows; i++)
         if (c->rows[i].verdict == UG_V_WORSE && !c->rows[i].inputs[0]) {
             ug_buf_printf(out, "\n");
@@ -267,8 +268,10 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
     if (c->n_new_failing) ug_buf_printf(out, "; %zu new rows failing", c->n_new_failing);
-    if (c->n_skipped_now) ug_buf_printf(out, "; %zu rows skipped now", c->n_skipped_now);
-    if (c->n_vanished) ug_buf_printf(out, "; %zu rows gone", c->n_vanished);
+    if (c->n_skipped_now)
+        ug_buf_printf(out, "; %zu row%s skipped now", c->n_skipped_now, c->n_skipped_now == 1 ? "" : "s");
+    if (c->n_vanished)
+        ug_buf_printf(out, "; %zu row%s gone", c->n_vanished, c->n_vanished == 1 ? "" : "s");
     if (c->n_refused)
         ug_buf_printf(out, "; NEW not accepted (%zu reason%s above)", c->n_refused,
                       c->n_refused == 1 ? "" : "s");

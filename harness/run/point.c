@@ -130,29 +130,6 @@ void ug_skip(ug_t *t, const char *reason)
 
 void ug_abort_case(ug_t *t) { longjmp(t->jb, 1); }
 
-const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
-{
-    const ug_kernel *k = ug_kernel_find(name);
-    char why[400], g[200];
-    if (!k && !ug_registry_has_builtin()) {
-        snprintf(why, sizeof why, "about the built-in kernel %s: not loaded (--no-builtin)", name);
-        ug_skip(t, why);
-    }
-    /* the run's kernel selection holds for a case that names its kernel too: else --kernel X
-     * would measure (and pass) kernels that are not X */
-    if (k && t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) {
-        snprintf(why, sizeof why, "about the kernel %s, which --kernel '%s' leaves out", k->id,
-                 ug_escape(t->opt->kernel, g, sizeof g));
-        ug_skip(t, why);
-    }
-    if (k && t->opt->format_set && !ug_kernel_has_format(k, t->opt->format)) {
-        snprintf(why, sizeof why, "about the kernel %s, which --format %s leaves out", k->id,
-                 ug_fmt_name(t->opt->format));
-        ug_skip(t, why);
-    }
-    return k;
-}
-
 void ug_xfail(ug_t *t, const char *reason)
 {
     ug_point_ensure(t);

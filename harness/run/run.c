@@ -254,6 +254,29 @@ void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), " op %s", ug_fmt_name(k->op_fmt));
 }
 
+const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
+{
+    const ug_kernel *k = ug_kernel_find(name);
+    char why[400], g[200];
+    if (!k && !ug_registry_has_builtin()) {
+        snprintf(why, sizeof why, "about the built-in kernel %s: not loaded (--no-builtin)", name);
+        ug_skip(t, why);
+    }
+    /* the run's kernel selection holds for a case that names its kernel too: else --kernel X
+     * would measure (and pass) kernels that are not X */
+    if (k && t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) {
+        snprintf(why, sizeof why, "about the kernel %s, which --kernel '%s' leaves out", k->id,
+                 ug_escape(t->opt->kernel, g, sizeof g));
+        ug_skip(t, why);
+    }
+    if (k && t->opt->format_set && !ug_kernel_has_format(k, t->opt->format)) {
+        snprintf(why, sizeof why, "about the kernel %s, which --format %s leaves out", k->id,
+                 ug_fmt_name(t->opt->format));
+        ug_skip(t, why);
+    }
+    return k;
+}
+
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
 {
     return ug_next_kernel_fmt(t, it, op, backend, glob, UG_F32);
