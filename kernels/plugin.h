@@ -54,5 +54,9 @@ void ug_registry_add_plugin(const ug_family *f, const char *load_fault);
 void ug_registry_no_builtin(void);
 /* Whether the built-in families are in the registry (false after ug_registry_no_builtin). */
 bool ug_registry_has_builtin(void);
+/* Whether k was loaded from a plugin (ug_registry_add_plugin): a kernel under the user's test,
+ * whose being measured nowhere is a failure (harness/run/run.c), not the machine's nature. */
+struct ug_kernel;
+bool ug_kernel_is_plugin(const struct ug_kernel *k);
 
 #endif

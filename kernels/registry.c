@@ -95,6 +95,13 @@ bool ug_kernel_is_fixture(const ug_kernel *k)
     return false;
 }
 
+bool ug_kernel_is_plugin(const ug_kernel *k)
+{
+    for (int i = 0; i < ug_n_extra; i++)
+        if (k->family == ug_extras[i].family) return !ug_extras[i].fixture;
+    return false;
+}
+
 /* The families in registry order: the built-in ones (none with --no-builtin), then the extras. */
 static int ug_n_builtin(void) { return ug_no_builtin ? 0 : UG_N_FAMILIES; }
 static const ug_family *ug_family_at(int i)

@@ -81,9 +81,10 @@ int ug_cmd_compare(int argc, char **argv)
         ug_cmp_print_text(&c, &out, all);
     fputs(ug_buf_str(&out), stdout);
     int rc = fail_on_regression && ug_cmp_fails(&c) ? 1 : 0;
-    if (rc && c.regressed + c.n_new_failing)
-        fprintf(stderr, "ulpgate: compare: %zu regression%s\n", c.regressed + c.n_new_failing,
-                c.regressed + c.n_new_failing == 1 ? "" : "s");
+    size_t regressions = c.regressed + c.n_new_failing + c.n_skipped_now + c.n_vanished;
+    if (rc && regressions)
+        fprintf(stderr, "ulpgate: compare: %zu regression%s\n", regressions,
+                regressions == 1 ? "" : "s");
     for (size_t i = 0; rc && i < c.n_refused; i++)
         fprintf(stderr, "ulpgate: compare: NEW cannot pass the gate: %s\n", c.refused[i]);
     ug_buf_free(&out);

@@ -66,6 +66,7 @@ void ug_baseline_free(ug_baseline *bl)
     free(bl->fps);
     free(bl->updates);
     ug_results_free(&bl->res);
+    ug_results_free(&bl->ran);
     memset(bl, 0, sizeof *bl);
 }
 
@@ -98,9 +99,20 @@ static int ug_load_results(const char *path, double slack, ug_baseline *bl, char
             bl->summary_points += (long)ug_json_num_of(ug_json_get(sum, keys[k]), 0);
     }
     bl->n_points = all.count;
+    const ug_json *sel = ug_json_get(meta, "selection");
+    snprintf(bl->sel_kernel, sizeof bl->sel_kernel, "%s",
+             ug_json_str_of(ug_json_get(sel, "kernel"), ""));
+    double n = ug_json_num_of(ug_json_get(sel, "n"), 0);
+    bl->sel_n = n > 0 && n < 1e18 ? (size_t)n : 0;
+    bl->sel_kernels_narrowed = ug_json_get(sel, "format") || ug_json_get(sel, "builtin");
+    for (size_t u = 0; u < all.n_units; u++)
+        ug_results_add_unit(&bl->ran, all.units[u].name, all.units[u].seconds);
     for (size_t i = 0; i < all.count; i++) {
         const ug_row *r = &all.rows[i];
-        if (r->status == UG_ST_SKIP) continue;
+        if (r->status == UG_ST_SKIP) {
+            ug_results_add(&bl->ran, r);
+            continue;
+        }
         ug_bl_extra x = {.slack = r->measured && !r->deterministic ? slack : 1.0, .fp = 0};
         ug_baseline_add(bl, r, &x);
     }

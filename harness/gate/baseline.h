@@ -70,6 +70,13 @@ typedef struct ug_baseline {
     bool interrupted;
     char stop_reason[160];
     char reduced[300];    /* a reduced run's caps (meta.limits, ug_meta_limits_text); "" */
+    /* a results.json: which rows of BASE it should hold (compare.c, ug_expected_in): the units
+     * it ran (ran.units) and its skipped rows (ran.rows; res leaves them out), and what of its
+     * selection narrows the kernels or sizes of a unit (meta.selection) */
+    ug_results ran;
+    char sel_kernel[256];
+    size_t sel_n;
+    bool sel_kernels_narrowed; /* --format or --no-builtin: only kernels seen in its rows */
     long summary_points;
     size_t n_points;
     ug_results res;       /* the rows; skipped rows are left out */

@@ -4,6 +4,7 @@
  */
 #include "harness/gate/compare.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,7 +268,71 @@ static void ug_refusals(ug_comparison *c)
 
 bool ug_cmp_fails(const ug_comparison *c)
 {
-    return c->regressed || c->n_new_failing || c->n_refused;
+    return c->regressed || c->n_new_failing || c->n_skipped_now || c->n_vanished || c->n_refused;
+}
+
+static int ug_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether name is one of sorted[n]. */
+static bool ug_in_sorted(const char *const *sorted, size_t n, const char *name)
+{
+    return n && bsearch(&name, sorted, n, sizeof *sorted, ug_cmp_str) != NULL;
+}
+
+bool ug_expected_in(const ug_baseline *now, const ug_row *r)
+{
+    bool ran = false;
+    for (size_t u = 0; u < now->ran.n_units && !ran; u++)
+        ran = strcmp(now->ran.units[u].name, r->case_name) == 0;
+    if (!ran) return false;
+    /* a check point of a unit that ran: unless the run narrowed the unit's kernels or sizes,
+     * which may leave the point out (a table over kernels that were not measured) */
+    if (!r->measured) return !now->sel_kernel[0] && !now->sel_n && !now->sel_kernels_narrowed;
+    if (now->sel_kernel[0]) {
+        const char *at = strchr(now->sel_kernel, '@');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(r->kernel, "@"), r->kernel);
+        if (fnmatch(now->sel_kernel, at ? r->kernel : name, 0) != 0) return false;
+    }
+    if (now->sel_n && r->n != now->sel_n) return false;
+    if (now->sel_kernels_narrowed) {
+        bool seen = false;
+        for (size_t i = 0; i < now->res.count && !seen; i++)
+            seen = strcmp(now->res.rows[i].kernel, r->kernel) == 0;
+        return seen;
+    }
+    return true;
+}
+
+/* BASE's rows that NEW does not hold: skipped now, gone from a unit NEW ran, or outside NEW's
+ * selection (only_base, listed).  Cost: O((base + new) log new). */
+static void ug_unmatched(ug_comparison *c, const bool *matched)
+{
+    const ug_baseline *base = c->base, *now = c->now;
+    size_t *sidx = ug_sorted_ids(&now->ran);
+    const char **units = ug_xcalloc(now->ran.n_units + 1, sizeof *units);
+    for (size_t u = 0; u < now->ran.n_units; u++) units[u] = now->ran.units[u].name;
+    qsort(units, now->ran.n_units, sizeof *units, ug_cmp_str);
+    for (size_t b = 0; b < base->res.count; b++) {
+        if (matched[b]) continue;
+        const ug_row *o = &base->res.rows[b];
+        bool expected = !now->is_baseline && ug_in_sorted(units, now->ran.n_units, o->case_name) &&
+                        ug_expected_in(now, o);
+        size_t s = expected ? ug_find_sorted(&now->ran, sidx, o->id) : (size_t)-1;
+        if (s != (size_t)-1) {
+            c->skip_of[c->n_skipped_now] = s;
+            c->skipped_now[c->n_skipped_now++] = b;
+        } else if (expected) {
+            c->vanished[c->n_vanished++] = b;
+        } else {
+            c->only_base[c->n_only_base++] = b;
+        }
+    }
+    free(units);
+    free(sidx);
 }
 
 void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_opts *opts,
@@ -284,6 +349,9 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
     c->only_new = ug_xcalloc(now->res.count + 1, sizeof *c->only_new);
     c->new_failing = ug_xcalloc(now->res.count + 1, sizeof *c->new_failing);
     c->only_base = ug_xcalloc(base->res.count + 1, sizeof *c->only_base);
+    c->skipped_now = ug_xcalloc(base->res.count + 1, sizeof *c->skipped_now);
+    c->skip_of = ug_xcalloc(base->res.count + 1, sizeof *c->skip_of);
+    c->vanished = ug_xcalloc(base->res.count + 1, sizeof *c->vanished);
     double *ratios = ug_xcalloc(now->res.count + 1, sizeof *ratios);
     size_t n_ratios = 0;
     for (size_t i = 0; i < now->res.count; i++) {
@@ -315,8 +383,7 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
         default: c->same++; break;
         }
     }
-    for (size_t b = 0; b < base->res.count; b++)
-        if (!matched[b]) c->only_base[c->n_only_base++] = b;
+    ug_unmatched(c, matched);
     if (n_ratios) {
         qsort(ratios, n_ratios, sizeof *ratios, ug_cmp_double);
         c->time_ratio_median = ratios[n_ratios / 2];
@@ -333,5 +400,8 @@ void ug_comparison_free(ug_comparison *c)
     free(c->only_base);
     free(c->only_new);
     free(c->new_failing);
+    free(c->skipped_now);
+    free(c->skip_of);
+    free(c->vanished);
     memset(c, 0, sizeof *c);
 }

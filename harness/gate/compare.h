@@ -14,7 +14,11 @@
  *     worse); a nondeterministic one's vary by nature: "changed (not gated)".
  *   - a bound loosened: bound_ratio_max fell while none of ulp_max, ulp_mean, rel_max did (the
  *     bound grew, the error stayed) is worse, not better (deterministic rows);
- *   - a row only in NEW that fails (fail, xpass) is a regression too.
+ *   - a row only in NEW that fails (fail, xpass) is a regression too;
+ *   - a row of BASE that NEW should hold but does not (NEW a results.json): skipped now (pass ->
+ *     skip: "no longer measured" would otherwise pass), or missing though NEW ran its unit with
+ *     a selection that takes it in (ug_expected_in) is a regression: a row is taken out of
+ *     BASE only with a reason (`baseline update --prune --reason`).
  * Timing is reported, gated only when asked (time_slack > 0: new > time_slack * old is worse).
  * Rows whose inputs differ (trials, first trial, outputs, seed) are listed, not judged.
  *
@@ -95,11 +99,21 @@ typedef struct ug_comparison {
     unsigned env;                /* fingerprint parts that changed for some matched row */
     struct { char old[192], now[192]; size_t rows; } env_part[UG_FP_NFIELDS];
     size_t *new_failing, n_new_failing; /* rows of NEW not in BASE that fail (regressions) */
+    size_t *skipped_now, n_skipped_now; /* rows of BASE that NEW skipped: index into base */
+    size_t *skip_of;                    /* ... and the skipped row of NEW (now->ran.rows) */
+    size_t *vanished, n_vanished;       /* rows of BASE missing from NEW though it ran their
+                                           unit with a selection that takes them in */
     char refused[UG_CMP_MAX_REFUSED][448]; /* why NEW is not accepted ("NEW was interrupted") */
     size_t n_refused;
 } ug_comparison;
 
-/* Whether the gate fails: a regression, a new row that fails, or NEW not accepted. */
+/* Whether NEW (a results.json) should hold base's row r: NEW ran r's unit (its case or corpus
+ * file), and NEW's --kernel (a glob on name or name@variant), --n, --format and --no-builtin
+ * take r in (for the last two: r's kernel measured somewhere in NEW). */
+bool ug_expected_in(const ug_baseline *now, const ug_row *r);
+
+/* Whether the gate fails: a regression, a new row that fails, a row skipped now or gone, or
+ * NEW not accepted. */
 bool ug_cmp_fails(const ug_comparison *c);
 
 /* Compare now against base (both stay owned by the caller and must outlive c).  Cost:

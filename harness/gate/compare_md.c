@@ -329,11 +329,13 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
         loosened += c->rows[i].bound_loosened && !c->rows[i].inputs[0];
         new_fail += c->rows[i].status == UG_V_WORSE && !c->rows[i].inputs[0];
     }
-    size_t regressions = c->regressed + c->n_new_failing;
-    char what[96] = "";
+    size_t gone = c->n_skipped_now + c->n_vanished;
+    size_t regressions = c->regressed + c->n_new_failing + gone;
+    char what[160] = "";
     if (regressions)
-        snprintf(what, sizeof what, " (%zu new failure%s, %zu bound%s loosened)", new_fail,
-                 new_fail == 1 ? "" : "s", loosened, loosened == 1 ? "" : "s");
+        snprintf(what, sizeof what, " (%zu new failure%s, %zu bound%s loosened%s%.0zu%s)", new_fail,
+                 new_fail == 1 ? "" : "s", loosened, loosened == 1 ? "" : "s",
+                 gone ? ", " : "", gone, gone ? " skipped or gone" : "");
     ug_buf_printf(&line, "### ulpgate: %s%zu regression%s%s%s, %zu improvement%s%s\n\n",
                   regressions ? "**" : "", regressions, regressions == 1 ? "" : "s",
                   regressions ? "**" : "", what, c->improved, c->improved == 1 ? "" : "s",
@@ -358,6 +360,30 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
     ug_cmp_env_warnings(c, &line, "> **Warning**: ", "> - ", true);
     if (c->device_differs || c->env) ug_buf_printf(&line, "\n");
     ug_md_put(&md, &line);
+    if (gone) {
+        line.len = 0;
+        ug_buf_printf(&line, "**%zu row%s of the base skipped or gone in the new run** (a "
+                             "regression: take %s out of the baseline with a reason, `ulpgate "
+                             "baseline update --from NEW --prune --reason \"why\"`, if that is "
+                             "meant):\n\n", gone, gone == 1 ? "" : "s", gone == 1 ? "it" : "them");
+        for (size_t i = 0; i < c->n_skipped_now && i < max_rows; i++) {
+            ug_buf_printf(&line, "- ");
+            ug_md_id(&line, c->base->res.rows[c->skipped_now[i]].id);
+            ug_buf_printf(&line, ": **skipped now** (");
+            ug_md_text(&line, c->now->ran.rows[c->skip_of[i]].note);
+            ug_buf_printf(&line, ")\n");
+        }
+        for (size_t i = 0; i < c->n_vanished && i < max_rows; i++) {
+            ug_buf_printf(&line, "- ");
+            ug_md_id(&line, c->base->res.rows[c->vanished[i]].id);
+            ug_buf_printf(&line, ": **gone** (the new run ran its case)\n");
+        }
+        size_t shown = (c->n_skipped_now < max_rows ? c->n_skipped_now : max_rows) +
+                       (c->n_vanished < max_rows ? c->n_vanished : max_rows);
+        if (shown < gone) ug_buf_printf(&line, "- ... and %zu more\n", gone - shown);
+        ug_buf_printf(&line, "\n");
+        ug_md_put(&md, &line);
+    }
     ug_md_section(&md, c, UG_V_WORSE, "Regressions, worst first, by kernel", max_rows);
     ug_md_section(&md, c, UG_V_BETTER, "Improvements: the baseline can be tightened", max_rows);
     ug_md_ids(&md, c->base, c->only_base, c->n_only_base, "Only in base: removed, or not run",

@@ -225,6 +225,23 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
         ug_buf_printf(out, "\nREGRESSION (a new row that fails) %s\n  %-18s %12s -> %-12s %10s  %s\n",
                       ug_t(n->id), "status", "(none)", ug_status_name(n->status), "", "worse");
     }
+    for (size_t i = 0; i < c->n_skipped_now; i++) {
+        const ug_row *o = &c->base->res.rows[c->skipped_now[i]];
+        const ug_row *n = &c->now->ran.rows[c->skip_of[i]];
+        ug_buf_printf(out, "\nREGRESSION (skipped now: %s) %s\n  %-18s %12s -> %-12s %10s  %s\n",
+                      n->note[0] ? n->note : "no reason", o->id, "status",
+                      ug_status_name(o->status), "skip", "", "worse");
+    }
+    for (size_t i = 0; i < c->n_vanished; i++)
+        ug_buf_printf(out, "\nREGRESSION (gone: NEW ran its case, the row is not there) %s\n",
+                      c->base->res.rows[c->vanished[i]].id);
+    if (c->n_skipped_now || c->n_vanished)
+        ug_buf_printf(out, "\n%zu row%s of BASE skipped or gone in NEW: if that is meant, take "
+                           "%s out of the baseline with a reason: ulpgate baseline update "
+                           "--from NEW --prune --reason \"why\"\n",
+                      c->n_skipped_now + c->n_vanished,
+                      c->n_skipped_now + c->n_vanished == 1 ? "" : "s",
+                      c->n_skipped_now + c->n_vanished == 1 ? "it" : "them");
     for (size_t i = 0; i < c->n_rows; i++)
         if (c->rows[i].verdict == UG_V_WORSE && !c->rows[i].inputs[0]) {
             ug_buf_printf(out, "\n");
@@ -261,6 +278,10 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
     if (c->n_new_failing) ug_buf_printf(out, "; %zu new rows failing", c->n_new_failing);
+    if (c->n_skipped_now)
+        ug_buf_printf(out, "; %zu row%s skipped now", c->n_skipped_now, c->n_skipped_now == 1 ? "" : "s");
+    if (c->n_vanished)
+        ug_buf_printf(out, "; %zu row%s gone", c->n_vanished, c->n_vanished == 1 ? "" : "s");
     if (c->n_refused)
         ug_buf_printf(out, "; NEW not accepted (%zu reason%s above)", c->n_refused,
                       c->n_refused == 1 ? "" : "s");

@@ -157,8 +157,32 @@ int ug_corpus_discover(const char *const *dirs, size_t ndirs, ug_corpus_entry **
 {
     ug_corpus_list list = {0};
     char builtin[4096];
-    if (ug_data_path("cases/corpus", builtin, sizeof builtin))
-        ug_corpus_walk(builtin, "", NULL, &list); /* may be absent */
+    /* The built-in corpus is part of every run: a data folder named by the user (--data-dir,
+     * ULPGATE_DATA_DIR) or found beside the binary that does not hold it would drop its cases
+     * from the run without a word, and the run would pass having measured less. */
+    const char *named = getenv("ULPGATE_DATA_DIR");
+    struct stat dst;
+    if (named && *named && !ug_data_dir()) {
+        snprintf(err, errlen, "--data-dir %s (ULPGATE_DATA_DIR): not a directory: the built-in "
+                              "corpus (cases/corpus) would be left out", named);
+        return -1;
+    }
+    if (ug_data_path("cases/corpus", builtin, sizeof builtin)) {
+        if (stat(builtin, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+            snprintf(err, errlen, "%s %s%s: holds no cases/corpus, so the built-in corpus would "
+                                  "be left out (the data folder: ulpgate's source tree or "
+                                  "PREFIX/share/ulpgate)",
+                     named && *named ? "--data-dir" : "the data folder", ug_data_dir(),
+                     named && *named ? " (ULPGATE_DATA_DIR)" : "");
+            return -1;
+        }
+        ug_corpus_walk(builtin, "", NULL, &list);
+    } else {
+        static int told;
+        if (!told++)
+            fprintf(stderr, "ulpgate: no data folder (ulpgate-data-dir beside the executable, "
+                            "../share/ulpgate, or --data-dir): the built-in corpus is not run\n");
+    }
     for (size_t i = 0; i < ndirs; i++) {
         struct stat st;
         list.n_seen = 0; /* each root walked whole: the same directory twice is named twice */

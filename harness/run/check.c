@@ -81,9 +81,15 @@ static void ug_worst_lines(ug_t *t, const ug_result *r, const ug_worst *w)
     ug_rerun_line(t, r, w->trial);
 }
 
+/* Checks evaluated in this run (the cases run serially): a run whose points all passed with
+ * no check evaluated and nothing measured tested nothing (run.c). */
+static size_t ug_checks_run;
+size_t ug_checks_evaluated(void) { return ug_checks_run; }
+
 bool ug_check_metric(ug_t *t, const ug_result *r, ug_metric m, double limit, const char *expr,
                      const char *file, int line)
 {
+    ug_checks_run++;
     if (!r) return true;
     if (r->failed_run) return false; /* already reported by ug_measure */
     /* effective: a finite limit, and for the bound ratio a finite bound on every output */
@@ -118,6 +124,7 @@ static bool ug_same_out(const ug_result *a, const ug_result *b, int tr, size_t i
 bool ug_check_bitwise(ug_t *t, const ug_result *a, const ug_result *b, const char *expr,
                       const char *file, int line)
 {
+    ug_checks_run++;
     if (a->failed_run || b->failed_run) return false;
     ((ug_result *)a)->checked = ((ug_result *)b)->checked = true;
     if (a->trials != b->trials || a->elements != b->elements) {
@@ -145,6 +152,7 @@ bool ug_result_correctly_rounded(const ug_result *r) { return r->correctly_round
 bool ug_check_correctly_rounded(ug_t *t, const ug_result *r, const char *expr, const char *file,
                                 int line)
 {
+    ug_checks_run++;
     if (r->failed_run) return false;
     ((ug_result *)r)->checked = true;
     if (ug_result_correctly_rounded(r)) return true;
@@ -157,6 +165,7 @@ bool ug_check_correctly_rounded(ug_t *t, const ug_result *r, const char *expr, c
 bool ug_check_distinct_max(ug_t *t, const ug_result *r, int max, const char *expr,
                            const char *file, int line)
 {
+    ug_checks_run++;
     if (r->failed_run) return false;
     if (r->distinct_results <= max) return true;
     ug_fail_header(t, file, line, expr, "%d distinct results over %d repeats > %d",
@@ -168,6 +177,7 @@ bool ug_check_distinct_max(ug_t *t, const ug_result *r, int max, const char *exp
 bool ug_check(ug_t *t, bool ok, const char *expr, const char *file, int line, const char *fmt,
               ...)
 {
+    ug_checks_run++;
     if (ok) return true;
     ug_buf msg = {0};
     va_list ap;

@@ -102,6 +102,12 @@ void ug_result_free(ug_result *r);
 /* measure.c: the kernel runs a case made itself (ug_run_kernel: bit-for-bit and invariance
  * cases, which record no measured row) in this process; the selection check counts them. */
 size_t ug_direct_kernel_runs(void);
+/* Checks (UG_EXPECT, UG_ASSERT and the metric checks) evaluated so far in this run (check.c). */
+size_t ug_checks_evaluated(void);
+/* The kernels that declined every call of this run as unsupported (ran on none): up to cap of
+ * them into k[], with the first reason and the calls declined; returns how many (measure.c). */
+size_t ug_kernels_unsupported_everywhere(const ug_kernel **k, const char **why, size_t *calls,
+                                         size_t cap);
 /* measure_fmt.c: whether k can read in's buffers (else a failure on the point naming the
  * formats), and whether the point is out of its formats' range (then skipped, saying so). */
 bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in);

@@ -68,12 +68,14 @@ static bool ug_cuda_name_matches(const char *glob)
 
 /* Kernel names that match nothing are stale (renamed kernels, typos): a failure at their line.
  * A build without CUDA has no GPU kernel to match: there a glob that names a CUDA kernel row
- * (ug_cuda_name_matches) is a note, one that names no kernel at all is a failure as anywhere. */
-static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
+ * (ug_cuda_name_matches) is a note, one that names no kernel at all is a failure as anywhere.  Returns the globs that matched no kernel (the noted ones among
+ * them). */
+static int ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
 {
     char msg[400];
+    int unmatched = 0;
     /* ulpgate's own corpus names ulpgate's kernels: with --no-builtin they are not loaded */
-    if (!f->dir_arg && !ug_registry_has_builtin()) return;
+    if (!f->dir_arg && !ug_registry_has_builtin()) return 0;
     const char *p = f->kernels;
     while (*p) {
         while (*p == ' ' || *p == '\t') p++;
@@ -82,6 +84,7 @@ static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
         snprintf(glob, sizeof glob, "%.*s", (int)len, p);
         p += len;
         if (!glob[0] || glob[0] == '!' || ug_any_kernel_matches(glob, f->op, true)) continue;
+        unmatched++;
         snprintf(msg, sizeof msg, "kernels: '%s' matches no %s kernel (see 'ulpgate list')", glob,
                  ug_op_name(f->op));
         if (UG_CUDA_BUILT || !ug_cuda_name_matches(glob))
@@ -105,6 +108,32 @@ static void ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
         else
             ug_note(t, "%s:%zu: %s (built without CUDA)", ug_src_path(f->path), x->line, msg);
     }
+    return unmatched;
+}
+
+/* A file that no kernel of this run measured (none left out by --kernel or --format): its
+ * point passed having tested nothing.  A failure naming what the file selects, but a skip
+ * where the reason is the build or the run, not the file: its kernels are GPU kernels of a
+ * build without CUDA (their globs were noted), or ulpgate's own file under --no-builtin. */
+static void ug_corpus_measured_none(ug_t *t, const ug_corpus_file *f, int unmatched_globs)
+{
+    char why[600];
+    const char *globs = f->kernels[0] ? f->kernels : "(every kernel of the operation)";
+    if (!f->dir_arg && !ug_registry_has_builtin()) {
+        snprintf(why, sizeof why, "no loaded kernel computes %s in %s (--no-builtin: the "
+                 "plugins' kernels only)", ug_op_name(f->op), ug_fmt_name(f->fmt));
+        ug_skip(t, why);
+    }
+    if (!UG_CUDA_BUILT && unmatched_globs) {
+        snprintf(why, sizeof why, "its kernels (%.200s) are not in this build (built without "
+                 "CUDA)", globs);
+        ug_skip(t, why);
+    }
+    snprintf(why, sizeof why, "no kernel runs this file: kernels %.200s and format %s select none "
+             "of this build's %s kernels (see 'ulpgate list'): nothing of it was measured", globs,
+             ug_fmt_name(f->fmt), ug_op_name(f->op));
+    ug_corpus_file_failure(t, f, f->kernels_line, why);
+    ug_rerun_line(t, NULL, -1);
 }
 
 // ---- class-aware checks ----------------------------------------------------------------------
@@ -309,7 +338,7 @@ static void ug_corpus_fn(ug_t *t)
         ug_corpus_unreadable(t, f);
         return;
     }
-    ug_corpus_check_globs(t, f);
+    int unmatched = ug_corpus_check_globs(t, f);
     if (ug_corpus_left_out(t, f)) return;
     if (ug_corpus_scan(f) != 0) {
         ug_corpus_unreadable(t, f);
@@ -335,8 +364,10 @@ static void ug_corpus_fn(ug_t *t)
         ug_input_set_format(in, f->fmt); /* "# format:": its values checked to be of it */
     }
     ug_corpus_file_free(f); /* the input holds its copy */
+    size_t ran = 0;
     UG_FOR_FMT_KERNELS(t, k, f->op, UG_ANY_BACKEND, NULL, f->fmt) {
         if (!ug_corpus_selects(f, k)) continue;
+        ran++;
         ug_result *r = ug_measure(t, k, in);
         for (int i = 0; i < f->n_xfails; i++)
             if (ug_kernel_matches(k, f->xfails[i].glob)) {
@@ -348,6 +379,7 @@ static void ug_corpus_fn(ug_t *t)
             ug_buf_printf(&t->pt.diag, "#   why: %s\n#   source: %s\n", f->why, f->source);
     }
     ug_input_free(t, in);
+    if (!ran) ug_corpus_measured_none(t, f, unmatched);
 }
 
 const ug_case ug_corpus_case = {.name = "corpus", .file = __FILE__, .line = __LINE__,

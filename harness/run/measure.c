@@ -77,9 +77,52 @@ void ug_result_extra(ug_result *r, const char *name, double value)
 static size_t ug_direct_runs; /* successful ug_run_kernel calls (the cases run serially) */
 size_t ug_direct_kernel_runs(void) { return ug_direct_runs; }
 
+/* Per kernel that ran: calls that ran and calls it declined as unsupported (with its first
+ * reason), for the run's check that a kernel it selected was measured somewhere. */
+typedef struct {
+    const ug_kernel *k;
+    size_t ran, unsupported;
+    char why[200];
+} ug_kernel_tally;
+static ug_kernel_tally *ug_tallies;
+static size_t ug_n_tallies, ug_cap_tallies;
+
+static void ug_tally(const ug_kernel *k, int rc, const ug_call *c)
+{
+    size_t i = 0;
+    while (i < ug_n_tallies && ug_tallies[i].k != k) i++;
+    if (i == ug_n_tallies) {
+        if (ug_n_tallies == ug_cap_tallies) {
+            ug_cap_tallies = ug_cap_tallies ? 2 * ug_cap_tallies : 64;
+            ug_tallies = ug_xrealloc(ug_tallies, ug_cap_tallies * sizeof *ug_tallies);
+        }
+        ug_tallies[ug_n_tallies++] = (ug_kernel_tally){.k = k};
+    }
+    ug_kernel_tally *t = &ug_tallies[i];
+    if (rc == 0) t->ran++;
+    else if (c->unsupported && !t->unsupported++) snprintf(t->why, sizeof t->why, "%.199s", c->err);
+}
+
+size_t ug_kernels_unsupported_everywhere(const ug_kernel **k, const char **why, size_t *calls,
+                                         size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ug_n_tallies; i++) {
+        if (ug_tallies[i].ran || !ug_tallies[i].unsupported) continue;
+        if (n < cap) {
+            k[n] = ug_tallies[i].k;
+            why[n] = ug_tallies[i].why;
+            calls[n] = ug_tallies[i].unsupported;
+        }
+        n++;
+    }
+    return n;
+}
+
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line)
 {
     int rc = ug_kernel_run(k, c);
+    ug_tally(k, rc, c);
     if (rc == 0) ug_direct_runs++;
     if (rc != 0 && c->unsupported) { /* not offered here: a skip that says why, not a failure */
         ug_point_ensure(t);

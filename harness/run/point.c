@@ -130,17 +130,6 @@ void ug_skip(ug_t *t, const char *reason)
 
 void ug_abort_case(ug_t *t) { longjmp(t->jb, 1); }
 
-const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
-{
-    const ug_kernel *k = ug_kernel_find(name);
-    if (!k && !ug_registry_has_builtin()) {
-        char why[300];
-        snprintf(why, sizeof why, "about the built-in kernel %s: not loaded (--no-builtin)", name);
-        ug_skip(t, why);
-    }
-    return k;
-}
-
 void ug_xfail(ug_t *t, const char *reason)
 {
     ug_point_ensure(t);

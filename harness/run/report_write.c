@@ -19,6 +19,7 @@
 
 #include "kernels/device.h"
 #include "kernels/kernel.h"
+#include "kernels/plugin.h"
 #include "harness/run/guard.h"
 #include "harness/inputs/rng.h"
 #include "base/buf.h"
@@ -297,6 +298,9 @@ static void ug_json_selection(ug_buf *b, const ug_options *opt)
     ug_json_num(b, "trials", opt->trials);
     ug_json_bool(b, "slow", opt->slow);
     ug_json_bool(b, "slow_only", opt->slow_only);
+    /* what else narrows the kernels of a case (the gate's rows expected in this run) */
+    if (opt->format_set) ug_json_str(b, "format", ug_fmt_name(opt->format));
+    if (!ug_registry_has_builtin()) ug_json_bool(b, "builtin", false);
     ug_buf_printf(b, "}");
 }
 

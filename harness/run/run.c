@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernels/device.h"
+#include "kernels/plugin.h"
 #include "kernels/registry_testing.h"
 #include "base/buf.h"
 #include "base/escape.h"
@@ -128,12 +129,60 @@ static int ug_kernel_selection_error(const ug_options *opt, const ug_unit *units
     char c[400], k[400], f[200], g[200];
     ug_some_names("case", cases, n_cases, c, sizeof c);
     ug_some_names("kernel", kernels, n_kernels, k, sizeof k);
+    /* the cases ran them, and they declined: say so, not "no case runs them" */
+    const ug_kernel *un[4];
+    const char *why[4];
+    size_t calls[4], n_un = ug_kernels_unsupported_everywhere(un, why, calls, 4);
+    for (size_t i = 0; i < n_un && i < 4; i++)
+        if (ug_kernel_matches(un[i], opt->kernel)) {
+            char w[240];
+            fprintf(stderr, "ulpgate: --kernel '%s': %s was unsupported on every one of its %zu "
+                            "calls (%s): nothing was measured\n",
+                    ug_escape(opt->kernel, g, sizeof g), un[i]->id, calls[i],
+                    ug_escape(why[i], w, sizeof w));
+            free(cases);
+            free(kernels);
+            return 2;
+        }
     fprintf(stderr, "ulpgate: --filter '%s' selects %s and --kernel '%s' matches %s, but no "
                     "selected case runs a matched kernel: nothing was measured (see 'ulpgate "
                     "list')\n", ug_escape(opt->filter ? opt->filter : "*", f, sizeof f), c,
             ug_escape(opt->kernel, g, sizeof g), k);
     free(cases);
     free(kernels);
+    return 2;
+}
+
+/* Nothing was measured and no check evaluated, though the selection was not narrowed by
+ * --kernel, --format, --n or --trial (those have messages of their own): say what was selected
+ * and why nothing of it ran. */
+static int ug_nothing_measured_error(const ug_options *opt, const ug_results *res,
+                                     const ug_unit *units, size_t count)
+{
+    const char **cases = ug_xcalloc(count + 1, sizeof *cases);
+    size_t n_cases = 0, skipped = 0;
+    for (size_t i = 0; i < count; i++)
+        if (ug_unit_selected(opt, &units[i])) cases[n_cases++] = units[i].name;
+    for (size_t i = 0; i < res->count; i++) skipped += res->rows[i].status == UG_ST_SKIP;
+    char c[400], f[200], how[600] = "";
+    ug_some_names("case", cases, n_cases, c, sizeof c);
+    const ug_kernel *un[4];
+    const char *why[4];
+    size_t calls[4], n_un = ug_kernels_unsupported_everywhere(un, why, calls, 4);
+    if (n_un) {
+        char w[240];
+        snprintf(how, sizeof how, "; %s was unsupported on every one of its %zu calls (%s)",
+                 un[0]->id, calls[0], ug_escape(why[0], w, sizeof w));
+    } else if (!ug_registry_has_builtin()) {
+        snprintf(how, sizeof how, "; --no-builtin leaves the plugins' %zu kernel%s, and no "
+                 "selected case runs one", ug_kernel_count(), ug_kernel_count() == 1 ? "" : "s");
+    }
+    fprintf(stderr, "ulpgate: --filter '%s' selects %s: %zu test point%s, %zu skipped, and no "
+                    "kernel was measured and no check evaluated%s: nothing was measured (see "
+                    "'ulpgate list')\n",
+            ug_escape(opt->filter ? opt->filter : "*", f, sizeof f), c, res->count,
+            res->count == 1 ? "" : "s", skipped, how);
+    free(cases);
     return 2;
 }
 
@@ -145,7 +194,10 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
     size_t measured = 0, gpu_skips = 0;
     for (size_t i = 0; i < res->count; i++) {
         measured += res->rows[i].measured && res->rows[i].status != UG_ST_SKIP;
-        gpu_skips += res->rows[i].status == UG_ST_SKIP && strstr(res->rows[i].note, "no CUDA device");
+        /* skips the machine or a reduced run makes: the run is what it can be here */
+        gpu_skips += res->rows[i].status == UG_ST_SKIP &&
+                     (strstr(res->rows[i].note, "no CUDA device") ||
+                      strstr(res->rows[i].note, "ULPGATE_MAX_ELEMENTS"));
     }
     /* a case that runs kernels itself and compares bits (gpu_tcmodel/bitwise) measured too */
     if (measured || gpu_skips || ug_direct_kernel_runs()) return 0;
@@ -172,6 +224,11 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
                         "(see the formats column of 'ulpgate list')\n", ug_fmt_name(opt->format));
         return 2;
     }
+    /* Any other selection that measured nothing and checked nothing (--no-builtin with cases
+     * that run none of the plugins' kernels, kernels unsupported on every call, cases whose
+     * kernels are all left out): every point "passed" having tested nothing. */
+    if (!opt->shard_n && ug_results_status(res) == 0 && ug_checks_evaluated() == 0)
+        return ug_nothing_measured_error(opt, res, units, count);
     return 0;
 }
 
@@ -195,6 +252,29 @@ void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
              ug_fmt_name(k->out_fmt));
     if (k->op_fmt != k->in_store[0])
         snprintf(buf + strlen(buf), len - strlen(buf), " op %s", ug_fmt_name(k->op_fmt));
+}
+
+const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
+{
+    const ug_kernel *k = ug_kernel_find(name);
+    char why[400], g[200];
+    if (!k && !ug_registry_has_builtin()) {
+        snprintf(why, sizeof why, "about the built-in kernel %s: not loaded (--no-builtin)", name);
+        ug_skip(t, why);
+    }
+    /* the run's kernel selection holds for a case that names its kernel too: else --kernel X
+     * would measure (and pass) kernels that are not X */
+    if (k && t->opt->kernel && !ug_kernel_matches(k, t->opt->kernel)) {
+        snprintf(why, sizeof why, "about the kernel %s, which --kernel '%s' leaves out", k->id,
+                 ug_escape(t->opt->kernel, g, sizeof g));
+        ug_skip(t, why);
+    }
+    if (k && t->opt->format_set && !ug_kernel_has_format(k, t->opt->format)) {
+        snprintf(why, sizeof why, "about the kernel %s, which --format %s leaves out", k->id,
+                 ug_fmt_name(t->opt->format));
+        ug_skip(t, why);
+    }
+    return k;
 }
 
 const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, const char *glob)
@@ -354,6 +434,42 @@ static void ug_check_coverage(const ug_options *opt, ug_collector *col)
     ug_buf_free(&diag);
 }
 
+/* After the run: a kernel the user put under test (named by --kernel, or a plugin's) that
+ * declined every call as unsupported was measured nowhere; the run's other measurements would
+ * make it green.  One failed point, "coverage selected_kernels_measured", naming each with
+ * its reason.  A built-in kernel unsupported here (a cross-GPU kernel on one GPU) is the
+ * machine's nature and is not failed; a shard may hold none of a kernel's supported points. */
+static void ug_check_unsupported(const ug_options *opt, ug_collector *col)
+{
+    if (opt->shard_n) return;
+    enum { UG_UN_MAX = 64 };
+    const ug_kernel *un[UG_UN_MAX];
+    const char *why[UG_UN_MAX];
+    size_t calls[UG_UN_MAX], n = ug_kernels_unsupported_everywhere(un, why, calls, UG_UN_MAX);
+    ug_buf diag = {0};
+    int flagged = 0;
+    for (size_t i = 0; i < n && i < UG_UN_MAX; i++) {
+        if (!(opt->kernel && ug_kernel_matches(un[i], opt->kernel)) && !ug_kernel_is_plugin(un[i]))
+            continue;
+        char w[240];
+        ug_buf_printf(&diag, "# %s was unsupported on every one of its %zu calls (%s): nothing "
+                      "of it was measured; leave it out of the selection on this machine, or run "
+                      "where it is supported\n", un[i]->id, calls[i], ug_escape(why[i], w, sizeof w));
+        flagged++;
+    }
+    if (flagged) {
+        static const ug_unit coverage_unit = {.name = "coverage"};
+        ug_t t;
+        memset(&t, 0, sizeof t);
+        t.unit = &coverage_unit;
+        ug_point_record rec = {.name = "coverage selected_kernels_measured",
+                               .status = UG_ST_FAIL, .failures = flagged,
+                               .diag = ug_buf_str(&diag)};
+        ug_collect(col, &t, &rec);
+    }
+    ug_buf_free(&diag);
+}
+
 /* ---- the loop ---------------------------------------------------------------------------------- */
 
 static void ug_case_cleanup(ug_t *t)
@@ -495,6 +611,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         return ug_guard_bail(out, col.tap_index, res, opt->progress);
     }
     ug_check_coverage(opt, &col);
+    ug_check_unsupported(opt, &col);
     free(col.ids); /* the last point is collected */
     if (opt->progress) fprintf(stderr, "\r\033[K");
     if (col.con) ug_console_clear(col.con);

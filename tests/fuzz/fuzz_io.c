@@ -10,8 +10,7 @@
 
 #include "harness/inputs/values.h"
 
-int ug_fuzz_parse_buffer(const uint8_t *data, size_t size, int dot, float **x, float **y,
-                         size_t *n, char *err, size_t errlen)
+int ug_fuzz_memfd(const uint8_t *data, size_t size, char path[64])
 {
     int fd = memfd_create("ulpgate-fuzz", MFD_CLOEXEC);
     if (fd < 0) ug_fuzz_fail("memfd_create failed");
@@ -20,8 +19,15 @@ int ug_fuzz_parse_buffer(const uint8_t *data, size_t size, int dot, float **x, f
         if (w <= 0) ug_fuzz_fail("write to the memfd failed");
         done += (size_t)w;
     }
+    snprintf(path, 64, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+int ug_fuzz_parse_buffer(const uint8_t *data, size_t size, int dot, float **x, float **y,
+                         size_t *n, char *err, size_t errlen)
+{
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = ug_fuzz_memfd(data, size, path);
     int rc = ug_oracle_parse_file(path, dot, x, y, n, err, errlen);
     close(fd);
     return rc;

@@ -15,6 +15,10 @@
 int ug_fuzz_parse_buffer(const uint8_t *data, size_t size, int dot, float **x, float **y,
                          size_t *n, char *err, size_t errlen);
 
+/* size bytes of data in an anonymous in-memory file: its descriptor (close it when done), and
+ * its /proc/self/fd path in path (64 bytes) for a reader that opens files by name. */
+int ug_fuzz_memfd(const uint8_t *data, size_t size, char path[64]);
+
 /* A finding: "fuzz finding: <what>" on stderr, then abort() (libFuzzer saves the input). */
 void ug_fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

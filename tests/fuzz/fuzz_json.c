@@ -8,11 +8,16 @@
  * schema's writer (results_write.c), is accepted again and writes back to the same text; a
  * rejected row has a message.  The rows of a file of format 4 or 5 are arrays: they go through
  * the columnar reader (results_columns.c: columns, shapes, tables) first, which must refuse a
- * malformed one with a message, never read out of bounds.
+ * malformed one with a message, never read out of bounds.  And the whole input as a file through
+ * ug_results_read (the bounded reader, base/sys.h, under a 4 KiB ULPGATE_JSON_LIMIT; the meta,
+ * summary and row checks): a file over the limit or holding a NUL byte is refused, an accepted
+ * one has no negative error figure and no passing row with failures.
  * Run (meson -Dfuzz=true, clang): build/tests/fuzz/fuzz_json tests/fuzz/corpus/json
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/json.h"
@@ -46,6 +51,37 @@ static void ug_fuzz_row(const ug_json *o, int format, bool baseline)
     ug_buf_free(&b);
 }
 
+/* The input as a results.json file, read as `compare` reads one. */
+static void ug_fuzz_file(const uint8_t *data, size_t size)
+{
+    enum { UG_FUZZ_LIMIT = 4096 };
+    setenv("ULPGATE_JSON_LIMIT", "4096", 1);
+    char path[64], err[1200] = "";
+    int fd = ug_fuzz_memfd(data, size, path);
+    ug_results res;
+    ug_json *root = ug_results_read(path, &res, err, sizeof err);
+    close(fd);
+    bool nul = size && memchr(data, 0, size) != NULL;
+    if (!root) {
+        if (!err[0]) ug_fuzz_fail("a file rejected without a message");
+        if (size > UG_FUZZ_LIMIT && !strstr(err, "larger than") && !strstr(err, "NUL byte"))
+            ug_fuzz_fail("a file over the limit refused for another reason: %s", err);
+        return;
+    }
+    if (size > UG_FUZZ_LIMIT) ug_fuzz_fail("a file of %zu bytes read under a %d-byte limit", size, UG_FUZZ_LIMIT);
+    if (nul) ug_fuzz_fail("a file holding a NUL byte accepted");
+    for (size_t i = 0; i < res.count; i++) {
+        const ug_row *r = &res.rows[i];
+        if (r->ulp_max < 0 || r->ulp_mean < 0 || r->rel_max < 0 || r->bound_ratio_max < 0)
+            ug_fuzz_fail("row %zu accepted with a negative error figure", i);
+        if ((r->status == UG_ST_PASS || r->status == UG_ST_XPASS) && r->failures > 0)
+            ug_fuzz_fail("row %zu accepted as %s with %d failures", i, ug_status_name(r->status),
+                         r->failures);
+    }
+    ug_results_free(&res);
+    ug_json_free(root);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* rows written in full (run --detail): the round trip reads them back with every field; a
      * compact row leaves the detail fields out, which only a "detail": false file may */
     ug_results_detail = true;
+    ug_fuzz_file(data, size);
     char err[256] = "";
     ug_json *v = ug_json_parse((const char *)data, size, err, sizeof err);
     if (!v) {

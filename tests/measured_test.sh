@@ -1,0 +1,141 @@
+#!/bin/bash
+# measured_test.sh ULPGATE SRCDIR - "nothing measured" is never green (issue 34), on every path
+# other than a --kernel that matches no case's kernels (the cli test has that one):
+#   - --no-builtin with cases that run none of the plugin's kernels: exit 2, said why;
+#   - --kernel / --format honoured by cases that name their kernel (ug_builtin_kernel): the
+#     cases about another kernel are skipped, not measured and passed;
+#   - a plugin kernel, or one --kernel names, unsupported on every call: a failed point;
+#   - a corpus file whose kernels and format select no kernel of the build: a failed point;
+#   - a --data-dir that is not one, or holds no cases/corpus: exit 2 naming it;
+#   - ULPGATE_MAX_ELEMENTS recorded in results.json (meta.limits) and said by summary.md and
+#     `ulpgate summary`;
+# and at the gate a row of BASE that NEW skipped (pass -> skip) or dropped from a case it ran
+# fails, until taken out of the baseline with a reason (`baseline update --prune --reason`).
+# A test plugin is compiled with the C compiler (CC, else cc) against include/ulpgate.  TAP.
+ug="$1"
+src="$2"
+. "$(dirname "$0")/tap.sh"
+echo "TAP version 13"
+cc="${CC:-cc}"
+# t_sum: a binary64 accumulation; t_never: unsupported on every call; t_flip: unsupported
+# when T_FLIP_UNSUPPORTED is set (the same kernel, skipped in one run and measured in another)
+cat >"$tmp/p.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <ulpgate/ulpgate.h>
+static int t_sum(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    const float *x = ug_in_f32(c, 0);
+    double s = 0;
+    for (size_t i = 0; i < c->n; i++) s += x[i];
+    ug_out_f32(c)[0] = (float)s;
+    return 0;
+}
+static int t_never(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    c->unsupported = true;
+    snprintf(c->err, sizeof c->err, "needs a unit this machine lacks");
+    return 1;
+}
+static int t_flip(const ug_kernel *k, ug_call *c)
+{
+    if (getenv("T_FLIP_UNSUPPORTED")) return t_never(k, c);
+    return t_sum(k, c);
+}
+UG_PLUGIN(
+    {.name = "t_sum", .op = UG_OP_SUM, .bound = UG_BOUND_WIDE_ACC, .run = t_sum, .doc = "binary64 sum"},
+    {.name = "t_never", .op = UG_OP_SUM, .bound = UG_BOUND_WIDE_ACC, .run = t_never, .doc = "never supported"},
+    {.name = "t_flip", .op = UG_OP_SUM, .bound = UG_BOUND_WIDE_ACC, .run = t_flip, .doc = "supported unless T_FLIP_UNSUPPORTED"},
+)
+EOF
+if ! "$cc" -shared -fPIC -I"$src/include" -o "$tmp/p.so" "$tmp/p.c" 2>"$tmp/err"; then
+    echo "1..0 # SKIP no C compiler to build the test plugin ($cc)"
+    exit 0
+fi
+p="$tmp/p.so"
+
+# ---- nothing measured ----------------------------------------------------------------------------
+run run --plugin "$p" --no-builtin --filter 'dot/*'
+check "--no-builtin, cases that run none of the plugin's kernels: exit 2, said why" \
+  '[ "$(rc)" = 2 ] && grep -q "filter .dot/\*. selects 7 cases .*no kernel was measured and no check evaluated; --no-builtin leaves the plugins. 3 kernels, and no selected case runs one: nothing was measured" "$tmp/err"'
+run run --plugin "$p" --no-builtin --filter 'reduce/normal' --kernel 't_never'
+check "--kernel naming a kernel unsupported on every call: a failed point naming it and why" \
+  '[ "$(rc)" = 1 ] && grep -q "t_never@default was unsupported on every one of its 8 calls (needs a unit this machine lacks): nothing of it was measured" "$tmp/out"'
+run run --plugin "$p" --filter 'reduce/normal'
+check "a plugin kernel unsupported everywhere, beside kernels that ran: the run fails (coverage selected_kernels_measured)" \
+  '[ "$(rc)" = 1 ] && grep -q "coverage selected_kernels_measured" "$tmp/out" && grep -q "t_never@default was unsupported on every one" "$tmp/out"'
+run run --kernel 'serial_f32@default' --filter 'reduce/finding_*'
+check "--kernel honoured by cases that name their kernels: the others skipped, not measured" \
+  '[ "$(rc)" = 0 ] && ! grep -q "sorted_abs_serial\|neumaier_f32\|kahan_f32" "$tmp/out" && grep -q "skipped" "$tmp/out"'
+run run --tap --kernel 'serial_f32@default' --filter 'reduce/finding_*'
+check "... each such case a skip that says which kernel --kernel leaves out" \
+  'grep -q "# SKIP about the kernel [a-z_0-9]*@default, which --kernel .serial_f32@default. leaves out" "$tmp/out"'
+run run --format bf16 --filter 'reduce/finding_*'
+check "--format with cases that name f32 kernels: exit 2, nothing measured (they are skipped)" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--format bf16: no selected case runs a kernel with that format" "$tmp/err"'
+
+# ---- corpus files that select nothing -------------------------------------------------------------
+mkdir -p "$tmp/c"
+printf '# op: sum\n# format: bf16\n# kernels: serial_f32\n# why: a test\n# source: made up\n1\n2\n3\n' >"$tmp/c/fmt.txt"
+run run --corpus "$tmp/c" --filter 'corpus/fmt'
+check "a corpus file whose format no selected kernel has: a failed point naming the file and its line" \
+  '[ "$(rc)" = 1 ] && grep -q "c/fmt.txt:3: no kernel runs this file: kernels serial_f32 and format bf16 select none of this build.s sum kernels" "$tmp/out"'
+
+# ---- the data folder -------------------------------------------------------------------------------
+run --data-dir "$tmp/none" run --filter 'reduce/normal' --kernel serial_f32
+check "--data-dir that does not exist: exit 2 naming it" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--data-dir .*/none (ULPGATE_DATA_DIR): not a directory: the built-in corpus (cases/corpus) would be left out" "$tmp/err"'
+mkdir -p "$tmp/empty"
+run --data-dir "$tmp/empty" run --filter 'reduce/normal' --kernel serial_f32
+check "--data-dir without cases/corpus: exit 2 naming it" \
+  '[ "$(rc)" = 2 ] && grep -q -- "--data-dir .*/empty (ULPGATE_DATA_DIR): holds no cases/corpus" "$tmp/err"'
+
+# ---- ULPGATE_MAX_ELEMENTS leaves a trace -------------------------------------------------------------
+ULPGATE_MAX_ELEMENTS=1000 run run --filter 'reduce/normal' --kernel 'serial_f32@default' --report "$tmp/red"
+check "ULPGATE_MAX_ELEMENTS=1000: meta.limits records the cap and the sizes left out" \
+  'json "$tmp/red/results.json" "l = d[\"meta\"][\"limits\"]; assert l[\"max_elements\"] == 1000 and l[\"sizes_left_out\"] >= 1, l"'
+check "... summary.md says it is a reduced run" \
+  'grep -q "\*\*A reduced run\*\*: ULPGATE_MAX_ELEMENTS=1000 ([0-9]* sizes\? left out)" "$tmp/red/summary.md"'
+run summary "$tmp/red/results.json"
+check "... and so does ulpgate summary" \
+  '[ "$(rc)" = 0 ] && grep -q "a reduced run: ULPGATE_MAX_ELEMENTS=1000" "$tmp/out"'
+"$ug" run --filter 'reduce/normal' --kernel 'serial_f32@default' --report "$tmp/whole" >/dev/null 2>&1
+run compare "$tmp/whole/results.json" "$tmp/red/results.json" --fail-on-regression
+check "... and the gate refuses it" \
+  '[ "$(rc)" = 1 ] && grep -q "NOT ACCEPTED: NEW is a reduced run (ULPGATE_MAX_ELEMENTS=1000" "$tmp/out"'
+
+# ---- the gate: pass -> skip, and rows gone --------------------------------------------------------
+"$ug" run --plugin "$p" --filter 'reduce/normal' --kernel 't_flip' --report "$tmp/flip0" >/dev/null 2>&1
+T_FLIP_UNSUPPORTED=1 "$ug" run --plugin "$p" --filter 'reduce/normal' --kernel 't_flip' --report "$tmp/flip1" >/dev/null 2>&1
+run compare "$tmp/flip0/results.json" "$tmp/flip1/results.json" --fail-on-regression
+check "a row that passed and is skipped now: a regression, with the skip's reason" \
+  '[ "$(rc)" = 1 ] && grep -q "REGRESSION (skipped now: needs a unit this machine lacks) reduce/normal t_flip@default normal(0,1) 1$" "$tmp/out" && grep -q "8 rows skipped now" "$tmp/out"'
+"$ug" run --filter 'reduce/normal' --report "$tmp/all" >/dev/null 2>&1
+python3 - "$tmp/all/results.json" "$tmp/less.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"].pop(5)
+d["summary"]["passed"] -= 1
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+run compare "$tmp/all/results.json" "$tmp/less.json" --fail-on-regression
+check "a row gone from a case NEW ran: a regression, with how to accept it" \
+  '[ "$(rc)" = 1 ] && grep -q "^REGRESSION (gone: NEW ran its case, the row is not there) reduce/normal " "$tmp/out" && grep -q "baseline update --from NEW --prune --reason" "$tmp/out" && grep -q "; 1 row gone" "$tmp/out"'
+run compare "$tmp/all/results.json" "$tmp/less.json" --markdown
+check "... the merge-request comment counts it as a regression" \
+  'grep -q "^### ulpgate: \*\*1 regression\*\* (0 new failures, 0 bounds loosened, 1 skipped or gone)" "$tmp/out" && grep -q ": \*\*gone\*\*" "$tmp/out"'
+run compare "$tmp/all/results.json" "$tmp/whole/results.json" --fail-on-regression
+check "rows outside NEW's selection (--kernel) are only listed: exit 0" \
+  '[ "$(rc)" = 0 ] && grep -q "rows compared: 0 regressed.* [1-9][0-9]* only in base" "$tmp/out"'
+# accepted with a reason: the baseline drops the rows, and the gate passes again
+mkdir -p "$tmp/bl"
+"$ug" baseline update --from "$tmp/all/results.json" --dir "$tmp/bl" --reason "a test" >/dev/null 2>&1
+run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune
+check "taking the row out without a reason is refused" '[ "$(rc)" != 0 ]'
+run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune --reason "the row was removed on purpose"
+run compare "$tmp/bl/$("$ug" baseline key)" "$tmp/less.json" --fail-on-regression
+check "... with a reason the baseline drops it, and the gate passes" \
+  '[ "$(rc)" = 0 ] && ! grep -q "gone" "$tmp/out"'
+tap_end
