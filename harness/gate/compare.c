@@ -297,7 +297,7 @@ bool ug_expected_in(const ug_baseline *now, const ug_row *r)
         snprintf(name, sizeof name, "%.*s", (int)strcspn(r->kernel, "@"), r->kernel);
         if (fnmatch(now->sel_kernel, at ? r->kernel : name, 0) != 0) return false;
     }
-    if (now->sel_n && r->n != now->sel_n) return false;
+    if (now->sel_n && r->shape.dim[0] != now->sel_n) return false;
     if (now->sel_kernels_narrowed) {
         bool seen = false;
         for (size_t i = 0; i < now->res.count && !seen; i++)

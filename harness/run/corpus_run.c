@@ -68,8 +68,8 @@ static bool ug_cuda_name_matches(const char *glob)
 
 /* Kernel names that match nothing are stale (renamed kernels, typos): a failure at their line.
  * A build without CUDA has no GPU kernel to match: there a glob that names a CUDA kernel row
- * (ug_cuda_name_matches) is a note, one that names no kernel at all is a failure as anywhere.  Returns the globs that matched no kernel (the noted ones among
- * them). */
+ * (ug_cuda_name_matches) is a note, one that names no kernel at all is a failure as anywhere.
+ * Returns the globs that matched no kernel (the noted ones among them). */
 static int ug_corpus_check_globs(ug_t *t, const ug_corpus_file *f)
 {
     char msg[400];
