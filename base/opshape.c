@@ -69,6 +69,7 @@ ug_op ug_opshape_register(ug_opshape *sh)
 {
     const char *why = NULL;
     if (!sh || !sh->name || !sh->name[0]) why = "no name";
+    else if (strlen(sh->name) >= UG_OPNAME_MAX) why = "the name is longer than UG_OPNAME_MAX - 1";
     else if (ug_opshape_find(sh->name)) why = "the name is taken";
     else if (sh->arity < 1 || sh->arity > UG_MAX_INPUTS) why = "arity is not 1 .. UG_MAX_INPUTS";
     else if (sh->layout == UG_LAYOUT_MATMUL && (ug_opshape_ndims(sh) != 3 || sh->arity != 2))

@@ -48,6 +48,10 @@ typedef enum { UG_OUT_SCALAR, UG_OUT_VECTOR, UG_OUT_MATRIX } ug_out_kind;
 /* Which speed a point reports: GB/s of input read (memory-bound operations) or GFLOP/s. */
 typedef enum { UG_RATE_GBPS, UG_RATE_GFLOPS } ug_rate;
 
+/* The longest name an operation may have, its terminating NUL included: a result row holds the
+ * name whole (ug_opshape_register refuses a longer one). */
+enum { UG_OPNAME_MAX = 32 };
+
 typedef struct ug_opshape {
     ug_op id;                         /* its row: UG_OP_SUM ...; set by ug_opshape_register */
     const char *name;                 /* "sum": results rows, `--op`, "# op: sum"; never cut */

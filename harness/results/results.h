@@ -111,6 +111,13 @@ typedef struct ug_row {
     struct { char name[40]; double value; } extra[16];
 } ug_row;
 
+/* Whether a row read may name an operation cut to 7 bytes by an ulpgate before issue 32 (its
+ * row held the name in char[8]: "layerno", "logsume"): set by `baseline migrate` alone, which
+ * writes the names whole; elsewhere such a name is an error saying so.  The count is of the
+ * rows made whole since the start. */
+void ug_row_read_cut_names(bool allow);
+size_t ug_row_cut_names_made_whole(void);
+
 /* Whether row r is written in full (ug_results_detail, or r failed). */
 bool ug_row_in_full(const ug_row *r);
 

@@ -57,7 +57,7 @@
     X(STR,    kernel_name,        48, "kernel_name",       "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "the kernel's name") \
     X(STR,    variant,            24, "variant",           "",        MEAS,    NEVER, UG_FF_DETAIL, NULL, "its build variant") \
     X(STR,    backend,             8, "backend",           "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "cpu or cuda") \
-    X(STR,    op,                  8, "op",                "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "sum, dot or gemm") \
+    X(STR,    op,      UG_OPNAME_MAX, "op",                "",        MEAS,    MEAS,  UG_FF_DFLT, NULL, "the operation's name, whole (base/opshape.c: sum, dot, gemm, layernorm, ...); one this ulpgate does not have is an error") \
     X(STR,    dist,              160, "dist",              "",        MEAS,    MEAS,  UG_FF_RUN, NULL, "the input distribution") \
     X(DIM,    shape.dim[0],        0, "n",                 "",        MEAS,    MEAS,  0, NULL, "dimension 0 of the shape: the length n, or M of a GEMM") \
     X(DIM,    shape.dim[0],        0, "m",                 "",        GEMM,    GEMM,  0, NULL, "GEMM (an operation of several dims): M, dimension 0 again") \
