@@ -65,6 +65,17 @@ const ug_opshape *ug_opshape_find(const char *name)
     return NULL;
 }
 
+const char *ug_opshape_name(ug_op id)
+{
+    static _Thread_local char unknown[8][16];
+    static _Thread_local unsigned next;
+    const ug_opshape *sh = ug_opshape_of(id);
+    if (sh) return sh->name;
+    char *b = unknown[next++ % 8];
+    snprintf(b, sizeof unknown[0], "op#%d", id);
+    return b;
+}
+
 ug_op ug_opshape_register(ug_opshape *sh)
 {
     const char *why = NULL;
@@ -189,6 +200,16 @@ double ug_opshape_elements_in(const ug_opshape *sh, const ug_shape *s)
 {
     double e = 0;
     for (int i = 0; sh && i < sh->arity; i++) e += (double)ug_opshape_in_len(sh, s, i);
+    return e;
+}
+
+double ug_opshape_device_elements(const ug_opshape *sh, const ug_shape *s)
+{
+    double e = ug_opshape_elements_in(sh, s) + (double)ug_opshape_outputs(sh, s);
+    if (sh->layout == UG_LAYOUT_VECTORS) {
+        double x = (double)ug_opshape_in_len(sh, s, 0);
+        e += x + x / 512;
+    }
     return e;
 }
 

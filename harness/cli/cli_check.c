@@ -142,8 +142,23 @@ static const void *check_row(const ug_npy *a, bool wide, size_t off, size_t len,
  * (two files of n, [w | b] to the descriptor: ops/layernorm.c). */
 static bool check_row_op(const ug_op_desc *op)
 {
-    return op == &ug_op_softmax_desc || op == &ug_op_logsumexp_desc || op == &ug_op_rmsnorm_desc ||
-           op == &ug_op_layernorm_desc;
+    return op->over_rows;
+}
+
+/* The operations check grades (check_supported), "sum, dot or gemm" (usage messages). */
+static bool check_supported(const ug_op_desc *op);
+static const char *check_op_names(void)
+{
+    static char buf[512];
+    size_t used = 0, n = 0, total = 0;
+    for (size_t i = 0; ug_op_at(i); i++) total += check_supported(ug_op_at(i));
+    buf[0] = 0;
+    for (size_t i = 0; ug_op_at(i) && used < sizeof buf; i++)
+        if (check_supported(ug_op_at(i)))
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+                                     n++ == 0 ? "" : n == total ? " or " : ", ",
+                                     ug_op_at(i)->shape->name);
+    return buf;
 }
 
 /* A shape error: "FILE: shape (..) ... (what)"; 2. */
@@ -375,9 +390,11 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
     ug_check_result r;
     memset(&r, 0, sizeof r);
     r.op = ug_op_find(opname);
-    if (!check_supported(r.op))
-        return check_usage_error(err, "--op: '%s' is not sum, dot, gemm, scan, exscan, nrm2, "
-                                      "asum, softmax, logsumexp, rmsnorm or layernorm", opname);
+    if (!check_supported(r.op)) {
+        char what[700];
+        snprintf(what, sizeof what, "'%.100s' is not %s", opname, check_op_names());
+        return check_usage_error(err, "--op: %s", what);
+    }
     if (axis && !check_row_op(r.op))
         return check_usage_error(err, "--axis: --op %s has no axis to choose", opname);
     if (gate_bound && check_row_op(r.op))
