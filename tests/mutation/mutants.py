@@ -466,4 +466,8 @@ MUTANTS = [
          replace="k->name, ug_op_name(c->op),",
          tests=["layers"], what="the kernels' device code names the operation through ops/ "
                                 "(ug_op_name, defined above it): a call up the layers"),
+    dict(id="results.op_name_cut", file="harness/results/row_fields.h",
+         find="X(STR,    op,                UG_OPNAME_MAX,",
+         replace="X(STR,    op,                8,            ",
+         tests=["op_names"], what="the row holds the operation's name in char[8] again (issue 32)"),
 ]
