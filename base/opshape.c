@@ -97,10 +97,22 @@ const ug_opshape *ug_opshape_find(const char *name)
     return NULL;
 }
 
+const char *ug_opshape_name(ug_op id)
+{
+    static _Thread_local char unknown[8][16];
+    static _Thread_local unsigned next;
+    const ug_opshape *sh = ug_opshape_of(id);
+    if (sh) return sh->name;
+    char *b = unknown[next++ % 8];
+    snprintf(b, sizeof unknown[0], "op#%d", id);
+    return b;
+}
+
 ug_op ug_opshape_register(ug_opshape *sh)
 {
     const char *why = NULL;
     if (!sh || !sh->name || !sh->name[0]) why = "no name";
+    else if (strlen(sh->name) >= UG_OPNAME_MAX) why = "the name is longer than UG_OPNAME_MAX - 1";
     else if (ug_opshape_find(sh->name)) why = "the name is taken";
     else if (sh->arity < 1 || sh->arity > UG_MAX_INPUTS) why = "arity is not 1 .. UG_MAX_INPUTS";
     else if (sh->layout == UG_LAYOUT_MATMUL && (ug_opshape_ndims(sh) != 3 || sh->arity != 2))
@@ -220,6 +232,16 @@ double ug_opshape_elements_in(const ug_opshape *sh, const ug_shape *s)
 {
     double e = 0;
     for (int i = 0; sh && i < sh->arity; i++) e += (double)ug_opshape_in_len(sh, s, i);
+    return e;
+}
+
+double ug_opshape_device_elements(const ug_opshape *sh, const ug_shape *s)
+{
+    double e = ug_opshape_elements_in(sh, s) + (double)ug_opshape_outputs(sh, s);
+    if (sh->layout == UG_LAYOUT_VECTORS) {
+        double x = (double)ug_opshape_in_len(sh, s, 0);
+        e += x + x / 512;
+    }
     return e;
 }
 

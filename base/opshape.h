@@ -52,6 +52,10 @@ typedef enum { UG_OUT_SCALAR, UG_OUT_VECTOR, UG_OUT_MATRIX } ug_out_kind;
 /* Which speed a point reports: GB/s of input read (memory-bound operations) or GFLOP/s. */
 typedef enum { UG_RATE_GBPS, UG_RATE_GFLOPS } ug_rate;
 
+/* The longest name an operation may have, its terminating NUL included: a result row holds the
+ * name whole (ug_opshape_register refuses a longer one). */
+enum { UG_OPNAME_MAX = 32 };
+
 typedef struct ug_opshape {
     ug_op id;                         /* its row: UG_OP_SUM ...; set by ug_opshape_register */
     const char *name;                 /* "sum": results rows, `--op`, "# op: sum"; never cut */
@@ -89,6 +93,8 @@ extern const ug_opshape ug_opshapes[UG_OP_BUILTIN];
 const ug_opshape *ug_opshape_of(ug_op id);
 /* By name ("sum"); NULL if none. */
 const ug_opshape *ug_opshape_find(const char *name);
+/* The name of id: "sum"; "op#7" for an id no one registered (an error message's). */
+const char *ug_opshape_name(ug_op id);
 /* Every row: built-in first, then in registration order. */
 size_t ug_opshape_count(void);
 /* Register a row defined outside the tree: sets sh->id (the next free id) and returns it; -1
@@ -117,6 +123,10 @@ size_t ug_opshape_terms_at(const ug_opshape *sh, const ug_shape *s, size_t e);
 double ug_opshape_work(const ug_opshape *sh, const ug_shape *s);
 double ug_opshape_flops(const ug_opshape *sh, const ug_shape *s);
 double ug_opshape_bytes(const ug_opshape *sh, const ug_shape *s);
+/* The elements a GPU launcher holds on the device for one call (kernels/cuda/device.cu checks
+ * them against the free memory): every input and output, and for index-aligned vectors a
+ * working copy of input 0 and its partial sums (1/512 of it: a multi-pass tree). */
+double ug_opshape_device_elements(const ug_opshape *sh, const ug_shape *s);
 /* The elements of every input of one trial. */
 double ug_opshape_elements_in(const ug_opshape *sh, const ug_shape *s);
 /* UG_LAYOUT_VECTORS: how many vectors of dim[0] input i holds (0 for an input it does not

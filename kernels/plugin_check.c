@@ -5,6 +5,7 @@
  * lies, a name pointing anywhere, a run function in data) is refused with the row and the field
  * instead of crashing the loader.  tests/fuzz/fuzz_plugin.c feeds it arbitrary tables.
  */
+#include "base/opshape.h"
 #include "kernels/plugin.h"
 
 #include <stdalign.h>
@@ -88,7 +89,7 @@ static int ug_check_row(const ug_kernel *k, size_t i, const ug_mem_map *m, char 
     const char *nm = k->name;
     if (strchr(nm, '@') || strchr(nm, '/'))
         return ug_refuse(why, len, "kernel row %zu (%s) has '@' or '/' in its name", i, nm);
-    if (!ug_op_known(k->op))
+    if (!ug_opshape_of(k->op))
         return ug_refuse(why, len, "kernel row %zu (%s): .op %d is no operation of this ulpgate",
                          i, nm, (int)k->op);
     if ((int)k->backend != UG_CPU && (int)k->backend != UG_CUDA)

@@ -56,6 +56,10 @@ typedef struct ug_op_desc {
     /* Whether the failure report's "terms that matter" (index-aligned terms removed one at a
      * time) applies: vector operations whose output is the sum of its terms. */
     bool term_attribution;
+    /* A row operation (issue 25: softmax, logsumexp, rmsnorm, layernorm): computed over the
+     * last axis of a batch of rows, input 1 (the layer's parameters) shared by every row
+     * (`ulpgate check --axis`, the GPU rows speed table). */
+    bool over_rows;
     /* Special values: how the exact result of an output with NaN or infinite terms is formed
      * (oracle.h's rules for sums and dots), one line for the docs. */
     const char *specials;

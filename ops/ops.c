@@ -36,7 +36,6 @@ const ug_op_desc *ug_op_get(ug_op id)
     return d && d->shape->id == id ? d : NULL;
 }
 
-bool ug_op_known(ug_op op) { return ug_op_get(op) != NULL; }
 
 const ug_op_desc *ug_op_find(const char *name)
 {
@@ -74,16 +73,7 @@ ug_op ug_op_register(ug_op_desc *d, ug_opshape *shape)
     return shape->id;
 }
 
-const char *ug_op_name(ug_op op)
-{
-    static char unknown[32][16];
-    static unsigned next;
-    const ug_op_desc *d = ug_op_get(op);
-    if (d) return d->shape->name;
-    char *b = unknown[next++ % 32]; /* an error message's: never a table's */
-    snprintf(b, sizeof unknown[0], "op#%d", op);
-    return b;
-}
+const char *ug_op_name(ug_op op) { return ug_opshape_name(op); }
 
 const char *ug_op_names(char *buf, size_t len)
 {

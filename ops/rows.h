@@ -15,9 +15,9 @@ typedef void (*ug_rows_all_fn)(const float *x, const float *y, const ug_shape *s
 void ug_rows_exact_one(ug_rows_all_fn all, const float *x, const float *y, const ug_shape *s,
                        size_t e, ug_exact *out);
 
-/* The fields every row operation's descriptor has that differ from the defaults: GenSum
- * restarts for the hunt up to rows of 2^16 (its shape row, base/opshape.c, says the rest).  A
+/* The fields every row operation's descriptor has that differ from the defaults: a row
+ * operation (over_rows), GenSum restarts for the hunt up to rows of 2^16 (its shape row, base/opshape.c, says the rest).  A
  * descriptor puts UG_ROWS_DESC_COMMON among its own designated initialisers. */
-#define UG_ROWS_DESC_COMMON .hunt_max_size = (size_t)1 << 16
+#define UG_ROWS_DESC_COMMON .over_rows = true, .hunt_max_size = (size_t)1 << 16
 
 #endif

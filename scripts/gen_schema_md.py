@@ -66,7 +66,7 @@ def table(header_path):
         if not m:
             continue
         a = args_of(m.group(1))
-        typ, key, unit, res, bl, flags, doc = a[0], a[3][1:-1], a[4][1:-1], a[5], a[6], a[7], a[9][1:-1]
+        typ, key, unit, res, bl, flags, doc = a[0], a[3][1:-1], a[4][1:-1], a[5], a[6], a[7], a[8][1:-1]
         if 'UG_FF_EXTRA' in flags:
             key = 'extra.' + key
         cell = lambda s: s.replace('|', '\\|').replace('<', '&lt;').replace('>', '&gt;')

@@ -17,6 +17,14 @@
      file is the boundary to (PY_ALLOWED: pytest for the plugin, Hypothesis for the
      strategies, os/sys to start the CLI): no NumPy, math, struct, decimal, fractions ... in
      which a second copy of a bound, the oracle or a format could be written.
+  7. No operation's name is compared outside the descriptors (ops/) and the kernel families:
+     no strcmp/strncmp of ug_op_name(..) or of a string literal that is an operation's name
+     (the names of base/opshape.c's table).  What depends on the operation is a field of its
+     shape row or its descriptor.
+  8. No call runs up the layers at link time: a C or CUDA file of a layer calls no ug_ function
+     defined (non-static) in a file of a higher layer (an include check cannot see a function
+     declared in a low header and defined above it, as kernels/kernel.h's ug_op_name was).
+The mutants of each rule are in tests/mutation/mutants.py (layers_*).
 """
 import os
 import re
@@ -34,6 +42,11 @@ PY_PKG = "python/ulpgate"
 PY_ALLOWED = {"__init__.py": set(), "_result.py": set(), "_cli.py": {"os", "sys"},
               "pytest_plugin.py": {"os", "sys", "pytest"}, "strategies.py": {"hypothesis"}}
 SRC = re.compile(r"\.(c|h|cu|cuh)$")
+# the operations' names: the rows of the shape table (rule 7)
+OPSHAPE = os.path.join(sys.argv[1] if len(sys.argv) > 1 else ".", "base", "opshape.c")
+OP_NAMES = set(re.findall(r'\[UG_OP_\w+\]\s*=\s*\{\s*UG_OP_\w+\s*,\s*"(\w+)"',
+                          open(OPSHAPE).read())) if os.path.exists(OPSHAPE) else set()
+NAME_CMP = re.compile(r'\bstrn?cmp\s*\(([^;]*)')
 OP_SWITCH = re.compile(r"(case\s+UG_OP_|[=!]=\s*UG_OP_)")
 # where a switch on the operation belongs: the descriptors, and kernel families (a launcher may
 # refuse an operation it does not implement) -- not the harness, the oracle or the cases
@@ -71,7 +84,7 @@ for d in LAYERS + TOP:
                 sources.append(os.path.relpath(os.path.join(dirpath, f), root))
 sources.sort()
 
-climb, unresolved, upward, switches = [], [], [], []
+climb, unresolved, upward, switches, namecmp = [], [], [], [], []
 for s in sources:
     text = open(os.path.join(root, s), encoding="utf-8", errors="replace").read()
     for m in re.finditer(r'#\s*include\s+"([^"]+)"', text):
@@ -95,9 +108,17 @@ for s in sources:
         for i, l in enumerate(text.split("\n"), 1):
             if OP_SWITCH.search(l):
                 switches.append("%s:%d: %s" % (s, i, l.strip()))
+    if not s.startswith(OP_SWITCH_OK) and not s.startswith(("tests/", "examples/")):
+        for i, l in enumerate(text.split("\n"), 1):
+            m = NAME_CMP.search(l)
+            if m and ("ug_op_name(" in m.group(1) or "ug_opshape_name(" in m.group(1) or
+                      any('"%s"' % name in m.group(1) for name in OP_NAMES)):
+                namecmp.append("%s:%d: %s" % (s, i, l.strip()))
 
 # rule 5: the calls between the C files of one folder, by the ug_ functions each defines
 DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(ug_\w+)\(([^;]*)$")
+# a definition on one line: "const char *ug_op_name(ug_op op) { return ...; }"
+DEF_ONE_LINE = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(ug_\w+)\([^;{]*\)\s*\{")
 CALL = re.compile(r"\b(ug_\w+)\s*\(")
 defined, calls = {}, {}
 for s in sources:
@@ -109,6 +130,30 @@ for s in sources:
         if m and not line.rstrip().endswith(";"):
             defined.setdefault(m.group(1), s)
     calls[s] = set(CALL.findall(re.sub(r"/\*.*?\*/", "", text, flags=re.S)))
+# rule 8: every call from a file of a layer to a function defined in a higher layer
+layer_defs = {}
+for s in sources:
+    if not s.endswith((".c", ".cu")) or folder(s) not in LAYERS:
+        continue
+    text = open(os.path.join(root, s), encoding="utf-8", errors="replace").read()
+    for line in text.split("\n"):
+        m = DEF.match(line)
+        if not (m and not line.rstrip().endswith(";")):
+            m = DEF_ONE_LINE.match(line)
+        if m:
+            layer_defs.setdefault(m.group(1), set()).add(folder(s))
+upcalls = []
+for s in sources:
+    if not s.endswith((".c", ".cu", ".h", ".cuh")) or folder(s) not in LAYERS:
+        continue
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", open(os.path.join(root, s), encoding="utf-8",
+                                                 errors="replace").read(), flags=re.S)
+    here = LAYERS.index(folder(s))
+    for c in sorted(set(CALL.findall(text))):
+        where = layer_defs.get(c, set())
+        # defined at or below this layer too (a fallback beside a higher definition): not upward
+        if where and min(LAYERS.index(f) for f in where) > here:
+            upcalls.append("%s calls %s, defined in %s" % (s, c, ", ".join(sorted(where))))
 edges = {}
 for s, names in calls.items():
     for c in names:
@@ -156,6 +201,9 @@ if py_files:
 if os.path.isdir(os.path.join(root, "ops")):
     point(not switches, "only operation descriptors and kernel families switch on the operation",
           switches)
+    point(not namecmp, "no operation's name is compared outside descriptors and kernel families",
+          namecmp)
+    point(not upcalls, "no call runs up the layers at link time", upcalls)
 else:  # until the operation table lands (issue 21)
     n += 1
     print("ok %d - only operation descriptors switch on the operation # SKIP no ops/ yet" % n)

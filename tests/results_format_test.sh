@@ -147,6 +147,23 @@ done
 run baseline migrate "$tmp/m1/$bkey" --reason "test"
 check "baseline migrate of a format 4 folder: unchanged" \
   '[ "$(rc)" = 0 ] && grep -q "is format 4 already: unchanged" "$tmp/out"'
+# issue 32: a row's operation name was cut to 7 bytes (char[8]) before; such a name is an error
+# naming it, and `baseline migrate` makes it whole in place, every figure as it was
+cp -r "$src/reports/baselines/cpu-x86_64" "$tmp/cut"
+sed -i 's/"layernorm"/"layerno"/g; s/"logsumexp"/"logsume"/g' "$tmp/cut"/*.json
+run baseline show "$tmp/cut"
+check "a baseline naming an operation cut to 7 bytes: exit 2, the name, its whole form and migrate" \
+  '[ "$(rc)" = 2 ] && grep -Eq "\"op\" is \"(layerno|logsume)\", \"(layernorm|logsumexp)\" cut to 7 bytes.*baseline migrate" "$tmp/err"'
+run baseline migrate "$tmp/cut" --reason "test"
+check "baseline migrate makes the names whole in place: logged, every row as the committed one" \
+  '[ "$(rc)" = 0 ] && grep -q "op names made whole in [1-9][0-9]* rows" "$tmp/out" && ! grep -qE "\"(layerno|logsume)\"" "$tmp/cut"/*.json && python3 "$src/scripts/same_rows.py" "$src/reports/baselines/cpu-x86_64" "$tmp/cut" >"$tmp/out"'
+cp -r "$src/reports/baselines/cpu-x86_64" "$tmp/unknown"
+sed -i 's/"softmax"/"softmix"/g' "$tmp/unknown"/*.json
+run baseline show "$tmp/unknown"
+check "an operation this ulpgate does not have: exit 2, naming it and the file" \
+  '[ "$(rc)" = 2 ] && grep -q "unknown/.*\"op\" is \"softmix\", not an operation of this ulpgate (sum, dot" "$tmp/err"'
+run baseline migrate "$tmp/unknown" --reason "test"
+check "... which migrate does not guess: exit 2" '[ "$(rc)" = 2 ] && grep -q "softmix" "$tmp/err"'
 cp "$tmp/bl2.json" "$tmp/m1/bl.json"
 run baseline migrate "$tmp/m1/bl.json" --reason "test"
 check "baseline migrate where the folder exists already: exit 2, both named, nothing removed" \

@@ -87,7 +87,8 @@ static int ug_gpu_rows_time(const ug_kernel *k, const ug_input *in, double *ms, 
 {
     const size_t R = UG_GPU_ROWS_R, n = UG_GPU_ROWS_N;
     const ug_op_desc *d = ug_op_get(in->op);
-    size_t outs = in->op == UG_OP_LOGSUMEXP ? R : R * n, osize = ug_fmt_bytes(k->out_fmt);
+    ug_shape row = ug_shape_square(n); /* one row: its outputs (n, or logsumexp's 1) */
+    size_t outs = R * ug_op_outputs(d, &row), osize = ug_fmt_bytes(k->out_fmt);
     float *x = malloc(R * n * sizeof *x);
     void *y = malloc(outs * osize);
     int rc = 1;

@@ -367,7 +367,9 @@ static int ug_bl_key(int argc, char **argv)
     return 0;
 }
 
-/* Rewrite a single-file baseline of an older format as the folder of the current one
+/* Rewrite a baseline folder whose rows name an operation cut to 7 bytes by an older ulpgate
+ * ("layerno": its row held char[8]) in place with the names whole, and a single-file baseline
+ * of an older format as the folder of the current one
  * (UG_BASELINE_FORMAT: baseline_dir.c) beside it, <its folder>/<device key>/, by this ulpgate's
  * writer and without measuring anything: every row read and written back with the same
  * figures, the reason in its update log; the single file is removed once the folder is in
@@ -388,7 +390,11 @@ static int ug_bl_migrate(int argc, char **argv)
         ug_baseline_path(a.dir, a.device, path, sizeof path);
     }
     ug_baseline bl;
-    if (ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err) != 0) {
+    ug_row_read_cut_names(true); /* names an older ulpgate cut to 7 bytes, made whole here */
+    int load = ug_baseline_load(path, UG_DEFAULT_NONDET_SLACK, &bl, err, sizeof err);
+    ug_row_read_cut_names(false);
+    size_t whole = ug_row_cut_names_made_whole();
+    if (load != 0) {
         fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);
         return 2;
     }
@@ -401,6 +407,19 @@ static int ug_bl_migrate(int argc, char **argv)
         key_ok &= (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
     if (!bl.is_baseline) {
         fprintf(stderr, "ulpgate: baseline migrate: %s is a results.json, not a baseline\n", path);
+    } else if (bl.format == UG_BASELINE_FORMAT && whole) {
+        /* the current folder, with rows whose operation's name an older ulpgate cut (row
+         * field char[8]): written back in place, every figure as read */
+        if ((lock_fd = ug_bl_lock(parent, "baseline migrate")) != -2) {
+            snprintf(changes, sizeof changes, "op names made whole in %zu rows", whole);
+            ug_baseline_log(&bl, UG_GIT, a.reason, changes);
+            if (ug_baseline_write(&bl, path, err, sizeof err) != 0) {
+                fprintf(stderr, "ulpgate: baseline migrate: %s\n", err);
+            } else {
+                printf("written: %s (%s, rows otherwise unchanged)\n", path, changes);
+                rc = 0;
+            }
+        }
     } else if (bl.format == UG_BASELINE_FORMAT) {
         printf("baseline %s is format %d already: unchanged\n", path, bl.format);
         rc = 0;

@@ -51,8 +51,10 @@ int ug_bench_check(int argc, char **argv)
             reps = atoi(argv[++i]);
             if (reps < 1 || reps > 100) goto usage;
         } else if (!strcmp(argv[i], "--op") && i + 1 < argc) {
-            dot = !strcmp(argv[++i], "dot");
-            if (!dot && strcmp(argv[i], "sum")) goto usage;
+            /* a sum of its index-aligned terms: sum (one input) or dot (two) */
+            const ug_op_desc *d = ug_op_find(argv[++i]);
+            if (!d || !d->exact_is_sum || !d->term_attribution) goto usage;
+            dot = d->shape->arity == 2;
         } else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             dir = argv[++i];
         } else {

@@ -14,6 +14,7 @@
 #include "harness/cli/cli.h"
 #include "oracle/exact_mpfr.h"
 #include "harness/inputs/values.h"
+#include "ops/op.h"
 
 static const char usage_text[] =
     "usage: ulpgate oracle [--op sum|dot] [--json] [--got X] [--oracle fast|mpfr] FILE\n"
@@ -130,8 +131,10 @@ int ug_cmd_oracle_io(int argc, char **argv, FILE *out, FILE *err)
         } else if (!strncmp(a, "--op", 4) && (a[4] == '\0' || a[4] == '=')) {
             if (!(val = option_value(argc, argv, &i, "--op")))
                 return usage(err, "%s needs a value (sum or dot)", a);
-            if (!strcmp(val, "sum") || !strcmp(val, "dot"))
-                dot = !strcmp(val, "dot");
+            /* a sum of its index-aligned terms: sum (one input) or dot (two) */
+            const ug_op_desc *d = ug_op_find(val);
+            if (d && d->exact_is_sum && d->term_attribution)
+                dot = d->shape->arity == 2;
             else
                 return usage(err, "--op: '%s' is neither sum nor dot", val);
         } else if (!strncmp(a, "--oracle", 8) && (a[8] == '\0' || a[8] == '=')) {

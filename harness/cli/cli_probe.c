@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opshape.h"
 #include "harness/cli/cli.h"
 #include "kernels/device.h"
 #include "kernels/kernel.h"
@@ -131,7 +132,8 @@ int ug_cmd_probe(int argc, char **argv)
                          : (strcmp(k->name, defaults[0]) == 0 || strcmp(k->name, defaults[1]) == 0);
         if (!sel || strcmp(k->variant, "default") != 0) continue;
         if (!ug_tc_kernel_probeable(k)) {
-            if (kglob && strcmp(ug_op_name(k->op), "gemm") == 0) /* a GEMM it cannot probe */
+            if (kglob && ug_opshape_of(k->op) && ug_opshape_of(k->op)->layout == UG_LAYOUT_MATMUL)
+                /* a GEMM it cannot probe */
                 printf("probe tensor-core: %s: not a GEMM on f16/bf16/tf32/fp8 operands with an "
                        "output holding its accumulator (f32, or its own f16): skipped\n", k->id);
             continue;

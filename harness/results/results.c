@@ -179,8 +179,8 @@ void ug_case_suite(const char *case_name, char *suite, size_t len)
 
 /* ---- the schema (row_fields.h) ---------------------------------------------------------------- */
 
-#define UG_FIELD_INFO(type_, member_, len_, key_, unit_, res_, bl_, flags_, md_, doc_)            \
-    {.type = UG_FT_##type_, .member = #member_, .key = key_, .unit = unit_, .md = md_,              \
+#define UG_FIELD_INFO(type_, member_, len_, key_, unit_, res_, bl_, flags_, doc_)                  \
+    {.type = UG_FT_##type_, .member = #member_, .key = key_, .unit = unit_,                         \
      .doc = doc_, .offset = offsetof(ug_row, member_), .len = len_, .res = UG_W_##res_,           \
      .bl = UG_W_##bl_, .flags = flags_},
 const ug_field ug_row_fields[] = {UG_ROW_FIELDS(UG_FIELD_INFO)};

@@ -70,7 +70,7 @@ typedef enum {
     UG_FT_DIM = UG_FT_COUNT, /* a size_t of the row's shape: a COUNT to every reader */
 } ug_field_type;
 
-enum { UG_FF_EXTRA = 1, UG_FF_KAPPA = 2, UG_FF_BLANK0 = 4, UG_FF_DETAIL = 8, UG_FF_DFLT = 16, UG_FF_DERIV = 32, UG_FF_PREV = 64, UG_FF_RUN = 128 };
+enum { UG_FF_EXTRA = 1, /* 2, 4: unused (were Markdown column flags no one read) */ UG_FF_DETAIL = 8, UG_FF_DFLT = 16, UG_FF_DERIV = 32, UG_FF_PREV = 64, UG_FF_RUN = 128 };
 
 /* Whether results.json rows are written in full (`run --detail`): every field and the worst
  * elements.  Off (the default), a passing row leaves out the UG_FF_DETAIL fields and its worst
@@ -97,7 +97,7 @@ enum { UG_RESULTS_FORMAT = 5 };
 #define UG_DECL_NUM(m, len) double m;
 #define UG_DECL_STATUS(m, len) ug_status m;
 #define UG_DECL_PASSED(m, len)
-#define UG_DECL(type, member, len, key, unit, res, bl, flags, md, doc) UG_DECL_##type(member, len)
+#define UG_DECL(type, member, len, key, unit, res, bl, flags, doc) UG_DECL_##type(member, len)
 
 /* A row: the schema's fields (row_fields.h, in its order), then the nested values. */
 typedef struct ug_row {
@@ -111,13 +111,20 @@ typedef struct ug_row {
     struct { char name[40]; double value; } extra[16];
 } ug_row;
 
+/* Whether a row read may name an operation cut to 7 bytes by an ulpgate before issue 32 (its
+ * row held the name in char[8]: "layerno", "logsume"): set by `baseline migrate` alone, which
+ * writes the names whole; elsewhere such a name is an error saying so.  The count is of the
+ * rows made whole since the start. */
+void ug_row_read_cut_names(bool allow);
+size_t ug_row_cut_names_made_whole(void);
+
 /* Whether row r is written in full (ug_results_detail, or r failed). */
 bool ug_row_in_full(const ug_row *r);
 
 /* One field of the schema, for the code that walks it (offset: of its member in ug_row). */
 typedef struct ug_field {
     ug_field_type type;
-    const char *member, *key, *unit, *md, *doc;
+    const char *member, *key, *unit, *doc;
     size_t offset, len;      /* len: a STR member's size */
     ug_when res, bl;
     int flags;
@@ -162,10 +169,6 @@ void ug_results_summary(const ug_results *res, char *buf, size_t len);
 /* The run's verdict: 1 if any row failed or passed unexpectedly, else 0. */
 int ug_results_status(const ug_results *res);
 
-/* Fill row from a closed point of the case `case_name` (device: "cpu" or the GPU's name for
- * CUDA kernels; seed: the run's). */
-void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record *p,
-                       const char *device, uint64_t seed);
 /* The id of a measurement row from its parts (see above). */
 void ug_row_make_id(ug_row *row);
 void ug_row_point_derived(const ug_row *r, char *buf, size_t len);

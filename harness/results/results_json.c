@@ -20,6 +20,7 @@
 #include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
 #include "harness/results/report_mark.h"
+#include "ops/op.h"
 
 static ug_status ug_status_named(const char *s, bool *ok)
 {
@@ -132,6 +133,48 @@ static int ug_row_consistent(const ug_json *o, const ug_row *r, char *err, size_
         return -1;
     }
     return 0;
+static bool ug_cut_names_ok;
+static size_t ug_cut_names_whole;
+
+void ug_row_read_cut_names(bool allow) { ug_cut_names_ok = allow; }
+size_t ug_row_cut_names_made_whole(void) { return ug_cut_names_whole; }
+
+/* The whole name an older ulpgate cut to 7 bytes (its row held char[8]): the one operation
+ * whose name is longer and starts with it; NULL if none or several. */
+static const char *ug_op_name_uncut(const char *cut)
+{
+    const char *whole = NULL;
+    if (strlen(cut) != 7) return NULL;
+    for (size_t i = 0; i < ug_op_count(); i++) {
+        const char *name = ug_op_at(i)->shape->name;
+        if (strlen(name) > 7 && strncmp(name, cut, 7) == 0) {
+            if (whole) return NULL;
+            whole = name;
+        }
+    }
+    return whole;
+}
+
+/* A measured row names an operation this ulpgate has (the shape, the rates and the grouping by
+ * operation all follow the name): 0, or -1 with the name in why.  Under
+ * ug_row_read_cut_names(true) a name cut to 7 bytes is made whole. */
+static int ug_row_op_known(ug_row *r, char *why, size_t len)
+{
+    if (!r->measured || ug_op_find(r->op)) return 0;
+    const char *whole = ug_op_name_uncut(r->op);
+    if (whole && ug_cut_names_ok) {
+        snprintf(r->op, sizeof r->op, "%s", whole);
+        ug_cut_names_whole++;
+        return 0;
+    }
+    char names[256];
+    if (whole)
+        snprintf(why, len, "\"op\" is \"%s\", \"%s\" cut to 7 bytes by an older ulpgate: "
+                           "`ulpgate baseline migrate --reason ...` writes it whole", r->op, whole);
+    else
+        snprintf(why, len, "\"op\" is \"%.40s\", not an operation of this ulpgate (%s)", r->op,
+                 ug_op_names(names, sizeof names));
+    return -1;
 }
 
 int ug_row_read(const ug_json *o, int format, bool baseline, ug_row *r, char *err, size_t errlen)
@@ -156,6 +199,7 @@ int ug_row_read_ex(const ug_json *o, int format, bool baseline, bool compact,
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < ug_n_row_fields; i++) {
             const ug_field *f = &ug_row_fields[i];
+            if (pass == 1 && i == 0 && ug_row_op_known(r, why, sizeof why) != 0) goto bad;
             if (ug_field_controls(f) != (pass == 0)) continue;
             ug_when w = baseline ? f->bl : f->res;
             /* a compact file (the default) leaves the detail fields out of passing rows */

@@ -15,6 +15,12 @@
 #include "harness/results/results.h"
 #include "harness/run/options.h"
 
+/* Fill row from a closed point of the case `case_name` (harness/run/point.c: the run fills the
+ * row; harness/results/ holds its schema).  device: "cpu" or the GPU's name for CUDA kernels;
+ * seed: the run's. */
+void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record *p,
+                       const char *device, uint64_t seed);
+
 /* struct ug_options, what a run is asked to do: harness/run/options.h */
 
 /* Whether f is among k's formats: an input's storage (of the op's arity), the operand

@@ -16,10 +16,10 @@
  *   }
  *
  * One body over a table of distributions (as µnit's parameters): every row is a case of its own,
- * "<suite>/<row name>", and the body reads its row with ug_param(t):
+ * "<suite>/<row name>", and the body reads its row with ug_param_of(t):
  *
  *   static const ug_param dists[] = {{"normal", ug_normal(0, 1)}, {"uniform01", ug_uniform(0, 1)}};
- *   UG_CASE_OVER(reduce, dists, 0) { const ug_dist *d = &ug_param(t)->dist; ... }
+ *   UG_CASE_OVER(reduce, dists, 0) { const ug_dist *d = &ug_param_of(t)->dist; ... }
  *
  * Each ug_measure() opens a TAP test point "case kernel@variant n=N"; the assertions that follow
  * attach to it until the next ug_measure() or the end of the case.  Assertions made before any

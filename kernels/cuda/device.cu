@@ -8,6 +8,7 @@
  * Not thread-safe: the harness calls CUDA kernels from one thread, one GPU process at a time.
  */
 #include "kernels/cuda/ug_cuda.cuh"
+#include "base/opshape.h"
 
 #include <cublas_v2.h>
 #include <cuda/version>
@@ -176,20 +177,26 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
         return 1;
     }
     if (c->op != k->op) {
-        ug_cuda_failf(c, "%s: called for op %s, but it computes %s", k->name, ug_op_name(c->op),
-                      ug_op_name(k->op));
+        ug_cuda_failf(c, "%s: called for op %s, but it computes %s", k->name, ug_opshape_name(c->op),
+                      ug_opshape_name(k->op));
         return 1;
     }
-    /* Input 1 is there when the call describes it (a dot's y, a GEMM's B, a layer's weight);
-     * the operations of one vector (sum, scan, norms, softmax) leave it empty. */
-    bool two = c->op == UG_OP_DOT || c->op == UG_OP_GEMM || c->in[1].count > 0;
-    if (!c->in[0].data || !c->out[0].data || (two && !c->in[1].data)) {
+    /* Every input of the operation's arity is there (base/opshape.c's row: a dot's y, a GEMM's
+     * B, a layer's weight), and every named dimension is at least 1. */
+    const ug_opshape *sh = ug_opshape_of(c->op);
+    bool missing = !c->in[0].data || !c->out[0].data;
+    for (int i = 1; sh && i < sh->arity; i++) missing |= !c->in[i].data;
+    if (missing) {
         ug_cuda_failf(c, "%s: missing input or output buffer", k->name);
         return 1;
     }
-    if (c->shape.dim[0] < 1 || (c->op == UG_OP_GEMM && (c->shape.dim[1] < 1 || c->shape.dim[2] < 1))) {
-        ug_cuda_failf(c, "%s: empty problem (n=%zu, gemm_n=%zu, gemm_k=%zu); sizes must be >= 1",
-                      k->name, c->shape.dim[0], c->shape.dim[1], c->shape.dim[2]);
+    bool empty = c->shape.dim[0] < 1;
+    for (int i = 1; sh && i < ug_opshape_ndims(sh); i++) empty |= c->shape.dim[i] < 1;
+    if (empty) {
+        char dims[64], sizes[64];
+        ug_cuda_failf(c, "%s: empty problem (%s=%s); sizes must be >= 1", k->name,
+                      sh ? ug_opshape_dims_text(sh, dims, sizeof dims) : "n",
+                      sh ? ug_opshape_text(sh, &c->shape, false, sizes, sizeof sizes) : "0");
         return 1;
     }
     if (k->max_n && c->shape.dim[0] > k->max_n) {
@@ -209,17 +216,9 @@ int ug_cuda_enter(const ug_kernel *k, ug_call *c)
 
 static double ug_cuda_bytes_needed(const ug_call *c)
 {
-    double n = (double)c->shape.dim[0], f = sizeof(float);
-    switch (c->op) {
-    case UG_OP_SUM: return f * (2 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
-    case UG_OP_DOT: return f * (2 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
-    case UG_OP_GEMM: {
-        double N = (double)c->shape.dim[1], K = (double)c->shape.dim[2];
-        return f * (n * K + K * N + n * N) + UG_CUDA_SCRATCH_BYTES;
-    }
-    }
-    /* the other operations: at most two inputs and an output of n elements each, and a copy */
-    return f * (4 * n + n / 512 + 1) + UG_CUDA_SCRATCH_BYTES;
+    const ug_opshape *sh = ug_opshape_of(c->op);
+    double values = sh ? ug_opshape_device_elements(sh, &c->shape) : 4.0 * (double)c->shape.dim[0];
+    return sizeof(float) * values + UG_CUDA_SCRATCH_BYTES;
 }
 
 int ug_cuda_fits(const ug_kernel *k, ug_call *c)
@@ -234,8 +233,11 @@ int ug_cuda_fits(const ug_kernel *k, ug_call *c)
     }
     if (need <= (double)free_b) return 0;
     char size[96];
-    if (c->op == UG_OP_GEMM)
-        snprintf(size, sizeof size, "M=%zu N=%zu K=%zu", c->shape.dim[0], c->shape.dim[1], c->shape.dim[2]);
+    const ug_opshape *sh = ug_opshape_of(c->op);
+    char dims[64], sizes[64];
+    if (sh)
+        snprintf(size, sizeof size, "%s=%s", ug_opshape_dims_text(sh, dims, sizeof dims),
+                 ug_opshape_text(sh, &c->shape, false, sizes, sizeof sizes));
     else
         snprintf(size, sizeof size, "n=%zu", c->shape.dim[0]);
     ug_cuda_failf(c, "%s: %s needs %.0f bytes of GPU memory (%.3g GiB: inputs, outputs, working "

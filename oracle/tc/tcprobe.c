@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opshape.h"
 #include "oracle/tc/tcprobe.h"
 
 enum { UG_TC_PK = 128, UG_TC_PMN = 16 };
@@ -368,7 +369,8 @@ int ug_tc_params_measured(const ug_tc_params *pub, const ug_tc_measured *m, ug_t
 bool ug_tc_kernel_probeable(const ug_kernel *k)
 {
     /* bf16x9 (cuBLAS's fp32 emulation) rounds nothing to bfloat16: its op_fmt names the parts */
-    return strcmp(ug_op_name(k->op), "gemm") == 0 && k->bound != UG_BOUND_BF16X9 &&
+    const ug_opshape *sh = ug_opshape_of(k->op); /* a matrix product, by its shape row */
+    return sh && sh->layout == UG_LAYOUT_MATMUL && k->bound != UG_BOUND_BF16X9 &&
            (k->out_fmt == UG_F32 || k->out_fmt == ug_tc_kernel_acc(k)) &&
            (k->op_fmt == UG_F16 || k->op_fmt == UG_BF16 || k->op_fmt == UG_TF32 ||
             k->op_fmt == UG_E4M3 || k->op_fmt == UG_E5M2);

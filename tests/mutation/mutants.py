@@ -529,4 +529,18 @@ MUTANTS = [
     dict(id="docs.schema_undocumented", file="harness/results/row_fields.h",
          find='"the mean error in ulps"', replace='"the mean ULP error"',
          tests=["schema_docs"], what="a row field's doc changed without the schema page"),
+    # ---- the layers test's rules (tests/layers.py 7 and 8: issue 32) --------------------------
+    dict(id="layers.op_name_compared", file="oracle/tc/tcprobe.c",
+         find="return sh && sh->layout == UG_LAYOUT_MATMUL && k->bound != UG_BOUND_BF16X9 &&",
+         replace='return sh && strcmp(sh->name, "gemm") == 0 && k->bound != UG_BOUND_BF16X9 &&',
+         tests=["layers"], what="the probe asks the operation's name instead of its shape row"),
+    dict(id="layers.call_up_at_link_time", file="kernels/cuda/device.cu",
+         find="k->name, ug_opshape_name(c->op),",
+         replace="k->name, ug_op_name(c->op),",
+         tests=["layers"], what="the kernels' device code names the operation through ops/ "
+                                "(ug_op_name, defined above it): a call up the layers"),
+    dict(id="results.op_name_cut", file="harness/results/row_fields.h",
+         find="X(STR,    op,                UG_OPNAME_MAX,",
+         replace="X(STR,    op,                8,            ",
+         tests=["op_names"], what="the row holds the operation's name in char[8] again (issue 32)"),
 ]
