@@ -17,6 +17,7 @@
 #include "base/sys.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/cli_check.h"
+#include "ops/op.h"
 #include "oracle/oracle.h"
 
 /* Write v[0..n) as a 1-D '<f4' .npy file (format 1.0, header padded to 64 bytes); 0 or -1. */

@@ -133,6 +133,8 @@ static int ug_row_consistent(const ug_json *o, const ug_row *r, char *err, size_
         return -1;
     }
     return 0;
+}
+
 static bool ug_cut_names_ok;
 static size_t ug_cut_names_whole;
 
