@@ -15,6 +15,7 @@
 #include "harness/gate/compare.h"
 #include "harness/results/results_columns.h"
 #include "harness/results/results_json.h"
+#include "harness/run/run.h"
 #include "harness/run/ug.h"
 
 /* Row i of a results.json document of format 4 or 5 as the object it stands for (results_columns.c);
@@ -632,4 +633,68 @@ UG_CASE(results_schema, baselines_keep_the_gated_figures)
         ug_fill_row(&r, "sum", 0);
         if (f) UG_EXPECT(ug_row_num(&r, f) == ug_gated_value(&r, m));
     }
+}
+
+/* Every figure of a measured row is the figure its measurement computed, field by field (issue
+ * 32): the round trips above write and read values they made themselves, so a row filled from
+ * the wrong member of ug_result (ulp_mean from rel_mean, count from elements) would pass them.
+ * A real measurement of serial_f32 (every figure nonzero and the pairs that could be swapped
+ * different) goes through ug_row_from_point, results.json's writer and its reader. */
+UG_CASE(results_schema, row_figures_are_the_measurement)
+{
+    const ug_kernel *k = ug_kernel_find("serial_f32");
+    UG_ASSERT(k != NULL);
+    ug_dist d = ug_normal(0, 1);
+    ug_input *in = ug_input_make(t, UG_OP_SUM, &d, 1000, 4);
+    ug_result *r = ug_measure(t, k, in);
+    UG_ASSERT(r != NULL && r->count == 4 && r->ulp_max > 0);
+    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* serial summation stays under its a-priori bound */
+    ug_point_record p = {.name = "results_schema/figures serial_f32@default n=1000",
+                         .status = UG_ST_PASS, .result = r};
+    ug_row row;
+    ug_row_from_point(&row, "results_schema/figures", &p, "cpu", 0x5eed);
+    ug_results res = {0};
+    ug_results_add(&res, &row);
+    ug_buf text = {0};
+    ug_results_detail = true; /* every figure written */
+    ug_report_json(&text, "{}", NULL, &res);
+    ug_results_detail = false;
+    char path[32], err[1200];
+    UG_ASSERT(ug_tmp_write(path, ug_buf_str(&text)) == 0);
+    ug_results back = {0};
+    ug_json *doc = ug_results_read(path, &back, err, sizeof err);
+    UG_ASSERT_MSG(doc && back.count == 1, "%s", err);
+    const ug_row *b = &back.rows[0];
+    struct { const char *name; double row, measured; } figs[] = {
+        {"ulp_max", b->ulp_max, r->ulp_max}, {"ulp_mean", b->ulp_mean, r->ulp_mean},
+        {"rel_max", b->rel_max, r->rel_max}, {"rel_mean", b->rel_mean, r->rel_mean},
+        {"abs_max", b->abs_max, r->abs_max}, {"abs_err_sum", b->abs_err_sum, r->abs_err_sum},
+        {"rel_err_sum", b->rel_err_sum, r->rel_err_sum},
+        {"bound_ratio_max", b->bound_ratio_max, r->bound_ratio_max},
+        {"bound_ratio_mean", b->bound_ratio_mean, r->bound_ratio_mean},
+        {"apriori_ratio_max", b->apriori_ratio_max, r->apriori_ratio_max},
+        {"prob_ratio_max", b->prob_ratio_max, r->prob_ratio_max},
+        {"kappa_max", b->kappa_max, r->kappa_max},
+        {"count", (double)b->count, (double)r->count},
+        {"elements", (double)b->elements, (double)r->elements},
+        {"trials", b->trials, r->trials},
+        {"correctly_rounded", (double)b->correctly_rounded, (double)r->correctly_rounded},
+        {"bound_vacuous", (double)b->bound_vacuous, (double)r->bound_vacuous},
+        {"unwritten", (double)b->unwritten, (double)r->unwritten},
+        {"n", (double)b->shape.dim[0], (double)r->shape.dim[0]},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+        UG_EXPECT_MSG(figs[i].row == figs[i].measured || (isnan(figs[i].row) && isnan(figs[i].measured)),
+                      "%s: the row has %.17g, the measurement %.17g", figs[i].name, figs[i].row,
+                      figs[i].measured);
+    /* the pairs a row could take from each other differ, so a swap cannot pass */
+    UG_EXPECT(r->ulp_max != r->ulp_mean && r->rel_max != r->rel_mean &&
+              r->bound_ratio_max != r->bound_ratio_mean && r->count != (size_t)r->trials * 2 &&
+              r->abs_err_sum != r->abs_max && r->ulp_max != r->bound_ratio_max);
+    UG_EXPECT(strcmp(b->op, "sum") == 0 && strcmp(b->kernel, k->id) == 0);
+    ug_json_free(doc);
+    ug_results_free(&back);
+    ug_results_free(&res);
+    ug_buf_free(&text);
+    unlink(path);
 }

@@ -63,7 +63,7 @@ void ug_input_free(ug_t *t, ug_input *in)
     ug_input_release(in);
 }
 
-const ug_op_desc *ug_input_op(const ug_input *in) { return ug_op_get(in->op); }
+const ug_op_desc *ug_input_op(const ug_input *in) { return in->desc; }
 
 ug_shape ug_input_shape(const ug_input *in)
 {
@@ -227,12 +227,13 @@ static void ug_input_exact(ug_t *t, ug_input *in)
     ug_prof_add(UG_PH_ORACLE, t0, NULL);
 }
 
-/* An input of an operation no one registered fails the case (a case's or a corpus file's
- * mistake), before anything asks its descriptor. */
-static void ug_input_check_op(ug_t *t, ug_op op)
+/* The descriptor of op, looked up once for the input's life (ug_input.desc, passed on from
+ * here); an operation no one registered fails the case (a case's or a corpus file's mistake),
+ * before anything asks its descriptor. */
+static const ug_op_desc *ug_input_check_op(ug_t *t, ug_op op)
 {
     const ug_op_desc *d = ug_op_get(op);
-    if (d && d->exact) return;
+    if (d && d->exact) return d;
     if (d) /* an operation of more inputs than x and y (attention): ops/op.h's exact_in */
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
                        "operation %s has %d inputs: generated inputs hold two at most (its "
@@ -242,12 +243,15 @@ static void ug_input_check_op(ug_t *t, ug_op op)
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
                        "operation id %d is not registered (ops/op.h: ug_op_register)", op);
     ug_abort_case(t);
+    return NULL;
 }
 
-static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, int trials)
+static ug_input *ug_input_alloc(ug_t *t, const ug_op_desc *od, const char *label, size_t n,
+                                int trials)
 {
     ug_input *in = ug_xcalloc(1, sizeof *in);
-    in->op = op;
+    in->desc = od;
+    in->op = od->shape->id;
     in->shape.dim[0] = n;
     snprintf(in->label, sizeof in->label, "%s", label);
     in->first_trial = 0;
@@ -276,9 +280,9 @@ static ug_input *ug_input_alloc(ug_t *t, ug_op op, const char *label, size_t n, 
 
 /* A distribution drawn in a format (ug_in_format): the operation must take it (a binary64
  * path, exact64, for binary64 data).  Else the case fails, naming the distribution. */
-static void ug_input_fmt_check(ug_t *t, ug_op op, const ug_dist *d, const char *label)
+static void ug_input_fmt_check(ug_t *t, const ug_op_desc *od, const ug_dist *d,
+                               const char *label)
 {
-    const ug_op_desc *od = ug_op_get(op);
     if (d->fmt == UG_F64 && !od->exact64) {
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s: %s has no binary64 oracle "
                        "(ops/op.h: exact64)", label, od->shape->name);
@@ -322,19 +326,18 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
     ug_guard_check(t);
-    ug_input_check_op(t, op);
+    const ug_op_desc *od = ug_input_check_op(t, op);
     ug_limits_input(t, op, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
-    if (d->fmt != UG_F32) ug_input_fmt_check(t, op, d, label);
-    ug_input *in = ug_input_alloc(t, op, label, M, ug_trials(t, trials));
+    if (d->fmt != UG_F32) ug_input_fmt_check(t, od, d, label);
+    ug_input *in = ug_input_alloc(t, od, label, M, ug_trials(t, trials));
     double t0 = ug_prof_now();
     in->dist = *d;
     if (d->fmt != UG_F32)
-        for (int a = 0; a < ug_op_get(op)->shape->arity; a++) {
+        for (int a = 0; a < od->shape->arity; a++) {
             in->fmt[a] = d->fmt;
             in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
         }
     in->shape = (ug_shape){{M, N, K}};
-    const ug_op_desc *od = ug_input_op(in);
     ug_shape sh = {{M, N, K}};
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
@@ -379,9 +382,8 @@ ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const f
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
                               const float *y, const ug_shape *s)
 {
-    ug_input_check_op(t, op);
-    const ug_op_desc *d = ug_op_get(op);
-    ug_input *in = ug_input_alloc(t, op, label, s->dim[0], 1);
+    const ug_op_desc *d = ug_input_check_op(t, op);
+    ug_input *in = ug_input_alloc(t, d, label, s->dim[0], 1);
     in->first_trial = 0;
     in->trials = 1;
     in->shape = *s; /* a vector's n in dims 1 and 2 too (ug_shape_square's) */
@@ -404,9 +406,8 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
 ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *x,
                             const double *y, size_t n)
 {
-    ug_input_check_op(t, op);
-    const ug_op_desc *d = ug_op_get(op);
-    ug_input *in = ug_input_alloc(t, op, label, n, 1);
+    const ug_op_desc *d = ug_input_check_op(t, op);
+    ug_input *in = ug_input_alloc(t, d, label, n, 1);
     in->first_trial = 0;
     in->trials = 1;
     in->shape = ug_shape_square(n);

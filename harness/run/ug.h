@@ -98,6 +98,7 @@ const ug_param *ug_param_of(const ug_t *t);
  * every kernel measured on it).  Owned by the case; freed at its end or by ug_input_free(). */
 typedef struct ug_input {
     ug_op op;
+    const ug_op_desc *desc; /* op's descriptor, looked up once when the input is made */
     ug_dist dist;
     char label[160];      /* distribution description (or data label), part of the stream id */
     ug_shape shape;       /* the sizes, the operation's dims in order (base/opshape.h):

@@ -543,4 +543,7 @@ MUTANTS = [
          find="X(STR,    op,                UG_OPNAME_MAX,",
          replace="X(STR,    op,                8,            ",
          tests=["op_names"], what="the row holds the operation's name in char[8] again (issue 32)"),
+    dict(id="results.row_figure_from_wrong_member", file="harness/run/point.c",
+         find="    row->ulp_mean = r->ulp_mean;", replace="    row->ulp_mean = r->rel_mean;",
+         tests=["results_schema"], what="a row's ulp_mean filled from the measurement's rel_mean"),
 ]
