@@ -141,7 +141,7 @@ mkdir -p "$tmp/bl"
 run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune
 check "taking the row out without a reason is refused" '[ "$(rc)" != 0 ]'
 run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune --reason "the row was removed on purpose"
-run compare "$tmp/bl/$("$ug" baseline key)" "$tmp/less.json" --fail-on-regression
+run compare "$tmp/bl/$("$ug" baseline key --from "$tmp/less.json")" "$tmp/less.json" --fail-on-regression
 check "... with a reason the baseline drops it, and the gate passes" \
   '[ "$(rc)" = 0 ] && ! grep -q "gone" "$tmp/out"'
 tap_end
