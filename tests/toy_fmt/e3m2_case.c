@@ -6,7 +6,8 @@
  *                        reference's value and encodes back to itself; every multiple of 2^-7
  *                        in [-40, 40] (every E3M2 value, every midpoint, values past the
  *                        saturation) rounds (RN) and encodes as the reference converts it; the
- *                        name, the bytes, the ULP of each binade.
+ *                        name, the bytes, the ULP of each binade; and the hook's refusals (a
+ *                        name taken, a row whose max or exponents its bits do not hold).
  *   toy_fmt/sum          every CPU kernel of E3M2 input on E3M2 terms drawn uniform(-1/2, 1/2)
  *                        (the sums stay far below 28: the sum of 256 such terms has sd ~4.6),
  *                        graded in E3M2's ULP: the kernel is correctly rounded, so <= 0.5 ulp
@@ -48,6 +49,20 @@ UG_CASE(toy_fmt, conversions)
         UG_EXPECT_MSG(ug_fmt_ulp(f, ldexp(1.5, e)) == ldexp(1.0, e - 2), "ulp at 2^%d", e);
     UG_EXPECT(ug_fmt_ulp(f, 0x1p-6) == 0x1p-4);
     UG_EXPECT_MSG(bad == 0, "%d conversions differ from the reference", bad);
+
+    char err[200] = "";
+    ug_format row = *ug_format_of(f);
+    UG_EXPECT_MSG(ug_fmt_register(&row, err, sizeof err) == UG_FMT_COUNT && strstr(err, "taken"),
+                  "a second e3m2 registered: %s", err);
+    row.name = "e3m2_bad_max";
+    row.max = 30.0;
+    UG_EXPECT_MSG(ug_fmt_register(&row, err, sizeof err) == UG_FMT_COUNT && strstr(err, "max"),
+                  "a row with max 30 registered: %s", err);
+    row.max = 28.0;
+    row.emax = 5; /* 3 exponent bits hold 7 binades, not 8 */
+    UG_EXPECT_MSG(ug_fmt_register(&row, err, sizeof err) == UG_FMT_COUNT && strstr(err, "emin"),
+                  "a row with emax 5 registered: %s", err);
+    UG_EXPECT(ug_fmt_parse("e3m2_bad_max") == UG_FMT_COUNT);
 }
 
 static const size_t ug_toy_fmt_sizes[] = {1, 2, 16, 256};
