@@ -28,10 +28,10 @@ check "run: conversions agree with the reference on every code and the grid" \
   '[ "$(rc)" = 0 ] && grep -q "^ok .* - toy_fmt/conversions" "$tmp/out"'
 check "run: the correct kernel passes, <= 0.5 ulp of e3m2 (exit 0)" \
   'grep -q "^ok .* - toy_fmt/sum sum_e3m2@default n=256" "$tmp/out" && ! grep -q "^not ok" "$tmp/out"'
-json "$out/good/results.json" 'rows = [r for r in d["results"] if r.get("kernel") == "sum_e3m2@default"]; assert len(rows) == 4, len(rows); assert all(r["op"] == "sum" and r["dist"].endswith("|in(e3m2)") and r["ulp_max"] <= 0.5 and r["status"] == "pass" for r in rows), rows[0]; assert any(r["ulp_max"] == 0.5 for r in rows), "no rounding seen"' \
+json "$out/good/results.json" 'rows = [r for r in d["results"] if r.get("kernel") == "sum_e3m2@default"]; assert len(rows) == 4, len(rows); assert all(r["op"] == "sum" and r["dist"].endswith("|in(e3m2)") and r["ulp_max"] <= 0.5 and r["correctly_rounded"] == r["count"] and r["status"] == "pass" for r in rows), rows[0]; assert any(r["ulp_max"] == 0.5 for r in rows), "no rounding seen"' \
   >"$tmp/json.err" 2>&1
 jrc=$?
-check "results.json: 4 rows of sum_e3m2 on inputs in e3m2, <= 0.5 ulp, pass" '[ "$jrc" = 0 ]'
+check "results.json: 4 rows of sum_e3m2 on inputs in e3m2, every output correctly rounded, pass" '[ "$jrc" = 0 ]'
 
 run run --tap --filter 'toy_fmt/sum' --format e3m2
 check "--format e3m2 selects the registered format's kernel" \

@@ -40,7 +40,7 @@ static int ug_toy_e3m2_run(const ug_kernel *k, ug_call *c)
             snprintf(c->err, sizeof c->err, "%s: buffers not in e3m2", k->name);
             return 1;
         }
-        double s = 0;
+        double s = -0.0; /* the identity of IEEE addition: a sum of -0 terms is -0 */
         for (size_t i = 0; i < c->shape.dim[0]; i++) s += ug_toy_e3m2_value(x[i] & 0x3f);
         out[0] = (uint8_t)ug_toy_store(s);
         return 0;
