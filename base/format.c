@@ -21,6 +21,7 @@
  * For binary64 itself RN64(s) = hi, RD64(s) = hi if lo >= 0, else pred64(hi).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/format.h"
@@ -35,9 +36,16 @@ static const ug_format ug_formats[UG_FMT_COUNT] = {
     [UG_E5M2] = {"e5m2", 8, 3, -14, 15, true, true, UG_NAN_IEEE, 0x7eu, 57344.0},
 };
 
+/* Rows registered from outside the tree (ug_fmt_register): id UG_FMT_COUNT + 1 + i. */
+static ug_format ug_fmt_registered[UG_FMT_REGISTERED_MAX];
+static int ug_fmt_nregistered;
+
 const ug_format *ug_format_of(ug_fmt f)
 {
-    return (unsigned)f < UG_FMT_COUNT ? &ug_formats[f] : NULL;
+    if ((unsigned)f < UG_FMT_COUNT) return &ug_formats[f];
+    unsigned i = (unsigned)f - (UG_FMT_COUNT + 1u);
+    return (unsigned)f > UG_FMT_COUNT && i < (unsigned)ug_fmt_nregistered ? &ug_fmt_registered[i]
+                                                                           : NULL;
 }
 
 const char *ug_fmt_name(ug_fmt f)
@@ -48,15 +56,53 @@ const char *ug_fmt_name(ug_fmt f)
 
 ug_fmt ug_fmt_parse(const char *name)
 {
-    for (int f = 0; f < UG_FMT_COUNT; f++)
-        if (name && strcmp(name, ug_formats[f].name) == 0) return (ug_fmt)f;
+    for (int f = 0; name && f <= UG_FMT_COUNT + ug_fmt_nregistered; f++) {
+        const ug_format *F = ug_format_of((ug_fmt)f);
+        if (F && strcmp(name, F->name) == 0) return (ug_fmt)f;
+    }
     return UG_FMT_COUNT;
+}
+
+/* Why R is not a format the encode/decode/round code here handles, or NULL.  The exponent
+ * field of w = bits - p bits holds E = 1 .. top (top = 2^w - 1, less one when the all-ones
+ * field is inf/NaN), E = 0 the subnormals: emin = 1 - bias, emax = top - bias. */
+static const char *ug_fmt_row_invalid(const ug_format *R)
+{
+    if (!R->name || !R->name[0]) return "no name";
+    if (R->bits != 0 && (R->bits < 4 || R->bits > 16)) return "bits not 4..16 (or 0)";
+    if (R->p < 2 || R->p > 52) return "p not 2..52";
+    if (!R->subnormals) return "no subnormals (every format here has them)";
+    if (R->inf && R->nan != UG_NAN_IEEE) return "inf without UG_NAN_IEEE";
+    if (R->bits == 0) return R->emax >= R->emin ? NULL : "emax < emin";
+    int w = R->bits - R->p;
+    if (w < 2) return "fewer than two exponent bits";
+    int top = (1 << w) - 1 - (R->nan == UG_NAN_IEEE);
+    if (R->emax - R->emin + 1 != top) return "emin..emax not the exponents the field holds";
+    /* the largest finite: all-ones significand at emax, one less below a NaN pattern there */
+    double lost = R->nan == UG_NAN_ALLONES ? 2.0 : 1.0;
+    if (R->max != ldexp(2.0 - lost * ldexp(1.0, 1 - R->p), R->emax)) return "max not the largest finite";
+    return NULL;
+}
+
+ug_fmt ug_fmt_register(const ug_format *row, char *err, size_t errlen)
+{
+    const char *why = !row ? "no row" : ug_fmt_row_invalid(row);
+    if (!why && ug_fmt_parse(row->name) != UG_FMT_COUNT) why = "name taken";
+    if (!why && ug_fmt_nregistered == UG_FMT_REGISTERED_MAX) why = "table full";
+    if (why) {
+        if (err && errlen)
+            snprintf(err, errlen, "ug_fmt_register: format '%s': %s", row && row->name ? row->name
+                                                                                       : "?", why);
+        return UG_FMT_COUNT;
+    }
+    ug_fmt_registered[ug_fmt_nregistered] = *row;
+    return (ug_fmt)(UG_FMT_COUNT + 1 + ug_fmt_nregistered++);
 }
 
 size_t ug_fmt_bytes(ug_fmt f)
 {
     const ug_format *F = ug_format_of(f);
-    return F ? (size_t)F->bits / 8 : 0;
+    return F ? ((size_t)F->bits + 7) / 8 : 0;
 }
 
 double ug_fmt_ulp(ug_fmt f, double r)
@@ -71,6 +117,7 @@ double ug_fmt_ulp(ug_fmt f, double r)
 /* F's overflow rule for a result beyond max in magnitude (positive: pos). */
 static double ug_fmt_overflow(const ug_format *F, bool pos, ug_rmode m)
 {
+    if (F->nan == UG_NAN_NONE) return pos ? F->max : -F->max; /* nothing else to go to */
     if (pos) return m == UG_RD ? F->max : F->inf ? INFINITY : NAN;
     return F->inf ? -INFINITY : -NAN;
 }
@@ -131,7 +178,7 @@ double ug_fmt_decode(ug_fmt f, uint64_t b)
     double v;
     if (E == top && F->nan == UG_NAN_IEEE)
         v = M ? NAN : INFINITY;
-    else if (E == top && M == (1u << fb) - 1) /* UG_NAN_ALLONES */
+    else if (E == top && M == (1u << fb) - 1 && F->nan == UG_NAN_ALLONES)
         v = NAN;
     else if (E == 0)
         v = ldexp((double)M, F->emin - fb);

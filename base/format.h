@@ -36,12 +36,16 @@ extern "C" {
 /* How a format encodes NaN. */
 typedef enum {
     UG_NAN_IEEE,   /* all-ones exponent, nonzero fraction (2^(p-1) - 1 patterns per sign) */
-    UG_NAN_ALLONES /* only the all-ones pattern below the sign (fp8 e4m3: one per sign) */
+    UG_NAN_ALLONES, /* only the all-ones pattern below the sign (fp8 e4m3: one per sign) */
+    UG_NAN_NONE     /* no NaN and (inf false) no infinity: every pattern is a number, rounding
+                     * beyond max saturates to +-max (OCP MX FP6/FP4); encode writes qnan's
+                     * pattern (with NaN's sign) for a NaN, the row's choice */
 } ug_nan_rule;
 
 typedef struct ug_format {
     const char *name;   /* "f32", "f64", "tf32", "f16", "bf16", "e4m3", "e5m2" */
-    int bits;           /* storage bits (8, 16, 32, 64); 0: an operand rounding, not stored */
+    int bits;           /* storage bits (8, 16, 32, 64; a registered row 4..16, stored in the
+                         * low bits of ceil(bits/8) bytes); 0: an operand rounding, not stored */
     int p;              /* precision, the implicit bit included */
     int emin, emax;     /* normal exponents; the bias of the encoding is 1 - emin */
     bool subnormals;    /* every format here has them (gradual underflow) */
@@ -53,12 +57,25 @@ typedef struct ug_format {
 
 typedef enum { UG_RN, UG_RD } ug_rmode; /* nearest-even; toward -inf */
 
-/* The table row of f; NULL for a value out of range. */
+/* The table row of f (a built-in one or a registered one); NULL for a value out of range. */
 const ug_format *ug_format_of(ug_fmt f);
 const char *ug_fmt_name(ug_fmt f);          /* "?" out of range */
-/* By name ("f16"); returns UG_FMT_COUNT if none. */
+/* By name ("f16", or a registered row's); returns UG_FMT_COUNT if none. */
 ug_fmt ug_fmt_parse(const char *name);
-/* Bytes of one stored element (0 for TF32: not a storage format). */
+
+/* A format defined outside the tree (a test's: tests/toy_fmt/) registers its row, from a
+ * constructor, before any lookup of it: the row is copied (its name must stay valid) and gets
+ * the next id after the built-ins, UG_FMT_COUNT + 1, + 2, ... (UG_FMT_COUNT itself stays the
+ * "none" every caller of ug_fmt_parse tests for); every function here, hence every layer, then
+ * takes that id.  Refused -- UG_FMT_COUNT returned, and why in err -- for a name that is taken
+ * or empty, a full table (UG_FMT_REGISTERED_MAX), or a row that is not a binary format this file
+ * encodes: bits 4..16 (or 0), p >= 2, at least two exponent bits, emin..emax the exponents the
+ * encoding holds (1 - bias .. top - bias, top one less for UG_NAN_IEEE), subnormals, max the
+ * largest finite value, inf only with UG_NAN_IEEE.  O(formats). */
+enum { UG_FMT_REGISTERED_MAX = 16 };
+ug_fmt ug_fmt_register(const ug_format *row, char *err, size_t errlen);
+
+/* Bytes of one stored element: ceil(bits/8) (0 for TF32: not a storage format). */
 size_t ug_fmt_bytes(ug_fmt f);
 
 /* The quantum of r's binade in f: 2^(max(e, emin) - p + 1) for |r| in [2^e, 2^(e+1)), the
@@ -70,7 +87,8 @@ double ug_fmt_ulp(ug_fmt f, double r);
 /* Round the exact value s = hi + lo to f, where hi = RN64(s) and lo = RN64(s - hi) (lo = 0 for
  * a plain double; only lo's sign matters for p < 53, see the proof in format.c), in mode m,
  * with f's overflow rule: RN beyond max (at unbounded exponent) -> +-inf (e4m3: NaN); RD of a
- * positive value beyond max -> max, of a negative one -> -inf (e4m3: NaN).  hi = +-inf is an
+ * positive value beyond max -> max, of a negative one -> -inf (e4m3: NaN); a UG_NAN_NONE
+ * format (no inf, no NaN) saturates: +-max either way.  hi = +-inf is an
  * overflowed binary64 value.  NaN in, NaN out.  Zero keeps hi's sign; s = 0 exactly gives hi.
  * Returns the result as a double (exact: every format here is a subset of binary64).  O(1). */
 double ug_fmt_round2(ug_fmt f, double hi, double lo, ug_rmode m);
