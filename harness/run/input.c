@@ -327,7 +327,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     if (trials < 1) trials = 1;
     ug_guard_check(t);
     const ug_op_desc *od = ug_input_check_op(t, op);
-    ug_limits_input(t, op, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
+    ug_limits_input(t, od, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
     if (d->fmt != UG_F32) ug_input_fmt_check(t, od, d, label);
     ug_input *in = ug_input_alloc(t, od, label, M, ug_trials(t, trials));
     double t0 = ug_prof_now();

@@ -26,12 +26,11 @@ static size_t ug_env_cap(const char *name)
     return v;
 }
 
-double ug_limits_input_bytes(ug_op op, size_t M, size_t N, size_t K, int trials)
+double ug_limits_input_bytes(const ug_op_desc *d, size_t M, size_t N, size_t K, int trials)
 {
-    const ug_op_desc *d = ug_op_get(op);
     ug_shape s = {{M, N, K}, 1};
-    double outputs = (double)ug_op_outputs(d, &s), values = 0;
-    for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * (double)ug_op_in_len(d, &s, i));
+    double outputs = (double)ug_opshape_outputs(d->shape, &s), values = 0;
+    for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * (double)ug_opshape_in_len(d->shape, &s, i));
     double per_trial = values + ug_mem_chunk(outputs * (double)sizeof(ug_exact)) +
                        ug_mem_chunk(4.0 * outputs) + UG_TRIAL_POINTERS;
     return per_trial * (double)trials;
@@ -57,7 +56,7 @@ int ug_limits_check_options(const ug_options *o)
     if (o->trials <= 0 || o->trial >= 0) return 0; /* the cases' own counts, or one trial */
     int trials = ug_limits_trials(o->trials);
     size_t n = o->n ? o->n : 1;
-    double need = ug_limits_input_bytes(UG_OP_SUM, n, n, n, trials), avail;
+    double need = ug_limits_input_bytes(ug_op_get(UG_OP_SUM), n, n, n, trials), avail;
     const char *source;
     double budget = ug_mem_budget(&source, &avail);
     if (budget < 0 || need <= budget) return 0;
@@ -102,14 +101,14 @@ bool ug_limits_size_ok(size_t n)
     return false;
 }
 
-void ug_limits_input(ug_t *t, ug_op op, const char *label, size_t M, size_t N, size_t K, int trials)
+void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, size_t M, size_t N, size_t K,
+                     int trials)
 {
     char size[80], a[32], b[32];
-    const ug_op_desc *d = ug_op_get(op);
     ug_shape s = {{M, N, K}, 1};
-    ug_op_shape_text(d, &s, false, size, sizeof size);
+    ug_opshape_text(d->shape, &s, false, size, sizeof size);
     size_t cap = ug_env_cap("ULPGATE_MAX_ELEMENTS");
-    double elements = ug_op_elements_in(d, &s);
+    double elements = ug_opshape_elements_in(d->shape, &s);
     if (cap && elements > (double)cap) {
         char why[160];
         snprintf(why, sizeof why, "%s n=%s: %.0f elements a trial, above ULPGATE_MAX_ELEMENTS=%zu",
@@ -119,7 +118,7 @@ void ug_limits_input(ug_t *t, ug_op op, const char *label, size_t M, size_t N, s
         ug_skip(t, why);
     }
     int eff = t->opt->trial >= 0 ? 1 : ug_limits_trials(trials);
-    double need = ug_limits_input_bytes(op, M, N, K, eff), avail;
+    double need = ug_limits_input_bytes(d, M, N, K, eff), avail;
     if (need < UG_MEM_CHECK_FROM) return;
     const char *source;
     double budget = ug_mem_budget(&source, &avail);
