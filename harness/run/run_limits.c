@@ -29,8 +29,10 @@ static size_t ug_env_cap(const char *name)
 double ug_limits_input_bytes(const ug_op_desc *d, size_t M, size_t N, size_t K, int trials)
 {
     ug_shape s = {{M, N, K}, 1};
-    double outputs = (double)ug_opshape_outputs(d->shape, &s), values = 0;
-    for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * (double)ug_opshape_in_len(d->shape, &s, i));
+    /* the sizes first, from the shape table; then the allocator's chunks of each */
+    double outputs = (double)ug_opshape_outputs(d->shape, &s), len[UG_MAX_INPUTS], values = 0;
+    for (int i = 0; i < d->shape->arity; i++) len[i] = (double)ug_opshape_in_len(d->shape, &s, i);
+    for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * len[i]);
     double per_trial = values + ug_mem_chunk(outputs * (double)sizeof(ug_exact)) +
                        ug_mem_chunk(4.0 * outputs) + UG_TRIAL_POINTERS;
     return per_trial * (double)trials;
