@@ -168,7 +168,7 @@ int ug_opshape_noutputs(const ug_opshape *sh)
 
 int ug_opshape_in_width(const ug_opshape *sh, int i)
 {
-    if (!sh || i < 0 || i >= sh->arity) return 0;
+    if (!sh || i < 0 || i >= sh->arity || i >= UG_MAX_INPUTS) return 0;
     if (sh->layout != UG_LAYOUT_VECTORS) return 1;
     return sh->in_width[i] ? sh->in_width[i] : 1;
 }
@@ -182,7 +182,7 @@ int ug_opshape_width(const ug_opshape *sh)
 
 size_t ug_opshape_in_len(const ug_opshape *sh, const ug_shape *s, int i)
 {
-    if (!sh || i < 0 || i >= sh->arity) return 0;
+    if (!sh || i < 0 || i >= sh->arity || i >= UG_MAX_INPUTS) return 0;
     if (sh->in_len) return sh->in_len(s, i);
     return (size_t)ug_opshape_in_width(sh, i) * s->dim[0];
 }

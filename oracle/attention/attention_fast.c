@@ -67,6 +67,7 @@ static bool align_vec(const float *x, size_t n, size_t stride, int64_t *X, size_
     int emax = -1000;
     for (size_t t = 0; t < n; t++) {
         int e;
+        if (!isfinite(x[t * stride])) return false; /* a NaN or an infinity: MPFR's path */
         if (x[t * stride] == 0) continue;
         frexpf(x[t * stride], &e);
         emax = e > emax ? e : emax;
