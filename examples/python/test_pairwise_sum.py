@@ -32,7 +32,9 @@ def test_pairwise_sum_batch():
     print(r)  # the table of `ulpgate check`: ulp, rel, bound ratio, worst element, tolerance
 
 
-@settings(max_examples=50, deadline=None)
+# derandomize: the same examples every run, so that the rows of --ulpgate-report are the same rows
+# run after run and the merge gate compares like with like (a row gone is a regression)
+@settings(max_examples=50, deadline=None, derandomize=True)
 @given(inputs("sum", n=(1, 5000), use_corpus=False))
 def test_pairwise_sum_any_input(args):
     (x,) = args

@@ -126,7 +126,7 @@ static PyObject *result_dict(const ug_check_result *r)
     b.len = 0;
     ug_check_failure_text(&b, r);
     PyObject *fail = PyUnicode_FromString(ug_buf_str(&b));
-    bool gemm = r->op->layout == UG_LAYOUT_MATMUL;
+    bool gemm = r->op->shape->layout == UG_LAYOUT_MATMUL;
     PyObject *extra = Py_BuildValue("{s:n,s:n,s:n,s:n,s:O,s:N,s:N,s:N}",
         "correctly_rounded", (Py_ssize_t)r->correctly_rounded, "m", (Py_ssize_t)(gemm ? r->M : 0),
         "gemm_n", (Py_ssize_t)(gemm ? r->N : 0), "k", (Py_ssize_t)(gemm ? r->K : 0),
@@ -211,14 +211,14 @@ static void exact_each(void *ctx, size_t i, const ug_exact *e)
 static int out_shape(const ug_op_desc *op, const py_inputs *in, size_t *shape)
 {
     const ug_py_array *x = &in->a[0];
-    if (op->layout == UG_LAYOUT_MATMUL) {
+    if (op->shape->layout == UG_LAYOUT_MATMUL) {
         const ug_py_array *y = &in->a[in->n > 1 ? 1 : 0];
         if (x->ndim < 2 || y->ndim != x->ndim) return 0; /* check names what is wrong */
         for (int d = 0; d < x->ndim - 1; d++) shape[d] = x->shape[d];
         shape[x->ndim - 1] = y->shape[y->ndim - 1];
         return x->ndim;
     }
-    if (op->out_kind != UG_OUT_SCALAR) {
+    if (op->shape->out_kind != UG_OUT_SCALAR) {
         memcpy(shape, x->shape, sizeof(size_t) * (size_t)x->ndim);
         return x->ndim;
     }

@@ -102,7 +102,7 @@ static int input_shape(const ug_op_desc *op, const ug_shape *s, int a, size_t ba
 {
     int nd = 0;
     if (batch && !param) shape[nd++] = batch;
-    if (op->layout == UG_LAYOUT_MATMUL) {
+    if (op->shape->layout == UG_LAYOUT_MATMUL) {
         shape[nd++] = a == 0 ? s->dim[0] : s->dim[2];
         shape[nd++] = a == 0 ? s->dim[2] : s->dim[1];
     } else {
@@ -139,20 +139,20 @@ PyObject *ug_py_draw(PyObject *self, PyObject *args, PyObject *kw)
     if (!op) return PyErr_Format(PyExc_ValueError, "op '%s': not an operation", opname);
     ug_dist d;
     if (dist_args(kind, p1, p2, order, alternate, rate, specials, fmt, &d)) return NULL;
-    if (n < 1 || batch < 0 || (op->layout == UG_LAYOUT_MATMUL && (m < 1 || kk < 1)))
+    if (n < 1 || batch < 0 || (op->shape->layout == UG_LAYOUT_MATMUL && (m < 1 || kk < 1)))
         return PyErr_Format(PyExc_ValueError, "draw: sizes must be >= 1 (n%s)",
-                            op->layout == UG_LAYOUT_MATMUL ? ", m, k" : "");
-    if (d.fmt != UG_F32 && op->layout == UG_LAYOUT_MATMUL)
+                            op->shape->layout == UG_LAYOUT_MATMUL ? ", m, k" : "");
+    if (d.fmt != UG_F32 && op->shape->layout == UG_LAYOUT_MATMUL)
         return PyErr_Format(PyExc_ValueError, "draw: %s inputs in %s: only binary32 (the "
-                            "harness draws matrices in binary32)", op->name, fmt);
+                            "harness draws matrices in binary32)", op->shape->name, fmt);
     ug_shape s = {{(size_t)n, (size_t)n, (size_t)n}, 1};
-    if (op->layout == UG_LAYOUT_MATMUL) s = (ug_shape){{(size_t)m, (size_t)n, (size_t)kk}, 1};
-    uint64_t stream = ug_hash64(label, ug_hash64(op->name, UG_HASH64_INIT));
+    if (op->shape->layout == UG_LAYOUT_MATMUL) s = (ug_shape){{(size_t)m, (size_t)n, (size_t)kk}, 1};
+    uint64_t stream = ug_hash64(label, ug_hash64(op->shape->name, UG_HASH64_INIT));
     size_t rows = batch ? (size_t)batch : 1;
-    int arity = op->arity;
-    bool layer = op->arity == 2 && op->fill_params;
+    int arity = op->shape->arity;
+    bool layer = op->shape->arity == 2 && op->fill_params;
     int outs = arity == 2 && layer ? 1 + ug_op_in_width(op, 1) : arity;
-    size_t len[2] = {op->in_len(&s, 0), arity > 1 ? op->in_len(&s, 1) : 0};
+    size_t len[2] = {ug_op_in_len(op, &s, 0), arity > 1 ? ug_op_in_len(op, &s, 1) : 0};
     double *v[2] = {NULL, NULL};
     float *f[2] = {NULL, NULL};
     PyObject *res = PyTuple_New(outs);
@@ -272,8 +272,8 @@ PyObject *ug_py_corpus_load(PyObject *self, PyObject *args)
     }
     const ug_op_desc *op = ug_op_get(f->op);
     ug_shape s = ug_corpus_shape(f);
-    bool layer = op->arity == 2 && op->fill_params;
-    int outs = op->arity == 2 && layer ? 1 + ug_op_in_width(op, 1) : op->arity;
+    bool layer = op->shape->arity == 2 && op->fill_params;
+    int outs = op->shape->arity == 2 && layer ? 1 + ug_op_in_width(op, 1) : op->shape->arity;
     const float *src32[2] = {f->x, f->y};
     const double *src64[2] = {f->x64, f->y64};
     if (!(arrays = PyTuple_New(outs))) goto out;
@@ -290,7 +290,7 @@ PyObject *ug_py_corpus_load(PyObject *self, PyObject *args)
         for (size_t i = 0; i < cnt; i++)
             ug_fmt_store(f->fmt, dst, i, src64[in] ? src64[in][off + i] : src32[in][off + i]);
     }
-    res = Py_BuildValue("({s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}O)", "name", f->name, "op", op->name,
+    res = Py_BuildValue("({s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}O)", "name", f->name, "op", op->shape->name,
                         "fmt", ug_fmt_name(f->fmt), "why", f->why, "source", f->source, "m",
                         (Py_ssize_t)f->m, "n", (Py_ssize_t)f->n, "k", (Py_ssize_t)f->k, arrays);
 out:

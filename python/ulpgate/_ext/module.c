@@ -62,12 +62,12 @@ static PyObject *py_ops(PyObject *self, PyObject *noargs)
     for (size_t i = 0; out && i < ug_op_count(); i++) {
         const ug_op_desc *d = ug_op_at(i);
         static const char *kinds[] = {"scalar", "vector", "matrix"};
-        int inputs = d->arity == 1 ? 1 : 1 + ug_op_in_width(d, 1);
-        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O}", "name", d->name, "doc",
+        int inputs = d->shape->arity == 1 ? 1 : 1 + ug_op_in_width(d, 1);
+        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O}", "name", d->shape->name, "doc",
                                     d->doc ? d->doc : "", "inputs", inputs, "roles",
-                                    d->roles[1] ? d->roles[1] : "", "x", d->roles[0],
-                                    "layout", d->layout == UG_LAYOUT_MATMUL ? "matmul" : "vectors",
-                                    "out", kinds[d->out_kind], "sum",
+                                    d->shape->roles[1] ? d->shape->roles[1] : "", "x", d->shape->roles[0],
+                                    "layout", d->shape->layout == UG_LAYOUT_MATMUL ? "matmul" : "vectors",
+                                    "out", kinds[d->shape->out_kind], "sum",
                                     d->exact_is_sum ? Py_True : Py_False);
         if (!o || PyList_Append(out, o)) Py_CLEAR(out);
         Py_XDECREF(o);

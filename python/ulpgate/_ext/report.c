@@ -130,11 +130,14 @@ static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
     row->deterministic = true;
     row->seed = 0x5eed;
     row->trials = 1;
-    row->n = (size_t)op_n;
-    row->m = (size_t)m;
-    row->gemm_n = (size_t)gn;
-    row->k = (size_t)k;
-    if (row->m) row->n = row->m; /* a GEMM's row: n is M (row_fields.h) */
+    /* the row's shape (row_fields.h): dim 0 the length n, or a GEMM's M, N, K */
+    if (m) {
+        row->shape.dim[0] = (size_t)m;
+        row->shape.dim[1] = (size_t)gn;
+        row->shape.dim[2] = (size_t)k;
+    } else {
+        row->shape.dim[0] = (size_t)op_n;
+    }
     row->elements = row->count = (size_t)outs;
     row->correctly_rounded = (size_t)cr;
     ug_row_make_id(row);
