@@ -11,6 +11,8 @@
  * = 256); batch 2 x 4 query heads on 2 key/value heads, causal with L < S.  d = 64 and 128.  The
  * bfloat16 kernels get the same values rounded to bfloat16, graded against those values' own
  * reference.
+ * gpu_attention runs the same points on every CUDA attention kernel (kernels/cuda/attention.cu;
+ * skipped without a device).
  * Asserted: bound ratio <= 1 for every kernel and input, every output (O and lse); the
  * expected failure, declared with its reason: the unshifted softmax on the outlier channels
  * (exp(s) overflows binary32 from s = 88.7: inf / inf).
@@ -144,7 +146,9 @@ static void attn_grade(ug_t *t, const ug_kernel *k, const ug_shape *sh, const ug
     free(lse);
 }
 
-UG_CASE_OVER(attention, ug_attn_inputs, 0)
+/* Every kernel of backend `be` on the point's inputs: the CPU case below, and gpu_attention
+ * (kernels/cuda/attention.cu, skipped without a device). */
+static void attn_case(ug_t *t, int be)
 {
     const ug_param *p = ug_param_of(t);
     attn_shape a = attn_shape_of(p->name);
@@ -171,7 +175,7 @@ UG_CASE_OVER(attention, ug_attn_inputs, 0)
         od->exact_in((const float *const *)inb, &sh, &o, recb);
         static const ug_fmt fmts[] = {UG_F32, UG_BF16};
         for (int f = 0; f < 2; f++) {
-            UG_FOR_IN_KERNELS(t, k, UG_OP_ATTENTION, UG_CPU, "*", fmts[f]) {
+            UG_FOR_IN_KERNELS(t, k, UG_OP_ATTENTION, be, "*", fmts[f]) {
                 double ulp, ratio;
                 bool b16 = fmts[f] == UG_BF16;
                 ug_point(t, "%s, d %zu: %s", p->name, d, k->name);
@@ -193,3 +197,7 @@ UG_CASE_OVER(attention, ug_attn_inputs, 0)
         free(recb);
     }
 }
+
+UG_CASE_OVER(attention, ug_attn_inputs, 0) { attn_case(t, UG_CPU); }
+
+UG_CASE_OVER(gpu_attention, ug_attn_inputs, UG_CASE_GPU) { attn_case(t, UG_CUDA); }

@@ -541,6 +541,7 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_ATTN_FA2_BF16: return "attn_fa2_bf16";
     case UG_BOUND_ATTN_SPLIT_SIZE: return "attn_split_size";
     case UG_BOUND_ATTN_SPLIT_COUNT: return "attn_split_count";
+    case UG_BOUND_ATTN_FA2_MMA: return "attn_fa2_mma";
     }
     return "?";
 }

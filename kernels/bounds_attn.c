@@ -54,6 +54,33 @@
  *    the weights w_s = expf(fl(lse^_s - L^)) of exact e^(lse_s - lse): theta = e^(B_s + B_L +
  *    ua)(1 + c_e) - 1; O = sum_s w_s O_s: |O^ - O| <= X [(1 + F_1)(1 + theta)(1 + gamma_ns) - 1]
  *    (sum_s w_s X_s = X; |O^_s| <= (1 + F_1) X_s) + (n + R + 2 + ns) 2^-149.
+ *    split_count cuts either per row (ceil(n / count) keys a split: ug_attn_splitkv_cpu) or over
+ *    the call's S (ceil(S / count), Flash-Decoding's: attn_splitkv_count_cuda; a row of n < S
+ *    keys then has fewer, larger splits): with m->S given the bound is the larger of the two
+ *    geometries', so one class holds for both.
+ * 6. Tensor cores (fa2_mma: attn_fa2_bf16_mma).  FA2_BF16's arithmetic, but S = Q K^T and P V
+ *    are mma.sync.m16n8k16 bf16 with binary32 accumulators, whose additions are not IEEE
+ *    round-to-nearest sum by sum (Hopper aligns a block's addends to the largest and truncates:
+ *    docs/tensor-cores.md, oracle/tc/).  kernels/bounds.c's block_fma model: one MMA step s' =
+ *    s + (block of products) is within c (|s| + sum |p_i|), the products of bf16 values exact,
+ *    c = 2^-23 + 17 2^-22 (1 + 2^-23) (~35 2^-23; its envelope b = 16, t = 0, p = 24, not the
+ *    detected GPU's tighter model: the class holds on every GPU), and a term through D such
+ *    steps within (1 + c)^D - 1 =: G(D) of the sum of magnitudes (the induction of bounds.c),
+ *    D = 4 per instruction (an instruction of 16 products is at least 4 blocks of 4, V100's:
+ *    mma_bf16's depth).  Hence:
+ *      scores: D_s = 4 ceil(d / 16) steps, raw fl(q.k) within G(D_s) sum |q k|: Delta =
+ *              G(D_s) A + (d + D_s + 2) 2^-149 max(c, 1) (each product and step underflowing);
+ *      P V:    the keys in order in k16 steps, one accumulator per output across the key
+ *              blocks, rescaled by alpha between them (a rounding each, the (1 + u)^R of rho):
+ *              D_pv = 4 ceil(n / 16) steps, gamma_N = G(D_pv) in place of gamma_{n-1}; a step
+ *              whose products are all zero (keys past a row's n, masked: P = exp2(-inf) = 0) is
+ *              exact in the model (the addend s is the largest and has p bits: nothing is cut,
+ *              nothing rounds), so rows sharing a tile with longer rows count their own keys;
+ *              D_pv 2^-149 more in the absolute part (a step's result underflowing);
+ *      l:      ordinary binary32 additions (thread-local, then the quad's two): gamma_{n-1}.
+ *    Everything else (the exponent arguments' 2 Delta + 12u (A + Delta), R, bf16 P, r = 2,
+ *    bf16 O, Delta_m) is FA2_BF16's.  G(32) ~ 1.3e-4 for d = 128 against gamma_129 ~ 7.7e-6:
+ *    the tensor cores' scores carry up to ~17 times the serial dot's worst-case error.
  * Every bound is a worst case: on normal data the measured errors sit ~1e-2 .. 1e-4 of it, and
  * Delta (gamma_{d+1} A, relative d u A on the weights) dominates once scores are large: the
  * exponential's condition number is the score itself (Blanchard, Higham, Mary 2021, sec. 3).
@@ -62,6 +89,7 @@
 #include <math.h>
 
 #include "kernels/bounds_attn.h"
+#include "kernels/kernel.h"
 
 static const double u = 0x1p-24, ce = 0x1p-21, cl = 0x1p-21;
 
@@ -83,7 +111,7 @@ static attn_parts one_pass(ug_attn_class cls, double n, double d, double block, 
 {
     attn_parts p = {INFINITY, INFINITY, INFINITY};
     double Delta = g(d + 1) * A + (d + 2) * 0x1p-149 * (c > 1 ? c : 1);
-    double R = 0, arg, gN = g(n), b = 0, Dm = Delta;
+    double R = 0, arg, gN = g(n), b = 0, Dm = Delta, tc_steps = 0;
     int r = 1;
     switch (cls) {
     case UG_ATTN_NAIVE: arg = 2 * Delta + 2 * u * (A + Delta); break;
@@ -105,6 +133,19 @@ static attn_parts one_pass(ug_attn_class cls, double n, double d, double block, 
         r = 2;
         Dm = Delta + u * (A + Delta);
         break;
+    case UG_ATTN_FA2_MMA: { /* step 6: FA2_BF16 with the tensor cores' G(D) */
+        double c_tc = ug_block_model_c(&(ug_block_model){UG_BF16, UG_F32, 16, 0, 24});
+        double Ds = 4 * ceil(d / 16);
+        tc_steps = 4 * ceil(n / 16);
+        Delta = expm1(Ds * log1p(c_tc)) * A + (d + Ds + 2) * 0x1p-149 * (c > 1 ? c : 1);
+        R = ceil(n / block) - 1;
+        arg = 2 * Delta + 12 * u * (A + Delta);
+        gN = expm1(tc_steps * log1p(c_tc));
+        b = 0x1p-8;
+        r = 2;
+        Dm = Delta + u * (A + Delta);
+        break;
+    }
     default: return p;
     }
     double rho = exp(arg + (1 + R) * log1p(ce) + R * log1p(u)) - 1;
@@ -114,7 +155,7 @@ static attn_parts one_pass(ug_attn_class cls, double n, double d, double block, 
     double psi = (1 + rho) * (1 + g(n - 1)) - 1 + under;
     if (!(psi < 1) || !isfinite(rho)) return p;
     p.F = pow(1 + u, r) * (1 + phi) / (1 - psi) - 1;
-    p.abs_o = (n + R + 2) * 0x1p-149;
+    p.abs_o = (n + R + 2 + tc_steps) * 0x1p-149;
     double lambda = -log1p(-psi);
     double logn = cls == UG_ATTN_UNSHIFTED ? A + log(n) : log(n); /* |log l| for l = sum e^s */
     p.Bl = (1 + u) * (Dm + lambda + cl * (logn + 2 * Delta + lambda) + 0x1p-148);
@@ -160,6 +201,16 @@ static attn_parts split_parts(const ug_attn_model *m, double A, double *theta, d
 static attn_parts parts(const ug_attn_model *m, double A)
 {
     double block = (double)(m->block ? m->block : 64), theta, ns;
+    if (m->cls == UG_ATTN_SPLIT_COUNT && m->S && m->split) { /* step 5: either geometry */
+        ug_attn_model over_S = *m;
+        over_S.cls = UG_ATTN_SPLIT_SIZE;
+        over_S.split = (m->S + m->split - 1) / m->split;
+        attn_parts a = split_parts(m, A, &theta, &ns), b = split_parts(&over_S, A, &theta, &ns);
+        a.F = a.F >= b.F ? a.F : b.F; /* NaN-free: +inf where the model says nothing */
+        a.abs_o = a.abs_o >= b.abs_o ? a.abs_o : b.abs_o;
+        a.Bl = a.Bl >= b.Bl ? a.Bl : b.Bl;
+        return a;
+    }
     if (m->cls == UG_ATTN_SPLIT_SIZE || m->cls == UG_ATTN_SPLIT_COUNT)
         return split_parts(m, A, &theta, &ns);
     return one_pass(m->cls, (double)(m->n ? m->n : 1), (double)m->d, block, m->scale, A);
@@ -170,7 +221,7 @@ double ug_attn_bound_O(const ug_attn_model *m, double A, double W, double s)
     if (!isfinite(A) || !isfinite(W)) return INFINITY;
     attn_parts p = parts(m, A);
     double b = p.F * W + p.abs_o;
-    if (m->cls == UG_ATTN_FA2_BF16 || m->cls == UG_ATTN_NAIVE_BF16)
+    if (m->cls == UG_ATTN_FA2_BF16 || m->cls == UG_ATTN_NAIVE_BF16 || m->cls == UG_ATTN_FA2_MMA)
         b = 0x1p-8 * s + (1 + 0x1p-8) * b + 0x1p-134;
     return isfinite(b) ? b * (1 + 0x1p-40) : INFINITY;
 }

@@ -19,6 +19,7 @@ typedef enum {
     UG_ATTN_FA2_BF16,    /* FlashAttention-2's arithmetic: exp2 of c log2 e folded, bf16 P and O */
     UG_ATTN_SPLIT_SIZE,  /* split-KV of `split` keys a split, online inside, combined */
     UG_ATTN_SPLIT_COUNT, /* split-KV of `split` splits */
+    UG_ATTN_FA2_MMA,     /* FA2_BF16's arithmetic with S = Q K^T and P V on bf16 tensor cores */
 } ug_attn_class;
 
 typedef struct ug_attn_model {
@@ -28,6 +29,9 @@ typedef struct ug_attn_model {
     size_t block; /* key block of the online loops (FlashAttention-2's kBlockN; 64 if 0) */
     size_t split; /* split kernels: keys a split, or splits */
     double scale; /* c */
+    size_t S;     /* split_count: the call's key length; the splits may be cut over it (ceil(S /
+                     split) keys, Flash-Decoding's) or over the row's n keys: the bound covers
+                     both; 0: over n only */
 } ug_attn_model;
 
 /* The bound of |O^_ij - O_ij| and of |lse^_i - lse_i|; +inf where the model says nothing

@@ -52,7 +52,7 @@ double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *
         {UG_BOUND_ATTN_NAIVE, UG_ATTN_NAIVE, 0},           {UG_BOUND_ATTN_NAIVE_BF16, UG_ATTN_NAIVE_BF16, 0},
         {UG_BOUND_ATTN_UNSHIFTED, UG_ATTN_UNSHIFTED, 0},   {UG_BOUND_ATTN_ONLINE, UG_ATTN_ONLINE, 0},
         {UG_BOUND_ATTN_FA2_BF16, UG_ATTN_FA2_BF16, 0},     {UG_BOUND_ATTN_SPLIT_SIZE, UG_ATTN_SPLIT_SIZE, 256},
-        {UG_BOUND_ATTN_SPLIT_COUNT, UG_ATTN_SPLIT_COUNT, 8},
+        {UG_BOUND_ATTN_SPLIT_COUNT, UG_ATTN_SPLIT_COUNT, 8}, {UG_BOUND_ATTN_FA2_MMA, UG_ATTN_FA2_MMA, 0},
     };
     ug_attn_dims dm = {s->dim[0], s->dim[1], s->dim[2], s->dim[3], ug_attention_scale(s, o),
                        o && (o->flags & UG_OPT_CAUSAL)};
@@ -64,7 +64,7 @@ double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *
         if (map[m].b != k->bound) continue;
         size_t block = 64;
         ug_attn_model md = {map[m].c, ug_attn_keys(&dm, row % dm.L), dm.d, block, map[m].split,
-                            (double)dm.scale};
+                            (double)dm.scale, dm.S};
         return is_o ? ug_attn_bound_O(&md, l->sum_abs, x->sum_abs, fabs(x->hi))
                     : ug_attn_bound_lse(&md, l->sum_abs, fabs(x->hi));
     }

@@ -1,7 +1,8 @@
 /*
  * bench_attention.c - `ulpgate-bench-attention [--L L] [--S S] [--d D] [--mpfr-rows M]
  * [--threads T] [--causal]` | `--golden [ROWS]`: how fast the attention reference is (oracle/attention/
- * attention_fast.c) beside MPFR alone (attention_mpfr.c), in one run.
+ * attention_fast.c) beside MPFR alone (attention_mpfr.c), in one run; --golden: the exact
+ * error of bf16 attention, CPU arithmetic and (with a device) the CUDA kernels.
  *
  * One head, Q (L x d), K (S x d), V (S x d) normal(0, 1) binary32 from a fixed seed, the
  * default scale RN32(1/sqrt(d)) (default L = S = 2048, d = 128: issue 35's target, <= 10 s on
@@ -12,6 +13,7 @@
  * with the fast path's bit for bit.  Exit 1 if a record differs, 2 on a usage error.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 #include "base/sys.h"
 #include "harness/inputs/rng.h"
 #include "kernels/cpu/attention.h"
+#include "kernels/device.h"
+#include "kernels/kernel.h"
 #include "oracle/attention/attention.h"
 
 static double cpu_s(void)
@@ -48,16 +52,92 @@ static float to_bf16(float x)
     return x;
 }
 
+/* The top half of a binary32 holding a bfloat16 value: its bits, exactly. */
+static void bf16_bits(const float *x, size_t n, unsigned short *b)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        b[i] = (unsigned short)(u >> 16);
+    }
+}
+
+/* CUDA attention kernel `name` (kernels/cuda/attention.cu) on one head of bf16 Q (rows x d),
+ * K, V (S x d), through the registry and ug_kernel_run as the cases call it: O (bf16 values in
+ * binary32) into go.  0, or -1 with the reason printed. */
+static int golden_gpu(const char *name, const float *Q, const float *K, const float *V,
+                      size_t rows, size_t S, size_t d, float scale, float *go)
+{
+    const ug_kernel *k = ug_kernel_find(name);
+    if (!k) {
+        printf("  %s: not in this build\n", name);
+        return -1;
+    }
+    unsigned short *qb = ug_xmalloc(rows * d * 2), *kb = ug_xmalloc(S * d * 2),
+                   *vb = ug_xmalloc(S * d * 2), *ob = ug_xmalloc(rows * d * 2);
+    float *lse = ug_xmalloc(rows * 4);
+    bf16_bits(Q, rows * d, qb);
+    bf16_bits(K, S * d, kb);
+    bf16_bits(V, S * d, vb);
+    ug_call c;
+    memset(&c, 0, sizeof c);
+    c.op = UG_OP_ATTENTION;
+    c.shape.dim[0] = rows, c.shape.dim[1] = S, c.shape.dim[2] = d, c.shape.dim[3] = d;
+    c.opts.scale = scale;
+    c.in[0] = (ug_arg){qb, UG_BF16, rows * d};
+    c.in[1] = (ug_arg){kb, UG_BF16, S * d};
+    c.in[2] = (ug_arg){vb, UG_BF16, S * d};
+    c.out[0] = (ug_arg_out){ob, UG_BF16, rows * d};
+    c.out[1] = (ug_arg_out){lse, UG_F32, rows};
+    int rc = ug_kernel_run(k, &c);
+    if (rc) printf("  %s: %s\n", name, c.err);
+    for (size_t i = 0; !rc && i < rows * d; i++) {
+        uint32_t u = (uint32_t)ob[i] << 16;
+        memcpy(&go[i], &u, 4);
+    }
+    free(qb);
+    free(kb);
+    free(vb);
+    free(ob);
+    free(lse);
+    return rc ? -1 : 0;
+}
+
+/* O's exact error over n outputs: mean and max in bf16 ULPs, RMS of the absolute error. */
+static void golden_error(const ug_exact *O, const float *go, size_t n, double *mean, double *mx,
+                         double *rms)
+{
+    double sum = 0, sq = 0, m = 0;
+    for (size_t e = 0; e < n; e++) {
+        ug_error er = ug_error_fmt(&O[e], UG_BF16, go[e]);
+        sum += er.ulp;
+        m = er.ulp > m ? er.ulp : m;
+        sq += er.abs * er.abs;
+    }
+    *mean = sum / (double)n;
+    *mx = m;
+    *rms = sqrt(sq / (double)n);
+}
+
 /* --golden: the deviation of Golden et al., "Is Flash Attention Stable?" (2024), measured
  * exactly: bf16 Q, K, V normal(0, 1), S = 512 .. 16384 keys, d = 64 and 128, the last `rows`
  * query rows of a causal-free head; PyTorch's bf16 math attention (ug_attn_naive_bf16_cpu) and
  * FlashAttention-2's arithmetic (ug_attn_fa2_bf16_cpu) against the correctly rounded O: the
  * mean and max error in bf16 ULPs, the RMS of the absolute error, and its ratio FA2 / baseline
- * beside the paper's ~10x (which compares two inexact results). */
+ * beside the paper's ~10x (which compares two inexact results).  With a CUDA device, a second
+ * table: the same heads through the GPU kernels (kernels/cuda/attention.cu), PyTorch's bf16
+ * math attention (attn_naive_bf16_cuda) and FlashAttention-2's tiled kernel on the tensor cores
+ * (attn_fa2_bf16_mma: the tensor cores' own summation of S = Q K^T and P V). */
 static int golden(size_t rows)
 {
+    char why[256];
+    bool gpu = ug_device_probe(why, sizeof why) != 0;
+    enum { NS = 12 };
+    double gm[NS][2][3]; /* per shape, kernel: mean, max, RMS */
+    bool gok[NS];
     printf("ulpgate-bench-attention --golden: bf16 normal(0,1) Q K V, %zu query rows a head, O's "
            "exact error (bf16 ULP; RMS absolute)\n", rows);
+    printf("CPU arithmetic (kernels/cpu/attention.c: attn_naive_bf16_cpu, attn_fa2_bf16_cpu)\n");
     printf("  %6s %4s | %9s %9s %11s | %9s %9s %11s | %9s\n", "S", "d", "base mean", "base max",
            "base RMS", "FA2 mean", "FA2 max", "FA2 RMS", "FA2/base");
     static const size_t Ss[] = {512, 1024, 2048, 4096, 8192, 16384}, ds[] = {64, 128};
@@ -79,19 +159,21 @@ static int golden(size_t rows)
             for (int k = 0; k < 2; k++) {
                 if (k) ug_attn_fa2_bf16_cpu(Q, K, V, &ks, 128, go, gl);
                 else ug_attn_naive_bf16_cpu(Q, K, V, &ks, go, gl);
-                double sum = 0, sq = 0, m = 0;
-                for (size_t e = 0; e < rows * d; e++) {
-                    ug_error er = ug_error_fmt(&O[e], UG_BF16, go[e]);
-                    sum += er.ulp;
-                    m = er.ulp > m ? er.ulp : m;
-                    sq += er.abs * er.abs;
-                }
-                mean[k] = sum / (double)(rows * d);
-                mx[k] = m;
-                rms[k] = sqrt(sq / (double)(rows * d));
+                golden_error(O, go, rows * d, &mean[k], &mx[k], &rms[k]);
             }
             printf("  %6zu %4zu | %9.3f %9.3g %11.3g | %9.3f %9.3g %11.3g | %8.2fx\n", S, d,
                    mean[0], mx[0], rms[0], mean[1], mx[1], rms[1], rms[1] / rms[0]);
+            fflush(stdout);
+            size_t sh = a * 2 + b;
+            gok[sh] = gpu;
+            for (int k = 0; gpu && k < 2; k++) {
+                const char *name = k ? "attn_fa2_bf16_mma" : "attn_naive_bf16_cuda";
+                if (golden_gpu(name, Q, K, V, rows, S, d, dm.scale, go) != 0) {
+                    gok[sh] = false;
+                    break;
+                }
+                golden_error(O, go, rows * d, &gm[sh][k][0], &gm[sh][k][1], &gm[sh][k][2]);
+            }
             free(Q);
             free(K);
             free(V);
@@ -100,7 +182,28 @@ static int golden(size_t rows)
             free(go);
             free(gl);
         }
-    return 0;
+    if (!gpu) {
+        printf("GPU kernels: not measured (%s)\n", why);
+        return 0;
+    }
+    ug_gpu_info info;
+    if (ug_device_info(&info) != 0) snprintf(info.name, sizeof info.name, "?");
+    printf("GPU kernels on %s (kernels/cuda/attention.cu: attn_naive_bf16_cuda, "
+           "attn_fa2_bf16_mma on tensor cores)\n", info.name);
+    printf("  %6s %4s | %9s %9s %11s | %9s %9s %11s | %9s\n", "S", "d", "base mean", "base max",
+           "base RMS", "mma mean", "mma max", "mma RMS", "mma/base");
+    int failed = 0;
+    for (size_t sh = 0; sh < NS; sh++) {
+        if (!gok[sh]) {
+            printf("  %6zu %4zu | not run\n", Ss[sh / 2], ds[sh % 2]);
+            failed = 1;
+            continue;
+        }
+        printf("  %6zu %4zu | %9.3f %9.3g %11.3g | %9.3f %9.3g %11.3g | %8.2fx\n", Ss[sh / 2],
+               ds[sh % 2], gm[sh][0][0], gm[sh][0][1], gm[sh][0][2], gm[sh][1][0], gm[sh][1][1],
+               gm[sh][1][2], gm[sh][1][2] / gm[sh][0][2]);
+    }
+    return failed;
 }
 
 static int usage(const char *why, const char *arg)

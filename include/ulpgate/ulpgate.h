@@ -127,7 +127,10 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_ATTN_FA2_BF16    FlashAttention-2's arithmetic: exp2 of c log2 e folded, bf16 P
  *                             before P V, bf16 O
  *   UG_BOUND_ATTN_SPLIT_SIZE  split-KV decoding, 256 keys a split, FA2's combine
- *   UG_BOUND_ATTN_SPLIT_COUNT split-KV decoding, 8 splits, FA2's combine */
+ *   UG_BOUND_ATTN_SPLIT_COUNT split-KV decoding, 8 splits, FA2's combine
+ *   UG_BOUND_ATTN_FA2_MMA     FlashAttention-2's arithmetic on tensor cores: S = Q K^T and P V by
+ *                             bf16 mma.sync with binary32 accumulators (the block_fma model's
+ *                             envelope for both), the rest as UG_BOUND_ATTN_FA2_BF16 */
 typedef enum {
     UG_BOUND_NONE = 0,
     UG_BOUND_TREE,
@@ -161,6 +164,7 @@ typedef enum {
     UG_BOUND_ATTN_FA2_BF16,
     UG_BOUND_ATTN_SPLIT_SIZE,
     UG_BOUND_ATTN_SPLIT_COUNT,
+    UG_BOUND_ATTN_FA2_MMA,
 } ug_bound_class;
 
 /* A call's sizes: the operation's named dimensions in its order (base/opshape.c's table names

@@ -470,6 +470,13 @@ MUTANTS = [
     dict(id="attn.causal.top_left", file="oracle/attention/attention_common.c",
          find="size_t n = i + dm->S + 1 - dm->L;", replace="size_t n = i + dm->S - dm->L;",
          tests=["attention_kernels"], what="the reference's causal mask hides one key more than the kernels'"),
+    dict(id="gpu.attn.online_not_rescaled", file="kernels/cuda/attention.cu", gpu=True,
+         find="        for (int c = 0; c < UG_ATTN_MAX_DV / 32; c++) acc[c] *= alpha;",
+         replace="        for (int c = 0; c < UG_ATTN_MAX_DV / 32; c++) acc[c] *= 1.0f;",
+         tests=["gpu_attention"], what="the CUDA online loop forgets to rescale O at a new max"),
+    dict(id="gpu.attn.mma_row_a_not_rescaled", file="kernels/cuda/attention.cu", gpu=True,
+         find="            o[j][0] *= alpha_a;\n            o[j][1] *= alpha_a;\n", replace="",
+         tests=["gpu_attention"], what="the tensor-core kernel leaves row g's O unscaled at a new max"),
     # ---- ulpgate check (harness/check, harness/inputs/npy.c; issues 33, 34) ----------------
     dict(id="check.sign_of_zero_ignored", file="harness/check/check.c",
          find="else if (sign_asked && r->wrong_sign_zeros)", replace="else if (0 && r->wrong_sign_zeros)",
