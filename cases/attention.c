@@ -201,3 +201,27 @@ static void attn_case(ug_t *t, int be)
 UG_CASE_OVER(attention, ug_attn_inputs, 0) { attn_case(t, UG_CPU); }
 
 UG_CASE_OVER(gpu_attention, ug_attn_inputs, UG_CASE_GPU) { attn_case(t, UG_CUDA); }
+
+/* The tensor-core kernel has d = dv = 64 and 128 only: d = 96 is declined as unsupported, with
+ * its reason, not computed. */
+UG_CASE_EX(gpu_attention, fa2_mma_declines_d96, UG_CASE_GPU)
+{
+    enum { L = 4, S = 64, D = 96 };
+    static unsigned short q[L * D], kv[S * D], o[L * D];
+    float lse[L];
+    UG_FOR_IN_KERNELS(t, k, UG_OP_ATTENTION, UG_CUDA, "attn_fa2_bf16_mma", UG_BF16) {
+        ug_call c;
+        memset(&c, 0, sizeof c);
+        c.op = UG_OP_ATTENTION;
+        c.shape = (ug_shape){{L, S, D, D}, 1, 1, 1};
+        c.in[0] = (ug_arg){q, UG_BF16, L * D};
+        c.in[1] = c.in[2] = (ug_arg){kv, UG_BF16, S * D};
+        c.out[0] = (ug_arg_out){o, UG_BF16, L * D};
+        c.out[1] = (ug_arg_out){lse, UG_F32, L};
+        ug_point(t, "%s at d = %d", k->name, D);
+        int rc = ug_kernel_run(k, &c);
+        UG_EXPECT_MSG(rc != 0 && c.unsupported && strstr(c.err, "64 or 128"),
+                      "%s at d = %d: rc %d, unsupported %d, '%s'", k->name, D, rc, c.unsupported,
+                      c.err);
+    }
+}
