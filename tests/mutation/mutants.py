@@ -465,7 +465,7 @@ MUTANTS = [
          replace="mpfr_mul_d(t, v > 0 ? eu : el, v, MPFR_RNDD);",
          tests=["oracle_attention"], what="the lower end of e V takes the wrong end of e"),
     dict(id="attn.bound.bf16_p_forgotten", file="kernels/bounds_attn.c",
-         find="        b = 0x1p-8;", replace="        b = 0;",
+         find="        gN = g(n - 1);\n        b = 0x1p-8;", replace="        gN = g(n - 1);\n        b = 0;",
          tests=["attention_kernels"], what="FlashAttention-2's bf16 rounding of P left out of its bound"),
     dict(id="attn.causal.top_left", file="oracle/attention/attention_common.c",
          find="size_t n = i + dm->S + 1 - dm->L;", replace="size_t n = i + dm->S - dm->L;",
