@@ -1,6 +1,7 @@
 /*
  * rows.c - the row operations of issue 25 on the CPU: every softmax, log-sum-exp, RMSNorm and
- * LayerNorm kernel on the distributions that matter and the inputs each textbook form fails.
+ * LayerNorm kernel on the distributions that matter and the inputs each textbook form fails
+ * (softmax_16bit grades the CUDA 16-bit rows too, where a device is present).
  *
  * What is asserted, and why: bound ratio <= 1 for every kernel, distribution and size, the
  * a-priori class of its registry row (kernels/bounds_rows.c), against the correctly rounded
@@ -143,7 +144,10 @@ UG_CASE_OVER(layernorm_bf16, ug_layernorm_bf16_dists, 0)
  * bfloat16 or binary16, widened exactly, binary32 arithmetic, the output in the 16-bit format
  * or binary32.  Asserted: bound ratio <= 1 for the binary32 shifted class on the 16-bit values
  * plus the output's rounding (kernels/bounds_rows.c).  Normal(0, 12) spreads the terms over
- * e^-100 .. 1; uniform(-60, 60) in binary16 holds its logits to 2^-5. */
+ * e^-100 .. 1; uniform(-60, 60) in binary16 holds its logits to 2^-5.
+ * The CPU rows (kernels/cpu/softmax.c) and, where a CUDA device is present, the CUDA rows
+ * (kernels/cuda/softmax.cu) are graded here on the same inputs, against one reference; without
+ * a device the CUDA rows are not walked (one note says so: gpu suite, `softmax_16bit` test). */
 static const ug_param ug_softmax16_dists[] = {
     {"bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
     {"bf16_normal_sd12", UG_NORMAL(0, 12, .fmt = UG_BF16)},
@@ -155,15 +159,23 @@ UG_CASE_OVER(softmax_16bit, ug_softmax16_dists, 0)
 {
     const ug_param *p = ug_param_of(t);
     static const ug_op ops[] = {UG_OP_SOFTMAX, UG_OP_LOGSUMEXP};
+    static const int backends[] = {UG_CPU, UG_CUDA};
+    bool gpu = ug_gpu_available(), noted = false;
     UG_FOR_SIZES(t, n, ug_rows_sizes) {
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, UG_ROWS_TRIALS);
-            UG_FOR_IN_KERNELS(t, k, ops[o], UG_CPU, "*", p->dist.fmt) {
-                ug_result *r = ug_measure(t, k, in);
-                UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds_rows.c */
+            for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++) {
+                if (backends[b] == UG_CUDA && !gpu) continue; /* GPU rows: where a device is */
+                UG_FOR_IN_KERNELS(t, k, ops[o], backends[b], "*", p->dist.fmt) {
+                    ug_result *r = ug_measure(t, k, in);
+                    if (!gpu && !noted) {
+                        noted = true;
+                        ug_note(t, "the CUDA rows of this case are not measured here: no CUDA device");
+                    }
+                    UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: kernels/bounds_rows.c */
+                }
             }
             ug_input_free(t, in);
         }
     }
 }
-

@@ -281,8 +281,10 @@ double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs)
     }
     /* a bfloat16 output: the binary32 result rounded once more (bounds.c's derivation) */
     if (k->out_fmt == UG_BF16) b = 0x1p-8 * s_abs + (1 + 0x1p-8) * b + 0x1p-134;
-    /* a binary16 output: the same with u = 2^-11 and half its least subnormal, 2^-25 (a
-     * softmax output <= 1 and a log-sum-exp stored in binary32 never overflow it) */
+    /* a binary16 output: the same with u = 2^-11 and half its least subnormal, 2^-25.  No
+     * overflow: a softmax output is <= 1, and a binary16 log-sum-exp of binary16 logits is
+     * at most 65504 + ln n < 65520 for the n its kernel accepts (kernels/cuda/softmax.cu:
+     * max_n = 2^22); an exact value that rounds to inf is out of range (measure_fmt.c) */
     if (k->out_fmt == UG_F16) b = 0x1p-11 * s_abs + (1 + 0x1p-11) * b + 0x1p-25;
     return b * (1 + 0x1p-40);
 }

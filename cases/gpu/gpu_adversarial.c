@@ -40,6 +40,7 @@ UG_CASE_OVER(gpu_adversarial, ug_gadv_sums, UG_CASE_GPU)
     const ug_param *p = ug_param_of(t);
     ug_prob_lambda(t, 9.0);
     UG_FOR_SIZES(t, n, ug_gadv_shapes) {
+        if (!ug_any_kernel_fmt(t, UG_OP_SUM, UG_CUDA, "*", UG_F32)) continue; /* none selected */
         ug_input *in = ug_input_make(t, UG_OP_SUM, &p->dist, n, ug_gadv_trials(t, n));
         UG_FOR_KERNELS(t, k, UG_OP_SUM, UG_CUDA, "*") {
             if (k->max_n && n > k->max_n) continue; /* gpu_reduce/max_exceeded checks the refusal */

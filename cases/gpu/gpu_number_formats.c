@@ -48,6 +48,8 @@ static void ug_gnf_run(ug_t *t)
     ug_op op = strncmp(p->name, "dot_", 4) == 0 ? UG_OP_DOT : UG_OP_SUM;
     ug_prob_lambda(t, UG_GNF_LAMBDA);
     UG_FOR_SIZES(t, n, ug_gnf_sizes) {
+        /* no CUDA kernel of this format and operation in the run: no input drawn for none */
+        if (!ug_any_kernel_fmt(t, op, UG_CUDA, "*", p->dist.fmt)) continue;
         ug_input *in = ug_input_make(t, op, &p->dist, n, ug_trials(t, UG_GNF_TRIALS));
         UG_FOR_FMT_KERNELS(t, k, op, UG_CUDA, "*", p->dist.fmt) {
             ug_result *r = ug_measure(t, k, in);
@@ -64,7 +66,7 @@ UG_CASE_EX(gpu_number_formats, f64_determinism, UG_CASE_GPU)
 {
     ug_dist d = ug_in_format(ug_normal(0, 1), UG_F64);
     const size_t n = 1000003;
-    if (!ug_n_selected(t, n)) return;
+    if (!ug_n_selected(t, n) || !ug_any_kernel_fmt(t, UG_OP_SUM, UG_CUDA, "*", UG_F64)) return;
     ug_input *in = ug_input_make(t, UG_OP_SUM, &d, n, 1);
     UG_FOR_FMT_KERNELS(t, k, UG_OP_SUM, UG_CUDA, "*", UG_F64) {
         ug_result *r = ug_measure_repeat(t, k, in, UG_GNF_REPEATS);

@@ -44,6 +44,7 @@ UG_CASE_OVER(gpu_scan, ug_gscan_dists, UG_CASE_GPU)
     static const ug_op ops[] = {UG_OP_SCAN, UG_OP_EXSCAN};
     for (int o = 0; o < 2; o++) {
         UG_FOR_SIZES(t, n, ug_gscan_sizes) {
+            if (!ug_any_kernel_fmt(t, ops[o], UG_CUDA, "*", UG_F32)) continue; /* none selected */
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, ug_gscan_trials(n));
             UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
                 ug_result *r = ug_measure(t, k, in);
@@ -118,6 +119,7 @@ UG_CASE_OVER(gpu_scan, ug_gnorm_dists, UG_CASE_GPU)
     ug_prob_lambda(t, 9.0);
     for (int o = 0; o < 2; o++) {
         UG_FOR_SIZES(t, n, ug_gnorm_sizes) {
+            if (!ug_any_kernel_fmt(t, ops[o], UG_CUDA, "*", UG_F32)) continue; /* none selected */
             ug_input *in = ug_input_make(t, ops[o], &p->dist, n, ug_gscan_trials(n));
             UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
                 ug_result *r = ug_measure(t, k, in);
@@ -140,6 +142,7 @@ UG_CASE_EX(gpu_scan, determinism, UG_CASE_GPU)
     static const ug_op ops[] = {UG_OP_SCAN, UG_OP_EXSCAN, UG_OP_NRM2, UG_OP_ASUM};
     ug_dist d = ug_normal(0, 1);
     for (int o = 0; o < 4; o++) {
+        if (!ug_any_kernel_fmt(t, ops[o], UG_CUDA, "*", UG_F32)) continue; /* none selected */
         ug_input *in = ug_input_make(t, ops[o], &d, 1000003, 1);
         UG_FOR_KERNELS(t, k, ops[o], UG_CUDA, "*") {
             ug_result *r = ug_measure_repeat(t, k, in, 12);
@@ -187,6 +190,7 @@ UG_CASE_EX(gpu_scan, speed, UG_CASE_GPU)
     ug_prob_lambda(t, 9.0); /* cuBLAS's norms: depth 5n, vacuous at 2^24 (as above) */
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         if (!ug_n_selected(t, runs[i].n)) continue;
+        if (!ug_any_kernel_fmt(t, runs[i].op, UG_CUDA, "*", UG_F32)) continue; /* none selected */
         ug_input *in = ug_input_make(t, runs[i].op, &d, runs[i].n, 1);
         ug_gspeed_row rows[32];
         int count = 0;

@@ -197,6 +197,7 @@ static int ug_selection_error(const ug_options *opt, const ug_results *res, cons
         /* skips the machine or a reduced run makes: the run is what it can be here */
         gpu_skips += res->rows[i].status == UG_ST_SKIP &&
                      (strstr(res->rows[i].note, "no CUDA device") ||
+                      strstr(res->rows[i].note, "no CUDA kernel loaded") ||
                       strstr(res->rows[i].note, "ULPGATE_MAX_ELEMENTS"));
     }
     /* a case that runs kernels itself and compares bits (gpu_tcmodel/bitwise) measured too */
@@ -310,6 +311,12 @@ const ug_kernel *ug_next_kernel_in(ug_t *t, size_t *it, ug_op op, int backend, c
                                    ug_fmt in_fmt)
 {
     return ug_next_kernel_walk(t, it, op, backend, glob, in_fmt, true);
+}
+
+bool ug_any_kernel_fmt(ug_t *t, ug_op op, int backend, const char *glob, ug_fmt in_fmt)
+{
+    size_t it = 0;
+    return ug_next_kernel_walk(t, &it, op, backend, glob, in_fmt, false) != NULL;
 }
 
 /* ---- the collector ------------------------------------------------------------------------------ */
@@ -538,6 +545,25 @@ static void ug_plan_shards(const ug_options *opt, const ug_unit *units, size_t c
     free(index);
 }
 
+/* Whether the GPU cases (UG_CASE_GPU) can measure anything in this run, else why not, in why:
+ * a CUDA device, and a CUDA kernel loaded (the built-in families of a CUDA build, or a
+ * plugin's).  With --no-builtin and plugins that all run on the CPU (the quick start's sum, a
+ * CMake example's dot) no GPU case has a kernel to measure, yet each would still draw its inputs
+ * and their exact results (2^26-element sums: tens of seconds on a GPU machine, for no point):
+ * they are skipped as on a machine without a device, saying why.  Cost: one pass over the
+ * registry. */
+static bool ug_gpu_cases_run(char *why, size_t len)
+{
+    if (!ug_gpu_available()) {
+        snprintf(why, len, "no CUDA device (%s)", ug_gpu_why());
+        return false;
+    }
+    for (size_t i = 0; i < ug_kernel_count(); i++)
+        if (ug_kernel_at(i)->backend == UG_CUDA) return true;
+    snprintf(why, len, "no CUDA kernel loaded (--no-builtin, and no plugin kernel runs on CUDA)");
+    return false;
+}
+
 int ug_run(const ug_options *opt, ug_results *res, FILE *out)
 {
     size_t count, n_sel = 0, n_gpu = 0;
@@ -568,14 +594,19 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     for (size_t i = 0; i < count; i++) n_cases += sel[i];
     if (opt->tap) ug_tap_begin(out, comment);
     else ug_console_begin(&con, out, isatty(fileno(out)), n_cases, comment);
-    if (n_gpu == n_sel && !ug_gpu_available()) {
-        if (opt->tap) fprintf(out, "1..0 # SKIP no CUDA device (%s)\n", ug_gpu_why());
-        else fprintf(out, "skipped: the %d selected case%s need%s a CUDA device: none (%s)\n", n_cases,
-                     n_cases == 1 ? "" : "s", n_cases == 1 ? "s" : "", ug_gpu_why());
+    char gpu_why[300];
+    bool gpu_cases = ug_gpu_cases_run(gpu_why, sizeof gpu_why);
+    if (n_gpu == n_sel && !gpu_cases) {
+        if (opt->tap) fprintf(out, "1..0 # SKIP %s\n", gpu_why);
+        else if (!ug_gpu_available())
+            fprintf(out, "skipped: the %d selected case%s need%s a CUDA device: none (%s)\n", n_cases,
+                    n_cases == 1 ? "" : "s", n_cases == 1 ? "s" : "", ug_gpu_why());
+        else
+            fprintf(out, "skipped: the %d selected case%s need%s a CUDA kernel: %s\n", n_cases,
+                    n_cases == 1 ? "" : "s", n_cases == 1 ? "s" : "", gpu_why);
         /* the report still says what was skipped, as a run of more cases does (a shard's
          * report, merge --parts) */
-        char why[300];
-        snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
+        const char *why = gpu_why;
         for (size_t i = 0; i < count; i++) {
             if (!sel[i]) continue;
             ug_row row;
@@ -593,10 +624,8 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         const ug_unit *u = &units[i];
         if (!sel[i]) continue;
         if (ug_guard_stopping()) break; /* a signal: what ran is kept, the rest is not started */
-        if ((u->c->flags & UG_CASE_GPU) && !ug_gpu_available()) {
-            char why[300];
-            snprintf(why, sizeof why, "no CUDA device (%s)", ug_gpu_why());
-            ug_point_record rec = {.name = u->name, .status = UG_ST_SKIP, .skip_reason = why, .diag = ""};
+        if ((u->c->flags & UG_CASE_GPU) && !gpu_cases) {
+            ug_point_record rec = {.name = u->name, .status = UG_ST_SKIP, .skip_reason = gpu_why, .diag = ""};
             ug_t t;
             memset(&t, 0, sizeof t);
             t.unit = u;

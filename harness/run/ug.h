@@ -236,6 +236,11 @@ const ug_kernel *ug_next_kernel_in(ug_t *t, size_t *it, ug_op op, int backend, c
                                    ug_fmt in_fmt);
 bool ug_n_selected(ug_t *t, size_t n);
 bool ug_gpu_available(void);
+/* Whether the walk UG_FOR_FMT_KERNELS(t, k, op, backend, glob, in_fmt) would select a kernel
+ * (in_fmt UG_F32: UG_FOR_KERNELS's), honouring --kernel and --format: a case about to draw a
+ * large input (and its exact results) for kernels that may all be left out -- --no-builtin with
+ * a plugin of another operation, --kernel -- asks first and skips that input when none is. */
+bool ug_any_kernel_fmt(ug_t *t, ug_op op, int backend, const char *glob, ug_fmt in_fmt);
 
 #define UG_ANY_BACKEND (-1)
 #define UG_FOR_KERNELS(t, k, op, backend, glob)                                               \
