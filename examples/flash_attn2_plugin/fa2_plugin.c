@@ -68,7 +68,7 @@ static int fa2_run(const ug_kernel *k, ug_call *c)
 
 UG_PLUGIN(
     {.name = "flash_attn2_fwd_bf16", .op = UG_OP_ATTENTION, .backend = UG_CUDA,
-     .op_fmt = UG_BF16, .acc_fmt = UG_F32, .out_fmt = UG_BF16,
+     .acc_fmt = UG_F32, .out_fmt = UG_BF16,
      .in_store = {UG_BF16, UG_BF16, UG_BF16}, .out_more_fmt = {UG_F32}, .ftz = true,
      .bound = UG_BOUND_ATTN_FA2_BF16, .run = fa2_run,
      .doc = "FlashAttention-2's own forward (Dao-AILab/flash-attention " UG_FA2_COMMIT
