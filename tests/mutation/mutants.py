@@ -470,6 +470,11 @@ MUTANTS = [
     dict(id="attn.causal.top_left", file="oracle/attention/attention_common.c",
          find="size_t n = i + dm->S + 1 - dm->L;", replace="size_t n = i + dm->S - dm->L;",
          tests=["attention_kernels"], what="the reference's causal mask hides one key more than the kernels'"),
+    dict(id="attn.plugin.bound_classes_stop_early", file="kernels/plugin_check.c",
+         find="(unsigned)k->bound > (unsigned)UG_BOUND_ATTN_SPLIT_COUNT",
+         replace="(unsigned)k->bound > (unsigned)UG_BOUND_LSE_ONLINE",
+         tests=["plugin_env"], what="a plugin's attention row is refused: the bound-class check "
+         "stops at the row operations' classes"),
     # ---- ulpgate check (harness/check, harness/inputs/npy.c; issues 33, 34) ----------------
     dict(id="check.sign_of_zero_ignored", file="harness/check/check.c",
          find="else if (sign_asked && r->wrong_sign_zeros)", replace="else if (0 && r->wrong_sign_zeros)",
