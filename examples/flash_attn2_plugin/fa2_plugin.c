@@ -25,8 +25,12 @@
 
 #include "examples/flash_attn2_plugin/fa2_launch.h"
 
+/* the commits, from meson.build (git rev-parse of the two trees, else "unrecorded") */
 #ifndef UG_FA2_COMMIT
-#define UG_FA2_COMMIT "unknown"
+#define UG_FA2_COMMIT "unrecorded"
+#endif
+#ifndef UG_CUTLASS_COMMIT
+#define UG_CUTLASS_COMMIT "unrecorded"
 #endif
 
 /* The row's launcher (the contract of <ulpgate/ulpgate.h>): checks the call is one FA2's built
