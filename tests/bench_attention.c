@@ -1,6 +1,6 @@
 /*
  * bench_attention.c - `ulpgate-bench-attention [--L L] [--S S] [--d D] [--mpfr-rows M]
- * [--threads T] [--causal]` | `--golden [ROWS]`: how fast the attention reference is (oracle/attention/
+ * [--threads T] [--causal]` | `--golden [ROWS] [--plugin LIB]`: how fast the attention reference is (oracle/attention/
  * attention_fast.c) beside MPFR alone (attention_mpfr.c), in one run; --golden: the exact
  * error of bf16 attention, CPU arithmetic and (with a device) the CUDA kernels.
  *
@@ -11,6 +11,8 @@
  * over the last M rows (default 4) on the same threads, scaled by the keys every row sees to
  * the keys those rows see (a row costs its keys at 128 bits), and those rows' records compared
  * with the fast path's bit for bit.  Exit 1 if a record differs, 2 on a usage error.
+ * --golden --plugin LIB adds the first bf16 attention row of the plugin LIB as a third GPU
+ * column (FlashAttention-2's own kernel: examples/flash_attn2_plugin).
  */
 #include <math.h>
 #include <stdint.h>
@@ -25,6 +27,7 @@
 #include "kernels/cpu/attention.h"
 #include "kernels/device.h"
 #include "kernels/kernel.h"
+#include "kernels/plugin.h"
 #include "oracle/attention/attention.h"
 
 static double cpu_s(void)
@@ -127,13 +130,15 @@ static void golden_error(const ug_exact *O, const float *go, size_t n, double *m
  * beside the paper's ~10x (which compares two inexact results).  With a CUDA device, a second
  * table: the same heads through the GPU kernels (kernels/cuda/attention.cu), PyTorch's bf16
  * math attention (attn_naive_bf16_cuda) and FlashAttention-2's tiled kernel on the tensor cores
- * (attn_fa2_bf16_mma: the tensor cores' own summation of S = Q K^T and P V). */
-static int golden(size_t rows)
+ * (attn_fa2_bf16_mma: the tensor cores' own summation of S = Q K^T and P V), and `plugin`'s
+ * bf16 attention row when one was loaded (FlashAttention-2's own kernel). */
+static int golden(size_t rows, const char *plugin)
 {
+    int nk = plugin ? 3 : 2;
     char why[256];
     bool gpu = ug_device_probe(why, sizeof why) != 0;
     enum { NS = 12 };
-    double gm[NS][2][3]; /* per shape, kernel: mean, max, RMS */
+    double gm[NS][3][3]; /* per shape, kernel: mean, max, RMS */
     bool gok[NS];
     printf("ulpgate-bench-attention --golden: bf16 normal(0,1) Q K V, %zu query rows a head, O's "
            "exact error (bf16 ULP; RMS absolute)\n", rows);
@@ -166,8 +171,9 @@ static int golden(size_t rows)
             fflush(stdout);
             size_t sh = a * 2 + b;
             gok[sh] = gpu;
-            for (int k = 0; gpu && k < 2; k++) {
-                const char *name = k ? "attn_fa2_bf16_mma" : "attn_naive_bf16_cuda";
+            for (int k = 0; gpu && k < nk; k++) {
+                const char *name = k == 2 ? plugin : k ? "attn_fa2_bf16_mma"
+                                                       : "attn_naive_bf16_cuda";
                 if (golden_gpu(name, Q, K, V, rows, S, d, dm.scale, go) != 0) {
                     gok[sh] = false;
                     break;
@@ -189,9 +195,13 @@ static int golden(size_t rows)
     ug_gpu_info info;
     if (ug_device_info(&info) != 0) snprintf(info.name, sizeof info.name, "?");
     printf("GPU kernels on %s (kernels/cuda/attention.cu: attn_naive_bf16_cuda, "
-           "attn_fa2_bf16_mma on tensor cores)\n", info.name);
-    printf("  %6s %4s | %9s %9s %11s | %9s %9s %11s | %9s\n", "S", "d", "base mean", "base max",
+           "attn_fa2_bf16_mma on tensor cores%s%s)\n", info.name, plugin ? "; plugin: " : "",
+           plugin ? plugin : "");
+    printf("  %6s %4s | %9s %9s %11s | %9s %9s %11s | %9s", "S", "d", "base mean", "base max",
            "base RMS", "mma mean", "mma max", "mma RMS", "mma/base");
+    if (plugin)
+        printf(" | %9s %9s %11s | %9s", "plug mean", "plug max", "plug RMS", "plug/base");
+    printf("\n");
     int failed = 0;
     for (size_t sh = 0; sh < NS; sh++) {
         if (!gok[sh]) {
@@ -199,9 +209,13 @@ static int golden(size_t rows)
             failed = 1;
             continue;
         }
-        printf("  %6zu %4zu | %9.3f %9.3g %11.3g | %9.3f %9.3g %11.3g | %8.2fx\n", Ss[sh / 2],
+        printf("  %6zu %4zu | %9.3f %9.3g %11.3g | %9.3f %9.3g %11.3g | %8.2fx", Ss[sh / 2],
                ds[sh % 2], gm[sh][0][0], gm[sh][0][1], gm[sh][0][2], gm[sh][1][0], gm[sh][1][1],
                gm[sh][1][2], gm[sh][1][2] / gm[sh][0][2]);
+        if (plugin)
+            printf(" | %9.3f %9.3g %11.3g | %8.2fx", gm[sh][2][0], gm[sh][2][1], gm[sh][2][2],
+                   gm[sh][2][2] / gm[sh][0][2]);
+        printf("\n");
     }
     return failed;
 }
@@ -209,7 +223,7 @@ static int golden(size_t rows)
 static int usage(const char *why, const char *arg)
 {
     fprintf(stderr, "ulpgate-bench-attention: %s '%s'\nusage: ulpgate-bench-attention [--L L] "
-                    "[--S S] [--d D] [--mpfr-rows M] [--threads T] [--causal] | --golden [ROWS]\n", why, arg);
+                    "[--S S] [--d D] [--mpfr-rows M] [--threads T] [--causal] | --golden [ROWS] [--plugin LIB]\n", why, arg);
     return 2;
 }
 
@@ -219,8 +233,27 @@ int main(int argc, char **argv)
     bool causal = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--golden")) {
+            size_t rows = 32;
+            const char *plugin = NULL;
+            for (int j = i + 1; j < argc; j++) {
+                if (!strcmp(argv[j], "--plugin") && j + 1 < argc) {
+                    if (ug_plugin_load(argv[++j]) != 0) return 2;
+                    for (size_t x = 0; x < ug_kernel_count(); x++) {
+                        const ug_kernel *k = ug_kernel_at(x);
+                        if (ug_kernel_is_plugin(k) && k->op == UG_OP_ATTENTION &&
+                            k->in_store[0] == UG_BF16 && !plugin)
+                            plugin = k->name;
+                    }
+                    if (!plugin) return usage("no bf16 attention row in the plugin", argv[j]);
+                } else {
+                    char *end;
+                    long r = strtol(argv[j], &end, 10);
+                    if (*end || r < 1 || r > 4096) return usage("not a row count in 1 .. 4096:", argv[j]);
+                    rows = (size_t)r;
+                }
+            }
             ug_par_set_threads(0);
-            return golden(i + 1 < argc ? (size_t)atol(argv[i + 1]) : 32);
+            return golden(rows, plugin);
         }
         if (!strcmp(argv[i], "--causal")) {
             causal = true;

@@ -82,6 +82,13 @@ forged 8 "kernel row 0 (forged_sum): .backend 7 is neither UG_CPU nor UG_CUDA" "
 forged 9 "kernel row 0 (forged_sum): .bound 999 is no bound class" "an unknown bound class"
 forged 10 "kernel row 0 (forged_sum): .run is not code" ".run in data"
 forged 11 "its entry point returned NULL" "NULL from the entry point"
+forged 12 "kernel row 0 (forged_sum): .in_store\\[2\\] 99 is no format" "an unknown format of input 2"
+# not forged: an attention row of the last bound class loads (the check once stopped at the
+# row operations' classes and refused every attention plugin)
+cc_plugin "$tmp/forged13.so" forged.c -DFORGE=13
+run --plugin "$tmp/forged13.so" list
+check "an attention row declaring UG_BOUND_ATTN_SPLIT_COUNT loads (exit 0, listed)" \
+  '[ "$(rc)" = 0 ] && grep -q "attention_row@default *attention *cpu .*attn_split_count" "$tmp/out"'
 # --- a name with a newline and ESC --------------------------------------------------------------
 forged 5 "kernel row 0 has byte 0x0a at column 5 of its name" "a kernel name with a newline and ESC"
 check "a name with a newline: nothing of it reaches stdout or stderr raw (no ESC byte)" \

@@ -485,6 +485,11 @@ MUTANTS = [
     dict(id="gpu.attn.mma_row_a_not_rescaled", file="kernels/cuda/attention.cu", gpu=True,
          find="            o[j][0] *= alpha_a;\n            o[j][1] *= alpha_a;\n", replace="",
          tests=["gpu_attention"], what="the tensor-core kernel leaves row g's O unscaled at a new max"),
+    dict(id="attn.plugin.bound_classes_stop_early", file="kernels/plugin_check.c",
+         find="(unsigned)k->bound > (unsigned)UG_BOUND_ATTN_FA2_MMA",
+         replace="(unsigned)k->bound > (unsigned)UG_BOUND_LSE_ONLINE",
+         tests=["plugin_env"], what="a plugin's attention row is refused: the bound-class check "
+         "stops at the row operations' classes"),
     # ---- ulpgate check (harness/check, harness/inputs/npy.c; issues 33, 34) ----------------
     dict(id="check.sign_of_zero_ignored", file="harness/check/check.c",
          find="else if (sign_asked && r->wrong_sign_zeros)", replace="else if (0 && r->wrong_sign_zeros)",
