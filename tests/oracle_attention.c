@@ -284,6 +284,30 @@ UG_CASE(oracle_attention, crafted)
         }
         same_paths(t, "a tie of exp", q, k, v, &dm);
     }
+    /* exact outputs of keys of different scores (Lindemann-Weierstrass: attention_mpfr.c's
+     * attn_exact_column): column 0 equal V (seed 8's causal row, V = 0x1.02p+0), column 1
+     * the two keys of equal score averaging 1 + 2^-23 beside a third key with exactly that
+     * value (a binary32 value), column 2 not exact (1 and 3 average 2, the third key 2.5) */
+    {
+        float q[1] = {1}, k[3] = {0.5f, 0.5f, -0.25f};
+        float v[9] = {0x1.02p+0f, 1, 1,      0x1.02p+0f, 1 + 0x1p-22f, 3,
+                      0x1.02p+0f, 1 + 0x1p-23f, 2.5f};
+        ug_attn_dims dm = {1, 3, 1, 3, 1, false};
+        ug_exact O[3], l;
+        for (int fast = 0; fast < 2; fast++) {
+            ug_ziv_stats_reset();
+            if (fast) ug_exact_attention_fast(q, k, v, &dm, O, &l);
+            else ug_exact_attention_mpfr(q, k, v, &dm, O, &l);
+            ug_ziv_stats zs = ug_ziv_stats_get();
+            UG_EXPECT_MSG(O[0].hi == 0x1.02p+0 && O[0].lo == 0 && O[1].hi == 1 + 0x1p-23 &&
+                              O[1].lo == 0 && O[2].cls == UG_X_FINITE && O[2].lo != 0 &&
+                              zs.undecided == 0,
+                          "exact outputs (%s): O0 %a%+a O1 %a%+a O2 class %d lo %a, %zu undecided",
+                          fast ? "fast" : "MPFR", O[0].hi, O[0].lo, O[1].hi, O[1].lo, O[2].cls,
+                          O[2].lo, zs.undecided);
+        }
+        same_paths(t, "exact outputs of different scores", q, k, v, &dm);
+    }
     /* causal, L > S: the first rows see no key */
     {
         float q[3] = {1, 2, 3}, k[2] = {1, -1}, v[2] = {5, 6};

@@ -179,6 +179,63 @@ static void attn_row_free(attn_row *r)
     mpfr_clear(r->m0);
 }
 
+/* ---- exact outputs ------------------------------------------------------------------------------ */
+
+/* Keys by exact score, ascending (a merge sort of indices: mpfr_cmp, no qsort context). */
+static void attn_sort_keys(const attn_row *r, size_t *ix, size_t *tmp, size_t n)
+{
+    if (n < 2) return;
+    size_t h = n / 2, a = 0, b = h, o = 0;
+    attn_sort_keys(r, ix, tmp, h);
+    attn_sort_keys(r, ix + h, tmp, n - h);
+    while (a < h && b < n) tmp[o++] = mpfr_cmp(r->s[ix[b]], r->s[ix[a]]) < 0 ? ix[b++] : ix[a++];
+    while (a < h) tmp[o++] = ix[a++];
+    while (b < n) tmp[o++] = ix[b++];
+    memcpy(ix, tmp, n * sizeof *ix);
+}
+
+/* Whether O_ij is exactly a dyadic rational, put into v (its precision raised to hold it).
+ * O - v = (1/l) sum_g e^(s_g - m0) (sum_{k in g} V_kj - c_g v), g the groups of keys of equal
+ * exact score s_g (c_g keys each).  The s_g are distinct rationals, so by Lindemann-Weierstrass
+ * the e^(s_g - m0) are linearly independent over the algebraic numbers: O = v exactly iff every
+ * group's coefficient is 0, i.e. every group's V_kj average the same v.  Enclosures never
+ * collapse onto such a value (Ziv's loop cannot decide the sign of O - v: two keys of different
+ * scores and equal V_kj), so it is decided here, exactly.  A non-dyadic v (a group's average
+ * 4/3) is no binary value nor midpoint: the enclosures decide it.  Cost: O(n) per column with
+ * the keys sorted once (ix: the order, NULL on entry: sorted here, O(n log n)). */
+static bool attn_exact_column(const attn_row *r, size_t **ix, size_t j, mpfr_t v)
+{
+    size_t n = r->keys, dv = r->dm->dv;
+    if (!*ix) {
+        size_t *tmp = ug_xmalloc(n * sizeof *tmp);
+        *ix = ug_xmalloc(n * sizeof **ix);
+        for (size_t k = 0; k < n; k++) (*ix)[k] = k;
+        attn_sort_keys(r, *ix, tmp, n);
+        free(tmp);
+    }
+    /* a sum of up to 2^32 binary32 values is exact in 320 bits (2^128 .. 2^-149, 32 carries);
+     * its quotient by c_g in 400 bits when dyadic; c_g v back exactly the same way */
+    mpfr_t sum, want;
+    mpfr_inits2(400, sum, want, (mpfr_ptr)0);
+    mpfr_set_prec(v, 400);
+    bool exact = true, first = true;
+    for (size_t a = 0; exact && a < n;) {
+        size_t b = a;
+        mpfr_set_zero(sum, 1);
+        while (b < n && mpfr_equal_p(r->s[(*ix)[b]], r->s[(*ix)[a]])) {
+            exact &= mpfr_add_d(sum, sum, r->V[(*ix)[b] * dv + j], MPFR_RNDN) == 0;
+            b++;
+        }
+        if (first) exact &= mpfr_div_ui(v, sum, (unsigned long)(b - a), MPFR_RNDN) == 0;
+        else exact &= mpfr_mul_ui(want, v, (unsigned long)(b - a), MPFR_RNDN) == 0 &&
+                      mpfr_equal_p(want, sum);
+        first = false;
+        a = b;
+    }
+    mpfr_clears(sum, want, (mpfr_ptr)0);
+    return exact && n > 0;
+}
+
 /* sum_abs of O_ij: RU64((X_j + 2^-100 Z_j)(1 + 2^-41)) (attention.h); of lse_i: A_i. */
 static double attn_w(double X, double Z)
 {
@@ -197,6 +254,7 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
     ug_attn_v_abs(V, dm, r.keys, Z);
     mpfr_t *lo = ug_xcalloc(outs, sizeof *lo), *hi = ug_xcalloc(outs, sizeof *hi);
     bool *done = ug_xcalloc(outs, sizeof *done), have_x = false;
+    size_t *order = NULL; /* the keys by score, sorted when an exact output is looked for */
     if (!lse) done[dv] = true;
     /* lse > m0 strictly once two keys are seen (S > 1): an end on m0 is decided as open */
     double lb = NAN;
@@ -218,6 +276,18 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
                 done[o] = true;
                 open--;
                 ug_ziv_count_decided(p, mpfr_equal_p(lo[o], hi[o]));
+            } else if (!done[o] && o < dv && p == prec0) {
+                /* not decided at the first precision: an exact output? (lse is exact only
+                 * with one key, where the enclosures collapse: attn_exact_column's argument
+                 * with log) */
+                mpfr_t v;
+                mpfr_init2(v, 400);
+                if (attn_exact_column(&r, &order, o, v) && ug_ziv_decide(v, v, 0, NAN, NAN, e)) {
+                    done[o] = true;
+                    open--;
+                    ug_ziv_count_decided(p, true);
+                }
+                mpfr_clear(v);
             }
             mpfr_clear(lo[o]);
             mpfr_clear(hi[o]);
@@ -246,6 +316,7 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
     free(lo);
     free(hi);
     free(done);
+    free(order);
     free(X);
     free(Z);
     attn_row_free(&r);
