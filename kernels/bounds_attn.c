@@ -125,8 +125,9 @@ static attn_parts one_pass(ug_attn_class cls, double n, double d, double block, 
 static void split_sizes(const ug_attn_model *m, double *ns_keys, double *nsplits)
 {
     double n = (double)m->n, s = (double)(m->split ? m->split : 1);
-    if (m->cls == UG_ATTN_SPLIT_COUNT) {
-        *ns_keys = ceil(n / s);
+    if (m->cls == UG_ATTN_SPLIT_COUNT) { /* splits of the call's S; the row's n in the first */
+        double S = (double)(m->S > m->n ? m->S : m->n), size = ceil(S / s);
+        *ns_keys = size < n ? size : n;
         *nsplits = ceil(n / *ns_keys);
     } else {
         *ns_keys = s < n ? s : n;

@@ -28,6 +28,8 @@ typedef struct ug_attn_model {
     size_t block; /* key block of the online loops (FlashAttention-2's kBlockN; 64 if 0) */
     size_t split; /* split kernels: keys a split, or splits */
     double scale; /* c */
+    size_t S;     /* the call's keys: a split count divides them (ceil(S / split) keys a split,
+                     Flash-Decoding's cut); 0: n */
 } ug_attn_model;
 
 /* The bound of |O^_ij - O_ij| and of |lse^_i - lse_i|; +inf where the model says nothing

@@ -64,7 +64,7 @@ double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *
         if (map[m].b != k->bound) continue;
         size_t block = 64;
         ug_attn_model md = {map[m].c, ug_attn_keys(&dm, row % dm.L), dm.d, block, map[m].split,
-                            (double)dm.scale};
+                            (double)dm.scale, dm.S};
         return is_o ? ug_attn_bound_O(&md, l->sum_abs, x->sum_abs, fabs(x->hi))
                     : ug_attn_bound_lse(&md, l->sum_abs, fabs(x->hi));
     }

@@ -78,20 +78,21 @@ static void ug_ln_welford(const float *x, const float *w, const float *b, size_t
 
 enum { RMSNORM, LN_TWOPASS, LN_ONEPASS, LN_WELFORD, RMS_BF16, LN_BF16 };
 
+/* Each row is computed alone by the same loop, whatever the number of rows: batch-invariant. */
 static const ug_kernel ug_cpu_layernorm_kernels[] = {
-    {.name = "rmsnorm_cpu", .op = UG_OP_RMSNORM, .bound = UG_BOUND_RMSNORM, .version = RMSNORM,
+    {.name = "rmsnorm_cpu", .op = UG_OP_RMSNORM, .batch_invariant = true, .bound = UG_BOUND_RMSNORM, .version = RMSNORM,
      .doc = "RMSNorm: y = x / sqrt(mean(x^2) + eps) * w, binary32 throughout"},
-    {.name = "layernorm_twopass_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_TWOPASS,
+    {.name = "layernorm_twopass_cpu", .op = UG_OP_LAYERNORM, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS,
      .version = LN_TWOPASS, .doc = "LayerNorm, two passes: the mean, then sum (x - mean)^2"},
-    {.name = "layernorm_onepass_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_ONEPASS,
+    {.name = "layernorm_onepass_cpu", .op = UG_OP_LAYERNORM, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_ONEPASS,
      .version = LN_ONEPASS, .doc = "LayerNorm, one pass: var = E[x^2] - E[x]^2 (cancels when mean/std is large)"},
-    {.name = "layernorm_welford_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_WELFORD,
+    {.name = "layernorm_welford_cpu", .op = UG_OP_LAYERNORM, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_WELFORD,
      .version = LN_WELFORD, .doc = "LayerNorm, Welford's one-pass update of mean and M2"},
     {.name = "rmsnorm_bf16_cpu", .op = UG_OP_RMSNORM, .in_store = {UG_BF16, UG_BF16},
-     .out_fmt = UG_BF16, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
+     .out_fmt = UG_BF16, .batch_invariant = true, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
      .doc = "RMSNorm, bf16 x and w, binary32 accumulation, bf16 out (PyTorch/Apex reference)"},
     {.name = "layernorm_bf16_cpu", .op = UG_OP_LAYERNORM, .in_store = {UG_BF16, UG_BF16},
-     .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BF16,
+     .out_fmt = UG_BF16, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BF16,
      .doc = "LayerNorm, two passes, bf16 x, w and b, binary32 accumulation, bf16 out"},
 };
 

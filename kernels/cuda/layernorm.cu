@@ -170,23 +170,25 @@ cleanup:
     return c->err[0] != 0;
 }
 
+// Batch-invariant: one block (or one warp) a row, the same reduction tree whatever the number
+// of rows (the grid grows, a row's arithmetic does not).
 const ug_kernel ug_layernorm_cuda_kernels[] = {
-    {.name = "rmsnorm_block_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA, .bound = UG_BOUND_RMSNORM,
+    {.name = "rmsnorm_block_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA, .batch_invariant = true, .bound = UG_BOUND_RMSNORM,
      .version = RMS_BLOCK, .doc = "RMSNorm, one block of 256 threads per row, fp32 accumulation"},
     {.name = "layernorm_block_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
-     .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BLOCK,
+     .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BLOCK,
      .doc = "LayerNorm, one block per row, two passes, fp32 accumulation"},
     {.name = "rmsnorm_warp_bf16out_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA, .out_fmt = UG_BF16,
-     .bound = UG_BOUND_RMSNORM, .version = RMS_WARP_BF16,
+     .batch_invariant = true, .bound = UG_BOUND_RMSNORM, .version = RMS_WARP_BF16,
      .doc = "RMSNorm, one warp per row, fp32 accumulation, bf16 output (Apex/PyTorch shape)"},
     {.name = "layernorm_warp_bf16out_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
-     .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_WARP_BF16,
+     .out_fmt = UG_BF16, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_WARP_BF16,
      .doc = "LayerNorm, one warp per row, two passes, fp32 accumulation, bf16 output"},
     {.name = "rmsnorm_warp_bf16_cuda", .op = UG_OP_RMSNORM, .backend = UG_CUDA,
-     .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
+     .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .batch_invariant = true, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
      .doc = "RMSNorm, bf16 x and w, one warp per row, fp32 accumulation, bf16 out (Apex/PyTorch)"},
     {.name = "layernorm_warp_bf16_cuda", .op = UG_OP_LAYERNORM, .backend = UG_CUDA,
-     .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .bound = UG_BOUND_LAYERNORM_TWOPASS,
+     .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16}, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS,
      .version = LN_BF16, .doc = "LayerNorm, bf16 x, w and b, one warp per row, two passes, fp32 accumulation, bf16 out"},
 };
 
