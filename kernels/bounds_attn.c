@@ -125,9 +125,8 @@ static attn_parts one_pass(ug_attn_class cls, double n, double d, double block, 
 static void split_sizes(const ug_attn_model *m, double *ns_keys, double *nsplits)
 {
     double n = (double)m->n, s = (double)(m->split ? m->split : 1);
-    if (m->cls == UG_ATTN_SPLIT_COUNT) { /* splits of the call's S; the row's n in the first */
-        double S = (double)(m->S > m->n ? m->S : m->n), size = ceil(S / s);
-        *ns_keys = size < n ? size : n;
+    if (m->cls == UG_ATTN_SPLIT_COUNT) {
+        *ns_keys = ceil(n / s);
         *nsplits = ceil(n / *ns_keys);
     } else {
         *ns_keys = s < n ? s : n;
@@ -161,6 +160,16 @@ static attn_parts split_parts(const ug_attn_model *m, double A, double *theta, d
 static attn_parts parts(const ug_attn_model *m, double A)
 {
     double block = (double)(m->block ? m->block : 64), theta, ns;
+    if (m->cls == UG_ATTN_SPLIT_COUNT && m->S && m->split) { /* step 5: either geometry */
+        ug_attn_model over_S = *m;
+        over_S.cls = UG_ATTN_SPLIT_SIZE;
+        over_S.split = (m->S + m->split - 1) / m->split;
+        attn_parts a = split_parts(m, A, &theta, &ns), b = split_parts(&over_S, A, &theta, &ns);
+        a.F = a.F >= b.F ? a.F : b.F; /* NaN-free: +inf where the model says nothing */
+        a.abs_o = a.abs_o >= b.abs_o ? a.abs_o : b.abs_o;
+        a.Bl = a.Bl >= b.Bl ? a.Bl : b.Bl;
+        return a;
+    }
     if (m->cls == UG_ATTN_SPLIT_SIZE || m->cls == UG_ATTN_SPLIT_COUNT)
         return split_parts(m, A, &theta, &ns);
     return one_pass(m->cls, (double)(m->n ? m->n : 1), (double)m->d, block, m->scale, A);

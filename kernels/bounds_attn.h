@@ -28,8 +28,9 @@ typedef struct ug_attn_model {
     size_t block; /* key block of the online loops (FlashAttention-2's kBlockN; 64 if 0) */
     size_t split; /* split kernels: keys a split, or splits */
     double scale; /* c */
-    size_t S;     /* the call's keys: a split count divides them (ceil(S / split) keys a split,
-                     Flash-Decoding's cut); 0: n */
+    size_t S;     /* split_count: the call's key length; the splits may be cut over it (ceil(S /
+                     split) keys, Flash-Decoding's) or over the row's n keys: the bound covers
+                     both; 0: over n only */
 } ug_attn_model;
 
 /* The bound of |O^_ij - O_ij| and of |lse^_i - lse_i|; +inf where the model says nothing

@@ -24,6 +24,7 @@ enum {
     INV_ROW_N = 512,           /* a row operation's row */
     INV_ATT_S = 64, INV_ATT_D = 64,
     INV_T = 320, INV_CHUNK = 64, INV_PREFILL = 256, /* chunked: tokens, chunk, chunked part */
+    INV_POOL = 1 << 16,
 };
 static const size_t inv_batches[] = {1, 3, 64, 1000};
 enum { INV_NBATCH = sizeof inv_batches / sizeof inv_batches[0] };
@@ -65,19 +66,36 @@ typedef struct inv_ctx {
     const ug_opshape *sh;
     inv_mode mode;
     ug_stream st;
+    float *pool; /* INV_POOL values of the stream: the filler rows' (a million values a batch
+                    of 1000 attention problems: a lookup, not a Philox block, each) */
+    unsigned char *pool_in[UG_FMT_COUNT]; /* the pool stored in each format, made on first use */
 } inv_ctx;
 
 enum { R_SHARED = 7, R_FILL = 8 }; /* regions: 0 .. INV_ROWS - 1 the target rows */
 
 static double inv_value(const inv_ctx *x, uint64_t region, uint64_t off)
 {
+    if (region >= R_FILL) /* the pool at an odd stride: no two neighbours of a row repeat */
+        return x->pool[(off * 40503u + region * 7919u) % INV_POOL];
     return ug_rng_unit(&x->st, (region << 40) + off) * 4.0 - 2.0; /* U[-2, 2) */
 }
 
-/* count values of (region, off ...) into buf from element at, in format f. */
-static void inv_fill(const inv_ctx *x, void *buf, ug_fmt f, size_t at, uint64_t region,
+/* count values of (region, off ...) into buf from element at, in format f.  The filler rows
+ * (lo 0, scale 1) copy the pool's stored bytes: no rounding a value. */
+static void inv_fill(inv_ctx *x, void *buf, ug_fmt f, size_t at, uint64_t region,
                      uint64_t off, size_t count, double lo, double scale)
 {
+    size_t by = ug_fmt_bytes(f);
+    if (region >= R_FILL && lo == 0 && scale == 1 && (unsigned)f < UG_FMT_COUNT) {
+        if (!x->pool_in[f]) {
+            x->pool_in[f] = ug_xcalloc(INV_POOL, by);
+            for (size_t i = 0; i < INV_POOL; i++) ug_fmt_store(f, x->pool_in[f], i, x->pool[i]);
+        }
+        for (size_t i = 0; i < count; i++)
+            memcpy((unsigned char *)buf + (at + i) * by,
+                   x->pool_in[f] + ((off + i) * 40503u + region * 7919u) % INV_POOL * by, by);
+        return;
+    }
     for (size_t i = 0; i < count; i++)
         ug_fmt_store(f, buf, at + i, lo + scale * inv_value(x, region, off + i));
 }
@@ -124,7 +142,7 @@ static size_t inv_row_out(const inv_ctx *x, const ug_shape *one, int j)
 }
 
 /* The calls of the batch checks: b rows, the targets at inv_pos, the rest filler. */
-static void inv_build_batch(const inv_ctx *x, inv_call *v, size_t b, const size_t *target_at,
+static void inv_build_batch(inv_ctx *x, inv_call *v, size_t b, const size_t *target_at,
                             const int *target_of, ug_shape *one)
 {
     const ug_kernel *k = x->k;
@@ -253,7 +271,7 @@ static int inv_run(const inv_ctx *x, inv_call *v)
 // the batch and split-K checks
 
 /* Targets of batch b computed under launch configuration cfg, into R's slots 0 .. INV_ROWS-1. */
-static int inv_batch_rows(const inv_ctx *x, size_t b, int cfg, inv_rows *R, ug_shape *one)
+static int inv_batch_rows(inv_ctx *x, size_t b, int cfg, inv_rows *R, ug_shape *one)
 {
     size_t calls = b == 1 ? INV_ROWS : 1;
     for (size_t call = 0; call < calls; call++) {
@@ -282,7 +300,7 @@ static int inv_batch_rows(const inv_ctx *x, size_t b, int cfg, inv_rows *R, ug_s
     return 0;
 }
 
-static void inv_batch(const inv_ctx *x, ug_inv_kind kind, int cfg, inv_found *f)
+static void inv_batch(inv_ctx *x, ug_inv_kind kind, int cfg, inv_found *f)
 {
     inv_rows ref = {0};
     ug_shape one;
@@ -323,7 +341,7 @@ static void inv_batch(const inv_ctx *x, ug_inv_kind kind, int cfg, inv_found *f)
 
 /* One causal call over queries q0 .. q1 - 1 and keys 0 .. q1 - 1 of the head, outputs of its
  * rows into R's slots q0 ... */
-static int inv_chunk(const inv_ctx *x, size_t q0, size_t q1, inv_rows *R, ug_shape *one)
+static int inv_chunk(inv_ctx *x, size_t q0, size_t q1, inv_rows *R, ug_shape *one)
 {
     const ug_kernel *k = x->k;
     size_t L = q1 - q0, S = q1, d = INV_ATT_D, dv = INV_ATT_D;
@@ -350,7 +368,7 @@ static int inv_chunk(const inv_ctx *x, size_t q0, size_t q1, inv_rows *R, ug_sha
     return rc;
 }
 
-static void inv_chunked(const inv_ctx *x, inv_found *f)
+static void inv_chunked(inv_ctx *x, inv_found *f)
 {
     inv_rows ref = {0}, o = {0};
     ug_shape one;
@@ -394,17 +412,22 @@ static const ug_inv_known *inv_known(const ug_kernel *k, ug_inv_kind kind, const
 void ug_invariance_check(ug_t *t, const ug_kernel *k, ug_inv_kind kind, int launch_config,
                          const ug_inv_known *known, size_t nknown)
 {
-    inv_ctx x = {t, k, NULL, M_GEMM, {{0, 0}, 0, 0}};
+    inv_ctx x = {t, k, NULL, M_GEMM, {{0, 0}, 0, 0}, NULL, {NULL}};
     if (!inv_mode_of(k, &x.mode) || !ug_inv_applies(k, kind)) return;
     x.sh = ug_op_get(k->op)->shape;
     x.st = ug_stream_make(ug_seed(t), ug_hash64(ug_case_name(t), UG_HASH64_INIT), 0);
     const ug_inv_known *kn = inv_known(k, kind, known, nknown);
+    float *pool = ug_xcalloc(INV_POOL, sizeof *pool);
+    for (size_t i = 0; i < INV_POOL; i++) pool[i] = (float)(ug_rng_unit(&x.st, ((uint64_t)R_FILL << 40) + i) * 4.0 - 2.0);
+    x.pool = pool;
     if (k->backend == UG_CUDA && !ug_gpu_available()) return; /* the GPU case skips, saying so */
     ug_point(t, "%s %s %s", ug_inv_kind_name(kind), k->id, k->batch_invariant ? "declared" : "undeclared");
     inv_found f;
     memset(&f, 0, sizeof f);
     if (kind == UG_INV_CHUNKED) inv_chunked(&x, &f);
     else inv_batch(&x, kind, launch_config, &f);
+    free(pool);
+    for (int i = 0; i < UG_FMT_COUNT; i++) free(x.pool_in[i]);
     if (!f.ran) return; /* unsupported (the point skips, saying why) or failed (said) */
     char what[400];
     if (f.differs)
