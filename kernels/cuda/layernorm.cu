@@ -175,8 +175,8 @@ int ug_layernorm_cuda_run(const ug_kernel *k, ug_call *c)
     const float *d_x = NULL, *d_p = NULL;
     void *d_y = NULL;
     float *d_part = NULL;
-    unsigned parts = rows < 64 ? 4 : 1; /* rmsnorm_split_cuda: more blocks a row, small batch */
     size_t n = c->shape.dim[0], count = c->in[0].count, rows = n ? count / n : 0;
+    unsigned parts = rows < 64 ? 4 : 1; /* rmsnorm_split_cuda: more blocks a row, small batch */
     bool bf16 = k->version == RMS_WARP_BF16 || k->version == LN_WARP_BF16;
     size_t bytes = count * (bf16 ? sizeof(unsigned short) : sizeof(float));
     unsigned wblocks = (unsigned)ug_div_up(rows, UG_LN_WARPS);
