@@ -384,11 +384,12 @@ static void ug_md_invariance(const ug_results *all, ug_buf *o)
         for (int q = 0; q < 3 && !why[0]; q++)
             if (v[i].cell[q] && v[i].cell[q]->note[0] && strncmp(v[i].cell[q]->note, "equal", 5) != 0)
                 why = v[i].cell[q]->note;
-        ug_buf_printf(o, "| `%s` | %s | %s | %s | %s | ", v[i].kernel, v[i].declared ? "yes" : "no",
+        ug_buf_printf(o, "| ");
+        ug_md_code(o, v[i].kernel, true, 64);
+        ug_buf_printf(o, " | %s | %s | %s | %s | ", v[i].declared ? "yes" : "no",
                       ug_md_inv_cell(v[i].cell[0]), ug_md_inv_cell(v[i].cell[1]),
                       ug_md_inv_cell(v[i].cell[2]));
-        for (const char *c = why; *c; c++) /* a cell: no pipe, no newline */
-            ug_buf_printf(o, "%s", *c == '|' ? "\\|" : *c == '\n' ? " " : (char[2]){*c, 0});
+        ug_md_text(o, why); /* from the file: escaped, a pipe cannot end the cell */
         ug_buf_printf(o, " |\n");
     }
     if (n) ug_buf_printf(o, "\n");
