@@ -141,9 +141,9 @@ static size_t inv_row_out(const inv_ctx *x, const ug_shape *one, int j)
     return ug_opshape_out_len(x->sh, one, j);
 }
 
-/* The calls of the batch checks: b rows, the targets at inv_pos, the rest filler. */
-static void inv_build_batch(inv_ctx *x, inv_call *v, size_t b, const size_t *target_at,
-                            const int *target_of, ug_shape *one)
+/* The call of a batch check: b rows, row r target target_of[r] (-1: a filler row); *one the
+ * shape of one row (what a row's outputs are). */
+static void inv_build_batch(inv_ctx *x, inv_call *v, size_t b, const int *target_of, ug_shape *one)
 {
     const ug_kernel *k = x->k;
     memset(&v->c, 0, sizeof v->c);
@@ -191,7 +191,6 @@ static void inv_build_batch(inv_ctx *x, inv_call *v, size_t b, const size_t *tar
     }
     int nout = ug_opshape_noutputs(x->sh);
     for (int j = 0; j < nout; j++) inv_out(v, j, inv_out_fmt(k, j), b * inv_row_out(x, one, j));
-    (void)target_at;
 }
 
 // ----------------------------------------------------------------------------
@@ -275,7 +274,7 @@ static int inv_batch_rows(inv_ctx *x, size_t b, int cfg, inv_rows *R, ug_shape *
 {
     size_t calls = b == 1 ? INV_ROWS : 1;
     for (size_t call = 0; call < calls; call++) {
-        int *of = malloc(b * sizeof *of);
+        int *of = ug_xcalloc(b, sizeof *of);
         size_t at[INV_ROWS];
         for (size_t r = 0; r < b; r++) of[r] = -1;
         for (size_t j = 0; j < INV_ROWS; j++) {
@@ -285,7 +284,7 @@ static int inv_batch_rows(inv_ctx *x, size_t b, int cfg, inv_rows *R, ug_shape *
         }
         inv_call v;
         memset(&v, 0, sizeof v);
-        inv_build_batch(x, &v, b, at, of, one);
+        inv_build_batch(x, &v, b, of, one);
         v.c.launch_config = cfg;
         int rc = inv_run(x, &v);
         if (rc == 0) {
