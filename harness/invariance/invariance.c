@@ -69,6 +69,7 @@ typedef struct inv_ctx {
     float *pool; /* INV_POOL values of the stream: the filler rows' (a million values a batch
                     of 1000 attention problems: a lookup, not a Philox block, each) */
     unsigned char *pool_in[UG_FMT_COUNT]; /* the pool stored in each format, made on first use */
+    bool as_heads; /* attention: the b problems as b heads of one batch (same buffers) */
 } inv_ctx;
 
 enum { R_SHARED = 7, R_FILL = 8 }; /* regions: 0 .. INV_ROWS - 1 the target rows */
@@ -177,7 +178,7 @@ static void inv_build_batch(inv_ctx *x, inv_call *v, size_t b, const int *target
     } else {
         size_t L = 1, S = INV_ATT_S, d = INV_ATT_D, dv = INV_ATT_D;
         *one = (ug_shape){{L, S, d, dv}, 0, 0, 0};
-        v->c.shape = (ug_shape){{L, S, d, dv}, b, 1, 1};
+        v->c.shape = x->as_heads ? (ug_shape){{L, S, d, dv}, 1, b, b} : (ug_shape){{L, S, d, dv}, b, 1, 1};
         v->c.opts.scale = 1.0 / sqrt((double)d);
         size_t len[3] = {L * d, S * d, S * dv};
         for (int i = 0; i < 3; i++) {
@@ -309,9 +310,16 @@ static void inv_batch(inv_ctx *x, ug_inv_kind kind, int cfg, inv_found *f)
     const size_t *list = kind == UG_INV_SPLITK ? list_split : inv_batches;
     size_t nl = kind == UG_INV_SPLITK ? 2 : INV_NBATCH;
     int lc = kind == UG_INV_SPLITK ? cfg : 0;
-    for (size_t i = kind == UG_INV_SPLITK ? 0 : 1; i < nl && !f->differs; i++) {
+    /* attention: one more configuration, the 64 problems as 64 heads of one batch (a kernel
+     * that sizes its grid or splits by batch x heads, as FlashAttention-2's heuristic does) */
+    bool heads_too = kind == UG_INV_BATCH && x->mode == M_HEADS;
+    for (size_t i = kind == UG_INV_SPLITK ? 0 : 1; i < nl + heads_too && !f->differs; i++) {
         inv_rows o = {0};
-        if (inv_batch_rows(x, list[i], lc, &o, &one) != 0) {
+        x->as_heads = i == nl;
+        size_t b = i == nl ? 64 : list[i];
+        int rc = inv_batch_rows(x, b, lc, &o, &one);
+        x->as_heads = false;
+        if (rc != 0) {
             free(o.data);
             free(ref.data);
             return;
@@ -320,8 +328,9 @@ static void inv_batch(inv_ctx *x, ug_inv_kind kind, int cfg, inv_found *f)
             if (inv_diff(x, &ref, &o, j, &f->out, &f->elem, &f->a, &f->b)) {
                 f->differs = true;
                 f->row = j;
-                snprintf(f->other, sizeof f->other, "batch %zu%s (the row at %zu)", list[i],
-                         kind == UG_INV_SPLITK ? ", split-K forced" : "", inv_pos(j, list[i]));
+                snprintf(f->other, sizeof f->other, "%s %zu%s (the %s at %zu)", i == nl ? "heads" : "batch",
+                         b, kind == UG_INV_SPLITK ? ", split-K forced" : "",
+                         i == nl ? "head" : "row", inv_pos(j, b));
             }
         free(o.data);
     }
@@ -331,8 +340,8 @@ static void inv_batch(inv_ctx *x, ug_inv_kind kind, int cfg, inv_found *f)
         snprintf(f->equal_text, sizeof f->equal_text, "equal with split-K forced (launch "
                  "configuration %d) at batches 1 and 64", cfg);
     else
-        snprintf(f->equal_text, sizeof f->equal_text, "equal at batches 1, 3, 64, 1000 (%d rows)",
-                 INV_ROWS);
+        snprintf(f->equal_text, sizeof f->equal_text, "equal at batches 1, 3, 64, 1000%s (%d rows)",
+                 heads_too ? " and as 64 heads" : "", INV_ROWS);
 }
 
 // ----------------------------------------------------------------------------
@@ -411,7 +420,7 @@ static const ug_inv_known *inv_known(const ug_kernel *k, ug_inv_kind kind, const
 void ug_invariance_check(ug_t *t, const ug_kernel *k, ug_inv_kind kind, int launch_config,
                          const ug_inv_known *known, size_t nknown)
 {
-    inv_ctx x = {t, k, NULL, M_GEMM, {{0, 0}, 0, 0}, NULL, {NULL}};
+    inv_ctx x = {t, k, NULL, M_GEMM, {{0, 0}, 0, 0}, NULL, {NULL}, false};
     if (!inv_mode_of(k, &x.mode) || !ug_inv_applies(k, kind)) return;
     x.sh = ug_op_get(k->op)->shape;
     x.st = ug_stream_make(ug_seed(t), ug_hash64(ug_case_name(t), UG_HASH64_INIT), 0);

@@ -7,7 +7,8 @@
  *                   drawn from the (seed, case, trial 0) stream): a GEMM's rows of A and C
  *                   (batch = M; B shared), a row operation's rows (rmsnorm, layernorm, softmax:
  *                   the parameters shared), attention's problems (batch x L x d; a decode
- *                   shape, L = 1, S = 64, d = dv = 64)
+ *                   shape, L = 1, S = 64, d = dv = 64), and for attention also the 64
+ *                   problems as 64 heads of one batch (the same buffers, another shape)
  *   UG_INV_CHUNKED  causal attention, one head of T = 320 tokens (d = dv = 64): one prefill
  *                   (L = S = T) against chunks of 64 query rows over the growing keys (L = 64,
  *                   S = 64, 128, ..., 256, bottom-right causal) and then decode steps (L = 1,
