@@ -286,38 +286,6 @@ static void ug_md_rollup(const ug_results *all, ug_buf *o)
     free(k);
 }
 
-/* ---- the bfloat16 tolerance question (issue 23) ----------------------------------------------- */
-
-/* number_formats/bf16_tolerance's rows (cases/number_formats.c) as a table, when the run has
- * them: per K, the largest relative error seen, the a-priori bound relative to |s| there
- * (extra bound_rel), the largest error in bfloat16 ULPs and error / bound.  O(rows). */
-static void ug_md_bf16_tolerance(const ug_results *all, ug_buf *o)
-{
-    bool any = false;
-    for (size_t i = 0; i < all->count; i++) {
-        const ug_row *r = &all->rows[i];
-        if (!r->measured || r->status == UG_ST_SKIP ||
-            strcmp(r->case_name, "number_formats/bf16_tolerance") != 0)
-            continue;
-        if (!any)
-            ug_buf_printf(o, "## bfloat16 tolerance\n\nA dot of K bfloat16 pairs drawn N(0, 1), "
-                             "accumulated serially in binary32 and rounded once to bfloat16 "
-                             "(`%s`): the largest relative error seen beside the a-priori bound "
-                             "(`bf16_out`) relative to |s|.  `torch.testing.assert_close` uses "
-                             "rtol 1.6e-2 for bfloat16.\n\n| K | max rel err | bound/\\|s\\| | "
-                             "max ulp | err/bound |\n|---:|---:|---:|---:|---:|\n", r->kernel);
-        any = true;
-        double brel = NAN;
-        for (int e = 0; e < r->n_extra; e++)
-            if (strcmp(r->extra[e].name, "bound_rel") == 0) brel = r->extra[e].value;
-        char a[32], b[32], c[32], d[32];
-        ug_buf_printf(o, "| %zu | %s | %s | %s | %s |\n", r->shape.dim[0], ug_fmt_fig(r->rel_max, a),
-                      ug_fmt_fig(brel, b), ug_fmt_fig(r->ulp_max, c),
-                      ug_fmt_fig(r->bound_ratio_max, d));
-    }
-    if (any) ug_buf_printf(o, "\n");
-}
-
 /* ---- batch invariance (issue 35) ------------------------------------------------------------- */
 
 /* The invariance cases' points ("<case> batch|chunked|splitk <kernel> declared|undeclared",
@@ -396,14 +364,46 @@ static void ug_md_invariance(const ug_results *all, ug_buf *o)
     free(v);
 }
 
+/* ---- the bfloat16 tolerance question (issue 23) ----------------------------------------------- */
+
+/* number_formats/bf16_tolerance's rows (cases/number_formats.c) as a table, when the run has
+ * them: per K, the largest relative error seen, the a-priori bound relative to |s| there
+ * (extra bound_rel), the largest error in bfloat16 ULPs and error / bound.  O(rows). */
+static void ug_md_bf16_tolerance(const ug_results *all, ug_buf *o)
+{
+    bool any = false;
+    for (size_t i = 0; i < all->count; i++) {
+        const ug_row *r = &all->rows[i];
+        if (!r->measured || r->status == UG_ST_SKIP ||
+            strcmp(r->case_name, "number_formats/bf16_tolerance") != 0)
+            continue;
+        if (!any)
+            ug_buf_printf(o, "## bfloat16 tolerance\n\nA dot of K bfloat16 pairs drawn N(0, 1), "
+                             "accumulated serially in binary32 and rounded once to bfloat16 "
+                             "(`%s`): the largest relative error seen beside the a-priori bound "
+                             "(`bf16_out`) relative to |s|.  `torch.testing.assert_close` uses "
+                             "rtol 1.6e-2 for bfloat16.\n\n| K | max rel err | bound/\\|s\\| | "
+                             "max ulp | err/bound |\n|---:|---:|---:|---:|---:|\n", r->kernel);
+        any = true;
+        double brel = NAN;
+        for (int e = 0; e < r->n_extra; e++)
+            if (strcmp(r->extra[e].name, "bound_rel") == 0) brel = r->extra[e].value;
+        char a[32], b[32], c[32], d[32];
+        ug_buf_printf(o, "| %zu | %s | %s | %s | %s |\n", r->shape.dim[0], ug_fmt_fig(r->rel_max, a),
+                      ug_fmt_fig(brel, b), ug_fmt_fig(r->ulp_max, c),
+                      ug_fmt_fig(r->bound_ratio_max, d));
+    }
+    if (any) ug_buf_printf(o, "\n");
+}
+
 void ug_report_md(const ug_pages_in *in, ug_buf *o)
 {
     ug_md_header(in, o);
     ug_md_failures(in, o);
     ug_md_regressions(in, o);
     ug_md_declared(in, o);
-    ug_md_bf16_tolerance(&in->all, o);
     ug_md_invariance(&in->all, o);
+    ug_md_bf16_tolerance(&in->all, o);
     ug_md_rollup(&in->all, o);
 }
 
