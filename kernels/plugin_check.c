@@ -112,6 +112,8 @@ static int ug_check_row(const ug_kernel *k, size_t i, const ug_mem_map *m, char 
     if (!ug_bool_ok(&k->nondeterministic) || !ug_bool_ok(&k->ftz))
         return ug_refuse(why, len, "kernel row %zu (%s): .nondeterministic or .ftz is not a bool",
                          i, nm);
+    if (!ug_bool_ok(&k->batch_invariant)) /* API 3 */
+        return ug_refuse(why, len, "kernel row %zu (%s): .batch_invariant is not a bool", i, nm);
     void *run, *depth;
     memcpy(&run, &k->run, sizeof run);
     memcpy(&depth, &k->depth, sizeof depth);

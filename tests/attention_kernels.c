@@ -105,7 +105,7 @@ static grade grade_kernel(int a, const float *Q, const float *K, const float *V,
     for (size_t i = 0; i < dm->L; i++) {
         size_t n = ug_attn_keys(dm, i);
         if (!n) continue;
-        ug_attn_model m = {acls[a], n, dm->d, 64, a == A_SPLIT_SIZE ? 256 : 8, dm->scale};
+        ug_attn_model m = {acls[a], n, dm->d, 64, a == A_SPLIT_SIZE ? 256 : 8, dm->scale, dm->S};
         double A = lse[i].sum_abs;
         for (size_t j = 0; j <= dm->dv; j++) {
             const ug_exact *e = j < dm->dv ? &O[i * dm->dv + j] : &lse[i];

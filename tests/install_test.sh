@@ -149,13 +149,18 @@ check "a library without an entry point: exit 2, naming the file and UG_PLUGIN" 
 printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 99\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v99", .run = f},)\n' | cc_plugin v99
 run --plugin "$tmp/v99.so" list
 check "another API version: exit 2, naming the file and both versions" \
-  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 2" "$tmp/err"'
+  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 3" "$tmp/err"'
 # a plugin of the version before (its ug_call had n, gemm_n, gemm_k and one output): the entry
 # point reports 1, and the loader refuses it before reading a row
 printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 1\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v1", .run = f},)\n' | cc_plugin v1
 run --plugin "$tmp/v1.so" list
 check "a plugin built against API version 1 (one shape, one output): exit 2, naming both" \
-  '[ "$(rc)" = 2 ] && grep -q "v1.so: built for ulpgate API version 1, this ulpgate has API version 2: rebuild" "$tmp/err"'
+  '[ "$(rc)" = 2 ] && grep -q "v1.so: built for ulpgate API version 1, this ulpgate has API version 3: rebuild" "$tmp/err"'
+# API 2: ug_kernel before .batch_invariant (the row's layout changed): refused the same way
+printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 2\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v2", .run = f},)\n' | cc_plugin v2
+run --plugin "$tmp/v2.so" list
+check "a plugin built against API version 2 (ug_kernel without .batch_invariant): exit 2, naming both" \
+  '[ "$(rc)" = 2 ] && grep -q "v2.so: built for ulpgate API version 2, this ulpgate has API version 3: rebuild" "$tmp/err"'
 run --plugin "$tmp/missing.so" list
 check "a file that is not there: exit 2, naming it" '[ "$(rc)" = 2 ] && grep -q "missing.so: no such file" "$tmp/err"'
 cp "$mk/build/libmykernels.so" "$tmp/again.so"

@@ -4,7 +4,8 @@
 # tests/meson.build):
 #   - the correct kernels of each bound class pass a default `run --no-builtin` with no xfail
 #     file: every suite, the corpus's stronger checks reported as information;
-#   - each wrong kernel (tests/plugins/wrong_kernels.c) fails, its point naming it and why;
+#   - each wrong kernel (tests/plugins/wrong_kernels.c) fails, its point naming it and why (a
+#     GEMM declaring .batch_invariant falsely: the invariance case);
 #   - the plugin of docs/your-own-kernel.md, as printed, compiles without a warning under
 #     -Wall -Wextra.
 # TAP on stdout.
@@ -53,6 +54,13 @@ check "a serial sum claiming a tree depth ceil(log2 n) + 1 breaches its bound at
   'bad bad_shallow_serial --filter "corpus/order_round_up_staircase_*"; [ "$(rc)" = 1 ] &&
    grep -q "^not ok .* corpus/order_round_up_staircase_16 bad_shallow_serial@default n=16" "$tmp/out" &&
    grep -q "^not ok .* corpus/order_round_up_staircase_64 bad_shallow_serial@default n=64" "$tmp/out"'
+check "a plugin GEMM declaring .batch_invariant whose order follows M fails the invariance case, naming the row and both batches" \
+  'bad bad_batch_gemm --filter "invariance/*" --report "$tmp/inv"; [ "$(rc)" = 1 ] &&
+   grep -q "^not ok .* batch bad_batch_gemm@default declared" "$tmp/out" &&
+   grep -q "bad_batch_gemm@default is declared batch-invariant, but row 0 differs, first at out\[0\]: batch 1 -*0x.* vs batch 64 (the row at 10) -*0x" "$tmp/out"'
+check "... and summary.md's Batch invariance table says so: declared, differs, a failure, the row" \
+  'grep -q "^## Batch invariance" "$tmp/inv/summary.md" &&
+   grep -q "^| \`bad_batch_gemm@default\` | yes | \*\*differs: FAIL\*\* | - | - | row 0 differs, first at out\\\\\[0\\\\\]: batch 1 " "$tmp/inv/summary.md"'
 
 # ---- the quick start's plugin, as printed -------------------------------------------------------
 python3 -c 'import re, sys; print(re.search(r"```c\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1))' \

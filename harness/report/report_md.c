@@ -286,6 +286,84 @@ static void ug_md_rollup(const ug_results *all, ug_buf *o)
     free(k);
 }
 
+/* ---- batch invariance (issue 35) ------------------------------------------------------------- */
+
+/* The invariance cases' points ("<case> batch|chunked|splitk <kernel> declared|undeclared",
+ * harness/invariance/invariance.h) as one line per kernel: declared or not, each check's
+ * verdict, and the first finding that is not "equal" (the first differing row, both
+ * configurations, the cause).  O(rows x kernels of the table). */
+typedef struct {
+    char kernel[64];
+    bool declared;
+    const ug_row *cell[3]; /* batch, chunked, splitk */
+} ug_md_inv;
+
+static const char *ug_md_inv_cell(const ug_row *r)
+{
+    if (!r) return "-";
+    bool equal = strncmp(r->note, "equal", 5) == 0;
+    switch (r->status) {
+    case UG_ST_SKIP: return "skipped";
+    case UG_ST_XFAIL: return "differs (expected)";
+    case UG_ST_XPASS: return "**equal: stale expectation**";
+    case UG_ST_FAIL: return equal ? "**failed**" : "**differs: FAIL**";
+    default: return equal ? "equal" : "differs";
+    }
+}
+
+static void ug_md_invariance(const ug_results *all, ug_buf *o)
+{
+    static const char *const kinds[3] = {"batch", "chunked", "splitk"};
+    ug_md_inv *v = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < all->count; i++) {
+        const ug_row *r = &all->rows[i];
+        char cs[128], kind[16], kernel[64], decl[16];
+        if (r->measured || !strstr(r->case_name, "invariance") ||
+            sscanf(r->point, "%127s %15s %63s %15s", cs, kind, kernel, decl) != 4)
+            continue;
+        int q = -1;
+        for (int j = 0; j < 3; j++)
+            if (strcmp(kind, kinds[j]) == 0) q = j;
+        if (q < 0 || (strcmp(decl, "declared") != 0 && strcmp(decl, "undeclared") != 0)) continue;
+        size_t at = 0;
+        while (at < n && strcmp(v[at].kernel, kernel) != 0) at++;
+        if (at == n) {
+            v = ug_xrealloc(v, (n + 1) * sizeof *v);
+            memset(&v[n], 0, sizeof v[n]);
+            snprintf(v[n].kernel, sizeof v[n].kernel, "%s", kernel);
+            v[n].declared = strcmp(decl, "declared") == 0;
+            n++;
+        }
+        v[at].cell[q] = r;
+    }
+    if (n) {
+        ug_buf_printf(o, "## Batch invariance\n\nThe same rows at batches 1, 3, 64 and 1000 (a "
+                         "GEMM's M, a row operation's rows, attention's problems), causal attention "
+                         "as one prefill and as chunks of 64 and decode steps, and cuBLASLt with "
+                         "split-K forced (harness/invariance/invariance.h).  A declared kernel "
+                         "that differs fails; an expected failure is one of ours built not to "
+                         "be invariant; any other finding is a result.\n\n| kernel | declared | "
+                         "1/3/64/1000 | chunked prefill + decode | split-K forced | first "
+                         "differing row / cause |\n|---|---|---|---|---|---|\n");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *why = "";
+        for (int q = 0; q < 3 && !why[0]; q++)
+            if (v[i].cell[q] && v[i].cell[q]->note[0] && strncmp(v[i].cell[q]->note, "equal", 5) != 0)
+                why = v[i].cell[q]->note;
+        ug_buf_printf(o, "| ");
+        ug_md_code(o, v[i].kernel, true, 64);
+        ug_buf_printf(o, " | %s | %s | %s | %s | ", v[i].declared ? "yes" : "no",
+                      ug_md_inv_cell(v[i].cell[0]), ug_md_inv_cell(v[i].cell[1]),
+                      ug_md_inv_cell(v[i].cell[2]));
+        ug_md_text(o, why); /* from the file: escaped, a pipe cannot end the cell */
+        ug_buf_printf(o, " |\n");
+    }
+    if (n) ug_buf_printf(o, "\n");
+    free(v);
+}
+
 /* ---- the bfloat16 tolerance question (issue 23) ----------------------------------------------- */
 
 /* number_formats/bf16_tolerance's rows (cases/number_formats.c) as a table, when the run has
@@ -324,6 +402,7 @@ void ug_report_md(const ug_pages_in *in, ug_buf *o)
     ug_md_failures(in, o);
     ug_md_regressions(in, o);
     ug_md_declared(in, o);
+    ug_md_invariance(&in->all, o);
     ug_md_bf16_tolerance(&in->all, o);
     ug_md_rollup(&in->all, o);
 }

@@ -46,6 +46,8 @@ typedef struct ug_point_record {
     int failures;
     const char *skip_reason; /* for UG_ST_SKIP */
     const char *xfail;       /* the declared reason for UG_ST_XFAIL / UG_ST_XPASS */
+    const char *finding;     /* what a check point found (the batch-invariance cases), or NULL:
+                                the row's note when no skip, xfail or kernel error says more */
     const char *diag;        /* "# ..." lines */
     const ug_result *result; /* the measurement, or NULL for a check point */
 } ug_point_record;

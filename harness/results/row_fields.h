@@ -48,7 +48,7 @@
     X(STATUS, status,            0,             "status",            "",        ALL,     ALL,     UG_FF_DFLT, "pass, fail, skip, xfail or xpass") \
     X(PASSED, status,            0,             "passed",            "",        ALL,     NEVER,   UG_FF_DETAIL, "status is pass or xfail (written, not read)") \
     X(INT,    failures,          0,             "failures",          "checks",  ALL,     NEVER,   UG_FF_DETAIL, "checks of the point that failed") \
-    X(STR,    note,              512,           "note",              "",        NONZERO, NEVER,   0, "skip reason, expected-failure reason, or kernel error") \
+    X(STR,    note,              512,           "note",              "",        NONZERO, NEVER,   0, "skip reason, expected-failure reason, kernel error, or a check point's finding (batch invariance: equal, or the first differing row)") \
     X(STR,    device,            128,           "device",            "",        ALL,     NEVER,   UG_FF_DFLT, "\"cpu\" or the GPU's name") \
     X(BOOL,   measured,          0,             "measured",          "",        ALL,     ALL,     UG_FF_DFLT, "a measurement (else a check point with no figures)") \
     X(STR,    kernel,            64,            "kernel",            "",        MEAS,    MEAS,    0, "name@variant") \

@@ -51,6 +51,7 @@ typedef struct ug_open_point {
     int failures;
     char skip_reason[512];
     char xfail[256];       /* declared expected failure (ug_xfail), or "" */
+    char finding[512];     /* what a check point found (ug_point_finding), or "" */
     ug_buf diag;           /* "# ..." lines: failures and notes */
     ug_result *result;     /* the measurement it reports, or NULL */
 } ug_open_point;

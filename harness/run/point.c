@@ -25,6 +25,7 @@ void ug_point_open(ug_t *t, const char *name, ug_result *r)
     p->failures = 0;
     p->skip_reason[0] = 0;
     p->xfail[0] = 0;
+    p->finding[0] = 0;
     p->result = r;
     ug_buf_clear(&p->diag);
     /* the user's declared expected failures (--xfail FILE) */
@@ -69,6 +70,7 @@ void ug_point_close(ug_t *t)
         .failures = p->failures,
         .skip_reason = p->skip_reason,
         .xfail = p->xfail,
+        .finding = p->finding,
         .diag = ug_buf_str(&p->diag),
         .result = p->result,
     };
@@ -134,6 +136,15 @@ void ug_xfail(ug_t *t, const char *reason)
 {
     ug_point_ensure(t);
     snprintf(t->pt.xfail, sizeof t->pt.xfail, "%s", reason && *reason ? reason : "expected to fail");
+}
+
+void ug_point_finding(ug_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    ug_point_ensure(t);
+    va_start(ap, fmt);
+    vsnprintf(t->pt.finding, sizeof t->pt.finding, fmt, ap);
+    va_end(ap);
 }
 
 void ug_prob_lambda(ug_t *t, double lambda) { t->lambda = lambda > 0 ? lambda : 0; }
@@ -242,7 +253,13 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
                                                                               : NULL;
     const ug_result *r = p->result;
     if (r && r->failed_run && !note) note = r->run_error;
-    if (note) snprintf(row->note, sizeof row->note, "%s", note);
+    if (!note && p->finding && p->finding[0]) note = p->finding;
+    if (note) {
+        int w = snprintf(row->note, sizeof row->note, "%s", note);
+        if (p->finding && p->finding[0] && note != p->finding && w >= 0 &&
+            (size_t)w + 2 < sizeof row->note) /* an expected failure's: the cause, then what */
+            snprintf(row->note + w, sizeof row->note - (size_t)w, "; %s", p->finding);
+    }
     row->measured = r != NULL;
     snprintf(row->device, sizeof row->device, "%s", device);
     if (!r) {

@@ -286,6 +286,10 @@ const void *ug_kernel_row(ug_t *t, const void *table, size_t count, size_t size,
  * then report as TAP "not ok ... # TODO reason" (expected), and if every check holds the point
  * is an unexpected pass, which fails the run: the declaration cannot go stale unnoticed. */
 void ug_xfail(ug_t *t, const char *reason);
+/* What the open check point found, in one line (the batch-invariance cases: "equal at batches 1,
+ * 3, 64, 1000", or the first differing row): results.json's note of a row that has no skip,
+ * expected-failure or kernel-error note, and the report's invariance table. */
+void ug_point_finding(ug_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* lambda of the probabilistic bound for the measurements that follow in this case (0, the
  * default: none, so a vacuous a-priori bound leaves an output unchecked).  A case that measures
  * where the worst case is vacuous states its lambda, with the failure probability it implies:

@@ -37,7 +37,8 @@
 
 /* The version of this interface (the layout of ug_kernel, ug_call, ug_plugin).  A plugin records
  * the version it was compiled with; the loader refuses any other. */
-#define ULPGATE_API_VERSION 2   /* 2: ug_call's shape, options and several outputs */
+#define ULPGATE_API_VERSION 3   /* 2: ug_call's shape, options and several outputs;
+                                   3: ug_kernel's batch_invariant */
 
 #ifdef __cplusplus
 extern "C" {
@@ -274,6 +275,13 @@ struct ug_kernel {
     bool nondeterministic;   /* default false: same inputs -> bitwise same output, every run */
     bool ftz;                /* flushes subnormal operands and results to zero: every bound
                                 gains (2n - 1) 2^-126, one flush per term and sum */
+    bool batch_invariant;    /* default false.  true: a row's output bits do not depend on the
+                                rows computed beside it (a GEMM's other rows of A: M; a row
+                                operation's other rows; attention's other problems and, causal,
+                                how the query rows are cut into calls: one prefill or chunks
+                                and decode steps).  The invariance cases assert it at batches
+                                1, 3, 64 and 1000 (docs/cases.md); false only means "not
+                                promised": the report then says whether it held */
     ug_bound_class bound;
     ug_launcher run;         /* the kernel itself (a plugin's row); NULL: the family's launcher */
     size_t (*depth)(size_t n); /* most additions any term passes through; NULL: n - 1 */

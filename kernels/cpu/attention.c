@@ -255,7 +255,13 @@ void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const u
             no_key(dv, o, &lse[i]);
             continue;
         }
-        size_t size = nsplits ? (n + split - 1) / split : split, ns = (n + size - 1) / size;
+        /* Flash-Decoding's splits cut the call's keys, 0 .. S - 1, not the row's: a fixed size
+         * puts the boundaries at multiples of it from key 0 (the same for every S), a fixed
+         * count makes them ceil(S / count) apart (they move with S: with the cache's length in
+         * a decode step).  A causal row sees keys 0 .. n - 1 and takes the splits that hold
+         * them (FlashAttention-2's flash_fwd_split: n_blocks_per_split from seqlen_k, the
+         * causal limit applied inside each split). */
+        size_t size = nsplits ? (s->S + split - 1) / split : split, ns = (n + size - 1) / size;
         for (size_t p = 0; p < ns; p++) { /* each split: its normalised O_s and lse_s */
             size_t k0 = p * size, k1 = k0 + size < n ? k0 + size : n;
             float m, l, *op = os + p * dv;
@@ -317,20 +323,24 @@ enum { A_NAIVE, A_NAIVE_BF16, A_UNSHIFTED, A_ONLINE, A_FA2_BF16, A_SPLIT_SIZE, A
 
 #define UG_ATTN_BF16_IO .in_store = {UG_BF16, UG_BF16, UG_BF16}, .out_fmt = UG_BF16
 
+/* Batch-invariant, all but the split count: each head alone; a row's keys in blocks of 64 (or
+ * splits of 256) counted from key 0, so the same blocks whether the row is computed in one
+ * prefill or in a chunk or a decode step.  The split count divides the call's S: the split
+ * size follows the call, the bits with it (declared not invariant; cases/invariance.c). */
 static const ug_kernel ug_cpu_attention_kernels[] = {
-    {.name = "attn_naive_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_NAIVE,
+    {.name = "attn_naive_cpu", .op = UG_OP_ATTENTION, .batch_invariant = true, .bound = UG_BOUND_ATTN_NAIVE,
      .version = A_NAIVE, .doc = "three passes: S = fl(c q.k), P = exp(s - max) / l, O = sum P V"},
-    {.name = "attn_naive_bf16_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_NAIVE_BF16,
+    {.name = "attn_naive_bf16_cpu", .op = UG_OP_ATTENTION, .batch_invariant = true, .bound = UG_BOUND_ATTN_NAIVE_BF16,
      .version = A_NAIVE_BF16, UG_ATTN_BF16_IO,
      .doc = "PyTorch's bf16 math attention: the naive form, P and O rounded to bf16"},
-    {.name = "attn_unshifted_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_UNSHIFTED,
+    {.name = "attn_unshifted_cpu", .op = UG_OP_ATTENTION, .batch_invariant = true, .bound = UG_BOUND_ATTN_UNSHIFTED,
      .version = A_UNSHIFTED, .doc = "exp(s) / sum exp(s) without the max: overflows from s = 88.7"},
-    {.name = "attn_online_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_ONLINE,
+    {.name = "attn_online_cpu", .op = UG_OP_ATTENTION, .batch_invariant = true, .bound = UG_BOUND_ATTN_ONLINE,
      .version = A_ONLINE, .doc = "FlashAttention-2's loop in binary32: blocks of 64 keys, O rescaled"},
-    {.name = "attn_fa2_bf16_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_FA2_BF16,
+    {.name = "attn_fa2_bf16_cpu", .op = UG_OP_ATTENTION, .batch_invariant = true, .bound = UG_BOUND_ATTN_FA2_BF16,
      .version = A_FA2_BF16, UG_ATTN_BF16_IO,
      .doc = "FlashAttention-2's arithmetic: exp2 with c log2 e folded, bf16 P before P V, bf16 O"},
-    {.name = "attn_splitkv_size_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_SPLIT_SIZE,
+    {.name = "attn_splitkv_size_cpu", .op = UG_OP_ATTENTION, .batch_invariant = true, .bound = UG_BOUND_ATTN_SPLIT_SIZE,
      .version = A_SPLIT_SIZE, .doc = "split-KV decoding, 256 keys a split, FA2's combine"},
     {.name = "attn_splitkv_count_cpu", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_SPLIT_COUNT,
      .version = A_SPLIT_COUNT, .doc = "split-KV decoding, 8 splits, FA2's combine"},

@@ -24,8 +24,12 @@
  *                          normalised O_s and lse_s, combined as FlashAttention-2's
  *                          combine kernel does: lse = lmax + log sum exp(lse_s - lmax),
  *                          O = sum exp(lse_s - lse) O_s; splits of `split` keys (a fixed
- *                          split size), or `split` splits of ceil(n / split) keys (a fixed
- *                          number: nsplits != 0)
+ *                          split size), or `split` splits of ceil(S / split) keys (a fixed
+ *                          number: nsplits != 0), both over the call's keys 0 .. S - 1 as
+ *                          Flash-Decoding cuts them; a causal row takes the splits holding
+ *                          its keys.  The size's boundaries do not depend on S (batch- and
+ *                          chunk-invariant); the count's do (a chunked prefill or a decode
+ *                          step, S shorter, moves them)
  */
 #ifndef UG_KERNELS_CPU_ATTENTION_H
 #define UG_KERNELS_CPU_ATTENTION_H

@@ -107,14 +107,16 @@ static int ug_cpu_gemm_tf32(const ug_kernel *k, ug_call *c)
 
 enum { DOT_SERIAL_F32, DOT_KAHAN_F32, GEMM_NAIVE_CPU, GEMM_TF32_CPU };
 
+/* The GEMMs are batch-invariant: C[i][j] is one serial dot of row i of A and column j of B,
+ * the same loop whatever M is (no tiling, no split of K). */
 static const ug_kernel ug_cpu_dot_kernels[] = {
     {.name = "dot_serial_f32", .op = UG_OP_DOT, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
      .version = DOT_SERIAL_F32, .doc = "a += x[i]*y[i] in binary32, product rounded then sum rounded"},
     {.name = "dot_kahan_f32", .op = UG_OP_DOT, .bound = UG_BOUND_KAHAN, .version = DOT_KAHAN_F32,
      .doc = "Kahan-compensated dot product in binary32 (the Kahan-matmul post's update, no FMA)"},
-    {.name = "gemm_naive_cpu", .op = UG_OP_GEMM, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
+    {.name = "gemm_naive_cpu", .op = UG_OP_GEMM, .batch_invariant = true, .bound = UG_BOUND_TREE, .depth = ug_depth_serial,
      .version = GEMM_NAIVE_CPU, .doc = "C[i][j] = serial binary32 dot of row i and column j"},
-    {.name = "gemm_tf32_cpu", .op = UG_OP_GEMM, .op_fmt = UG_TF32, .bound = UG_BOUND_TF32,
+    {.name = "gemm_tf32_cpu", .op = UG_OP_GEMM, .op_fmt = UG_TF32, .batch_invariant = true, .bound = UG_BOUND_TF32,
      .depth = ug_depth_serial, .version = GEMM_TF32_CPU,
      .doc = "a TF32 tensor-core GEMM in software: operands to TF32, exact products, serial fp32 sum"},
 };

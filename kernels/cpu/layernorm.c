@@ -10,6 +10,8 @@
  *   layernorm_onepass_cpu  var = sum x^2 / n - mean^2 (clamped at 0): cancels catastrophically
  *                          when mean/std is large (bound ~ (mean/std)^2 u)        layernorm_onepass
  *   layernorm_welford_cpu  Welford's update (mean += d / k; M2 += d (x - mean))     layernorm_welford
+ *   rmsnorm_split_cpu      rmsnorm_cpu with the sum of squares in 4 slices below 64 rows, 1 from
+ *                          64: another order in another batch (not batch-invariant)  rmsnorm
  *   rmsnorm_bf16_cpu       bfloat16 x and w, binary32 accumulation, bfloat16 y: the reference
  *   layernorm_bf16_cpu     form of PyTorch's and Apex's fused layers for bf16 activations (each
  *                          value widened exactly, the binary32 kernel above, y rounded once to
@@ -27,6 +29,24 @@ static void ug_rmsnorm(const float *x, const float *w, size_t n, float *y)
 {
     float q = 0.0f;
     for (size_t j = 0; j < n; j++) q += x[j] * x[j];
+    float r = 1.0f / sqrtf(q / (float)n + ug_eps);
+    for (size_t j = 0; j < n; j++) y[j] = (x[j] * r) * w[j];
+}
+
+/* RMSNorm with the sum of squares in `parts` contiguous slices, each summed serially, then the
+ * slices' sums in order (depth <= n - 1: the class's model).  parts follows the batch: 4
+ * below 64 rows, 1 from 64 (a library gives a row more blocks when the batch leaves SMs idle):
+ * the same row takes another summation order in another batch, so it is not batch-invariant
+ * (the expected failure of cases/invariance.c). */
+static void ug_rmsnorm_split(const float *x, const float *w, size_t n, size_t parts, float *y)
+{
+    float q = 0.0f;
+    size_t len = (n + parts - 1) / parts;
+    for (size_t p0 = 0; p0 < n; p0 += len) {
+        float s = 0.0f;
+        for (size_t j = p0; j < n && j < p0 + len; j++) s += x[j] * x[j];
+        q += s;
+    }
     float r = 1.0f / sqrtf(q / (float)n + ug_eps);
     for (size_t j = 0; j < n; j++) y[j] = (x[j] * r) * w[j];
 }
@@ -76,23 +96,26 @@ static void ug_ln_welford(const float *x, const float *w, const float *b, size_t
 
 /* ---- the family: registry rows and the launcher ------------------------------------------------ */
 
-enum { RMSNORM, LN_TWOPASS, LN_ONEPASS, LN_WELFORD, RMS_BF16, LN_BF16 };
+enum { RMSNORM, LN_TWOPASS, LN_ONEPASS, LN_WELFORD, RMS_BF16, LN_BF16, RMS_SPLIT };
 
+/* Each row is computed alone by the same loop, whatever the number of rows: batch-invariant. */
 static const ug_kernel ug_cpu_layernorm_kernels[] = {
-    {.name = "rmsnorm_cpu", .op = UG_OP_RMSNORM, .bound = UG_BOUND_RMSNORM, .version = RMSNORM,
+    {.name = "rmsnorm_cpu", .op = UG_OP_RMSNORM, .batch_invariant = true, .bound = UG_BOUND_RMSNORM, .version = RMSNORM,
      .doc = "RMSNorm: y = x / sqrt(mean(x^2) + eps) * w, binary32 throughout"},
-    {.name = "layernorm_twopass_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_TWOPASS,
+    {.name = "layernorm_twopass_cpu", .op = UG_OP_LAYERNORM, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS,
      .version = LN_TWOPASS, .doc = "LayerNorm, two passes: the mean, then sum (x - mean)^2"},
-    {.name = "layernorm_onepass_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_ONEPASS,
+    {.name = "layernorm_onepass_cpu", .op = UG_OP_LAYERNORM, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_ONEPASS,
      .version = LN_ONEPASS, .doc = "LayerNorm, one pass: var = E[x^2] - E[x]^2 (cancels when mean/std is large)"},
-    {.name = "layernorm_welford_cpu", .op = UG_OP_LAYERNORM, .bound = UG_BOUND_LAYERNORM_WELFORD,
+    {.name = "layernorm_welford_cpu", .op = UG_OP_LAYERNORM, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_WELFORD,
      .version = LN_WELFORD, .doc = "LayerNorm, Welford's one-pass update of mean and M2"},
     {.name = "rmsnorm_bf16_cpu", .op = UG_OP_RMSNORM, .in_store = {UG_BF16, UG_BF16},
-     .out_fmt = UG_BF16, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
+     .out_fmt = UG_BF16, .batch_invariant = true, .bound = UG_BOUND_RMSNORM, .version = RMS_BF16,
      .doc = "RMSNorm, bf16 x and w, binary32 accumulation, bf16 out (PyTorch/Apex reference)"},
     {.name = "layernorm_bf16_cpu", .op = UG_OP_LAYERNORM, .in_store = {UG_BF16, UG_BF16},
-     .out_fmt = UG_BF16, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BF16,
+     .out_fmt = UG_BF16, .batch_invariant = true, .bound = UG_BOUND_LAYERNORM_TWOPASS, .version = LN_BF16,
      .doc = "LayerNorm, two passes, bf16 x, w and b, binary32 accumulation, bf16 out"},
+    {.name = "rmsnorm_split_cpu", .op = UG_OP_RMSNORM, .bound = UG_BOUND_RMSNORM, .version = RMS_SPLIT,
+     .doc = "RMSNorm, sum of squares in 4 slices below 64 rows, 1 from 64: not batch-invariant"},
 };
 
 /* The bfloat16 kernels: every value widened to binary32 (exact), the binary32 kernel, each
@@ -135,6 +158,7 @@ static int ug_cpu_layernorm_run(const ug_kernel *k, ug_call *c)
         float *yr = y + r * n;
         switch (k->version) {
         case RMSNORM: ug_rmsnorm(xr, w, n, yr); break;
+        case RMS_SPLIT: ug_rmsnorm_split(xr, w, n, rows < 64 ? 4 : 1, yr); break;
         case LN_TWOPASS: ug_ln_twopass(xr, w, b, n, yr); break;
         case LN_ONEPASS: ug_ln_onepass(xr, w, b, n, yr); break;
         case LN_WELFORD: ug_ln_welford(xr, w, b, n, yr); break;

@@ -171,17 +171,19 @@ cleanup:
 // registry rows.  nvcc contracts a*b + t into one FMA (the posts' builds did too); every bound
 // below holds with or without it.
 
+// Every version is batch-invariant: one thread an output, k in order (the tiled ones in
+// 16-wide tiles of k, still in order); M only changes how many threads run.
 const ug_kernel ug_matmul_kernels[] = {
-    {.name = "matmul_naive", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+    {.name = "matmul_naive", .op = UG_OP_GEMM, .backend = UG_CUDA, .batch_invariant = true, .bound = UG_BOUND_TREE,
      .depth = ug_depth_serial, .version = MATMUL_NAIVE,
      .doc = "Kahan-matmul post: one output a thread, 1-D grid of 256, t += a*b in k order"},
-    {.name = "matmul_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
+    {.name = "matmul_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .batch_invariant = true, .bound = UG_BOUND_KAHAN,
      .version = MATMUL_KAHAN,
      .doc = "Kahan-matmul post: y -= a*b; r = t - y; y = (r - t) + y; t = r (Kahan)"},
-    {.name = "matmul_tiled", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_TREE,
+    {.name = "matmul_tiled", .op = UG_OP_GEMM, .backend = UG_CUDA, .batch_invariant = true, .bound = UG_BOUND_TREE,
      .depth = ug_depth_serial, .version = MATMUL_TILED,
      .doc = "tiled-matmul post: 16x16 shared-memory tiles, any size, k order kept"},
-    {.name = "matmul_tiled_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .bound = UG_BOUND_KAHAN,
+    {.name = "matmul_tiled_kahan", .op = UG_OP_GEMM, .backend = UG_CUDA, .batch_invariant = true, .bound = UG_BOUND_KAHAN,
      .version = MATMUL_TILED_KAHAN, .doc = "the tiled kernel with the Kahan-matmul post's update"},
 };
 

@@ -490,6 +490,13 @@ static size_t ug_depth_mma32(size_t n) { return n ? 8 * ug_div_up(n, 32) : 0; }
 #define UG_TC_ROW(nm, ver, opf, accf, cls, dep, text)                                          \
     {.name = nm, .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = opf, .acc_fmt = accf,          \
      .bound = cls, .depth = dep, .version = ver, .doc = text}
+// The hand-written mma rows are batch-invariant: a warp a 16x8 tile, k in order, and each output
+// of an mma.sync is its own row of A times its column of B (rows past M are zeros that no other
+// row reads): M changes the grid, not a row's arithmetic (gpu_invariance/configs asserts "M + 16
+// rows" for them too).  cuBLASLt picks its algorithm by M: not declared.
+#define UG_TC_ROW_INVARIANT(nm, ver, opf, accf, cls, dep, text)                                \
+    {.name = nm, .op = UG_OP_GEMM, .backend = UG_CUDA, .op_fmt = opf, .acc_fmt = accf,          \
+     .batch_invariant = true, .bound = cls, .depth = dep, .version = ver, .doc = text}
 
 const ug_kernel ug_tensorcore_kernels[] = {
     UG_TC_ROW("lt_bf16", LT_BF16, UG_BF16, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_serial,
@@ -514,11 +521,11 @@ const ug_kernel ug_tensorcore_kernels[] = {
               "cuBLASLt fp8 e4m3 (B) x e5m2 (A), binary32 out, no fast accumulation; depth K-1"),
     UG_TC_ROW("lt_e4m3_e5m2_fast", LT_E4M3_E5M2_FAST, UG_E5M2, UG_F32, UG_BOUND_BLOCK_FMA,
               ug_depth_serial, "cuBLASLt fp8 e4m3 (B) x e5m2 (A), FAST_ACCUM; depth K-1"),
-    UG_TC_ROW("mma_bf16", MMA_BF16, UG_BF16, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_mma16,
+    UG_TC_ROW_INVARIANT("mma_bf16", MMA_BF16, UG_BF16, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_mma16,
               "mma.sync m16n8k16 bf16, a warp a 16x8 tile, k in order (seeds' tiled style)"),
-    UG_TC_ROW("mma_e4m3", MMA_E4M3, UG_E4M3, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_mma32,
+    UG_TC_ROW_INVARIANT("mma_e4m3", MMA_E4M3, UG_E4M3, UG_F32, UG_BOUND_BLOCK_FMA, ug_depth_mma32,
               "mma.sync m16n8k32 e4m3, k in order in the tensor core's accumulator"),
-    UG_TC_ROW("mma_e4m3_promoted", MMA_E4M3_PROMOTED, UG_E4M3, UG_F32, UG_BOUND_BLOCK_FMA_PROMOTED,
+    UG_TC_ROW_INVARIANT("mma_e4m3_promoted", MMA_E4M3_PROMOTED, UG_E4M3, UG_F32, UG_BOUND_BLOCK_FMA_PROMOTED,
               ug_depth_mma32, "mma.sync m16n8k32 e4m3, promoted to a binary32 sum every 128 terms"),
 };
 

@@ -577,4 +577,19 @@ MUTANTS = [
     dict(id="results.row_figure_from_wrong_member", file="harness/run/point.c",
          find="    row->ulp_mean = r->ulp_mean;", replace="    row->ulp_mean = r->rel_mean;",
          tests=["results_schema"], what="a row's ulp_mean filled from the measurement's rel_mean"),
+    # ---- batch invariance (harness/invariance, cases/invariance.c: issue 35) ------------------
+    dict(id="invariance.declared_rmsnorm_splits_by_batch", file="kernels/cpu/layernorm.c",
+         find="        case RMSNORM: ug_rmsnorm(xr, w, n, yr); break;",
+         replace="        case RMSNORM: ug_rmsnorm_split(xr, w, n, rows < 64 ? 2 : 1, yr); break;",
+         tests=["invariance"], what="rmsnorm_cpu, declared batch-invariant, splits its sum by the batch"),
+    dict(id="invariance.compare_blind", file="harness/invariance/invariance.c",
+         find="            if (memcmp(A->data + off + e * by, B->data + off + e * by, by) != 0) {",
+         replace="            if (0) {",
+         tests=["invariance"], what="the row comparison sees no difference (the expected failures "
+                                    "then pass: stale)"),
+    dict(id="invariance.attn_count_per_row", file="kernels/cpu/attention.c",
+         find="size_t size = nsplits ? (s->S + split - 1) / split : split,",
+         replace="size_t size = nsplits ? (n + split - 1) / split : split,",
+         tests=["invariance"], what="the split count cuts each row's keys, not the call's S: "
+                                    "chunk-invariant, so the expected failure vanishes"),
 ]

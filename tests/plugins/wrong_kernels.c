@@ -70,6 +70,27 @@ static int wrong(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
+/* bad_batch_gemm: C = A B by serial dots, k upwards from 64 rows of A, downwards below (a
+ * library that picks another kernel for a small M): every order within the serial bound, but it
+ * declares .batch_invariant, which the invariance case refutes. */
+static int wrong_gemm(const ug_kernel *k, ug_call *c)
+{
+    const float *A = ug_in_f32(c, 0), *B = ug_in_f32(c, 1);
+    float *C = ug_out_f32(c);
+    size_t M = ug_dim(c, 0), N = ug_dim(c, 1), K = ug_dim(c, 2);
+    (void)k;
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            float s = 0.0f;
+            if (M >= 64)
+                for (size_t t = 0; t < K; t++) s += A[i * K + t] * B[t * N + j];
+            else
+                for (size_t t = K; t-- > 0;) s += A[i * K + t] * B[t * N + j];
+            C[i * N + j] = s;
+        }
+    return 0;
+}
+
 /* what bad_shallow_serial claims: a tree's depth, ceil(log2 n) + 1 */
 static size_t shallow_depth(size_t n)
 {
@@ -95,4 +116,6 @@ UG_PLUGIN(
      .version = MINUS_ZERO_END, .doc = "serial sum returning -0 for a zero"},
     {.name = "bad_shallow_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = wrong,
      .depth = shallow_depth, .version = SHALLOW_SERIAL, .doc = "serial sum, a tree's depth claimed"},
+    {.name = "bad_batch_gemm", .op = UG_OP_GEMM, .batch_invariant = true, .bound = UG_BOUND_TREE,
+     .run = wrong_gemm, .doc = "serial GEMM, k downwards below 64 rows, declared batch-invariant"},
 )
