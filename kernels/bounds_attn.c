@@ -54,8 +54,8 @@
  *    the weights w_s = expf(fl(lse^_s - L^)) of exact e^(lse_s - lse): theta = e^(B_s + B_L +
  *    ua)(1 + c_e) - 1; O = sum_s w_s O_s: |O^ - O| <= X [(1 + F_1)(1 + theta)(1 + gamma_ns) - 1]
  *    (sum_s w_s X_s = X; |O^_s| <= (1 + F_1) X_s) + (n + R + 2 + ns) 2^-149.
- *    split_count cuts either per row (ceil(n / count) keys a split: ug_attn_splitkv_cpu) or over
- *    the call's S (ceil(S / count), Flash-Decoding's: attn_splitkv_count_cuda; a row of n < S
+ *    split_count cuts either per row (ceil(n / count) keys a split) or over the call's S
+ *    (ceil(S / count), Flash-Decoding's: ug_attn_splitkv_cpu, attn_splitkv_count_cuda; a row of n < S
  *    keys then has fewer, larger splits): with m->S given the bound is the larger of the two
  *    geometries', so one class holds for both.
  * 6. Tensor cores (fa2_mma: attn_fa2_bf16_mma).  FA2_BF16's arithmetic, but S = Q K^T and P V

@@ -42,8 +42,8 @@
  * Split boundaries are over the call's keys, as Flash-Decoding cuts them: with a fixed split
  * size a row's result does not depend on S beyond the keys it sees (invariant under chunked
  * prefill and decode); with a fixed count the split size is ceil(S / 8), so the same row of a
- * longer call is cut elsewhere (not invariant).  ug_attn_splitkv_cpu cuts per row (ceil(n / 8)
- * for the count); the class's bound covers both (kernels/bounds_attn.c, step 5).
+ * longer call is cut elsewhere (not invariant).  ug_attn_splitkv_cpu cuts the same way (over S);
+ * the class's bound also covers a per-row cut (kernels/bounds_attn.c, step 5).
  */
 #include "kernels/cuda/ug_cuda.cuh"
 
