@@ -108,6 +108,13 @@ typedef struct ug_op_desc {
      * sum's or dot's arithmetic (ops/norm.c: nrm2 maps the sum of squares' bound through the
      * square root); NULL: kernels/bounds.c with terms_kind. */
     double (*bound)(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
+    /* The a-priori bound of kernel k for output e of one trial from every record of the trial
+     * (e's own, and others: attention's O bound needs its row's lse record), the shape and the
+     * call's options, where a bound is not a function of e's record alone (ops/attention.c:
+     * ug_attention_bound); +inf for none (the output unchecked, the point's check fails).
+     * Used before `bound` and kernels/bounds.c; no probabilistic bound then. */
+    double (*bound_at)(const ug_kernel *k, const ug_shape *s, const ug_opts *o,
+                       const ug_exact *records, size_t e);
     /* Fills input 1 of trial (a normalisation layer's weight, or weight then bias: in_len(s, 1)
      * values) itself,
      * the distribution filling input 0 alone: layer parameters are not data.  NULL: the

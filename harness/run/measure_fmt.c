@@ -49,14 +49,15 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
      * whose exact records are sums of their terms (exact_is_sum: sum, dot, gemm, scan, asum) */
     const ug_op_desc *d = ug_op_get(k->op);
     if (f32 && (!d || !d->exact_is_sum)) return false;
-    const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
+    const ug_format *acc = ug_format_of(k->acc_fmt);
     size_t count = 0;
     char first[300] = "";
     for (int i = 0; i < in->trials; i++)
         for (size_t e = 0; e < r->elements; e++) {
             const ug_exact *x = &in->exact[i][e];
             if (x->cls != UG_X_FINITE) continue;
-            double rn = ug_exact_rn(x, k->out_fmt);
+            ug_fmt of = ug_result_out_fmt(r, e); /* O's, or lse's binary32 */
+            double rn = ug_exact_rn(x, of);
             if (f32 && !isfinite(rn)) continue;
             const char *what = !isfinite(rn) ? "exact result" : x->sum_abs > acc->max ? "partial "
                                "sums (sum |terms|)" : NULL;
@@ -64,7 +65,8 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
             if (count++ > 0) continue; /* the first one is named */
             snprintf(first, sizeof first, "trial %d element %zu: %s %.6g leaves %s's range (max "
                      "%.6g)", in->first_trial + i, e, what, !isfinite(rn) ? x->hi : x->sum_abs,
-                     !isfinite(rn) ? out->name : acc->name, !isfinite(rn) ? out->max : acc->max);
+                     !isfinite(rn) ? ug_format_of(of)->name : acc->name,
+                     !isfinite(rn) ? ug_format_of(of)->max : acc->max);
         }
     r->out_of_range = count;
     if (!count) return false;
