@@ -19,8 +19,11 @@
  * failure, declared with its reason: the unshifted softmax on the outlier channels (exp(s)
  * overflows binary32 from s = 88.7: inf / inf).  A kernel that does not offer a shape (a
  * FlashAttention-2 plugin outside d = 64, 128) declines it as unsupported: a skip that says so.
- * Measured figures go to the baselines; the report's deviation table (summary.md) reads the
- * bfloat16 rows of the golden_* cases below.
+ * golden_S512, golden_S2048: bfloat16 Q K V, 8 query rows, Golden et al.'s "Is Flash Attention
+ * stable?" shapes at CI's size; their bfloat16 rows carry O's exact deviation (extras o_ulp_max,
+ * o_rel; dev_base on the naive baseline), the report's deviation table (summary.md); the large
+ * shapes (S up to 16384) are tests/bench_attention.c --golden's (BENCHMARKS.md).
+ * Measured figures go to the baselines.
  */
 #include <math.h>
 #include <string.h>
@@ -63,6 +66,10 @@ static const ug_param ug_attn_inputs[] = {
     {"long_S32768", UG_NORMAL(0, 1)},
     {"causal_prefill", UG_NORMAL(0, 1)},
     {"gqa_batch_causal", UG_NORMAL(0, 1)},
+    /* "Is Flash Attention stable?" (Golden et al., arXiv 2405.02803) at CI's size: bfloat16
+     * Q K V, a few query rows on S = 512 and 2048 keys: the report's deviation table */
+    {"golden_S512", UG_NORMAL(0, 1, .fmt = UG_BF16)},
+    {"golden_S2048", UG_NORMAL(0, 1, .fmt = UG_BF16)},
 };
 
 static attn_shape attn_shape_of(const char *name)
@@ -73,18 +80,46 @@ static attn_shape attn_shape_of(const char *name)
     if (!strcmp(name, "decode_S4096")) a.L = 1, a.S = 4096;
     if (!strcmp(name, "long_S32768")) a.L = 2, a.S = 32768;
     if (!strcmp(name, "causal_prefill")) a.L = a.S = 256, a.causal = true;
+    if (!strcmp(name, "golden_S512")) a.L = 8;
+    if (!strcmp(name, "golden_S2048")) a.L = 8, a.S = 2048;
     if (!strcmp(name, "gqa_batch_causal"))
         a.L = 16, a.S = 256, a.batch = 2, a.heads = 4, a.kv_heads = 2, a.causal = true;
     return a;
 }
 
+/* The deviation figures of a bfloat16 kernel's O on trial 0 (the report's deviation table,
+ * harness/report/report_md.c): its largest error in bfloat16 ULPs (o_ulp_max) and normwise
+ * relative (o_rel: max |O - O_exact| / max |O_exact|), exact, against the correctly rounded
+ * reference; dev_base 1 on the naive baseline's row, the table's denominator.  O(L dv). */
+static void attn_deviation(const ug_result *r, const ug_input *in)
+{
+    if (r->failed_run || !r->out || r->kernel->out_fmt != UG_BF16) return;
+    ug_shape sh = ug_input_shape(in);
+    size_t no = ug_opshape_out_len(ug_input_op(in)->shape, &sh, 0);
+    double ulp = 0, err = 0, big = 0;
+    for (size_t e = 0; e < no; e++) {
+        const ug_exact *x = &in->exact[0][e];
+        ug_error er = ug_error_fmt(x, UG_BF16, ug_result_output(r, 0, e));
+        if (!(er.ulp <= ulp)) ulp = er.ulp;
+        if (!(er.abs <= err)) err = er.abs;
+        if (fabs(x->hi) > big) big = fabs(x->hi);
+    }
+    ug_result *w = (ug_result *)r;
+    ug_result_extra(w, "o_ulp_max", ulp);
+    ug_result_extra(w, "o_rel", big > 0 ? err / big : err == 0 ? 0 : INFINITY);
+    if (strncmp(r->kernel->name, "attn_naive_bf16", 15) == 0 && r->kernel->backend == UG_CPU)
+        ug_result_extra(w, "dev_base", 1);
+}
+
 /* Every kernel of the backend whose input is stored in fmt, measured on in, each asserted. */
 static void attn_measure_all(ug_t *t, const ug_input *in, ug_fmt fmt, bool outliers)
 {
+    bool golden = strncmp(ug_case_name(t), "attention/golden", 16) == 0;
     static const int backends[] = {UG_CPU, UG_CUDA};
     for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++)
         UG_FOR_IN_KERNELS(t, k, UG_OP_ATTENTION, backends[b], "*", fmt) {
             ug_result *r = ug_measure(t, k, in);
+            if (golden) attn_deviation(r, in);
             if (k->bound == UG_BOUND_ATTN_UNSHIFTED && outliers)
                 ug_xfail(t, "unshifted exp(s) overflows binary32 from s = 88.7: inf / inf "
                             "(Blanchard-Higham-Mary sec. 2)");
