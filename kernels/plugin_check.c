@@ -95,13 +95,17 @@ static int ug_check_row(const ug_kernel *k, size_t i, const ug_mem_map *m, char 
     if ((int)k->backend != UG_CPU && (int)k->backend != UG_CUDA)
         return ug_refuse(why, len, "kernel row %zu (%s): .backend %d is neither UG_CPU nor UG_CUDA",
                          i, nm, (int)k->backend);
-    const ug_fmt fmts[] = {k->op_fmt, k->acc_fmt, k->out_fmt, k->in_store[0], k->in_store[1]};
-    static const char *const fnames[] = {".op_fmt", ".acc_fmt", ".out_fmt", ".in_store[0]", ".in_store[1]"};
+    const ug_fmt fmts[] = {k->op_fmt,      k->acc_fmt,     k->out_fmt,     k->in_store[0],
+                           k->in_store[1], k->in_store[2], k->in_store[3], k->out_more_fmt[0]};
+    static const char *const fnames[] = {".op_fmt",      ".acc_fmt",     ".out_fmt",
+                                         ".in_store[0]", ".in_store[1]", ".in_store[2]",
+                                         ".in_store[3]", ".out_more_fmt[0]"};
     for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
         if ((unsigned)fmts[f] >= (unsigned)UG_FMT_COUNT)
             return ug_refuse(why, len, "kernel row %zu (%s): %s %d is no format", i, nm, fnames[f],
                              (int)fmts[f]);
-    if ((unsigned)k->bound > (unsigned)UG_BOUND_LSE_ONLINE)
+    /* the last class of ulpgate.h's ug_bound_class (attention's, issue 35) */
+    if ((unsigned)k->bound > (unsigned)UG_BOUND_ATTN_SPLIT_COUNT)
         return ug_refuse(why, len, "kernel row %zu (%s): .bound %d is no bound class", i, nm,
                          (int)k->bound);
     if (!ug_bool_ok(&k->nondeterministic) || !ug_bool_ok(&k->ftz))
