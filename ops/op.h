@@ -76,9 +76,10 @@ typedef struct ug_op_desc {
     /* An operation of more than two inputs (attention: Q, K, V): every output of one trial
      * from its inputs in order (binary32 arrays of ug_op_in_len each; 16-bit inputs widened
      * exactly) and the call's options (scale, causal), the records of output 0 then output 1.
-     * Such an operation leaves exact, exact_fast and exact_one_fast NULL: the run loop's
-     * generated inputs, corpus files and the hunt hold two inputs (x, y) at most and refuse it
-     * with a message; its cases build their calls themselves (cases/attention.c). */
+     * Such an operation leaves exact, exact_fast and exact_one_fast NULL and sets bound_at:
+     * its inputs come from ug_input_make_heads (harness/run/ug.h), the run loop grades both
+     * outputs, the hunt searches its inputs as one vector; corpus files (two inputs a line at
+     * most) refuse it with a message. */
     void (*exact_in)(const float *const *in, const ug_shape *s, const ug_opts *o,
                      ug_exact *out);
     /* Required: exact, exact_fast, exact_one_fast.  The records of every output of a trial
