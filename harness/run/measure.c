@@ -58,64 +58,6 @@ static double ug_input_ops(const ug_input *in)
     return ug_op_work(ug_input_op(in), &s);
 }
 
-// ---- the output buffers of a call ----------------------------------------------------------
-
-/* A kernel's outputs on an input: buffer j (O, lse: base/opshape.h's outs) of count[j]
- * elements in fmt[j] (the kernel's out_fmt, then its out_more_fmt), all stored one after the
- * other in one allocation (ug_result.out[trial]), element e of the records (ug_opshape_outputs:
- * output 0's, then output 1's) at its place there.  One buffer of r->elements in out_fmt for
- * an operation of one output. */
-typedef struct {
-    int n;
-    size_t first[UG_MAX_OUTPUTS], count[UG_MAX_OUTPUTS], off[UG_MAX_OUTPUTS], bytes;
-    ug_fmt fmt[UG_MAX_OUTPUTS];
-} ug_outs;
-
-static ug_outs ug_outs_of(const ug_kernel *k, const ug_input *in)
-{
-    ug_outs o = {0};
-    const ug_opshape *sh = ug_input_op(in)->shape;
-    ug_shape s = ug_input_shape(in);
-    o.n = ug_opshape_noutputs(sh);
-    size_t e = 0;
-    for (int j = 0; j < o.n; j++) {
-        o.fmt[j] = j == 0 ? k->out_fmt : k->out_more_fmt[j - 1];
-        o.count[j] = o.n == 1 ? ug_input_elements(in) : ug_opshape_out_len(sh, &s, j);
-        o.first[j] = e, o.off[j] = o.bytes;
-        e += o.count[j];
-        o.bytes += o.count[j] * ug_fmt_bytes(o.fmt[j]);
-    }
-    return o;
-}
-
-/* Which buffer holds element e. */
-static int ug_outs_buf(const ug_outs *o, size_t e)
-{
-    int j = 0;
-    while (j + 1 < o->n && e >= o->first[j + 1]) j++;
-    return j;
-}
-
-static double ug_outs_load(const ug_outs *o, const void *out, size_t e)
-{
-    int j = ug_outs_buf(o, e);
-    return ug_fmt_load(o->fmt[j], (const char *)out + o->off[j], e - o->first[j]);
-}
-
-ug_fmt ug_result_out_fmt(const ug_result *r, size_t e)
-{
-    if (!r->in) return r->kernel->out_fmt;
-    ug_outs o = ug_outs_of(r->kernel, r->in);
-    return o.fmt[ug_outs_buf(&o, e)];
-}
-
-double ug_result_output(const ug_result *r, int trial, size_t e)
-{
-    if (!r->in) return ug_fmt_load(r->kernel->out_fmt, r->out[trial], e);
-    ug_outs o = ug_outs_of(r->kernel, r->in);
-    return ug_outs_load(&o, r->out[trial], e);
-}
-
 void ug_result_free(ug_result *r)
 {
     if (!r) return;
@@ -264,7 +206,11 @@ static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *recor
                                from the row's records); no probabilistic one */
         ug_shape sh = ug_input_shape(r->in);
         double ab = d->bound_at(k, &sh, &r->in->opts, records, e);
+        *bound = ab;
+        if (!isfinite(err->abs)) return INFINITY; /* inf or NaN for a finite value: no bound
+                                                     covers it (the unshifted exp overflow) */
         if (!isfinite(ab)) {
+            *bound = 0;
             r->bound_unchecked++;
             return 0;
         }

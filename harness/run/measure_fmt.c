@@ -1,7 +1,9 @@
 /*
  * measure_fmt.c - the number formats in a measurement (issue 23): which input buffers a kernel
  * can be handed, and the range check that reports a point whose exact result or partial sums
- * leave a format's range as out of range (a skip), never as a pass.  measure.c calls both.
+ * leave a format's range as out of range (a skip), never as a pass; and where each output of a
+ * call lies in its format (ug_outs, context.h: attention's O and lse, issue 35).  measure.c
+ * calls all three.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +11,55 @@
 
 #include "harness/run/context.h"
 #include "ops/op.h"
+
+// ---- the output buffers of a call ----------------------------------------------------------
+
+ug_outs ug_outs_of(const ug_kernel *k, const ug_input *in)
+{
+    ug_outs o = {0};
+    const ug_opshape *sh = ug_input_op(in)->shape;
+    ug_shape s = ug_input_shape(in);
+    o.n = ug_opshape_noutputs(sh);
+    size_t e = 0;
+    for (int j = 0; j < o.n; j++) {
+        o.fmt[j] = j == 0 ? k->out_fmt : k->out_more_fmt[j - 1];
+        o.count[j] = o.n == 1 ? ug_input_elements(in) : ug_opshape_out_len(sh, &s, j);
+        o.first[j] = e, o.off[j] = o.bytes;
+        e += o.count[j];
+        o.bytes += o.count[j] * ug_fmt_bytes(o.fmt[j]);
+    }
+    return o;
+}
+
+/* Which buffer holds element e. */
+int ug_outs_buf(const ug_outs *o, size_t e)
+{
+    int j = 0;
+    while (j + 1 < o->n && e >= o->first[j + 1]) j++;
+    return j;
+}
+
+double ug_outs_load(const ug_outs *o, const void *out, size_t e)
+{
+    int j = ug_outs_buf(o, e);
+    return ug_fmt_load(o->fmt[j], (const char *)out + o->off[j], e - o->first[j]);
+}
+
+ug_fmt ug_result_out_fmt(const ug_result *r, size_t e)
+{
+    if (!r->in) return r->kernel->out_fmt;
+    ug_outs o = ug_outs_of(r->kernel, r->in);
+    return o.fmt[ug_outs_buf(&o, e)];
+}
+
+double ug_result_output(const ug_result *r, int trial, size_t e)
+{
+    if (!r->in) return ug_fmt_load(r->kernel->out_fmt, r->out[trial], e);
+    ug_outs o = ug_outs_of(r->kernel, r->in);
+    return ug_outs_load(&o, r->out[trial], e);
+}
+
+// ---- input formats and range ----------------------------------------------------------------
 
 /* Whether the harness can hand k the buffers it reads: input storage as in's, or binary32
  * for data of a format that embeds in it (16- and 8-bit: the floats beside the encoded copy).
