@@ -84,6 +84,7 @@ static int t_attn_d64(const ug_kernel *k, ug_call *c)
         }
     }
     free(s);
+    if (getenv("T_OVERRUN")) o[B * H * L * dv] = 0; /* one element past O (lse follows it) */
     return 0;
 }
 static int t_sum(const ug_kernel *k, ug_call *c)
@@ -156,6 +157,9 @@ check "... its measured row in results.json: op attention, both outputs counted 
 import sys; sys.path.insert(0, \"$src/scripts\"); from same_rows import rows
 r = [x for x in rows(\"$tmp/attn/results.json\").values() if x.get(\"kernel\") == \"t_attn_d64@default\" and x.get(\"status\") == \"pass\"]
 assert len(r) == 1 and r[0][\"op\"] == \"attention\" and r[0][\"count\"] == 32 * 64 + 32, r"'
+T_OVERRUN=1 run run --plugin "$p" --no-builtin --filter 'attention/normal' --kernel t_attn_d64 --tap
+check "... one element written past O faults (each output fenced apart), a failed point naming the signal" \
+  '[ "$(rc)" = 1 ] && grep -q "^not ok 1 - attention/normal$" "$tmp/out" && grep -q "kernel t_attn_d64@default crashed (SIGSEGV)" "$tmp/out"'
 
 # ---- corpus files that select nothing -------------------------------------------------------------
 mkdir -p "$tmp/c"

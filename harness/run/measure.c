@@ -470,9 +470,13 @@ static void ug_measure_time(ug_result *r, double *times);
 
 // ---- fenced buffers and determinism (issue 33) ---------------------------------------------
 
-/* Copy c's buffers into fenced ones (fence.h) against side: each input, and the output
- * (poisoned as the caller's); f[UG_MAX_INPUTS] is the output's.  0, or -1 with c->err set when
- * the memory cannot be mapped.  O(bytes of the call). */
+/* The fences of a call: one per input, then one per output buffer. */
+enum { UG_FENCES = UG_MAX_INPUTS + UG_MAX_OUTPUTS };
+
+/* Copy c's buffers into fenced ones (fence.h) against side: each input, and each output buffer
+ * (poisoned as the caller's: O and lse of attention fenced apart, so an overrun of one faults
+ * rather than landing in the other); f[UG_MAX_INPUTS + j] is output j's.  0, or -1 with c->err
+ * set when the memory cannot be mapped.  O(bytes of the call). */
 static int ug_fence_call(ug_call *c, ug_fence *f, ug_fence_side side)
 {
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
@@ -483,19 +487,18 @@ static int ug_fence_call(ug_call *c, ug_fence *f, ug_fence_side side)
         memcpy(d, c->in[a].data, bytes);
         c->in[a].data = d;
     }
-    /* the output buffers one after the other, as the caller's (ug_outs): one fence */
-    size_t out_bytes = 0;
-    for (int j = 0; j < UG_MAX_OUTPUTS; j++)
-        if (c->out[j].data) out_bytes += c->out[j].count * ug_fmt_bytes(c->out[j].fmt);
-    char *o = ug_fence_alloc(&f[UG_MAX_INPUTS], out_bytes, side), *base = c->out[0].data;
-    if (!o) goto err;
-    memset(o, UG_POISON_BYTE, out_bytes);
-    for (int j = UG_MAX_OUTPUTS - 1; j >= 0; j--)
-        if (c->out[j].data) c->out[j].data = o + ((char *)c->out[j].data - base);
+    for (int j = 0; j < UG_MAX_OUTPUTS; j++) {
+        if (!c->out[j].data) continue;
+        size_t bytes = c->out[j].count * ug_fmt_bytes(c->out[j].fmt);
+        void *o = ug_fence_alloc(&f[UG_MAX_INPUTS + j], bytes, side);
+        if (!o) goto err;
+        memset(o, UG_POISON_BYTE, bytes);
+        c->out[j].data = o;
+    }
     return 0;
 err:
     snprintf(c->err, sizeof c->err, "cannot map fenced buffers for the call: %s", strerror(errno));
-    for (int a = 0; a <= UG_MAX_INPUTS; a++) ug_fence_free(&f[a]);
+    for (int a = 0; a < UG_FENCES; a++) ug_fence_free(&f[a]);
     return -1;
 }
 
@@ -511,7 +514,7 @@ static int ug_run_trial_side(ug_t *t, ug_result *r, int i, void *out, int reps, 
     ug_call c;
     ug_call_setup(&c, r->kernel, r->in, i, out);
     c.reps = reps;
-    ug_fence f[UG_MAX_INPUTS + 1] = {{0}};
+    ug_fence f[UG_FENCES] = {{0}};
     bool fenced = r->kernel->backend == UG_CPU;
     int rc = fenced ? ug_fence_call(&c, f, side) : 0;
     double t0 = ug_now_s();
@@ -519,8 +522,12 @@ static int ug_run_trial_side(ug_t *t, ug_result *r, int i, void *out, int reps, 
     else ug_fail_header(t, __FILE__, __LINE__, r->kernel->id, "%s", c.err);
     ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
     if (fenced) {
-        if (f[UG_MAX_INPUTS].data) memcpy(out, f[UG_MAX_INPUTS].data, out_bytes);
-        for (int a = 0; a <= UG_MAX_INPUTS; a++) ug_fence_free(&f[a]);
+        ug_outs o = ug_outs_of(r->kernel, r->in); /* each output buffer back in its place */
+        for (int j = 0; j < o.n; j++)
+            if (f[UG_MAX_INPUTS + j].data)
+                memcpy((char *)out + o.off[j], f[UG_MAX_INPUTS + j].data,
+                       o.count[j] * ug_fmt_bytes(o.fmt[j]));
+        for (int a = 0; a < UG_FENCES; a++) ug_fence_free(&f[a]);
     }
     if (rc != 0) {
         snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
