@@ -12,12 +12,14 @@
  * = 256); batch 2 x 4 query heads on 2 key/value heads, causal with L < S.  d = 64 and 128 (the
  * long rows d = 64 alone: CI time).  The binary32 kernels read the binary32 values; the bfloat16
  * kernels an input of the same values rounded to bfloat16 (stored in bfloat16), graded against
- * those values' own reference (one input for both on bf16_normal, whose values are bfloat16).
+ * those values' own reference (one input for both on bf16_normal and golden_*, whose values
+ * are bfloat16).
  * Asserted: bound ratio <= 1 for every kernel and input, on every output (O and lse: the bound
  * of each from ug_attention_bound, ops/op.h's bound_at; an output of no finite bound is an
- * unchecked output, which fails the point; a special exact value only itself); the expected
- * failure, declared with its reason: the unshifted softmax on the outlier channels (exp(s)
- * overflows binary32 from s = 88.7: inf / inf).  A kernel that does not offer a shape (a
+ * unchecked output, which fails the point; a special exact value only itself; a NaN or infinite
+ * output of a finite exact value an infinite ratio); the expected failure, declared with its
+ * reason: the unshifted softmax on the outlier channels (exp(s) overflows binary32 from s =
+ * 88.7: inf / inf).  A kernel that does not offer a shape (a
  * FlashAttention-2 plugin outside d = 64, 128) declines it as unsupported: a skip that says so.
  * golden_S512, golden_S2048: bfloat16 Q K V, 8 query rows, Golden et al.'s "Is Flash Attention
  * stable?" shapes at CI's size; their bfloat16 rows carry O's exact deviation (extras o_ulp_max,
