@@ -303,6 +303,9 @@ check "a layernorm file of two values a line: exit 1 at its first line, three wa
 rm "$tmp/c/t_ln.txt"
 
 # ---- hunt ----------------------------------------------------------------------------------------
+run hunt --kernel serial_f32 --n 8 --evals 10 --causal
+check "hunt --causal for an operation without a mask: exit 2, said why" \
+  '[ "$(rc)" = 2 ] && grep -q "^ulpgate hunt: --causal: serial_f32@default computes sum, which takes no mask$" "$tmp/err"'
 mkdir -p "$tmp/h"
 run hunt --kernel serial_f32 --op sum --n 512 --evals 20000 --seed 7 --out "$tmp/h/h1.txt" --compare-random
 check "hunt serial_f32: exit 0, search and random bests, their ratio" \
@@ -339,8 +342,8 @@ check "hunt attention's unshifted kernel: the exp overflow found (bound ratio in
 run hunt --kernel attn_unshifted_cpu --n 2x16x8x8 --evals 512 --seed 1 --threads 1
 check "... deterministic for a seed and an evaluation budget (one thread): the same evaluation found it" \
   '[ "$(rc)" = 0 ] && grep -q "^search   best bound ratio inf (ulp inf), 512 evaluations in .*found by range halving at evaluation 4$" "$tmp/out"'
-run hunt --kernel attn_online_cpu --n 2x16x8x8 --evals 512 --seed 1
-check "hunt attention's online kernel: a finite best bound ratio in (0, 1], within its bound" \
+run hunt --kernel attn_online_cpu --n 2x16x8x8 --evals 512 --seed 1 --causal
+check "hunt attention's online kernel, --causal: a finite best bound ratio in (0, 1], within its bound" \
   'r=$(sed -n "s/^search   best bound ratio \([0-9.e+-]*\) .*/\1/p" "$tmp/out"); [ -n "$r" ] && awk -v r="$r" "BEGIN{exit !(r > 0 && r <= 1)}"'
 # --out that is not a regular file: a symlink is written through (the link kept), a full device
 # says ENOSPC (a rename would have replaced /dev/full with a regular file, as root)

@@ -5,7 +5,7 @@
  *
  *   ulpgate hunt --kernel NAME [--op sum|dot|gemm] --n N [--objective bound|ulp]
  *                [--budget SECONDS | --evals N] [--seed S] [--out FILE] [--compare-random]
- *                [--check-ulp L] [--threads N]
+ *                [--check-ulp L] [--threads N] [--causal]
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@
 static const char ug_hunt_usage[] =
     "usage: ulpgate hunt --kernel NAME [--op sum|dot|gemm] --n N [--objective bound|ulp]\n"
     "                    [--budget SECONDS | --evals N] [--seed S] [--out FILE]\n"
-    "                    [--compare-random] [--check-ulp L] [--threads N]\n"
+    "                    [--compare-random] [--check-ulp L] [--threads N] [--causal]\n"
     "  --kernel NAME     the kernel (name, or name@variant; see 'ulpgate list')\n"
     "  --op OP           its operation (default: the kernel's)\n"
     "  --n N             length of the sum or dot; GEMM: N (square) or MxNxK;\n"
@@ -36,7 +36,8 @@ static const char ug_hunt_usage[] =
     "  --out FILE        the corpus file to write (default hunt-KERNEL-OP-nN-SEED.txt)\n"
     "  --compare-random  also run plain random sampling with the same budget; print both bests\n"
     "  --check-ulp L     the ULP check the shrunk input must still breach (default 1)\n"
-    "  --threads N       threads for the evaluations (default: all cores)\n";
+    "  --threads N       threads for the evaluations (default: all cores)\n"
+    "  --causal          attention: the causal mask (bottom-right when L < S)\n";
 
 typedef struct {
     const ug_kernel *k;
@@ -107,6 +108,10 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
             o->compare = true;
             continue;
         }
+        if (!strcmp(a, "--causal")) { /* attention's mask (bottom-right), checked below */
+            o->p.opts.flags |= UG_OPT_CAUSAL;
+            continue;
+        }
         static const char *const valued[] = {"--kernel", "--op", "--n", "--objective", "--budget",
                                              "--evals", "--seed", "--out", "--check-ulp",
                                              "--threads"};
@@ -138,6 +143,11 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     if (!d->exact && !(d->exact_in && d->bound_at)) {
         fprintf(stderr, "ulpgate hunt: %s: operation %s has no exact results the hunt can "
                         "compute\n", o->k->id, d->shape->name);
+        return 2;
+    }
+    if ((o->p.opts.flags & UG_OPT_CAUSAL) && !d->exact_in) {
+        fprintf(stderr, "ulpgate hunt: --causal: %s computes %s, which takes no mask\n",
+                o->k->id, d->shape->name);
         return 2;
     }
     if (op && strcmp(op, d->shape->name) != 0) {
