@@ -40,9 +40,10 @@ extern "C" {
  *   UG_LAYOUT_MATMUL   A is dim[0] x dim[2] (M x K), B dim[2] x dim[1] (K x N), row-major: the
  *                      GEMM fill; a corpus file holds one value a line, A then B
  *   UG_LAYOUT_HEADS    attention's Q (L x d), K (S x d), V (S x dv) a head, row-major, the heads
- *                      after the batch (batch x heads x L x d; K and V of kv_heads): no
- *                      distribution fill, corpus line or hunt mutation yet (their inputs are
- *                      two vectors at most): cases build these calls themselves */
+ *                      after the batch (batch x heads x L x d; K and V of kv_heads): each
+ *                      input drawn on a stream of its own (harness/run/ug.h's
+ *                      ug_input_make_heads), the hunt's values every input one after the
+ *                      other; no corpus line (a line holds two inputs at most) */
 typedef enum { UG_LAYOUT_VECTORS, UG_LAYOUT_MATMUL, UG_LAYOUT_HEADS } ug_layout;
 
 /* What an operation's output 0 forms: one value, a vector of dim[0], a row-major dim[0] x

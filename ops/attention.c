@@ -79,4 +79,5 @@ const ug_op_desc ug_op_attention_desc = {
                 "that sees no key (causal, L > S): O NaN, lse -inf",
     .hunt_exp = 6,
     .exact_in = attn_exact_in,
+    .bound_at = ug_attention_bound,
 };

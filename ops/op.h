@@ -76,9 +76,10 @@ typedef struct ug_op_desc {
     /* An operation of more than two inputs (attention: Q, K, V): every output of one trial
      * from its inputs in order (binary32 arrays of ug_op_in_len each; 16-bit inputs widened
      * exactly) and the call's options (scale, causal), the records of output 0 then output 1.
-     * Such an operation leaves exact, exact_fast and exact_one_fast NULL: the run loop's
-     * generated inputs, corpus files and the hunt hold two inputs (x, y) at most and refuse it
-     * with a message; its cases build their calls themselves (cases/attention.c). */
+     * Such an operation leaves exact, exact_fast and exact_one_fast NULL and sets bound_at:
+     * its inputs come from ug_input_make_heads (harness/run/ug.h), the run loop grades both
+     * outputs, the hunt searches its inputs as one vector; corpus files (two inputs a line at
+     * most) refuse it with a message. */
     void (*exact_in)(const float *const *in, const ug_shape *s, const ug_opts *o,
                      ug_exact *out);
     /* Required: exact, exact_fast, exact_one_fast.  The records of every output of a trial
@@ -108,6 +109,13 @@ typedef struct ug_op_desc {
      * sum's or dot's arithmetic (ops/norm.c: nrm2 maps the sum of squares' bound through the
      * square root); NULL: kernels/bounds.c with terms_kind. */
     double (*bound)(const ug_kernel *k, size_t n, double S, double s_abs, double lambda);
+    /* The a-priori bound of kernel k for output e of one trial from every record of the trial
+     * (e's own, and others: attention's O bound needs its row's lse record), the shape and the
+     * call's options, where a bound is not a function of e's record alone (ops/attention.c:
+     * ug_attention_bound); +inf for none (the output unchecked, the point's check fails).
+     * Used before `bound` and kernels/bounds.c; no probabilistic bound then. */
+    double (*bound_at)(const ug_kernel *k, const ug_shape *s, const ug_opts *o,
+                       const ug_exact *records, size_t e);
     /* Fills input 1 of trial (a normalisation layer's weight, or weight then bias: in_len(s, 1)
      * values) itself,
      * the distribution filling input 0 alone: layer parameters are not data.  NULL: the

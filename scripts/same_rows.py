@@ -81,6 +81,15 @@ def make_id(r):
     if not r.get("measured"):
         return "%s %s" % (id_part(r["case"]), id_part(r["point"]))
     head = "%s %s %s" % (id_part(r["case"]), id_part(r["kernel"]), id_part(r["dist"]))
+    one = lambda k: r.get(k) or 1
+    axes = one("batch") > 1 or one("heads") > 1 or one("kv_heads") > 1
+    if "dim3" in r or axes:  # more than three dims, or batch/head axes (attention)
+        dims = [r["n"], r.get("gemm_n", r["n"]), r.get("k", r["n"])]
+        dims += [r[k] for k in ("dim3", "dim4", "dim5") if k in r]
+        text = "x".join("%d" % v for v in dims)
+        if axes:
+            text += "_b%d_h%d_kv%d" % (one("batch"), one("heads"), r.get("kv_heads") or one("heads"))
+        return "%s %s" % (head, text)
     if "m" in r and not (r["m"] == r["gemm_n"] == r["k"]):
         return "%s %dx%dx%d" % (head, r["m"], r["gemm_n"], r["k"])
     return "%s %d" % (head, r["n"])
@@ -94,7 +103,8 @@ def results_rows(d):
     row's point, gbps / gflops and the histogram's trailing zero buckets are not made back here
     (ulpgate makes them)."""
     dflt, out, prev = d.get("defaults", {}), [], None
-    same = ("case", "dist", "n", "m", "gemm_n", "k")
+    same = ("case", "dist", "n", "m", "gemm_n", "k", "dim3", "dim4", "dim5", "batch", "heads",
+            "kv_heads")
     for r in row_objects(d):
         meas = r.get("measured", dflt.get("measured"))
         full = {k: v for k, v in dflt.items() if meas or k in ("status", "device", "seed")}
@@ -115,7 +125,8 @@ def results_rows(d):
 def key(r):
     if not r.get("measured"):
         return r["id"]
-    return tuple(r.get(k) for k in ("case", "kernel", "dist", "n", "m", "gemm_n", "k"))
+    return tuple(r.get(k) for k in ("case", "kernel", "dist", "n", "m", "gemm_n", "k", "dim3",
+                                    "dim4", "dim5", "batch", "heads", "kv_heads"))
 
 
 def rows(path):

@@ -303,6 +303,9 @@ check "a layernorm file of two values a line: exit 1 at its first line, three wa
 rm "$tmp/c/t_ln.txt"
 
 # ---- hunt ----------------------------------------------------------------------------------------
+run hunt --kernel serial_f32 --n 8 --evals 10 --causal
+check "hunt --causal for an operation without a mask: exit 2, said why" \
+  '[ "$(rc)" = 2 ] && grep -q "^ulpgate hunt: --causal: serial_f32@default computes sum, which takes no mask$" "$tmp/err"'
 mkdir -p "$tmp/h"
 run hunt --kernel serial_f32 --op sum --n 512 --evals 20000 --seed 7 --out "$tmp/h/h1.txt" --compare-random
 check "hunt serial_f32: exit 0, search and random bests, their ratio" \
@@ -330,6 +333,18 @@ check "hunt a LayerNorm: x w b lines (its bias) written and reproduced" \
 run hunt --kernel gemm_naive_cpu --n 4x3x8 --evals 3000 --out "$tmp/h/g.txt"
 check "hunt a GEMM: its shape shrunk, written and reproduced" \
   '[ "$(rc)" = 0 ] && grep -q "^# op: gemm [0-9]*x[0-9]*x[0-9]*$" "$tmp/h/g.txt" && grep -q "reproduces the breach" "$tmp/out"'
+# attention (issue 35): Q, K, V searched as one vector, the worst output's bound ratio (O and lse
+# each against its own bound); the unshifted softmax's exp overflow (scores past 88.7: inf/inf)
+# is a breach the search finds within its domain (|v| <= 2^6), the shifted kernels are not
+run hunt --kernel attn_unshifted_cpu --n 2x16x8x8 --evals 512 --seed 1
+check "hunt attention's unshifted kernel: the exp overflow found (bound ratio inf), exit 0, no file" \
+  '[ "$(rc)" = 0 ] && grep -q "^search   best bound ratio inf (ulp inf), 512 evaluations" "$tmp/out" && grep -q "^breach   attn_unshifted_cpu@default: bound ratio inf, .* no corpus file (a corpus file holds two inputs at most; attention has 3)$" "$tmp/out"'
+run hunt --kernel attn_unshifted_cpu --n 2x16x8x8 --evals 512 --seed 1 --threads 1
+check "... deterministic for a seed and an evaluation budget (one thread): the same evaluation found it" \
+  '[ "$(rc)" = 0 ] && grep -q "^search   best bound ratio inf (ulp inf), 512 evaluations in .*found by range halving at evaluation 4$" "$tmp/out"'
+run hunt --kernel attn_online_cpu --n 2x16x8x8 --evals 512 --seed 1 --causal
+check "hunt attention's online kernel, --causal: a finite best bound ratio in (0, 1], within its bound" \
+  'r=$(sed -n "s/^search   best bound ratio \([0-9.e+-]*\) .*/\1/p" "$tmp/out"); [ -n "$r" ] && awk -v r="$r" "BEGIN{exit !(r > 0 && r <= 1)}"'
 # --out that is not a regular file: a symlink is written through (the link kept), a full device
 # says ENOSPC (a rename would have replaced /dev/full with a regular file, as root)
 ln -s "$tmp/h/target.txt" "$tmp/h/link.txt"

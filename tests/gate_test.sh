@@ -98,17 +98,24 @@ else
     echo "#   $ug baseline update --from $out/results.json --reason \"why\""
 fi
 # issue 26: the default run's report stays small on every device (a GPU machine's run has three
-# times the CPU's rows): results.json <= 3 MB, summary.md <= 100 KB
+# times the CPU's rows): results.json <= 3 MB, summary.md <= 100 KB.  The 3 MB were set for the
+# 32,637 rows of the H100's default run then (88 bytes a row); a row added since (a new operation's
+# kernels: attention's, issue 35) may add at most the 96 bytes a row that report_size asserts on
+# its subset: the limit is 3,000,000 + 96 (rows - 32,637) where a run has more rows, the bytes a
+# row and not the file's total being what the compact format controls.
 if [ $# != 0 ]; then
     echo "ok 3 - the report's size # SKIP not the default case set"
 else
     rj=$(wc -c <"$out/results.json" | tr -d ' ')
     sm=$(wc -c <"$out/summary.md" 2>/dev/null | tr -d ' ')
-    if [ "$rj" -le 3000000 ] && [ -n "$sm" ] && [ "$sm" -le 102400 ]; then
-        echo "ok 3 - the default run's report: results.json $rj B (<= 3,000,000), summary.md $sm B (<= 102,400)"
+    rows=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$out/results.json" 2>/dev/null)
+    lim=3000000
+    [ -n "$rows" ] && [ "$rows" -gt 32637 ] && lim=$((3000000 + 96 * (rows - 32637)))
+    if [ -n "$rows" ] && [ "$rj" -le "$lim" ] && [ -n "$sm" ] && [ "$sm" -le 102400 ]; then
+        echo "ok 3 - the default run's report: results.json $rj B of $rows rows (<= $lim), summary.md $sm B (<= 102,400)"
     else
         fail=1
-        echo "not ok 3 - the default run's report: results.json $rj B (<= 3,000,000), summary.md ${sm:-no} B (<= 102,400)"
+        echo "not ok 3 - the default run's report: results.json $rj B of ${rows:-no readable} rows (<= $lim: 3,000,000 + 96 a row past 32,637), summary.md ${sm:-no} B (<= 102,400)"
     fi
 fi
 exit $fail

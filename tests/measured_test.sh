@@ -18,11 +18,75 @@ src="$2"
 echo "TAP version 13"
 cc="${CC:-cc}"
 # t_sum: a binary64 accumulation; t_never: unsupported on every call; t_flip: unsupported
-# when T_FLIP_UNSUPPORTED is set (the same kernel, skipped in one run and measured in another)
+# when T_FLIP_UNSUPPORTED is set (the same kernel, skipped in one run and measured in another);
+# t_attn_d64: attention as FlashAttention-2's plugin declares it (bf16 Q K V, bf16 O, binary32
+# lse), a binary64 three-pass computation that offers d = 64 alone and declines others as
+# unsupported (issue 35: a skip that says why, not a failure)
 cat >"$tmp/p.c" <<'EOF'
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ulpgate/ulpgate.h>
+static double t_bf(unsigned short b)
+{
+    unsigned u = (unsigned)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static unsigned short t_to_bf(double v)
+{
+    float f = (float)v; /* double rounding is within the naive class's bound */
+    unsigned u;
+    memcpy(&u, &f, 4);
+    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+static int t_attn_d64(const ug_kernel *k, ug_call *c)
+{
+    (void)k;
+    size_t L = ug_dim(c, 0), S = ug_dim(c, 1), d = ug_dim(c, 2), dv = ug_dim(c, 3);
+    if (d != 64) {
+        c->unsupported = true;
+        snprintf(c->err, sizeof c->err, "head dim %zu: this kernel is built for d = 64", d);
+        return 1;
+    }
+    const unsigned short *q = ug_in_bf16(c, 0), *kk = ug_in_bf16(c, 1), *v = ug_in_bf16(c, 2);
+    unsigned short *o = ug_output_as(c, 0, UG_BF16);
+    float *lse = ug_output_f32(c, 1);
+    if (!q || !kk || !v || !o || !lse) {
+        snprintf(c->err, sizeof c->err, "buffers not bf16 in, bf16 O, f32 lse");
+        return 1;
+    }
+    size_t B = c->shape.batch ? c->shape.batch : 1, H = c->shape.heads ? c->shape.heads : 1;
+    size_t KH = c->shape.kv_heads ? c->shape.kv_heads : H;
+    double sc = c->opts.scale > 0 ? (float)c->opts.scale : (float)(1 / sqrt((double)d));
+    double *s = malloc(S * sizeof *s);
+    for (size_t p = 0; p < B * H; p++) {
+        size_t kv = (p / H) * KH + (p % H) / (H / KH);
+        for (size_t i = 0; i < L; i++) {
+            size_t n = (c->opts.flags & UG_OPT_CAUSAL) ? i + S + 1 - L : S;
+            double m = -INFINITY, l = 0;
+            for (size_t j = 0; j < n; j++) {
+                s[j] = 0;
+                for (size_t t = 0; t < d; t++)
+                    s[j] += t_bf(q[(p * L + i) * d + t]) * t_bf(kk[(kv * S + j) * d + t]);
+                s[j] *= sc;
+                if (s[j] > m) m = s[j];
+            }
+            for (size_t j = 0; j < n; j++) l += exp(s[j] - m);
+            for (size_t t = 0; t < dv; t++) {
+                double a = 0;
+                for (size_t j = 0; j < n; j++) a += exp(s[j] - m) * t_bf(v[(kv * S + j) * dv + t]);
+                o[(p * L + i) * dv + t] = t_to_bf(a / l);
+            }
+            lse[p * L + i] = (float)(m + log(l));
+        }
+    }
+    free(s);
+    if (getenv("T_OVERRUN")) o[B * H * L * dv] = 0; /* one element past O (lse follows it) */
+    return 0;
+}
 static int t_sum(const ug_kernel *k, ug_call *c)
 {
     (void)k;
@@ -48,6 +112,8 @@ UG_PLUGIN(
     {.name = "t_sum", .op = UG_OP_SUM, .bound = UG_BOUND_WIDE_ACC, .run = t_sum, .doc = "binary64 sum"},
     {.name = "t_never", .op = UG_OP_SUM, .bound = UG_BOUND_WIDE_ACC, .run = t_never, .doc = "never supported"},
     {.name = "t_flip", .op = UG_OP_SUM, .bound = UG_BOUND_WIDE_ACC, .run = t_flip, .doc = "supported unless T_FLIP_UNSUPPORTED"},
+    {.name = "t_attn_d64", .op = UG_OP_ATTENTION, .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16, UG_BF16},
+     .bound = UG_BOUND_ATTN_NAIVE_BF16, .run = t_attn_d64, .doc = "binary64 attention, d = 64 alone"},
 )
 EOF
 if ! command -v "$cc" >/dev/null; then
@@ -65,7 +131,7 @@ p="$tmp/p.so"
 # ---- nothing measured ----------------------------------------------------------------------------
 run run --plugin "$p" --no-builtin --filter 'dot/*'
 check "--no-builtin, cases that run none of the plugin's kernels: exit 2, said why" \
-  '[ "$(rc)" = 2 ] && grep -q "filter .dot/\*. selects 7 cases .*no kernel was measured and no check evaluated; --no-builtin leaves the plugins. 3 kernels, and no selected case runs one: nothing was measured" "$tmp/err"'
+  '[ "$(rc)" = 2 ] && grep -q "filter .dot/\*. selects 7 cases .*no kernel was measured and no check evaluated; --no-builtin leaves the plugins. 4 kernels, and no selected case runs one: nothing was measured" "$tmp/err"'
 run run --plugin "$p" --no-builtin --filter 'reduce/normal' --kernel 't_never'
 check "--kernel naming a kernel unsupported on every call: a failed point naming it and why" \
   '[ "$(rc)" = 1 ] && grep -q "t_never@default was unsupported on every one of its 8 calls (needs a unit this machine lacks): nothing of it was measured" "$tmp/out"'
@@ -81,6 +147,19 @@ check "... each such case a skip that says which kernel --kernel leaves out" \
 run run --format bf16 --filter 'reduce/finding_*'
 check "--format with cases that name f32 kernels: exit 2, nothing measured (they are skipped)" \
   '[ "$(rc)" = 2 ] && grep -q -- "--format bf16: no selected case runs a kernel with that format" "$tmp/err"'
+
+# ---- an attention plugin kernel that offers d = 64 alone (issue 35) ---------------------------------
+run run --plugin "$p" --no-builtin --filter 'attention/normal' --kernel t_attn_d64 --tap --report "$tmp/attn"
+check "an attention plugin kernel: d = 64 measured and passing, d = 128 a skip saying why; exit 0" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - attention/normal t_attn_d64@default n=32x512x64x64$" "$tmp/out" && grep -q "^ok [0-9]* - attention/normal t_attn_d64@default n=32x512x128x128 # SKIP head dim 128: this kernel is built for d = 64$" "$tmp/out"'
+check "... its measured row in results.json: op attention, both outputs counted (O and lse)" \
+  'json "$tmp/attn/results.json" "
+import sys; sys.path.insert(0, \"$src/scripts\"); from same_rows import rows
+r = [x for x in rows(\"$tmp/attn/results.json\").values() if x.get(\"kernel\") == \"t_attn_d64@default\" and x.get(\"status\") == \"pass\"]
+assert len(r) == 1 and r[0][\"op\"] == \"attention\" and r[0][\"count\"] == 32 * 64 + 32, r"'
+T_OVERRUN=1 run run --plugin "$p" --no-builtin --filter 'attention/normal' --kernel t_attn_d64 --tap
+check "... one element written past O faults (each output fenced apart), a failed point naming the signal" \
+  '[ "$(rc)" = 1 ] && grep -q "^not ok 1 - attention/normal$" "$tmp/out" && grep -q "kernel t_attn_d64@default crashed (SIGSEGV)" "$tmp/out"'
 
 # ---- corpus files that select nothing -------------------------------------------------------------
 mkdir -p "$tmp/c"

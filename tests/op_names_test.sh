@@ -7,19 +7,6 @@ ug="$1"
 src="$2"
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-# Operations whose cases do not write measured rows yet: attention's cases build and grade their
-# calls themselves (three inputs; the run loop's generated inputs hold two), issue 35 is open on
-# it.  Their points are TAP TODO: a failure is expected and said, a pass is reported as one.
-NO_ROWS_YET="attention"
-# check_op OP NAME CODE: check, or for an operation of NO_ROWS_YET the same as a TODO point
-check_op() {
-  case " $NO_ROWS_YET " in
-  *" $1 "*) n=$((n + 1))
-    if eval "$3"; then echo "ok $n - $2 # TODO no measured rows expected yet (issue 35)"
-    else echo "not ok $n - $2 # TODO no measured rows yet: its cases grade their own calls (issue 35)"; fi ;;
-  *) check "$2" "$3" ;;
-  esac
-}
 ops=$("$ug" list | sed -n '/^operations/,/^kernels/p' | sed -n 's/^  \([a-z0-9_]*\) .*/\1/p')
 check "ulpgate list names the operations" '[ -n "$ops" ] && echo "$ops" | grep -qx layernorm'
 "$ug" run --filter '*/normal' --trials 1 --report "$tmp/r" >"$tmp/run.out" 2>&1
@@ -27,14 +14,14 @@ check "a run of */normal, one trial, with a report" '[ -f "$tmp/r/results.json" 
 rows_ops() { python3 -c "import sys; sys.path.insert(0, '$src/scripts'); from same_rows import rows
 print(' '.join(sorted({r['op'] for r in rows(sys.argv[1]).values() if 'op' in r})))" "$1"; }
 for op in $ops; do
-  check_op "$op" "results.json: rows of $op, the name whole" 'rows_ops "$tmp/r/results.json" | tr " " "\n" | grep -qx "$op"'
+  check "results.json: rows of $op, the name whole" 'rows_ops "$tmp/r/results.json" | tr " " "\n" | grep -qx "$op"'
 done
 mkdir -p "$tmp/bl"
 key=$("$ug" baseline key --from "$tmp/r/results.json")
 run baseline update --from "$tmp/r/results.json" --dir "$tmp/bl" --device "$key" --reason "test"
 check "baseline update from the run" '[ "$(rc)" = 0 ] && [ -f "$tmp/bl/$key/index.json" ]'
 for op in $ops; do
-  check_op "$op" "the baseline: rows of $op, the name whole" 'rows_ops "$tmp/bl/$key" | tr " " "\n" | grep -qx "$op"'
+  check "the baseline: rows of $op, the name whole" 'rows_ops "$tmp/bl/$key" | tr " " "\n" | grep -qx "$op"'
 done
 run compare "$tmp/bl/$key" "$tmp/r/results.json" --fail-on-regression
 check "compare the baseline with the run: every row the same" \
@@ -42,6 +29,6 @@ check "compare the baseline with the run: every row the same" \
 run report "$tmp/r" --baseline "$tmp/bl/$key"
 check "report against the baseline" '[ "$(rc)" = 0 ] && [ -f "$tmp/r/summary.md" ]'
 for op in $ops; do
-  check_op "$op" "summary.md: a row of $op in its op column" 'grep -q "^| [^|]* | $op | " "$tmp/r/summary.md"'
+  check "summary.md: a row of $op in its op column" 'grep -q "^| [^|]* | $op | " "$tmp/r/summary.md"'
 done
 tap_end

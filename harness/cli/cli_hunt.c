@@ -5,7 +5,7 @@
  *
  *   ulpgate hunt --kernel NAME [--op sum|dot|gemm] --n N [--objective bound|ulp]
  *                [--budget SECONDS | --evals N] [--seed S] [--out FILE] [--compare-random]
- *                [--check-ulp L] [--threads N]
+ *                [--check-ulp L] [--threads N] [--causal]
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,10 +24,11 @@
 static const char ug_hunt_usage[] =
     "usage: ulpgate hunt --kernel NAME [--op sum|dot|gemm] --n N [--objective bound|ulp]\n"
     "                    [--budget SECONDS | --evals N] [--seed S] [--out FILE]\n"
-    "                    [--compare-random] [--check-ulp L] [--threads N]\n"
+    "                    [--compare-random] [--check-ulp L] [--threads N] [--causal]\n"
     "  --kernel NAME     the kernel (name, or name@variant; see 'ulpgate list')\n"
     "  --op OP           its operation (default: the kernel's)\n"
-    "  --n N             length of the sum or dot; GEMM: N (square) or MxNxK\n"
+    "  --n N             length of the sum or dot; GEMM: N (square) or MxNxK;\n"
+    "                    attention: LxSxdxdv (no shrink or corpus file: its best is printed)\n"
     "  --objective O     bound (default): error / the kernel's a-priori bound; ulp: ULP error\n"
     "  --budget SECONDS  time for the search (default 10; the same again for --compare-random)\n"
     "  --evals N         a budget in evaluations instead: the run is then deterministic\n"
@@ -35,7 +36,8 @@ static const char ug_hunt_usage[] =
     "  --out FILE        the corpus file to write (default hunt-KERNEL-OP-nN-SEED.txt)\n"
     "  --compare-random  also run plain random sampling with the same budget; print both bests\n"
     "  --check-ulp L     the ULP check the shrunk input must still breach (default 1)\n"
-    "  --threads N       threads for the evaluations (default: all cores)\n";
+    "  --threads N       threads for the evaluations (default: all cores)\n"
+    "  --causal          attention: the causal mask (bottom-right when L < S)\n";
 
 typedef struct {
     const ug_kernel *k;
@@ -106,6 +108,10 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
             o->compare = true;
             continue;
         }
+        if (!strcmp(a, "--causal")) { /* attention's mask (bottom-right), checked below */
+            o->p.opts.flags |= UG_OPT_CAUSAL;
+            continue;
+        }
         static const char *const valued[] = {"--kernel", "--op", "--n", "--objective", "--budget",
                                              "--evals", "--seed", "--out", "--check-ulp",
                                              "--threads"};
@@ -134,9 +140,14 @@ static int ug_hunt_parse(int argc, char **argv, ug_hunt_cli *o, bool *done)
     o->p.k = o->k;
     o->p.op = o->k->op;
     const ug_op_desc *d = ug_op_get(o->k->op);
-    if (!d->exact) { /* attention: three inputs (ops/op.h's exact_in) */
-        fprintf(stderr, "ulpgate hunt: %s: operation %s has %d inputs; the hunt searches two at "
-                        "most (not supported yet)\n", o->k->id, d->shape->name, d->shape->arity);
+    if (!d->exact && !(d->exact_in && d->bound_at)) {
+        fprintf(stderr, "ulpgate hunt: %s: operation %s has no exact results the hunt can "
+                        "compute\n", o->k->id, d->shape->name);
+        return 2;
+    }
+    if ((o->p.opts.flags & UG_OPT_CAUSAL) && !d->exact_in) {
+        fprintf(stderr, "ulpgate hunt: --causal: %s computes %s, which takes no mask\n",
+                o->k->id, d->shape->name);
         return 2;
     }
     if (op && strcmp(op, d->shape->name) != 0) {
@@ -270,6 +281,15 @@ int ug_cmd_hunt(int argc, char **argv)
     /* what to shrink: a bound breach (a kernel bug) first, else the largest error past the
      * ULP check, from the best input or the largest ULP error seen */
     ug_hunt_breach br = {search.best.valid && search.best.ratio > 1, o.check_ulp};
+    if (!ug_hunt_writable(&o.p)) { /* attention: no corpus file holds Q, K and V */
+        bool found = search.best.valid && (br.bound || ug_hunt_breaches(&br, &search.best));
+        printf("%s   %s: bound ratio %.4g, %.4g ulp%s; no shrink, no corpus file (a corpus file "
+               "holds two inputs at most; %s has %d)\n", found ? "breach" : "none  ", o.k->id,
+               search.best.ratio, search.best.ulp, br.bound ? " (> 1: outside the kernel's "
+               "a-priori bound)" : "", ug_op_name(o.p.op), d->shape->arity);
+        ug_hunt_result_free(&search);
+        return found ? 0 : 1;
+    }
     float *x = search.x, *y = search.y;
     ug_hunt_score start = search.best;
     if (!br.bound && !ug_hunt_breaches(&br, &search.best))

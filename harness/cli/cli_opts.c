@@ -55,7 +55,7 @@ static const ug_cli_cmd ug_cli_cmds[] = {
     {"hunt", NULL,
      {{"--kernel", 'v'}, {"--op", 'v'}, {"--n", 'v'}, {"--out", 'v'}, {"--objective", 'v'},
       {"--budget", 'v'}, {"--evals", 'v'}, {"--seed", 'v'}, {"--check-ulp", 'v'},
-      {"--threads", 'v'}, {"--compare-random", 'f'}}},
+      {"--threads", 'v'}, {"--compare-random", 'f'}, {"--causal", 'f'}}},
     {"probe", NULL,
      {{"--kernel", 'v'}, {"--model", 'v'}, {"--gpu-model", 'v'}, {"--table", 'v'},
       {"--format", 'v'}, {"--out-format", 'v'}}},

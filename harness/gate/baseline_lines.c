@@ -300,6 +300,17 @@ static const char *ug_type_name(const ug_json *v)
     return v ? names[v->type] : "missing";
 }
 
+/* A shared field of a row: its own value, else its group's, else the file's default (null, or
+ * absent everywhere: 0). */
+static double ug_line_num(const ug_json *own, const ug_json *g, const ug_json *dflt,
+                          const char *key)
+{
+    const ug_json *v = own ? ug_json_get(own, key) : NULL;
+    if (!v) v = ug_json_get(g, key);
+    if (!v) v = ug_json_get(dflt, key);
+    return ug_json_num_of(v, 0);
+}
+
 /* Group g's row r (the array a) as the object a format 2 file held, into out.  0, or -1 with
  * what is wrong in err. */
 static int ug_line_obj(const ug_json *dflt, const ug_json *g, const ug_json *a, ug_buf *out,
@@ -334,6 +345,12 @@ static int ug_line_obj(const ug_json *dflt, const ug_json *g, const ug_json *a, 
     s.shape.dim[0] = (size_t)ug_json_num_of(a->items[0], 0);
     s.shape.dim[1] = (size_t)ug_json_num_of(own ? ug_json_get(own, "gemm_n") : NULL, 0);
     s.shape.dim[2] = (size_t)ug_json_num_of(own ? ug_json_get(own, "k") : NULL, 0);
+    /* the dims past K and the batch and head axes (attention's dv, GQA): part of its id */
+    static const char *const more[] = {"dim3", "dim4", "dim5"};
+    for (int i = 0; i < 3; i++) s.shape.dim[3 + i] = (size_t)ug_line_num(own, g, dflt, more[i]);
+    s.shape.batch = (size_t)ug_line_num(own, g, dflt, "batch");
+    s.shape.heads = (size_t)ug_line_num(own, g, dflt, "heads");
+    s.shape.kv_heads = (size_t)ug_line_num(own, g, dflt, "kv_heads");
     ug_row_make_id(&s);
     ug_buf_printf(out, "{\"id\":");
     if (own && ug_json_get(own, "id"))

@@ -396,6 +396,57 @@ static void ug_md_bf16_tolerance(const ug_results *all, ug_buf *o)
     if (any) ug_buf_printf(o, "\n");
 }
 
+/* A row's extra figure by name; NAN when it has none. */
+static double ug_md_extra(const ug_row *r, const char *name)
+{
+    for (int e = 0; e < r->n_extra; e++)
+        if (strcmp(r->extra[e].name, name) == 0) return r->extra[e].value;
+    return NAN;
+}
+
+/* The deviation table (issue 35: "Is Flash Attention stable?" measured exactly): the rows that
+ * carry an output's exact deviation (extras o_ulp_max, o_rel: cases/attention.c's golden_*
+ * cases, bfloat16 kernels), per input, each beside the one of the input marked dev_base (the
+ * naive baseline): the ratio Golden et al. (arXiv 2405.02803) estimate as ~10x between two
+ * inexact results.  O(rows^2) over the few such rows. */
+static void ug_md_deviation(const ug_results *all, ug_buf *o)
+{
+    bool any = false;
+    for (size_t i = 0; i < all->count; i++) {
+        const ug_row *r = &all->rows[i];
+        double ulp = ug_md_extra(r, "o_ulp_max"), rel = ug_md_extra(r, "o_rel");
+        if (!r->measured || r->status == UG_ST_SKIP || isnan(ulp)) continue;
+        const ug_row *base = NULL;
+        for (size_t j = 0; j < all->count && !base; j++) {
+            const ug_row *b = &all->rows[j];
+            if (ug_md_extra(b, "dev_base") == 1 && strcmp(b->case_name, r->case_name) == 0 &&
+                strcmp(b->dist, r->dist) == 0 && ug_shape_equal(&b->shape, &r->shape))
+                base = b;
+        }
+        if (!any)
+            ug_buf_printf(o, "## Attention deviation (\"Is Flash Attention stable?\" exactly)\n\n"
+                             "The bfloat16 O of each kernel against the correctly rounded "
+                             "reference: its largest error in bfloat16 ULPs and normwise "
+                             "(max \\|error\\| / max \\|O\\|), and the ratio to the naive "
+                             "baseline's on the same inputs.  Golden et al. (arXiv 2405.02803) "
+                             "report ~10x more deviation for FlashAttention than for baseline "
+                             "attention in bfloat16, comparing two inexact results; here each "
+                             "error is exact.  S up to 16384: `bench_attention --golden` "
+                             "(BENCHMARKS.md).\n\n| case | L x S x d | kernel | O max ulp (bf16) | "
+                             "O max rel | ulp / naive | rel / naive |\n"
+                             "|---|---|---|---:|---:|---:|---:|\n");
+        any = true;
+        char a[32], b[32], c[32], d[32];
+        double bu = base ? ug_md_extra(base, "o_ulp_max") : NAN, br = base ? ug_md_extra(base, "o_rel") : NAN;
+        ug_buf_printf(o, "| %s | %zux%zux%zu | %s | %s | %s | %s | %s |\n", r->case_name,
+                      r->shape.dim[0], r->shape.dim[1], r->shape.dim[2], r->kernel,
+                      ug_fmt_fig(ulp, a), ug_fmt_fig(rel, b),
+                      base && bu > 0 ? ug_fmt_fig(ulp / bu, c) : "-",
+                      base && br > 0 ? ug_fmt_fig(rel / br, d) : "-");
+    }
+    if (any) ug_buf_printf(o, "\n");
+}
+
 void ug_report_md(const ug_pages_in *in, ug_buf *o)
 {
     ug_md_header(in, o);
@@ -404,6 +455,7 @@ void ug_report_md(const ug_pages_in *in, ug_buf *o)
     ug_md_declared(in, o);
     ug_md_invariance(&in->all, o);
     ug_md_bf16_tolerance(&in->all, o);
+    ug_md_deviation(&in->all, o);
     ug_md_rollup(&in->all, o);
 }
 

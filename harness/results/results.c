@@ -78,6 +78,25 @@ static void ug_id_part(char *dst, size_t len, const char *src)
         if (*p == ' ') *p = '_';
 }
 
+/* The shape text of a row of an operation of more than three dims, or of batch or head axes
+ * (attention: "LxSxdxdv", then " b2 h4 kv2" where they are not one), into buf; false for the
+ * others (vectors, GEMMs: their ids and points keep their own, older, form).  compact: "N"
+ * where every dim is N, as a point's name has it (ug_opshape_text). */
+static bool ug_row_long_shape(const ug_row *r, bool compact, char *buf, size_t len)
+{
+    const ug_op_desc *d = ug_op_find(r->op);
+    const ug_shape *s = &r->shape;
+    bool axes = s->batch > 1 || s->heads > 1 || s->kv_heads > 1;
+    if (!d || (ug_opshape_ndims(d->shape) <= 3 && !axes)) return false;
+    ug_opshape_text(d->shape, s, compact, buf, len);
+    if (axes && !compact) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " b%zu h%zu kv%zu", s->batch ? s->batch : 1,
+                 s->heads ? s->heads : 1, s->kv_heads ? s->kv_heads : (s->heads ? s->heads : 1));
+    }
+    return true;
+}
+
 void ug_row_make_id(ug_row *row)
 {
     char c[128], k[64], d[160], p[256];
@@ -89,7 +108,11 @@ void ug_row_make_id(ug_row *row)
     }
     ug_id_part(k, sizeof k, row->kernel);
     ug_id_part(d, sizeof d, row->dist);
-    if (ug_row_shaped(row) && !(row->shape.dim[0] == row->shape.dim[1] && row->shape.dim[1] == row->shape.dim[2]))
+    char ls[96], lp[96];
+    if (ug_row_long_shape(row, false, ls, sizeof ls)) {
+        ug_id_part(lp, sizeof lp, ls);
+        snprintf(row->id, sizeof row->id, "%s %s %s %s", c, k, d, lp);
+    } else if (ug_row_shaped(row) && !(row->shape.dim[0] == row->shape.dim[1] && row->shape.dim[1] == row->shape.dim[2]))
         snprintf(row->id, sizeof row->id, "%s %s %s %zux%zux%zu", c, k, d, row->shape.dim[0], row->shape.dim[1],
                  row->shape.dim[2]);
     else
@@ -103,7 +126,10 @@ void ug_row_make_id(ug_row *row)
  * it back; a point named otherwise is written. */
 void ug_row_point_derived(const ug_row *r, char *buf, size_t len)
 {
-    if (ug_row_shaped(r) && !(r->shape.dim[0] == r->shape.dim[1] && r->shape.dim[1] == r->shape.dim[2]))
+    char ls[96];
+    if (ug_row_long_shape(r, true, ls, sizeof ls)) /* as measure.c's ug_measure_open names it */
+        snprintf(buf, len, "%s %s n=%s", r->case_name, r->kernel, ls);
+    else if (ug_row_shaped(r) && !(r->shape.dim[0] == r->shape.dim[1] && r->shape.dim[1] == r->shape.dim[2]))
         snprintf(buf, len, "%s %s n=%zux%zux%zu", r->case_name, r->kernel, r->shape.dim[0], r->shape.dim[1], r->shape.dim[2]);
     else
         snprintf(buf, len, "%s %s n=%zu", r->case_name, r->kernel, r->shape.dim[0]);
@@ -120,6 +146,8 @@ bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v)
     if (!d || !r->measured || !(r->time_ms > 0)) return false;
     ug_shape sh = {{r->shape.dim[0], r->shape.dim[0], r->shape.dim[0]}, 0};
     if (ug_row_shaped(r)) sh = (ug_shape){{r->shape.dim[0], r->shape.dim[1], r->shape.dim[2]}, 0};
+    char ls[96];
+    if (ug_row_long_shape(r, false, ls, sizeof ls)) sh = r->shape; /* every dim, batch, heads */
     double s = r->time_ms * 1e-3;
     if (f->offset == offsetof(ug_row, gbps) && d->shape->rate == UG_RATE_GBPS)
         *v = ug_opshape_bytes(d->shape, &sh) / s / 1e9;
@@ -133,8 +161,7 @@ bool ug_row_rate_derived(const ug_row *r, const ug_field *f, double *v)
 bool ug_row_same_inputs(const ug_row *a, const ug_row *b)
 {
     return a && b && a->measured && b->measured && strcmp(a->case_name, b->case_name) == 0 &&
-           strcmp(a->dist, b->dist) == 0 && a->shape.dim[0] == b->shape.dim[0] && a->shape.dim[0] == b->shape.dim[0] &&
-           a->shape.dim[1] == b->shape.dim[1] && a->shape.dim[2] == b->shape.dim[2];
+           strcmp(a->dist, b->dist) == 0 && ug_shape_equal(&a->shape, &b->shape);
 }
 
 /* The operation of a row, by its name: NULL for one this binary does not know (a row read

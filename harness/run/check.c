@@ -57,11 +57,26 @@ static void ug_worst_lines(ug_t *t, const ug_result *r, const ug_worst *w)
         ug_rerun_line(t, r, -1);
         return;
     }
-    ug_buf_printf(d, "#   worst: trial %d, element %zu: got %s (%.9g) exact %s (%.17g", w->trial,
-                  w->index, ug_hex(w->got, g), w->got, ug_hex(w->exact.hi, e), w->exact.hi);
-    if (w->exact.lo != 0) ug_buf_printf(d, " %+.3g", w->exact.lo);
-    ug_buf_printf(d, "), correctly rounded %s\n", ug_hexf(w->exact.rn, rn));
     ug_shape shape = r->in ? ug_input_shape(r->in) : ug_shape_square(0);
+    /* an operation of several outputs (attention's O, lse): which, and where in it */
+    char which[96] = "";
+    const ug_opshape *osh = r->in ? ug_input_op(r->in)->shape : NULL;
+    if (osh && ug_opshape_noutputs(osh) > 1) {
+        size_t at = w->index;
+        int j = 0;
+        while (j + 1 < ug_opshape_noutputs(osh) && at >= ug_opshape_out_len(osh, &shape, j))
+            at -= ug_opshape_out_len(osh, &shape, j++);
+        snprintf(which, sizeof which, " (%s element %zu)", osh->outs[j] ? osh->outs[j] : "out", at);
+    }
+    ug_buf_printf(d, "#   worst: trial %d, element %zu%s: got %s (%.9g) exact %s (%.17g", w->trial,
+                  w->index, which, ug_hex(w->got, g), w->got, ug_hex(w->exact.hi, e), w->exact.hi);
+    if (w->exact.lo != 0) ug_buf_printf(d, " %+.3g", w->exact.lo);
+    ug_fmt of = r->in ? ug_result_out_fmt(r, w->index) : r->kernel->out_fmt;
+    if (of == UG_F32)
+        ug_buf_printf(d, "), correctly rounded %s\n", ug_hexf(w->exact.rn, rn));
+    else /* in the output's own format */
+        ug_buf_printf(d, "), correctly rounded %s (%s)\n", ug_hex(ug_exact_rn(&w->exact, of), rn),
+                      ug_fmt_name(of));
     if (r->in && ug_is_flush_to_zero(w->got, &w->exact, ug_op_terms(ug_input_op(r->in), &shape)))
         ug_buf_printf(d, "#   flush-to-zero: a sum at the subnormal scale came back as zero "
                          "(gradual underflow keeps it; %s was built %s)\n", r->kernel->id,
@@ -73,7 +88,8 @@ static void ug_worst_lines(ug_t *t, const ug_result *r, const ug_worst *w)
     /* Attribution reruns the kernel once per candidate term: for a declared expected failure in
      * a whole run that is cost without news (a 2^26-term GPU kernel: seconds per point); the
      * rerun line (one kernel, one trial) computes it. */
-    if (t->pt.xfail[0] && !(t->opt->kernel && t->opt->trial >= 0))
+    bool attributable = r->in && ug_input_op(r->in)->term_attribution;
+    if (t->pt.xfail[0] && !(t->opt->kernel && t->opt->trial >= 0) && attributable)
         ug_buf_printf(d, "#   terms that matter: not computed for a declared expected failure "
                          "(the rerun line computes them)\n");
     else

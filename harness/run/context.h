@@ -109,6 +109,20 @@ size_t ug_checks_evaluated(void);
  * them into k[], with the first reason and the calls declined; returns how many (measure.c). */
 size_t ug_kernels_unsupported_everywhere(const ug_kernel **k, const char **why, size_t *calls,
                                          size_t cap);
+/* A kernel's outputs on an input: buffer j (O, lse: base/opshape.h's outs) of count[j]
+ * elements in fmt[j] (the kernel's out_fmt, then its out_more_fmt), all stored one after the
+ * other in one allocation (ug_result.out[trial]), element e of the records (ug_opshape_outputs:
+ * output 0's, then output 1's) at its place there.  One buffer of r->elements in out_fmt for
+ * an operation of one output. */
+typedef struct {
+    int n;
+    size_t first[UG_MAX_OUTPUTS], count[UG_MAX_OUTPUTS], off[UG_MAX_OUTPUTS], bytes;
+    ug_fmt fmt[UG_MAX_OUTPUTS];
+} ug_outs;
+
+ug_outs ug_outs_of(const ug_kernel *k, const ug_input *in);
+int ug_outs_buf(const ug_outs *o, size_t e);                         /* which buffer holds e */
+double ug_outs_load(const ug_outs *o, const void *out, size_t e);    /* output e, a double */
 /* measure_fmt.c: whether k can read in's buffers (else a failure on the point naming the
  * formats), and whether the point is out of its formats' range (then skipped, saying so). */
 bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in);

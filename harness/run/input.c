@@ -38,10 +38,13 @@ void ug_input_release(ug_input *in)
         if (in->x) free(in->x[i]);
         if (in->y) free(in->y[i]);
         if (in->exact) free(in->exact[i]);
+        for (int a = 0; a < UG_MAX_INPUTS - 2; a++)
+            if (in->more[a]) free(in->more[a][i]);
         for (int a = 0; a < UG_MAX_INPUTS; a++)
             if (in->data[a]) free(in->data[a][i]);
     }
     for (int a = 0; a < UG_MAX_INPUTS; a++) free(in->data[a]);
+    for (int a = 0; a < UG_MAX_INPUTS - 2; a++) free(in->more[a]);
     free(in->x);
     free(in->y);
     free(in->exact);
@@ -217,7 +220,13 @@ static void ug_input_exact(ug_t *t, ug_input *in)
     } else {
         const ug_op_desc *d = ug_input_op(in);
         ug_shape sh = ug_input_shape(in);
-        if (in->fmt[0] == UG_F64) /* ug_input_fmt_check made sure exact64 is there */
+        if (d->exact_in) { /* several inputs and the call's options (attention) */
+            for (int i = 0; i < in->trials; i++) {
+                const float *v[UG_MAX_INPUTS] = {NULL};
+                for (int a = 0; a < d->shape->arity; a++) v[a] = ug_input_vals(in, a, i);
+                d->exact_in(v, &sh, &in->opts, in->exact[i]);
+            }
+        } else if (in->fmt[0] == UG_F64) /* ug_input_fmt_check made sure exact64 is there */
             for (int i = 0; i < in->trials; i++)
                 d->exact64(in->data[0][i], in->data[1] ? in->data[1][i] : NULL, &sh, in->exact[i]);
         else
@@ -230,14 +239,18 @@ static void ug_input_exact(ug_t *t, ug_input *in)
 /* The descriptor of op, looked up once for the input's life (ug_input.desc, passed on from
  * here); an operation no one registered fails the case (a case's or a corpus file's mistake),
  * before anything asks its descriptor. */
-static const ug_op_desc *ug_input_check_op(ug_t *t, ug_op op)
+static const ug_op_desc *ug_input_check_op(ug_t *t, ug_op op, bool heads)
 {
     const ug_op_desc *d = ug_op_get(op);
-    if (d && d->exact) return d;
-    if (d) /* an operation of more inputs than x and y (attention): ops/op.h's exact_in */
+    if (d && (heads ? d->exact_in != NULL : d->exact != NULL)) return d;
+    if (d && heads)
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads",
+                       "operation %s is not one of inputs laid out as heads (ops/op.h: exact_in): "
+                       "ug_input_make draws its inputs", d->shape->name);
+    else if (d) /* an operation of more inputs than x and y (attention): ops/op.h's exact_in */
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
-                       "operation %s has %d inputs: generated inputs hold two at most (its "
-                       "cases build their calls themselves: cases/attention.c)",
+                       "operation %s has %d inputs laid out as heads, and options: its inputs "
+                       "come from ug_input_make_heads (harness/run/ug.h; cases/attention.c)",
                        d->shape->name, d->shape->arity);
     else
         ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
@@ -326,7 +339,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
     ug_guard_check(t);
-    const ug_op_desc *od = ug_input_check_op(t, op);
+    const ug_op_desc *od = ug_input_check_op(t, op, false);
     ug_limits_input(t, od, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
     if (d->fmt != UG_F32) ug_input_fmt_check(t, od, d, label);
     ug_input *in = ug_input_alloc(t, od, label, M, ug_trials(t, trials));
@@ -382,7 +395,7 @@ ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const f
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
                               const float *y, const ug_shape *s)
 {
-    const ug_op_desc *d = ug_input_check_op(t, op);
+    const ug_op_desc *d = ug_input_check_op(t, op, false);
     ug_input *in = ug_input_alloc(t, d, label, s->dim[0], 1);
     in->first_trial = 0;
     in->trials = 1;
@@ -406,7 +419,7 @@ ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float 
 ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *x,
                             const double *y, size_t n)
 {
-    const ug_op_desc *d = ug_input_check_op(t, op);
+    const ug_op_desc *d = ug_input_check_op(t, op, false);
     ug_input *in = ug_input_alloc(t, d, label, n, 1);
     in->first_trial = 0;
     in->trials = 1;
@@ -427,14 +440,14 @@ void ug_input_set_format(ug_input *in, ug_fmt f)
     const ug_op_desc *d = ug_input_op(in);
     if (f == UG_F32 || ug_fmt_bytes(f) > sizeof(float)) return; /* binary32: x, y already */
     ug_shape sh = ug_input_shape(in);
-    float **src[2] = {in->x, in->y};
     for (int a = 0; a < d->shape->arity; a++) {
         size_t len = ug_op_in_len(d, &sh, a);
         in->fmt[a] = f;
         in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
         for (int i = 0; i < in->trials; i++) {
+            const float *src = ug_input_vals(in, a, i);
             in->data[a][i] = ug_xmalloc((len ? len : 1) * ug_fmt_bytes(f));
-            for (size_t e = 0; e < len; e++) ug_fmt_store(f, in->data[a][i], e, src[a][i][e]);
+            for (size_t e = 0; e < len; e++) ug_fmt_store(f, in->data[a][i], e, src[e]);
         }
     }
 }
@@ -444,4 +457,78 @@ ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *
 {
     ug_shape s = ug_shape_square(n);
     return ug_input_from_shape(t, op, label, x, y, &s);
+}
+
+// ---- inputs laid out as heads (attention) ------------------------------------------------
+
+/* The label of a heads input: d's description, the tweak's name, the format and options. */
+static void ug_heads_label(char *buf, size_t len, const ug_dist *d, const ug_input_tweak *tw,
+                           const ug_opts *o)
+{
+    char dd[120];
+    ug_dist_describe(d, dd, sizeof dd);
+    ug_fmt f = tw ? tw->round_to : UG_F32;
+    snprintf(buf, len, "%s%s%s%s%s%s", dd, tw && tw->name ? " " : "", tw && tw->name ? tw->name : "",
+             f != UG_F32 && f ? " " : "", f != UG_F32 && f ? ug_fmt_name(f) : "",
+             o && (o->flags & UG_OPT_CAUSAL) ? " causal" : "");
+}
+
+ug_input *ug_input_make_heads(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s,
+                              const ug_opts *o, int trials, const ug_input_tweak *tw)
+{
+    char label[160], err[256] = "";
+    ug_guard_check(t);
+    const ug_op_desc *od = ug_input_check_op(t, op, true);
+    if (od->shape->layout != UG_LAYOUT_HEADS || od->shape->arity > UG_MAX_INPUTS) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads", "operation %s: its inputs "
+                       "are not laid out as heads", od->shape->name);
+        ug_abort_case(t);
+    }
+    /* the values' stream: of the distribution and the tweak, not of the format or the
+     * options, so the bfloat16 input of a kind holds the binary32 one's values rounded */
+    char base[160];
+    ug_heads_label(base, sizeof base, d, &(ug_input_tweak){tw ? tw->name : NULL, NULL, UG_F32}, NULL);
+    ug_heads_label(label, sizeof label, d, tw, o);
+    ug_input *in = ug_input_alloc(t, od, label, s->dim[0], ug_trials(t, trials < 1 ? 1 : trials));
+    in->stream_id = ug_hash64(base, ug_hash64(t->unit->name, UG_HASH64_INIT));
+    double t0 = ug_prof_now();
+    in->dist = *d;
+    in->shape = *s;
+    in->opts = o ? *o : (ug_opts){0};
+    int arity = od->shape->arity;
+    ug_dist d32 = *d; /* drawn in binary32, rounded to round_to below */
+    d32.fmt = UG_F32;
+    for (int a = 2; a < arity; a++) in->more[a - 2] = ug_xcalloc((size_t)in->trials, sizeof(float *));
+    /* a distribution drawn in a 16- or 8-bit format: its binary32 draw rounded to it */
+    ug_fmt round_to = tw && tw->round_to ? tw->round_to : d->fmt;
+    if (ug_fmt_bytes(round_to) > sizeof(float)) {
+        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads", "%s: %s takes binary32 "
+                       "data or narrower, not %s", label, od->shape->name, ug_fmt_name(round_to));
+        ug_abort_case(t);
+    }
+    for (int i = 0; i < in->trials; i++) {
+        uint32_t trial = (uint32_t)(in->first_trial + i);
+        ug_guard_check(t);
+        for (int a = 0; a < arity; a++) {
+            size_t n = ug_op_in_len(od, s, a);
+            float *v = ug_xmalloc((n ? n : 1) * sizeof *v);
+            float **slot = a == 0 ? &in->x[i] : a == 1 ? &in->y[i] : &in->more[a - 2][i];
+            *slot = v;
+            /* input a on a stream of its own: Q, K and V independent, and any input of the
+             * same (seed, case, label, trial) the same values on every machine */
+            if (ug_dist_fill_sum(&d32, t->opt->seed, in->stream_id ^ (0x9e3779b97f4a7c15ull * (a + 1)),
+                                 trial, v, n, err, sizeof err) != 0) {
+                ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads", "%s, input %s: %s",
+                               label, od->shape->roles[a], err);
+                ug_abort_case(t);
+            }
+            if (tw && tw->fn) tw->fn(v, n, a, s, &in->opts);
+            if (round_to != UG_F32)
+                for (size_t e = 0; e < n; e++) v[e] = (float)ug_fmt_round(round_to, v[e], UG_RN);
+        }
+    }
+    ug_prof_add(UG_PH_INPUT, t0, NULL);
+    if (round_to != UG_F32) ug_input_set_format(in, round_to);
+    ug_input_exact(t, in);
+    return in;
 }

@@ -190,15 +190,34 @@ static double ug_ratio(double err, double bound)
 /* The bound and ratio of one output: the a-priori bound where it is finite, else the
  * probabilistic one at lambda; where the exact value is NaN or infinite, only that special is
  * right (ratio 0) and anything else is an infinite error. */
-static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *x, const ug_error *err,
-                              double lambda, double *bound)
+static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *records, size_t e,
+                              const ug_error *err, double lambda, double *bound)
 {
     const ug_kernel *k = r->kernel;
+    const ug_exact *x = &records[e];
     *bound = 0;
     if (x->cls != UG_X_FINITE) return err->abs == 0 ? 0 : INFINITY;
     if (k->bound == UG_BOUND_NONE) {
         r->bound_unchecked++;
         return 0;
+    }
+    const ug_op_desc *d = r->in ? ug_input_op(r->in) : NULL;
+    if (d && d->bound_at) { /* the operation's own bound of output e (attention: per output,
+                               from the row's records); no probabilistic one */
+        ug_shape sh = ug_input_shape(r->in);
+        double ab = d->bound_at(k, &sh, &r->in->opts, records, e);
+        *bound = ab;
+        if (!isfinite(err->abs)) return INFINITY; /* inf or NaN for a finite value: no bound
+                                                     covers it (the unshifted exp overflow) */
+        if (!isfinite(ab)) {
+            *bound = 0;
+            r->bound_unchecked++;
+            return 0;
+        }
+        double ratio = ug_ratio(err->abs, ab);
+        if (!(ratio <= r->apriori_ratio_max)) r->apriori_ratio_max = ratio;
+        *bound = ab;
+        return ratio;
     }
     double ab = ug_kernel_bound(k, nterms, x->sum_abs, fabs(x->hi));
     if (isfinite(ab)) ab += ug_kernel_bound_underflow(k, nterms, r->operand_max);
@@ -225,13 +244,14 @@ static double ug_output_ratio(ug_result *r, size_t nterms, const ug_exact *x, co
 /* Compare one output with its exact value and fold it into r's figures.  nterms: terms per
  * output (the bound's n). */
 static void ug_account(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
-                       size_t e, double got, const ug_exact *x)
+                       size_t e, double got, const ug_exact *records, ug_fmt fmt)
 {
-    ug_fmt fmt = r->kernel->out_fmt; /* errors in ULPs of the output's format */
+    /* fmt: output e's buffer's format (errors in its ULPs) */
+    const ug_exact *x = &records[e];
     ug_shape sh = r->in ? ug_input_shape(r->in) : (ug_shape){{0}}; /* output e's own terms (scan) */
     if (r->in && ug_input_op(r->in)->shape->terms_at) nterms = ug_op_terms_at(ug_input_op(r->in), &sh, e);
     ug_error err = ug_error_fmt(x, fmt, got);
-    double bound, ratio = ug_output_ratio(r, nterms, x, &err, lambda, &bound);
+    double bound, ratio = ug_output_ratio(r, nterms, records, e, &err, lambda, &bound);
     if (ug_same_f64(got, ug_exact_rn(x, fmt))) r->correctly_rounded++;
     ug_worst_update(&r->worst_ulp, err.ulp, r->ulp_max, trial, e, got, x, &err, bound, ratio);
     ug_worst_update(&r->worst_rel, err.rel, r->rel_max, trial, e, got, x, &err, bound, ratio);
@@ -274,7 +294,8 @@ typedef struct {
     size_t nterms;
     double lambda;
     int trial;
-    const void *out; /* stored in the kernel's out_fmt */
+    const void *out; /* the kernel's output buffers (ug_outs) */
+    const ug_outs *outs;
     const ug_exact *exact;
     size_t elements;
 } ug_account_job;
@@ -289,7 +310,8 @@ static void ug_account_chunks(void *ctx, size_t lo, size_t hi)
         size_t end = (c + 1) * UG_CHUNK < j->elements ? (c + 1) * UG_CHUNK : j->elements;
         for (size_t e = c * UG_CHUNK; e < end; e++)
             ug_account(&ch->part, &ch->sums, j->nterms, j->lambda, j->trial, e,
-                       ug_fmt_load(j->r->kernel->out_fmt, j->out, e), &j->exact[e]);
+                       ug_outs_load(j->outs, j->out, e), j->exact,
+                       j->outs->fmt[ug_outs_buf(j->outs, e)]);
     }
 }
 
@@ -335,15 +357,16 @@ static void ug_result_merge(ug_result *r, ug_sums *sums, const ug_result *p, con
 static void ug_account_trial(ug_result *r, ug_sums *sums, size_t nterms, double lambda, int trial,
                              const void *out, const ug_exact *exact)
 {
+    ug_outs o = ug_outs_of(r->kernel, r->in);
     if (r->elements <= UG_CHUNK) { /* one chunk: inline, no threads */
         for (size_t e = 0; e < r->elements; e++)
-            ug_account(r, sums, nterms, lambda, trial, e, ug_fmt_load(r->kernel->out_fmt, out, e),
-                       &exact[e]);
+            ug_account(r, sums, nterms, lambda, trial, e, ug_outs_load(&o, out, e), exact,
+                       o.fmt[ug_outs_buf(&o, e)]);
         return;
     }
     size_t nchunks = (r->elements + UG_CHUNK - 1) / UG_CHUNK;
     ug_account_job job = {r, ug_xmalloc(nchunks * sizeof(ug_chunk)), nterms, lambda, trial, out,
-                          exact, r->elements};
+                          &o, exact, r->elements};
     ug_par_range(nchunks, 1, 0, ug_account_chunks, &job);
     for (size_t c = 0; c < nchunks; c++) ug_result_merge(r, sums, &job.chunks[c].part, &job.chunks[c].sums);
     free(job.chunks);
@@ -384,20 +407,24 @@ static void ug_measure_open(ug_t *t, ug_result *r)
  * output: k's out_fmt, r->elements of them). */
 static void ug_call_setup(ug_call *c, const ug_kernel *k, const ug_input *in, int i, void *out)
 {
-    const float *bufs[UG_MAX_INPUTS] = {in->x[i], in->y[i]};
     memset(c, 0, sizeof *c);
     c->op = in->op;
     c->shape = in->shape;
+    c->opts = in->opts;
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         c->in[a].count = ug_call_in_count(c, a);
         /* stored in its format; a binary32 kernel reads 16- and 8-bit data as floats (exact) */
         bool own = in->fmt[a] != UG_F32 && k->in_store[a] != UG_F32;
-        c->in[a].data = !c->in[a].count ? NULL : own ? in->data[a][i] : (const void *)bufs[a];
+        c->in[a].data = !c->in[a].count ? NULL : own ? in->data[a][i]
+                                                     : (const void *)ug_input_vals(in, a, i);
         c->in[a].fmt = own ? in->fmt[a] : UG_F32;
     }
-    c->out[0].data = out;
-    c->out[0].fmt = k->out_fmt;
-    c->out[0].count = ug_call_out_count(c);
+    ug_outs o = ug_outs_of(k, in); /* every output buffer in its place of out */
+    for (int j = 0; j < o.n; j++) {
+        c->out[j].data = (char *)out + o.off[j];
+        c->out[j].fmt = o.fmt[j];
+        c->out[j].count = o.count[j];
+    }
     c->input_id = in->serial << 32 | (uint64_t)(unsigned)i;
 }
 
@@ -414,12 +441,16 @@ static bool ug_is_poison(const void *out, size_t size, size_t e)
 
 static void ug_check_written(ug_t *t, ug_result *r, int i, const void *out)
 {
-    size_t first = 0, count = 0, size = ug_fmt_bytes(r->kernel->out_fmt);
-    for (size_t e = 0; e < r->elements; e++)
-        if (ug_is_poison(out, size, e)) {
+    size_t first = 0, count = 0;
+    ug_outs o = ug_outs_of(r->kernel, r->in);
+    for (size_t e = 0; e < r->elements; e++) {
+        int j = ug_outs_buf(&o, e);
+        size_t size = ug_fmt_bytes(o.fmt[j]);
+        if (ug_is_poison((const char *)out + o.off[j], size, e - o.first[j])) {
             if (!count) first = e;
             count++;
         }
+    }
     if (!count) return;
     r->unwritten += count;
     ug_fail_header(t, __FILE__, __LINE__, "every output written",
@@ -439,9 +470,13 @@ static void ug_measure_time(ug_result *r, double *times);
 
 // ---- fenced buffers and determinism (issue 33) ---------------------------------------------
 
-/* Copy c's buffers into fenced ones (fence.h) against side: each input, and the output
- * (poisoned as the caller's); f[UG_MAX_INPUTS] is the output's.  0, or -1 with c->err set when
- * the memory cannot be mapped.  O(bytes of the call). */
+/* The fences of a call: one per input, then one per output buffer. */
+enum { UG_FENCES = UG_MAX_INPUTS + UG_MAX_OUTPUTS };
+
+/* Copy c's buffers into fenced ones (fence.h) against side: each input, and each output buffer
+ * (poisoned as the caller's: O and lse of attention fenced apart, so an overrun of one faults
+ * rather than landing in the other); f[UG_MAX_INPUTS + j] is output j's.  0, or -1 with c->err
+ * set when the memory cannot be mapped.  O(bytes of the call). */
 static int ug_fence_call(ug_call *c, ug_fence *f, ug_fence_side side)
 {
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
@@ -452,15 +487,18 @@ static int ug_fence_call(ug_call *c, ug_fence *f, ug_fence_side side)
         memcpy(d, c->in[a].data, bytes);
         c->in[a].data = d;
     }
-    size_t out_bytes = c->out[0].count * ug_fmt_bytes(c->out[0].fmt);
-    void *o = ug_fence_alloc(&f[UG_MAX_INPUTS], out_bytes, side);
-    if (!o) goto err;
-    memset(o, UG_POISON_BYTE, out_bytes);
-    c->out[0].data = o;
+    for (int j = 0; j < UG_MAX_OUTPUTS; j++) {
+        if (!c->out[j].data) continue;
+        size_t bytes = c->out[j].count * ug_fmt_bytes(c->out[j].fmt);
+        void *o = ug_fence_alloc(&f[UG_MAX_INPUTS + j], bytes, side);
+        if (!o) goto err;
+        memset(o, UG_POISON_BYTE, bytes);
+        c->out[j].data = o;
+    }
     return 0;
 err:
     snprintf(c->err, sizeof c->err, "cannot map fenced buffers for the call: %s", strerror(errno));
-    for (int a = 0; a <= UG_MAX_INPUTS; a++) ug_fence_free(&f[a]);
+    for (int a = 0; a < UG_FENCES; a++) ug_fence_free(&f[a]);
     return -1;
 }
 
@@ -471,12 +509,12 @@ err:
 static int ug_run_trial_side(ug_t *t, ug_result *r, int i, void *out, int reps, double *ms,
                              ug_fence_side side)
 {
-    size_t out_bytes = r->elements * ug_fmt_bytes(r->kernel->out_fmt);
+    size_t out_bytes = ug_outs_of(r->kernel, r->in).bytes;
     memset(out, UG_POISON_BYTE, out_bytes);
     ug_call c;
     ug_call_setup(&c, r->kernel, r->in, i, out);
     c.reps = reps;
-    ug_fence f[UG_MAX_INPUTS + 1] = {{0}};
+    ug_fence f[UG_FENCES] = {{0}};
     bool fenced = r->kernel->backend == UG_CPU;
     int rc = fenced ? ug_fence_call(&c, f, side) : 0;
     double t0 = ug_now_s();
@@ -484,8 +522,12 @@ static int ug_run_trial_side(ug_t *t, ug_result *r, int i, void *out, int reps, 
     else ug_fail_header(t, __FILE__, __LINE__, r->kernel->id, "%s", c.err);
     ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
     if (fenced) {
-        if (f[UG_MAX_INPUTS].data) memcpy(out, f[UG_MAX_INPUTS].data, out_bytes);
-        for (int a = 0; a <= UG_MAX_INPUTS; a++) ug_fence_free(&f[a]);
+        ug_outs o = ug_outs_of(r->kernel, r->in); /* each output buffer back in its place */
+        for (int j = 0; j < o.n; j++)
+            if (f[UG_MAX_INPUTS + j].data)
+                memcpy((char *)out + o.off[j], f[UG_MAX_INPUTS + j].data,
+                       o.count[j] * ug_fmt_bytes(o.fmt[j]));
+        for (int a = 0; a < UG_FENCES; a++) ug_fence_free(&f[a]);
     }
     if (rc != 0) {
         snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
@@ -519,7 +561,8 @@ static int ug_measure_determinism(ug_t *t, ug_result *r, double run_ms)
 {
     const ug_kernel *k = r->kernel;
     if (k->backend != UG_CPU || k->nondeterministic || !r->out) return 0;
-    size_t size = ug_fmt_bytes(k->out_fmt), bytes = r->elements * size;
+    ug_outs o = ug_outs_of(k, r->in);
+    size_t bytes = o.bytes;
     void *again = ug_xmalloc(bytes ? bytes : 1);
     /* trial 0 twice in a row (a state that flips on every call shows in one of them, whatever
      * the parity of the calls before), then the last trial */
@@ -534,8 +577,8 @@ static int ug_measure_determinism(ug_t *t, ug_result *r, double run_ms)
         }
         if (memcmp(again, r->out[i], bytes) == 0) continue;
         size_t e = 0;
-        while (e + 1 < r->elements && memcmp((char *)again + e * size, (char *)r->out[i] + e * size, size) == 0) e++;
-        double first = ug_fmt_load(k->out_fmt, r->out[i], e), now = ug_fmt_load(k->out_fmt, again, e);
+        while (e + 1 < r->elements && ug_same_f64(ug_outs_load(&o, again, e), ug_outs_load(&o, r->out[i], e))) e++;
+        double first = ug_outs_load(&o, r->out[i], e), now = ug_outs_load(&o, again, e);
         ug_fail_header(t, __FILE__, __LINE__, "determinism (a deterministic kernel, run again)",
                        "%s declares itself deterministic, but trial %d run again (fresh buffers, "
                        "after the %d trial%s of this point and %d rerun%s) gave %a (%.9g) at "
@@ -561,7 +604,7 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     ug_shape shape = ug_input_shape(in);
     size_t nterms = ug_op_terms(ug_input_op(in), &shape);
     int repeats = k->nondeterministic ? UG_NONDET_REPEATS : 1, repeats_max = 0;
-    size_t bytes = r->elements * ug_fmt_bytes(k->out_fmt);
+    size_t bytes = ug_outs_of(k, in).bytes;
     double *times = ug_xcalloc((size_t)r->trials, sizeof(double));
     float **seen = ug_xcalloc((size_t)repeats, sizeof(float *));
     ug_sums sums = {0, 0, 0};
@@ -654,7 +697,7 @@ static void ug_measure_time(ug_result *r, double *times)
 static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
 {
     float **seen = ug_xcalloc((size_t)repeats + 1, sizeof(float *));
-    size_t bytes = r->elements * ug_fmt_bytes(r->kernel->out_fmt);
+    size_t bytes = ug_outs_of(r->kernel, r->in).bytes;
     int distinct = 1;
     seen[0] = r->out[0];
     float *buf = ug_xmalloc(bytes);

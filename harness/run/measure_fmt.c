@@ -1,7 +1,9 @@
 /*
  * measure_fmt.c - the number formats in a measurement (issue 23): which input buffers a kernel
  * can be handed, and the range check that reports a point whose exact result or partial sums
- * leave a format's range as out of range (a skip), never as a pass.  measure.c calls both.
+ * leave a format's range as out of range (a skip), never as a pass; and where each output of a
+ * call lies in its format (ug_outs, context.h: attention's O and lse, issue 35).  measure.c
+ * calls all three.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +11,55 @@
 
 #include "harness/run/context.h"
 #include "ops/op.h"
+
+// ---- the output buffers of a call ----------------------------------------------------------
+
+ug_outs ug_outs_of(const ug_kernel *k, const ug_input *in)
+{
+    ug_outs o = {0};
+    const ug_opshape *sh = ug_input_op(in)->shape;
+    ug_shape s = ug_input_shape(in);
+    o.n = ug_opshape_noutputs(sh);
+    size_t e = 0;
+    for (int j = 0; j < o.n; j++) {
+        o.fmt[j] = j == 0 ? k->out_fmt : k->out_more_fmt[j - 1];
+        o.count[j] = o.n == 1 ? ug_input_elements(in) : ug_opshape_out_len(sh, &s, j);
+        o.first[j] = e, o.off[j] = o.bytes;
+        e += o.count[j];
+        o.bytes += o.count[j] * ug_fmt_bytes(o.fmt[j]);
+    }
+    return o;
+}
+
+/* Which buffer holds element e. */
+int ug_outs_buf(const ug_outs *o, size_t e)
+{
+    int j = 0;
+    while (j + 1 < o->n && e >= o->first[j + 1]) j++;
+    return j;
+}
+
+double ug_outs_load(const ug_outs *o, const void *out, size_t e)
+{
+    int j = ug_outs_buf(o, e);
+    return ug_fmt_load(o->fmt[j], (const char *)out + o->off[j], e - o->first[j]);
+}
+
+ug_fmt ug_result_out_fmt(const ug_result *r, size_t e)
+{
+    if (!r->in) return r->kernel->out_fmt;
+    ug_outs o = ug_outs_of(r->kernel, r->in);
+    return o.fmt[ug_outs_buf(&o, e)];
+}
+
+double ug_result_output(const ug_result *r, int trial, size_t e)
+{
+    if (!r->in) return ug_fmt_load(r->kernel->out_fmt, r->out[trial], e);
+    ug_outs o = ug_outs_of(r->kernel, r->in);
+    return ug_outs_load(&o, r->out[trial], e);
+}
+
+// ---- input formats and range ----------------------------------------------------------------
 
 /* Whether the harness can hand k the buffers it reads: input storage as in's, or binary32
  * for data of a format that embeds in it (16- and 8-bit: the floats beside the encoded copy).
@@ -49,14 +100,15 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
      * whose exact records are sums of their terms (exact_is_sum: sum, dot, gemm, scan, asum) */
     const ug_op_desc *d = ug_op_get(k->op);
     if (f32 && (!d || !d->exact_is_sum)) return false;
-    const ug_format *out = ug_format_of(k->out_fmt), *acc = ug_format_of(k->acc_fmt);
+    const ug_format *acc = ug_format_of(k->acc_fmt);
     size_t count = 0;
     char first[300] = "";
     for (int i = 0; i < in->trials; i++)
         for (size_t e = 0; e < r->elements; e++) {
             const ug_exact *x = &in->exact[i][e];
             if (x->cls != UG_X_FINITE) continue;
-            double rn = ug_exact_rn(x, k->out_fmt);
+            ug_fmt of = ug_result_out_fmt(r, e); /* O's, or lse's binary32 */
+            double rn = ug_exact_rn(x, of);
             if (f32 && !isfinite(rn)) continue;
             const char *what = !isfinite(rn) ? "exact result" : x->sum_abs > acc->max ? "partial "
                                "sums (sum |terms|)" : NULL;
@@ -64,7 +116,8 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
             if (count++ > 0) continue; /* the first one is named */
             snprintf(first, sizeof first, "trial %d element %zu: %s %.6g leaves %s's range (max "
                      "%.6g)", in->first_trial + i, e, what, !isfinite(rn) ? x->hi : x->sum_abs,
-                     !isfinite(rn) ? out->name : acc->name, !isfinite(rn) ? out->max : acc->max);
+                     !isfinite(rn) ? ug_format_of(of)->name : acc->name,
+                     !isfinite(rn) ? ug_format_of(of)->max : acc->max);
         }
     r->out_of_range = count;
     if (!count) return false;

@@ -105,7 +105,10 @@ typedef struct ug_input {
                              shape.dim[0] is a vector's n, a GEMM's M (then N, K) */
     int trials;           /* how many trials exist (the case's count, or --trials) */
     int first_trial;      /* --trial T: only trial T is made (trials = 1, first_trial = T) */
-    float **x, **y;       /* [trial - first_trial] */
+    float **x, **y;       /* [trial - first_trial]: inputs 0 and 1 as floats */
+    float **more[UG_MAX_INPUTS - 2]; /* [input - 2][trial - first_trial]: inputs 2 .. of an
+                             operation of more (attention's V); NULL for one of two at most */
+    ug_opts opts;         /* the options every call on it takes (attention's scale, causal) */
     ug_fmt fmt[UG_MAX_INPUTS]; /* the format each input is drawn and stored in (the dist's) */
     void **data[UG_MAX_INPUTS]; /* [input][trial - first_trial]: the input stored in fmt[a]
                              where that is not binary32 (NULL for binary32: x, y are the storage).
@@ -135,6 +138,29 @@ ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *
 /* The same for any operation: one trial of shape s, each input op's in_len(s, i) values. */
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,
                               const float *y, const ug_shape *s);
+/* An operation of several inputs laid out as heads (base/opshape.h's UG_LAYOUT_HEADS:
+ * attention's Q, K, V of shape s, with its batch, heads and kv_heads) and per-call options o:
+ * every input of every trial drawn from d, each input on its own stream of (seed, case, label,
+ * input), then shaped by tw (NULL: as drawn): tw->fn(v, n, input, s, o) edits input `input`'s n
+ * values in place (a case's outlier channels: a pure function of the values and indices), then
+ * every value is rounded to tw->round_to (0 or UG_F32: kept binary32; UG_BF16, UG_F16: the
+ * input stored in that format too, for the kernels that read it: ug_input_set_format).  The
+ * label is d's description, tw->name and the format and options ("normal(0,1) outlier bf16
+ * causal"): the row's dist.  The exact results come from the descriptor's exact_in.  An
+ * operation of vectors or matrices is refused (ug_input_make); so is one without exact_in. */
+typedef struct ug_input_tweak {
+    const char *name; /* in the label; NULL: none */
+    void (*fn)(float *v, size_t n, int input, const ug_shape *s, const ug_opts *o);
+    ug_fmt round_to;
+} ug_input_tweak;
+ug_input *ug_input_make_heads(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s,
+                              const ug_opts *o, int trials, const ug_input_tweak *tw);
+/* Input a (0 ..) of trial i (counted from first_trial) as floats; NULL for binary64 data. */
+static inline float *ug_input_vals(const ug_input *in, int a, int i)
+{
+    float **v = a == 0 ? in->x : a == 1 ? in->y : a < UG_MAX_INPUTS ? in->more[a - 2] : NULL;
+    return v ? v[i] : NULL;
+}
 /* Declare the values of in (every trial) to be of format f, one that embeds in binary32 (f16,
  * bf16, e4m3, e5m2; f32 and wider: nothing done): each input is also stored in f (data[]), for
  * the kernels of that format.  The caller has checked that every value is one of f (ug_fmt_store
@@ -213,6 +239,11 @@ ug_result *ug_measure(ug_t *t, const ug_kernel *k, const ug_input *in);
  * also measures the first run like ug_measure. */
 ug_result *ug_measure_repeat(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats);
 void ug_result_extra(ug_result *r, const char *name, double value);
+/* Output e of trial i of r (counted from first_trial) as a double, and the format of its
+ * buffer: out_fmt for output 0's elements, out_more_fmt[j - 1] for output j's (an operation of
+ * several outputs: attention's O, then its row log-sum-exp). */
+double ug_result_output(const ug_result *r, int i, size_t e);
+ug_fmt ug_result_out_fmt(const ug_result *r, size_t e);
 /* Flush-to-zero (harness/run/ftz.c): whether got is a signed zero where the exact value of nterms
  * terms is nonzero and subnormal, or a sum of terms at the subnormal scale (gradual underflow
  * would give a nonzero result), and how many of r's outputs (first run of each trial) are. */

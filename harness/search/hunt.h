@@ -32,7 +32,9 @@ typedef struct ug_hunt_problem {
     const ug_kernel *k;
     ug_op op;
     size_t n;          /* sum/dot: the length; gemm: M (rows of A and C) */
-    size_t gn, gk;     /* gemm: N and K */
+    size_t gn, gk;     /* gemm: N and K; attention: S and d */
+    size_t gdv;        /* a fourth dim (attention: dv) */
+    ug_opts opts;      /* the call's options (attention: scale 0 = 1/sqrt(d), causal) */
     ug_hunt_objective objective;
 } ug_hunt_problem;
 
@@ -44,13 +46,18 @@ ug_shape ug_hunt_shape(const ug_hunt_problem *p);
 void ug_hunt_set_shape(ug_hunt_problem *p, const ug_shape *s);
 
 /* The values of an input: x[nx] and y[ny] (sum: x only; dot: pairs; gemm: A = x (M x K),
- * B = y (K x N), row-major). */
+ * B = y (K x N), row-major; an operation laid out as heads, attention: every input one after
+ * the other in x, Q then K then V, and no y). */
 size_t ug_hunt_nx(const ug_hunt_problem *p);
 size_t ug_hunt_ny(const ug_hunt_problem *p);
 
 /* One evaluation.  valid: the kernel ran and every output is finite with a finite correctly
  * rounded value (always, inside the domain); ratio and ulp: the largest over the outputs;
- * objective: the one the problem maximises (ratio or ulp).  An invalid input scores -1. */
+ * objective: the one the problem maximises (ratio or ulp).  An invalid input scores -1.
+ * An operation with its own per-output bound (ops/op.h's bound_at: attention, whose O and lse
+ * are graded each in its format) scores the worst output's bound ratio, and there an output
+ * that is not finite where the exact value is (the unshifted softmax's exp overflow: inf/inf)
+ * scores +inf: within the domain, that is the breach the hunt is after. */
 typedef struct ug_hunt_score {
     bool valid;
     double objective, ratio, ulp;
@@ -124,6 +131,10 @@ typedef struct ug_hunt_breach {
 } ug_hunt_breach;
 
 bool ug_hunt_breaches(const ug_hunt_breach *b, const ug_hunt_score *s);
+
+/* Whether the hunt can shrink and write an input of p's operation (a corpus file holds the
+ * vectors or matrices of two inputs at most: not an operation laid out as heads). */
+bool ug_hunt_writable(const ug_hunt_problem *p);
 
 /* Shrink the input of problem *p (x, y malloc'ed; *p's size fields describe it) while it still
  * breaches b: delta debugging (Zeller & Hildebrandt, TSE 2002) removes elements (sum), pairs

@@ -135,11 +135,15 @@ void ug_hunt_restart(const ug_hunt_problem *p, uint64_t seed, uint64_t restart, 
     char err[256];
     const ug_op_desc *od = ug_hunt_op(p);
     ug_shape sh = ug_hunt_shape(p);
-    int rc = ug_dist_fill_op(&hd->d, od, seed, stream, trial, x, y, &sh, err, sizeof err);
+    /* inputs laid out as heads (attention): every input one vector in x, drawn as a sum's */
+    bool heads = od->shape->layout == UG_LAYOUT_HEADS;
+    int rc = heads ? ug_dist_fill_sum(&hd->d, seed, stream, trial, x, ug_hunt_nx(p), err, sizeof err)
+                   : ug_dist_fill_op(&hd->d, od, seed, stream, trial, x, y, &sh, err, sizeof err);
     if (rc != 0) { /* GenSum/GenDot too short for its construction: the normal one instead */
         ug_dist d = ug_normal(0, 1);
         hd = &dists[0];
-        ug_dist_fill_op(&d, od, seed, stream, trial, x, y, &sh, err, sizeof err);
+        if (heads) ug_dist_fill_sum(&d, seed, stream, trial, x, ug_hunt_nx(p), err, sizeof err);
+        else ug_dist_fill_op(&d, od, seed, stream, trial, x, y, &sh, err, sizeof err);
     }
     for (size_t i = 0; i < ug_hunt_nx(p); i++) x[i] = ug_clamp(p, x[i]);
     for (size_t i = 0; i < ug_hunt_ny(p); i++) y[i] = ug_clamp(p, y[i]);
