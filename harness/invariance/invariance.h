@@ -25,8 +25,9 @@
  *   - a kernel the caller lists in `known` with .asserted (one of ours built not to be
  *     invariant: a split count that follows the batch or S) is an expected failure naming the
  *     cause, and a stale one (it held) fails;
- *   - any other kernel's finding is a result (the report's "Batch invariance" table), with the
- *     listed cause when there is one (a library that picks its algorithm by M).
+ *   - a kernel listed without .asserted (a library that picks its algorithm by M: a hint) is,
+ *     where it differs, an expected failure naming the cause; where it does not, a pass;
+ *   - any other kernel's finding is a result (the report's "Batch invariance" table).
  * Cost: GEMM N = 48, K = 256: 1000 x 48 x 256 multiply-adds at batch 1000; rows n = 512;
  * attention ~200 calls of at most 320 x 320 x 64.
  */
@@ -44,7 +45,8 @@ typedef enum { UG_INV_BATCH, UG_INV_CHUNKED, UG_INV_SPLITK } ug_inv_kind;
 typedef struct ug_inv_known {
     const char *glob;
     ug_inv_kind kind;
-    bool asserted;     /* the case asserts the difference (an expected failure); else a hint */
+    bool asserted;     /* the difference is asserted (an expected failure, stale if it holds);
+                          else a hint: an expected failure where it differs, a pass where not */
     const char *cause; /* what changes with the batch */
 } ug_inv_known;
 

@@ -576,25 +576,31 @@ cleanup:
 }
 
 #define UG_ATTN_BF16_IO .out_fmt = UG_BF16, .in_store = {UG_BF16, UG_BF16, UG_BF16}
-#define UG_ATTN_F32_ROW(nm, ver, cls, text)                                                    \
-    {.name = nm, .op = UG_OP_ATTENTION, .backend = UG_CUDA, .bound = cls, .version = ver,       \
-     .doc = text}
+#define UG_ATTN_F32_ROW(nm, inv, ver, cls, text)                                               \
+    {.name = nm, .op = UG_OP_ATTENTION, .backend = UG_CUDA, .batch_invariant = inv, .bound = cls, \
+     .version = ver, .doc = text}
+
+/* Batch invariance (.batch_invariant): a row's arithmetic here reads only its own q, its kv
+ * head's keys from key 0 in fixed blocks (64; the split size's 256) and never the call's L, S,
+ * batch or heads beyond its own key count, so its bits hold at any batch and under chunked
+ * prefill and decode (the invariance cases assert it: gpu_invariance/batch, H200 2026-11-28).
+ * Not the split count: its split size is ceil(S / 8) of the call's S. */
 
 const ug_kernel ug_attention_cuda_kernels[] = {
-    UG_ATTN_F32_ROW("attn_naive_cuda", A_NAIVE, UG_BOUND_ATTN_NAIVE,
+    UG_ATTN_F32_ROW("attn_naive_cuda", true, A_NAIVE, UG_BOUND_ATTN_NAIVE,
                     "three passes: scores to a workspace, shifted softmax a warp a row, P V"),
     {.name = "attn_naive_bf16_cuda", .op = UG_OP_ATTENTION, .backend = UG_CUDA, UG_ATTN_BF16_IO,
-     .bound = UG_BOUND_ATTN_NAIVE_BF16, .version = A_NAIVE_BF16,
+     .batch_invariant = true, .bound = UG_BOUND_ATTN_NAIVE_BF16, .version = A_NAIVE_BF16,
      .doc = "PyTorch's bf16 math attention: binary32 scores and softmax, P and O rounded to bf16"},
-    UG_ATTN_F32_ROW("attn_online_cuda", A_ONLINE, UG_BOUND_ATTN_ONLINE,
+    UG_ATTN_F32_ROW("attn_online_cuda", true, A_ONLINE, UG_BOUND_ATTN_ONLINE,
                     "FlashAttention-2's loop in binary32, a warp a row: blocks of 64, O rescaled"),
     {.name = "attn_fa2_bf16_mma", .op = UG_OP_ATTENTION, .backend = UG_CUDA, UG_ATTN_BF16_IO,
-     .bound = UG_BOUND_ATTN_FA2_MMA, .version = A_FA2_MMA,
+     .batch_invariant = true, .bound = UG_BOUND_ATTN_FA2_MMA, .version = A_FA2_MMA,
      .doc = "FlashAttention-2 tiles: mma.sync bf16 S = QK^T and P V, online softmax in registers, "
             "bf16 P and O; d 64, 128"},
-    UG_ATTN_F32_ROW("attn_splitkv_size_cuda", A_SPLIT_SIZE, UG_BOUND_ATTN_SPLIT_SIZE,
+    UG_ATTN_F32_ROW("attn_splitkv_size_cuda", true, A_SPLIT_SIZE, UG_BOUND_ATTN_SPLIT_SIZE,
                     "Flash-Decoding: a warp a (row, split of 256 keys from key 0), FA2's combine"),
-    UG_ATTN_F32_ROW("attn_splitkv_count_cuda", A_SPLIT_COUNT, UG_BOUND_ATTN_SPLIT_COUNT,
+    UG_ATTN_F32_ROW("attn_splitkv_count_cuda", false, A_SPLIT_COUNT, UG_BOUND_ATTN_SPLIT_COUNT,
                     "Flash-Decoding: 8 splits of ceil(S/8) keys over the call's S, FA2's combine"),
 };
 
