@@ -18,7 +18,7 @@ check "its doc line names the flash-attention and CUTLASS sources it was built f
 # TAP point a shape and input kind; without a device each is a skip that says so
 run run --tap --plugin "$lib" --no-builtin --filter 'attention/*' --report "$tmp/report"
 [ -n "${UG_FA2_LOG:-}" ] && cp "$tmp/out" "$UG_FA2_LOG"
-pt='^ok [0-9]* - attention/[a-z0-9_]* flash_attn2_fwd_bf16@default n=[0-9x_bhkv]*'
+pt='^ok [0-9]* - attention/[A-Za-z0-9_]* flash_attn2_fwd_bf16@default n=[0-9x_bhkv]*'
 if grep -q "$pt.* # SKIP no CUDA device" "$tmp/out"; then
   check "no CUDA device: every point a skip that says so, none fails, none measured" \
     '! grep -q "^not ok" "$tmp/out" && ! grep -q "$pt\$" "$tmp/out"'
