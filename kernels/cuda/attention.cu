@@ -100,18 +100,6 @@ __device__ __forceinline__ void stx(unsigned short *p, size_t i, float v)
 }
 __device__ __forceinline__ float bf16r(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 
-__device__ float warp_max(float v)
-{
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-
-__device__ float warp_sum(float v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
 /* q . k in binary32, t in order (a * b + c may be one FMA: within gamma_d). */
 template <typename T>
 __device__ float dot_serial(const T *q, const T *k, int d)
@@ -153,12 +141,12 @@ __global__ void naive_softmax(float *sc, float *lse, attn_dims a)
     }
     float m = -INFINITY, l = 0.0f;
     for (int k = lane; k < n; k += 32) m = fmaxf(m, s[k]);
-    m = warp_max(m);
+    m = ug_warp_max(m);
     for (int k = lane; k < n; k += 32) {
         s[k] = expf(s[k] - m);
         l += s[k];
     }
-    l = warp_sum(l);
+    l = ug_warp_sum(l);
     for (int k = lane; k < n; k += 32) s[k] = B16 ? bf16r(s[k] / l) : s[k] / l;
     if (lane == 0) lse[r] = m + logf(l);
 }
@@ -198,7 +186,7 @@ __device__ void online_pass(const float *q, const float *K, const float *V, cons
         int ka = b0 + (int)lane, kb = ka + 32;
         float sa = ka < b1 ? a.scale * dot_serial(q, K + (size_t)ka * a.d, a.d) : -INFINITY;
         float sb = kb < b1 ? a.scale * dot_serial(q, K + (size_t)kb * a.d, a.d) : -INFINITY;
-        float mb = warp_max(fmaxf(m, fmaxf(sa, sb)));
+        float mb = ug_warp_max(fmaxf(m, fmaxf(sa, sb)));
         float alpha = m == -INFINITY ? 0.0f : expf(m - mb);
         l *= alpha;
         #pragma unroll

@@ -54,18 +54,6 @@ __device__ void ug_sm_st(__half *p, size_t i, float v) { p[i] = __float2half_rn(
 // ---------------------------------------------------------------------------------------------
 // the row's state, binary32 whatever the storage
 
-__device__ float ug_warp_max(float v)
-{
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-
-__device__ float ug_warp_sum(float v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
 /* The two passes of a max-shifted row, in every lane of its warp: m = the row's max (a warp
  * max of each lane's), then s = sum exp(x_j - m) (each lane's strided sum, then a warp sum).
  * The softmax and log-sum-exp warp kernels share it, so both see the same m and s. */

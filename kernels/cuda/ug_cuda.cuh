@@ -214,6 +214,21 @@ static inline cudaError_t ug_cuda_upload(float **d, const float *h, size_t n)
     return cudaMemcpy(*d, h, n * sizeof(float), cudaMemcpyHostToDevice);
 }
 
+/* A warp's max and sum by the xor butterfly (offsets 16, 8, 4, 2, 1): every lane ends with the
+ * same value, its sum the same 5-level tree in every lane (so every lane may use it).  The row
+ * kernels of softmax.cu and attention.cu. */
+__device__ __forceinline__ float ug_warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+__device__ __forceinline__ float ug_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
 } // namespace
 
 /* The depth functions of the grid kernels (reduce_grid.cu) and the fixed shapes they describe
