@@ -3,10 +3,12 @@
  * with the oracle's exact result, the figures of a test point (errors, bound ratio, histogram,
  * worst elements, time, distinct results over repeats).
  *
- * Over 700 lines since issue 33 added the fenced buffers and the determinism reruns (the
+ * 776 lines: over 700 since issue 33 added the fenced buffers and the determinism reruns (the
  * "fenced buffers and determinism" section).  That section is the part to move into a file of
  * its own (it uses ug_run_kernel and the trial loop's setup, nothing of the figures); it was not
- * split in the stop that added it, for lack of time to re-run the sanitizer trees after a move.
+ * split in the stop that added it, for lack of time to re-run the sanitizer trees after a move;
+ * issue 35 added two output buffers a call (attention's O and lse, each fenced).  A new file
+ * also needs harness/run below tests/layers.py's 25 source files a folder: see run.c.
  */
 #include <errno.h>
 #include <math.h>
