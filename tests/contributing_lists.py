@@ -16,18 +16,11 @@ import os
 import re
 import sys
 
+from tap import Tap
+
 root = sys.argv[1] if len(sys.argv) > 1 else "."
-n = fail = 0
-
-
-def point(ok, name, diag=()):
-    global n, fail
-    n += 1
-    print(("ok" if ok else "not ok") + " %d - %s" % (n, name))
-    if not ok:
-        fail = 1
-        for d in list(diag)[:20]:
-            print("#   " + d)
+tap = Tap(20)
+point = tap.point
 
 
 def read(p):
@@ -87,5 +80,4 @@ for r, dirs, fs in os.walk(os.path.join(root, "cases")):
 point(not missing, "every case file is in cases/meson.build and tests/meson.build's case_tests", missing)
 point("add the file to `cases/meson.build`" in cases_doc and "`case_tests` table of `tests/meson.build`" in cases_doc,
       "docs/cases.md names the two lines a case file needs")
-print("1..%d" % n)
-sys.exit(fail)
+tap.end()
