@@ -261,3 +261,59 @@ int ug_dir_replace(const char *fresh, const char *path, char *err, size_t errlen
         fprintf(stderr, "ulpgate: warning: cannot remove %s: %s\n", old, strerror(errno));
     return 0;
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* The x86-64 microarchitecture level (the psABI's v1..v4) from CPUID: what glibc's dispatchers
+ * choose their code by. */
+static int ug_x86_level(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
+    bool v2 = (c & bit_SSE3) && (c & bit_SSSE3) && (c & bit_SSE4_1) && (c & bit_SSE4_2) &&
+              (c & bit_POPCNT) && (c & bit_CMPXCHG16B);
+    bool fma = (c & bit_FMA) != 0, avx = (c & bit_AVX) != 0, f16c = (c & bit_F16C) != 0;
+    unsigned b7 = 0, c7 = 0, d7 = 0, a7 = 0;
+    __get_cpuid_count(7, 0, &a7, &b7, &c7, &d7);
+    bool v3 = v2 && fma && avx && f16c && (b7 & bit_AVX2) && (b7 & bit_BMI) && (b7 & bit_BMI2);
+    bool v4 = v3 && (b7 & bit_AVX512F) && (b7 & bit_AVX512BW) && (b7 & bit_AVX512CD) &&
+              (b7 & bit_AVX512DQ) && (b7 & bit_AVX512VL);
+    return v4 ? 4 : v3 ? 3 : v2 ? 2 : 1;
+}
+
+void ug_cpu_model(char *key, size_t keylen, char *name, size_t namelen)
+{
+    unsigned a, b, c, d, regs[12];
+    char vendor[13] = "";
+    key[0] = name[0] = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return;
+    memcpy(vendor, &b, 4);
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &c, 4);
+    unsigned family = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        family = (a >> 8) & 0xf;
+        if (family == 0xf) family += (a >> 20) & 0xff;
+    }
+    snprintf(key, keylen, "%s family %u, x86-64-v%d", vendor, family, ug_x86_level());
+    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000004u) {
+        for (unsigned i = 0; i < 3; i++)
+            __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2],
+                        &regs[4 * i + 3]);
+        char brand[49];
+        memcpy(brand, regs, 48);
+        brand[48] = 0;
+        const char *p = brand;
+        while (*p == ' ') p++;
+        snprintf(name, namelen, "%s", p);
+        for (size_t n = strlen(name); n && name[n - 1] == ' ';) name[--n] = 0;
+    }
+}
+#else
+void ug_cpu_model(char *key, size_t keylen, char *name, size_t namelen)
+{
+    if (keylen) key[0] = 0;
+    if (namelen) name[0] = 0;
+}
+#endif

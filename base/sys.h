@@ -51,4 +51,10 @@ int ug_remove_tree(const char *path);
  * for the caller to remove). */
 int ug_dir_replace(const char *fresh, const char *path, char *err, size_t errlen);
 
+/* What the bits of a kernel that uses approximate instructions or run-time dispatched libraries
+ * depend on (UG_VP_CPU_MODEL): the CPU's vendor, family and the x86-64 feature level the
+ * dispatchers choose by ("AuthenticAMD family 25, x86-64-v4"); "" where it cannot be read (not
+ * x86).  name: the CPU's own brand string ("AMD EPYC 9554 64-Core Processor"), for people. */
+void ug_cpu_model(char *key, size_t keylen, char *name, size_t namelen);
+
 #endif

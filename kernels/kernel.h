@@ -92,8 +92,12 @@ const ug_kernel *ug_kernel_last_run(void);
  * the known floating-point environment (base/fenv.h); a kernel that returns with another one
  * fails (-1, c->err says what changed), and the caller's is restored. */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
-/* The UG_VP_* properties of the build variant k was compiled as. */
+/* The UG_VP_* properties of the build variant k was compiled as; UG_VP_CPU_MODEL also where its
+ * family's machine code showed it (ug_kernel_machine). */
 unsigned ug_kernel_props(const ug_kernel *k);
+/* Why k's bits depend on the CPU model ("rsqrtss x12", "call _ZGVbN4v_expf x10", "declared
+ * (UG_VP_CPU_MODEL)"), or NULL when they do not. */
+const char *ug_kernel_machine(const ug_kernel *k);
 /* The build variants of this build: name, backend ("cpu" or "cuda") and the compiler flags that
  * make it, as kernels/meson.build lists them, in that order; NULL past the end. */
 typedef struct {

@@ -15,6 +15,7 @@
 
 #include "base/fenv.h"
 #include "kernels/plugin.h"
+#include "kernels/ug_cpu_model.h"
 #include "kernels/ug_families.h"
 
 #define UG_DECLARE_FAMILY(stem, variant) extern const ug_family UG_FAMILY_SYMBOL(stem, variant);
@@ -179,7 +180,28 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob)
     return fnmatch(glob, strchr(glob, '@') ? k->id : k->name, 0) == 0;
 }
 
-unsigned ug_kernel_props(const ug_kernel *k) { return k->family ? k->family->props : 0; }
+/* The built-in families whose machine code depends on the CPU model, and the evidence
+ * (kernels/machine_scan.py read it off their objects when they were built). */
+#define UG_CPU_MODEL_ROW(stem, variant, evidence) {&UG_FAMILY_SYMBOL(stem, variant), evidence},
+static const struct {
+    const ug_family *family;
+    const char *evidence;
+} ug_cpu_model_families[] = {UG_CPU_MODEL_FAMILIES(UG_CPU_MODEL_ROW){NULL, NULL}};
+
+const char *ug_kernel_machine(const ug_kernel *k)
+{
+    if (!k->family) return NULL;
+    for (size_t i = 0; ug_cpu_model_families[i].family; i++)
+        if (ug_cpu_model_families[i].family == k->family) return ug_cpu_model_families[i].evidence;
+    if (k->family->props & UG_VP_CPU_MODEL) return "declared (UG_VP_CPU_MODEL)";
+    return NULL;
+}
+
+unsigned ug_kernel_props(const ug_kernel *k)
+{
+    if (!k->family) return 0;
+    return k->family->props | (ug_kernel_machine(k) ? (unsigned)UG_VP_CPU_MODEL : 0u);
+}
 
 #define UG_VARIANT_ROW(name, backend, flags) {#name, backend, flags},
 static const ug_variant_info ug_variants[] = {UG_VARIANTS(UG_VARIANT_ROW)};

@@ -155,6 +155,8 @@ typedef struct ug_update_opts {
 
 typedef struct ug_update_summary {
     size_t added, tightened, loosened, unchanged, within_slack, inputs_changed, kept, pruned;
+    size_t remeasured, other_cpu; /* machine-dependent rows: taken from a run on a CPU model
+                                     where the stored one was unrecorded / kept (another's) */
     bool created;         /* the baseline was empty */
     bool refused;         /* loosened rows and no reason: nothing may be written */
 } ug_update_summary;

@@ -129,6 +129,25 @@ static void ug_update_row(ug_baseline *nb, const ug_row *old, const ug_bl_extra 
         ug_put(nb, row, x, run, o, fails ? "inputs changed, status fails" : NULL);
         return;
     }
+    if ((old->machine[0] || row->machine[0]) &&
+        !ug_fingerprint_same_cpu(&nb->fps[ox->fp], &run->fps[0]) &&
+        ug_judge_status(old->status, row->status) != UG_V_WORSE) {
+        /* bits of another CPU model are no measure of these: the row keeps the figures of the
+         * model it was measured on, or takes this run's where that model was not recorded */
+        bool adopt = !nb->fps[ox->fp].v[UG_FP_CPU][0];
+        ug_buf_printf(diff, "%s %s: machine-dependent, %s\n", adopt ? "remeasured" : "kept",
+                      row->id,
+                      adopt ? "the stored figures' CPU model was not recorded: this run's taken"
+                            : "measured on another CPU model: the stored figures kept");
+        if (adopt) {
+            s->remeasured++;
+            ug_put(nb, row, x, run, o, NULL);
+        } else {
+            s->other_cpu++;
+            ug_put(nb, old, *ox, run, o, NULL);
+        }
+        return;
+    }
     bool worse, better, within;
     ug_row_changes(old, row, slack, changes, sizeof changes, &worse, &better, &within);
     if (new_slack != slack) {
@@ -233,7 +252,12 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
              "%zu within slack, %zu inputs changed, %zu kept, %zu pruned",
              o->from ? o->from : "?", s->added, s->tightened, s->loosened, s->unchanged,
              s->within_slack, s->inputs_changed, s->kept, s->pruned);
-    if (s->added || s->tightened || s->loosened || s->inputs_changed || s->pruned)
+    if (s->remeasured || s->other_cpu)
+        snprintf(summary + strlen(summary), sizeof summary - strlen(summary),
+                 "; machine-dependent rows: %zu remeasured on this CPU model, %zu kept (another "
+                 "model's)", s->remeasured, s->other_cpu);
+    if (s->added || s->tightened || s->loosened || s->inputs_changed || s->pruned ||
+        s->remeasured)
         ug_event_make(&nb.updates[nb.n_updates++], run->git, o->reason, summary);
     ug_baseline_free(bl);
     *bl = nb;

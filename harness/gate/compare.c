@@ -159,6 +159,10 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
     if (cr->slack < 1.0) cr->slack = 1.0;
     cr->status = ug_judge_status(o->status, n->status);
     bool worse = cr->status == UG_V_WORSE, better = cr->status == UG_V_BETTER, within = false;
+    /* bits that depend on the CPU model are comparable only between runs on the same model */
+    cr->machine = o->machine[0] || n->machine[0];
+    cr->other_cpu = cr->machine && !ug_fingerprint_same_cpu(&c->base->fps[c->base->x[cr->base].fp],
+                                                            &c->now->fps[c->now->x[cr->now].fp]);
     if (o->measured && n->measured) {
         for (int m = 0; m < UG_GM_COUNT; m++) {
             double a = ug_gated_value(o, m), b = ug_gated_value(n, m);
@@ -166,7 +170,7 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
                 cr->m[m] = UG_V_NA;
                 continue;
             }
-            if (!ug_metric_gated(m, cr->slack > 1.0)) {
+            if (cr->other_cpu || !ug_metric_gated(m, cr->slack > 1.0)) {
                 cr->m[m] = a == b ? UG_V_SAME : UG_V_CHANGED;
                 continue;
             }
@@ -177,7 +181,7 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
         }
     }
     /* a smaller bound ratio with no smaller error is a larger bound: the check was loosened */
-    if (cr->slack <= 1.0 && cr->m[UG_GM_BOUND_RATIO_MAX] == UG_V_BETTER &&
+    if (cr->slack <= 1.0 && !cr->other_cpu && cr->m[UG_GM_BOUND_RATIO_MAX] == UG_V_BETTER &&
         cr->m[UG_GM_ULP_MAX] != UG_V_BETTER && cr->m[UG_GM_ULP_MEAN] != UG_V_BETTER &&
         cr->m[UG_GM_REL_MAX] != UG_V_BETTER) {
         cr->m[UG_GM_BOUND_RATIO_MAX] = UG_V_WORSE;
@@ -206,6 +210,7 @@ static void ug_env_row(ug_comparison *c, ug_cmp_row *cr)
     const ug_fingerprint *fo = &c->base->fps[c->base->x[cr->base].fp];
     const ug_fingerprint *fn = &c->now->fps[c->now->x[cr->now].fp];
     unsigned diff = ug_fingerprint_diff(fo, fn), scope = ug_row_scope(n->backend, n->kernel_name);
+    if (n->machine[0] || c->base->res.rows[cr->base].machine[0]) scope |= UG_SCOPE_CPU_MODEL;
     for (int f = 0; f < UG_FP_NFIELDS; f++) {
         if (!(diff & (1u << f))) continue;
         if (!(c->env & (1u << f))) {
@@ -374,6 +379,7 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
             continue;
         }
         ug_judge_row(c, cr);
+        c->other_cpu += cr->other_cpu;
         const ug_row *o = &base->res.rows[b];
         if (o->time_ms > 0 && n->time_ms > 0) ratios[n_ratios++] = n->time_ms / o->time_ms;
         switch (cr->verdict) {

@@ -14,6 +14,10 @@
  *     worse); a nondeterministic one's vary by nature: "changed (not gated)".
  *   - a bound loosened: bound_ratio_max fell while none of ulp_max, ulp_mean, rel_max did (the
  *     bound grew, the error stayed) is worse, not better (deterministic rows);
+ *   - a row whose bits depend on the CPU model (row.machine, UG_VP_CPU_MODEL): as its kernel's
+ *     determinism says between runs on the same CPU model (the fingerprint's "cpu"); between
+ *     runs on other models, or where either side did not record its model, on its status alone
+ *     (every output within its bound), its figures "changed (not gated)";
  *   - a row only in NEW that fails (fail, xpass) is a regression too;
  *   - a row of BASE that NEW should hold but does not (NEW a results.json): skipped now (pass ->
  *     skip: "no longer measured" would otherwise pass), or missing though NEW ran its unit with
@@ -78,6 +82,9 @@ typedef struct ug_cmp_row {
     unsigned env;                /* fingerprint parts changed that this row depends on */
     char inputs[160];            /* non-empty: its inputs differ (why); not judged */
     bool bound_loosened;         /* bound_ratio_max fell with the error: m[] says worse */
+    bool machine;                /* its bits depend on the CPU model (row.machine) ... */
+    bool other_cpu;              /* ... and the two sides ran on other (or unrecorded) CPU models:
+                                    judged on its status (the bound) only, figures reported */
 } ug_cmp_row;
 
 enum { UG_CMP_MAX_REFUSED = 8 };
@@ -94,6 +101,8 @@ typedef struct ug_comparison {
     size_t *only_base, n_only_base; /* rows of BASE not in NEW (removed, or not run) */
     size_t *only_new, n_only_new;   /* rows of NEW not in BASE (new kernels, cases, sizes) */
     size_t regressed, improved, same, within, inputs_changed, timed;
+    size_t other_cpu;            /* rows judged on status only: machine-dependent, measured on
+                                    another (or an unrecorded) CPU model */
     double time_ratio_median;    /* of the rows timed on both sides (0 when none) */
     bool device_differs;         /* the device keys differ */
     unsigned env;                /* fingerprint parts that changed for some matched row */

@@ -319,6 +319,10 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
                   "| %zu | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n",
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
+    if (c->other_cpu)
+        ug_buf_printf(&tail, "- %zu machine-dependent row%s (bits that depend on the CPU model) "
+                      "measured on another CPU model: judged on status and bound only\n",
+                      c->other_cpu, c->other_cpu == 1 ? "" : "s");
     ug_cmp_timing(c, &tail, "- ");
 
     size_t start = out->len;

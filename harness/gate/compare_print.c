@@ -44,8 +44,11 @@ void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, siz
     const ug_row *n = ug_new(c, r);
     if (!n->measured)
         snprintf(buf, len, "[check: status only]");
+    else if (r->other_cpu)
+        snprintf(buf, len, "[machine-dependent (%s): measured on another CPU model, status and "
+                 "bound only]", n->machine[0] ? n->machine : ug_old(c, r)->machine);
     else if (r->slack <= 1.0)
-        snprintf(buf, len, "[deterministic: exact]");
+        snprintf(buf, len, "[deterministic%s: exact]", r->machine ? ", same CPU model" : "");
     else
         snprintf(buf, len, "[nondeterministic: worst of %d repeats, slack x%g]",
                  n->repeats ? n->repeats : 1, r->slack);
@@ -277,6 +280,9 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
                   "%zu inputs changed, %zu only in base, %zu only in new",
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
+    if (c->other_cpu)
+        ug_buf_printf(out, "; %zu machine-dependent row%s judged on status and bound only "
+                      "(another CPU model)", c->other_cpu, c->other_cpu == 1 ? "" : "s");
     if (c->n_new_failing) ug_buf_printf(out, "; %zu new rows failing", c->n_new_failing);
     if (c->n_skipped_now)
         ug_buf_printf(out, "; %zu row%s skipped now", c->n_skipped_now, c->n_skipped_now == 1 ? "" : "s");

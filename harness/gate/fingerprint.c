@@ -35,6 +35,9 @@ const ug_fp_field ug_fp_fields[UG_FP_NFIELDS] = {
     [UG_FP_BUILD] = {"build", UG_SCOPE_CPU,
                      "the CPU kernels were compiled differently (options, CFLAGS or predefined "
                      "macros that the recorded cflags do not show)"},
+    [UG_FP_CPU] = {"cpu", UG_SCOPE_CPU_MODEL,
+                   "another CPU model: approximate instructions and run-time dispatched libraries "
+                   "give other bits (their rows are judged on status and bound only)"},
 };
 
 /* A meta member as text: strings as they are, numbers as integers when they are ones. */
@@ -77,7 +80,8 @@ void ug_fingerprint_hash(ug_fingerprint *fp)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (int f = 0; f < UG_FP_NFIELDS; f++) {
-        if (f == UG_FP_BUILD && !fp->v[f][0]) continue; /* the hashes of older fingerprints */
+        if ((f == UG_FP_BUILD || f == UG_FP_CPU) && !fp->v[f][0])
+            continue; /* the hashes of older fingerprints */
         for (const char *p = ug_fp_fields[f].key; *p; p++)
             h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
         h = (h ^ '=') * 0x100000001b3ull;
@@ -97,6 +101,7 @@ void ug_fingerprint_from_meta(ug_fingerprint *fp, const ug_json *meta)
     ug_fp_text(fp->v[UG_FP_COMPILER], sizeof fp->v[0], ug_json_get(meta, "compiler"));
     ug_fp_text(fp->v[UG_FP_CFLAGS], sizeof fp->v[0], ug_json_get(meta, "cflags"));
     ug_meta_build(meta, fp->v[UG_FP_BUILD], sizeof fp->v[0]);
+    ug_fp_text(fp->v[UG_FP_CPU], sizeof fp->v[0], ug_json_get(meta, "cpu"));
     /* nvcc matters only to a run that used the GPU: a CPU run's figures do not depend on it */
     if (gpu) {
         ug_fp_text(fp->v[UG_FP_NVCC], sizeof fp->v[0], ug_json_get(meta, "nvcc"));
@@ -139,9 +144,15 @@ unsigned ug_fingerprint_diff(const ug_fingerprint *a, const ug_fingerprint *b)
 {
     unsigned mask = 0;
     for (int f = 0; f < UG_FP_NFIELDS; f++)
-        if (strcmp(a->v[f], b->v[f]) != 0 && (f != UG_FP_BUILD || (a->v[f][0] && b->v[f][0])))
+        if (strcmp(a->v[f], b->v[f]) != 0 &&
+            ((f != UG_FP_BUILD && f != UG_FP_CPU) || (a->v[f][0] && b->v[f][0])))
             mask |= 1u << f;
     return mask;
+}
+
+bool ug_fingerprint_same_cpu(const ug_fingerprint *a, const ug_fingerprint *b)
+{
+    return a->v[UG_FP_CPU][0] && strcmp(a->v[UG_FP_CPU], b->v[UG_FP_CPU]) == 0;
 }
 
 unsigned ug_row_scope(const char *backend, const char *kernel_name)
@@ -158,6 +169,7 @@ const char *ug_scope_name(unsigned scope)
     if (scope & UG_SCOPE_CUDA) return "every CUDA row";
     if (scope & UG_SCOPE_VENDOR) return "the library rows (cuBLAS, CUB)";
     if (scope & UG_SCOPE_CPU) return "every CPU row";
+    if (scope & UG_SCOPE_CPU_MODEL) return "the rows whose bits depend on the CPU model";
     return "no row";
 }
 

@@ -24,13 +24,14 @@ enum {
     UG_SCOPE_CUDA = 1u << 1,   /* rows of CUDA kernels (ours and the vendors') */
     UG_SCOPE_VENDOR = 1u << 2, /* rows of library kernels (cublas_*, cub_*) */
     UG_SCOPE_ALL = 1u << 3,    /* every row (the inputs themselves) */
+    UG_SCOPE_CPU_MODEL = 1u << 4, /* rows whose bits depend on the CPU model (row.machine) */
 };
 
 /* The parts, in the order of ug_fp_fields[]. */
 enum {
     UG_FP_SEED, UG_FP_ORACLE, UG_FP_ARCH, UG_FP_COMPILER, UG_FP_CFLAGS, UG_FP_NVCC,
     UG_FP_NVCC_FLAGS, UG_FP_GPU, UG_FP_CC, UG_FP_SM_COUNT, UG_FP_DRIVER, UG_FP_RUNTIME,
-    UG_FP_CUBLAS, UG_FP_CCCL, UG_FP_BUILD, UG_FP_NFIELDS
+    UG_FP_CUBLAS, UG_FP_CCCL, UG_FP_BUILD, UG_FP_CPU, UG_FP_NFIELDS
 };
 
 typedef struct ug_fp_field {
@@ -54,13 +55,19 @@ void ug_fingerprint_hash(ug_fingerprint *fp);
 /* Append fp as a JSON object {"seed":"0x5eed",...} (parts that are "" left out). */
 void ug_fingerprint_json(ug_buf *b, const ug_fingerprint *fp);
 /* The parts that differ, as a mask of 1u << UG_FP_*.  "build" (meta.build: the hash of what
- * really compiled the CPU kernels, and the compiler's macros) differs only where both sides
- * recorded it: runs and baselines from before it have none, and stay comparable. */
+ * really compiled the CPU kernels, and the compiler's macros) and "cpu" (the CPU model,
+ * ug_cpu_model) differ only where both sides recorded them: runs and baselines from before them
+ * have none, and stay comparable. */
 unsigned ug_fingerprint_diff(const ug_fingerprint *a, const ug_fingerprint *b);
 
 /* The rows of a kernel of this backend ("cpu", "cuda") and name: a mask of UG_SCOPE_*
- * (UG_SCOPE_ALL always set).  A check row (no kernel) gives UG_SCOPE_ALL only. */
+ * (UG_SCOPE_ALL always set).  A check row (no kernel) gives UG_SCOPE_ALL only.  (A row whose
+ * bits depend on the CPU model adds UG_SCOPE_CPU_MODEL: its row says so, not its name.) */
 unsigned ug_row_scope(const char *backend, const char *kernel_name);
+/* Whether a and b were measured on the same CPU model (the "cpu" part, ug_cpu_model): false
+ * when either did not record one, so that a row whose bits depend on the CPU is compared bit for
+ * bit only where both sides are known to be the same. */
+bool ug_fingerprint_same_cpu(const ug_fingerprint *a, const ug_fingerprint *b);
 /* What "rows of this scope" means, for messages: "CUDA rows", "library rows (cuBLAS, CUB)". */
 const char *ug_scope_name(unsigned scope);
 

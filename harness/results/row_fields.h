@@ -68,6 +68,7 @@
     X(DIM,    shape.heads,       0,             "heads",             "",        NONZERO, NONZERO, 0, "query heads (0: one)") \
     X(DIM,    shape.kv_heads,    0,             "kv_heads",          "",        NONZERO, NONZERO, 0, "key/value heads (0: as many as heads)") \
     X(BOOL,   deterministic,     0,             "deterministic",     "",        MEAS,    MEAS,    UG_FF_DFLT, "the kernel gives the same bits every run") \
+    X(STR,    machine,           16,            "machine",           "",        NONZERO, NONZERO, 0, "\"cpu-model\": the kernel's bits depend on the CPU it runs on (approximate instructions, run-time dispatched libraries: UG_VP_CPU_MODEL); compared bit for bit only between runs on the same CPU model") \
     X(SEED,   seed,              0,             "seed",              "",        ALL,     MEAS,    UG_FF_DFLT, "the run's seed, \"0x5eed\"") \
     X(INT,    trials,            0,             "trials",            "",        MEAS,    MEAS,    UG_FF_DFLT, "inputs measured") \
     X(INT,    first_trial,       0,             "first_trial",       "",        MEAS,    MEAS,    UG_FF_DFLT, "the first trial's number") \

@@ -99,6 +99,10 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_str(b, "host", host);
     ug_json_str(b, "arch", uname(&u) == 0 ? u.machine : "unknown");
     ug_json_num(b, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    char cpu_key[128], cpu_name[96];
+    ug_cpu_model(cpu_key, sizeof cpu_key, cpu_name, sizeof cpu_name);
+    ug_json_str(b, "cpu", cpu_key);
+    ug_json_str(b, "cpu_name", cpu_name);
     ug_json_str(b, "compiler", UG_CC);
     ug_json_str(b, "cflags", UG_CFLAGS);
     ug_json_build(b);

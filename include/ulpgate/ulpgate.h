@@ -301,13 +301,22 @@ struct ug_kernel {
  *   UG_VP_REASSOC    the compiler may reassociate (-ffast-math): only what holds for every order
  *                    of the same operations is a contract
  *   UG_VP_APPROX     approximate division and square root
- *   UG_VP_FINITE     the compiler may assume no NaN or infinity (-ffinite-math-only) */
+ *   UG_VP_FINITE     the compiler may assume no NaN or infinity (-ffinite-math-only)
+ *   UG_VP_CPU_MODEL  the results' bits depend on the CPU they run on, not only on the source and
+ *                    flags: approximate reciprocal or square-root instructions (-ffast-math's
+ *                    rsqrtps), -march=native, a library that picks its code by the CPU's
+ *                    features at run time (glibc's vector math).  The gate compares such rows
+ *                    bit for bit only with runs on the same CPU model, and judges them on their
+ *                    status and bound against a run on another (docs/gate.md).  The built-in
+ *                    families get it from their machine code (kernels/machine_scan.py); a plugin
+ *                    declares it. */
 enum {
     UG_VP_FMA = 1 << 0,
     UG_VP_FTZ = 1 << 1,
     UG_VP_REASSOC = 1 << 2,
     UG_VP_APPROX = 1 << 3,
     UG_VP_FINITE = 1 << 4,
+    UG_VP_CPU_MODEL = 1 << 5,
 };
 
 /* A family: one table of rows and its launcher (a plugin is one family named after its file). */
@@ -342,7 +351,8 @@ typedef struct ug_plugin {
 #endif
 
 /* Define before UG_PLUGIN to declare what your flags allow (-O3 -ffast-math: UG_VP_REASSOC |
- * UG_VP_FMA | UG_VP_FINITE) and a folder of corpus files of your own. */
+ * UG_VP_FMA | UG_VP_FINITE, and UG_VP_CPU_MODEL where the code may use approximate instructions
+ * or is built with -march=native) and a folder of corpus files of your own. */
 #ifndef UG_PLUGIN_PROPS
 #define UG_PLUGIN_PROPS 0
 #endif
