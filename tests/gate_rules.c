@@ -289,3 +289,84 @@ UG_CASE(gate_rules, device_keys)
     UG_EXPECT(!(ug_row_scope("cuda", "reduce_kahan") & UG_SCOPE_VENDOR));
     UG_EXPECT(ug_row_scope("cpu", "kahan_f32") == (UG_SCOPE_ALL | UG_SCOPE_CPU));
 }
+
+/* A fingerprint with this CPU model ("" for none recorded) into side b's only fingerprint. */
+static void ug_test_cpu(ug_baseline *b, const char *cpu)
+{
+    snprintf(b->fps[0].v[UG_FP_CPU], sizeof b->fps[0].v[0], "%s", cpu);
+    ug_fingerprint_hash(&b->fps[0]);
+}
+
+/* Rows whose bits depend on the CPU model: exact between runs on the same model, status and
+ * bound only between runs on others (or where a side did not record its model); every other
+ * row exact whatever the CPU. */
+UG_CASE(gate_rules, machine_dependent_rows)
+{
+    ug_row a[2] = {ug_test_row("rmsnorm_fast", 100, true, 2), ug_test_row("serial", 100, true, 10)};
+    snprintf(a[0].machine, sizeof a[0].machine, "cpu-model");
+    ug_row b[2] = {a[0], a[1]};
+    b[0].ulp_max = 3; /* another CPU's rsqrt table: other bits */
+    ug_baseline base, now;
+    ug_test_side(&base, "gcc 12", a, 2);
+    ug_test_side(&now, "gcc 12", b, 2);
+    static const struct {
+        const char *base_cpu, *now_cpu;
+        bool gated;
+    } cases[] = {
+        {"GenuineIntel family 6, x86-64-v4", "GenuineIntel family 6, x86-64-v4", true},
+        {"GenuineIntel family 6, x86-64-v4", "AuthenticAMD family 25, x86-64-v4", false},
+        {"AuthenticAMD family 25, x86-64-v3", "AuthenticAMD family 25, x86-64-v4", false},
+        {"", "AuthenticAMD family 25, x86-64-v4", false}, /* a baseline from before "cpu" */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ug_test_cpu(&base, cases[i].base_cpu);
+        ug_test_cpu(&now, cases[i].now_cpu);
+        ug_comparison c;
+        ug_compare(&base, &now, NULL, &c);
+        const ug_cmp_row *r = ug_find_cmp(&c, a[0].id);
+        UG_ASSERT(r);
+        UG_EXPECT_MSG(c.regressed == (cases[i].gated ? 1u : 0u) && r->other_cpu == !cases[i].gated &&
+                          c.other_cpu == (cases[i].gated ? 0u : 1u),
+                      "'%s' -> '%s': %zu regressed, other_cpu %d", cases[i].base_cpu,
+                      cases[i].now_cpu, c.regressed, r->other_cpu);
+        UG_EXPECT(cases[i].gated ? r->m[UG_GM_ULP_MAX] == UG_V_WORSE
+                                 : r->m[UG_GM_ULP_MAX] == UG_V_CHANGED);
+        ug_comparison_free(&c);
+    }
+    /* on another CPU model: a status that fails is still a regression, and a deterministic row
+     * with no machine dependence is still exact */
+    now.res.rows[0].status = UG_ST_FAIL;
+    now.res.rows[1].ulp_max = nextafter(10, 11);
+    ug_comparison c;
+    ug_compare(&base, &now, NULL, &c);
+    const ug_cmp_row *r0 = ug_find_cmp(&c, a[0].id), *r1 = ug_find_cmp(&c, a[1].id);
+    UG_ASSERT(r0 && r1);
+    UG_EXPECT(r0->verdict == UG_V_WORSE && r0->status == UG_V_WORSE);
+    UG_EXPECT(r1->verdict == UG_V_WORSE && !r1->other_cpu);
+    ug_buf out = {0};
+    ug_cmp_print_text(&c, &out, false);
+    UG_EXPECT_MSG(strstr(ug_buf_str(&out), "[machine-dependent (cpu-model): measured on another "
+                                           "CPU model, status and bound only]"),
+                  "%s", ug_buf_str(&out));
+    ug_buf_free(&out);
+    ug_comparison_free(&c);
+    ug_baseline_free(&now);
+    /* baseline update: a run on another model keeps the stored figures; a baseline that never
+     * recorded its model takes the run's */
+    ug_update_opts o = {.from = "test"};
+    ug_update_summary s;
+    ug_buf diff = {0};
+    ug_test_side(&now, "gcc 12", b, 2);
+    ug_test_cpu(&base, "GenuineIntel family 6, x86-64-v4");
+    ug_test_cpu(&now, "AuthenticAMD family 25, x86-64-v4");
+    ug_baseline_update(&base, &now, &o, &diff, &s);
+    UG_EXPECT_MSG(!s.refused && s.other_cpu == 1 && s.remeasured == 0, "%s", ug_buf_str(&diff));
+    UG_EXPECT(ug_results_find(&base.res, a[0].id)->ulp_max == 2);
+    ug_test_cpu(&base, "");
+    ug_baseline_update(&base, &now, &o, &diff, &s);
+    UG_EXPECT_MSG(!s.refused && s.remeasured == 1, "%s", ug_buf_str(&diff));
+    UG_EXPECT(ug_results_find(&base.res, a[0].id)->ulp_max == 3);
+    ug_buf_free(&diff);
+    ug_baseline_free(&now);
+    ug_baseline_free(&base);
+}

@@ -52,7 +52,22 @@ int ug_cmd_list(int argc, char **argv)
         ug_kernel_formats(k, fm, sizeof fm);
         printf("  %-34s %-4s %-4s %-16s %-9s %-13s %s\n", k->id, ug_op_name(k->op),
                ug_backend_name(k->backend), fm, ug_bound_class_name(k->bound),
-               k->nondeterministic ? "nondeterm." : "deterministic", k->doc ? k->doc : "");
+               k->nondeterministic ? "nondeterm." : ug_kernel_machine(k) ? "cpu-model" : "deterministic",
+               k->doc ? k->doc : "");
+    }
+    /* the evidence once per family and variant: what makes their bits depend on the CPU */
+    bool head = false;
+    const ug_family *last = NULL;
+    for (size_t i = 0; i < ug_kernel_count(); i++) {
+        const ug_kernel *k = ug_kernel_at(i);
+        const char *why = ug_kernel_machine(k);
+        if (!why || k->family == last) continue;
+        last = k->family;
+        if (!head)
+            printf("cpu-model: bits that depend on the CPU model, gated bit for bit only against "
+                   "a run on the same model (docs/gate.md):\n");
+        head = true;
+        printf("  %s@%s: %s\n", k->family->name, k->variant, why);
     }
     return 0;
 }
