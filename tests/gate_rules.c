@@ -14,6 +14,7 @@
 #include "harness/gate/baseline.h"
 #include "harness/gate/compare.h"
 #include "harness/gate/fingerprint.h"
+#include "harness/gate/history.h"
 #include "harness/run/ug.h"
 
 UG_CASE(gate_rules, judge_exact_and_slack)
@@ -366,6 +367,113 @@ UG_CASE(gate_rules, machine_dependent_rows)
     ug_baseline_update(&base, &now, &o, &diff, &s);
     UG_EXPECT_MSG(!s.refused && s.remeasured == 1, "%s", ug_buf_str(&diff));
     UG_EXPECT(ug_results_find(&base.res, a[0].id)->ulp_max == 3);
+    ug_buf_free(&diff);
+    ug_baseline_free(&now);
+    ug_baseline_free(&base);
+}
+
+UG_CASE(gate_rules, history_distributions)
+{
+    /* Student's t and the normal upper tails against their tables */
+    UG_EXPECT(fabs(ug_t_upper(0, 5) - 0.5) < 1e-12);
+    UG_EXPECT_MSG(fabs(ug_t_upper(2.015048, 5) - 0.05) < 1e-6, "%.9g", ug_t_upper(2.015048, 5));
+    UG_EXPECT_MSG(fabs(ug_t_upper(12.7062, 1) - 0.025) < 1e-5, "%.9g", ug_t_upper(12.7062, 1));
+    UG_EXPECT_MSG(fabs(ug_t_upper(-2.5280, 20) - 0.99) < 1e-5, "%.9g", ug_t_upper(-2.5280, 20));
+    UG_EXPECT_MSG(fabs(ug_t_upper(5.9588, 6) - 0.0005) < 1e-6, "%.9g", ug_t_upper(5.9588, 6));
+    UG_EXPECT(fabs(ug_normal_upper(1.959964) - 0.025) < 1e-7);
+    UG_EXPECT(ug_t_upper(INFINITY, 3) == 0 && ug_t_upper(NAN, 3) == 0);
+    double h[UG_HIST_MAX];
+    size_t k = 0;
+    for (int i = 0; i < UG_HIST_MAX + 3; i++) k = ug_hist_push(h, k, i);
+    UG_EXPECT(k == UG_HIST_MAX && h[0] == 3 && h[UG_HIST_MAX - 1] == UG_HIST_MAX + 2);
+}
+
+/* A nondeterministic side: rows[i] with a history of k runs, ulp_mean spread +-10%. */
+static void ug_test_history(ug_baseline *b, size_t k)
+{
+    for (size_t i = 0; i < b->res.count; i++) {
+        b->x[i].n_hist = 0;
+        for (size_t j = 0; j < k; j++)
+            b->x[i].n_hist = ug_hist_push(b->x[i].hist, b->x[i].n_hist,
+                                          b->res.rows[i].ulp_mean * (1 + 0.1 * sin(1.0 + (double)(i * 7 + j))));
+    }
+}
+
+/* Nondeterministic rows judged by their history: one row far beyond it is worse, a whole kernel
+ * a little worse is a kernel-wide drift, honest noise is within; a short history falls back to
+ * the slack; baseline update keeps a lucky run out and an honest one in the history. */
+UG_CASE(gate_rules, history_rule)
+{
+    enum { R = 20 };
+    ug_row a[R];
+    for (int i = 0; i < R; i++) a[i] = ug_test_row("gpu_atomic", 100 + (size_t)i, false, 80);
+    ug_row b[R];
+    memcpy(b, a, sizeof b);
+    ug_baseline base, now;
+    ug_test_side(&base, "gcc 12", a, R);
+    ug_test_history(&base, 10);
+    for (int i = 0; i < R; i++) b[i].ulp_mean = a[i].ulp_mean * (1 + 0.08 * cos((double)i));
+    ug_test_side(&now, "gcc 12", b, R);
+    ug_comparison c;
+    ug_compare(&base, &now, NULL, &c);
+    UG_EXPECT_MSG(c.regressed == 0 && c.drifted == 0 && c.hist_rows == R && c.n_drift == 1,
+                  "honest noise: %zu regressed, %zu drifted, %zu rows by history", c.regressed,
+                  c.drifted, c.hist_rows);
+    ug_comparison_free(&c);
+    /* one row x4: beyond its history (the old x4 slack would have let x3.9 through) */
+    now.res.rows[3].ulp_mean = a[3].ulp_mean * 3.9;
+    ug_compare(&base, &now, NULL, &c);
+    const ug_cmp_row *r3 = ug_find_cmp(&c, a[3].id);
+    UG_EXPECT_MSG(r3 && r3->hist && r3->verdict == UG_V_WORSE && c.regressed == 1,
+                  "x3.9: p %g, alpha %g", r3 ? r3->hist_p : -1, c.alpha_row);
+    ug_buf out = {0};
+    ug_cmp_print_text(&c, &out, false);
+    UG_EXPECT_MSG(strstr(ug_buf_str(&out), "nondeterministic: an honest run is this far beyond the "
+                                           "10 runs of its history with probability"),
+                  "%s", ug_buf_str(&out));
+    ug_buf_free(&out);
+    ug_comparison_free(&c);
+    /* every row x1.25: no row alone beyond its history, the kernel as a whole is */
+    for (int i = 0; i < R; i++) now.res.rows[i].ulp_mean = b[i].ulp_mean * 1.25;
+    ug_compare(&base, &now, NULL, &c);
+    UG_EXPECT_MSG(c.regressed == 0 && c.drifted == 1 && ug_cmp_fails(&c),
+                  "x1.25 everywhere: %zu regressed, %zu drifted (Z %g p %g)", c.regressed,
+                  c.drifted, c.n_drift ? c.drift[0].z : 0, c.n_drift ? c.drift[0].p : 0);
+    ug_cmp_print_text(&c, &out, false);
+    UG_EXPECT_MSG(strstr(ug_buf_str(&out), "REGRESSION (kernel-wide drift) gpu_atomic@default"),
+                  "%s", ug_buf_str(&out));
+    ug_buf_free(&out);
+    ug_comparison_free(&c);
+    /* a history of fewer than UG_HIST_MIN runs: the slack of one run's figure */
+    ug_test_history(&base, UG_HIST_MIN - 1);
+    ug_compare(&base, &now, NULL, &c);
+    UG_EXPECT(c.hist_rows == 0 && c.regressed == 0 && c.within == R);
+    ug_comparison_free(&c);
+
+    /* baseline update: a lucky run (every row x0.5) leaves every row as it was */
+    ug_test_history(&base, 10);
+    for (int i = 0; i < R; i++) now.res.rows[i].ulp_mean = a[i].ulp_mean * 0.4;
+    ug_update_opts o = {.from = "test"};
+    ug_update_summary s;
+    ug_buf diff = {0};
+    ug_baseline_update(&base, &now, &o, &diff, &s);
+    const ug_row *r0 = ug_results_find(&base.res, a[0].id);
+    size_t i0 = r0 ? (size_t)(r0 - base.res.rows) : 0;
+    UG_EXPECT_MSG(r0 && s.lucky == R && s.tightened == 0 && r0->ulp_mean == a[0].ulp_mean &&
+                      base.x[i0].n_hist == 10,
+                  "%s", ug_buf_str(&diff));
+    /* an honest run joins the history, the figures stay */
+    for (int i = 0; i < R; i++) now.res.rows[i].ulp_mean = b[i].ulp_mean;
+    ug_baseline_update(&base, &now, &o, &diff, &s);
+    r0 = ug_results_find(&base.res, a[0].id);
+    i0 = r0 ? (size_t)(r0 - base.res.rows) : 0;
+    UG_EXPECT_MSG(r0 && s.within_slack == R && r0->ulp_mean == a[0].ulp_mean &&
+                      base.x[i0].n_hist == 11 && base.x[i0].hist[10] == b[0].ulp_mean,
+                  "%s", ug_buf_str(&diff));
+    /* far worse: a loosening, refused without a reason */
+    now.res.rows[0].ulp_mean = a[0].ulp_mean * 10;
+    ug_baseline_update(&base, &now, &o, &diff, &s);
+    UG_EXPECT(s.refused && s.loosened == 1);
     ug_buf_free(&diff);
     ug_baseline_free(&now);
     ug_baseline_free(&base);

@@ -33,6 +33,7 @@
 
 #include "base/buf.h"
 #include "harness/gate/fingerprint.h"
+#include "harness/gate/history.h"
 #include "base/sys.h"
 #include "harness/results/results.h"
 
@@ -56,6 +57,9 @@ typedef struct ug_bl_extra {
     size_t fp;            /* index into ug_baseline.fps */
     ug_bl_event *loosened;
     size_t n_loosened;
+    double hist[UG_HIST_MAX]; /* nondeterministic rows: ulp_mean of the honest runs, oldest
+                                 first (history.h); a baseline row from before has its one */
+    size_t n_hist;
 } ug_bl_extra;
 
 typedef struct ug_baseline {
@@ -155,6 +159,7 @@ typedef struct ug_update_opts {
 
 typedef struct ug_update_summary {
     size_t added, tightened, loosened, unchanged, within_slack, inputs_changed, kept, pruned;
+    size_t lucky;         /* nondeterministic rows better than their history: not taken */
     size_t remeasured, other_cpu; /* machine-dependent rows: taken from a run on a CPU model
                                      where the stored one was unrecorded / kept (another's) */
     bool created;         /* the baseline was empty */
@@ -165,7 +170,9 @@ typedef struct ug_update_summary {
  * diff (one line a row: "tightened ID: ulp_max 2 -> 1.5 (x0.75)").  A row of the run not in bl
  * is added; a deterministic row takes the run's figures when they differ (tightened if none is
  * worse, else loosened); a nondeterministic row keeps its figures while the run is within its
- * slack, is tightened when the run is better beyond it, loosened when worse beyond it.  A
+ * history (history.h) or, where that is short, its slack, and the run joins its history; worse
+ * beyond them is a loosening, better is not taken from one run (s->lucky) unless a reason is
+ * given.  A
  * loosened row gets an entry with the reason in its history.  Without opts->reason a loosening
  * sets s->refused and leaves bl as it was (the diff still says what would have changed).
  * Cost: O(rows log rows). */

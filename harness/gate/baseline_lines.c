@@ -45,7 +45,7 @@ enum { UG_NCOLS = sizeof ug_cols / sizeof ug_cols[0] };
 /* The group's key, and what is never shared through a group's first line. */
 static const char *const ug_gkey[] = {"kernel", "case", "dist"};
 static const char *const ug_own[] = {"id", "measured", "m", "gemm_n", "k", "repeats",
-                                     "distinct_results", "loosened"};
+                                     "distinct_results", "loosened", "history"};
 
 static bool ug_in(const char *key, const char *const *set, size_t n)
 {

@@ -90,6 +90,25 @@ int ug_baseline_take_row(const char *path, size_t i, const ug_json *o, int forma
         snprintf(err, errlen, "%s: row %zu (%s): slack must be >= 1", path, i, r.id);
         return -1;
     }
+    if (r.measured && !r.deterministic) {
+        /* the history of honest runs; a row from before histories holds its one run */
+        const ug_json *h = ug_json_get(o, "history");
+        if (h && (h->type != UG_JSON_ARR || h->count == 0 || h->count > UG_HIST_MAX)) {
+            snprintf(err, errlen, "%s: row %zu (%s): \"history\" must be an array of 1 to %d "
+                     "numbers", path, i, r.id, UG_HIST_MAX);
+            return -1;
+        }
+        for (size_t j = 0; h && j < h->count; j++) {
+            const ug_json *v = h->items[j];
+            if (v->type != UG_JSON_NUM || !(v->num >= 0)) {
+                snprintf(err, errlen, "%s: row %zu (%s): history[%zu] is not an ulp_mean "
+                         "(a number >= 0)", path, i, r.id, j);
+                return -1;
+            }
+            x.hist[x.n_hist++] = v->num;
+        }
+        if (!h) x.hist[x.n_hist++] = r.ulp_mean;
+    }
     ug_baseline_add(bl, &r, &x);
     ug_bl_extra *dst = &bl->x[bl->res.count - 1];
     dst->loosened = ug_bl_events_read(ug_json_get(o, "loosened"), &dst->n_loosened);
@@ -125,6 +144,17 @@ void ug_bl_row_json(ug_buf *b, const ug_baseline *bl, size_t i)
     }
     ug_buf_printf(b, ",\"fingerprint\":");
     ug_buf_json_str(b, bl->fps[x->fp].hash);
+    /* the history of a nondeterministic row; none where it is the row's own one run (so reads
+     * the row back) */
+    bool own = x->n_hist == 0 || (x->n_hist == 1 && x->hist[0] == r->ulp_mean);
+    if (r->measured && !r->deterministic && !own) {
+        ug_buf_printf(b, ",\"history\":[");
+        for (size_t j = 0; j < x->n_hist; j++) {
+            ug_buf_printf(b, "%s", j ? "," : "");
+            ug_buf_json_num(b, x->hist[j]);
+        }
+        ug_buf_printf(b, "]");
+    }
 
     if (x->n_loosened) {
         ug_buf_printf(b, ",\"loosened\":[");

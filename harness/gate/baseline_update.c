@@ -107,10 +107,72 @@ static void ug_put(ug_baseline *nb, const ug_row *row, ug_bl_extra x, const ug_b
     free(ev);
 }
 
-/* One row of the run that the baseline has (old, ox): into nb as the rules say. */
+/* A nondeterministic row (old, ox) measured again (row, its extra x): judged on its status and
+ * by its history (history.h; alpha: the false-red budget of one row) or, where that is short,
+ * its slack.  Within them the run joins the history and the figures stay; worse is a loosening
+ * (a reason: the history starts again from this run); better is not taken from one run, which
+ * may be lucky, unless a reason says the kernel improved (then the history starts again too).
+ * status_worse: ug_row_changes found the status or the slack worse (changes says how). */
+static void ug_update_nondet(ug_baseline *nb, const ug_row *old, const ug_bl_extra *ox,
+                             const ug_row *row, ug_bl_extra x, const ug_baseline *run,
+                             const ug_update_opts *o, ug_buf *diff, ug_update_summary *s,
+                             double alpha, bool status_worse, const char *changes)
+{
+    ug_verdict v;
+    char rule[160];
+    if (ug_hist_usable(ox->n_hist)) {
+        ug_hist_stats st;
+        ug_hist_stats_of(ox->hist, ox->n_hist, &st);
+        double p = ug_t_upper(ug_hist_t(&st, row->ulp_mean), (double)(ox->n_hist - 1));
+        v = p < alpha ? UG_V_WORSE : 1 - p < alpha ? UG_V_BETTER : UG_V_WITHIN;
+        snprintf(rule, sizeof rule, "history of %zu runs, p %.3g", ox->n_hist, p);
+    } else {
+        v = ug_judge(old->ulp_mean, row->ulp_mean, false, x.slack);
+        snprintf(rule, sizeof rule, "slack x%g, history of %zu run%s", x.slack, ox->n_hist,
+                 ox->n_hist == 1 ? "" : "s");
+    }
+    char a[32], b[32];
+    if (status_worse || v == UG_V_WORSE) {
+        ug_buf_printf(diff, "LOOSENED %s: %s%sulp_mean %s -> %s (%s)\n", row->id, changes,
+                      changes[0] ? ", " : "", ug_fmt_fig(old->ulp_mean, a),
+                      ug_fmt_fig(row->ulp_mean, b), rule);
+        s->loosened++;
+        x.n_hist = ug_hist_push(x.hist, 0, row->ulp_mean);
+        char what[600];
+        snprintf(what, sizeof what, "%s%sulp_mean %s -> %s (%s)", changes, changes[0] ? ", " : "",
+                 a, b, rule);
+        ug_put(nb, row, x, run, o, what);
+    } else if (v == UG_V_BETTER && o->reason && o->reason[0]) {
+        ug_buf_printf(diff, "tightened %s: ulp_mean %s -> %s (%s; a reason given: the history "
+                      "starts again)\n", row->id, ug_fmt_fig(old->ulp_mean, a),
+                      ug_fmt_fig(row->ulp_mean, b), rule);
+        s->tightened++;
+        x.n_hist = ug_hist_push(x.hist, 0, row->ulp_mean);
+        ug_put(nb, row, x, run, o, NULL);
+    } else if (v == UG_V_BETTER) {
+        /* one run below the history may be luck: the row stays as it was */
+        ug_buf_printf(diff, "kept %s: ulp_mean %s -> %s is better than its %s allows, not taken "
+                      "from one run (a lucky run?); with --reason if the kernel improved\n",
+                      row->id, ug_fmt_fig(old->ulp_mean, a), ug_fmt_fig(row->ulp_mean, b), rule);
+        s->lucky++;
+        ug_put(nb, old, *ox, run, o, NULL);
+    } else {
+        /* an honest run: into the history; the figures stay (taking each new one would let the
+         * baseline drift one harmless-looking step at a time) */
+        s->within_slack++;
+        ug_bl_extra keep = *ox;
+        keep.slack = x.slack;
+        keep.n_hist = ug_hist_push(keep.hist, keep.n_hist, row->ulp_mean);
+        ug_put(nb, old, keep, run, o, NULL);
+    }
+}
+
+/* One row of the run that the baseline has (old, ox): into nb as the rules say (alpha: the
+ * false-red budget of a nondeterministic row judged by its history). */
 static void ug_update_row(ug_baseline *nb, const ug_row *old, const ug_bl_extra *ox,
                           const ug_row *row, size_t run_fp, const ug_baseline *run,
-                          const ug_update_opts *o, ug_buf *diff, ug_update_summary *s)
+                          const ug_update_opts *o, ug_buf *diff, ug_update_summary *s,
+                          double alpha)
 {
     bool nondet = (old->measured && !old->deterministic) || (row->measured && !row->deterministic);
     double slack = nondet ? (ox->slack > 1.0 ? ox->slack : UG_DEFAULT_NONDET_SLACK) : 1.0;
@@ -150,6 +212,20 @@ static void ug_update_row(ug_baseline *nb, const ug_row *old, const ug_bl_extra 
     }
     bool worse, better, within;
     ug_row_changes(old, row, slack, changes, sizeof changes, &worse, &better, &within);
+    if (nondet && old->measured && row->measured) {
+        char st[160] = "";
+        bool st_worse = ug_judge_status(old->status, row->status) == UG_V_WORSE;
+        if (old->status != row->status)
+            snprintf(st, sizeof st, "status %s -> %s", ug_status_name(old->status),
+                     ug_status_name(row->status));
+        if (new_slack > slack) {
+            snprintf(st + strlen(st), sizeof st - strlen(st), "%sslack x%g -> x%g",
+                     st[0] ? ", " : "", slack, new_slack);
+            st_worse = true;
+        }
+        ug_update_nondet(nb, old, ox, row, x, run, o, diff, s, alpha, st_worse, st);
+        return;
+    }
     if (new_slack != slack) {
         size_t at = strlen(changes);
         snprintf(changes + at, sizeof changes - at, "%sslack x%g -> x%g", at ? ", " : "", slack,
@@ -194,13 +270,19 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
     for (size_t b = 0; b < bl->res.count; b++) run_of[b] = (size_t)-1;
     for (size_t i = 0; i < run->res.count; i++)
         if (of[i] != (size_t)-1) run_of[of[i]] = i;
+    /* the false-red budget of a row judged by its history, as the gate splits it */
+    size_t judged = 0;
+    for (size_t b = 0; b < bl->res.count; b++)
+        judged += run_of[b] != (size_t)-1 && ug_hist_usable(bl->x[b].n_hist);
+    double alpha = UG_GATE_FALSE_RED / 2 / (double)(judged ? judged : 1);
     /* the baseline's rows, in its order: updated, kept or pruned */
     for (size_t b = 0; b < bl->res.count; b++) {
         const ug_row *old = &bl->res.rows[b];
         ug_bl_extra ox = bl->x[b];
         ox.fp = ug_baseline_fp(&nb, &bl->fps[bl->x[b].fp]);
         if (run_of[b] != (size_t)-1) {
-            ug_update_row(&nb, old, &ox, &run->res.rows[run_of[b]], run_fp, run, o, diff, s);
+            ug_update_row(&nb, old, &ox, &run->res.rows[run_of[b]], run_fp, run, o, diff, s,
+                          alpha);
         } else if (o->prune) {
             ug_buf_printf(diff, "LOOSENED %s: pruned (the run did not measure it)\n", old->id);
             s->pruned++;
@@ -218,6 +300,7 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
         ug_bl_extra x = {.slack = nondet ? (o->slack > 0 ? o->slack : run->x[i].slack) : 1.0,
                          .fp = run_fp};
         if (nondet && x.slack < 1.0) x.slack = UG_DEFAULT_NONDET_SLACK;
+        if (nondet) x.n_hist = ug_hist_push(x.hist, 0, r->ulp_mean);
         bool fails = r->status == UG_ST_FAIL || r->status == UG_ST_XPASS;
         if (fails) {
             /* a baseline that records a failure accepts it from then on: that needs a reason */
@@ -252,6 +335,10 @@ void ug_baseline_update(ug_baseline *bl, const ug_baseline *run, const ug_update
              "%zu within slack, %zu inputs changed, %zu kept, %zu pruned",
              o->from ? o->from : "?", s->added, s->tightened, s->loosened, s->unchanged,
              s->within_slack, s->inputs_changed, s->kept, s->pruned);
+    if (s->lucky)
+        snprintf(summary + strlen(summary), sizeof summary - strlen(summary),
+                 "; %zu nondeterministic row%s better than %s history, not taken from one run",
+                 s->lucky, s->lucky == 1 ? "" : "s", s->lucky == 1 ? "its" : "their");
     if (s->remeasured || s->other_cpu)
         snprintf(summary + strlen(summary), sizeof summary - strlen(summary),
                  "; machine-dependent rows: %zu remeasured on this CPU model, %zu kept (another "

@@ -174,6 +174,19 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
                 cr->m[m] = a == b ? UG_V_SAME : UG_V_CHANGED;
                 continue;
             }
+            const ug_bl_extra *bx = &c->base->x[cr->base];
+            if (m == UG_GM_ULP_MEAN && cr->slack > 1.0 && ug_hist_usable(bx->n_hist)) {
+                /* judged against the history once every row's t is known (ug_history_pass) */
+                ug_hist_stats st;
+                ug_hist_stats_of(bx->hist, bx->n_hist, &st);
+                cr->hist = true;
+                cr->hist_k = bx->n_hist;
+                cr->hist_t = ug_hist_t(&st, b);
+                cr->hist_p = ug_t_upper(cr->hist_t, (double)(bx->n_hist - 1));
+                cr->m[m] = a == b ? UG_V_SAME : UG_V_WITHIN;
+                within |= cr->m[m] == UG_V_WITHIN;
+                continue;
+            }
             cr->m[m] = ug_judge(a, b, ug_gated[m].higher_better, cr->slack);
             worse |= cr->m[m] == UG_V_WORSE;
             better |= cr->m[m] == UG_V_BETTER;
@@ -225,6 +238,54 @@ static void ug_env_row(ug_comparison *c, ug_cmp_row *cr)
     }
 }
 
+/* The rows judged by history, now that their number is known: each row's ulp_mean against
+ * alpha_row, then each kernel's rows together against alpha_kernel (history.h). */
+static void ug_history_pass(ug_comparison *c)
+{
+    for (size_t i = 0; i < c->n_rows; i++) c->hist_rows += c->rows[i].hist && !c->rows[i].inputs[0];
+    if (!c->hist_rows) return;
+    c->alpha_row = UG_GATE_FALSE_RED / 2 / (double)c->hist_rows;
+    c->drift = ug_xcalloc(c->hist_rows, sizeof *c->drift);
+    for (size_t i = 0; i < c->n_rows; i++) {
+        ug_cmp_row *cr = &c->rows[i];
+        if (!cr->hist || cr->inputs[0]) continue;
+        if (cr->m[UG_GM_ULP_MEAN] != UG_V_SAME) {
+            cr->m[UG_GM_ULP_MEAN] = cr->hist_p < c->alpha_row         ? UG_V_WORSE
+                                    : 1 - cr->hist_p < c->alpha_row ? UG_V_BETTER
+                                                                      : UG_V_WITHIN;
+            bool worse = cr->status == UG_V_WORSE, better = cr->status == UG_V_BETTER;
+            bool within = false;
+            for (int m = 0; m < UG_GM_COUNT; m++) {
+                worse |= cr->m[m] == UG_V_WORSE;
+                better |= cr->m[m] == UG_V_BETTER;
+                within |= cr->m[m] == UG_V_WITHIN;
+            }
+            worse |= cr->time == UG_V_WORSE;
+            cr->verdict = worse ? UG_V_WORSE : better ? UG_V_BETTER : within ? UG_V_WITHIN : UG_V_SAME;
+        }
+        /* the kernel's sum of unit-variance t's and of log ratios */
+        const char *k = c->now->res.rows[cr->now].kernel;
+        size_t d = 0;
+        while (d < c->n_drift && strcmp(c->drift[d].kernel, k) != 0) d++;
+        if (d == c->n_drift) snprintf(c->drift[c->n_drift++].kernel, sizeof c->drift[0].kernel, "%s", k);
+        ug_hist_stats st;
+        const ug_bl_extra *bx = &c->base->x[cr->base];
+        ug_hist_stats_of(bx->hist, bx->n_hist, &st);
+        c->drift[d].rows++;
+        c->drift[d].z += ug_t_unit(cr->hist_t, (double)(cr->hist_k - 1));
+        c->drift[d].ratio += log(fmax(c->now->res.rows[cr->now].ulp_mean, UG_HIST_FLOOR)) - st.mean;
+    }
+    c->alpha_kernel = UG_GATE_FALSE_RED / 2 / (double)c->n_drift;
+    for (size_t d = 0; d < c->n_drift; d++) {
+        ug_cmp_drift *k = &c->drift[d];
+        k->z /= sqrt((double)k->rows);
+        k->ratio = exp(k->ratio / (double)k->rows);
+        k->p = ug_normal_upper(k->z);
+        k->worse = k->rows > 1 && k->p < c->alpha_kernel;
+        c->drifted += k->worse;
+    }
+}
+
 static void ug_refuse(ug_comparison *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ug_refuse(ug_comparison *c, const char *fmt, ...)
 {
@@ -273,7 +334,8 @@ static void ug_refusals(ug_comparison *c)
 
 bool ug_cmp_fails(const ug_comparison *c)
 {
-    return c->regressed || c->n_new_failing || c->n_skipped_now || c->n_vanished || c->n_refused;
+    return c->regressed || c->drifted || c->n_new_failing || c->n_skipped_now || c->n_vanished ||
+           c->n_refused;
 }
 
 static int ug_cmp_str(const void *a, const void *b)
@@ -382,7 +444,11 @@ void ug_compare(const ug_baseline *base, const ug_baseline *now, const ug_cmp_op
         c->other_cpu += cr->other_cpu;
         const ug_row *o = &base->res.rows[b];
         if (o->time_ms > 0 && n->time_ms > 0) ratios[n_ratios++] = n->time_ms / o->time_ms;
-        switch (cr->verdict) {
+    }
+    ug_history_pass(c);
+    for (size_t i = 0; i < c->n_rows; i++) {
+        if (c->rows[i].inputs[0]) continue;
+        switch (c->rows[i].verdict) {
         case UG_V_WORSE: c->regressed++; break;
         case UG_V_BETTER: c->improved++; break;
         case UG_V_WITHIN: c->within++; break;
@@ -409,5 +475,6 @@ void ug_comparison_free(ug_comparison *c)
     free(c->skipped_now);
     free(c->skip_of);
     free(c->vanished);
+    free(c->drift);
     memset(c, 0, sizeof *c);
 }

@@ -6,9 +6,10 @@
  * verdict is worse, better or same:
  *   - deterministic kernels: exact (error against an exact oracle has no noise): any increase of
  *     an error figure, any decrease of the correctly rounded count, is worse;
- *   - nondeterministic kernels (their figures are the worst over >= 9 repeats): worse only beyond
- *     the row's slack s (new > s * old, or new < old / s for the correctly rounded count),
- *     better only beyond it, "within slack" in between;
+ *   - nondeterministic kernels: their status, and their ulp_mean against the history of honest
+ *     runs BASE keeps (history.h: a stated false-red rate per run), or, where BASE holds fewer
+ *     than UG_HIST_MIN runs, beyond the row's slack s (new > s * old) - better only beyond it,
+ *     "within slack" in between; their maxima are reported, not gated;
  *   - a row whose status went from passing to failing is worse;
  *   - distinct results: a deterministic kernel measured with repeats must keep 1 (any increase is
  *     worse); a nondeterministic one's vary by nature: "changed (not gated)".
@@ -85,7 +86,21 @@ typedef struct ug_cmp_row {
     bool machine;                /* its bits depend on the CPU model (row.machine) ... */
     bool other_cpu;              /* ... and the two sides ran on other (or unrecorded) CPU models:
                                     judged on its status (the bound) only, figures reported */
+    /* a nondeterministic row judged by its history (history.h): BASE's k runs, the new run's t
+     * and its upper tail p (worse when p < alpha_row; better when 1 - p < alpha_row) */
+    bool hist;
+    size_t hist_k;
+    double hist_t, hist_p;
 } ug_cmp_row;
+
+/* A kernel whose nondeterministic rows together moved beyond their histories (history.h). */
+typedef struct ug_cmp_drift {
+    char kernel[64];
+    size_t rows;                 /* its rows judged by history */
+    double z, p;                 /* their combined statistic and its upper tail */
+    double ratio;                /* the geometric mean of new ulp_mean / the history's */
+    bool worse;                  /* p < alpha_kernel */
+} ug_cmp_drift;
 
 enum { UG_CMP_MAX_REFUSED = 8 };
 
@@ -103,6 +118,10 @@ typedef struct ug_comparison {
     size_t regressed, improved, same, within, inputs_changed, timed;
     size_t other_cpu;            /* rows judged on status only: machine-dependent, measured on
                                     another (or an unrecorded) CPU model */
+    size_t hist_rows;            /* nondeterministic rows judged by their history */
+    double alpha_row, alpha_kernel; /* the false-red budget per row and per kernel */
+    ug_cmp_drift *drift;         /* every kernel with rows judged by history */
+    size_t n_drift, drifted;     /* ... and how many of them are worse */
     double time_ratio_median;    /* of the rows timed on both sides (0 when none) */
     bool device_differs;         /* the device keys differ */
     unsigned env;                /* fingerprint parts that changed for some matched row */
@@ -121,8 +140,8 @@ typedef struct ug_comparison {
  * take r in (for the last two: r's kernel measured somewhere in NEW). */
 bool ug_expected_in(const ug_baseline *now, const ug_row *r);
 
-/* Whether the gate fails: a regression, a new row that fails, a row skipped now or gone, or
- * NEW not accepted. */
+/* Whether the gate fails: a regression, a kernel drifted beyond its history, a new row that
+ * fails, a row skipped now or gone, or NEW not accepted. */
 bool ug_cmp_fails(const ug_comparison *c);
 
 /* Compare now against base (both stay owned by the caller and must outlive c).  Cost:
@@ -151,6 +170,9 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
  * fingerprint parts named by a bit set, the environment warnings, the timing lines, and whether
  * a time changed by more than the timer can resolve. */
 void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len);
+/* How sure a regression of the row is, in words: certain (bits changed, a status that fails),
+ * the probability the history rule assigns, or the slack of one run (a static buffer). */
+const char *ug_cmp_row_certainty(const ug_comparison *c, const ug_cmp_row *r);
 void ug_cmp_env_names(unsigned env, char *buf, size_t len);
 void ug_cmp_env_warnings(const ug_comparison *c, ug_buf *out, const char *prefix,
                          const char *item, bool md);

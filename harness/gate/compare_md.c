@@ -334,7 +334,7 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
         new_fail += c->rows[i].status == UG_V_WORSE && !c->rows[i].inputs[0];
     }
     size_t gone = c->n_skipped_now + c->n_vanished;
-    size_t regressions = c->regressed + c->n_new_failing + gone;
+    size_t regressions = c->regressed + c->n_new_failing + gone + c->drifted;
     char what[160] = "";
     if (regressions)
         snprintf(what, sizeof what, " (%zu new failure%s, %zu bound%s loosened%s%.0zu%s)", new_fail,
@@ -353,12 +353,22 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
     ug_buf_printf(&line, " (%s ", c->now->is_baseline ? "baseline" : "git");
     ug_md_text(&line, c->now->is_baseline ? c->now->device : c->now->git);
     ug_buf_printf(&line, "). Deterministic kernels are compared exactly (error against an exact "
-                         "oracle has no noise); nondeterministic ones within their slack.\n\n");
+                         "oracle has no noise); nondeterministic ones against the history of their honest "
+                         "runs (at most 1%% false red a run), or their slack where it is short.\n\n");
     for (size_t i = 0; i < c->n_refused; i++) {
         ug_buf_printf(&line, "> **Not accepted**: ");
         ug_md_text(&line, c->refused[i]);
         ug_buf_printf(&line, "\n%s", i + 1 == c->n_refused ? "\n" : ">\n");
     }
+    for (size_t d = 0; d < c->n_drift; d++)
+        if (c->drift[d].worse) {
+            ug_buf_printf(&line, "- **kernel-wide drift** ");
+            ug_md_code(&line, c->drift[d].kernel, false, 64);
+            ug_buf_printf(&line, ": the ulp_mean of its %zu nondeterministic rows x%.3g of their "
+                          "histories', p %.3g (flagged below %.3g)\n", c->drift[d].rows,
+                          c->drift[d].ratio, c->drift[d].p, c->alpha_kernel);
+            if (d + 1 == c->n_drift) ug_buf_printf(&line, "\n");
+        }
     ug_md_put(&md, &line);
     line.len = 0;
     ug_cmp_env_warnings(c, &line, "> **Warning**: ", "> - ", true);

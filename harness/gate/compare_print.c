@@ -44,6 +44,10 @@ void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, siz
     const ug_row *n = ug_new(c, r);
     if (!n->measured)
         snprintf(buf, len, "[check: status only]");
+    else if (r->hist)
+        snprintf(buf, len, "[nondeterministic: history of %zu runs, p %.3g (worse below %.3g: "
+                 "%g%% false red a run)]", r->hist_k, r->hist_p, c->alpha_row,
+                 100 * UG_GATE_FALSE_RED);
     else if (r->other_cpu)
         snprintf(buf, len, "[machine-dependent (%s): measured on another CPU model, status and "
                  "bound only]", n->machine[0] ? n->machine : ug_old(c, r)->machine);
@@ -52,6 +56,28 @@ void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, siz
     else
         snprintf(buf, len, "[nondeterministic: worst of %d repeats, slack x%g]",
                  n->repeats ? n->repeats : 1, r->slack);
+}
+
+const char *ug_cmp_row_certainty(const ug_comparison *c, const ug_cmp_row *r)
+{
+    static char buf[320];
+    const ug_row *n = ug_new(c, r);
+    if (r->status == UG_V_WORSE)
+        snprintf(buf, sizeof buf, "certain: a row that passed fails (an output beyond its bound)");
+    else if (r->other_cpu)
+        snprintf(buf, sizeof buf, "machine-dependent (%s): judged on status only", n->machine);
+    else if (r->hist)
+        snprintf(buf, sizeof buf, "nondeterministic: an honest run is this far beyond the %zu runs "
+                 "of its history with probability %.3g (the rule flags below %.3g)", r->hist_k,
+                 r->hist_p, c->alpha_row);
+    else if (r->slack > 1.0)
+        snprintf(buf, sizeof buf, "nondeterministic: beyond x%g of the baseline's figure (a history "
+                 "of fewer than %d runs: no measured false-red rate; `ulpgate baseline update` "
+                 "with honest runs builds one)", r->slack, UG_HIST_MIN);
+    else
+        snprintf(buf, sizeof buf, "certain: a deterministic%s row's bits changed",
+                 r->machine ? " (same CPU model)" : "");
+    return buf;
 }
 
 /* The fingerprint parts a row depends on that changed: "compiler, cflags". */
@@ -80,6 +106,8 @@ static void ug_text_row(const ug_comparison *c, const ug_cmp_row *r, ug_buf *out
     char rule[96], a[32], b[32], q[32];
     ug_cmp_row_rule(c, r, rule, sizeof rule);
     ug_buf_printf(out, "%s %s %s\n", head, ug_t(n->id), rule);
+    if (strcmp(head, "REGRESSION") == 0) /* how sure the verdict is */
+        ug_buf_printf(out, "  %s\n", ug_cmp_row_certainty(c, r));
     if (r->status != UG_V_SAME || !n->measured)
         ug_buf_printf(out, "  %-18s %12s -> %-12s %10s  %s\n", "status", ug_status_name(o->status),
                       ug_status_name(n->status), "", ug_verdict_name(r->status));
@@ -245,6 +273,13 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
                       c->n_skipped_now + c->n_vanished,
                       c->n_skipped_now + c->n_vanished == 1 ? "" : "s",
                       c->n_skipped_now + c->n_vanished == 1 ? "it" : "them");
+    for (size_t d = 0; d < c->n_drift; d++)
+        if (c->drift[d].worse)
+            ug_buf_printf(out, "\nREGRESSION (kernel-wide drift) %s: the ulp_mean of its %zu "
+                          "nondeterministic rows x%.3g of their histories' (geometric mean), "
+                          "Z %.2f, p %.3g (the rule flags below %.3g: %g%% false red a run)\n",
+                          ug_t(c->drift[d].kernel), c->drift[d].rows, c->drift[d].ratio,
+                          c->drift[d].z, c->drift[d].p, c->alpha_kernel, 100 * UG_GATE_FALSE_RED);
     for (size_t i = 0; i < c->n_rows; i++)
         if (c->rows[i].verdict == UG_V_WORSE && !c->rows[i].inputs[0]) {
             ug_buf_printf(out, "\n");
@@ -280,6 +315,9 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
                   "%zu inputs changed, %zu only in base, %zu only in new",
                   c->n_rows - c->inputs_changed, c->regressed, c->improved, c->same, c->within,
                   c->inputs_changed, c->n_only_base, c->n_only_new);
+    if (c->drifted)
+        ug_buf_printf(out, "; %zu kernel%s drifted beyond %s history", c->drifted,
+                      c->drifted == 1 ? "" : "s", c->drifted == 1 ? "its" : "their");
     if (c->other_cpu)
         ug_buf_printf(out, "; %zu machine-dependent row%s judged on status and bound only "
                       "(another CPU model)", c->other_cpu, c->other_cpu == 1 ? "" : "s");
