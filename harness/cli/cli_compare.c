@@ -1,6 +1,7 @@
 /*
  * cli_compare.c - `ulpgate compare BASE NEW [--fail-on-regression] [--markdown] [--all]
- *                 [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]`.
+ *                 [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]
+ *                 [--explain ROW]`.
  *
  * BASE and NEW are results.json files or baselines (reports/baselines/<device>/, a folder, or a
  * single file of an older format), in any
@@ -24,6 +25,7 @@ int ug_cmd_compare(int argc, char **argv)
     double slack = UG_DEFAULT_NONDET_SLACK, time_slack = 0;
     long max_rows = 40;
     const char *full_report = NULL; /* named by the Markdown comment when it is cut */
+    const char *explain = NULL;     /* --explain ROW: that row's judgement and history */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--fail-on-regression") == 0)
@@ -46,6 +48,10 @@ int ug_cmd_compare(int argc, char **argv)
             if (!v) return ug_usage_error("%s needs a value", a);
             if (!ug_parse_int(v, 1, 100000, &max_rows))
                 return ug_usage_error("--max-rows: '%s' is not a count >= 1", v);
+            i++;
+        } else if (strcmp(a, "--explain") == 0) {
+            if (!v || !*v) return ug_usage_error("%s needs a row's id (or a glob of ids)", a);
+            explain = v;
             i++;
         } else if (strcmp(a, "--full-report") == 0) {
             if (!v || !*v) return ug_usage_error("%s needs a value (a URL or a path)", a);
@@ -75,13 +81,15 @@ int ug_cmd_compare(int argc, char **argv)
     ug_comparison c;
     ug_compare(&base, &now, &opts, &c);
     ug_buf out = {0};
-    if (markdown)
+    if (explain)
+        ug_cmp_print_explain(&c, explain, &out);
+    else if (markdown)
         ug_cmp_print_markdown(&c, &out, (size_t)max_rows, full_report);
     else
         ug_cmp_print_text(&c, &out, all);
     fputs(ug_buf_str(&out), stdout);
     int rc = fail_on_regression && ug_cmp_fails(&c) ? 1 : 0;
-    size_t regressions = c.regressed + c.n_new_failing + c.n_skipped_now + c.n_vanished;
+    size_t regressions = c.regressed + c.drifted + c.n_new_failing + c.n_skipped_now + c.n_vanished;
     if (rc && regressions)
         fprintf(stderr, "ulpgate: compare: %zu regression%s\n", regressions,
                 regressions == 1 ? "" : "s");

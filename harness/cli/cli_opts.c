@@ -80,10 +80,13 @@ static const ug_cli_cmd ug_cli_cmds[] = {
     {"compare", "usage: ulpgate compare BASE NEW.json [--fail-on-regression] [--markdown] "
                 "[--all]\n"
                 "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n"
+                "                       [--explain ROW]\n"
                 "  the merge gate's comparison of two results.json; BASE may be a baseline (its folder\n"
-                "  reports/baselines/KEY, or a single file of an older format); docs/gate.md\n",
+                "  reports/baselines/KEY, or a single file of an older format); docs/gate.md\n"
+                "  --explain ROW: the rows whose id matches ROW (a glob): verdict, how sure, figures,\n"
+                "  the CPU models of a machine-dependent row, a nondeterministic row's history\n",
      {{"--fail-on-regression", 'f'}, {"--markdown", 'f'}, {"--all", 'f'}, {"--slack", 'v'},
-      {"--time-slack", 'v'}, {"--max-rows", 'v'}, {"--full-report", 'v'}}},
+      {"--time-slack", 'v'}, {"--max-rows", 'v'}, {"--full-report", 'v'}, {"--explain", 'v'}}},
     {"baseline", "usage: ulpgate baseline update [--device KEY] [--from results.json] [--reason "
                  "TEXT]\n"
                  "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n"

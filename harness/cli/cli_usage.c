@@ -22,6 +22,7 @@
     "                    the tensor-core accumulator probe (ulpgate probe --help)\n" \
     "       ulpgate compare BASE NEW.json [--fail-on-regression] [--markdown] [--all]\n" \
     "                       [--slack X] [--time-slack X] [--max-rows N] [--full-report URL]\n" \
+    "                       [--explain ROW]   one row's judgement, figures and history\n" \
     "       ulpgate baseline update [--device KEY] [--from results.json] [--reason TEXT]\n" \
     "                       [--dir DIR] [--slack X] [--prune] [--dry-run]\n" \
     "       ulpgate baseline show [--device KEY | PATH] [--dir DIR] [--all]\n" \

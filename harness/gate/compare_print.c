@@ -2,6 +2,7 @@
  * compare_print.c - a comparison (compare.c) as a terminal report and as a Markdown comment for
  * a merge request.  Both put regressions first: they are what the reader must act on.
  */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,4 +331,63 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
         ug_buf_printf(out, "; NEW not accepted (%zu reason%s above)", c->n_refused,
                       c->n_refused == 1 ? "" : "s");
     ug_buf_printf(out, "\n");
+}
+
+void ug_cmp_print_explain(const ug_comparison *c, const char *glob, ug_buf *out)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        const ug_cmp_row *r = &c->rows[i];
+        const ug_row *o = ug_old(c, r), *n = ug_new(c, r);
+        if (fnmatch(glob, n->id, 0) != 0 && strcmp(glob, n->id) != 0) continue;
+        const ug_bl_extra *bx = &c->base->x[r->base];
+        char rule[320], a[32], b[32];
+        ug_cmp_row_rule(c, r, rule, sizeof rule);
+        ug_buf_printf(out, "%s%s %s\n", shown++ ? "\n" : "", ug_t(n->id), rule);
+        ug_buf_printf(out, "  verdict: %s%s\n",
+                      r->inputs[0]                               ? "inputs changed, not compared: "
+                      : r->hist && r->verdict == UG_V_WITHIN     ? "within its history"
+                                                                 : ug_verdict_name(r->verdict),
+                      r->inputs[0] ? r->inputs : "");
+        if (r->verdict == UG_V_WORSE) ug_buf_printf(out, "  %s\n", ug_cmp_row_certainty(c, r));
+        ug_buf_printf(out, "  status: %s -> %s\n", ug_status_name(o->status), ug_status_name(n->status));
+        if (n->measured && o->measured)
+            for (int m = 0; m < UG_GM_COUNT; m++)
+                if (r->m[m] != UG_V_NA)
+                    ug_buf_printf(out, "  %-18s %12s -> %-12s %s\n", ug_gated[m].name,
+                                  ug_fmt_fig(ug_gated_value(o, m), a),
+                                  ug_fmt_fig(ug_gated_value(n, m), b), ug_verdict_name(r->m[m]));
+        const ug_fingerprint *fo = &c->base->fps[bx->fp];
+        if (o->machine[0] || n->machine[0])
+            ug_buf_printf(out, "  machine-dependent (%s): BASE measured on '%s', NEW on '%s'\n",
+                          n->machine[0] ? n->machine : o->machine,
+                          fo->v[UG_FP_CPU][0] ? fo->v[UG_FP_CPU] : "an unrecorded CPU model",
+                          c->now->fps[c->now->x[r->now].fp].v[UG_FP_CPU][0]
+                              ? c->now->fps[c->now->x[r->now].fp].v[UG_FP_CPU]
+                              : "an unrecorded CPU model");
+        if (o->measured && !o->deterministic) {
+            ug_buf_printf(out, "  history (ulp_mean of %zu honest run%s, oldest first):", bx->n_hist,
+                          bx->n_hist == 1 ? "" : "s");
+            for (size_t j = 0; j < bx->n_hist; j++)
+                ug_buf_printf(out, " %s", ug_fmt_fig(bx->hist[j], a));
+            ug_buf_printf(out, "\n");
+            if (ug_hist_usable(bx->n_hist)) {
+                ug_hist_stats st;
+                ug_hist_stats_of(bx->hist, bx->n_hist, &st);
+                ug_buf_printf(out, "  ln(ulp_mean): mean %.4g (geometric mean %s ulp), sd %.3g "
+                              "(taken as %.3g); NEW: t %.3g, p %.3g; flagged below %.3g\n",
+                              st.mean, ug_fmt_fig(exp(st.mean), a), st.sd, st.sd_eff, r->hist_t,
+                              r->hist_p, c->alpha_row);
+            } else {
+                ug_buf_printf(out, "  fewer than %d runs: judged by the slack x%g of the baseline's "
+                              "figure; `ulpgate baseline update --from RUN` adds honest runs\n",
+                              UG_HIST_MIN, r->slack);
+            }
+        }
+        for (size_t e = 0; e < bx->n_loosened; e++)
+            ug_buf_printf(out, "  loosened %s (%s): %s: %s\n", bx->loosened[e].date,
+                          bx->loosened[e].git, ug_t(bx->loosened[e].reason),
+                          ug_t(bx->loosened[e].changes));
+    }
+    if (!shown) ug_buf_printf(out, "no compared row matches '%s'\n", ug_t(glob));
 }

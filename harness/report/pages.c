@@ -52,6 +52,70 @@ static int ug_pages_write(const char *dir, const char *name, const ug_buf *text)
     return 0;
 }
 
+/* The last lines of a run with --report, on the terminal: what the gate said of the run against
+ * its baseline, why rows were skipped, and what to do next (open the report, update the
+ * baseline, or nothing). */
+static void ug_pages_tell(const ug_pages_in *in, const char *dir)
+{
+    const ug_comparison *c = &in->cmp;
+    if (!in->have_base) {
+        fprintf(stderr, "ulpgate: gate: %s\n", in->base_note);
+    } else {
+        size_t gone = c->n_skipped_now + c->n_vanished;
+        size_t bad = c->regressed + c->drifted + c->n_new_failing + gone;
+        fprintf(stderr, "ulpgate: gate: against %s: %zu rows compared, %zu regressed, %zu "
+                        "improved", c->base->path, c->n_rows - c->inputs_changed, c->regressed,
+                c->improved);
+        if (c->drifted) fprintf(stderr, ", %zu kernel%s drifted", c->drifted, c->drifted == 1 ? "" : "s");
+        if (c->n_new_failing) fprintf(stderr, ", %zu new rows failing", c->n_new_failing);
+        if (gone) fprintf(stderr, ", %zu skipped now or gone", gone);
+        if (c->other_cpu)
+            fprintf(stderr, "; %zu machine-dependent rows judged on status only (another CPU "
+                            "model)", c->other_cpu);
+        fprintf(stderr, "%s\n", c->n_refused ? "; NOT ACCEPTED" : "");
+        for (size_t i = 0; i < c->n_refused; i++)
+            fprintf(stderr, "ulpgate: gate: not accepted: %s\n", c->refused[i]);
+        if (bad || c->n_refused)
+            fprintf(stderr, "ulpgate: next: read the regressions in %s/summary.md (or `ulpgate "
+                            "compare %s %s/results.json`); a change meant to loosen them: "
+                            "`ulpgate baseline update --from %s/results.json --reason \"why\"`\n",
+                    dir, c->base->path, dir, dir);
+        else if (c->improved)
+            fprintf(stderr, "ulpgate: next: the baseline can be tightened: `ulpgate baseline "
+                            "update --from %s/results.json`\n", dir);
+        else
+            fprintf(stderr, "ulpgate: next: nothing to do for the gate\n");
+    }
+    /* the skips, by reason: the three most common */
+    const ug_results *ran = &in->now.ran;
+    size_t n_skip = 0, top_n[3] = {0, 0, 0};
+    const char *top[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; i < ran->count; i++) {
+        if (ran->rows[i].status != UG_ST_SKIP) continue;
+        n_skip++;
+        const char *why = ran->rows[i].note;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = ran->rows[j].status == UG_ST_SKIP && strcmp(ran->rows[j].note, why) == 0;
+        if (seen) continue;
+        size_t cnt = 0;
+        for (size_t j = i; j < ran->count; j++)
+            cnt += ran->rows[j].status == UG_ST_SKIP && strcmp(ran->rows[j].note, why) == 0;
+        for (int t = 0; t < 3; t++)
+            if (cnt > top_n[t]) {
+                for (int u = 2; u > t; u--) top_n[u] = top_n[u - 1], top[u] = top[u - 1];
+                top_n[t] = cnt, top[t] = why;
+                break;
+            }
+    }
+    if (n_skip) {
+        fprintf(stderr, "ulpgate: skipped %zu:", n_skip);
+        for (int t = 0; t < 3 && top[t]; t++)
+            fprintf(stderr, "%s %zu %.160s", t ? ";" : "", top_n[t], top[t][0] ? top[t] : "(no reason)");
+        fprintf(stderr, "\n");
+    }
+}
+
 int ug_report_pages(const char *dir, const char *baseline)
 {
     char path[1200], err[1400];
@@ -78,6 +142,7 @@ int ug_report_pages(const char *dir, const char *baseline)
     if (ug_pages_write(dir, "summary.md", &md) != 0 ||
         ug_pages_write(dir, "index.html", &html) != 0)
         goto done;
+    ug_pages_tell(&in, dir);
     rc = 0;
 done:
     ug_buf_free(&md);
