@@ -36,7 +36,8 @@ LAYERS = ["include", "base", "kernels", "oracle", "ops", "harness/results", "har
           "harness/run", "harness/invariance",
           "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
 TOP = ["cases", "tests", "examples", "python"]
-GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "ops/ug_ops.h"}
+GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "kernels/ug_cpu_model.h",
+             "ops/ug_ops.h"}
 MAX_FILES = 25
 # rule 6: what each file of the Python package may import besides ulpgate._ulpgate and its own
 # modules ("." or "ulpgate")
