@@ -547,6 +547,14 @@ MUTANTS = [
          find="if (k->out_fmt == UG_F16) b = 0x1p-11 * s_abs + (1 + 0x1p-11) * b + 0x1p-25;",
          replace="(void)0;", tests=["softmax_16bit"],
          what="a binary16 softmax output's rounding left out of its bound"),
+    # ---- the Python package (python/ulpgate; -Dpython=enabled) ----------------------------
+    dict(id="python.fenv_caller_kept", file="python/ulpgate/_ext/module.c",
+         find="        ug_fenv_set_known();", replace="        (void)0;",
+         tests=["python"], what="the extension computes under the caller's rounding mode and "
+         "FTZ/DAZ (a -ffast-math library loaded earlier changes the exact values)"),
+    dict(id="python.fenv_not_restored", file="python/ulpgate/_ext/module.c",
+         find="        ug_fenv_set(&caller);", replace="        (void)0;",
+         tests=["python"], what="a call leaves the known environment behind, not the caller's"),
     # ---- the docs ------------------------------------------------------------------------
     dict(id="docs.typo_subcommand", file="README.md",
          find="build/ulpgate list | head", replace="build/ulpgate lsit | head",

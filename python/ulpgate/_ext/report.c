@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/fenv.h"
 #include "harness/results/results.h"
 #include "harness/run/run.h"
 
@@ -161,7 +162,12 @@ static PyObject *report_write(PyObject *self, PyObject *args)
     opt.oracle = UG_ORACLE_FAST;
     opt.trial = -1;
     char *argv[] = {(char *)command, NULL};
+    /* the known environment (module.c): glibc's printf of the figures honours the rounding mode */
+    ug_fenv caller;
+    ug_fenv_get(&caller);
+    ug_fenv_set_known();
     int rc = ug_report_write(&opt, &r->res, 1, argv); /* the GIL held: add() may not race */
+    ug_fenv_set(&caller);
     if (rc != 0) return PyErr_Format(PyExc_OSError, "cannot write %s/results.json", r->dir);
     return PyUnicode_FromFormat("%s/results.json", r->dir);
 }
