@@ -186,7 +186,7 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
                         ug_check_result *r, char *err, size_t errlen)
 {
     const ug_check_array *x = &in[0], *y = &in[1];
-    size_t xcount = ug_check_count(x), gcount = ug_check_count(g);
+    size_t gcount = ug_check_count(g);
     if (ug_check_row_op(r->op)) { /* a row operation: rows of x, a weight of n, GOT per row */
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, errlen, x, "X is (n) or (batch, n)");
@@ -200,10 +200,14 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
         r->per = r->op->shape->out_kind == UG_OUT_SCALAR ? 1 : r->n;
         bool ok = r->per == 1 ? (x->ndim == 1 ? gcount == 1 && g->ndim <= 1
                                               : g->ndim == 1 && g->shape[0] == r->batch)
-                              : g->ndim == x->ndim && gcount == xcount;
-        if (!ok)
-            return shape_error(err, errlen, g, r->per == 1 ? "one output per row: () or (batch,)"
-                                                           : "one output per input: X's shape");
+                              : same_shape(g, x); /* a transposed GOT is refused, not graded */
+        if (!ok) { /* both shapes named: a transposed GOT reads as the same count */
+            char xs[128], what[192];
+            snprintf(what, sizeof what, r->per == 1 ? "one output per row of %s %s: () or (batch,)"
+                                                    : "one output per input: %s's shape %s",
+                     x->name, shape_text(x, xs, sizeof xs));
+            return shape_error(err, errlen, g, what);
+        }
     } else if (r->op->shape->layout == UG_LAYOUT_VECTORS) {
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, errlen, x, "an input is (n) or (batch, n)");
@@ -363,6 +367,8 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
 
 /* The verdict against o's limits, into r->ok and r->verdict (the first limit passed):
  *   - no outputs: with any limit, a failure (nothing was graded, so nothing may pass);
+ *   - an output NaN or infinite where the exact value is finite (and does not round to that
+ *     infinity), with or without a limit: no tolerance makes a non-number right;
  *   - --ulp-max U: an output past U ULP; and where U <= 0.5 (round to nearest asked for) or
  *     --rel-max 0 (exactness asked for), an output that is a zero of the wrong sign: IEEE 754
  *     fixes the sign of an exact zero under rounding to nearest, its error in value is 0 but it
@@ -383,6 +389,9 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
     if (r->outputs == 0 && (o->ulp_max >= 0 || o->rel_max >= 0 || o->bound ||
                             o->correctly_rounded))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: no outputs: nothing was graded");
+    else if (r->nonfinite)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: %zu output%s NaN or infinite where the "
+                 "exact value is finite", r->nonfinite, r->nonfinite == 1 ? " is" : "s are");
     else if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: %.6g ulp > --ulp-max %g", r->ulp_max,
                  o->ulp_max);
@@ -407,6 +416,17 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
     else
         r->ok = true;
     if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
+}
+
+/* An upper bound on the bytes the oracle allocates for one problem, beside check's own buffers:
+ * a row operation's per-element terms and the per-output intervals of its Ziv loop (~100 bytes
+ * an element), a GEMM's row and column maxima. */
+static size_t check_oracle_bytes(const ug_check_result *r)
+{
+    size_t bytes = 4096;
+    if (ug_check_row_op(r->op)) bytes += 160 * (r->n + r->per);
+    else if (r->op->shape->layout == UG_LAYOUT_MATMUL) bytes += (r->M + r->N) * sizeof(float);
+    return bytes;
 }
 
 int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
@@ -471,15 +491,34 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
     }
     if (r->outputs) { /* none: nothing to compute (and a (0, n) shape's n is no size to
                            allocate: its data is empty whatever n says) */
-        size_t esz = in.wide ? sizeof(double) : sizeof(float);
+        size_t esz = in.wide ? sizeof(double) : sizeof(float), len[2] = {0, 0};
         void *buf[2] = {NULL, NULL};
         for (int i = 0; i < in.arity && i < 2; i++) {
-            size_t len = r->op->shape->layout == UG_LAYOUT_VECTORS ? r->n
-                                                            : (i ? r->K * r->N : r->M * r->K);
-            if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
-            buf[i] = ug_xmalloc((len ? len : 1) * esz);
+            len[i] = r->op->shape->layout == UG_LAYOUT_VECTORS ? r->n
+                                                               : (i ? r->K * r->N : r->M * r->K);
+            if (i && ug_check_row_op(r->op)) len[i] *= (size_t)(in.arity - 1); /* [w | b] */
         }
-        ug_exact *e = ug_xmalloc(r->per * sizeof *e);
+        /* memory refused is an answer (Python raises MemoryError), never the end of the
+         * process: the scratch the oracle will ask for is tried first, as one block, since its
+         * own allocations end the process when they fail */
+        size_t need = check_oracle_bytes(r);
+        for (int i = 0; i < in.arity && i < 2; i++) {
+            buf[i] = malloc((len[i] ? len[i] : 1) * esz);
+            need += (len[i] ? len[i] : 1) * esz;
+        }
+        ug_exact *e = malloc((r->per ? r->per : 1) * sizeof *e);
+        need += r->per * sizeof *e;
+        void *probe = malloc(check_oracle_bytes(r));
+        free(probe);
+        if (!probe || !e || (in.arity > 0 && !buf[0]) || (in.arity > 1 && !buf[1])) {
+            free(buf[0]);
+            free(buf[1]);
+            free(e);
+            snprintf(err, errlen, "out of memory: --op %s on %s needs about %.3g MiB of scratch "
+                     "for each problem (n = %zu)", opname, a[0].name, (double)need / 1048576.0,
+                     r->n);
+            return 3;
+        }
         for (size_t b = 0; b < r->batch; b++) {
             check_exact(&in, r, b, buf, e);
             for (size_t j = 0; j < r->per; j++) {

@@ -106,6 +106,8 @@ typedef struct ug_check_result {
     size_t specials;       /* outputs whose exact value is NaN or infinite */
     size_t correctly_rounded; /* outputs bit for bit RN_F(exact) (NaN: any NaN) */
     size_t wrong_sign_zeros;  /* outputs that are a zero of the sign RN_F(exact) does not have */
+    size_t nonfinite;      /* outputs that are NaN or infinite where the exact value is finite
+                              and RN_F(exact) is not that infinity: never ok, limit or not */
     size_t worst;          /* the output of the largest ULP error (the first of them; on a tie one
                               that is not correctly rounded); meaningless when outputs == 0 */
     bool worst_cr;         /* the worst output is the correctly rounded one */
@@ -151,7 +153,10 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
  * output that is not bit for bit the correctly rounded result; past rel_max; with a bound,
  * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.
  * 0 when graded (passed or not), 2 on input it cannot grade (err says which array and what:
- * "NAME: shape (3,): ...", a format the operation does not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
+ * "NAME: shape (3,): ...", a format the operation does not take; r is then undefined), 3 when
+ * the memory to grade one problem is refused (err says how much; nothing stays allocated): the
+ * scratch the oracle will need is tried first, so that its allocations, which end the process
+ * when refused, are not the ones that fail.  Selects the MPFR oracle for the process when o->mpfr.
  * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
  * ~0.3 us a binary64 product), one pass over GOT, O(n) scratch for a row (M K + K N for a
  * GEMM problem) and O(outputs of one problem) records; no copy of a native array. */

@@ -75,6 +75,7 @@ void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
     bool cr = ug_same_f64(got, want);
     r->correctly_rounded += cr;
     r->wrong_sign_zeros += !cr && got == 0 && want == 0;
+    r->nonfinite += !cr && !isfinite(got) && e->cls == UG_X_FINITE;
     r->ulp_sum += er.ulp;
     if (er.rel > r->rel_max || isnan(er.rel)) r->rel_max = er.rel;
     if (ratio > r->ratio_max) r->ratio_max = ratio;
@@ -174,7 +175,8 @@ void ug_check_json(ug_buf *b, const ug_check_result *r)
     ug_buf_printf(b, ",\"rel_max\":");
     put_num(b, r->outputs ? r->rel_max : none);
     ug_buf_printf(b, ",\"specials\":%zu,\"correctly_rounded\":%zu,\"wrong_sign_zeros\":%zu,"
-                  "\"bound\":", r->specials, r->correctly_rounded, r->wrong_sign_zeros);
+                  "\"nonfinite\":%zu,\"bound\":", r->specials, r->correctly_rounded,
+                  r->wrong_sign_zeros, r->nonfinite);
     if (!r->has_bound) {
         ug_buf_printf(b, "null");
     } else {
@@ -286,6 +288,8 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
                       r->correctly_rounded, r->outputs);
         if (r->wrong_sign_zeros)
             ug_buf_printf(b, "; %zu a zero of the wrong sign", r->wrong_sign_zeros);
+        if (r->nonfinite)
+            ug_buf_printf(b, "; %zu NaN or infinite where the exact value is finite", r->nonfinite);
         ug_buf_printf(b, "\n");
     }
     char rt[48], at[48];

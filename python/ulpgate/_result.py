@@ -42,7 +42,8 @@ class Result:
     """What ulpgate.check measured: every figure of `ulpgate check --json` (docs/check.md).
 
     op, batch, outputs, n, m, gemm_n, k, in_fmt (list), out_fmt, oracle, ulp_max, ulp_mean,
-    rel_max (None: infinite), specials, correctly_rounded, wrong_sign_zeros, bound (Bound; None
+    rel_max (None: infinite), specials, correctly_rounded, wrong_sign_zeros, nonfinite (NaN or
+    infinite outputs where the exact value is finite: a failure, limit or not), bound (Bound; None
     for a row operation, which has none), worst (Worst, None for no outputs), rtol / atol (the
     tolerance for torch.testing.assert_close that the bound justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
     table) and failure (the CLI's worst-element lines).  str(result) is the CLI's table."""
@@ -51,7 +52,7 @@ class Result:
         self._d = d
         for k in ("op", "batch", "outputs", "n", "m", "gemm_n", "k", "in_fmt", "out_fmt",
                   "oracle", "ulp_max", "ulp_mean", "rel_max", "specials", "correctly_rounded",
-                  "wrong_sign_zeros",
+                  "wrong_sign_zeros", "nonfinite",
                   "verdict", "text", "failure"):
             setattr(self, k, d.get(k))
         self.bound = Bound(d["bound"]) if d.get("bound") else None

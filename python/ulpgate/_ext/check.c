@@ -181,7 +181,7 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         goto out;
     }
     rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
-    if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
+    if (rc != 0) PyErr_SetString(rc == 3 ? PyExc_MemoryError : PyExc_ValueError, err);
     else res = result_dict(r);
 out:
     PyMem_Free(r);
@@ -276,7 +276,7 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
                          .fmt = d->bound ? UG_F32 : UG_F64, .ndim = nd};
     memcpy(gc.shape, shape, sizeof(size_t) * (size_t)nd);
     int rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
-    if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
+    if (rc != 0) PyErr_SetString(rc == 3 ? PyExc_MemoryError : PyExc_ValueError, err);
     else res = PyTuple_Pack(3, rounded, ahi, alo);
 out:
     PyMem_Free(got);
