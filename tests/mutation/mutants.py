@@ -555,6 +555,32 @@ MUTANTS = [
     dict(id="python.fenv_not_restored", file="python/ulpgate/_ext/module.c",
          find="        ug_fenv_set(&caller);", replace="        (void)0;",
          tests=["python"], what="a call leaves the known environment behind, not the caller's"),
+    dict(id="python.report_folder_unprepared", file="python/ulpgate/_ext/report.c",
+         find="    if (ug_report_prepare(dir, 1, argv, &r->lock, err, sizeof err) != 0) {",
+         replace="    if ((r->lock = ug_dir_lock(dir, 0, err, sizeof err)) < 0) {",
+         tests=["python"], what="the pytest report folder is locked but not checked for another "
+         "tool's files nor marked in progress (a foreign results.json overwritten; a killed "
+         "session's folder read as whole)"),
+    dict(id="python.report_interrupt_unmarked", file="python/ulpgate/pytest_plugin.py",
+         find="    path = s.report.write(cmd, stop)", replace="    path = s.report.write(cmd, None)",
+         tests=["python"], what="a pytest session cut short writes a report not marked "
+         "interrupted (the gate takes part of the suite for all of it)"),
+    dict(id="python.report_id_collision_unchecked", file="python/ulpgate/_ext/report.c",
+         find="    if (was) {", replace="    if (0) {",
+         tests=["python"], what="two checks whose rows share an id both written (every "
+         "baseline reader refuses the result)"),
+    dict(id="python.report_skipped_not_a_unit", file="python/ulpgate/pytest_plugin.py",
+         find='        rep.user_properties.append(("ulpgate_case", _case(item)))',
+         replace="        pass",
+         tests=["python"], what="a test skipped now is no unit of the report: its baseline "
+         "rows are outside the run, not a regression"),
+    dict(id="python.report_case_is_rootdir_nodeid", file="python/ulpgate/pytest_plugin.py",
+         find="        s.test = _case(item)", replace="        s.test = item.nodeid",
+         tests=["python"], what="the row's case is pytest's rootdir-relative node id: a rerun "
+         "into an existing folder changes every id"),
+    dict(id="python.report_xdist_rows_dropped", file="python/ulpgate/pytest_plugin.py",
+         find='        s.replay(out["ulpgate"])', replace="        pass",
+         tests=["python"], what="pytest-xdist workers' rows never reach the report"),
     dict(id="check.nonfinite_ok_without_limit", file="harness/check/check.c",
          find="    else if (r->nonfinite)\n", replace="    else if (0)\n",
          tests=["check", "python"], what="a NaN or an infinity where the exact value is finite "
