@@ -63,6 +63,56 @@ void ug_check_opts_init(ug_check_opts *o)
     memset(o, 0, sizeof *o);
     o->ulp_max = o->rel_max = o->depth = -1;
     o->axis = UG_CHECK_AXIS_NONE;
+    o->acc_fmt = o->op_fmt = UG_FMT_COUNT;
+}
+
+/* ---- the bound classes ------------------------------------------------------------------------ */
+
+static bool check_has_class(const ug_op_desc *op, ug_bound_class c)
+{
+    if (c == UG_BOUND_TREE && !ug_check_row_op(op)) return true; /* check's own derivation */
+    for (const ug_bound_class *p = op->classes; p && *p != UG_BOUND_NONE; p++)
+        if (*p == c) return true;
+    return false;
+}
+
+const char *ug_check_class_names(const ug_op_desc *op, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (len) buf[0] = '\0';
+    if (ug_check_supported(op) && !ug_check_row_op(op))
+        o += (size_t)snprintf(buf, len, "tree");
+    for (const ug_bound_class *p = op->classes; p && *p != UG_BOUND_NONE && o < len; p++)
+        if (*p != UG_BOUND_TREE)
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", ug_bound_class_name(*p));
+    return buf;
+}
+
+/* The class named, or UG_BOUND_NONE. */
+static ug_bound_class check_class_parse(const char *name)
+{
+    for (int c = UG_BOUND_TREE; c <= UG_BOUND_ATTN_FA2_MMA; c++)
+        if (!strcmp(ug_bound_class_name((ug_bound_class)c), name)) return (ug_bound_class)c;
+    return UG_BOUND_NONE;
+}
+
+/* The output (and data) format a class's derivation fixes, where it fixes one: a class whose
+ * output is the accumulator rounded to a named format, or whose data is of one (the others
+ * round their accumulator to any output format: kernels/bounds.c's rounds_out).  UG_FMT_COUNT:
+ * any. */
+static ug_fmt check_class_out(ug_bound_class c)
+{
+    switch (c) {
+    case UG_BOUND_BF16_OUT: return UG_BF16;
+    case UG_BOUND_F16_ACC: return UG_F16;
+    case UG_BOUND_F64_TREE:
+    case UG_BOUND_F64_KAHAN: return UG_F64;
+    case UG_BOUND_TF32:
+    case UG_BOUND_F16:
+    case UG_BOUND_BF16:
+    case UG_BOUND_BF16X9: return UG_F32;
+    default: return UG_FMT_COUNT;
+    }
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
@@ -82,12 +132,21 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
                     ug_check_op_names(names, sizeof names));
     if (o->axis != UG_CHECK_AXIS_NONE && !ug_check_row_op(op))
         return fail(err, errlen, "--axis: --op %s has no axis to choose%s", o->op, "");
-    if (o->bound && strcmp(o->bound, "tree"))
-        return fail(err, errlen, "--bound: '%s' is not tree (the one class check applies)%s",
-                    o->bound, "");
-    if (o->bound && ug_check_row_op(op))
-        return fail(err, errlen, "--bound tree: --op %s is not a sum (use --ulp-max or "
-                                 "--rel-max)%s", o->op, "");
+    if (o->bound) {
+        char classes[512], what[700];
+        ug_check_class_names(op, classes, sizeof classes);
+        ug_bound_class c = check_class_parse(o->bound);
+        if (!check_has_class(op, c)) {
+            snprintf(what, sizeof what, "--bound: '%%s' is not a bound class of --op %%s (%s%s)",
+                     classes[0] ? "its classes: " : "it has none: use --ulp-max or --rel-max",
+                     classes);
+            return fail(err, errlen, what, o->bound, o->op);
+        }
+    }
+    if ((o->acc_fmt != UG_FMT_COUNT || o->op_fmt != UG_FMT_COUNT) &&
+        (!o->bound || !strcmp(o->bound, "tree")))
+        return fail(err, errlen, "--acc, --op-fmt: the formats of a --bound class (not tree, "
+                                 "whose u is GOT's format)%s%s", "", "");
     if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->depth);
@@ -408,14 +467,50 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
         snprintf(r->verdict, sizeof r->verdict, "FAIL: relative error %.6g > --rel-max %g",
                  r->rel_max, o->rel_max);
     else if (o->bound && r->vacuous)
-        snprintf(r->verdict, sizeof r->verdict, "FAIL: the tree bound is vacuous for %zu "
-                 "output%s (K u >= 1: it bounds nothing; grade with --ulp-max or --rel-max)",
-                 r->vacuous, r->vacuous == 1 ? "" : "s");
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: the %s bound is vacuous for %zu "
+                 "output%s (%s: it bounds nothing; grade with --ulp-max or --rel-max)",
+                 ug_bound_class_name(r->bound_class), r->vacuous, r->vacuous == 1 ? "" : "s",
+                 r->bound_class == UG_BOUND_TREE ? "K u >= 1" : "+inf");
     else if (o->bound && !(r->ratio_max <= 1))
-        snprintf(r->verdict, sizeof r->verdict, "FAIL: error / tree bound %.6g > 1", r->ratio_max);
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: error / %s bound %.6g > 1",
+                 ug_bound_class_name(r->bound_class), r->ratio_max);
     else
         r->ok = true;
     if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
+}
+
+/* The class graded and its formats into r (default: tree for the operations with a tree bound,
+ * none for the row operations); 0, or 2 when GOT's or the data's format is not the one the
+ * class's derivation is of.  A class's operand magnitude (its underflow term) is read here:
+ * one pass over the inputs. */
+static int check_class(const ug_check_opts *o, const ug_check_array *a, int nin,
+                       ug_check_result *r, char *err, size_t errlen)
+{
+    r->bound_class = o->bound ? check_class_parse(o->bound)
+                              : ug_check_row_op(r->op) ? UG_BOUND_NONE : UG_BOUND_TREE;
+    r->acc_fmt = o->acc_fmt != UG_FMT_COUNT ? o->acc_fmt : UG_F32;
+    r->op_fmt = o->op_fmt != UG_FMT_COUNT ? o->op_fmt
+              : ug_format_of(a[0].fmt)->p < 24 ? a[0].fmt : UG_F32;
+    if (r->bound_class <= UG_BOUND_TREE) return 0;
+    ug_fmt want = check_class_out(r->bound_class);
+    if (want != UG_FMT_COUNT && r->out_fmt != want) {
+        snprintf(err, errlen, "--bound %s: the class's output is %s, GOT is %s", o->bound,
+                 ug_fmt_name(want), ug_fmt_name(r->out_fmt));
+        return 2;
+    }
+    if (want == UG_F64 || want == UG_F16)
+        for (int i = 0; i < nin; i++)
+            if (a[i].fmt != want) {
+                snprintf(err, errlen, "--bound %s: the class's data is %s, %s is %s", o->bound,
+                         ug_fmt_name(want), a[i].name, ug_fmt_name(a[i].fmt));
+                return 2;
+            }
+    for (int i = 0; i < nin; i++)
+        for (size_t j = 0, c = ug_check_count(&a[i]); j < c; j++) {
+            double v = fabs(ug_check_load(&a[i], j));
+            if (!(v <= r->operand_max)) r->operand_max = isnan(v) ? INFINITY : v;
+        }
+    return 0;
 }
 
 /* An upper bound on the bytes the oracle allocates for one problem, beside check's own buffers:
@@ -479,10 +574,13 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         return 2;
     }
     r->depth = o->depth >= 0 ? (size_t)o->depth : (r->n ? r->n - 1 : 0);
+    if (check_class(o, a, in.arity, r, err, errlen)) return 2;
     r->oracle = o->mpfr ? "mpfr" : in.wide && r->op->shape->arity == 2 ? "mpfr (binary64 products)"
                                                                  : "fast";
-    r->has_bound = !ug_check_row_op(r->op);
-    {
+    r->has_bound = !ug_check_row_op(r->op) || r->bound_class != UG_BOUND_NONE;
+    if (r->bound_class > UG_BOUND_TREE) {
+        r->gamma = NAN; /* a class's bound is kernels/bounds.c's (check_out.c) */
+    } else {
         /* gamma_K(u_F), K = D (+1 for products: the product's own rounding), u_F = 2^-p */
         const ug_format *F = ug_format_of(r->out_fmt);
         double u = ldexp(1.0, -F->p);

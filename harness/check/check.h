@@ -71,8 +71,15 @@ typedef struct ug_check_opts {
     double rel_max;        /* fail an output past this relative error; < 0: no limit */
     bool correctly_rounded; /* fail an output that is not bit for bit RN_F(exact) (NaN: any
                               NaN): run's `correctly_rounded` check */
-    const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (the
-                              one class check applies); NULL: no bound limit */
+    const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (u of
+                              GOT's format, this library's derivation) or a class of the
+                              operation (its descriptor's classes: "bf16_out", "block_fma",
+                              "softmax_online", ...: kernels/bounds.c's arithmetic, the code that
+                              grades a kernel of that class); NULL: no bound limit */
+    ug_fmt acc_fmt;        /* a class's accumulator (UG_FMT_COUNT: not given, binary32) */
+    ug_fmt op_fmt;         /* a class's operand format, the MMA's inputs of block_fma
+                              (UG_FMT_COUNT: not given: the inputs' own when narrower than
+                              binary32, else binary32) */
     double depth;          /* the tree bound's depth D (a whole number); < 0: n - 1 */
     int axis;              /* a row operation's axis: -1 or ndim - 1 (the last, the only one
                               read); UG_CHECK_AXIS_NONE: not given */
@@ -98,7 +105,12 @@ typedef struct ug_check_result {
     size_t depth;          /* the bound's D */
     bool has_bound;        /* the operation has a tree bound (sums of terms, nrm2); false for the
                               row operations */
-    double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous) */
+    double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous; NaN: a class's) */
+    ug_bound_class bound_class; /* the class graded (tree by default; UG_BOUND_NONE: none) */
+    ug_fmt acc_fmt, op_fmt;   /* a class's accumulator and operand formats */
+    double operand_max;    /* a class's: the largest |input element| (its underflow term) */
+    double rho_max;        /* a class's: the largest relative part of a bound (check_out.c) */
+    double zero_bound_max; /* a class's: the largest absolute rest of a bound */
     double ulp_max, ulp_sum, ulp_mean, rel_max;
     double ratio_max;      /* max error / bound over the outputs whose bound is finite */
     size_t vacuous;        /* finite outputs whose bound is vacuous (+inf: K u >= 1, or no bound
@@ -137,6 +149,9 @@ bool ug_check_supported(const ug_op_desc *op);
 bool ug_check_row_op(const ug_op_desc *op);
 /* The names of every operation check grades, "sum, dot, ... or layernorm", into buf.  O(ops). */
 const char *ug_check_op_names(char *buf, size_t len);
+/* The bound classes check grades op under, "tree, kahan, ..." (tree first, for the operations
+ * it applies to, then the descriptor's classes), into buf.  O(classes). */
+const char *ug_check_class_names(const ug_op_desc *op, char *buf, size_t len);
 
 /* The options alone, before any data: the operation known and graded, the bound class, the
  * axis given only to a row operation, eps only to a norm.  On success *op and *inputs (how

@@ -3,14 +3,19 @@
 
 
 class Bound:
-    """The a-priori bound applied: class ("tree"), depth, gamma (None: vacuous), vacuous (K u
-    >= 1: it bounds nothing), vacuous_outputs, and ratio_max, the largest error / bound over
-    every output (above 1: the bound is broken; None when vacuous or no outputs)."""
+    """The a-priori bound applied: cls ("tree", or the class named: "bf16_out", ...), depth,
+    gamma (tree's; None: vacuous, or a class's), vacuous (it bounds nothing), vacuous_outputs,
+    ratio_max, the largest error / bound over every output (above 1: the bound is broken; None
+    when vacuous or no outputs), and a class's acc_fmt, op_fmt and block_model."""
 
-    __slots__ = ("cls", "depth", "gamma", "ratio_max", "vacuous", "vacuous_outputs")
+    __slots__ = ("cls", "depth", "gamma", "ratio_max", "vacuous", "vacuous_outputs", "acc_fmt",
+                 "op_fmt", "block_model")
 
     def __init__(self, d):
         self.cls = d["class"]
+        self.acc_fmt = d.get("acc_fmt")       # a class's (not tree's): its accumulator,
+        self.op_fmt = d.get("op_fmt")         # its operands' format,
+        self.block_model = d.get("block_model")  # the tensor-core model ("envelope")
         self.depth = d["depth"]
         self.gamma = d["gamma"]
         self.ratio_max = d["ratio_max"]

@@ -581,6 +581,20 @@ MUTANTS = [
     dict(id="python.report_xdist_rows_dropped", file="python/ulpgate/pytest_plugin.py",
          find='        s.replay(out["ulpgate"])', replace="        pass",
          tests=["python"], what="pytest-xdist workers' rows never reach the report"),
+    dict(id="check.bf16_out_accumulation_dropped", file="kernels/bounds.c",
+         find="return ubf * s_abs + (1 + ubf) * g * S + 0x1p-134;",
+         replace="return ubf * s_abs + 0x1p-134;",
+         tests=["python"], what="bf16_out's binary32 accumulation term dropped: only the "
+         "final rounding to bfloat16 bounded"),
+    dict(id="check.block_fma_accumulation_dropped", file="kernels/bounds.c",
+         find="    return r * S + (1 + r) * acc * S;", replace="    return r * S;",
+         tests=["python"], what="block_fma's accumulation term dropped: only the operands' "
+         "rounding bounded"),
+    dict(id="check.class_graded_as_tree", file="harness/check/check_out.c",
+         find="    if (r->bound_class > UG_BOUND_TREE) return check_class_bound(r, e);\n",
+         replace="",
+         tests=["python"], what="check --bound CLASS grades nothing of the class (its bound "
+         "never computed)"),
     dict(id="check.nonfinite_ok_without_limit", file="harness/check/check.c",
          find="    else if (r->nonfinite)\n", replace="    else if (0)\n",
          tests=["check", "python"], what="a NaN or an infinity where the exact value is finite "

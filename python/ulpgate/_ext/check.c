@@ -50,6 +50,17 @@ static int opts_args(ug_check_opts *o, const char *op, PyObject *axis, PyObject 
     return 0;
 }
 
+/* A format keyword (acc=, op_fmt=): its name; 0, or -1 with ValueError naming the argument. */
+static int fmt_kwarg(const char *name, const char *v, ug_fmt *f)
+{
+    if (!v) return 0;
+    *f = ug_fmt_parse(v);
+    if (*f != UG_FMT_COUNT) return 0;
+    PyErr_Format(PyExc_ValueError, "%s='%s': not a number format (f64, f32, tf32, f16, bf16, "
+                 "e4m3, e5m2)", name, v);
+    return -1;
+}
+
 typedef struct py_inputs {
     ug_py_array a[UG_CHECK_MAX_INPUTS];
     ug_check_array c[UG_CHECK_MAX_INPUTS];
@@ -147,19 +158,21 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"op", "inputs", "got", "axis", "bound", "ulp_max", "rel_max",
-                             "depth", "dtype", "oracle", "eps", "correctly_rounded", NULL};
-    const char *op, *bound = NULL, *oracle = NULL;
+                             "depth", "dtype", "oracle", "eps", "correctly_rounded", "acc",
+                             "op_fmt", NULL};
+    const char *op, *bound = NULL, *oracle = NULL, *acc = NULL, *opf = NULL;
     PyObject *inputs, *got, *axis = NULL, *ulp = NULL, *rel = NULL, *depth = NULL,
              *dtype = NULL, *eps = NULL;
     int cr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOp", kwlist, &op, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOpzz", kwlist, &op, &PyTuple_Type,
                                      &inputs, &got, &axis, &bound, &ulp, &rel, &depth, &dtype,
-                                     &oracle, &eps, &cr))
+                                     &oracle, &eps, &cr, &acc, &opf))
         return NULL;
     ug_check_opts o;
     ug_fmt bits;
     if (opts_args(&o, op, axis, depth, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
     o.bound = bound;
+    if (fmt_kwarg("acc", acc, &o.acc_fmt) || fmt_kwarg("op_fmt", opf, &o.op_fmt)) return NULL;
     o.correctly_rounded = cr;
     if ((o.ulp_max = limit_arg(ulp, "ulp_max")) == -2) return NULL;
     if ((o.rel_max = limit_arg(rel, "rel_max")) == -2) return NULL;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "base/fenv.h"
+#include "harness/check/check.h"
 #include "ug_config.h"
 
 // --- the data folder ------------------------------------------------------------------------
@@ -55,7 +56,8 @@ static void find_data_dir(void)
 
 /* ops() -> list of dicts, one per operation: name, doc, inputs (the arrays check takes),
  * roles, layout ("vectors" / "matmul"), out ("scalar", "vector", "matrix"), sum (its exact
- * result is a correctly rounded sum of terms: a tree bound applies). */
+ * result is a correctly rounded sum of terms: a tree bound applies), classes (the bound
+ * classes check grades it under, "tree, kahan, ...", harness/check's list). */
 static PyObject *py_ops(PyObject *self, PyObject *noargs)
 {
     (void)self;
@@ -65,12 +67,14 @@ static PyObject *py_ops(PyObject *self, PyObject *noargs)
         const ug_op_desc *d = ug_op_at(i);
         static const char *kinds[] = {"scalar", "vector", "matrix"};
         int inputs = d->shape->arity == 1 ? 1 : 1 + ug_op_in_width(d, 1);
-        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O}", "name", d->shape->name, "doc",
+        char classes[512];
+        ug_check_class_names(d, classes, sizeof classes);
+        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O,s:s}", "name", d->shape->name, "doc",
                                     d->doc ? d->doc : "", "inputs", inputs, "roles",
                                     d->shape->roles[1] ? d->shape->roles[1] : "", "x", d->shape->roles[0],
                                     "layout", d->shape->layout == UG_LAYOUT_MATMUL ? "matmul" : "vectors",
                                     "out", kinds[d->shape->out_kind], "sum",
-                                    d->exact_is_sum ? Py_True : Py_False);
+                                    d->exact_is_sum ? Py_True : Py_False, "classes", classes);
         if (!o || PyList_Append(out, o)) Py_CLEAR(out);
         Py_XDECREF(o);
     }
