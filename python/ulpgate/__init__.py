@@ -71,10 +71,10 @@ def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None,
     """Raise AssertionError, with the worst element's lines as `ulpgate check` prints them, when
     got breaks a limit: ulp_max (ULP of got's format), rel_max, or bound="tree" (the a-priori
     tree bound at depth=, n - 1 by default), correctly_rounded=True.  With no limit, the bound
-    of the class named by bound is asserted (default "tree"), for the operations that are sums
-    (sum, dot, gemm, scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm,
-    layernorm) has no a-priori bound and needs ulp_max, rel_max or correctly_rounded.  Returns
-    the Result when it holds."""
+    of the class named by bound is asserted (default "tree", for the operations that are sums:
+    sum, dot, gemm, scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm,
+    layernorm) has no tree bound: name its kernel's class (bound="softmax_online", ...) or a
+    limit.  Returns the Result when it holds."""
     if ulp_max is None and rel_max is None and bound is None and not correctly_rounded:
         bound = "tree"
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)
