@@ -71,6 +71,11 @@ double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *
     return INFINITY;
 }
 
+static const ug_bound_class ug_attention_classes[] = {UG_BOUND_ATTN_NAIVE,
+    UG_BOUND_ATTN_NAIVE_BF16, UG_BOUND_ATTN_UNSHIFTED, UG_BOUND_ATTN_ONLINE,
+    UG_BOUND_ATTN_FA2_BF16, UG_BOUND_ATTN_SPLIT_SIZE, UG_BOUND_ATTN_SPLIT_COUNT,
+    UG_BOUND_ATTN_FA2_MMA, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_attention_desc = {
     .shape = UG_OPSHAPE(UG_OP_ATTENTION),
     .doc = "O = softmax(c Q K^T) V and the row log-sum-exp, a head of Q (L x d), K (S x d), "
@@ -80,4 +85,5 @@ const ug_op_desc ug_op_attention_desc = {
     .hunt_exp = 6,
     .exact_in = attn_exact_in,
     .bound_at = ug_attention_bound,
+    .classes = ug_attention_classes,
 };

@@ -46,6 +46,11 @@ static int ug_dot_exact_gpu(float *const *x, float *const *y, size_t count, cons
     return rc;
 }
 
+static const ug_bound_class ug_dot_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN, UG_BOUND_NEUMAIER,
+    UG_BOUND_WIDE_ACC, UG_BOUND_TF32, UG_BOUND_F16, UG_BOUND_BF16, UG_BOUND_BF16X9,
+    UG_BOUND_F64_TREE, UG_BOUND_F64_KAHAN, UG_BOUND_BF16_OUT, UG_BOUND_BLOCK_FMA,
+    UG_BOUND_BLOCK_FMA_PROMOTED, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_dot_desc = {
     .shape = UG_OPSHAPE(UG_OP_DOT),
     .doc = "s = sum x_i y_i of n binary32 pairs",
@@ -60,4 +65,5 @@ const ug_op_desc ug_op_dot_desc = {
     .exact_one_fast = ug_dot_exact_one_fast,
     .exact_gpu = ug_dot_exact_gpu,
     .exact64 = ug_dot_exact64,
+    .classes = ug_dot_classes,
 };

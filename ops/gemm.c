@@ -86,6 +86,11 @@ static bool ug_gemm_gpu_oracle_pays(const ug_shape *s)
     return (double)M_(s) * (double)N_(s) * (double)K_(s) >= 0x1p27;
 }
 
+static const ug_bound_class ug_gemm_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN, UG_BOUND_NEUMAIER,
+    UG_BOUND_WIDE_ACC, UG_BOUND_TF32, UG_BOUND_F16, UG_BOUND_BF16, UG_BOUND_BF16X9,
+    UG_BOUND_F64_TREE, UG_BOUND_F64_KAHAN, UG_BOUND_BF16_OUT, UG_BOUND_BLOCK_FMA,
+    UG_BOUND_BLOCK_FMA_PROMOTED, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_gemm_desc = {
     .shape = UG_OPSHAPE(UG_OP_GEMM),
     .doc = "C = A B of binary32 matrices, A M x K, B K x N, row-major",
@@ -101,4 +106,5 @@ const ug_op_desc ug_op_gemm_desc = {
     .exact64 = ug_gemm_exact64,
     .exact_gpu = ug_gemm_exact_gpu,
     .gpu_oracle_pays = ug_gemm_gpu_oracle_pays,
+    .classes = ug_gemm_classes,
 };

@@ -30,6 +30,9 @@ static void ug_ln_fill(float *y, const ug_shape *s, uint64_t seed, uint32_t tria
     ug_norm_fill_params(y, s->dim[0], true, seed, trial);
 }
 
+static const ug_bound_class ug_layernorm_classes[] = {UG_BOUND_LAYERNORM_TWOPASS,
+    UG_BOUND_LAYERNORM_ONEPASS, UG_BOUND_LAYERNORM_WELFORD, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_layernorm_desc = {
     .shape = UG_OPSHAPE(UG_OP_LAYERNORM),
     .doc = "(x_i - mean) / sqrt(var + 1e-5) * w_i + b_i over a row of n binary32 values",
@@ -40,4 +43,5 @@ const ug_op_desc ug_op_layernorm_desc = {
     .exact_fast = ug_ln_exact,
     .exact_one_fast = ug_ln_exact_one,
     .fill_params = ug_ln_fill,
+    .classes = ug_layernorm_classes,
 };

@@ -28,6 +28,9 @@ static void ug_lse_exact_one(const float *x, const float *y, const ug_shape *s, 
     ug_lse_exact_fast(x, y, s, out);
 }
 
+static const ug_bound_class ug_logsumexp_classes[] = {UG_BOUND_LSE_NAIVE, UG_BOUND_LSE_SHIFTED,
+    UG_BOUND_LSE_ONLINE, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_logsumexp_desc = {
     .shape = UG_OPSHAPE(UG_OP_LOGSUMEXP),
     .doc = "log(sum exp(x_j)) of a row of n binary32 logits",
@@ -37,4 +40,5 @@ const ug_op_desc ug_op_logsumexp_desc = {
     .exact = ug_lse_exact,
     .exact_fast = ug_lse_exact_fast,
     .exact_one_fast = ug_lse_exact_one,
+    .classes = ug_logsumexp_classes,
 };

@@ -218,6 +218,9 @@ static void ug_asum_exact_one_fast(const float *x, const float *y, const ug_shap
     ug_asum_exact_fast(x, y, s, out);
 }
 
+static const ug_bound_class ug_nrm2_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN, UG_BOUND_NEUMAIER,
+    UG_BOUND_WIDE_ACC, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_nrm2_desc = {
     .shape = UG_OPSHAPE(UG_OP_NRM2),
     .doc = "||x||_2 = sqrt(sum x_i^2) of n binary32 values, correctly rounded",
@@ -228,7 +231,11 @@ const ug_op_desc ug_op_nrm2_desc = {
     .exact_fast = ug_nrm2_exact_fast,
     .exact_one_fast = ug_nrm2_exact_one_fast,
     .bound = ug_nrm2_bound,
+    .classes = ug_nrm2_classes,
 };
+
+static const ug_bound_class ug_asum_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN, UG_BOUND_NEUMAIER,
+    UG_BOUND_WIDE_ACC, UG_BOUND_BF16_OUT, UG_BOUND_NONE};
 
 const ug_op_desc ug_op_asum_desc = {
     .shape = UG_OPSHAPE(UG_OP_ASUM),
@@ -238,4 +245,5 @@ const ug_op_desc ug_op_asum_desc = {
     .exact = ug_asum_exact,
     .exact_fast = ug_asum_exact_fast,
     .exact_one_fast = ug_asum_exact_one_fast,
+    .classes = ug_asum_classes,
 };

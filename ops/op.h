@@ -121,6 +121,10 @@ typedef struct ug_op_desc {
      * the distribution filling input 0 alone: layer parameters are not data.  NULL: the
      * distribution fills both inputs (a dot's pairs). */
     void (*fill_params)(float *y, const ug_shape *s, uint64_t seed, uint32_t trial);
+    /* The bound classes of <ulpgate/ulpgate.h> that describe a kernel of this operation (its
+     * arithmetic is one the class's derivation covers), UG_BOUND_NONE-terminated; what `check
+     * --bound CLASS` and ulpgate.check(bound=) accept for it.  NULL: none. */
+    const ug_bound_class *classes;
 } ug_op_desc;
 
 /* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */

@@ -25,6 +25,8 @@ static void ug_rms_fill(float *y, const ug_shape *s, uint64_t seed, uint32_t tri
     ug_norm_fill_params(y, s->dim[0], false, seed, trial);
 }
 
+static const ug_bound_class ug_rmsnorm_classes[] = {UG_BOUND_RMSNORM, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_rmsnorm_desc = {
     .shape = UG_OPSHAPE(UG_OP_RMSNORM),
     .doc = "x_i / sqrt(sum x^2 / n + 1e-5) * w_i over a row of n binary32 values",
@@ -35,4 +37,5 @@ const ug_op_desc ug_op_rmsnorm_desc = {
     .exact_fast = ug_rms_exact,
     .exact_one_fast = ug_rms_exact_one,
     .fill_params = ug_rms_fill,
+    .classes = ug_rmsnorm_classes,
 };

@@ -181,6 +181,9 @@ static void ug_exscan_exact_one_fast(const float *x, const float *y, const ug_sh
     .exact_is_sum = true, .specials = "per output, as sum over its prefix",                     \
     .hunt_max_size = (size_t)1 << 20
 
+static const ug_bound_class ug_scan_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN, UG_BOUND_NEUMAIER,
+    UG_BOUND_WIDE_ACC, UG_BOUND_BF16_OUT, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_scan_desc = {
     .shape = UG_OPSHAPE(UG_OP_SCAN),
     .doc = "inclusive prefix sums out_i = x_0 + ... + x_i of n binary32 values (n outputs)",
@@ -188,7 +191,11 @@ const ug_op_desc ug_op_scan_desc = {
     .exact = ug_scan_exact,
     .exact_fast = ug_scan_exact_fast,
     .exact_one_fast = ug_scan_exact_one_fast,
+    .classes = ug_scan_classes,
 };
+
+static const ug_bound_class ug_exscan_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN,
+    UG_BOUND_NEUMAIER, UG_BOUND_WIDE_ACC, UG_BOUND_BF16_OUT, UG_BOUND_NONE};
 
 const ug_op_desc ug_op_exscan_desc = {
     .shape = UG_OPSHAPE(UG_OP_EXSCAN),
@@ -197,4 +204,5 @@ const ug_op_desc ug_op_exscan_desc = {
     .exact = ug_exscan_exact,
     .exact_fast = ug_exscan_exact_fast,
     .exact_one_fast = ug_exscan_exact_one_fast,
+    .classes = ug_exscan_classes,
 };

@@ -31,6 +31,9 @@ static void ug_softmax_exact_one(const float *x, const float *y, const ug_shape 
     ug_rows_exact_one(ug_softmax_exact_fast, x, y, s, e, out);
 }
 
+static const ug_bound_class ug_softmax_classes[] = {UG_BOUND_SOFTMAX_NAIVE,
+    UG_BOUND_SOFTMAX_SHIFTED, UG_BOUND_SOFTMAX_ONLINE, UG_BOUND_NONE};
+
 const ug_op_desc ug_op_softmax_desc = {
     .shape = UG_OPSHAPE(UG_OP_SOFTMAX),
     .doc = "y_i = exp(x_i) / sum exp(x_j) over a row of n binary32 logits",
@@ -40,4 +43,5 @@ const ug_op_desc ug_op_softmax_desc = {
     .exact = ug_softmax_exact,
     .exact_fast = ug_softmax_exact_fast,
     .exact_one_fast = ug_softmax_exact_one,
+    .classes = ug_softmax_classes,
 };

@@ -48,6 +48,10 @@ static int ug_sum_exact_gpu(float *const *x, float *const *y, size_t count, cons
     return rc;
 }
 
+static const ug_bound_class ug_sum_classes[] = {UG_BOUND_TREE, UG_BOUND_KAHAN, UG_BOUND_NEUMAIER,
+    UG_BOUND_WIDE_ACC, UG_BOUND_F64_TREE, UG_BOUND_F64_KAHAN, UG_BOUND_F16_ACC, UG_BOUND_BF16_OUT,
+    UG_BOUND_NONE};
+
 const ug_op_desc ug_op_sum_desc = {
     .shape = UG_OPSHAPE(UG_OP_SUM),
     .doc = "s = sum x_i of n binary32 values",
@@ -59,4 +63,5 @@ const ug_op_desc ug_op_sum_desc = {
     .exact_one_fast = ug_sum_exact_one_fast,
     .exact_gpu = ug_sum_exact_gpu,
     .exact64 = ug_sum_exact64,
+    .classes = ug_sum_classes,
 };

@@ -102,9 +102,13 @@ UG_CASE(check_api, refused)
     UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2 && strstr(err, "axis"),
                   "sum with an axis: '%s'", err);
     o.axis = UG_CHECK_AXIS_NONE;
-    o.bound = "kahan";
-    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2 && strstr(err, "kahan"),
-                  "bound kahan: '%s'", err);
+    o.bound = "kahan"; /* a class of sum's: graded by its own bound */
+    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 0, "bound kahan: '%s'",
+                  err);
+    o.bound = "softmax_online"; /* another operation's class: refused, naming sum's */
+    UG_EXPECT_MSG(ug_check_prepare(&o, &op, &inputs, err, sizeof err) == 2 &&
+                      strstr(err, "softmax_online") && strstr(err, "kahan"),
+                  "bound softmax_online: '%s'", err);
     o.bound = NULL;
     float x[2] = {1, 2}, g = 3;
     ug_check_array in[2] = {arr("x", x, UG_F32, 1, 2, 0), arr("y", x, UG_F32, 1, 2, 0)};

@@ -558,6 +558,38 @@ rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, "--causal"
 ok(rc == 2 and "Q K V" in err, "attention with two files: exit 2, three wanted", err)
 rc, out, err = run("check", "--op", "attention", "--got", po, pq, save("ak3.npy", ak[:, :, :, :16]), pv)
 ok(rc == 2 and "shapes do not fit" in err, "attention with K of another d: exit 2 naming the shapes", err)
+# refused, not graded as a huge error: an lse or a softmax GOT transposed (the same count)
+rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, pv, "--causal",
+                   "--lse", save("alT.npy", np.ascontiguousarray(al.astype(np.float32).transpose(0, 2, 1))))
+ok(rc == 2 and "(2, 8, 4)" in err and "(2, 4, 8, 32)" in err,
+   "attention: an lse (B, L, H) for Q (B, H, L, d): exit 2 naming both shapes", err)
+sx = ra.standard_normal((4, 64)).astype(np.float32)
+rc, out, err = run("check", "--op", "softmax", "--got", save("smT.npy", np.zeros((64, 4), np.float32)),
+                   save("sx.npy", sx))
+ok(rc == 2 and "(64, 4)" in err and "(4, 64)" in err,
+   "softmax: GOT (64, 4) for X (4, 64): exit 2 naming both shapes", err)
+# nothing graded passes no limit: an attention batch of 0
+e0 = save("a0.npy", np.zeros((0, 4, 8, 32), np.float32))
+rc, out, err = run("check", "--op", "attention", "--got", save("ao0.npy", np.zeros((0, 4, 8, 16), np.float32)),
+                   e0, save("ak0.npy", np.zeros((0, 2, 64, 32), np.float32)),
+                   save("av0.npy", np.zeros((0, 2, 64, 16), np.float32)), "--ulp-max", "1")
+ok(rc == 1 and "no outputs" in out, "attention with a batch of 0 and --ulp-max: exit 1", out + err)
+# a NaN or an infinity where the exact value is finite fails, limit or not
+nan_o = ao.astype(np.float32).copy()
+nan_o[1, 2, 3, 4] = np.nan
+rc, out, err = run("check", "--op", "attention", "--got", save("aonan.npy", nan_o), pq, pk, pv, "--causal")
+ok(rc == 1 and "NaN or infinite" in out, "attention: a NaN in O, no limit: exit 1", out + err)
+sv = ra.standard_normal(100).astype(np.float32)
+for bad in (np.inf, np.nan):
+    rc, j, err = check_json("--op", "sum", "--got", save("sbad.npy", np.array([bad], np.float32)),
+                            save("sv.npy", sv))
+    ok(rc == 1 and j is not None and j["nonfinite"] == 1 and not j["pass"],
+       "sum: %r where the exact sum is finite, no limit: exit 1, nonfinite 1" % bad, err)
+big = np.full(4, 3e38, np.float32)
+rc, j, err = check_json("--op", "sum", "--got", save("sinf.npy", np.array([np.inf], np.float32)),
+                        save("sbig.npy", big))
+ok(rc == 0 and j is not None and j["nonfinite"] == 0,
+   "sum: +inf where the exact sum rounds to +inf in binary32: not counted", err)
 
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")

@@ -20,5 +20,9 @@ def test_torch_bf16_matmul():
     a = torch.randn(32, 256, generator=g).to(torch.bfloat16)
     b = torch.randn(256, 16, generator=g).to(torch.bfloat16)
     c = a @ b  # bfloat16 out; PyTorch accumulates in binary32 and rounds once
-    r = ulpgate.assert_exact(c, "gemm", a, b)
+    # the class of that arithmetic: binary32 accumulation (any order: depth K - 1) rounded once
+    # to bfloat16.  The tree bound with bfloat16's u is vacuous at K = 256 (K u >= 1); on a GPU
+    # (cuBLAS on tensor cores) the class is "block_fma".
+    r = ulpgate.assert_exact(c, "gemm", a, b, bound="bf16_out")
     assert r.in_fmt == ["bf16", "bf16"] and r.out_fmt == "bf16"
+    assert r.bound.cls == "bf16_out" and r.bound.ratio_max <= 1

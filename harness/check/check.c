@@ -63,6 +63,56 @@ void ug_check_opts_init(ug_check_opts *o)
     memset(o, 0, sizeof *o);
     o->ulp_max = o->rel_max = o->depth = -1;
     o->axis = UG_CHECK_AXIS_NONE;
+    o->acc_fmt = o->op_fmt = UG_FMT_COUNT;
+}
+
+/* ---- the bound classes ------------------------------------------------------------------------ */
+
+static bool check_has_class(const ug_op_desc *op, ug_bound_class c)
+{
+    if (c == UG_BOUND_TREE && !ug_check_row_op(op)) return true; /* check's own derivation */
+    for (const ug_bound_class *p = op->classes; p && *p != UG_BOUND_NONE; p++)
+        if (*p == c) return true;
+    return false;
+}
+
+const char *ug_check_class_names(const ug_op_desc *op, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (len) buf[0] = '\0';
+    if (ug_check_supported(op) && !ug_check_row_op(op))
+        o += (size_t)snprintf(buf, len, "tree");
+    for (const ug_bound_class *p = op->classes; p && *p != UG_BOUND_NONE && o < len; p++)
+        if (*p != UG_BOUND_TREE)
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", ug_bound_class_name(*p));
+    return buf;
+}
+
+/* The class named, or UG_BOUND_NONE. */
+static ug_bound_class check_class_parse(const char *name)
+{
+    for (int c = UG_BOUND_TREE; c <= UG_BOUND_ATTN_FA2_MMA; c++)
+        if (!strcmp(ug_bound_class_name((ug_bound_class)c), name)) return (ug_bound_class)c;
+    return UG_BOUND_NONE;
+}
+
+/* The output (and data) format a class's derivation fixes, where it fixes one: a class whose
+ * output is the accumulator rounded to a named format, or whose data is of one (the others
+ * round their accumulator to any output format: kernels/bounds.c's rounds_out).  UG_FMT_COUNT:
+ * any. */
+static ug_fmt check_class_out(ug_bound_class c)
+{
+    switch (c) {
+    case UG_BOUND_BF16_OUT: return UG_BF16;
+    case UG_BOUND_F16_ACC: return UG_F16;
+    case UG_BOUND_F64_TREE:
+    case UG_BOUND_F64_KAHAN: return UG_F64;
+    case UG_BOUND_TF32:
+    case UG_BOUND_F16:
+    case UG_BOUND_BF16:
+    case UG_BOUND_BF16X9: return UG_F32;
+    default: return UG_FMT_COUNT;
+    }
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
@@ -82,12 +132,21 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
                     ug_check_op_names(names, sizeof names));
     if (o->axis != UG_CHECK_AXIS_NONE && !ug_check_row_op(op))
         return fail(err, errlen, "--axis: --op %s has no axis to choose%s", o->op, "");
-    if (o->bound && strcmp(o->bound, "tree"))
-        return fail(err, errlen, "--bound: '%s' is not tree (the one class check applies)%s",
-                    o->bound, "");
-    if (o->bound && ug_check_row_op(op))
-        return fail(err, errlen, "--bound tree: --op %s is not a sum (use --ulp-max or "
-                                 "--rel-max)%s", o->op, "");
+    if (o->bound) {
+        char classes[512], what[700];
+        ug_check_class_names(op, classes, sizeof classes);
+        ug_bound_class c = check_class_parse(o->bound);
+        if (!check_has_class(op, c)) {
+            snprintf(what, sizeof what, "--bound: '%%s' is not a bound class of --op %%s (%s%s)",
+                     classes[0] ? "its classes: " : "it has none: use --ulp-max or --rel-max",
+                     classes);
+            return fail(err, errlen, what, o->bound, o->op);
+        }
+    }
+    if ((o->acc_fmt != UG_FMT_COUNT || o->op_fmt != UG_FMT_COUNT) &&
+        (!o->bound || !strcmp(o->bound, "tree")))
+        return fail(err, errlen, "--acc, --op-fmt: the formats of a --bound class (not tree, "
+                                 "whose u is GOT's format)%s%s", "", "");
     if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->depth);
@@ -186,7 +245,7 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
                         ug_check_result *r, char *err, size_t errlen)
 {
     const ug_check_array *x = &in[0], *y = &in[1];
-    size_t xcount = ug_check_count(x), gcount = ug_check_count(g);
+    size_t gcount = ug_check_count(g);
     if (ug_check_row_op(r->op)) { /* a row operation: rows of x, a weight of n, GOT per row */
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, errlen, x, "X is (n) or (batch, n)");
@@ -200,10 +259,14 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
         r->per = r->op->shape->out_kind == UG_OUT_SCALAR ? 1 : r->n;
         bool ok = r->per == 1 ? (x->ndim == 1 ? gcount == 1 && g->ndim <= 1
                                               : g->ndim == 1 && g->shape[0] == r->batch)
-                              : g->ndim == x->ndim && gcount == xcount;
-        if (!ok)
-            return shape_error(err, errlen, g, r->per == 1 ? "one output per row: () or (batch,)"
-                                                           : "one output per input: X's shape");
+                              : same_shape(g, x); /* a transposed GOT is refused, not graded */
+        if (!ok) { /* both shapes named: a transposed GOT reads as the same count */
+            char xs[128], what[192];
+            snprintf(what, sizeof what, r->per == 1 ? "one output per row of %s %s: () or (batch,)"
+                                                    : "one output per input: %s's shape %s",
+                     x->name, shape_text(x, xs, sizeof xs));
+            return shape_error(err, errlen, g, what);
+        }
     } else if (r->op->shape->layout == UG_LAYOUT_VECTORS) {
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, errlen, x, "an input is (n) or (batch, n)");
@@ -363,6 +426,8 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
 
 /* The verdict against o's limits, into r->ok and r->verdict (the first limit passed):
  *   - no outputs: with any limit, a failure (nothing was graded, so nothing may pass);
+ *   - an output NaN or infinite where the exact value is finite (and does not round to that
+ *     infinity), with or without a limit: no tolerance makes a non-number right;
  *   - --ulp-max U: an output past U ULP; and where U <= 0.5 (round to nearest asked for) or
  *     --rel-max 0 (exactness asked for), an output that is a zero of the wrong sign: IEEE 754
  *     fixes the sign of an exact zero under rounding to nearest, its error in value is 0 but it
@@ -383,6 +448,9 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
     if (r->outputs == 0 && (o->ulp_max >= 0 || o->rel_max >= 0 || o->bound ||
                             o->correctly_rounded))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: no outputs: nothing was graded");
+    else if (r->nonfinite)
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: %zu output%s NaN or infinite where the "
+                 "exact value is finite", r->nonfinite, r->nonfinite == 1 ? " is" : "s are");
     else if (o->ulp_max >= 0 && !(r->ulp_max <= o->ulp_max))
         snprintf(r->verdict, sizeof r->verdict, "FAIL: %.6g ulp > --ulp-max %g", r->ulp_max,
                  o->ulp_max);
@@ -399,14 +467,61 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
         snprintf(r->verdict, sizeof r->verdict, "FAIL: relative error %.6g > --rel-max %g",
                  r->rel_max, o->rel_max);
     else if (o->bound && r->vacuous)
-        snprintf(r->verdict, sizeof r->verdict, "FAIL: the tree bound is vacuous for %zu "
-                 "output%s (K u >= 1: it bounds nothing; grade with --ulp-max or --rel-max)",
-                 r->vacuous, r->vacuous == 1 ? "" : "s");
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: the %s bound is vacuous for %zu "
+                 "output%s (%s: it bounds nothing; grade with --ulp-max or --rel-max)",
+                 ug_bound_class_name(r->bound_class), r->vacuous, r->vacuous == 1 ? "" : "s",
+                 r->bound_class == UG_BOUND_TREE ? "K u >= 1" : "+inf");
     else if (o->bound && !(r->ratio_max <= 1))
-        snprintf(r->verdict, sizeof r->verdict, "FAIL: error / tree bound %.6g > 1", r->ratio_max);
+        snprintf(r->verdict, sizeof r->verdict, "FAIL: error / %s bound %.6g > 1",
+                 ug_bound_class_name(r->bound_class), r->ratio_max);
     else
         r->ok = true;
     if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
+}
+
+/* The class graded and its formats into r (default: tree for the operations with a tree bound,
+ * none for the row operations); 0, or 2 when GOT's or the data's format is not the one the
+ * class's derivation is of.  A class's operand magnitude (its underflow term) is read here:
+ * one pass over the inputs. */
+static int check_class(const ug_check_opts *o, const ug_check_array *a, int nin,
+                       ug_check_result *r, char *err, size_t errlen)
+{
+    r->bound_class = o->bound ? check_class_parse(o->bound)
+                              : ug_check_row_op(r->op) ? UG_BOUND_NONE : UG_BOUND_TREE;
+    r->acc_fmt = o->acc_fmt != UG_FMT_COUNT ? o->acc_fmt : UG_F32;
+    r->op_fmt = o->op_fmt != UG_FMT_COUNT ? o->op_fmt
+              : ug_format_of(a[0].fmt)->p < 24 ? a[0].fmt : UG_F32;
+    if (r->bound_class <= UG_BOUND_TREE) return 0;
+    ug_fmt want = check_class_out(r->bound_class);
+    if (want != UG_FMT_COUNT && r->out_fmt != want) {
+        snprintf(err, errlen, "--bound %s: the class's output is %s, GOT is %s", o->bound,
+                 ug_fmt_name(want), ug_fmt_name(r->out_fmt));
+        return 2;
+    }
+    if (want == UG_F64 || want == UG_F16)
+        for (int i = 0; i < nin; i++)
+            if (a[i].fmt != want) {
+                snprintf(err, errlen, "--bound %s: the class's data is %s, %s is %s", o->bound,
+                         ug_fmt_name(want), a[i].name, ug_fmt_name(a[i].fmt));
+                return 2;
+            }
+    for (int i = 0; i < nin; i++)
+        for (size_t j = 0, c = ug_check_count(&a[i]); j < c; j++) {
+            double v = fabs(ug_check_load(&a[i], j));
+            if (!(v <= r->operand_max)) r->operand_max = isnan(v) ? INFINITY : v;
+        }
+    return 0;
+}
+
+/* An upper bound on the bytes the oracle allocates for one problem, beside check's own buffers:
+ * a row operation's per-element terms and the per-output intervals of its Ziv loop (~100 bytes
+ * an element), a GEMM's row and column maxima. */
+static size_t check_oracle_bytes(const ug_check_result *r)
+{
+    size_t bytes = 4096;
+    if (ug_check_row_op(r->op)) bytes += 160 * (r->n + r->per);
+    else if (r->op->shape->layout == UG_LAYOUT_MATMUL) bytes += (r->M + r->N) * sizeof(float);
+    return bytes;
 }
 
 int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
@@ -459,10 +574,13 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         return 2;
     }
     r->depth = o->depth >= 0 ? (size_t)o->depth : (r->n ? r->n - 1 : 0);
+    if (check_class(o, a, in.arity, r, err, errlen)) return 2;
     r->oracle = o->mpfr ? "mpfr" : in.wide && r->op->shape->arity == 2 ? "mpfr (binary64 products)"
                                                                  : "fast";
-    r->has_bound = !ug_check_row_op(r->op);
-    {
+    r->has_bound = !ug_check_row_op(r->op) || r->bound_class != UG_BOUND_NONE;
+    if (r->bound_class > UG_BOUND_TREE) {
+        r->gamma = NAN; /* a class's bound is kernels/bounds.c's (check_out.c) */
+    } else {
         /* gamma_K(u_F), K = D (+1 for products: the product's own rounding), u_F = 2^-p */
         const ug_format *F = ug_format_of(r->out_fmt);
         double u = ldexp(1.0, -F->p);
@@ -471,15 +589,34 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
     }
     if (r->outputs) { /* none: nothing to compute (and a (0, n) shape's n is no size to
                            allocate: its data is empty whatever n says) */
-        size_t esz = in.wide ? sizeof(double) : sizeof(float);
+        size_t esz = in.wide ? sizeof(double) : sizeof(float), len[2] = {0, 0};
         void *buf[2] = {NULL, NULL};
         for (int i = 0; i < in.arity && i < 2; i++) {
-            size_t len = r->op->shape->layout == UG_LAYOUT_VECTORS ? r->n
-                                                            : (i ? r->K * r->N : r->M * r->K);
-            if (i && ug_check_row_op(r->op)) len *= (size_t)(in.arity - 1); /* [w | b] */
-            buf[i] = ug_xmalloc((len ? len : 1) * esz);
+            len[i] = r->op->shape->layout == UG_LAYOUT_VECTORS ? r->n
+                                                               : (i ? r->K * r->N : r->M * r->K);
+            if (i && ug_check_row_op(r->op)) len[i] *= (size_t)(in.arity - 1); /* [w | b] */
         }
-        ug_exact *e = ug_xmalloc(r->per * sizeof *e);
+        /* memory refused is an answer (Python raises MemoryError), never the end of the
+         * process: the scratch the oracle will ask for is tried first, as one block, since its
+         * own allocations end the process when they fail */
+        size_t need = check_oracle_bytes(r);
+        for (int i = 0; i < in.arity && i < 2; i++) {
+            buf[i] = malloc((len[i] ? len[i] : 1) * esz);
+            need += (len[i] ? len[i] : 1) * esz;
+        }
+        ug_exact *e = malloc((r->per ? r->per : 1) * sizeof *e);
+        need += r->per * sizeof *e;
+        void *probe = malloc(check_oracle_bytes(r));
+        free(probe);
+        if (!probe || !e || (in.arity > 0 && !buf[0]) || (in.arity > 1 && !buf[1])) {
+            free(buf[0]);
+            free(buf[1]);
+            free(e);
+            snprintf(err, errlen, "out of memory: --op %s on %s needs about %.3g MiB of scratch "
+                     "for each problem (n = %zu)", opname, a[0].name, (double)need / 1048576.0,
+                     r->n);
+            return 3;
+        }
         for (size_t b = 0; b < r->batch; b++) {
             check_exact(&in, r, b, buf, e);
             for (size_t j = 0; j < r->per; j++) {

@@ -71,8 +71,15 @@ typedef struct ug_check_opts {
     double rel_max;        /* fail an output past this relative error; < 0: no limit */
     bool correctly_rounded; /* fail an output that is not bit for bit RN_F(exact) (NaN: any
                               NaN): run's `correctly_rounded` check */
-    const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (the
-                              one class check applies); NULL: no bound limit */
+    const char *bound;     /* fail an output past the a-priori bound of this class: "tree" (u of
+                              GOT's format, this library's derivation) or a class of the
+                              operation (its descriptor's classes: "bf16_out", "block_fma",
+                              "softmax_online", ...: kernels/bounds.c's arithmetic, the code that
+                              grades a kernel of that class); NULL: no bound limit */
+    ug_fmt acc_fmt;        /* a class's accumulator (UG_FMT_COUNT: not given, binary32) */
+    ug_fmt op_fmt;         /* a class's operand format, the MMA's inputs of block_fma
+                              (UG_FMT_COUNT: not given: the inputs' own when narrower than
+                              binary32, else binary32) */
     double depth;          /* the tree bound's depth D (a whole number); < 0: n - 1 */
     int axis;              /* a row operation's axis: -1 or ndim - 1 (the last, the only one
                               read); UG_CHECK_AXIS_NONE: not given */
@@ -98,7 +105,12 @@ typedef struct ug_check_result {
     size_t depth;          /* the bound's D */
     bool has_bound;        /* the operation has a tree bound (sums of terms, nrm2); false for the
                               row operations */
-    double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous) */
+    double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous; NaN: a class's) */
+    ug_bound_class bound_class; /* the class graded (tree by default; UG_BOUND_NONE: none) */
+    ug_fmt acc_fmt, op_fmt;   /* a class's accumulator and operand formats */
+    double operand_max;    /* a class's: the largest |input element| (its underflow term) */
+    double rho_max;        /* a class's: the largest relative part of a bound (check_out.c) */
+    double zero_bound_max; /* a class's: the largest absolute rest of a bound */
     double ulp_max, ulp_sum, ulp_mean, rel_max;
     double ratio_max;      /* max error / bound over the outputs whose bound is finite */
     size_t vacuous;        /* finite outputs whose bound is vacuous (+inf: K u >= 1, or no bound
@@ -106,6 +118,8 @@ typedef struct ug_check_result {
     size_t specials;       /* outputs whose exact value is NaN or infinite */
     size_t correctly_rounded; /* outputs bit for bit RN_F(exact) (NaN: any NaN) */
     size_t wrong_sign_zeros;  /* outputs that are a zero of the sign RN_F(exact) does not have */
+    size_t nonfinite;      /* outputs that are NaN or infinite where the exact value is finite
+                              and RN_F(exact) is not that infinity: never ok, limit or not */
     size_t worst;          /* the output of the largest ULP error (the first of them; on a tie one
                               that is not correctly rounded); meaningless when outputs == 0 */
     bool worst_cr;         /* the worst output is the correctly rounded one */
@@ -135,6 +149,9 @@ bool ug_check_supported(const ug_op_desc *op);
 bool ug_check_row_op(const ug_op_desc *op);
 /* The names of every operation check grades, "sum, dot, ... or layernorm", into buf.  O(ops). */
 const char *ug_check_op_names(char *buf, size_t len);
+/* The bound classes check grades op under, "tree, kahan, ..." (tree first, for the operations
+ * it applies to, then the descriptor's classes), into buf.  O(classes). */
+const char *ug_check_class_names(const ug_op_desc *op, char *buf, size_t len);
 
 /* The options alone, before any data: the operation known and graded, the bound class, the
  * axis given only to a row operation, eps only to a norm.  On success *op and *inputs (how
@@ -151,7 +168,10 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
  * output that is not bit for bit the correctly rounded result; past rel_max; with a bound,
  * any output whose bound is vacuous (it bounds nothing), then error / bound > 1.
  * 0 when graded (passed or not), 2 on input it cannot grade (err says which array and what:
- * "NAME: shape (3,): ...", a format the operation does not take; r is then undefined).  Selects the MPFR oracle for the process when o->mpfr.
+ * "NAME: shape (3,): ...", a format the operation does not take; r is then undefined), 3 when
+ * the memory to grade one problem is refused (err says how much; nothing stays allocated): the
+ * scratch the oracle will need is tried first, so that its allocations, which end the process
+ * when refused, are not the ones that fail.  Selects the MPFR oracle for the process when o->mpfr.
  * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
  * ~0.3 us a binary64 product), one pass over GOT, O(n) scratch for a row (M K + K N for a
  * GEMM problem) and O(outputs of one problem) records; no copy of a native array. */

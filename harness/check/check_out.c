@@ -34,8 +34,30 @@ static double check_qmin(ug_fmt f)
 static size_t check_depth_value; /* the depth of check's stand-in kernel (one check a process) */
 static size_t check_depth(size_t n) { (void)n; return check_depth_value; }
 
+/* A class's bound of one output: the bound of a kernel of that class (ops/op.h's
+ * ug_kernel_bound: kernels/bounds.c, or the descriptor's own) with the class's formats, GOT's
+ * format as its output and the depth given, plus its underflow term from the largest operand,
+ * as `run` grades a kernel row declaring it (harness/run/measure.c). */
+static double check_class_bound_S(const ug_check_result *r, double S, double s_abs)
+{
+    ug_kernel k = {.name = "check", .op = r->op->shape->id, .bound = r->bound_class,
+                   .op_fmt = r->op_fmt, .acc_fmt = r->acc_fmt, .out_fmt = r->out_fmt,
+                   .depth = check_depth};
+    for (int i = 0; i < r->inputs && i < UG_MAX_INPUTS; i++) k.in_store[i] = r->in_fmt[i];
+    check_depth_value = r->depth;
+    double b = ug_kernel_bound(&k, r->n, S, s_abs);
+    if (isfinite(b)) b += ug_kernel_bound_underflow(&k, r->n, r->operand_max);
+    return b;
+}
+
+static double check_class_bound(const ug_check_result *r, const ug_exact *e)
+{
+    return check_class_bound_S(r, e->sum_abs, fabs(e->hi));
+}
+
 double ug_check_bound(const ug_check_result *r, const ug_exact *e)
 {
+    if (r->bound_class > UG_BOUND_TREE) return check_class_bound(r, e);
     if (!isfinite(r->gamma)) return INFINITY;
     double eta = r->op->terms_kind == UG_TERMS_PRODUCTS
                      ? (double)r->n * check_qmin(r->out_fmt) / 2 * (1 + r->gamma)
@@ -63,6 +85,19 @@ void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
     } else if (!isfinite(b = ug_check_bound(r, e))) {
         r->vacuous++; /* nothing to compare with: no ratio at all, never a ratio of 0 */
         ratio = NAN;
+    } else if (r->bound_class > UG_BOUND_TREE) {
+        ratio = er.abs == 0 ? 0 : b > 0 ? er.abs / b : INFINITY;
+        /* the tolerance's split (check_class_tolerance): rho_i the bound's relative part, its
+         * value without cancellation (S = |s|) over |s| for a sum of terms (a row class's S is
+         * no sum of magnitudes: its whole bound over |s|); the rest, b - rho_i |s|, absolute */
+        double s = fabs(e->hi) * (1 - 0x1p-52), rho = 0, rest = b;
+        if (s > 0) {
+            double b0 = r->op->exact_is_sum ? check_class_bound_S(r, s, s) : b;
+            rho = b0 / s * (1 + 0x1p-50);
+            rest = b - rho * s;
+            if (!(rho <= r->rho_max)) r->rho_max = rho;
+        }
+        if (!(rest <= r->zero_bound_max)) r->zero_bound_max = rest > 0 ? rest : 0;
     } else {
         ratio = er.abs == 0 ? 0 : b > 0 ? er.abs / b : INFINITY;
         /* S - |s| from above: |s| >= |hi| (1 - 2^-53) */
@@ -75,6 +110,7 @@ void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
     bool cr = ug_same_f64(got, want);
     r->correctly_rounded += cr;
     r->wrong_sign_zeros += !cr && got == 0 && want == 0;
+    r->nonfinite += !cr && !isfinite(got) && e->cls == UG_X_FINITE;
     r->ulp_sum += er.ulp;
     if (er.rel > r->rel_max || isnan(er.rel)) r->rel_max = er.rel;
     if (ratio > r->ratio_max) r->ratio_max = ratio;
@@ -111,10 +147,30 @@ void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
  * covers every output).  Outputs whose exact value is NaN or infinite are not covered
  * (assert_close compares those by equality).  Both are rounded up by 2^-50 relative for the
  * binary64 arithmetic here; a vacuous bound (gamma infinite) gives infinities. */
+/* A class's bound b_i split as the tree's is (ug_check_add): b_i = rho_i |s_i| + a_i, rho_i its
+ * relative part, a_i >= 0 what cancellation costs.  With rho = max rho_i, A = max a_i
+ * (|s_i| <= (1 + u) |want_i| + qmin/2):
+ *   |got - want| <= b_i + u |want| + qmin/2 <= [rho (1 + u) + u] |want| + A + (1 + rho) qmin/2,
+ * so rtol = rho (1 + u) + u and atol = A + (1 + rho) qmin/2 (rounded up by 2^-50).  A vacuous
+ * bound anywhere gives infinities. */
+static void check_class_tolerance(ug_check_result *r, double u, double q)
+{
+    if (r->vacuous || !isfinite(r->rho_max) || !isfinite(r->zero_bound_max)) {
+        r->rtol = r->atol = INFINITY;
+        return;
+    }
+    r->rtol = (r->rho_max * (1 + u) + u) * (1 + 0x1p-50);
+    r->atol = (r->zero_bound_max + (1 + r->rho_max) * q / 2) * (1 + 0x1p-50);
+}
+
 void ug_check_tolerance(ug_check_result *r)
 {
     const ug_format *F = ug_format_of(r->out_fmt);
     double u = ldexp(1.0, -F->p), q = check_qmin(r->out_fmt);
+    if (r->bound_class > UG_BOUND_TREE) {
+        check_class_tolerance(r, u, q);
+        return;
+    }
     if (!isfinite(r->gamma) || !isfinite(r->atol_part)) {
         r->rtol = r->atol = INFINITY;
         return;
@@ -174,12 +230,18 @@ void ug_check_json(ug_buf *b, const ug_check_result *r)
     ug_buf_printf(b, ",\"rel_max\":");
     put_num(b, r->outputs ? r->rel_max : none);
     ug_buf_printf(b, ",\"specials\":%zu,\"correctly_rounded\":%zu,\"wrong_sign_zeros\":%zu,"
-                  "\"bound\":", r->specials, r->correctly_rounded, r->wrong_sign_zeros);
+                  "\"nonfinite\":%zu,\"bound\":", r->specials, r->correctly_rounded,
+                  r->wrong_sign_zeros, r->nonfinite);
     if (!r->has_bound) {
         ug_buf_printf(b, "null");
     } else {
-        ug_buf_printf(b, "{\"class\":\"tree\",\"depth\":%zu,\"gamma\":", r->depth);
+        ug_buf_printf(b, "{\"class\":\"%s\",\"depth\":%zu,\"gamma\":",
+                      ug_bound_class_name(r->bound_class), r->depth);
         put_num(b, r->gamma);
+        if (r->bound_class > UG_BOUND_TREE) /* a class's formats and tensor-core model */
+            ug_buf_printf(b, ",\"acc_fmt\":\"%s\",\"op_fmt\":\"%s\",\"block_model\":\"%s\"",
+                          ug_fmt_name(r->acc_fmt), ug_fmt_name(r->op_fmt),
+                          ug_block_models_source());
         ug_buf_printf(b, ",\"vacuous\":%s,\"vacuous_outputs\":%zu,\"ratio_max\":",
                       r->vacuous ? "true" : "false", r->vacuous);
         put_num(b, r->vacuous || !r->outputs ? none : r->ratio_max);
@@ -267,6 +329,17 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
     }
     if (!r->outputs)
         ;
+    else if (r->bound_class > UG_BOUND_TREE)
+        ug_buf_printf(b, "bound      %s, depth %zu, accumulator %s, operands %s%s%s: %s%.6g\n",
+                      ug_bound_class_name(r->bound_class), r->depth, ug_fmt_name(r->acc_fmt),
+                      ug_fmt_name(r->op_fmt),
+                      r->bound_class >= UG_BOUND_BLOCK_FMA && r->bound_class <=
+                      UG_BOUND_BLOCK_FMA_PROMOTED ? ", tensor cores " : "",
+                      r->bound_class >= UG_BOUND_BLOCK_FMA && r->bound_class <=
+                      UG_BOUND_BLOCK_FMA_PROMOTED ? ug_block_models_source() : "",
+                      r->vacuous ? "vacuous (+inf) for some outputs: it bounds nothing; "
+                                   "outputs vacuous " : "max error/bound ",
+                      r->vacuous ? (double)r->vacuous : r->ratio_max);
     else if (r->has_bound && r->vacuous)
         ug_buf_printf(b, "bound      tree, depth %zu, u = 2^-%d: vacuous (K u >= 1) for %zu of %zu "
                       "outputs: it bounds nothing\n", r->depth, ug_format_of(r->out_fmt)->p,
@@ -286,6 +359,8 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
                       r->correctly_rounded, r->outputs);
         if (r->wrong_sign_zeros)
             ug_buf_printf(b, "; %zu a zero of the wrong sign", r->wrong_sign_zeros);
+        if (r->nonfinite)
+            ug_buf_printf(b, "; %zu NaN or infinite where the exact value is finite", r->nonfinite);
         ug_buf_printf(b, "\n");
     }
     char rt[48], at[48];
@@ -295,7 +370,8 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
         ug_buf_printf(b, "tolerance  torch.testing.assert_close(got, want, rtol=%s, atol=%s)\n",
                       up4(r->rtol, rt), up4(r->atol, at));
     else
-        ug_buf_printf(b, "tolerance  none: the tree bound is vacuous here\n");
+        ug_buf_printf(b, "tolerance  none: the %s bound is vacuous here\n",
+                      ug_bound_class_name(r->bound_class));
     ug_buf_printf(b, "checked    %zu outputs\n", r->outputs);
     ug_buf_printf(b, "result     %s\n", r->verdict);
 }

@@ -4,8 +4,8 @@
  *
  *   ulpgate check --op sum|dot|gemm|... --got GOT.npy X.npy [Y.npy [Z.npy]]
  *                 [--dtype bf16|e4m3|e5m2]
- *                 [--ulp-max U] [--rel-max R] [--correctly-rounded] [--bound tree]
- *                 [--depth D] [--json]
+ *                 [--ulp-max U] [--rel-max R] [--correctly-rounded] [--bound CLASS]
+ *                 [--acc FMT] [--op-fmt FMT] [--depth D] [--json]
  *                 [--oracle fast|mpfr]
  *
  * The inputs are memory-mapped (harness/inputs/npy.h) and handed to the grading library
@@ -37,7 +37,29 @@ static const char check_usage[] =
     "  --rel-max R    exit 1 when an output's relative error exceeds R\n"
     "  --correctly-rounded  exit 1 when an output is not bit for bit the correctly rounded\n"
     "                 result (the exact value rounded to nearest in GOT's format; -0 is not +0)\n"
-    "  --bound tree   exit 1 when an output breaks the tree bound (gamma_D, u of GOT's format)\n"
+    "  --bound CLASS  exit 1 when an output breaks the a-priori bound of CLASS (the classes of\n"
+    "                 <ulpgate/ulpgate.h>, the arithmetic that grades a plugin of that class):\n"
+    "    tree         sums, dots, GEMMs: gamma_D with u of GOT's format (any order of depth D)\n"
+    "    kahan, neumaier  compensated summation (binary32 accumulator)\n"
+    "    wide_acc     a wider accumulator (--acc, default binary64) rounded once to GOT\n"
+    "    bf16_out     binary32 accumulation rounded once to bfloat16: PyTorch's bf16 matmul\n"
+    "                 and sum on CPU, cuBLAS bf16 GEMMs with a SIMT kernel\n"
+    "    tf32, f16, bf16  operands rounded to TF32 / binary16 / bfloat16, binary32 accumulation:\n"
+    "                 cuBLAS with TF32 or reduced-precision math modes\n"
+    "    bf16x9       binary32 emulated by 3x3 bfloat16 products (cuBLAS's BF16x9)\n"
+    "    block_fma    tensor-core blocks of fused products (cuBLAS/cuBLASLt bf16/fp16/fp8\n"
+    "                 GEMMs, torch.matmul on a GPU); --op-fmt the MMA's operand format\n"
+    "                 (default the inputs'), --acc f32 or f16; the published envelope model\n"
+    "    block_fma_promoted  the same, each 128-term chunk added to a binary32 sum (DeepSeek)\n"
+    "    f64_tree, f64_kahan  binary64 data, accumulator and output\n"
+    "    f16_acc      binary16 values summed in a binary16 accumulator\n"
+    "    softmax_naive, softmax_shifted, softmax_online  softmax (torch.softmax: shifted;\n"
+    "                 fused kernels, FlashAttention: online)\n"
+    "    lse_naive, lse_shifted, lse_online  logsumexp (torch.logsumexp: shifted)\n"
+    "    rmsnorm      RMSNorm;  layernorm_twopass, layernorm_onepass, layernorm_welford\n"
+    "                 LayerNorm (torch.nn.functional.layer_norm on CPU: twopass)\n"
+    "  --acc FMT      a class's accumulator format (f32 default; f16, f64)\n"
+    "  --op-fmt FMT   a class's operand format (block_fma: bf16, f16, e4m3, e5m2, tf32 ...)\n"
     "  --depth D      the bound's depth: the most additions a term passes (default n - 1)\n"
     "  --json         one JSON object (docs/check.md lists the keys)\n"
     "  --oracle K     fast (default) or mpfr: both exact\n"
@@ -133,11 +155,16 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
             if (o.depth != floor(o.depth) || o.depth > 1e15)
                 return check_usage_error(err, "--depth: '%s' is not a whole number", argv[i]);
         } else if (is_opt(a, "--bound")) {
-            val = opt_value(argc, argv, &i, "--bound");
-            if (!val || strcmp(val, "tree"))
-                return check_usage_error(err, "--bound: '%s' is not tree (the one class "
-                                              "check applies)", val ? val : "");
-            o.bound = val;
+            if (!(o.bound = opt_value(argc, argv, &i, "--bound")))
+                return check_usage_error(err, "%s needs a class", a); /* checked with --op */
+        } else if (is_opt(a, "--acc") || is_opt(a, "--op-fmt")) {
+            bool acc = is_opt(a, "--acc");
+            val = opt_value(argc, argv, &i, acc ? "--acc" : "--op-fmt");
+            ug_fmt f = val ? ug_fmt_parse(val) : UG_FMT_COUNT;
+            if (f == UG_FMT_COUNT)
+                return check_usage_error(err, "'%s' is not a number format (f64, f32, tf32, f16, "
+                                              "bf16, e4m3, e5m2)", val ? val : "");
+            *(acc ? &o.acc_fmt : &o.op_fmt) = f;
         } else if (is_opt(a, "--axis")) {
             val = opt_value(argc, argv, &i, "--axis");
             if (!val || (strcmp(val, "-1") && strcmp(val, "0") && strcmp(val, "1")))
@@ -159,7 +186,7 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         }
     }
     if (!o.op) return check_usage_error(err, "%s", "no --op given");
-    char msg[512];
+    char msg[1024];
     const ug_op_desc *op;
     int arity;
     if (ug_check_prepare(&o, &op, &arity, msg, sizeof msg))

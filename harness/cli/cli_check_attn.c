@@ -158,9 +158,15 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
                 ug_npy_shape_text(&v, sv, sizeof sv), ug_npy_shape_text(&o, so, sizeof so));
         goto out;
     }
-    if (lsepath && (l.count != qb * qh * dm.L || l.ndim != q.ndim - 1)) {
-        fprintf(err, "ulpgate check: %s: the log-sum-exp is one value a query row: (L), (H, L) "
-                     "or (B, H, L)\n", lsepath);
+    /* every axis of the lse is Q's, in Q's order: a transposed (L, H) has the right count
+     * and would be graded as a huge error instead of refused */
+    bool lse_fits = lsepath && l.ndim == q.ndim - 1;
+    for (int d = 0; lse_fits && d < l.ndim; d++) lse_fits = l.shape[d] == q.shape[d];
+    if (lsepath && !lse_fits) {
+        char sl[64], sq[64];
+        fprintf(err, "ulpgate check: %s: shape %s: the log-sum-exp is one value a query row: "
+                     "(L), (H, L) or (B, H, L) of Q %s\n", lsepath,
+                ug_npy_shape_text(&l, sl, sizeof sl), ug_npy_shape_text(&q, sq, sizeof sq));
         goto out;
     }
     dm.scale = scale > 0 ? (float)scale : ug_attn_scale_default(dm.d);
@@ -211,7 +217,17 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
         r->limit_rel = rel_max;
         r->ok = true;
         const char *what = part ? "lse" : "O";
-        if (ulp_max >= 0 && !(r->ulp_max <= ulp_max)) {
+        if (r->outputs == 0 && (ulp_max >= 0 || rel_max >= 0)) {
+            /* nothing graded passes nothing (check.c's rule) */
+            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s: no outputs: nothing was graded",
+                     what);
+            r->ok = false;
+        } else if (r->nonfinite) {
+            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s: %zu output%s NaN or infinite "
+                     "where the exact value is finite", what, r->nonfinite,
+                     r->nonfinite == 1 ? " is" : "s are");
+            r->ok = false;
+        } else if (ulp_max >= 0 && !(r->ulp_max <= ulp_max)) {
             snprintf(r->verdict, sizeof r->verdict, "FAIL: %s %.6g ulp > --ulp-max %g", what,
                      r->ulp_max, ulp_max);
             r->ok = false;

@@ -36,6 +36,8 @@ typedef struct ug_options {
     const char *const *corpus_dirs; /* --corpus DIR, each: more corpus files (harness/inputs/corpus.h) */
     size_t n_corpus_dirs;
     const char *xfail_file;  /* --xfail FILE: the user's expected failures (harness/inputs/xfail_file.h) */
+    const char *stop_reason; /* the report is of a session cut short (a pytest session's Ctrl-C):
+                                meta.interrupted, whatever the guard saw; NULL: the guard's */
 } ug_options;
 
 #endif

@@ -127,7 +127,7 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_selection(b, opt);
     ug_json_limits(b);
     /* a run stopped by a signal or the watchdog: what it measured, not the whole selection */
-    const char *stop = ug_guard_reason();
+    const char *stop = opt->stop_reason ? opt->stop_reason : ug_guard_reason();
     ug_json_bool(b, "interrupted", stop != NULL);
     if (stop) ug_json_str(b, "stop_reason", stop);
     ug_gpu_info gi;
@@ -324,32 +324,31 @@ static void ug_json_shard(ug_buf *b, const ug_shard_info *sh)
     ug_buf_printf(b, "]}");
 }
 
-int ug_report_check(const char *dir, int argc, char **argv)
+int ug_report_prepare(const char *dir, int argc, char **argv, int *lock_fd, char *err,
+                      size_t errlen)
 {
-    char path[4096], probe[4096], safe[1024];
+    char path[4096], probe[4096];
     struct stat st;
-    const char *shown = ug_escape(dir, safe, sizeof safe); /* for messages */
     if (ug_mkdir_p(dir) != 0) {
-        fprintf(stderr, "ulpgate: --report %s: cannot create directory: %s\n", shown, strerror(errno));
+        snprintf(err, errlen, "cannot create directory: %s", strerror(errno));
         return -1;
     }
-    /* one run writes into a folder at a time (two would mix their results.json and pages): the
-     * lock is held until this process ends */
-    static int lock_fd = -1;
+    /* one writer into a folder at a time (two would mix their results.json and pages): the
+     * lock is held until ug_dir_unlock or the process ends */
     char why[1200];
-    if (lock_fd < 0 && (lock_fd = ug_dir_lock(dir, 0, why, sizeof why)) < 0) {
-        fprintf(stderr, "ulpgate: --report %s: %s (one run per report folder)\n", shown, why);
+    if (*lock_fd < 0 && (*lock_fd = ug_dir_lock(dir, 0, why, sizeof why)) < 0) {
+        snprintf(err, errlen, "%s (one run per report folder)", why);
         return -1;
     }
     snprintf(path, sizeof path, "%s/results.json", dir); /* fits: the caller checked the length */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "ulpgate: --report %s: %s/results.json exists and is not a file\n", shown, shown);
+        snprintf(err, errlen, "its results.json exists and is not a file");
         return -1;
     }
     /* a folder of someone else's files: the pages of an earlier run are removed and results.json
      * replaced, which must only ever be ulpgate's own (report_mark.h) */
     if (ug_report_dir_owned(dir, why, sizeof why) != 0) {
-        fprintf(stderr, "ulpgate: --report %s: %s\n", shown, why);
+        snprintf(err, errlen, "%s", why);
         return -1;
     }
     /* one byte written and synced: a read-only or full file system says so now */
@@ -364,14 +363,21 @@ int ug_report_check(const char *dir, int argc, char **argv)
         unlink(probe);
     }
     if (e) {
-        fprintf(stderr, "ulpgate: --report %s: cannot write there: %s\n", shown, strerror(e));
+        snprintf(err, errlen, "cannot write there: %s", strerror(e));
         return -1;
     }
     /* marked in progress until its results.json is written: a run killed before that (kill -9)
      * leaves the folder marked, and no reader takes its files for a finished run's */
-    char err[4400];
-    if (ug_report_mark_begin(dir, argc, argv, err, sizeof err) != 0) {
-        fprintf(stderr, "ulpgate: --report %s: %s\n", shown, err);
+    if (ug_report_mark_begin(dir, argc, argv, err, errlen) != 0) return -1;
+    return 0;
+}
+
+int ug_report_check(const char *dir, int argc, char **argv)
+{
+    static int lock_fd = -1; /* held until this process ends */
+    char safe[1024], err[4400];
+    if (ug_report_prepare(dir, argc, argv, &lock_fd, err, sizeof err) != 0) {
+        fprintf(stderr, "ulpgate: --report %s: %s\n", ug_escape(dir, safe, sizeof safe), err);
         return -1;
     }
     return 0;

@@ -72,6 +72,11 @@ int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char
  * in the marker) until ug_report_write writes results.json.  0, or -1 with a message on stderr
  * naming DIR.  (harness/run/report_write.c) */
 int ug_report_check(const char *dir, int argc, char **argv);
+/* ug_report_check's steps with the reason in err (not printed): *lock_fd < 0 takes the folder's
+ * lock into it (the caller's to ug_dir_unlock; held until the process ends otherwise), else it
+ * is held already.  The pytest plugin's report (python/ulpgate/_ext/report.c) goes through it. */
+int ug_report_prepare(const char *dir, int argc, char **argv, int *lock_fd, char *err,
+                      size_t errlen);
 /* The run wrote no report (a usage error before it measured anything): its in-progress marker
  * goes, the folder's files are as they were. */
 void ug_report_abandon(const char *dir);

@@ -34,10 +34,10 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op
     if not isinstance(op, str):
         raise TypeError("op: an operation's name (%s), not %r"
                         % (", ".join(o["name"] for o in _ulpgate.ops()), op))
-    unknown = set(opts) - {"depth", "dtype", "oracle", "eps"}
+    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt"}
     if unknown:
-        raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps)"
-                        % ", ".join(sorted(unknown)))
+        raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps, acc, "
+                        "op_fmt)" % ", ".join(sorted(unknown)))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max,
                                  correctly_rounded=correctly_rounded, **opts))
@@ -51,11 +51,14 @@ def _record(result, passed, name):
 def check(op, *inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None,
           correctly_rounded=False, name=None, **op_options):
     """Grade got, a kernel's outputs of op on inputs, against the exact results: the figures of
-    `ulpgate check` (docs/check.md) as a Result.  Limits (ulp_max, rel_max, bound="tree") set
+    `ulpgate check` (docs/check.md) as a Result.  Limits (ulp_max, rel_max, bound=) set
     result.ok / verdict, never raise: assert_exact raises; correctly_rounded=True: every output
-    bit for bit the exact result rounded to nearest.  op_options: depth= (the tree
-    bound's depth: n - 1 by default), dtype= ("bf16", "e4m3", "e5m2": what uint16 / uint8
-    arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
+    bit for bit the exact result rounded to nearest.  bound: "tree" or a bound class of the
+    operation (ulpgate.ops()[i]["classes"]: "bf16_out", "block_fma", "softmax_online", ...,
+    docs/check.md), graded by the code that grades a kernel of that class.  op_options:
+    depth= (the bound's depth: n - 1 by default), acc= and op_fmt= (a class's accumulator and
+    operand formats: "f32", "f16", "bf16", ...), dtype= ("bf16", "e4m3", "e5m2": what uint16 /
+    uint8 arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
     descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).
     name: the row's label in a --ulpgate-report (default: op)."""
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)
@@ -68,10 +71,10 @@ def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None,
     """Raise AssertionError, with the worst element's lines as `ulpgate check` prints them, when
     got breaks a limit: ulp_max (ULP of got's format), rel_max, or bound="tree" (the a-priori
     tree bound at depth=, n - 1 by default), correctly_rounded=True.  With no limit, the bound
-    of the class named by bound is asserted (default "tree"), for the operations that are sums
-    (sum, dot, gemm, scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm,
-    layernorm) has no a-priori bound and needs ulp_max, rel_max or correctly_rounded.  Returns
-    the Result when it holds."""
+    of the class named by bound is asserted (default "tree", for the operations that are sums:
+    sum, dot, gemm, scan, exscan, nrm2, asum); a row operation (softmax, logsumexp, rmsnorm,
+    layernorm) has no tree bound: name its kernel's class (bound="softmax_online", ...) or a
+    limit.  Returns the Result when it holds."""
     if ulp_max is None and rel_max is None and bound is None and not correctly_rounded:
         bound = "tree"
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)

@@ -3,14 +3,19 @@
 
 
 class Bound:
-    """The a-priori bound applied: class ("tree"), depth, gamma (None: vacuous), vacuous (K u
-    >= 1: it bounds nothing), vacuous_outputs, and ratio_max, the largest error / bound over
-    every output (above 1: the bound is broken; None when vacuous or no outputs)."""
+    """The a-priori bound applied: cls ("tree", or the class named: "bf16_out", ...), depth,
+    gamma (tree's; None: vacuous, or a class's), vacuous (it bounds nothing), vacuous_outputs,
+    ratio_max, the largest error / bound over every output (above 1: the bound is broken; None
+    when vacuous or no outputs), and a class's acc_fmt, op_fmt and block_model."""
 
-    __slots__ = ("cls", "depth", "gamma", "ratio_max", "vacuous", "vacuous_outputs")
+    __slots__ = ("cls", "depth", "gamma", "ratio_max", "vacuous", "vacuous_outputs", "acc_fmt",
+                 "op_fmt", "block_model")
 
     def __init__(self, d):
         self.cls = d["class"]
+        self.acc_fmt = d.get("acc_fmt")       # a class's (not tree's): its accumulator,
+        self.op_fmt = d.get("op_fmt")         # its operands' format,
+        self.block_model = d.get("block_model")  # the tensor-core model ("envelope")
         self.depth = d["depth"]
         self.gamma = d["gamma"]
         self.ratio_max = d["ratio_max"]
@@ -42,7 +47,8 @@ class Result:
     """What ulpgate.check measured: every figure of `ulpgate check --json` (docs/check.md).
 
     op, batch, outputs, n, m, gemm_n, k, in_fmt (list), out_fmt, oracle, ulp_max, ulp_mean,
-    rel_max (None: infinite), specials, correctly_rounded, wrong_sign_zeros, bound (Bound; None
+    rel_max (None: infinite), specials, correctly_rounded, wrong_sign_zeros, nonfinite (NaN or
+    infinite outputs where the exact value is finite: a failure, limit or not), bound (Bound; None
     for a row operation, which has none), worst (Worst, None for no outputs), rtol / atol (the
     tolerance for torch.testing.assert_close that the bound justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
     table) and failure (the CLI's worst-element lines).  str(result) is the CLI's table."""
@@ -51,7 +57,7 @@ class Result:
         self._d = d
         for k in ("op", "batch", "outputs", "n", "m", "gemm_n", "k", "in_fmt", "out_fmt",
                   "oracle", "ulp_max", "ulp_mean", "rel_max", "specials", "correctly_rounded",
-                  "wrong_sign_zeros",
+                  "wrong_sign_zeros", "nonfinite",
                   "verdict", "text", "failure"):
             setattr(self, k, d.get(k))
         self.bound = Bound(d["bound"]) if d.get("bound") else None

@@ -577,6 +577,78 @@ MUTANTS = [
          find="if (k->out_fmt == UG_F16) b = 0x1p-11 * s_abs + (1 + 0x1p-11) * b + 0x1p-25;",
          replace="(void)0;", tests=["softmax_16bit"],
          what="a binary16 softmax output's rounding left out of its bound"),
+    # ---- the Python package (python/ulpgate; -Dpython=enabled) ----------------------------
+    dict(id="python.fenv_caller_kept", file="python/ulpgate/_ext/module.c",
+         find="        ug_fenv_set_known();", replace="        (void)0;",
+         tests=["python"], what="the extension computes under the caller's rounding mode and "
+         "FTZ/DAZ (a -ffast-math library loaded earlier changes the exact values)"),
+    dict(id="python.fenv_not_restored", file="python/ulpgate/_ext/module.c",
+         find="        ug_fenv_set(&caller);", replace="        (void)0;",
+         tests=["python"], what="a call leaves the known environment behind, not the caller's"),
+    dict(id="python.report_folder_unprepared", file="python/ulpgate/_ext/report.c",
+         find="    if (ug_report_prepare(dir, 1, argv, &r->lock, err, sizeof err) != 0) {",
+         replace="    if ((r->lock = ug_dir_lock(dir, 0, err, sizeof err)) < 0) {",
+         tests=["python"], what="the pytest report folder is locked but not checked for another "
+         "tool's files nor marked in progress (a foreign results.json overwritten; a killed "
+         "session's folder read as whole)"),
+    dict(id="python.report_interrupt_unmarked", file="python/ulpgate/pytest_plugin.py",
+         find="    path = s.report.write(cmd, stop)", replace="    path = s.report.write(cmd, None)",
+         tests=["python"], what="a pytest session cut short writes a report not marked "
+         "interrupted (the gate takes part of the suite for all of it)"),
+    dict(id="python.report_id_collision_unchecked", file="python/ulpgate/_ext/report.c",
+         find="    if (was) {", replace="    if (0) {",
+         tests=["python"], what="two checks whose rows share an id both written (every "
+         "baseline reader refuses the result)"),
+    dict(id="python.report_skipped_not_a_unit", file="python/ulpgate/pytest_plugin.py",
+         find='        rep.user_properties.append(("ulpgate_case", _case(item)))',
+         replace="        pass",
+         tests=["python"], what="a test skipped now is no unit of the report: its baseline "
+         "rows are outside the run, not a regression"),
+    dict(id="python.report_case_is_rootdir_nodeid", file="python/ulpgate/pytest_plugin.py",
+         find="        s.test = _case(item)", replace="        s.test = item.nodeid",
+         tests=["python"], what="the row's case is pytest's rootdir-relative node id: a rerun "
+         "into an existing folder changes every id"),
+    dict(id="python.report_xdist_rows_dropped", file="python/ulpgate/pytest_plugin.py",
+         find='        s.replay(out["ulpgate"])', replace="        pass",
+         tests=["python"], what="pytest-xdist workers' rows never reach the report"),
+    dict(id="check.bf16_out_accumulation_dropped", file="kernels/bounds.c",
+         find="return ubf * s_abs + (1 + ubf) * g * S + 0x1p-134;",
+         replace="return ubf * s_abs + 0x1p-134;",
+         tests=["python"], what="bf16_out's binary32 accumulation term dropped: only the "
+         "final rounding to bfloat16 bounded"),
+    dict(id="check.block_fma_accumulation_dropped", file="kernels/bounds.c",
+         find="    return r * S + (1 + r) * acc * S;", replace="    return r * S;",
+         tests=["python"], what="block_fma's accumulation term dropped: only the operands' "
+         "rounding bounded"),
+    dict(id="check.class_graded_as_tree", file="harness/check/check_out.c",
+         find="    if (r->bound_class > UG_BOUND_TREE) return check_class_bound(r, e);\n",
+         replace="",
+         tests=["python"], what="check --bound CLASS grades nothing of the class (its bound "
+         "never computed)"),
+    dict(id="check.nonfinite_ok_without_limit", file="harness/check/check.c",
+         find="    else if (r->nonfinite)\n", replace="    else if (0)\n",
+         tests=["check", "python"], what="a NaN or an infinity where the exact value is finite "
+         "passes when no limit is given"),
+    dict(id="check.nonfinite_counts_rounded_inf", file="harness/check/check_out.c",
+         find="r->nonfinite += !cr && !isfinite(got)", replace="r->nonfinite += !isfinite(got)",
+         tests=["check", "python"], what="+inf where the exact value rounds to +inf counted as "
+         "a non-number"),
+    dict(id="check.row_got_transposed", file="harness/check/check.c",
+         find="                              : same_shape(g, x);",
+         replace="                              : g->ndim == x->ndim && gcount == ug_check_count(x);",
+         tests=["check", "python"], what="a transposed softmax GOT (the same count) is graded"),
+    dict(id="check.oracle_scratch_not_tried", file="harness/check/check.c",
+         find="        void *probe = malloc(check_oracle_bytes(r));",
+         replace="        void *probe = malloc(1);",
+         tests=["python"], what="the oracle's scratch is not tried first: refused memory ends "
+         "the Python interpreter (exit 2) instead of raising MemoryError"),
+    dict(id="check_attn.lse_transposed", file="harness/cli/cli_check_attn.c",
+         find="lse_fits = l.shape[d] == q.shape[d];", replace="lse_fits = true;",
+         tests=["check"], what="an lse (B, L, H) for Q (B, H, L, d) is graded, not refused"),
+    dict(id="check_attn.empty_passes", file="harness/cli/cli_check_attn.c",
+         find="        if (r->outputs == 0 && (ulp_max >= 0 || rel_max >= 0)) {",
+         replace="        if (0) {",
+         tests=["check"], what="an attention batch of 0 passes --ulp-max"),
     # ---- the docs ------------------------------------------------------------------------
     dict(id="docs.typo_subcommand", file="README.md",
          find="build/ulpgate list | head", replace="build/ulpgate lsit | head",

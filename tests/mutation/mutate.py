@@ -64,7 +64,9 @@ def main():
     if not os.path.isdir(src):
         copy_tree(src)
     if not os.path.isdir(build):
-        rc, out = sh(["meson", "setup", build], src)
+        # the Python package's mutants need its extension and the meson test `python`
+        py = ["-Dpython=enabled", "-Dcuda=disabled"] if any("python" in m["tests"] for m in chosen) else []
+        rc, out = sh(["meson", "setup", build] + py, src)
         if rc:
             print(out)
             return 2

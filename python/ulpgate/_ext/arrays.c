@@ -106,6 +106,32 @@ static int float_with_bits(ug_py_array *a, ug_fmt bits)
 
 // --- the buffer protocol --------------------------------------------------------------------
 
+/* The dtype's name of a buffer's element format, as NumPy spells it ("int32", "complex64"):
+ * the object's own dtype when it has one, else the struct code's; what a message says. */
+static void dtype_name(PyObject *obj, const char *code, size_t item, char *buf, size_t len)
+{
+    PyObject *dt = PyObject_GetAttrString(obj, "dtype"), *s = dt ? PyObject_Str(dt) : NULL;
+    const char *n = s ? PyUnicode_AsUTF8(s) : NULL;
+    if (n) {
+        snprintf(buf, len, "%s", n);
+    } else {
+        PyErr_Clear();
+        static const struct { const char *code, *sign; } k[] = {
+            {"b", "int"}, {"h", "int"}, {"i", "int"}, {"l", "int"}, {"q", "int"}, {"n", "int"},
+            {"B", "uint"}, {"H", "uint"}, {"I", "uint"}, {"L", "uint"}, {"Q", "uint"},
+            {"N", "uint"}, {"?", "bool"}, {"g", "float"}, {"Zf", "complex"}, {"Zd", "complex"},
+            {"Zg", "complex"}, {"O", "object"}};
+        const char *sign = NULL;
+        for (size_t i = 0; i < sizeof k / sizeof k[0] && !sign; i++)
+            if (!strcmp(code, k[i].code)) sign = k[i].sign;
+        if (!sign) snprintf(buf, len, "format '%s'", code);
+        else if (!strcmp(sign, "bool") || !strcmp(sign, "object")) snprintf(buf, len, "%s", sign);
+        else snprintf(buf, len, "%s%zu", sign, 8 * item);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(dt);
+}
+
 static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
 {
     if (PyObject_GetBuffer(obj, &a->view, PyBUF_RECORDS_RO) != 0) return -1;
@@ -125,8 +151,10 @@ static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
     else if ((!strcmp(f, "B") || !strcmp(f, "b")) && item == 1)
         rc = bits_format(a, 1, bits, "uint8");
     else {
-        PyErr_Format(PyExc_TypeError, "%s: element format '%s' is not float64, float32, "
-                     "float16, or uint16 / uint8 bit patterns", a->name, a->view.format);
+        char dt[64];
+        dtype_name(obj, f, item, dt, sizeof dt);
+        PyErr_Format(PyExc_TypeError, "%s: dtype %s is not float64, float32, float16, bfloat16, "
+                     "float8, or uint16 / uint8 bit patterns", a->name, dt);
         return -1;
     }
     if (rc) return -1;

@@ -50,6 +50,17 @@ static int opts_args(ug_check_opts *o, const char *op, PyObject *axis, PyObject 
     return 0;
 }
 
+/* A format keyword (acc=, op_fmt=): its name; 0, or -1 with ValueError naming the argument. */
+static int fmt_kwarg(const char *name, const char *v, ug_fmt *f)
+{
+    if (!v) return 0;
+    *f = ug_fmt_parse(v);
+    if (*f != UG_FMT_COUNT) return 0;
+    PyErr_Format(PyExc_ValueError, "%s='%s': not a number format (f64, f32, tf32, f16, bf16, "
+                 "e4m3, e5m2)", name, v);
+    return -1;
+}
+
 typedef struct py_inputs {
     ug_py_array a[UG_CHECK_MAX_INPUTS];
     ug_check_array c[UG_CHECK_MAX_INPUTS];
@@ -108,6 +119,38 @@ static int run_check(const ug_check_opts *o, const ug_check_array *in, int nin,
     return rc;
 }
 
+/* The library's message in Python's words: its command-line options ("--ulp-max", "--op gemm")
+ * named as this module's arguments ("ulp_max", "op gemm"), so that a message names what the
+ * caller wrote.  Into out. */
+static void python_words(const char *msg, char *out, size_t len)
+{
+    static const char *const map[][2] = {
+        {"--op-fmt", "op_fmt"}, {"--ulp-max", "ulp_max"}, {"--rel-max", "rel_max"},
+        {"--correctly-rounded", "correctly_rounded"}, {"--bound", "bound"}, {"--acc", "acc"},
+        {"--depth", "depth"}, {"--axis", "axis"}, {"--dtype", "dtype"}, {"--oracle", "oracle"},
+        {"--op", "op"}};
+    size_t o = 0;
+    while (*msg && o + 1 < len) {
+        size_t i = 0, n = sizeof map / sizeof map[0];
+        for (; i < n; i++)
+            if (!strncmp(msg, map[i][0], strlen(map[i][0]))) break;
+        if (i < n) {
+            o += (size_t)snprintf(out + o, len - o, "%s", map[i][1]);
+            msg += strlen(map[i][0]);
+        } else {
+            out[o++] = *msg++;
+        }
+    }
+    out[o < len ? o : len - 1] = '\0';
+}
+
+static void set_error(int rc, const char *err)
+{
+    char words[1100];
+    python_words(err, words, sizeof words);
+    PyErr_SetString(rc == 3 ? PyExc_MemoryError : PyExc_ValueError, words);
+}
+
 // --- check ------------------------------------------------------------------------------------
 
 /* The result as a dict: the CLI's JSON object, and what only the library's struct holds. */
@@ -147,19 +190,21 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"op", "inputs", "got", "axis", "bound", "ulp_max", "rel_max",
-                             "depth", "dtype", "oracle", "eps", "correctly_rounded", NULL};
-    const char *op, *bound = NULL, *oracle = NULL;
+                             "depth", "dtype", "oracle", "eps", "correctly_rounded", "acc",
+                             "op_fmt", NULL};
+    const char *op, *bound = NULL, *oracle = NULL, *acc = NULL, *opf = NULL;
     PyObject *inputs, *got, *axis = NULL, *ulp = NULL, *rel = NULL, *depth = NULL,
              *dtype = NULL, *eps = NULL;
     int cr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOp", kwlist, &op, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOpzz", kwlist, &op, &PyTuple_Type,
                                      &inputs, &got, &axis, &bound, &ulp, &rel, &depth, &dtype,
-                                     &oracle, &eps, &cr))
+                                     &oracle, &eps, &cr, &acc, &opf))
         return NULL;
     ug_check_opts o;
     ug_fmt bits;
     if (opts_args(&o, op, axis, depth, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
     o.bound = bound;
+    if (fmt_kwarg("acc", acc, &o.acc_fmt) || fmt_kwarg("op_fmt", opf, &o.op_fmt)) return NULL;
     o.correctly_rounded = cr;
     if ((o.ulp_max = limit_arg(ulp, "ulp_max")) == -2) return NULL;
     if ((o.rel_max = limit_arg(rel, "rel_max")) == -2) return NULL;
@@ -181,7 +226,7 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         goto out;
     }
     rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
-    if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
+    if (rc != 0) set_error(rc, err);
     else res = result_dict(r);
 out:
     PyMem_Free(r);
@@ -247,8 +292,10 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
     const ug_op_desc *d;
     int nin;
     char err[1024];
-    if (ug_check_prepare(&o, &d, &nin, err, sizeof err))
-        return PyErr_Format(PyExc_ValueError, "%s", err);
+    if (ug_check_prepare(&o, &d, &nin, err, sizeof err)) {
+        set_error(2, err);
+        return NULL;
+    }
     py_inputs in;
     if (inputs_get(inputs, bits, &in)) return NULL;
     size_t shape[UG_CHECK_MAX_DIMS];
@@ -276,7 +323,7 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
                          .fmt = d->bound ? UG_F32 : UG_F64, .ndim = nd};
     memcpy(gc.shape, shape, sizeof(size_t) * (size_t)nd);
     int rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
-    if (rc != 0) PyErr_SetString(PyExc_ValueError, err);
+    if (rc != 0) set_error(rc, err);
     else res = PyTuple_Pack(3, rounded, ahi, alo);
 out:
     PyMem_Free(got);

@@ -7,11 +7,14 @@
 #include "python/ulpgate/_ext/ext.h"
 
 #include <dlfcn.h>
+#include <fenv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/fenv.h"
+#include "harness/check/check.h"
 #include "ug_config.h"
 
 // --- the data folder ------------------------------------------------------------------------
@@ -53,7 +56,8 @@ static void find_data_dir(void)
 
 /* ops() -> list of dicts, one per operation: name, doc, inputs (the arrays check takes),
  * roles, layout ("vectors" / "matmul"), out ("scalar", "vector", "matrix"), sum (its exact
- * result is a correctly rounded sum of terms: a tree bound applies). */
+ * result is a correctly rounded sum of terms: a tree bound applies), classes (the bound
+ * classes check grades it under, "tree, kahan, ...", harness/check's list). */
 static PyObject *py_ops(PyObject *self, PyObject *noargs)
 {
     (void)self;
@@ -63,12 +67,14 @@ static PyObject *py_ops(PyObject *self, PyObject *noargs)
         const ug_op_desc *d = ug_op_at(i);
         static const char *kinds[] = {"scalar", "vector", "matrix"};
         int inputs = d->shape->arity == 1 ? 1 : 1 + ug_op_in_width(d, 1);
-        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O}", "name", d->shape->name, "doc",
+        char classes[512];
+        ug_check_class_names(d, classes, sizeof classes);
+        PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O,s:s}", "name", d->shape->name, "doc",
                                     d->doc ? d->doc : "", "inputs", inputs, "roles",
                                     d->shape->roles[1] ? d->shape->roles[1] : "", "x", d->shape->roles[0],
                                     "layout", d->shape->layout == UG_LAYOUT_MATMUL ? "matmul" : "vectors",
                                     "out", kinds[d->shape->out_kind], "sum",
-                                    d->exact_is_sum ? Py_True : Py_False);
+                                    d->exact_is_sum ? Py_True : Py_False, "classes", classes);
         if (!o || PyList_Append(out, o)) Py_CLEAR(out);
         Py_XDECREF(o);
     }
@@ -95,19 +101,115 @@ static PyObject *py_describe(PyObject *self, PyObject *args, PyObject *kw)
     return res;
 }
 
+// --- the floating-point environment ----------------------------------------------------------
+
+/* Every entry point computes under the known environment (base/fenv.h: round to nearest, no
+ * FTZ/DAZ, the x87 word's default), whatever the caller's process has set (a -ffast-math
+ * extension loaded earlier sets FTZ and DAZ; a test may change the rounding mode), and leaves
+ * the caller's environment as it was: the exact values and the grades cannot depend on it, as
+ * `ulpgate run` computes around its kernels.  The library's worker threads set it themselves
+ * (base/par.c). */
+#define UG_PY_FENV_KW(name, fn)                                                                   \
+    static PyObject *name(PyObject *self, PyObject *args, PyObject *kw)                           \
+    {                                                                                             \
+        ug_fenv caller;                                                                           \
+        ug_fenv_get(&caller);                                                                     \
+        ug_fenv_set_known();                                                                      \
+        PyObject *res = fn(self, args, kw);                                                       \
+        ug_fenv_set(&caller);                                                                     \
+        return res;                                                                               \
+    }
+#define UG_PY_FENV(name, fn)                                                                      \
+    static PyObject *name##_pos(PyObject *self, PyObject *args, PyObject *kw)                     \
+    {                                                                                             \
+        if (kw && PyDict_Size(kw))                                                                \
+            return PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments", #fn + 6);       \
+        return fn(self, args);                                                                    \
+    }                                                                                             \
+    UG_PY_FENV_KW(name, name##_pos)
+
+UG_PY_FENV_KW(fenv_draw, ug_py_draw)
+UG_PY_FENV_KW(fenv_check, ug_py_check)
+UG_PY_FENV_KW(fenv_exact, ug_py_exact)
+UG_PY_FENV_KW(fenv_describe, py_describe)
+UG_PY_FENV(fenv_corpus, ug_py_corpus)
+UG_PY_FENV(fenv_corpus_load, ug_py_corpus_load)
+
+static const struct {
+    const char *name;
+    int mode;
+} round_modes[] = {{"nearest", FE_TONEAREST}, {"upward", FE_UPWARD},
+                   {"downward", FE_DOWNWARD}, {"towardzero", FE_TOWARDZERO}};
+
+/* _fenv() -> (rounding mode name, MXCSR less its flags, x87 control word): the calling thread's
+ * environment now (the tests' view of what a call leaves behind). */
+static PyObject *py_fenv(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    ug_fenv e;
+    ug_fenv_get(&e);
+    const char *name = "?";
+    for (size_t i = 0; i < sizeof round_modes / sizeof round_modes[0]; i++)
+        if (round_modes[i].mode == e.round) name = round_modes[i].name;
+    return Py_BuildValue("(sII)", name, (unsigned)e.mxcsr, (unsigned)e.x87_cw);
+}
+
+/* _set_fenv(round="nearest", ftz=False, daz=False, x87_cw=None): set the calling thread's
+ * environment, as a -ffast-math library or a conftest would: the tests' hook (x86-64's MXCSR
+ * bits 15 FTZ and 6 DAZ; elsewhere only the rounding mode). */
+static PyObject *py_set_fenv(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"round", "ftz", "daz", "x87_cw", NULL};
+    const char *round = "nearest";
+    int ftz = 0, daz = 0, cw = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sppi", kwlist, &round, &ftz, &daz, &cw))
+        return NULL;
+    ug_fenv e = *ug_fenv_known();
+    e.round = -1;
+    for (size_t i = 0; i < sizeof round_modes / sizeof round_modes[0]; i++)
+        if (!strcmp(round_modes[i].name, round)) e.round = round_modes[i].mode;
+    if (e.round == -1)
+        return PyErr_Format(PyExc_ValueError, "round='%s': nearest, upward, downward or "
+                            "towardzero", round);
+#if defined(__x86_64__) || defined(__i386__)
+    e.mxcsr = (e.mxcsr & ~(3u << 13)) | (ftz ? 1u << 15 : 0) | (daz ? 1u << 6 : 0);
+    e.mxcsr |= e.round == FE_UPWARD ? 2u << 13 : e.round == FE_DOWNWARD ? 1u << 13
+             : e.round == FE_TOWARDZERO ? 3u << 13 : 0;
+    if (cw >= 0) e.x87_cw = (uint16_t)cw;
+#else
+    if (ftz || daz || cw >= 0)
+        return PyErr_Format(PyExc_ValueError, "ftz, daz, x87_cw: x86 only");
+#endif
+    ug_fenv_set(&e);
+    if (cw >= 0) { /* ug_fenv_set's fesetround rewrote the x87 word's rounding field */
+#if defined(__x86_64__) || defined(__i386__)
+        uint16_t w = (uint16_t)cw;
+        __asm__ volatile("fldcw %0" : : "m"(w));
+#endif
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"ops", py_ops, METH_NOARGS, "ops() -> the operations, as dicts"},
-    {"describe", (PyCFunction)(void (*)(void))py_describe, METH_VARARGS | METH_KEYWORDS,
+    {"describe", (PyCFunction)(void (*)(void))fenv_describe, METH_VARARGS | METH_KEYWORDS,
      "describe(obj, dtype=None) -> (format, shape, copied): how an array argument is read"},
-    {"draw", (PyCFunction)(void (*)(void))ug_py_draw, METH_VARARGS | METH_KEYWORDS,
+    {"draw", (PyCFunction)(void (*)(void))fenv_draw, METH_VARARGS | METH_KEYWORDS,
      "draw(op, kind, p1=0, p2=1, n=, m=, k=, batch=0, order=None, alternate=False, "
      "special_rate=0, specials=None, fmt='f32', seed=0x5eed, trial=0, label='python') -> arrays"},
-    {"corpus", ug_py_corpus, METH_VARARGS, "corpus(dirs=()) -> [(unit name, path)]"},
-    {"corpus_load", ug_py_corpus_load, METH_VARARGS, "corpus_load(path, name=\"\") -> (info, arrays)"},
-    {"check", (PyCFunction)(void (*)(void))ug_py_check, METH_VARARGS | METH_KEYWORDS,
+    {"corpus", (PyCFunction)(void (*)(void))fenv_corpus, METH_VARARGS | METH_KEYWORDS,
+     "corpus(dirs=()) -> [(unit name, path)]"},
+    {"corpus_load", (PyCFunction)(void (*)(void))fenv_corpus_load, METH_VARARGS | METH_KEYWORDS,
+     "corpus_load(path, name=\"\") -> (info, arrays)"},
+    {"check", (PyCFunction)(void (*)(void))fenv_check, METH_VARARGS | METH_KEYWORDS,
      "check(op, inputs, got, ...) -> dict of the figures of `ulpgate check --json`"},
-    {"exact", (PyCFunction)(void (*)(void))ug_py_exact, METH_VARARGS | METH_KEYWORDS,
+    {"exact", (PyCFunction)(void (*)(void))fenv_exact, METH_VARARGS | METH_KEYWORDS,
      "exact(op, inputs, fmt=None, ...) -> (rounded, hi, lo)"},
+    {"_fenv", py_fenv, METH_NOARGS, "_fenv() -> (round, mxcsr, x87_cw): the tests' hook"},
+    {"_set_fenv", (PyCFunction)(void (*)(void))py_set_fenv, METH_VARARGS | METH_KEYWORDS,
+     "_set_fenv(round='nearest', ftz=False, daz=False, x87_cw=None): the tests' hook"},
     {NULL, NULL, 0, NULL},
 };
 

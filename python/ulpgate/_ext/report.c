@@ -10,12 +10,23 @@
  * the a-priori bound, the correctly rounded count), status pass or fail.  The check's outputs
  * are its inputs' business: the row says "deterministic" (the same data gives the same bits),
  * so the gate judges every figure exactly.
+ *
+ * The folder is `run --report`'s (harness/run/report_write.c, ug_report_prepare): created, refused
+ * when it holds files ulpgate did not write, locked for the session (one writer at a time: a
+ * second session, or a `run`, into it is refused at its start), marked in progress from the
+ * session's start until results.json is written, so that a session killed on the way leaves a
+ * folder no reader takes for a finished one; a session cut short (Ctrl-C) writes its rows marked
+ * interrupted.  Every test that ran or was skipped is a unit of the run (unit()), so that a row of
+ * the baseline whose test is skipped now is gone from a unit that ran: a regression at the gate.
+ * Two checks whose rows would have one id are an error naming both (add()).
  */
 #include "python/ulpgate/_ext/ext.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "base/sys.h"
+#include "base/fenv.h"
 #include "harness/results/results.h"
 #include "harness/run/run.h"
 
@@ -23,27 +34,53 @@ typedef struct {
     PyObject_HEAD
     ug_results res;
     char dir[4096];
+    int lock;          /* the folder's lock (ug_dir_lock), -1 when not held */
+    PyObject *origin;  /* row id -> "check 'LABEL' of TEST": who made each row */
 } ug_py_report;
 
+static PyObject *report_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *self = PyType_GenericNew(type, args, kw);
+    if (self) ((ug_py_report *)self)->lock = -1;
+    return self;
+}
+
+/* Report(dir, command="pytest"): the folder prepared as `run --report` prepares it; OSError
+ * naming dir and why (another session holds it, files ulpgate did not write, not writable). */
 static int report_init(PyObject *self, PyObject *args, PyObject *kw)
 {
     ug_py_report *r = (ug_py_report *)self;
-    static char *kwlist[] = {"dir", NULL};
-    const char *dir;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "s", kwlist, &dir)) return -1;
-    if (strlen(dir) >= sizeof r->dir) {
+    static char *kwlist[] = {"dir", "command", NULL};
+    const char *dir, *command = "pytest";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|s", kwlist, &dir, &command)) return -1;
+    if (strlen(dir) + 64 >= sizeof r->dir) {
         PyErr_Format(PyExc_ValueError, "report dir: path too long");
+        return -1;
+    }
+    if (r->lock >= 0) {
+        PyErr_Format(PyExc_RuntimeError, "Report: already initialised");
         return -1;
     }
     ug_results_free(&r->res);
     memset(&r->res, 0, sizeof r->res);
     snprintf(r->dir, sizeof r->dir, "%s", dir);
+    Py_XSETREF(r->origin, PyDict_New());
+    if (!r->origin) return -1;
+    char err[4400];
+    char *argv[] = {(char *)command, NULL};
+    if (ug_report_prepare(dir, 1, argv, &r->lock, err, sizeof err) != 0) {
+        PyErr_Format(PyExc_OSError, "ulpgate report %s: %s", dir, err);
+        return -1;
+    }
     return 0;
 }
 
 static void report_dealloc(PyObject *self)
 {
-    ug_results_free(&((ug_py_report *)self)->res);
+    ug_py_report *r = (ug_py_report *)self;
+    ug_results_free(&r->res);
+    if (r->lock >= 0) ug_dir_unlock(r->lock);
+    Py_XDECREF(r->origin);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -76,9 +113,12 @@ static int fig(PyObject *d, const char *key, double none, double *v)
     return *v == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* add(case, label, figures, passed, note="", unit_seconds=0.0): one row.  figures: the dict
- * of a Result (op, n, m, gemm_n, k, outputs, ulp_max, ulp_mean, rel_max, bound.ratio_max,
- * correctly_rounded). */
+/* add(case, label, figures, passed, note="", seconds=0.0) -> the row's id: one row.  figures:
+ * the dict of a Result (op, n, m, gemm_n, k, outputs, ulp_max, ulp_mean, rel_max,
+ * bound.ratio_max, correctly_rounded).  ValueError, nothing added, when the row's id is an
+ * earlier row's (names a space and an underscore tell apart, a label given as another's
+ * "#2"): the gate would read the two as one, and a baseline of both is refused by every
+ * reader. */
 static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
 {
     ug_py_report *r = (ug_py_report *)self;
@@ -142,27 +182,74 @@ static PyObject *report_add(PyObject *self, PyObject *args, PyObject *kw)
     row->correctly_rounded = (size_t)cr;
     ug_row_make_id(row);
     snprintf(row->point, sizeof row->point, "%.*s", (int)sizeof row->point - 1, row->id);
+    PyObject *id = PyUnicode_FromString(row->id), *res = NULL;
+    PyObject *who = PyUnicode_FromFormat("check '%s' of %s", label, cs);
+    PyObject *was = id && who ? PyDict_GetItemWithError(r->origin, id) : NULL;
+    if (!id || !who || PyErr_Occurred()) goto out;
+    if (was) {
+        PyErr_Format(PyExc_ValueError, "ulpgate report: %U has the row id '%U' of %U: the gate "
+                     "would take them for one row; give one of them another name=", who, id, was);
+        goto out;
+    }
+    if (PyDict_SetItem(r->origin, id, who)) goto out;
     ug_results_add(&r->res, row);
     ug_results_add_unit(&r->res, row->case_name, secs);
+    Py_INCREF(id);
+    res = id;
+out:
+    Py_XDECREF(id);
+    Py_XDECREF(who);
     PyMem_Free(row);
+    return res;
+}
+
+/* unit(case, seconds=0.0): a test that ran or was skipped, with or without checks: a unit of the
+ * run, so that a baseline row of it that is missing now is gone (a regression), not outside the
+ * run. */
+static PyObject *report_unit(PyObject *self, PyObject *args)
+{
+    ug_py_report *r = (ug_py_report *)self;
+    const char *cs;
+    double secs = 0;
+    if (!PyArg_ParseTuple(args, "s|d", &cs, &secs)) return NULL;
+    char name[sizeof ((ug_row *)0)->case_name];
+    snprintf(name, sizeof name, "%s", cs);
+    for (char *p = name; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '\n') *p = '_';
+    ug_results_add_unit(&r->res, name, secs);
     Py_RETURN_NONE;
 }
 
-/* write(command="pytest") -> path of DIR/results.json, written atomically. */
-static PyObject *report_write(PyObject *self, PyObject *args)
+/* write(command="pytest", interrupted=None) -> path of DIR/results.json, written atomically;
+ * interrupted: why the session was cut short ("KeyboardInterrupt"), marked in the report so that
+ * no gate takes part of a session for the whole.  The folder's in-progress mark goes and its
+ * lock is released. */
+static PyObject *report_write(PyObject *self, PyObject *args, PyObject *kw)
 {
     ug_py_report *r = (ug_py_report *)self;
-    const char *command = "pytest";
-    if (!PyArg_ParseTuple(args, "|s", &command)) return NULL;
+    static char *kwlist[] = {"command", "interrupted", NULL};
+    const char *command = "pytest", *stop = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sz", kwlist, &command, &stop)) return NULL;
+    if (r->lock < 0)
+        return PyErr_Format(PyExc_RuntimeError, "Report: %s: not prepared, or written already",
+                            r->dir);
     ug_options opt;
     memset(&opt, 0, sizeof opt);
     opt.report_dir = r->dir;
     opt.seed = 0x5eed;
     opt.oracle = UG_ORACLE_FAST;
     opt.trial = -1;
+    opt.stop_reason = stop;
     char *argv[] = {(char *)command, NULL};
+    /* the known environment (module.c): glibc's printf of the figures honours the rounding mode */
+    ug_fenv caller;
+    ug_fenv_get(&caller);
+    ug_fenv_set_known();
     int rc = ug_report_write(&opt, &r->res, 1, argv); /* the GIL held: add() may not race */
+    ug_fenv_set(&caller);
     if (rc != 0) return PyErr_Format(PyExc_OSError, "cannot write %s/results.json", r->dir);
+    ug_dir_unlock(r->lock);
+    r->lock = -1;
     return PyUnicode_FromFormat("%s/results.json", r->dir);
 }
 
@@ -174,8 +261,10 @@ static PyObject *report_len(PyObject *self, void *closure)
 
 static PyMethodDef report_methods[] = {
     {"add", (PyCFunction)(void (*)(void))report_add, METH_VARARGS | METH_KEYWORDS,
-     "add(case, label, figures, passed, note='', seconds=0.0): one row of a check"},
-    {"write", report_write, METH_VARARGS, "write(command='pytest') -> DIR/results.json"},
+     "add(case, label, figures, passed, note='', seconds=0.0) -> id: one row of a check"},
+    {"unit", report_unit, METH_VARARGS, "unit(case, seconds=0.0): a test that ran or skipped"},
+    {"write", (PyCFunction)(void (*)(void))report_write, METH_VARARGS | METH_KEYWORDS,
+     "write(command='pytest', interrupted=None) -> DIR/results.json"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -190,7 +279,7 @@ PyTypeObject ug_py_report_type = {
     .tp_basicsize = sizeof(ug_py_report),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Report(dir): the rows of a Python test session, written as DIR/results.json",
-    .tp_new = PyType_GenericNew,
+    .tp_new = report_new,
     .tp_init = report_init,
     .tp_dealloc = report_dealloc,
     .tp_methods = report_methods,
