@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kernels/device.h"
@@ -123,7 +125,18 @@ static void ug_on_crash_alarm(int sig)
 
 static void ug_on_crash(int sig)
 {
-    for (int i = 0; i < UG_N_CRASH_SIGNALS; i++) signal(ug_crash_signals[i], SIG_DFL);
+    /* The first crash owns the finish.  The same thread crashing again (inside the finish) ends
+     * the process plainly; another thread's crash (the hunt's kernels run on several threads at
+     * once, and abort together) waits for the finish, which ends the process. */
+    static atomic_long owner;
+    long me = (long)syscall(SYS_gettid), none = 0;
+    if (!atomic_compare_exchange_strong(&owner, &none, me)) {
+        if (none == me) {
+            signal(sig, SIG_DFL);
+            raise(sig);
+        }
+        for (;;) pause();
+    }
     signal(SIGALRM, ug_on_crash_alarm);
     /* an abort is often the heap's own check failing inside malloc, whose lock it then holds:
      * the finish has less time before the alarm ends it */

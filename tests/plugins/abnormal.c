@@ -6,7 +6,10 @@
  *   7 a kernel of 100 ms a call (a time budget); 8 exit(0) at its 41st call (after passing
  *   points); 9 writes one element past its output; 10 at its 41st call starts a thread that
  *   calls exit(0) once the kernel has returned; 11 exit(0) in the plugin's constructor.
- * -DGEMM makes the kernel ab_gemm, a GEMM on TF32 operands (`probe tensor-core` runs it). */
+ * -DGEMM makes the kernel ab_gemm, a GEMM on TF32 operands (`probe tensor-core` runs it); with
+ * it, 12 declares batch invariance and writes one element past C when M is 3 (an invariance
+ * call: its batches are 1, 3, 64 and 1000 rows); 13 declares itself nondeterministic and batch
+ * invariant, and sums k downwards from 64 rows of A (not invariant). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -66,7 +69,10 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
             float acc = 0;
-            for (size_t l = 0; l < K; l++) acc += tf32(A[i * K + l]) * tf32(B[l * N + j]);
+            for (size_t l = 0; l < K; l++) {
+                size_t m = END == 13 && M >= 64 ? K - 1 - l : l;
+                acc += tf32(A[i * K + m]) * tf32(B[m * N + j]);
+            }
             ug_out_f32(c)[i * N + j] = acc;
         }
     s = ug_out_f32(c)[0];
@@ -93,6 +99,8 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     if (++calls == 41) exit(0);
 #elif END == 9
     ug_out_f32(c)[c->out[0].count] = s;
+#elif END == 12
+    if (ug_dim(c, 0) == 3) ug_out_f32(c)[c->out[0].count] = s;
 #elif END == 10
     static int calls;
     pthread_t th;
@@ -103,8 +111,8 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
 }
 
 #ifdef GEMM
-UG_PLUGIN({.name = "ab_gemm", .op = UG_OP_GEMM, .op_fmt = UG_TF32, .bound = UG_BOUND_TREE,
-           .run = ab_sum},)
+UG_PLUGIN({.name = "ab_gemm", .op = UG_OP_GEMM, .op_fmt = UG_TF32, .nondeterministic = END == 13,
+           .batch_invariant = END == 12 || END == 13, .bound = UG_BOUND_TREE, .run = ab_sum},)
 #else
 UG_PLUGIN({.name = "ab_sum", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = ab_sum},)
 #endif
