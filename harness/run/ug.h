@@ -348,7 +348,8 @@ void ug_skip(ug_t *t, const char *reason);
  * kernel, or NULL when there is no such kernel (the caller asserts). */
 const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name);
 /* A kernel run on data of the case's own (not via ug_measure): returns 0, or records the
- * kernel's error as a failure and returns nonzero. */
+ * kernel's error as a failure and returns nonzero.  A CPU kernel runs on fenced copies of the
+ * call's buffers (kernels/kernel.h ug_kernel_run_fenced): one element past either end faults. */
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line);
 
 /* ---- assertions ----------------------------------------------------------------------------- */
