@@ -11,6 +11,8 @@
 #   - run: exit(0) from a thread a kernel left running fails the run (plan line, Bail out!); a
 #     kernel that exits after passing points too; without --timeout a hung kernel is ended by
 #     the limit of a kernel call; a plugin that exits while it is loaded is refused (exit 2);
+#   - determinism measured: a kernel declared nondeterministic that is not is graded as
+#     deterministic (its note says so); base and new rows whose determinism differs compared;
 #   - invariance: calls fenced; a kernel declared nondeterministic and batch-invariant checked;
 #   - ULPGATE_UNIT_COSTS: a FIFO no one writes to is not waited for;
 #   - a baseline whose fingerprint this ulpgate cannot know (a part it does not know, no seed)
@@ -27,7 +29,7 @@ cc_plugin() { # cc_plugin OUT END [CFLAGS...]
 # trun ARGS...: run, killed after 40 s (what this test asserts must never hang it)
 trun() { timeout -s KILL 40 "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 echo "TAP version 13"
-for e in 1 2 5 6 7 8 9 10 11; do cc_plugin "$tmp/end$e.so" $e; done
+for e in 0 1 2 5 6 7 8 9 10 11 14 15 16; do cc_plugin "$tmp/end$e.so" $e; done
 for e in 0 1 2 5 9 12 13; do cc_plugin "$tmp/gemm$e.so" $e -DGEMM; done
 
 # --- hunt ---------------------------------------------------------------------------------------
@@ -103,6 +105,25 @@ check "invariance, a declared kernel that writes past its output in a call of 3 
 trun run --plugin "$tmp/gemm13.so" --no-builtin --filter 'invariance/*'
 check "invariance, a kernel declared nondeterministic and batch-invariant: checked, its difference fails" \
   '[ "$(rc)" = 1 ] && grep -q "^not ok .* batch ab_gemm@default declared" "$tmp/out" && grep -q "ab_gemm@default is declared batch-invariant, but row 0 differs" "$tmp/out"'
+
+# --- declarations measured: determinism ---------------------------------------------------------------
+for e in 0 14 15 16; do
+  "$ug" run --plugin "$tmp/end$e.so" --no-builtin --filter 'reduce/normal' --report "$tmp/det$e" >/dev/null 2>&1
+done
+check "a kernel declared nondeterministic that is deterministic: its rows deterministic, one run's count, a note" \
+  'json "$tmp/det14/results.json" "
+r = d[\"results\"]; b = json.load(open(\"$tmp/det0/results.json\"))
+assert len(r) == 8 and all(x[\"deterministic\"] is True and x[\"repeats\"] == 9 and x[\"distinct_results\"] == 1 and \"declared nondeterministic, but each of its 9 runs of every trial gave the same bits\" in x[\"note\"] for x in r), r[0]
+from same_rows import results_rows
+assert [x[\"count\"] for x in r] == [x[\"count\"] for x in results_rows(b)], [x[\"count\"] for x in r]"'
+run compare "$tmp/det14/results.json" "$tmp/det0/results.json" --fail-on-regression
+check "compared with the same kernel declared deterministic: every row the same, none 'inputs changed'" \
+  '[ "$(rc)" = 0 ] && grep -q "^8 rows compared: 0 regressed, 0 improved, 8 same, 0 within slack; 0 inputs changed" "$tmp/out"'
+check "a kernel declared nondeterministic that is (two orders): its rows of n >= 3 nondeterministic" \
+  "json \"\$tmp/det15/results.json\" \"assert sum(not x['deterministic'] for x in d['results']) == 6\""
+run compare "$tmp/det15/results.json" "$tmp/det16/results.json" --fail-on-regression
+check "base nondeterministic, new deterministic and worse: compared (not 'inputs changed'), 4 regressions" \
+  '[ "$(rc)" = 1 ] && grep -q "^8 rows compared: 4 regressed, .* 0 inputs changed" "$tmp/out"'
 
 # --- the unit costs -----------------------------------------------------------------------------
 mkfifo "$tmp/costs.fifo"

@@ -218,6 +218,9 @@ typedef struct ug_result {
     size_t correctly_rounded;   /* outputs == RN32(s) (bitwise, NaN == NaN) */
     int distinct_results;       /* ug_measure_repeat: distinct outputs over the repeats */
     int repeats;
+    /* a kernel declared nondeterministic whose repeats all gave the same bits, every trial: its
+     * figures are one run's, its row graded as a deterministic one's (with a note) */
+    bool measured_deterministic;
     double time_ms, gbps, gflops; /* median time of one run (trial 0); 0 when not timed */
     float **out;                /* [trial] outputs, kept for bitwise comparisons */
     bool failed_run;            /* the kernel itself failed (error in run_error) */

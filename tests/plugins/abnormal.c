@@ -6,6 +6,9 @@
  *   7 a kernel of 100 ms a call (a time budget); 8 exit(0) at its 41st call (after passing
  *   points); 9 writes one element past its output; 10 at its 41st call starts a thread that
  *   calls exit(0) once the kernel has returned; 11 exit(0) in the plugin's constructor.
+ * 14 declares itself nondeterministic and is deterministic; 15 declares it and is (every second
+ * call sums backwards); 16 deterministic, its sum off by 2^-16 relative from n = 1000 (within
+ * the serial bound, ~2^8 ulp worse: a regression).
  * -DGEMM makes the kernel ab_gemm, a GEMM on TF32 operands (`probe tensor-core` runs it); with
  * it, 12 declares batch invariance and writes one element past C when M is 3 (an invariance
  * call: its batches are 1, 3, 64 and 1000 rows); 13 declares itself nondeterministic and batch
@@ -51,7 +54,13 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     (void)k;
     const float *x = ug_in_f32(c, 0);
     float s = 0;
-#if END == 6
+#if END == 15
+    static _Atomic unsigned calls15;
+    if (++calls15 % 2)
+        for (size_t i = ug_dim(c, 0); i-- > 0;) s += x[i];
+    else
+        for (size_t i = 0; i < ug_dim(c, 0); i++) s += x[i];
+#elif END == 6
     static volatile float shared;
     shared = 0;
     for (size_t i = 0; i < ug_dim(c, 0); i++) {
@@ -99,6 +108,8 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     if (++calls == 41) exit(0);
 #elif END == 9
     ug_out_f32(c)[c->out[0].count] = s;
+#elif END == 16
+    if (ug_dim(c, 0) >= 1000) s *= 1 + 0x1p-16f;
 #elif END == 12
     if (ug_dim(c, 0) == 3) ug_out_f32(c)[c->out[0].count] = s;
 #elif END == 10
@@ -114,5 +125,6 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
 UG_PLUGIN({.name = "ab_gemm", .op = UG_OP_GEMM, .op_fmt = UG_TF32, .nondeterministic = END == 13,
            .batch_invariant = END == 12 || END == 13, .bound = UG_BOUND_TREE, .run = ab_sum},)
 #else
-UG_PLUGIN({.name = "ab_sum", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = ab_sum},)
+UG_PLUGIN({.name = "ab_sum", .op = UG_OP_SUM, .nondeterministic = END == 14 || END == 15,
+           .bound = UG_BOUND_TREE, .run = ab_sum},)
 #endif
