@@ -14,7 +14,9 @@
 #   - determinism measured: a kernel declared nondeterministic that is not is graded as
 #     deterministic (its note says so); base and new rows whose determinism differs compared;
 #   - invariance: calls fenced; a kernel declared nondeterministic and batch-invariant checked;
-#   - ULPGATE_UNIT_COSTS: a FIFO no one writes to is not waited for;
+#   - ULPGATE_UNIT_COSTS: a FIFO no one writes to is not waited for; a plugin that changes the
+#     x87 control word alone; the in-progress mark after a failed results.json write; a file of
+#     exactly the size limit (a regular file, a FIFO) read, one byte more refused;
 #   - a baseline whose fingerprint this ulpgate cannot know (a part it does not know, no seed)
 #     is refused by compare and baseline show.
 ug="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -29,7 +31,7 @@ cc_plugin() { # cc_plugin OUT END [CFLAGS...]
 # trun ARGS...: run, killed after 40 s (what this test asserts must never hang it)
 trun() { timeout -s KILL 40 "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 echo "TAP version 13"
-for e in 0 1 2 5 6 7 8 9 10 11 14 15 16; do cc_plugin "$tmp/end$e.so" $e; done
+for e in 0 1 2 5 6 7 8 9 10 11 14 15 16 17; do cc_plugin "$tmp/end$e.so" $e; done
 for e in 0 1 2 5 9 12 13; do cc_plugin "$tmp/gemm$e.so" $e -DGEMM; done
 
 # --- hunt ---------------------------------------------------------------------------------------
@@ -138,6 +140,43 @@ check "ULPGATE_UNIT_COSTS=/dev/zero: refused at its first byte, the run goes on"
 ULPGATE_UNIT_COSTS="$tmp/no-such-costs.json" run run --shard 0/2 --filter 'reduce/normal' --kernel 'serial_f32@default' --n 1000
 check "ULPGATE_UNIT_COSTS a missing file: said, the run goes on" \
   '[ "$(rc)" = 0 ] && grep -q "no-such-costs.json: No such file or directory" "$tmp/err"'
+
+# --- a plugin that changes the x87 control word alone ---------------------------------------------
+if [ "$(uname -m)" = x86_64 ]; then
+  run run --plugin "$tmp/end17.so" --no-builtin --filter 'corpus/special_*'
+  check "a plugin that sets the x87 precision to 24 bits at load (MXCSR untouched): said, its kernels fail" \
+    '[ "$(rc)" = 1 ] && grep -q "end17.so: the plugin changed the floating-point environment when it was loaded (x87 control word 0x007f (was 0x037f)" "$tmp/err" && ! grep -q "^ok " "$tmp/out"'
+else
+  ok "a plugin that changes the x87 control word alone # SKIP not x86_64"
+fi
+
+# --- a report whose results.json cannot be written; a file of exactly the size limit ---------------
+"$ug" run --filter 'corpus/special_*' --kernel 'serial_f32@default' --report "$tmp/rep" >/dev/null 2>&1
+size=$(stat -c %s "$tmp/rep/results.json")
+(ulimit -f 1; exec "$ug" run --filter 'corpus/special_*' --kernel 'serial_f32@default' --report "$tmp/rep" >/dev/null 2>"$tmp/err")
+check "a second run whose results.json cannot be written (ulimit -f): exit 2, the folder left marked in progress" \
+  '[ $? = 2 ] && grep -q "cannot write .*rep/results.json: File too large" "$tmp/err" && [ -e "$tmp/rep/.ulpgate-in-progress" ]'
+run compare "$tmp/rep/results.json" "$tmp/rep/results.json"
+check "compare refuses the earlier run's results.json there (exit 2, marked in progress)" \
+  '[ "$(rc)" = 2 ] && grep -q "marked in progress" "$tmp/err"'
+"$ug" run --filter 'corpus/special_*' --kernel 'serial_f32@default' --report "$tmp/lim" >/dev/null 2>&1
+size=$(stat -c %s "$tmp/lim/results.json")
+ULPGATE_JSON_LIMIT=$size run compare "$tmp/lim/results.json" "$tmp/lim/results.json"
+check "a results.json of exactly ULPGATE_JSON_LIMIT bytes ($size) is read" '[ "$(rc)" = 0 ]'
+ULPGATE_JSON_LIMIT=$((size - 1)) run compare "$tmp/lim/results.json" "$tmp/lim/results.json"
+check "one byte over the limit: refused before it is read (exit 2)" \
+  '[ "$(rc)" = 2 ] && grep -q "lim/results.json: $size bytes, larger than $((size - 1)) bytes, the limit of a JSON file" "$tmp/err"'
+# the unit costs, read once (compare reads its inputs twice: a FIFO is read by one of them)
+mkfifo "$tmp/lim.fifo"
+echo '{"units":{"reduce/normal":1.5}}' >"$tmp/costs.json"
+csize=$(stat -c %s "$tmp/costs.json")
+(cat "$tmp/costs.json" >"$tmp/lim.fifo" &)
+ULPGATE_JSON_LIMIT=$csize ULPGATE_UNIT_COSTS="$tmp/lim.fifo" trun run --shard 0/2 --filter 'reduce/normal' --kernel 'serial_f32@default' --n 1000
+check "a FIFO of exactly the limit ($csize bytes): read (nothing said)" '[ "$(rc)" = 0 ] && ! grep -q "ULPGATE_UNIT_COSTS" "$tmp/err"'
+(cat "$tmp/costs.json" >"$tmp/lim.fifo" &)
+ULPGATE_JSON_LIMIT=$((csize - 1)) ULPGATE_UNIT_COSTS="$tmp/lim.fifo" trun run --shard 0/2 --filter 'reduce/normal' --kernel 'serial_f32@default' --n 1000
+check "a FIFO one byte over: refused once the byte comes, said" \
+  '[ "$(rc)" = 0 ] && grep -q "lim.fifo: larger than $((csize - 1)) bytes, the limit of a JSON file" "$tmp/err"'
 
 # --- baselines of an unknown fingerprint ----------------------------------------------------------
 base="$src/reports/baselines/cpu-x86_64"

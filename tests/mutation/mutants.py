@@ -656,4 +656,36 @@ MUTANTS = [
          replace="k->nondeterministic)",
          tests=["contain"], what="a kernel declared nondeterministic and batch-invariant is never "
                                  "checked for invariance"),
+    dict(id="contain.nondet_never_measured", file="harness/run/measure.c",
+         find="    r->measured_deterministic = k->nondeterministic && rc == 0 && repeats_max > 1 &&",
+         replace="    r->measured_deterministic = false && rc == 0 && repeats_max > 1 &&",
+         tests=["contain"], what="a kernel declared nondeterministic keeps the nondeterministic "
+                                 "rule (x4 slack) though every repeat gave the same bits"),
+    dict(id="contain.identical_repeats_accounted", file="harness/run/measure.c",
+         find="    for (int i = 0; i < r->trials && !r->measured_deterministic; i++)",
+         replace="    for (int i = 0; i < r->trials; i++)",
+         tests=["contain"], what="a measured-deterministic row counts its repeats (9 runs' count)"),
+    dict(id="contain.determinism_flip_inputs_changed", file="harness/gate/compare.c",
+         find="    else if (a->deterministic && b->deterministic && a->count != b->count)",
+         replace="    else if ((a->deterministic || b->deterministic) && a->count != b->count)",
+         tests=["contain"], what="rows whose determinism differs between base and new are set "
+                                 "aside as 'inputs changed': a regression there is not seen"),
+    dict(id="contain.fenv_ignores_x87", file="base/fenv.c",
+         find="return a->round == b->round && a->mxcsr == b->mxcsr && a->x87_cw == b->x87_cw;",
+         replace="return a->round == b->round && a->mxcsr == b->mxcsr;",
+         tests=["contain", "plugin_env"], what="a plugin that changes only the x87 control word "
+                                               "at load goes unnoticed"),
+    dict(id="contain.mark_ended_after_failed_write", file="harness/run/report_write.c",
+         find="    if (rc == 0) ug_report_mark_end(opt->report_dir); /* whole (or marked \"interrupted\") */",
+         replace="    ug_report_mark_end(opt->report_dir);",
+         tests=["contain", "ends"], what="a results.json that could not be written unmarks the "
+                                         "folder: the earlier run's file passes a gate"),
+    dict(id="contain.size_limit_off_by_one_file", file="base/sys.c",
+         find="S_ISREG(st.st_mode) && (uintmax_t)st.st_size > limit) {",
+         replace="S_ISREG(st.st_mode) && (uintmax_t)st.st_size >= limit) {",
+         tests=["contain", "readers"], what="a file of exactly the limit refused"),
+    dict(id="contain.size_limit_off_by_one_stream", file="base/sys.c",
+         find="        if (n > limit) {",
+         replace="        if (n >= limit) {",
+         tests=["contain", "readers"], what="a FIFO of exactly the limit refused"),
 ]

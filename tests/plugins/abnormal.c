@@ -6,6 +6,7 @@
  *   7 a kernel of 100 ms a call (a time budget); 8 exit(0) at its 41st call (after passing
  *   points); 9 writes one element past its output; 10 at its 41st call starts a thread that
  *   calls exit(0) once the kernel has returned; 11 exit(0) in the plugin's constructor.
+ * 17 (x86) sets the x87 control word's precision to 24 bits when loaded, and nothing else;
  * 14 declares itself nondeterministic and is deterministic; 15 declares it and is (every second
  * call sums backwards); 16 deterministic, its sum off by 2^-16 relative from n = 1000 (within
  * the serial bound, ~2^8 ulp worse: a regression).
@@ -39,6 +40,13 @@ static void *exit_later(void *arg)
 }
 #elif END == 11
 __attribute__((constructor)) static void exit_at_load(void) { exit(0); }
+#elif END == 17 && (defined(__x86_64__) || defined(__i386__))
+/* the x87 control word alone: precision control to 24 bits (SSE's MXCSR untouched) */
+__attribute__((constructor)) static void x87_single(void)
+{
+    unsigned short cw = 0x007f;
+    __asm__ volatile("fldcw %0" : : "m"(cw));
+}
 #endif
 
 /* x rounded to TF32 (10 significand bits), to nearest even */
