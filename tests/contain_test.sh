@@ -13,6 +13,7 @@
 #     the limit of a kernel call; a plugin that exits while it is loaded is refused (exit 2);
 #   - determinism measured: a kernel declared nondeterministic that is not is graded as
 #     deterministic (its note says so); base and new rows whose determinism differs compared;
+#     a kernel whose second output alone changes between calls fails the determinism rerun;
 #   - invariance: calls fenced; a kernel declared nondeterministic and batch-invariant checked;
 #   - ULPGATE_UNIT_COSTS: a FIFO no one writes to is not waited for; a plugin that changes the
 #     x87 control word alone; the in-progress mark after a failed results.json write; a file of
@@ -99,6 +100,11 @@ for cmd in list run; do
   check "$cmd, a plugin whose constructor calls exit(0): exit 2, refused, said why" \
     '[ "$(rc)" = 2 ] && grep -q "^ulpgate: --plugin .*end11.so: it called exit(0) while it was loaded" "$tmp/err"'
 done
+
+cc -shared -fPIC -std=c11 -O2 -I"$src/include" -o "$tmp/lse_flip.so" "$src/tests/plugins/lse_flip.c" -lm 2>>"$tmp/cc.err"
+trun run --plugin "$tmp/lse_flip.so" --no-builtin --filter 'attention/normal'
+check "attention whose second output (lse) alone changes between calls: the determinism rerun fails it" \
+  '[ "$(rc)" = 1 ] && [ "$(grep -c "^not ok .* lse_flip@default" "$tmp/out")" = 2 ] && grep -q "determinism (a deterministic kernel, run again) failed: lse_flip@default declares itself deterministic" "$tmp/out"'
 
 # --- declarations measured: invariance --------------------------------------------------------------
 trun run --plugin "$tmp/gemm12.so" --no-builtin --filter 'invariance/*'
