@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +65,36 @@ static void ug_limit_text(size_t limit, char *buf, size_t len)
         snprintf(buf, len, "%zu bytes", limit);
 }
 
+/* How long a FIFO read by ug_read_bounded may wait for its first bytes. */
+#define UG_FIFO_WAIT_MS 5000
+
 char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
                       size_t *len, char *err, size_t errlen)
 {
     char lim[64];
     ug_limit_text(limit, lim, sizeof lim);
     bool is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    struct stat pst;
+    FILE *f;
+    if (!is_stdin && stat(path, &pst) == 0 && S_ISFIFO(pst.st_mode)) {
+        /* a FIFO's open waits for a writer, for ever when none comes: the wait is bounded */
+        int fd = open(path, O_RDONLY | O_NONBLOCK);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = fd < 0 ? -1 : poll(&p, 1, UG_FIFO_WAIT_MS);
+        if (ready <= 0) {
+            if (ready == 0)
+                snprintf(err, errlen, "%s: a FIFO that no one wrote to within %d s: not read",
+                         path, UG_FIFO_WAIT_MS / 1000);
+            else
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            if (fd >= 0) close(fd);
+            return NULL;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        if (!(f = fdopen(fd, "rb"))) close(fd);
+    } else {
+        f = is_stdin ? stdin : fopen(path, "rb");
+    }
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;

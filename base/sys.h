@@ -20,7 +20,8 @@ double ug_now_s(void);
  * else once limit + 1 bytes have come).  text: a NUL byte is refused where it is read ("NUL byte
  * at byte N: not a text file"), so /dev/zero fails at once.  limit_name says where the limit
  * comes from, for the message.  NULL with "PATH: why" in err ("PATH: larger than 128 MiB, the
- * limit of ... (NAME)"); nothing stays allocated then.  Cost: one pass over at most limit bytes. */
+ * limit of ... (NAME)"); nothing stays allocated then.  A FIFO
+ * no one writes to within 5 s is refused ("a FIFO that no one wrote to"), not waited for.  Cost: one pass over at most limit bytes. */
 char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
                       size_t *len, char *err, size_t errlen);
 

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/fence.h"
 #include "base/format.h"
 #include "base/opshape.h"
 #include "include/ulpgate/ulpgate.h"
@@ -82,9 +83,13 @@ const ug_kernel *ug_kernel_find(const char *name);
 /* Whether glob (fnmatch) selects k: a glob with '@' is matched against k->id, one without
  * against k->name (so "matmul_kahan" selects every variant of it). */
 bool ug_kernel_matches(const ug_kernel *k, const char *glob);
-/* The kernel being run by ug_kernel_run at this moment, NULL when none (the run guard names it
- * when the process crashes). */
+/* The kernel ug_kernel_run is running on this thread, NULL when none (the run guard names it
+ * when the process crashes; on a thread the kernel started itself, the last one entered while
+ * a call is in flight).  Async-signal-safe. */
 const ug_kernel *ug_kernel_running(void);
+/* The kernel of the oldest call in flight (any thread), its start (ug_now_s) in *t0; NULL when
+ * none: what a watchdog's per-call time limit reads. */
+const ug_kernel *ug_kernel_oldest_call(double *t0);
 /* The last kernel ug_kernel_run entered, NULL before the first (a crash found after a kernel
  * returned, as a heap overrun is at the next free, names it). */
 const ug_kernel *ug_kernel_last_run(void);
@@ -92,6 +97,11 @@ const ug_kernel *ug_kernel_last_run(void);
  * the known floating-point environment (base/fenv.h); a kernel that returns with another one
  * fails (-1, c->err says what changed), and the caller's is restored. */
 int ug_kernel_run(const ug_kernel *k, ug_call *c);
+/* ug_kernel_run on fenced copies of c's buffers (base/fence.h: an inaccessible page at side of
+ * each) for a CPU kernel, the outputs copied back: a read or write one element outside a buffer
+ * faults in the kernel, which the guard (harness/run/guard.h) names.  A GPU kernel runs as
+ * ug_kernel_run.  -1 with c->err when the memory cannot be mapped.  O(bytes of the call). */
+int ug_kernel_run_fenced(const ug_kernel *k, ug_call *c, ug_fence_side side);
 /* The UG_VP_* properties of the build variant k was compiled as; UG_VP_CPU_MODEL also where its
  * family's machine code showed it (ug_kernel_machine). */
 unsigned ug_kernel_props(const ug_kernel *k);

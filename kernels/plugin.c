@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/escape.h"
 #include "base/fenv.h"
@@ -62,6 +63,21 @@ static int ug_mem_collect(struct dl_phdr_info *info, size_t size, void *arg)
 /* The library's own rows are copied into a family named after the file; a plugin's corpus
  * folder is resolved against the library's folder.  Cost: one dlopen, one walk of the loaded
  * objects' segments. */
+/* The plugin being loaded (its escaped name), while its constructors run: one that calls
+ * exit() would end ulpgate with its status, 0 too, having said nothing. */
+static const char *volatile ug_loading;
+
+static void ug_on_exit_loading(int status, void *arg)
+{
+    (void)arg;
+    if (!ug_loading) return;
+    fflush(stdout);
+    fprintf(stderr, "ulpgate: --plugin %s: it called exit(%d) while it was loaded (a constructor "
+            "or its entry point): refused, nothing ran\n", ug_loading, status);
+    fflush(NULL);
+    _exit(2);
+}
+
 int ug_plugin_load(const char *path)
 {
     char safe[600];
@@ -77,7 +93,11 @@ int ug_plugin_load(const char *path)
      * later kernel and of the oracle */
     ug_fenv before, after;
     ug_fenv_get(&before);
+    static bool exit_watched;
+    if (!exit_watched) exit_watched = on_exit(ug_on_exit_loading, NULL) == 0;
+    ug_loading = shown;
     void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+    ug_loading = NULL;
     if (!h) {
         ug_fenv_set(&before);
         fprintf(stderr, "ulpgate: --plugin %s: cannot load it: %s\n", shown, dlerror());
@@ -101,7 +121,9 @@ int ug_plugin_load(const char *path)
                         "no executable segment: declare it with UG_PLUGIN)\n", shown, ULPGATE_PLUGIN_ENTRY);
         goto err;
     }
+    ug_loading = shown; /* its entry point may exit as well */
     const ug_plugin *p = entry();
+    ug_loading = NULL;
     ug_fenv_get(&after);
     ug_fenv_set(&before);
     if (ug_plugin_check(p, &map, why, sizeof why) != 0) {

@@ -7,13 +7,18 @@
 #include "kernels/kernel.h"
 #include "kernels/registry_testing.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fence.h"
 #include "base/fenv.h"
+#include "base/format.h"
+#include "base/sys.h"
 #include "kernels/plugin.h"
 #include "kernels/ug_cpu_model.h"
 #include "kernels/ug_families.h"
@@ -180,6 +185,47 @@ bool ug_kernel_matches(const ug_kernel *k, const char *glob)
     return fnmatch(glob, strchr(glob, '@') ? k->id : k->name, 0) == 0;
 }
 
+/* Every input and output buffer of c copied into fenced ones (base/fence.h) against side,
+ * the outputs with what the caller's held (its poison), the call run, the outputs copied
+ * back.  A CPU kernel that reads or writes one element outside a buffer faults at once. */
+int ug_kernel_run_fenced(const ug_kernel *k, ug_call *c, ug_fence_side side)
+{
+    if (k->backend != UG_CPU) return ug_kernel_run(k, c);
+    enum { NF = UG_MAX_INPUTS + UG_MAX_OUTPUTS };
+    ug_fence f[NF];
+    memset(f, 0, sizeof f);
+    ug_call fc = *c;
+    int rc = -1;
+    for (int a = 0; a < UG_MAX_INPUTS; a++) {
+        if (!c->in[a].data) continue;
+        size_t bytes = c->in[a].count * ug_fmt_bytes(c->in[a].fmt);
+        if (!(fc.in[a].data = ug_fence_alloc(&f[a], bytes, side))) goto err;
+        memcpy(f[a].data, c->in[a].data, bytes);
+    }
+    for (int j = 0; j < UG_MAX_OUTPUTS; j++) {
+        if (!c->out[j].data) continue;
+        size_t bytes = c->out[j].count * ug_fmt_bytes(c->out[j].fmt);
+        if (!(fc.out[j].data = ug_fence_alloc(&f[UG_MAX_INPUTS + j], bytes, side))) goto err;
+        memcpy(f[UG_MAX_INPUTS + j].data, c->out[j].data, bytes);
+    }
+    rc = ug_kernel_run(k, &fc);
+    for (int j = 0; j < UG_MAX_OUTPUTS; j++)
+        if (c->out[j].data)
+            memcpy(c->out[j].data, fc.out[j].data, c->out[j].count * ug_fmt_bytes(c->out[j].fmt));
+    memcpy(fc.in, c->in, sizeof fc.in); /* the caller's buffers again */
+    memcpy(fc.out, c->out, sizeof fc.out);
+    *c = fc;
+    for (int a = 0; a < NF; a++) ug_fence_free(&f[a]);
+    return rc;
+err:
+    snprintf(c->err, sizeof c->err, "%s: cannot map fenced buffers for the call: %s", k->id,
+             strerror(errno));
+    for (int a = 0; a < NF; a++) ug_fence_free(&f[a]);
+    return -1;
+}
+
+unsigned ug_kernel_props(const ug_kernel *k) { return k->family ? k->family->props : 0; }
+
 /* The built-in families whose machine code depends on the CPU model, and the evidence
  * (kernels/machine_scan.py read it off their objects when they were built). */
 #define UG_CPU_MODEL_ROW(stem, variant, evidence) {&UG_FAMILY_SYMBOL(stem, variant), evidence},
@@ -235,13 +281,69 @@ static int ug_call_check_formats(const ug_kernel *k, ug_call *c)
     return 0;
 }
 
-/* The kernel inside ug_kernel_run now (NULL when none): what a crash handler names. */
-static const ug_kernel *volatile ug_running;
-const ug_kernel *ug_kernel_running(void) { return ug_running; }
+/* The kernel calls in flight.  A call may come from several threads at once (the hunt's
+ * evaluations: the public header allows it), so each call takes a slot of its own (its kernel,
+ * its start), found again by its thread (ug_here): a crash or exit() on a kernel's thread names
+ * that kernel, and the watchdogs (harness/run/guard.c) find the oldest call still running.
+ * A call from more threads at once than there are slots goes untracked, only counted. */
+enum { UG_CALL_SLOTS = 512 };
+typedef struct {
+    atomic_int used;
+    const ug_kernel *volatile k;
+    volatile double t0;
+} ug_call_slot;
+static ug_call_slot ug_slots[UG_CALL_SLOTS];
+static atomic_int ug_in_flight;
+static _Thread_local ug_call_slot *ug_here;
 
 /* The last kernel ug_kernel_run entered (a crash found later, at a free, names it). */
 static const ug_kernel *volatile ug_last_run;
 const ug_kernel *ug_kernel_last_run(void) { return ug_last_run; }
+
+/* This thread's kernel; on a thread a kernel started itself (OpenMP), the last one entered
+ * while any call is in flight. */
+const ug_kernel *ug_kernel_running(void)
+{
+    if (ug_here) return ug_here->k;
+    return atomic_load(&ug_in_flight) > 0 ? ug_last_run : NULL;
+}
+
+const ug_kernel *ug_kernel_oldest_call(double *t0)
+{
+    const ug_kernel *oldest = NULL;
+    for (int i = 0; i < UG_CALL_SLOTS; i++) {
+        if (!atomic_load(&ug_slots[i].used)) continue;
+        const ug_kernel *k = ug_slots[i].k;
+        double t = ug_slots[i].t0;
+        if (k && (!oldest || t < *t0)) oldest = k, *t0 = t;
+    }
+    return oldest;
+}
+
+static void ug_call_enter(const ug_kernel *k)
+{
+    atomic_fetch_add(&ug_in_flight, 1);
+    ug_last_run = k;
+    for (int i = 0; i < UG_CALL_SLOTS; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&ug_slots[i].used, &free_slot, 1)) {
+            ug_slots[i].t0 = ug_now_s();
+            ug_slots[i].k = k;
+            ug_here = &ug_slots[i];
+            return;
+        }
+    }
+}
+
+static void ug_call_leave(void)
+{
+    if (ug_here) {
+        ug_here->k = NULL;
+        atomic_store(&ug_here->used, 0);
+        ug_here = NULL;
+    }
+    atomic_fetch_sub(&ug_in_flight, 1);
+}
 
 /* The call runs under the known floating-point environment (base/fenv.h), whatever the caller's
  * was, and the caller's is restored after it.  A kernel that returns with another one (a
@@ -264,9 +366,9 @@ int ug_kernel_run(const ug_kernel *k, ug_call *c)
     ug_fenv caller, after;
     ug_fenv_get(&caller);
     ug_fenv_set_known();
-    ug_running = ug_last_run = k;
+    ug_call_enter(k);
     int rc = run(k, c);
-    ug_running = NULL;
+    ug_call_leave();
     ug_fenv_get(&after);
     ug_fenv_set(&caller);
     if (!ug_fenv_equal(&after, ug_fenv_known())) {

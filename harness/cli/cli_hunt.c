@@ -18,6 +18,7 @@
 #include "base/sys.h"
 #include "harness/cli/cli.h"
 #include "harness/run/context.h"
+#include "harness/run/guard.h"
 #include "harness/inputs/corpus.h"
 #include "harness/search/hunt.h"
 
@@ -214,6 +215,31 @@ static void ug_hunt_summary(const char *phase, const ug_hunt_result *r)
         printf(", found by %s at evaluation %llu", ug_hunt_move_name(r->found_by),
                (unsigned long long)r->found_at);
     printf("\n");
+    if (r->unscored_max)
+        printf("         up to %zu output%s of an evaluation not scored: %s exact value is not "
+               "finite (outside the analysed domain: a row with no key under the mask)\n",
+               r->unscored_max, r->unscored_max == 1 ? "" : "s", r->unscored_max == 1 ? "its" : "their");
+}
+
+/* A breach found under several threads, checked on this thread alone: a kernel that is not
+ * reentrant (a static scratch, a call counter) scores the input otherwise there, twice alike.
+ * Returns true (and says so) when it is not reentrant. */
+static bool ug_hunt_not_reentrant(const ug_hunt_problem *p, const ug_hunt_result *r)
+{
+    int threads = ug_par_threads();
+    if (!r->best.valid || threads < 2 || p->k->nondeterministic || p->k->backend != UG_CPU)
+        return false;
+    ug_hunt_score a, b;
+    if (ug_hunt_eval(p, r->x, r->y, &a, NULL, 0) != 0 || ug_hunt_eval(p, r->x, r->y, &b, NULL, 0) != 0)
+        return false;
+    bool alike = a.ratio == b.ratio && a.ulp == b.ulp;
+    if (!alike || (a.ratio == r->best.ratio && a.ulp == r->best.ulp)) return false;
+    printf("not reentrant: %s scored its best input bound ratio %.17g, %.17g ulp when called from "
+           "%d threads at once, and bound ratio %.17g, %.17g ulp twice on one thread: it is not "
+           "reentrant (state or scratch shared by calls; the public header's contract), so the "
+           "threads' result is no breach of its arithmetic; nothing written (--threads 1 hunts "
+           "it)\n", p->k->id, r->best.ratio, r->best.ulp, threads, a.ratio, a.ulp);
+    return true;
 }
 
 /* Read the written file back as the corpus would, and measure the kernel on it again. */
@@ -263,10 +289,18 @@ int ug_cmd_hunt(int argc, char **argv)
     if (o.budget.evals) printf("%llu evaluations\n", (unsigned long long)o.budget.evals);
     else printf("%g s\n", o.budget.seconds);
 
+    /* a kernel's crash, abort, exit() or hang ends the hunt naming it (exit 3, or 124): never
+     * read as "breach" (0) or "none" (1) */
+    fflush(stdout);
+    if (ug_guard_contain("hunt", ug_guard_call_limit()) != 0) return 2;
     ug_hunt_result search, random;
     ug_hunt_run(&o.p, o.seed, &o.budget, false, ug_hunt_progress, &o, &search);
     if (o.progress) fprintf(stderr, "\r\033[K");
     ug_hunt_summary("search", &search);
+    if (ug_hunt_not_reentrant(&o.p, &search)) {
+        ug_hunt_result_free(&search);
+        return UG_EXIT_KERNEL;
+    }
     if (o.compare) {
         o.last_progress = 0;
         ug_hunt_run(&o.p, o.seed, &o.budget, true, ug_hunt_progress, &o, &random);

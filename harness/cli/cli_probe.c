@@ -20,6 +20,7 @@
 
 #include "base/opshape.h"
 #include "harness/cli/cli.h"
+#include "harness/run/guard.h"
 #include "kernels/device.h"
 #include "kernels/kernel.h"
 #include "oracle/tc/tcprobe.h"
@@ -104,6 +105,10 @@ int ug_cmd_probe(int argc, char **argv)
     if (nrows < 0) return fprintf(stderr, "ulpgate: probe: %s\n", err), 2;
     if (gpu && !ug_tc_table_gpu_of(rows, nrows, gpu))
         return ug_usage_error("probe: --gpu-model '%s': not a GPU of the published table", gpu);
+    /* a kernel's crash, abort, exit() or hang ends the probe naming it (exit 3, or 124), never
+     * a silent end or a status of its own */
+    fflush(stdout);
+    if (ug_guard_contain("probe", ug_guard_call_limit()) != 0) return 2;
 
     if (model) {
         if (!ug_tc_table_gpu_of(rows, nrows, model))

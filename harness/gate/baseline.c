@@ -157,6 +157,12 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     snprintf(bl->device, sizeof bl->device, "%s", ug_json_str_of(ug_json_get(head, "device"), ""));
     for (size_t i = 0; i < fps->count; i++) {
         ug_fingerprint fp;
+        char why[300];
+        if (ug_fingerprint_check_json(fps->items[i], why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: fingerprint \"%.40s\" %s: refused", path,
+                     fps->items[i]->key, why);
+            return -1;
+        }
         ug_fingerprint_from_json(&fp, fps->items[i]);
         /* rows name a fingerprint by the hash it had when written: keep that name */
         snprintf(fp.hash, sizeof fp.hash, "%s", fps->items[i]->key);

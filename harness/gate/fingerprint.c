@@ -125,6 +125,36 @@ void ug_fingerprint_from_json(ug_fingerprint *fp, const ug_json *obj)
     ug_fingerprint_hash(fp);
 }
 
+int ug_fingerprint_check_json(const ug_json *obj, char *why, size_t len)
+{
+    if (!obj || obj->type != UG_JSON_OBJ) {
+        snprintf(why, len, "is not an object");
+        return -1;
+    }
+    for (size_t i = 0; i < obj->count; i++) {
+        int f = 0;
+        while (f < UG_FP_NFIELDS && strcmp(obj->items[i]->key, ug_fp_fields[f].key) != 0) f++;
+        if (f == UG_FP_NFIELDS) {
+            snprintf(why, len, "has a part this ulpgate does not know, \"%.80s\" (a newer "
+                     "ulpgate's baseline? what it records cannot be compared here)",
+                     obj->items[i]->key);
+            return -1;
+        }
+    }
+    /* the parts every run records: without them no row can be told comparable or not */
+    static const int needed[] = {UG_FP_SEED, UG_FP_ORACLE};
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+        char v[200];
+        ug_fp_text(v, sizeof v, ug_json_get(obj, ug_fp_fields[needed[i]].key));
+        if (!v[0]) {
+            snprintf(why, len, "has no \"%s\" (every run records it: an unknown fingerprint)",
+                     ug_fp_fields[needed[i]].key);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void ug_fingerprint_json(ug_buf *b, const ug_fingerprint *fp)
 {
     ug_buf_printf(b, "{");

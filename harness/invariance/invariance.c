@@ -474,7 +474,10 @@ void ug_invariance_all(ug_t *t, int backend, const ug_inv_known *known, size_t n
             for (int f = 0; f < UG_FMT_COUNT; f++) {
                 size_t it = 0;
                 for (const ug_kernel *k; (k = ug_next_kernel_in(t, &it, d->shape->id, backend, NULL, (ug_fmt)f));) {
-                    if (!ug_inv_applies(k, kinds[q]) || k->nondeterministic) continue;
+                    /* a kernel that declares invariance is held to it, whatever else it
+                     * declares (bits that differ from call to call are not invariant either) */
+                    if (!ug_inv_applies(k, kinds[q]) || (k->nondeterministic && !k->batch_invariant))
+                        continue;
                     int cfg = kinds[q] == UG_INV_SPLITK && splitk_config ? splitk_config(k) : 0;
                     if (kinds[q] == UG_INV_SPLITK && cfg == 0) continue;
                     ug_invariance_check(t, k, kinds[q], cfg, known, nknown);

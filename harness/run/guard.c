@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kernels/device.h"
@@ -41,6 +43,8 @@ static bool ug_out_stop;                    /* ... and it stops the run */
 
 static ug_guard_run ug_run_info;            /* what the watchdog finishes a run with */
 static double ug_timeout_s;
+static double ug_call_limit_s;              /* the limit of one kernel call (0: none) */
+static const char *ug_contained;            /* a command other than run (ug_guard_contain) */
 static pthread_t ug_watchdog;
 static bool ug_watchdog_started;
 static char ug_stop_text[400];              /* the reason once the watchdog finishes the run */
@@ -100,6 +104,13 @@ enum { UG_N_CRASH_SIGNALS = sizeof ug_crash_signals / sizeof ug_crash_signals[0]
  * pages of its own). */
 #define UG_ALT_STACK_BYTES (1u << 20)
 
+/* What a kernel's crash or exit ends: the run's point and the run, or the contained command. */
+static void ug_ends(char *buf, size_t len)
+{
+    if (ug_contained) snprintf(buf, len, "the %s ends", ug_contained);
+    else snprintf(buf, len, "its point fails and the run ends");
+}
+
 static void ug_write_str(const char *s) { (void)!write(2, s, strlen(s)); }
 
 /* The finish after a crash did not end in time (an abort inside malloc leaves its lock held):
@@ -114,7 +125,18 @@ static void ug_on_crash_alarm(int sig)
 
 static void ug_on_crash(int sig)
 {
-    for (int i = 0; i < UG_N_CRASH_SIGNALS; i++) signal(ug_crash_signals[i], SIG_DFL);
+    /* The first crash owns the finish.  The same thread crashing again (inside the finish) ends
+     * the process plainly; another thread's crash (the hunt's kernels run on several threads at
+     * once, and abort together) waits for the finish, which ends the process. */
+    static atomic_long owner;
+    long me = (long)syscall(SYS_gettid), none = 0;
+    if (!atomic_compare_exchange_strong(&owner, &none, me)) {
+        if (none == me) {
+            signal(sig, SIG_DFL);
+            raise(sig);
+        }
+        for (;;) pause();
+    }
     signal(SIGALRM, ug_on_crash_alarm);
     /* an abort is often the heap's own check failing inside malloc, whose lock it then holds:
      * the finish has less time before the alarm ends it */
@@ -128,11 +150,12 @@ static void ug_on_crash(int sig)
     ug_write_str(k ? k->id : "");
     ug_write_str(k ? " crashed: " : "");
     ug_write_str(name);
-    ug_write_str(k ? "; writing the report\n" : "\n");
-    char what[400];
+    ug_write_str(k && !ug_contained ? "; writing the report\n" : "\n");
+    char what[400], ends[64];
+    ug_ends(ends, sizeof ends);
     if (k)
-        snprintf(what, sizeof what, "kernel %s crashed (%s%s): its point fails and the run ends", k->id,
-                 name, sig == SIGABRT ? ": abort(), an assertion or a corrupted heap" : "");
+        snprintf(what, sizeof what, "kernel %s crashed (%s%s): %s", k->id, name,
+                 sig == SIGABRT ? ": abort(), an assertion or a corrupted heap" : "", ends);
     else if (last)
         snprintf(what, sizeof what, "ulpgate crashed (%s) outside any kernel; the last kernel run "
                  "was %s (a heap overrun by a kernel is found later, when its memory is freed)",
@@ -149,10 +172,22 @@ static void ug_on_exit(int status, void *arg)
 {
     (void)arg;
     const ug_kernel *k = ug_kernel_running();
-    if (!k || ug_done) return;
-    char what[400];
-    snprintf(what, sizeof what, "kernel %s called exit(%d) while it ran: its point fails and the "
-             "run ends (a kernel returns, it never exits)", k->id, status);
+    if (ug_done) return;
+    if (!k && status == 0 && ug_run_info.res && !ug_contained) {
+        /* exit(0) in the middle of a run, outside any call (a thread a kernel left running, a
+         * destructor): the run would end green with no plan line */
+        const ug_kernel *last = ug_kernel_last_run();
+        char what[400];
+        snprintf(what, sizeof what, "exit(0) was called while the run went on, outside any "
+                 "kernel call (the last kernel run: %s; a thread it left running?): the run ends "
+                 "failed", last ? last->id : "none");
+        ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
+    }
+    if (!k) return;
+    char what[400], ends[64];
+    ug_ends(ends, sizeof ends);
+    snprintf(what, sizeof what, "kernel %s called exit(%d) while it ran: %s (a kernel returns, "
+             "it never exits)", k->id, status, ends);
     ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
 }
 
@@ -263,6 +298,12 @@ static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what,
         if (run->opt->report_dir && run->write_report)
             run->write_report(run->opt, run->res, run->argc, run->argv);
     }
+    if (ug_contained) { /* no results to keep: the command's own statuses stay unambiguous */
+        fflush(stdout);
+        fprintf(stderr, "ulpgate %s: %s\n", ug_contained, what);
+        fflush(NULL);
+        _exit(status == UG_EXIT_TIMEOUT ? status : UG_EXIT_KERNEL);
+    }
     fprintf(stderr, "ulpgate: %s%s\n", what,
             locked ? "" : " (the results lock was held: no report written)");
     fflush(NULL);
@@ -296,6 +337,15 @@ static void *ug_watchdog_main(void *arg)
                          "within %g s", ug_signal_name(ug_sig), UG_STOP_GRACE_S);
             ug_watchdog_finish(u, UG_ST_SKIP, what, 128 + ug_sig);
         }
+        double call_t0 = 0;
+        const ug_kernel *call = ug_call_limit_s > 0 ? ug_kernel_oldest_call(&call_t0) : NULL;
+        if (call && now - call_t0 >= ug_call_limit_s) {
+            snprintf(what, sizeof what, "timed out: kernel %s still running after %g s in one "
+                     "call (the limit of a kernel call: ULPGATE_CALL_TIMEOUT, default %g s); "
+                     "the %s cannot go on (a kernel that never returns holds this process)",
+                     call->id, ug_call_limit_s, UG_CALL_LIMIT_S, ug_contained ? ug_contained : "run");
+            ug_watchdog_finish(u, UG_ST_FAIL, what, UG_EXIT_TIMEOUT);
+        }
         if (ug_timeout_s > 0 && u && now - t0 >= ug_timeout_s) {
             snprintf(what, sizeof what, "timed out: %s still running after %g s (--timeout %g); "
                      "the run cannot go on (a kernel that never returns holds this process)",
@@ -307,12 +357,22 @@ static void *ug_watchdog_main(void *arg)
     }
 }
 
-int ug_guard_begin(const ug_guard_run *run, double timeout_s)
+double ug_guard_call_limit(void)
 {
-    ug_run_info = *run;
-    ug_timeout_s = timeout_s;
-    ug_install_handlers();
-    ug_install_crash_handlers();
+    const char *e = getenv("ULPGATE_CALL_TIMEOUT");
+    if (!e || !*e) return UG_CALL_LIMIT_S;
+    char *end;
+    double v = strtod(e, &end);
+    if (*end || !(v >= 0) || v > 1e9) {
+        fprintf(stderr, "ulpgate: ULPGATE_CALL_TIMEOUT='%s' is not seconds >= 0 (0: no limit); "
+                "the default %g s holds\n", e, UG_CALL_LIMIT_S);
+        return UG_CALL_LIMIT_S;
+    }
+    return v;
+}
+
+static int ug_watchdog_start(void)
+{
     int rc = pthread_create(&ug_watchdog, NULL, ug_watchdog_main, NULL);
     if (rc != 0) {
         fprintf(stderr, "ulpgate: cannot start the watchdog thread: %s\n", strerror(rc));
@@ -320,6 +380,26 @@ int ug_guard_begin(const ug_guard_run *run, double timeout_s)
     }
     ug_watchdog_started = true;
     return 0;
+}
+
+int ug_guard_begin(const ug_guard_run *run, double timeout_s)
+{
+    ug_run_info = *run;
+    ug_timeout_s = timeout_s;
+    ug_call_limit_s = ug_guard_call_limit();
+    ug_install_handlers();
+    ug_install_crash_handlers();
+    return ug_watchdog_start();
+}
+
+int ug_guard_contain(const char *command, double call_limit_s)
+{
+    memset(&ug_run_info, 0, sizeof ug_run_info);
+    ug_contained = command;
+    ug_timeout_s = 0;
+    ug_call_limit_s = call_limit_s;
+    ug_install_crash_handlers();
+    return ug_watchdog_start();
 }
 
 void ug_guard_end(void)
@@ -330,6 +410,7 @@ void ug_guard_end(void)
     pthread_mutex_unlock(&ug_state_lock);
     if (ug_watchdog_started) pthread_join(ug_watchdog, NULL);
     ug_watchdog_started = false;
+    if (ug_contained) return; /* its signals were never the guard's */
     sigset_t stops;
     sigemptyset(&stops);
     for (int i = 0; i < UG_N_STOP_SIGNALS; i++) sigaddset(&stops, ug_stop_signals[i]);

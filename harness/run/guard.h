@@ -30,8 +30,14 @@
 
 /* Seconds a run has to stop by itself after a signal before the watchdog finishes it. */
 #define UG_STOP_GRACE_S 3.0
-/* Exit status of a run ended by the per-case time limit. */
+/* Exit status of a run ended by the per-case time limit, or by the limit of one kernel call. */
 #define UG_EXIT_TIMEOUT 124
+/* Exit status of a command other than run (ug_guard_contain) ended by its kernel: a crash, an
+ * abort, an exit() while it ran.  Not 0, 1 or 2, which those commands give their own meanings. */
+#define UG_EXIT_KERNEL 3
+/* The default limit of one kernel call, in seconds (ULPGATE_CALL_TIMEOUT=S changes it, 0: no
+ * limit): a kernel that never returns ends a run, a hunt or a probe without --timeout. */
+#define UG_CALL_LIMIT_S 600.0
 
 /* What the watchdog needs to finish a run by itself: the run's options, its results list, its
  * TAP stream and the command line for the report.  Kept by pointer for the run's duration. */
@@ -49,6 +55,16 @@ typedef struct ug_guard_run {
 /* Install the signal handlers and start the watchdog (timeout_s > 0: the per-case limit; 0:
  * none).  Returns 0, or -1 with a message on stderr when the thread cannot start. */
 int ug_guard_begin(const ug_guard_run *run, double timeout_s);
+/* The limit of one kernel call: ULPGATE_CALL_TIMEOUT when set (a bad value is said on stderr),
+ * else UG_CALL_LIMIT_S. */
+double ug_guard_call_limit(void);
+
+/* Contain the kernels a command other than `run` calls (`hunt`, `probe`), from any thread: a
+ * kernel that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: a fenced buffer overrun,
+ * abort()), calls exit(), or runs one call longer than call_limit_s (0: none) ends the process
+ * with "ulpgate COMMAND: kernel K ..." on stderr and exit status UG_EXIT_KERNEL (UG_EXIT_TIMEOUT
+ * for the time limit).  command is kept by pointer.  0, or -1 (the watchdog cannot start). */
+int ug_guard_contain(const char *command, double call_limit_s);
 /* The run is over: stop the watchdog and block the four signals for the rest of the process
  * (the report is written after this).  Harmless without ug_guard_begin. */
 void ug_guard_end(void);

@@ -274,7 +274,10 @@ void ug_row_from_point(ug_row *row, const char *case_name, const ug_point_record
     snprintf(row->op, sizeof row->op, "%s", ug_op_name(k->op));
     snprintf(row->bound_class, sizeof row->bound_class, "%s", ug_bound_class_name(k->bound));
     snprintf(row->dist, sizeof row->dist, "%s", r->dist);
-    row->deterministic = !k->nondeterministic;
+    row->deterministic = !k->nondeterministic || r->measured_deterministic;
+    if (r->measured_deterministic && !row->note[0])
+        snprintf(row->note, sizeof row->note, "declared nondeterministic, but each of its %d runs "
+                 "of every trial gave the same bits: graded as deterministic", r->repeats);
     if (ug_kernel_machine(k)) snprintf(row->machine, sizeof row->machine, "cpu-model");
     /* the operation's own dims (a vector's n alone: what a row read back holds) */
     row->shape = ug_opshape_canon(ug_opshape_of(k->op), &r->shape);

@@ -218,6 +218,9 @@ typedef struct ug_result {
     size_t correctly_rounded;   /* outputs == RN32(s) (bitwise, NaN == NaN) */
     int distinct_results;       /* ug_measure_repeat: distinct outputs over the repeats */
     int repeats;
+    /* a kernel declared nondeterministic whose repeats all gave the same bits, every trial: its
+     * figures are one run's, its row graded as a deterministic one's (with a note) */
+    bool measured_deterministic;
     double time_ms, gbps, gflops; /* median time of one run (trial 0); 0 when not timed */
     float **out;                /* [trial] outputs, kept for bitwise comparisons */
     bool failed_run;            /* the kernel itself failed (error in run_error) */
@@ -348,7 +351,8 @@ void ug_skip(ug_t *t, const char *reason);
  * kernel, or NULL when there is no such kernel (the caller asserts). */
 const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name);
 /* A kernel run on data of the case's own (not via ug_measure): returns 0, or records the
- * kernel's error as a failure and returns nonzero. */
+ * kernel's error as a failure and returns nonzero.  A CPU kernel runs on fenced copies of the
+ * call's buffers (kernels/kernel.h ug_kernel_run_fenced): one element past either end faults. */
 int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int line);
 
 /* ---- assertions ----------------------------------------------------------------------------- */

@@ -51,13 +51,15 @@ void ug_hunt_set_shape(ug_hunt_problem *p, const ug_shape *s);
 size_t ug_hunt_nx(const ug_hunt_problem *p);
 size_t ug_hunt_ny(const ug_hunt_problem *p);
 
-/* One evaluation.  valid: the kernel ran and every output is finite with a finite correctly
- * rounded value (always, inside the domain); ratio and ulp: the largest over the outputs;
- * objective: the one the problem maximises (ratio or ulp).  An invalid input scores -1.
- * An operation with its own per-output bound (ops/op.h's bound_at: attention, whose O and lse
- * are graded each in its format) scores the worst output's bound ratio, and there an output
- * that is not finite where the exact value is (the unshifted softmax's exp overflow: inf/inf)
- * scores +inf: within the domain, that is the breach the hunt is after. */
+/* One evaluation.  valid: the kernel ran and at least one output has a finite exact value with
+ * a finite correctly rounded value; ratio and ulp: the largest over those outputs (an output
+ * whose exact value is not, as a row with no key under causal attention's mask where L > S,
+ * is not scored: counted in unscored); objective: the one the problem maximises (ratio or
+ * ulp).  An invalid input scores -1.  An output that is not finite where the exact value is
+ * (the unshifted softmax's exp overflow: inf/inf) scores +inf: within the domain, that is the
+ * breach the hunt is after.  An operation with its own per-output bound (ops/op.h's bound_at:
+ * attention, whose O and lse are graded each in its format) scores the worst output's bound
+ * ratio. */
 typedef struct ug_hunt_score {
     bool valid;
     double objective, ratio, ulp;
@@ -65,6 +67,8 @@ typedef struct ug_hunt_score {
      * (ratio, ulp: the first evaluation; again_ratio, again_ulp: the one that differed) */
     bool unstable;
     double again_ratio, again_ulp;
+    size_t unscored;   /* outputs not scored: their exact value is not finite */
+    bool skipped;      /* a batch's candidate not evaluated: the time budget was over */
 } ug_hunt_score;
 
 /* Evaluate one input.  Returns 0, or -1 when the kernel failed (its message in err, which may
@@ -72,9 +76,10 @@ typedef struct ug_hunt_score {
 int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hunt_score *s,
                  char *err, size_t errlen);
 /* Evaluate count inputs (xs[i], ys[i]) into scores[i]: CPU kernels on base/par.h's threads,
- * GPU kernels one launch each on this thread.  Scores do not depend on the thread count. */
+ * GPU kernels one launch each on this thread.  Scores do not depend on the thread count.
+ * deadline > 0 (ug_now_s): no evaluation starts after it, its score marked skipped. */
 void ug_hunt_eval_batch(const ug_hunt_problem *p, float *const *xs, float *const *ys,
-                        size_t count, ug_hunt_score *scores);
+                        size_t count, ug_hunt_score *scores, double deadline);
 
 /* ---- the search ------------------------------------------------------------------------------ */
 
@@ -105,6 +110,7 @@ typedef struct ug_hunt_result {
     ug_hunt_move found_by;
     uint64_t found_at;         /* the evaluation that found the best */
     uint64_t accepted[UG_MOVE_COUNT]; /* children that entered the population, by move */
+    size_t unscored_max;       /* the most outputs of one evaluation not scored (hunt.h) */
 } ug_hunt_result;
 
 /* The search (random = false) or plain random sampling from the same distributions as the

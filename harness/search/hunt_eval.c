@@ -98,18 +98,24 @@ static int ug_hunt_eval_heads(const ug_hunt_problem *p, const float *x, ug_hunt_
         oo += n;
     }
     *s = (ug_hunt_score){false, -1, -1, -1};
-    if (ug_kernel_run(k, &c) != 0) {
+    if (ug_kernel_run_fenced(k, &c, UG_FENCE_END) != 0) {
         if (err) snprintf(err, errlen, "%s: %s", k->id, c.err[0] ? c.err : "failed");
         rc = -1;
         goto done;
     }
     d->exact_in((const float *const *)vals, &shape, &p->opts, ex);
     double ratio = 0, ulp = 0;
+    size_t unscored = 0;
     for (size_t e = 0; e < outs; e++) {
         int j = 0;
         while (j + 1 < nout && e >= first[j + 1]) j++;
         double got = ug_fmt_load(c.out[j].fmt, obuf[j], e - first[j]);
-        if (ex[e].cls != UG_X_FINITE) goto done; /* outside the analysed domain: no score */
+        /* outside the analysed domain (a row with no key under the mask: an exact NaN): not
+         * scored, counted; the other outputs still score the input */
+        if (ex[e].cls != UG_X_FINITE) {
+            unscored++;
+            continue;
+        }
         ug_error er = ug_error_fmt(&ex[e], c.out[j].fmt, got);
         double bound = d->bound_at(k, &shape, &p->opts, ex, e);
         double r = !isfinite(got) ? INFINITY : er.abs == 0 ? 0
@@ -117,7 +123,9 @@ static int ug_hunt_eval_heads(const ug_hunt_problem *p, const float *x, ug_hunt_
         if (r > ratio) ratio = r;
         if (!(er.ulp <= ulp)) ulp = er.ulp;
     }
-    *s = (ug_hunt_score){true, p->objective == UG_HUNT_ULP ? ulp : ratio, ratio, ulp};
+    if (unscored < outs)
+        *s = (ug_hunt_score){true, p->objective == UG_HUNT_ULP ? ulp : ratio, ratio, ulp};
+    s->unscored = unscored;
 done:
     for (int a = 0; a < arity; a++) {
         if (store[a] != vals[a]) free(store[a]);
@@ -152,23 +160,31 @@ int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hu
     c.shape.dim[2] = p->gk;
     ug_call_set_f32(&c, x, y, out);
     *s = (ug_hunt_score){false, -1, -1, -1};
-    if (ug_kernel_run(p->k, &c) != 0) {
+    if (ug_kernel_run_fenced(p->k, &c, UG_FENCE_END) != 0) {
         if (err) snprintf(err, errlen, "%s: %s", p->k->id, c.err[0] ? c.err : "failed");
         rc = -1;
         goto done;
     }
     d->exact(x, y, &shape, ex);
     double ratio = 0, ulp = 0;
+    size_t unscored = 0;
     for (size_t i = 0; i < outs; i++) {
-        /* outside the analysed domain (an overflow, a NaN): no score */
-        if (ex[i].cls != UG_X_FINITE || !isfinite(ex[i].rn) || !isfinite(out[i])) goto done;
+        /* outside the analysed domain (an overflow, a NaN exactly): not scored, counted */
+        if (ex[i].cls != UG_X_FINITE || !isfinite(ex[i].rn)) {
+            unscored++;
+            continue;
+        }
         ug_error er = ug_error_of(&ex[i], out[i]);
         double bound = ug_kernel_bound(p->k, nterms, ex[i].sum_abs, fabs(ex[i].hi));
-        double r = er.abs == 0 ? 0 : bound > 0 && isfinite(bound) ? er.abs / bound : 0;
+        /* an output not finite where the exact value is: the breach itself */
+        double r = !isfinite(out[i]) ? INFINITY : er.abs == 0 ? 0
+                   : bound > 0 && isfinite(bound) ? er.abs / bound : 0;
         if (r > ratio) ratio = r;
-        if (er.ulp > ulp) ulp = er.ulp;
+        if (!(er.ulp <= ulp)) ulp = er.ulp;
     }
-    *s = (ug_hunt_score){true, p->objective == UG_HUNT_ULP ? ulp : ratio, ratio, ulp};
+    if (unscored < outs)
+        *s = (ug_hunt_score){true, p->objective == UG_HUNT_ULP ? ulp : ratio, ratio, ulp};
+    s->unscored = unscored;
 done:
     if (outs != 1) {
         free(out);
@@ -181,19 +197,27 @@ typedef struct {
     const ug_hunt_problem *p;
     float *const *xs, *const *ys;
     ug_hunt_score *scores;
+    double deadline;
 } ug_hunt_batch;
 
 static void ug_hunt_batch_range(void *ctx, size_t lo, size_t hi)
 {
     ug_hunt_batch *b = ctx;
-    for (size_t i = lo; i < hi; i++)
+    for (size_t i = lo; i < hi; i++) {
+        /* past the deadline nothing more starts: a batch overshoots a time budget by one
+         * evaluation a thread at most */
+        if (b->deadline > 0 && ug_now_s() >= b->deadline) {
+            b->scores[i] = (ug_hunt_score){false, -1, -1, -1, .skipped = true};
+            continue;
+        }
         ug_hunt_eval(b->p, b->xs[i], b->ys ? b->ys[i] : NULL, &b->scores[i], NULL, 0);
+    }
 }
 
 void ug_hunt_eval_batch(const ug_hunt_problem *p, float *const *xs, float *const *ys,
-                        size_t count, ug_hunt_score *scores)
+                        size_t count, ug_hunt_score *scores, double deadline)
 {
-    ug_hunt_batch b = {p, xs, ys, scores};
+    ug_hunt_batch b = {p, xs, ys, scores, deadline};
     if (p->k->backend == UG_CUDA)
         ug_hunt_batch_range(&b, 0, count); /* one launch per candidate, in order */
     else

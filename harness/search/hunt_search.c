@@ -437,11 +437,15 @@ void ug_hunt_run(const ug_hunt_problem *p, uint64_t seed, const ug_hunt_budget *
             bx[b] = batch[b];
             by[b] = S.ny ? batch[b] + S.nx : NULL;
         }
-        ug_hunt_eval_batch(p, bx, S.ny ? by : NULL, count, scores);
+        ug_hunt_eval_batch(p, bx, S.ny ? by : NULL, count, scores,
+                           budget->seconds > 0 ? t0 + budget->seconds : 0);
         double best_a = -1, best_b = -1;
+        size_t done = 0;
         for (size_t b = 0; b < count; b++) {
             const ug_hunt_score *s = &scores[b];
-            uint64_t index = res->evals + b + 1;
+            if (s->skipped) continue; /* past the time budget: not evaluated */
+            uint64_t index = res->evals + ++done;
+            if (s->unscored > res->unscored_max) res->unscored_max = s->unscored;
             if (b < halving) {
                 double *m = b < UG_HALVE_SAMPLES ? &best_a : &best_b;
                 if (s->valid && s->objective > *m) *m = s->objective;
@@ -459,7 +463,7 @@ void ug_hunt_run(const ug_hunt_problem *p, uint64_t seed, const ug_hunt_budget *
             if (!random && ug_offer(&S, batch[b], s, moves[b])) res->accepted[moves[b]]++;
         }
         if (halving) ug_halve_choose(&S, best_a, best_b);
-        res->evals += count;
+        res->evals += done;
         res->seconds = ug_now_s() - t0;
         if (progress) progress(progress_ctx, phase, res->evals, res->seconds, &res->best);
     }

@@ -28,6 +28,10 @@
  *     also times itself (warm-up, then c->reps timed runs, median in c->time_ms);
  *   - it returns 0, or nonzero with a message in c->err; it never exits or aborts, and frees what
  *     it allocated.  (A crash or a hang is contained by the harness: the point fails, saying so.)
+ *   - it may be called from several threads at once, on different calls (`ulpgate hunt
+ *     --threads N` evaluates candidates in parallel): it keeps no state between calls and no
+ *     scratch shared by calls (no static buffer, no call counter).  The hunt checks a breach it
+ *     finds on one thread again and names a kernel that is not reentrant.
  */
 #ifndef ULPGATE_ULPGATE_H
 #define ULPGATE_ULPGATE_H

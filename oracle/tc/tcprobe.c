@@ -400,7 +400,7 @@ int ug_tc_dot_kernel(void *kernel, const double *a, const double *b, size_t k, d
     c.in[0] = (ug_arg){A, K->in_store[0], M * k};
     c.in[1] = (ug_arg){B, K->in_store[1], k * N};
     c.out[0] = (ug_arg_out){D, K->out_fmt, M * N};
-    if (ug_kernel_run(K, &c) != 0) {
+    if (ug_kernel_run_fenced(K, &c, UG_FENCE_END) != 0) {
         snprintf(err, errlen, "%s%s: %s", c.unsupported ? "unsupported: " : "", K->id,
                  c.err[0] ? c.err : "failed");
         goto done;
