@@ -203,6 +203,10 @@ MUTANTS = [
     dict(id="point.xfail_hides_everything", file="harness/run/point.c",
          find="    if (p->failed) return UG_ST_XFAIL;", replace="    return UG_ST_XFAIL;",
          tests=["cli", "harness", "faulty"], what="an expected-failure declaration turns any outcome into XFAIL"),
+    dict(id="fence.reuse_ignores_side", file="base/fence.c",
+         find="ug_fence_keep[i].side == side)", replace="true)",
+         tests=["plugin_kernels"],
+         what="a kept mapping is reused for a buffer fenced on the other side (its fence misplaced)"),
     # ---- run loop, report, command line ------------------------------------------------------
     dict(id="run.canary_in_plain_run", file="harness/run/case.c",
          find="if ((flags & UG_CASE_SHOULD_FAIL) && !o->filter) return false;", replace="",
