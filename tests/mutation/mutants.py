@@ -326,6 +326,9 @@ MUTANTS = [
     dict(id="cpu.gemm_b_transposed", file="kernels/cpu/dot.c",
          find="B + j, N, K)", replace="B + j * K, 1, K)",
          tests=["gemm"], what="GEMM reads B transposed"),
+    dict(id="reduce.sort_key_raw_bits", file="kernels/cpu/reduce.c",
+         find="    return u & 0x80000000u ? ~u : u | 0x80000000u;", replace="    return u;",
+         tests=["order"], what="sorted_fold sorts by the raw bits (negatives after positives, reversed)"),
     # ---- GPU kernels (--gpu) -----------------------------------------------------------------------
     dict(id="gpu.matmul_naive_short_k", file="kernels/cuda/matmul.cu", gpu=True,
          find="            t += a[row * K + i] * b[i * N + column];",
