@@ -17,8 +17,15 @@ int ug_par_threads(void)
 {
     int t = atomic_load(&ug_par_setting);
     if (t <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        t = cores > 0 ? (int)cores : 1;
+        /* read once: glibc reads /sys/devices/system/cpu/online at every call, and a run asks
+         * at every trial (200,000 file reads for 200,000 trials of a small sum) */
+        static atomic_int cores;
+        t = atomic_load(&cores);
+        if (t <= 0) {
+            long online = sysconf(_SC_NPROCESSORS_ONLN);
+            t = online > 0 ? (int)online : 1;
+            atomic_store(&cores, t);
+        }
     }
     return t > UG_PAR_MAX ? UG_PAR_MAX : t;
 }

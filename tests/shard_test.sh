@@ -1,9 +1,14 @@
 #!/bin/sh
-# shard_test.sh ULPGATE - shards, merge and worker processes as a user meets them: four shards
-# merged give the figures of one unsharded run (every row equal); a missing or doubled shard, or
-# shards of another configuration, are refused naming what is wrong; the plan is the same on
-# every run; `--gpus` workers give the unsharded figures too.  TAP on stdout.
+# shard_test.sh ULPGATE [shards|parts] - shards, merge and worker processes as a user meets them:
+# four shards merged give the figures of one unsharded run (every row equal); a missing or
+# doubled shard, or shards of another configuration, are refused naming what is wrong; the plan
+# is the same on every run; `--gpus` workers give the unsharded figures too (mode shards, the
+# default); per-file runs merged with --parts are the default run, row for row (mode parts: two
+# default runs' work, a meson test of its own so that the two halves run side by side).  TAP on
+# stdout.
 ug="$1"
+mode="${2:-shards}"
+case "$mode" in shards|parts) ;; *) echo "shard_test.sh: mode '$mode' is not shards or parts" >&2; exit 2 ;; esac
 . "$(dirname "$0")/tap.sh"
 # every row of B equal to A's, timing aside
 same_rows() { UG_SCRIPTS="$ug_scripts" python3 - "$1" "$2" <<'PY'
@@ -22,6 +27,7 @@ PY
 sel="--filter reduce/* --trials 3"
 
 echo "TAP version 13"
+if [ "$mode" = shards ]; then
 $ug run $sel --report "$tmp/full" --tap >"$tmp/out" 2>"$tmp/err"
 check "the unsharded run passes" '[ $? = 0 ]'
 for k in 0 1 2 3; do
@@ -108,6 +114,23 @@ d=json.load(open(sys.argv[1])); m=d[\"meta\"]
 assert m[\"interrupted\"] is True and \"run --gpus: SIGTERM\" in m[\"stop_reason\"], m
 assert len(d[\"results\"]) > 0" "$tmp/stopped/results.json" && grep -q "stopped by a signal" "$tmp/out"'
 
+# scripts/slurm with a stand-in sbatch (it runs the array's one task at once): the run options
+# reach the shard as the words given, unglobbed, from a directory where 'reduce/*' matches a file
+mkdir -p "$tmp/fakebin" "$tmp/cwd/reduce/zz"
+cat >"$tmp/fakebin/sbatch" <<'SB'
+#!/bin/sh
+for a; do last=$a; done
+case "$last" in *shard.sbatch) SLURM_ARRAY_TASK_ID=0 sh "$last" >"$ULPGATE_OUT/shard-0.log" 2>&1 ;; esac
+echo 42
+SB
+chmod +x "$tmp/fakebin/sbatch"
+(cd "$tmp/cwd" && PATH="$tmp/fakebin:$PATH" sh "$(dirname "$0")/../scripts/slurm/submit.sh" "$ug" "$tmp/sl" 1 \
+  --filter 'reduce/*' --kernel kahan_f32 --trials 3) >"$tmp/out" 2>"$tmp/err"
+check "slurm: the run options reach the shard unglobbed ('reduce/*' with a reduce/zz in the job's directory)" \
+  'python3 -c "import json,sys; s=json.load(open(sys.argv[1]))[\"meta\"][\"selection\"]; assert s[\"filter\"]==\"reduce/*\" and s[\"kernel\"]==\"kahan_f32\", s" "$tmp/sl/shard-0/results.json"'
+fi
+
+if [ "$mode" = parts ]; then
 # ---- merge --parts: per-file runs (one of them sharded) that together are the default run ------
 # (on the CPU alone: this checks merge's rules, and twice the GPU suite would only cost time)
 CUDA_VISIBLE_DEVICES=""
@@ -142,18 +165,5 @@ $ug merge --parts "$tmp/x.json" $(echo $parts | tr " " "\n" | grep -v /p-dot/) "
 check "a narrowed part (--n): exit 2 naming it" '[ $? = 2 ] && grep -q "p-dotn/results.json is not a part of the default run" "$tmp/err"'
 $ug merge --parts "$tmp/x.json" $parts "$tmp/p-dot/results.json" >"$tmp/out" 2>"$tmp/err"
 check "a part given twice: exit 2" '[ $? = 2 ] && grep -q "unit dot/normal of the default run is in 2 parts" "$tmp/err"'
-# scripts/slurm with a stand-in sbatch (it runs the array's one task at once): the run options
-# reach the shard as the words given, unglobbed, from a directory where 'reduce/*' matches a file
-mkdir -p "$tmp/fakebin" "$tmp/cwd/reduce/zz"
-cat >"$tmp/fakebin/sbatch" <<'SB'
-#!/bin/sh
-for a; do last=$a; done
-case "$last" in *shard.sbatch) SLURM_ARRAY_TASK_ID=0 sh "$last" >"$ULPGATE_OUT/shard-0.log" 2>&1 ;; esac
-echo 42
-SB
-chmod +x "$tmp/fakebin/sbatch"
-(cd "$tmp/cwd" && PATH="$tmp/fakebin:$PATH" sh "$(dirname "$0")/../scripts/slurm/submit.sh" "$ug" "$tmp/sl" 1 \
-  --filter 'reduce/*' --kernel kahan_f32 --trials 3) >"$tmp/out" 2>"$tmp/err"
-check "slurm: the run options reach the shard unglobbed ('reduce/*' with a reduce/zz in the job's directory)" \
-  'python3 -c "import json,sys; s=json.load(open(sys.argv[1]))[\"meta\"][\"selection\"]; assert s[\"filter\"]==\"reduce/*\" and s[\"kernel\"]==\"kahan_f32\", s" "$tmp/sl/shard-0/results.json"'
+fi
 tap_end

@@ -19,6 +19,7 @@
  *   kahan_f32_plain     kahan_f32 without the reassociation barriers   (declared: any order)
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,18 +40,60 @@ static float *ug_copy(ug_call *c)
     return v;
 }
 
-/* Total orders for qsort: deterministic for equal keys (by value, then by bits). */
-static int ug_cmp_value(const void *a, const void *b)
+/* The two orders the sorted kernels sum in, as 32-bit keys ascending: by value (-0 and +0
+ * equal), and by |x| then by value (-x before x).  Equal keys keep their input order (a stable
+ * sort: what glibc's qsort, a merge sort, gave with the comparators these keys replace). */
+static uint32_t ug_key_value(uint32_t u)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    if (u == 0x80000000u) u = 0; /* -0 ties with +0 */
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
 
-static int ug_cmp_abs(const void *a, const void *b)
+static uint32_t ug_key_abs(uint32_t u)
 {
-    float x = fabsf(*(const float *)a), y = fabsf(*(const float *)b);
-    if (x != y) return (x > y) - (x < y);
-    return ug_cmp_value(a, b);
+    uint32_t mag = u & 0x7fffffffu;
+    return mag << 1 | (mag != 0 && !(u & 0x80000000u));
+}
+
+/* Sort s[0..n) stably by key: LSD radix sort, 8 bits a pass, on (key, bits) pairs; O(n), where
+ * qsort's comparator calls made the two sorted kernels most of a CPU run's kernel time.  0, or
+ * -1 with c->err set when the memory runs out. */
+static int ug_sort_by(float *s, size_t n, uint32_t (*key)(uint32_t), ug_call *c)
+{
+    if (n < 2) return 0;
+    uint64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        snprintf(c->err, sizeof c->err, "out of memory sorting %zu elements", n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &s[i], sizeof u);
+        a[i] = (uint64_t)key(u) << 32 | u;
+    }
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t start[256] = {0};
+        for (size_t i = 0; i < n; i++) start[a[i] >> shift & 0xff]++;
+        if (start[a[0] >> shift & 0xff] == n) continue; /* one bucket: the order stays */
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t count = start[d];
+            start[d] = sum;
+            sum += count;
+        }
+        for (size_t i = 0; i < n; i++) b[start[a[i] >> shift & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)a[i];
+        memcpy(&s[i], &u, sizeof u);
+    }
+    free(a);
+    free(b);
+    return 0;
 }
 
 /* The post's fold: for (n = size; n != 1; n = (n + 1) / 2) s[i] += s[n-1-i], i < n/2. */
@@ -88,7 +131,10 @@ static int ug_cpu_sorted_abs_serial(const ug_kernel *k, ug_call *c)
 {
     float *s = ug_copy(c);
     if (!s) return -1;
-    qsort(s, c->shape.dim[0], sizeof(float), ug_cmp_abs);
+    if (ug_sort_by(s, c->shape.dim[0], ug_key_abs, c) != 0) {
+        free(s);
+        return -1;
+    }
     ug_call sc = *c;
     sc.in[0].data = s;
     ug_cpu_serial_f32(k, &sc);
@@ -158,7 +204,10 @@ static int ug_cpu_sorted_fold(const ug_kernel *k, ug_call *c)
     (void)k;
     float *s = ug_copy(c);
     if (!s) return -1;
-    qsort(s, c->shape.dim[0], sizeof(float), ug_cmp_value);
+    if (ug_sort_by(s, c->shape.dim[0], ug_key_value, c) != 0) {
+        free(s);
+        return -1;
+    }
     ug_out_f32(c)[0] = ug_fold_in_place(s, c->shape.dim[0]);
     free(s);
     return 0;

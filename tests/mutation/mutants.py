@@ -203,6 +203,10 @@ MUTANTS = [
     dict(id="point.xfail_hides_everything", file="harness/run/point.c",
          find="    if (p->failed) return UG_ST_XFAIL;", replace="    return UG_ST_XFAIL;",
          tests=["cli", "harness", "faulty"], what="an expected-failure declaration turns any outcome into XFAIL"),
+    dict(id="fence.reuse_ignores_side", file="base/fence.c",
+         find="ug_fence_keep[i].side == side)", replace="true)",
+         tests=["plugin_kernels"],
+         what="a kept mapping is reused for a buffer fenced on the other side (its fence misplaced)"),
     # ---- run loop, report, command line ------------------------------------------------------
     dict(id="run.canary_in_plain_run", file="harness/run/case.c",
          find="if ((flags & UG_CASE_SHOULD_FAIL) && !o->filter) return false;", replace="",
@@ -352,6 +356,9 @@ MUTANTS = [
     dict(id="cpu.gemm_b_transposed", file="kernels/cpu/dot.c",
          find="B + j, N, K)", replace="B + j * K, 1, K)",
          tests=["gemm"], what="GEMM reads B transposed"),
+    dict(id="reduce.sort_key_raw_bits", file="kernels/cpu/reduce.c",
+         find="    return u & 0x80000000u ? ~u : u | 0x80000000u;", replace="    return u;",
+         tests=["order"], what="sorted_fold sorts by the raw bits (negatives after positives, reversed)"),
     # ---- GPU kernels (--gpu) -----------------------------------------------------------------------
     dict(id="gpu.matmul_naive_short_k", file="kernels/cuda/matmul.cu", gpu=True,
          find="            t += a[row * K + i] * b[i * N + column];",
