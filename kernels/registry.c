@@ -224,8 +224,6 @@ err:
     return -1;
 }
 
-unsigned ug_kernel_props(const ug_kernel *k) { return k->family ? k->family->props : 0; }
-
 /* The built-in families whose machine code depends on the CPU model, and the evidence
  * (kernels/machine_scan.py read it off their objects when they were built). */
 #define UG_CPU_MODEL_ROW(stem, variant, evidence) {&UG_FAMILY_SYMBOL(stem, variant), evidence},
