@@ -6,7 +6,7 @@
  * ULPGATE_SIM_SEED and a count of calls, so a run with --threads 1 is reproducible from its
  * seed and two seeds are two honest runs.  ULPGATE_SIM_WORSE=w plants a regression: the output
  * is the binary64 sum of the same blocks plus w times this kernel's own rounding error (w = 2:
- * its mean error twice as large; w < 1: a lucky run).
+ * its mean error twice as large; w < 1: a lucky run), where there are two blocks or more.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -63,7 +63,9 @@ static int atomic_order_sum(const ug_kernel *k, ug_call *c)
     float s = -0.0f;
     for (size_t b = 0; b < nb; b++) s += part[order[b]];
     double w = env_num("ULPGATE_SIM_WORSE", 1);
-    ug_out_f32(c)[0] = w == 1 || !isfinite(s) ? s : (float)(exact_ish + w * ((double)s - exact_ish));
+    /* one block has one order: nothing arrives out of turn, nothing to plant */
+    ug_out_f32(c)[0] = w == 1 || nb < 2 || !isfinite(s) ? s
+                                                        : (float)(exact_ish + w * ((double)s - exact_ish));
     return 0;
 }
 
