@@ -12,13 +12,18 @@ lib="$2"
 echo "TAP version 13"
 sim() { # SEED WORSE OUT: one run of the reduce cases, --threads 1 (reproducible from the seed)
     ULPGATE_SIM_SEED=$1 ULPGATE_SIM_WORSE=$2 "$ug" run --plugin "$lib" --no-builtin --threads 1 \
-        --filter 'reduce/*' --report "$3" >"$3.log" 2>&1
+        --filter 'reduce/*' --baseline-dir "$tmp/bl" --report "$3" >"$3.log" 2>&1
 }
 mkdir -p "$tmp/bl"
 for s in 1 2 3 4 5 6 7 8 9 10; do
     sim $s 1 "$tmp/h$s"
     "$ug" baseline update --from "$tmp/h$s/results.json" --dir "$tmp/bl" >>"$tmp/hist.log" 2>&1
 done
+# the run's last lines: the gate's word on it, the skips' reasons, what to do next
+check "run --report ends with the gate's word, the skips' reasons" \
+    'grep -q "^ulpgate: gate: no baseline for " "$tmp/h1.log" && tail -1 "$tmp/h1.log" | grep -q "^ulpgate: skipped [0-9]*: [0-9]* "'
+check "... the second run against the baseline the first made: what to do next (nothing)" \
+    'grep -q "^ulpgate: gate: against .*: [0-9]* rows compared, 0 regressed" "$tmp/h2.log" && grep -q "^ulpgate: next: nothing to do for the gate" "$tmp/h2.log"'
 key=$("$ug" baseline key --from "$tmp/h1/results.json")
 bl="$tmp/bl/$key"
 check "ten honest runs: every nondeterministic row with a history of >= 5 of them" \
