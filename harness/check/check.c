@@ -70,7 +70,7 @@ void ug_check_opts_init(ug_check_opts *o)
 
 static bool check_has_class(const ug_op_desc *op, ug_bound_class c)
 {
-    if (c == UG_BOUND_TREE && !ug_check_row_op(op)) return true; /* check's own derivation */
+    if (c == UG_BOUND_TREE) return ug_check_supported(op) && !ug_check_row_op(op); /* its own */
     for (const ug_bound_class *p = op->classes; p && *p != UG_BOUND_NONE; p++)
         if (*p == c) return true;
     return false;
@@ -94,6 +94,12 @@ static ug_bound_class check_class_parse(const char *name)
     for (int c = UG_BOUND_TREE; c <= UG_BOUND_ATTN_FA2_MMA; c++)
         if (!strcmp(ug_bound_class_name((ug_bound_class)c), name)) return (ug_bound_class)c;
     return UG_BOUND_NONE;
+}
+
+ug_bound_class ug_check_class(const ug_op_desc *op, const char *name)
+{
+    ug_bound_class c = check_class_parse(name);
+    return check_has_class(op, c) ? c : UG_BOUND_NONE;
 }
 
 /* The output (and data) format a class's derivation fixes, where it fixes one: a class whose
@@ -437,7 +443,7 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
  *   - --rel-max R: an output past R;
  *   - --bound tree: an output past its bound, or any finite output whose bound is vacuous
  *     (K u >= 1: it bounds nothing, so it cannot pass anything). */
-static void check_verdict(const ug_check_opts *o, ug_check_result *r)
+void ug_check_verdict(const ug_check_opts *o, ug_check_result *r)
 {
     r->limit_ulp = o->ulp_max;
     r->limit_rel = o->rel_max;
@@ -631,6 +637,6 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
     }
     r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
     ug_check_tolerance(r);
-    check_verdict(o, r);
+    ug_check_verdict(o, r);
     return 0;
 }

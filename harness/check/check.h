@@ -85,6 +85,8 @@ typedef struct ug_check_opts {
                               read); UG_CHECK_AXIS_NONE: not given */
     double eps;            /* rmsnorm / layernorm: the epsilon; 0: not given (the descriptor's,
                               1e-5 rounded to binary32, the only one computed) */
+    bool causal;           /* attention: the mask, bottom-right aligned */
+    double scale;          /* attention: the scale (0: RN32(1/sqrt(d))) */
     bool mpfr;             /* the MPFR oracle (ug_oracle_select: for the whole process) */
     /* Called with every output's exact record (i: its index, C order over GOT) as it is
      * graded, when not NULL: what ulpgate.exact() returns (python/ulpgate/_ext/check.c). */
@@ -201,6 +203,31 @@ void ug_check_failure_text(ug_buf *b, const ug_check_result *r);
  * (check_out.c has the derivation). */
 double ug_check_bound(const ug_check_result *r, const ug_exact *e);
 void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got);
+/* ug_check_add with the output's bound given (+inf: vacuous), for an operation whose bound is
+ * not a function of the output's record alone (attention's: the descriptor's bound_at). */
+void ug_check_add_bound(ug_check_result *r, size_t i, const ug_exact *e, double got, double b);
+/* The verdict against o's limits into r->ok and r->verdict (check.c: the rules at
+ * ug_check_run). */
+void ug_check_verdict(const ug_check_opts *o, ug_check_result *r);
+/* The class o->bound names when it is one of op's (tree: of the operations it applies to);
+ * UG_BOUND_NONE otherwise.  O(classes). */
+ug_bound_class ug_check_class(const ug_op_desc *op, const char *name);
+
+/* ---- attention (check_attn.c) --------------------------------------------------------------- */
+
+/* Grade an attention output computed elsewhere: in[0..3) Q (L, d), K (S, d), V (S, dv), O
+ * (L, dv); or with leading axes (H, ...) or (B, H, ...), K and V of H_kv heads, H a multiple
+ * of H_kv (grouped-query: query head h reads key/value head h / (H / H_kv)); lse (NULL: not
+ * graded) (L), (H, L) or (B, H, L), Q's leading axes in Q's order.  o: op "attention", the
+ * limits (ulp_max, rel_max, correctly_rounded), bound (an attention class: the descriptor's
+ * bound_at, as `run` grades a kernel of that class), mpfr, causal (bottom-right aligned) and
+ * scale (0: RN32(1/sqrt(d))).  The exact records are the descriptor's exact_in.  O's figures
+ * into ro, lse's into rl (rl->outputs 0 when lse is NULL), each with its verdict.  0, 2 bad
+ * input (err names the array), 3 memory refused.  Cost: the oracle's (~1 us per key per query
+ * row), Q K V widened to binary32 once, a record per output. */
+int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
+                       const ug_check_array *got, const ug_check_array *lse,
+                       ug_check_result *ro, ug_check_result *rl, char *err, size_t errlen);
 void ug_check_tolerance(ug_check_result *r);
 
 #endif

@@ -77,12 +77,18 @@ double ug_check_bound(const ug_check_result *r, const ug_exact *e)
 
 void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
 {
+    ug_check_add_bound(r, i, e, got, e->cls == UG_X_FINITE ? ug_check_bound(r, e) : NAN);
+}
+
+void ug_check_add_bound(ug_check_result *r, size_t i, const ug_exact *e, double got, double b)
+{
     ug_error er = ug_error_fmt(e, r->out_fmt, got);
-    double ratio, b = NAN;
+    double ratio;
     if (e->cls != UG_X_FINITE) {
         r->specials++;
         ratio = er.abs == 0 ? 0 : INFINITY;
-    } else if (!isfinite(b = ug_check_bound(r, e))) {
+        b = NAN;
+    } else if (!isfinite(b)) {
         r->vacuous++; /* nothing to compare with: no ratio at all, never a ratio of 0 */
         ratio = NAN;
     } else if (r->bound_class > UG_BOUND_TREE) {

@@ -34,10 +34,10 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op
     if not isinstance(op, str):
         raise TypeError("op: an operation's name (%s), not %r"
                         % (", ".join(o["name"] for o in _ulpgate.ops()), op))
-    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt"}
+    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt", "causal", "scale"}
     if unknown:
         raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps, acc, "
-                        "op_fmt)" % ", ".join(sorted(unknown)))
+                        "op_fmt; attention: causal, scale)" % ", ".join(sorted(unknown)))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max,
                                  correctly_rounded=correctly_rounded, **opts))
@@ -60,6 +60,10 @@ def check(op, *inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None,
     operand formats: "f32", "f16", "bf16", ...), dtype= ("bf16", "e4m3", "e5m2": what uint16 /
     uint8 arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
     descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).
+    Attention: check("attention", q, k, v, got=o or got=(o, lse), causal=False, scale=None,
+    bound="attn_fa2_bf16", ...): q (L, d), k (S, d), v (S, dv) with leading (H) or (B, H) axes,
+    k and v of H_kv heads (grouped-query); result.lse the lse's Result (None without one), and
+    result.ok both verdicts.
     name: the row's label in a --ulpgate-report (default: op)."""
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)
     _record(r, r.ok, name or op)

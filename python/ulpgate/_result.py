@@ -66,6 +66,12 @@ class Result:
         self.rtol = tol["rtol"] if tol else None
         self.atol = tol["atol"] if tol else None
         self.ok = bool(d["pass"])
+        # attention: the lse's figures beside O's (None when no lse was given); ok is both
+        self.lse = Result(d["lse"]) if d.get("lse") else None
+        if self.lse is not None and not self.lse.ok:
+            self.ok = False
+            self.verdict = ("lse " + self.lse.verdict if self.verdict == "ok"
+                            else "%s; lse %s" % (self.verdict, self.lse.verdict))
 
     @property
     def figures(self):

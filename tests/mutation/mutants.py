@@ -612,13 +612,15 @@ MUTANTS = [
          replace="        void *probe = malloc(1);",
          tests=["python"], what="the oracle's scratch is not tried first: refused memory ends "
          "the Python interpreter (exit 2) instead of raising MemoryError"),
-    dict(id="check_attn.lse_transposed", file="harness/cli/cli_check_attn.c",
-         find="lse_fits = l.shape[d] == q.shape[d];", replace="lse_fits = true;",
-         tests=["check"], what="an lse (B, L, H) for Q (B, H, L, d) is graded, not refused"),
-    dict(id="check_attn.empty_passes", file="harness/cli/cli_check_attn.c",
-         find="        if (r->outputs == 0 && (ulp_max >= 0 || rel_max >= 0)) {",
-         replace="        if (0) {",
-         tests=["check"], what="an attention batch of 0 passes --ulp-max"),
+    dict(id="check_attn.lse_transposed", file="harness/check/check_attn.c",
+         find="fits = lse->shape[d] == q->shape[d];", replace="fits = true;",
+         tests=["check", "python"], what="an lse (B, L, H) for Q (B, H, L, d) is graded, not "
+         "refused"),
+    dict(id="check_attn.scale_ignored", file="harness/check/check_attn.c",
+         find="    ug_opts opts = {o->scale, o->causal ? UG_OPT_CAUSAL : 0};",
+         replace="    ug_opts opts = {0, o->causal ? UG_OPT_CAUSAL : 0};",
+         tests=["check", "python"], what="check --op attention computes the exact values at the "
+         "default scale whatever --scale says"),
     # ---- the docs ------------------------------------------------------------------------
     dict(id="docs.typo_subcommand", file="README.md",
          find="build/ulpgate list | head", replace="build/ulpgate lsit | head",
