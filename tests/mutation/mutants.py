@@ -595,6 +595,14 @@ MUTANTS = [
          replace="",
          tests=["python"], what="check --bound CLASS grades nothing of the class (its bound "
          "never computed)"),
+    dict(id="python.device_array_not_copied", file="python/ulpgate/_ext/arrays.c",
+         find="    if (dev != UG_DL_CPU && dev != UG_DL_CUDA_HOST) return from_device(obj, bits, name, dev, a);\n",
+         replace="", tests=["python"], what="an array on a GPU is not copied to the host (its "
+         "plain __dlpack__ refuses, or a device pointer is read)"),
+    dict(id="python.device_copy_unreported", file="python/ulpgate/_ext/check.c",
+         find="        if (!a[i] || !a[i]->device) continue;", replace="        continue;",
+         tests=["python"], what="the Result does not say which arguments were copied from a "
+         "device"),
     dict(id="check.nonfinite_ok_without_limit", file="harness/check/check.c",
          find="    else if (r->nonfinite)\n", replace="    else if (0)\n",
          tests=["check", "python"], what="a NaN or an infinity where the exact value is finite "

@@ -151,6 +151,22 @@ static void set_error(int rc, const char *err)
     PyErr_SetString(rc == 3 ? PyExc_MemoryError : PyExc_ValueError, words);
 }
 
+/* d["host_copies"]: the arguments that were on a device and were copied to the host to be
+ * graded ("got (device type 2)"); [] when all were on the host.  0, or -1 with an exception. */
+static int host_copies(PyObject *d, const ug_py_array *const *a, int n)
+{
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l && i < n; i++) {
+        if (!a[i] || !a[i]->device) continue;
+        PyObject *s = PyUnicode_FromFormat("%s (device type %d)", a[i]->name, a[i]->device);
+        if (!s || PyList_Append(l, s)) Py_CLEAR(l);
+        Py_XDECREF(s);
+    }
+    int rc = l ? PyDict_SetItemString(d, "host_copies", l) : -1;
+    Py_XDECREF(l);
+    return rc;
+}
+
 // --- check ------------------------------------------------------------------------------------
 
 /* The result as a dict: the CLI's JSON object, and what only the library's struct holds. */
@@ -202,7 +218,7 @@ static PyObject *check_attention(ug_check_opts *o, PyObject *inputs, PyObject *g
     py_inputs in;
     ug_py_array g, l;
     if (inputs_get(inputs, bits, &in)) return NULL;
-    for (int i = 0; i < 3; i++) in.c[i].name = qkv[i];
+    for (int i = 0; i < 3; i++) in.c[i].name = in.a[i].name = qkv[i];
     if (ug_py_array_get(og, bits, lg ? "got[0] (O)" : "got", &g)) {
         inputs_release(&in);
         return NULL;
@@ -229,7 +245,9 @@ static PyObject *check_attention(ug_check_opts *o, PyObject *inputs, PyObject *g
     }
     res = result_dict(&r[0]);
     dl = res && lg ? result_dict(&r[1]) : (Py_INCREF(Py_None), Py_None);
-    if (!dl || !res || PyDict_SetItemString(res, "lse", dl)) Py_CLEAR(res);
+    const ug_py_array *all[5] = {&in.a[0], &in.a[1], &in.a[2], &g, lg ? &l : NULL};
+    if (!dl || !res || PyDict_SetItemString(res, "lse", dl) || host_copies(res, all, 5))
+        Py_CLEAR(res);
 out:
     Py_XDECREF(dl);
     PyMem_Free(r);
@@ -298,8 +316,13 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         goto out;
     }
     rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
-    if (rc != 0) set_error(rc, err);
-    else res = result_dict(r);
+    if (rc != 0) {
+        set_error(rc, err);
+    } else if ((res = result_dict(r))) {
+        const ug_py_array *all[4] = {&g, in.n > 0 ? &in.a[0] : NULL, in.n > 1 ? &in.a[1] : NULL,
+                                     in.n > 2 ? &in.a[2] : NULL};
+        if (host_copies(res, all, 4)) Py_CLEAR(res);
+    }
 out:
     PyMem_Free(r);
     ug_py_array_release(&g);
