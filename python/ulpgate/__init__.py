@@ -14,8 +14,8 @@ or as uint16 / uint8 bit patterns with dtype="bf16" / "e4m3" / "e5m2".
 from . import _ulpgate
 from ._result import Bound, Result, Worst
 
-__all__ = ["check", "assert_exact", "exact", "ops", "Result", "Bound", "Worst", "Exact",
-           "version"]
+__all__ = ["check", "assert_exact", "assert_close", "exact", "ops", "Result", "Bound", "Worst",
+           "Exact", "version"]
 version = _ulpgate.version
 
 # The pytest plugin's hook (pytest_plugin.py): called with (result, passed, label) for every
@@ -94,6 +94,46 @@ def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None,
         if _current_test:
             msg += "; rerun: pytest '%s'" % _current_test
         raise AssertionError(msg + "\n" + r.failure)
+    return r
+
+
+# torch.testing.assert_close's default (rtol, atol) by the outputs' dtype (its documentation's
+# table); fp8 has none there.
+TORCH_DEFAULTS = {"f16": (1e-3, 1e-5), "bf16": (1.6e-2, 1e-5), "f32": (1.3e-6, 1e-5),
+                  "f64": (1e-7, 1e-7)}
+
+
+def assert_close(actual, op, *inputs, bound=None, name=None, **op_options):
+    """A drop-in for torch.testing.assert_close(actual, expected) that needs no expected and
+    no tolerance: asserts the proven bound of the class named by bound (default "tree"; a row
+    operation or attention names its kernel's class: "softmax_online", "attn_fa2_bf16", ...)
+    on these inputs, and prints the rtol / atol that bound justifies beside the defaults
+    assert_close would have used for actual's dtype, so what a default tolerance lets through
+    (or wrongly fails) shows.  Raises AssertionError as assert_exact does; returns the Result
+    (result.tolerance_line the line printed)."""
+    r = assert_exact(actual, op, *inputs, bound=bound or "tree", name=name, **op_options)
+    d = TORCH_DEFAULTS.get(r.out_fmt)
+    cls = r.bound.cls if r.bound else bound
+    if r.rtol is None or r.rtol != r.rtol or r.rtol == float("inf"):
+        line = "ulpgate %s (%s bound): no tolerance derived (the bound is vacuous here)" % (op,
+                                                                                          cls)
+    else:
+        line = "ulpgate %s (%s bound): rtol=%.4g, atol=%.4g proven on these inputs" % (
+            op, cls, r.rtol, r.atol)
+    if d:
+        line += "; torch.testing.assert_close's defaults for %s: rtol=%.4g, atol=%.4g" % (
+            r.out_fmt, d[0], d[1])
+        if r.rtol is not None and r.rtol != float("inf"):
+            rl, al = d[0] > r.rtol, d[1] > r.atol
+            if rl and al:
+                line += " (looser in both: they accept errors the bound rules out)"
+            elif not rl and not al:
+                line += " (tighter in both: a correct kernel may fail them)"
+            else:
+                line += " (looser in %s, tighter in %s)" % (("rtol", "atol") if rl
+                                                            else ("atol", "rtol"))
+    print(line)
+    r.tolerance_line = line
     return r
 
 
