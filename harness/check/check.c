@@ -15,6 +15,7 @@
 
 #include "base/sys.h"
 #include "harness/check/check.h"
+#include "oracle/tc/tcprobe.h"
 #include "oracle/rows/transcend.h"
 
 /* ---- the operations -------------------------------------------------------------------------- */
@@ -149,10 +150,10 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
             return fail(err, errlen, what, o->bound, o->op);
         }
     }
-    if ((o->acc_fmt != UG_FMT_COUNT || o->op_fmt != UG_FMT_COUNT) &&
+    if ((o->acc_fmt != UG_FMT_COUNT || o->op_fmt != UG_FMT_COUNT || o->tc_model) &&
         (!o->bound || !strcmp(o->bound, "tree")))
-        return fail(err, errlen, "--acc, --op-fmt: the formats of a --bound class (not tree, "
-                                 "whose u is GOT's format)%s%s", "", "");
+        return fail(err, errlen, "--acc, --op-fmt, --tc-model: the parameters of a --bound class "
+                                 "(not tree, whose u is GOT's format)%s%s", "", "");
     if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->depth);
@@ -485,6 +486,36 @@ void ug_check_verdict(const ug_check_opts *o, ug_check_result *r)
     if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
 }
 
+/* o->tc_model's published rows into m (*count of them), its name into r->block_model: 0, or 2
+ * when no GPU of the table is named (err lists them).  m NULL: checked only.  Nothing to do
+ * (*count 0) for the envelope. */
+static int check_tc_model(const ug_check_opts *o, ug_check_result *r, ug_block_model *m,
+                          char *err, size_t errlen)
+{
+    static ug_tc_published rows[UG_TC_TABLE_MAX];
+    static int n = -2;
+    if (!o->tc_model || !strcmp(o->tc_model, "envelope")) return 0;
+    if (n == -2) n = ug_tc_table_load(NULL, rows, UG_TC_TABLE_MAX, err, errlen);
+    const char *gpu = n > 0 ? ug_tc_table_gpu_of(rows, n, o->tc_model) : NULL;
+    if (!gpu) {
+        char gpus[200] = "";
+        for (int i = 0, k = 0; i < n && k < (int)sizeof gpus - 20; i++)
+            if (!strstr(gpus, rows[i].gpu))
+                k += snprintf(gpus + k, sizeof gpus - (size_t)k, "%s%s", k ? ", " : "",
+                              rows[i].gpu);
+        char table[300];
+        snprintf(table, sizeof table, "%s", n > 0 ? gpus : "the table is not readable");
+        snprintf(err, errlen, "--tc-model: '%s' names no GPU of reports/tensorcore/params.tsv "
+                 "(%s; or envelope)", o->tc_model, table);
+        return 2;
+    }
+    snprintf(r->block_model, sizeof r->block_model, "the published %s rows "
+             "(reports/tensorcore/params.tsv)", gpu);
+    if (m) ug_block_models_set(m, ug_tc_block_models(rows, n, o->tc_model, m, UG_TC_TABLE_MAX,
+                                                     &gpu), r->block_model);
+    return 0;
+}
+
 /* The class graded and its formats into r (default: tree for the operations with a tree bound,
  * none for the row operations); 0, or 2 when GOT's or the data's format is not the one the
  * class's derivation is of.  A class's operand magnitude (its underflow term) is read here:
@@ -497,7 +528,9 @@ static int check_class(const ug_check_opts *o, const ug_check_array *a, int nin,
     r->acc_fmt = o->acc_fmt != UG_FMT_COUNT ? o->acc_fmt : UG_F32;
     r->op_fmt = o->op_fmt != UG_FMT_COUNT ? o->op_fmt
               : ug_format_of(a[0].fmt)->p < 24 ? a[0].fmt : UG_F32;
+    snprintf(r->block_model, sizeof r->block_model, "%s", ug_block_models_source());
     if (r->bound_class <= UG_BOUND_TREE) return 0;
+    if (check_tc_model(o, r, NULL, err, errlen)) return 2;
     ug_fmt want = check_class_out(r->bound_class);
     if (want != UG_FMT_COUNT && r->out_fmt != want) {
         snprintf(err, errlen, "--bound %s: the class's output is %s, GOT is %s", o->bound,
@@ -612,6 +645,9 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         }
         ug_exact *e = malloc((r->per ? r->per : 1) * sizeof *e);
         need += r->per * sizeof *e;
+        ug_block_model tc[UG_TC_TABLE_MAX]; /* block_fma's published rows, for this check only */
+        bool tc_set = r->bound_class > UG_BOUND_TREE && o->tc_model &&
+                      strcmp(o->tc_model, "envelope");
         void *probe = malloc(check_oracle_bytes(r));
         free(probe);
         if (!probe || !e || (in.arity > 0 && !buf[0]) || (in.arity > 1 && !buf[1])) {
@@ -623,6 +659,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
                      r->n);
             return 3;
         }
+        if (tc_set) check_tc_model(o, r, tc, err, errlen); /* checked by check_class */
         for (size_t b = 0; b < r->batch; b++) {
             check_exact(&in, r, b, buf, e);
             for (size_t j = 0; j < r->per; j++) {
@@ -630,6 +667,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
                 if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
             }
         }
+        if (tc_set) ug_block_models_set(NULL, 0, NULL); /* the envelope again */
         free(buf[0]);
         free(buf[1]);
         free(e);

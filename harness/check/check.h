@@ -77,6 +77,9 @@ typedef struct ug_check_opts {
                               "softmax_online", ...: kernels/bounds.c's arithmetic, the code that
                               grades a kernel of that class); NULL: no bound limit */
     ug_fmt acc_fmt;        /* a class's accumulator (UG_FMT_COUNT: not given, binary32) */
+    const char *tc_model;  /* block_fma's tensor-core model: NULL or "envelope" (every published
+                              model inside it), or a GPU of reports/tensorcore/params.tsv
+                              ("H100", or a device name holding one): its published rows */
     ug_fmt op_fmt;         /* a class's operand format, the MMA's inputs of block_fma
                               (UG_FMT_COUNT: not given: the inputs' own when narrower than
                               binary32, else binary32) */
@@ -110,6 +113,7 @@ typedef struct ug_check_result {
     double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous; NaN: a class's) */
     ug_bound_class bound_class; /* the class graded (tree by default; UG_BOUND_NONE: none) */
     ug_fmt acc_fmt, op_fmt;   /* a class's accumulator and operand formats */
+    char block_model[300];    /* a class's tensor-core model: "envelope", or its published rows */
     double operand_max;    /* a class's: the largest |input element| (its underflow term) */
     double rho_max;        /* a class's: the largest relative part of a bound (check_out.c) */
     double zero_bound_max; /* a class's: the largest absolute rest of a bound */

@@ -246,8 +246,7 @@ void ug_check_json(ug_buf *b, const ug_check_result *r)
         put_num(b, r->gamma);
         if (r->bound_class > UG_BOUND_TREE) /* a class's formats and tensor-core model */
             ug_buf_printf(b, ",\"acc_fmt\":\"%s\",\"op_fmt\":\"%s\",\"block_model\":\"%s\"",
-                          ug_fmt_name(r->acc_fmt), ug_fmt_name(r->op_fmt),
-                          ug_block_models_source());
+                          ug_fmt_name(r->acc_fmt), ug_fmt_name(r->op_fmt), r->block_model);
         ug_buf_printf(b, ",\"vacuous\":%s,\"vacuous_outputs\":%zu,\"ratio_max\":",
                       r->vacuous ? "true" : "false", r->vacuous);
         put_num(b, r->vacuous || !r->outputs ? none : r->ratio_max);
@@ -342,7 +341,7 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
                       r->bound_class >= UG_BOUND_BLOCK_FMA && r->bound_class <=
                       UG_BOUND_BLOCK_FMA_PROMOTED ? ", tensor cores " : "",
                       r->bound_class >= UG_BOUND_BLOCK_FMA && r->bound_class <=
-                      UG_BOUND_BLOCK_FMA_PROMOTED ? ug_block_models_source() : "",
+                      UG_BOUND_BLOCK_FMA_PROMOTED ? r->block_model : "",
                       r->vacuous ? "vacuous (+inf) for some outputs: it bounds nothing; "
                                    "outputs vacuous " : "max error/bound ",
                       r->vacuous ? (double)r->vacuous : r->ratio_max);

@@ -34,10 +34,11 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op
     if not isinstance(op, str):
         raise TypeError("op: an operation's name (%s), not %r"
                         % (", ".join(o["name"] for o in _ulpgate.ops()), op))
-    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt", "causal", "scale"}
+    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt", "tc_model",
+                           "causal", "scale"}
     if unknown:
         raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps, acc, "
-                        "op_fmt; attention: causal, scale)" % ", ".join(sorted(unknown)))
+                        "op_fmt, tc_model; attention: causal, scale)" % ", ".join(sorted(unknown)))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max,
                                  correctly_rounded=correctly_rounded, **opts))

@@ -128,6 +128,7 @@ static void python_words(const char *msg, char *out, size_t len)
         {"--op-fmt", "op_fmt"}, {"--ulp-max", "ulp_max"}, {"--rel-max", "rel_max"},
         {"--correctly-rounded", "correctly_rounded"}, {"--bound", "bound"}, {"--acc", "acc"},
         {"--depth", "depth"}, {"--axis", "axis"}, {"--dtype", "dtype"}, {"--oracle", "oracle"},
+        {"--tc-model", "tc_model"},
         {"--op", "op"}};
     size_t o = 0;
     while (*msg && o + 1 < len) {
@@ -267,19 +268,20 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
     (void)self;
     static char *kwlist[] = {"op", "inputs", "got", "axis", "bound", "ulp_max", "rel_max",
                              "depth", "dtype", "oracle", "eps", "correctly_rounded", "acc",
-                             "op_fmt", "causal", "scale", NULL};
-    const char *op, *bound = NULL, *oracle = NULL, *acc = NULL, *opf = NULL;
+                             "op_fmt", "causal", "scale", "tc_model", NULL};
+    const char *op, *bound = NULL, *oracle = NULL, *acc = NULL, *opf = NULL, *tcm = NULL;
     PyObject *inputs, *got, *axis = NULL, *ulp = NULL, *rel = NULL, *depth = NULL,
              *dtype = NULL, *eps = NULL, *scale = NULL;
     int cr = 0, causal = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOpzzpO", kwlist, &op, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOpzzpOz", kwlist, &op, &PyTuple_Type,
                                      &inputs, &got, &axis, &bound, &ulp, &rel, &depth, &dtype,
-                                     &oracle, &eps, &cr, &acc, &opf, &causal, &scale))
+                                     &oracle, &eps, &cr, &acc, &opf, &causal, &scale, &tcm))
         return NULL;
     ug_check_opts o;
     ug_fmt bits;
     if (opts_args(&o, op, axis, depth, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
     o.bound = bound;
+    o.tc_model = tcm;
     if (fmt_kwarg("acc", acc, &o.acc_fmt) || fmt_kwarg("op_fmt", opf, &o.op_fmt)) return NULL;
     o.correctly_rounded = cr;
     if ((o.ulp_max = limit_arg(ulp, "ulp_max")) == -2) return NULL;
