@@ -603,6 +603,10 @@ MUTANTS = [
          find="        if (!a[i] || !a[i]->device) continue;", replace="        continue;",
          tests=["python"], what="the Result does not say which arguments were copied from a "
          "device"),
+    dict(id="python.draw_attention_overflows", file="python/ulpgate/_ext/inputs.c",
+         find="    if (op->shape->arity > 2 || op->shape->layout == UG_LAYOUT_HEADS)\n",
+         replace="    if (0)\n", tests=["python"], what="draw('attention') fills three inputs "
+         "through two-slot buffers (a write past them)"),
     dict(id="check.nonfinite_ok_without_limit", file="harness/check/check.c",
          find="    else if (r->nonfinite)\n", replace="    else if (0)\n",
          tests=["check", "python"], what="a NaN or an infinity where the exact value is finite "
