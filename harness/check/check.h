@@ -217,6 +217,11 @@ void ug_check_verdict(const ug_check_opts *o, ug_check_result *r);
  * UG_BOUND_NONE otherwise.  O(classes). */
 ug_bound_class ug_check_class(const ug_op_desc *op, const char *name);
 
+/* sum x[i*incx] y[i*incy] of binary64 values exactly into e (check_f64.c: MPFR, an accumulator
+ * wide enough for every product; specials as oracle.h).  Cost: ~0.3 us a term. */
+void ug_check_dot_f64(const double *x, size_t incx, const double *y, size_t incy, size_t n,
+                      ug_exact *e);
+
 /* ---- attention (check_attn.c) --------------------------------------------------------------- */
 
 /* Grade an attention output computed elsewhere: in[0..3) Q (L, d), K (S, d), V (S, dv), O
