@@ -96,3 +96,21 @@ def test_bf16_inputs_and_refusals():
     assert not ulpgate.check("attention", q, k, v, got=nan)
     empty = [np.zeros((0,) + a.shape[1:], np.float32) for a in (q, k, v, o)]
     assert not ulpgate.check("attention", *empty[:3], got=empty[3], ulp_max=1)
+
+
+CLASSES = [c for c in next(o for o in ulpgate.ops() if o["name"] == "attention")["classes"]
+           .split(", ") if c]
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_every_attention_class_python_equals_cli(cli, tmp_path, cls):
+    """Each attention class's bound (the descriptor's bound_at) from both front ends: the same
+    figures, ratio and verdict, whether the class holds for this output or not."""
+    q, k, v = qkv(B=1, H=2, Hkv=1, L=4, S=32, d=16, dv=8)
+    o, lse = np_attention(q, k, v, True, np.float32(1 / np.sqrt(16)))
+    r = ulpgate.check("attention", q, k, v, got=(o, lse), causal=True, bound=cls)
+    assert r.bound.cls == cls and r.lse.bound.cls == cls
+    rc, js, err = cli_json(cli, tmp_path, [("q", q), ("k", k), ("v", v), ("o", o), ("lse", lse)],
+                           "--causal", "--bound", cls)
+    assert rc == (0 if r.ok else 1), err
+    assert js == [json.loads(r.figures["json"]), json.loads(r.lse.figures["json"])]
