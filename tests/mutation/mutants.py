@@ -693,4 +693,12 @@ MUTANTS = [
          replace="        if (memcmp(again, r->out[i], o.n > 1 ? o.off[1] : bytes) == 0) continue;",
          tests=["contain"], what="the determinism rerun compares the first output alone: an lse "
                                  "that changes between calls passes"),
+    dict(id="contain.summary_more_rows_unseen", file="harness/gate/compare.c",
+         find="    else if (!now->is_baseline && (size_t)now->summary_points != now->n_points)",
+         replace="    else if (!now->is_baseline && (size_t)now->summary_points > now->n_points)",
+         tests=["contain"], what="a NEW holding one row more than its summary counts is accepted"),
+    dict(id="contain.summary_fewer_rows_unseen", file="harness/gate/compare.c",
+         find="    else if (!now->is_baseline && (size_t)now->summary_points != now->n_points)",
+         replace="    else if (!now->is_baseline && (size_t)now->summary_points > now->n_points + 1)",
+         tests=["contain", "gate_cli"], what="a NEW one row short of its summary is accepted"),
 ]
