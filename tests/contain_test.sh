@@ -15,6 +15,7 @@
 #     deterministic (its note says so); base and new rows whose determinism differs compared;
 #     a kernel whose second output alone changes between calls fails the determinism rerun;
 #   - invariance: calls fenced; a kernel declared nondeterministic and batch-invariant checked;
+#     the chunked check's own configuration: its decode steps and its prefill chunks both run;
 #   - ULPGATE_UNIT_COSTS: a FIFO no one writes to is not waited for; a plugin that changes the
 #     x87 control word alone; the in-progress mark after a failed results.json write; a file of
 #     exactly the size limit (a regular file, a FIFO) read, one byte more refused; a summary
@@ -133,6 +134,14 @@ check "a kernel declared nondeterministic that is (two orders): its rows of n >=
 run compare "$tmp/det15/results.json" "$tmp/det16/results.json" --fail-on-regression
 check "base nondeterministic, new deterministic and worse: compared (not 'inputs changed'), 4 regressions" \
   '[ "$(rc)" = 1 ] && grep -q "^8 rows compared: 4 regressed, .* 0 inputs changed" "$tmp/out"'
+
+for step in 1 2; do
+  cc -shared -fPIC -std=c11 -O2 -DSTEP=$step -I"$src/include" -o "$tmp/step$step.so" "$src/tests/plugins/lse_flip.c" -lm 2>>"$tmp/cc.err"
+  trun run --plugin "$tmp/step$step.so" --no-builtin --filter 'invariance/*'
+  what=$([ $step = 1 ] && echo "decode step (query 256 over 257 keys)" || echo "chunk 1 (queries 64..127 over 128 keys)")
+  check "invariance, attention that differs in $([ $step = 1 ] && echo "a decode step's call" || echo "a prefill chunk's call") alone: the chunked check runs it and fails it" \
+    '[ "$(rc)" = 1 ] && grep -q "^not ok .* chunked lse_flip@default declared" "$tmp/out" && ! grep -q "^not ok .* batch lse_flip@default declared" "$tmp/out" && grep -q "lse_flip@default is declared batch-invariant, but row .* differs, first at O\[0\]: one prefill (L = S = 320) .* vs $what" "$tmp/out"'
+done
 
 # --- the unit costs -----------------------------------------------------------------------------
 mkfifo "$tmp/costs.fifo"

@@ -758,4 +758,12 @@ MUTANTS = [
          find='        b = 0x1p-8;\n        r = 2;\n        Dm = Delta + u * (A + Delta);\n        break;\n    case UG_ATTN_FA2_MMA:',
          replace='        b = 0x1p-8;\n        r = 2;\n        Dm = Delta;\n        break;\n    case UG_ATTN_FA2_MMA:',
          tests=["bounds"], what="fa2_bf16: the max's product fl(m c) not in the lse"),
+    dict(id="contain.chunked_no_decode_steps", file="harness/invariance/invariance.c",
+         find="        size_t q1 = q0 < INV_PREFILL ? q0 + INV_CHUNK : q0 + 1;",
+         replace="        size_t q1 = q0 + INV_CHUNK;",
+         tests=["contain"], what="the chunked invariance check runs no decode step"),
+    dict(id="contain.chunked_no_chunks", file="harness/invariance/invariance.c",
+         find="        size_t q1 = q0 < INV_PREFILL ? q0 + INV_CHUNK : q0 + 1;",
+         replace="        size_t q1 = q0 < INV_PREFILL ? INV_PREFILL : q0 + 1;",
+         tests=["contain"], what="the chunked invariance check prefills in one call, no chunks"),
 ]
