@@ -15,9 +15,11 @@
 #     deterministic (its note says so); base and new rows whose determinism differs compared;
 #     a kernel whose second output alone changes between calls fails the determinism rerun;
 #   - invariance: calls fenced; a kernel declared nondeterministic and batch-invariant checked;
+#     the chunked check's own configuration: its decode steps and its prefill chunks both run;
 #   - ULPGATE_UNIT_COSTS: a FIFO no one writes to is not waited for; a plugin that changes the
 #     x87 control word alone; the in-progress mark after a failed results.json write; a file of
-#     exactly the size limit (a regular file, a FIFO) read, one byte more refused;
+#     exactly the size limit (a regular file, a FIFO) read, one byte more refused; a summary
+#     that counts one row more or fewer than the file holds;
 #   - a baseline whose fingerprint this ulpgate cannot know (a part it does not know, no seed)
 #     is refused by compare and baseline show.
 ug="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -133,6 +135,14 @@ run compare "$tmp/det15/results.json" "$tmp/det16/results.json" --fail-on-regres
 check "base nondeterministic, new deterministic and worse: compared (not 'inputs changed'), 4 regressions" \
   '[ "$(rc)" = 1 ] && grep -q "^8 rows compared: 4 regressed, .* 0 inputs changed" "$tmp/out"'
 
+for step in 1 2; do
+  cc -shared -fPIC -std=c11 -O2 -DSTEP=$step -I"$src/include" -o "$tmp/step$step.so" "$src/tests/plugins/lse_flip.c" -lm 2>>"$tmp/cc.err"
+  trun run --plugin "$tmp/step$step.so" --no-builtin --filter 'invariance/*'
+  what=$([ $step = 1 ] && echo "decode step (query 256 over 257 keys)" || echo "chunk 1 (queries 64..127 over 128 keys)")
+  check "invariance, attention that differs in $([ $step = 1 ] && echo "a decode step's call" || echo "a prefill chunk's call") alone: the chunked check runs it and fails it" \
+    '[ "$(rc)" = 1 ] && grep -q "^not ok .* chunked lse_flip@default declared" "$tmp/out" && ! grep -q "^not ok .* batch lse_flip@default declared" "$tmp/out" && grep -q "lse_flip@default is declared batch-invariant, but row .* differs, first at O\[0\]: one prefill (L = S = 320) .* vs $what" "$tmp/out"'
+done
+
 # --- the unit costs -----------------------------------------------------------------------------
 mkfifo "$tmp/costs.fifo"
 t0=$(date +%s)
@@ -167,6 +177,7 @@ check "compare refuses the earlier run's results.json there (exit 2, marked in p
   '[ "$(rc)" = 2 ] && grep -q "marked in progress" "$tmp/err"'
 "$ug" run --filter 'corpus/special_*' --kernel 'serial_f32@default' --report "$tmp/lim" >/dev/null 2>&1
 size=$(stat -c %s "$tmp/lim/results.json")
+size_rows=$(python3 -c "import json, sys; print(sum(json.load(open(sys.argv[1]))['summary'].values()))" "$tmp/lim/results.json")
 ULPGATE_JSON_LIMIT=$size run compare "$tmp/lim/results.json" "$tmp/lim/results.json"
 check "a results.json of exactly ULPGATE_JSON_LIMIT bytes ($size) is read" '[ "$(rc)" = 0 ]'
 ULPGATE_JSON_LIMIT=$((size - 1)) run compare "$tmp/lim/results.json" "$tmp/lim/results.json"
@@ -183,6 +194,15 @@ check "a FIFO of exactly the limit ($csize bytes): read (nothing said)" '[ "$(rc
 ULPGATE_JSON_LIMIT=$((csize - 1)) ULPGATE_UNIT_COSTS="$tmp/lim.fifo" trun run --shard 0/2 --filter 'reduce/normal' --kernel 'serial_f32@default' --n 1000
 check "a FIFO one byte over: refused once the byte comes, said" \
   '[ "$(rc)" = 0 ] && grep -q "lim.fifo: larger than $((csize - 1)) bytes, the limit of a JSON file" "$tmp/err"'
+
+# --- a results.json whose summary lies by one row -------------------------------------------------
+for delta in 1 -1; do
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['summary']['passed'] += $delta; json.dump(d, open(sys.argv[2], 'w'))" \
+    "$tmp/lim/results.json" "$tmp/lies$delta.json"
+  run compare "$tmp/lim/results.json" "$tmp/lies$delta.json" --fail-on-regression
+  check "NEW whose summary counts one row $([ $delta = 1 ] && echo more || echo fewer) than it holds: not accepted (exit 1)" \
+    '[ "$(rc)" = 1 ] && grep -q "^NOT ACCEPTED: NEW is truncated: its summary counts $((size_rows + delta)) test points, it holds $size_rows$" "$tmp/out"'
+done
 
 # --- baselines of an unknown fingerprint ----------------------------------------------------------
 base="$src/reports/baselines/cpu-x86_64"

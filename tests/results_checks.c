@@ -161,6 +161,7 @@ UG_CASE(results_schema, every_field_round_trips)
     ug_baseline bl = {0}, bb;
     ug_fingerprint fp = {0};
     snprintf(fp.hash, sizeof fp.hash, "0123456789abcdef");
+    snprintf(fp.v[UG_FP_SEED], sizeof fp.v[0], "0x5eed"); /* a fingerprint without it is refused */
     ug_baseline_fp(&bl, &fp);
     snprintf(bl.device, sizeof bl.device, "cpu-test");
     ug_bl_extra bx = {.slack = 1.0, .fp = 0};

@@ -8,13 +8,13 @@
  * through MPFR here (exact_dot_f64).
  */
 #include <math.h>
-#include <mpfr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/sys.h"
 #include "harness/check/check.h"
+#include "oracle/tc/tcprobe.h"
 #include "oracle/rows/transcend.h"
 
 /* ---- the operations -------------------------------------------------------------------------- */
@@ -70,7 +70,7 @@ void ug_check_opts_init(ug_check_opts *o)
 
 static bool check_has_class(const ug_op_desc *op, ug_bound_class c)
 {
-    if (c == UG_BOUND_TREE && !ug_check_row_op(op)) return true; /* check's own derivation */
+    if (c == UG_BOUND_TREE) return ug_check_supported(op) && !ug_check_row_op(op); /* its own */
     for (const ug_bound_class *p = op->classes; p && *p != UG_BOUND_NONE; p++)
         if (*p == c) return true;
     return false;
@@ -94,6 +94,12 @@ static ug_bound_class check_class_parse(const char *name)
     for (int c = UG_BOUND_TREE; c <= UG_BOUND_ATTN_FA2_MMA; c++)
         if (!strcmp(ug_bound_class_name((ug_bound_class)c), name)) return (ug_bound_class)c;
     return UG_BOUND_NONE;
+}
+
+ug_bound_class ug_check_class(const ug_op_desc *op, const char *name)
+{
+    ug_bound_class c = check_class_parse(name);
+    return check_has_class(op, c) ? c : UG_BOUND_NONE;
 }
 
 /* The output (and data) format a class's derivation fixes, where it fixes one: a class whose
@@ -143,10 +149,10 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
             return fail(err, errlen, what, o->bound, o->op);
         }
     }
-    if ((o->acc_fmt != UG_FMT_COUNT || o->op_fmt != UG_FMT_COUNT) &&
+    if ((o->acc_fmt != UG_FMT_COUNT || o->op_fmt != UG_FMT_COUNT || o->tc_model) &&
         (!o->bound || !strcmp(o->bound, "tree")))
-        return fail(err, errlen, "--acc, --op-fmt: the formats of a --bound class (not tree, "
-                                 "whose u is GOT's format)%s%s", "", "");
+        return fail(err, errlen, "--acc, --op-fmt, --tc-model: the parameters of a --bound class "
+                                 "(not tree, whose u is GOT's format)%s%s", "", "");
     if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->depth);
@@ -312,69 +318,6 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
     return 0;
 }
 
-/* ---- binary64 dot products, exactly, with MPFR ----------------------------------------------- */
-
-/* sum x[i*incx] y[i*incy] of binary64 values into e.  Every product is a multiple of 2^-2148
- * below 2^2048 in magnitude, so an accumulator of 2048 + 2148 + bits(n) + 1 bits adds them
- * exactly (the argument of oracle/exact_mpfr.c); a product of two 53-bit values is exact at 106
- * bits.  hi = RN64(s), lo = RN64(s - hi) (s - hi exact at the accumulator's precision), rn/rd
- * through format.c's exact rounding from hi and lo's sign; sum_abs = RU64(sum |products|).
- * Specials as oracle.h: a NaN term (NaN operand, 0 * inf), or +inf with -inf: NaN; else the
- * infinity.  Cost: ~0.3 us a term. */
-static void exact_dot_f64(const double *x, size_t incx, const double *y, size_t incy, size_t n,
-                          ug_exact *e)
-{
-    int bits = 0;
-    while (n >> bits) bits++;
-    mpfr_prec_t prec = 2048 + 2148 + bits + 1;
-    mpfr_t s, sa, p;
-    mpfr_inits2(prec, s, sa, (mpfr_ptr)0);
-    mpfr_init2(p, 106);
-    mpfr_set_zero(s, 1);
-    mpfr_set_zero(sa, 1);
-    int nan = 0, pinf = 0, ninf = 0, allneg0 = n > 0;
-    for (size_t i = 0; i < n; i++) {
-        double a = x[i * incx], b = y[i * incy];
-        if (isnan(a) || isnan(b) || (isinf(a) && b == 0) || (isinf(b) && a == 0)) {
-            nan = 1;
-            continue;
-        }
-        if (isinf(a) || isinf(b)) {
-            if (signbit(a) != signbit(b)) ninf = 1; else pinf = 1;
-            continue;
-        }
-        double q = a * b; /* the sign of a zero product; a finite one may round: MPFR below */
-        if (!(q == 0 && signbit(q) && (a == 0 || b == 0))) allneg0 = 0;
-        mpfr_set_d(p, a, MPFR_RNDN);
-        mpfr_mul_d(p, p, b, MPFR_RNDN); /* exact: 106 bits */
-        mpfr_add(s, s, p, MPFR_RNDN);
-        mpfr_abs(p, p, MPFR_RNDN);
-        mpfr_add(sa, sa, p, MPFR_RNDN);
-    }
-    memset(e, 0, sizeof *e);
-    if (nan || (pinf && ninf)) {
-        e->cls = UG_X_NAN;
-        e->hi = e->lo = e->rn = e->rd = NAN;
-        e->sum_abs = INFINITY;
-    } else if (pinf || ninf) {
-        e->cls = pinf ? UG_X_POSINF : UG_X_NEGINF;
-        e->hi = e->lo = e->rn = e->rd = pinf ? INFINITY : -INFINITY;
-        e->sum_abs = INFINITY;
-    } else {
-        e->cls = UG_X_FINITE;
-        e->hi = mpfr_get_d(s, MPFR_RNDN);
-        if (mpfr_zero_p(s)) e->hi = allneg0 ? -0.0 : 0.0;
-        if (isfinite(e->hi)) {
-            mpfr_sub_d(s, s, e->hi, MPFR_RNDN); /* exact: prec holds both */
-            e->lo = mpfr_get_d(s, MPFR_RNDN);
-        }
-        e->rn = (float)ug_fmt_round2(UG_F32, e->hi, e->lo, UG_RN);
-        e->rd = (float)ug_fmt_round2(UG_F32, e->hi, e->lo, UG_RD);
-        e->sum_abs = mpfr_get_d(sa, MPFR_RNDU);
-    }
-    mpfr_clears(s, sa, p, (mpfr_ptr)0);
-}
-
 /* ---- the exact results ----------------------------------------------------------------------- */
 
 typedef struct check_in {
@@ -417,11 +360,11 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
     if (op->shape->layout == UG_LAYOUT_VECTORS && op->shape->arity == 1)
         (in->mpfr ? ug_exact_sum_f64_mpfr : ug_exact_sum_f64)(x, r->n, e);
     else if (op->shape->layout == UG_LAYOUT_VECTORS)
-        exact_dot_f64(x, 1, y, 1, r->n, e);
+        ug_check_dot_f64(x, 1, y, 1, r->n, e);
     else
         for (size_t i = 0; i < r->M; i++)
             for (size_t j = 0; j < r->N; j++)
-                exact_dot_f64(x + i * r->K, 1, y + j, r->N, r->K, &e[i * r->N + j]);
+                ug_check_dot_f64(x + i * r->K, 1, y + j, r->N, r->K, &e[i * r->N + j]);
 }
 
 /* The verdict against o's limits, into r->ok and r->verdict (the first limit passed):
@@ -435,9 +378,9 @@ static void check_exact(const check_in *in, const ug_check_result *r, size_t b, 
  *     NaN for a number, a number for NaN: an infinite error (oracle.h), past every limit;
  *   - --correctly-rounded: an output that is not bit for bit RN_F(s);
  *   - --rel-max R: an output past R;
- *   - --bound tree: an output past its bound, or any finite output whose bound is vacuous
- *     (K u >= 1: it bounds nothing, so it cannot pass anything). */
-static void check_verdict(const ug_check_opts *o, ug_check_result *r)
+ *   - --bound CLASS (tree or a class of the operation): an output past its bound, or any
+ *     finite output whose bound is vacuous (it bounds nothing, so it cannot pass anything). */
+void ug_check_verdict(const ug_check_opts *o, ug_check_result *r)
 {
     r->limit_ulp = o->ulp_max;
     r->limit_rel = o->rel_max;
@@ -479,6 +422,36 @@ static void check_verdict(const ug_check_opts *o, ug_check_result *r)
     if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
 }
 
+/* o->tc_model's published rows into m (*count of them), its name into r->block_model: 0, or 2
+ * when no GPU of the table is named (err lists them).  m NULL: checked only.  Nothing to do
+ * (*count 0) for the envelope. */
+static int check_tc_model(const ug_check_opts *o, ug_check_result *r, ug_block_model *m,
+                          char *err, size_t errlen)
+{
+    static ug_tc_published rows[UG_TC_TABLE_MAX];
+    static int n = -2;
+    if (!o->tc_model || !strcmp(o->tc_model, "envelope")) return 0;
+    if (n == -2) n = ug_tc_table_load(NULL, rows, UG_TC_TABLE_MAX, err, errlen);
+    const char *gpu = n > 0 ? ug_tc_table_gpu_of(rows, n, o->tc_model) : NULL;
+    if (!gpu) {
+        char gpus[200] = "";
+        for (int i = 0, k = 0; i < n && k < (int)sizeof gpus - 20; i++)
+            if (!strstr(gpus, rows[i].gpu))
+                k += snprintf(gpus + k, sizeof gpus - (size_t)k, "%s%s", k ? ", " : "",
+                              rows[i].gpu);
+        char table[300];
+        snprintf(table, sizeof table, "%s", n > 0 ? gpus : "the table is not readable");
+        snprintf(err, errlen, "--tc-model: '%s' names no GPU of reports/tensorcore/params.tsv "
+                 "(%s; or envelope)", o->tc_model, table);
+        return 2;
+    }
+    snprintf(r->block_model, sizeof r->block_model, "the published %s rows "
+             "(reports/tensorcore/params.tsv)", gpu);
+    if (m) ug_block_models_set(m, ug_tc_block_models(rows, n, o->tc_model, m, UG_TC_TABLE_MAX,
+                                                     &gpu), r->block_model);
+    return 0;
+}
+
 /* The class graded and its formats into r (default: tree for the operations with a tree bound,
  * none for the row operations); 0, or 2 when GOT's or the data's format is not the one the
  * class's derivation is of.  A class's operand magnitude (its underflow term) is read here:
@@ -491,7 +464,9 @@ static int check_class(const ug_check_opts *o, const ug_check_array *a, int nin,
     r->acc_fmt = o->acc_fmt != UG_FMT_COUNT ? o->acc_fmt : UG_F32;
     r->op_fmt = o->op_fmt != UG_FMT_COUNT ? o->op_fmt
               : ug_format_of(a[0].fmt)->p < 24 ? a[0].fmt : UG_F32;
+    snprintf(r->block_model, sizeof r->block_model, "%s", ug_block_models_source());
     if (r->bound_class <= UG_BOUND_TREE) return 0;
+    if (check_tc_model(o, r, NULL, err, errlen)) return 2;
     ug_fmt want = check_class_out(r->bound_class);
     if (want != UG_FMT_COUNT && r->out_fmt != want) {
         snprintf(err, errlen, "--bound %s: the class's output is %s, GOT is %s", o->bound,
@@ -606,6 +581,9 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
         }
         ug_exact *e = malloc((r->per ? r->per : 1) * sizeof *e);
         need += r->per * sizeof *e;
+        ug_block_model tc[UG_TC_TABLE_MAX]; /* block_fma's published rows, for this check only */
+        bool tc_set = r->bound_class > UG_BOUND_TREE && o->tc_model &&
+                      strcmp(o->tc_model, "envelope");
         void *probe = malloc(check_oracle_bytes(r));
         free(probe);
         if (!probe || !e || (in.arity > 0 && !buf[0]) || (in.arity > 1 && !buf[1])) {
@@ -617,6 +595,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
                      r->n);
             return 3;
         }
+        if (tc_set) check_tc_model(o, r, tc, err, errlen); /* checked by check_class */
         for (size_t b = 0; b < r->batch; b++) {
             check_exact(&in, r, b, buf, e);
             for (size_t j = 0; j < r->per; j++) {
@@ -624,6 +603,7 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
                 if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
             }
         }
+        if (tc_set) ug_block_models_set(NULL, 0, NULL); /* the envelope again */
         free(buf[0]);
         free(buf[1]);
         free(e);
@@ -631,6 +611,6 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
     }
     r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
     ug_check_tolerance(r);
-    check_verdict(o, r);
+    ug_check_verdict(o, r);
     return 0;
 }

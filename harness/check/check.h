@@ -77,6 +77,9 @@ typedef struct ug_check_opts {
                               "softmax_online", ...: kernels/bounds.c's arithmetic, the code that
                               grades a kernel of that class); NULL: no bound limit */
     ug_fmt acc_fmt;        /* a class's accumulator (UG_FMT_COUNT: not given, binary32) */
+    const char *tc_model;  /* block_fma's tensor-core model: NULL or "envelope" (every published
+                              model inside it), or a GPU of reports/tensorcore/params.tsv
+                              ("H100", or a device name holding one): its published rows */
     ug_fmt op_fmt;         /* a class's operand format, the MMA's inputs of block_fma
                               (UG_FMT_COUNT: not given: the inputs' own when narrower than
                               binary32, else binary32) */
@@ -85,6 +88,8 @@ typedef struct ug_check_opts {
                               read); UG_CHECK_AXIS_NONE: not given */
     double eps;            /* rmsnorm / layernorm: the epsilon; 0: not given (the descriptor's,
                               1e-5 rounded to binary32, the only one computed) */
+    bool causal;           /* attention: the mask, bottom-right aligned */
+    double scale;          /* attention: the scale (0: RN32(1/sqrt(d))) */
     bool mpfr;             /* the MPFR oracle (ug_oracle_select: for the whole process) */
     /* Called with every output's exact record (i: its index, C order over GOT) as it is
      * graded, when not NULL: what ulpgate.exact() returns (python/ulpgate/_ext/check.c). */
@@ -108,6 +113,7 @@ typedef struct ug_check_result {
     double gamma;          /* gamma_K(u_F) of the tree bound (+inf: vacuous; NaN: a class's) */
     ug_bound_class bound_class; /* the class graded (tree by default; UG_BOUND_NONE: none) */
     ug_fmt acc_fmt, op_fmt;   /* a class's accumulator and operand formats */
+    char block_model[300];    /* a class's tensor-core model: "envelope", or its published rows */
     double operand_max;    /* a class's: the largest |input element| (its underflow term) */
     double rho_max;        /* a class's: the largest relative part of a bound (check_out.c) */
     double zero_bound_max; /* a class's: the largest absolute rest of a bound */
@@ -201,6 +207,36 @@ void ug_check_failure_text(ug_buf *b, const ug_check_result *r);
  * (check_out.c has the derivation). */
 double ug_check_bound(const ug_check_result *r, const ug_exact *e);
 void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got);
+/* ug_check_add with the output's bound given (+inf: vacuous), for an operation whose bound is
+ * not a function of the output's record alone (attention's: the descriptor's bound_at). */
+void ug_check_add_bound(ug_check_result *r, size_t i, const ug_exact *e, double got, double b);
+/* The verdict against o's limits into r->ok and r->verdict (check.c: the rules at
+ * ug_check_run). */
+void ug_check_verdict(const ug_check_opts *o, ug_check_result *r);
+/* The class o->bound names when it is one of op's (tree: of the operations it applies to);
+ * UG_BOUND_NONE otherwise.  O(classes). */
+ug_bound_class ug_check_class(const ug_op_desc *op, const char *name);
+
+/* sum x[i*incx] y[i*incy] of binary64 values exactly into e (check_f64.c: MPFR, an accumulator
+ * wide enough for every product; specials as oracle.h).  Cost: ~0.3 us a term. */
+void ug_check_dot_f64(const double *x, size_t incx, const double *y, size_t incy, size_t n,
+                      ug_exact *e);
+
+/* ---- attention (check_attn.c) --------------------------------------------------------------- */
+
+/* Grade an attention output computed elsewhere: in[0..3) Q (L, d), K (S, d), V (S, dv), O
+ * (L, dv); or with leading axes (H, ...) or (B, H, ...), K and V of H_kv heads, H a multiple
+ * of H_kv (grouped-query: query head h reads key/value head h / (H / H_kv)); lse (NULL: not
+ * graded) (L), (H, L) or (B, H, L), Q's leading axes in Q's order.  o: op "attention", the
+ * limits (ulp_max, rel_max, correctly_rounded), bound (an attention class: the descriptor's
+ * bound_at, as `run` grades a kernel of that class), mpfr, causal (bottom-right aligned) and
+ * scale (0: RN32(1/sqrt(d))).  The exact records are the descriptor's exact_in.  O's figures
+ * into ro, lse's into rl (rl->outputs 0 when lse is NULL), each with its verdict.  0, 2 bad
+ * input (err names the array), 3 memory refused.  Cost: the oracle's (~1 us per key per query
+ * row), Q K V widened to binary32 once, a record per output. */
+int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
+                       const ug_check_array *got, const ug_check_array *lse,
+                       ug_check_result *ro, ug_check_result *rl, char *err, size_t errlen);
 void ug_check_tolerance(ug_check_result *r);
 
 #endif

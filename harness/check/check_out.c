@@ -77,12 +77,18 @@ double ug_check_bound(const ug_check_result *r, const ug_exact *e)
 
 void ug_check_add(ug_check_result *r, size_t i, const ug_exact *e, double got)
 {
+    ug_check_add_bound(r, i, e, got, e->cls == UG_X_FINITE ? ug_check_bound(r, e) : NAN);
+}
+
+void ug_check_add_bound(ug_check_result *r, size_t i, const ug_exact *e, double got, double b)
+{
     ug_error er = ug_error_fmt(e, r->out_fmt, got);
-    double ratio, b = NAN;
+    double ratio;
     if (e->cls != UG_X_FINITE) {
         r->specials++;
         ratio = er.abs == 0 ? 0 : INFINITY;
-    } else if (!isfinite(b = ug_check_bound(r, e))) {
+        b = NAN;
+    } else if (!isfinite(b)) {
         r->vacuous++; /* nothing to compare with: no ratio at all, never a ratio of 0 */
         ratio = NAN;
     } else if (r->bound_class > UG_BOUND_TREE) {
@@ -240,8 +246,7 @@ void ug_check_json(ug_buf *b, const ug_check_result *r)
         put_num(b, r->gamma);
         if (r->bound_class > UG_BOUND_TREE) /* a class's formats and tensor-core model */
             ug_buf_printf(b, ",\"acc_fmt\":\"%s\",\"op_fmt\":\"%s\",\"block_model\":\"%s\"",
-                          ug_fmt_name(r->acc_fmt), ug_fmt_name(r->op_fmt),
-                          ug_block_models_source());
+                          ug_fmt_name(r->acc_fmt), ug_fmt_name(r->op_fmt), r->block_model);
         ug_buf_printf(b, ",\"vacuous\":%s,\"vacuous_outputs\":%zu,\"ratio_max\":",
                       r->vacuous ? "true" : "false", r->vacuous);
         put_num(b, r->vacuous || !r->outputs ? none : r->ratio_max);
@@ -336,7 +341,7 @@ void ug_check_table(ug_buf *b, const ug_check_result *r)
                       r->bound_class >= UG_BOUND_BLOCK_FMA && r->bound_class <=
                       UG_BOUND_BLOCK_FMA_PROMOTED ? ", tensor cores " : "",
                       r->bound_class >= UG_BOUND_BLOCK_FMA && r->bound_class <=
-                      UG_BOUND_BLOCK_FMA_PROMOTED ? ug_block_models_source() : "",
+                      UG_BOUND_BLOCK_FMA_PROMOTED ? r->block_model : "",
                       r->vacuous ? "vacuous (+inf) for some outputs: it bounds nothing; "
                                    "outputs vacuous " : "max error/bound ",
                       r->vacuous ? (double)r->vacuous : r->ratio_max);

@@ -60,6 +60,8 @@ static const char check_usage[] =
     "                 LayerNorm (torch.nn.functional.layer_norm on CPU: twopass)\n"
     "  --acc FMT      a class's accumulator format (f32 default; f16, f64)\n"
     "  --op-fmt FMT   a class's operand format (block_fma: bf16, f16, e4m3, e5m2, tf32 ...)\n"
+    "  --tc-model GPU block_fma's tensor-core model: envelope (default: every published model\n"
+    "                 inside it), or a GPU of reports/tensorcore/params.tsv (H100, B200, ...)\n"
     "  --depth D      the bound's depth: the most additions a term passes (default n - 1)\n"
     "  --json         one JSON object (docs/check.md lists the keys)\n"
     "  --oracle K     fast (default) or mpfr: both exact\n"
@@ -157,6 +159,9 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
         } else if (is_opt(a, "--bound")) {
             if (!(o.bound = opt_value(argc, argv, &i, "--bound")))
                 return check_usage_error(err, "%s needs a class", a); /* checked with --op */
+        } else if (is_opt(a, "--tc-model")) {
+            if (!(o.tc_model = opt_value(argc, argv, &i, "--tc-model")))
+                return check_usage_error(err, "%s needs a GPU (H100, ...) or envelope", a);
         } else if (is_opt(a, "--acc") || is_opt(a, "--op-fmt")) {
             bool acc = is_opt(a, "--acc");
             val = opt_value(argc, argv, &i, acc ? "--acc" : "--op-fmt");

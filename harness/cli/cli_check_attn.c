@@ -5,7 +5,7 @@
  *
  *   ulpgate check --op attention --got O.npy Q.npy K.npy V.npy [--lse LSE.npy] [--causal]
  *                 [--scale C] [--dtype bf16] [--ulp-max U] [--rel-max R] [--json]
- *                 [--oracle fast|mpfr]
+ *                 [--bound CLASS] [--correctly-rounded] [--oracle fast|mpfr]
  *
  * Shapes (PyTorch's layout): Q (L, d), K (S, d), V (S, dv), O (L, dv); or with leading axes
  * (H, ...) or (B, H, ...): Q and O (B, H, L, .), K and V (B, H_kv, S, .) with H a multiple of
@@ -13,21 +13,20 @@
  * given: (L), (H, L) or (B, H, L).  The scale: --scale C (a binary32 value: RN32 of C), else
  * RN32(1/sqrt(d)), the value the reference and any kernel can take (docs/operations-
  * attention.md).  --causal: bottom-right aligned (row i sees keys k <= i + S - L).
- * The figures are check's own (cli_check_out.c): max and mean ULP of GOT's format, relative
- * error, the worst output (its flat index); O and lse are graded apart, one line each.
- * Exit 0, 1 past a limit, 2 bad input.
+ * The grading is the library's (harness/check/check_attn.c: the descriptor's exact records and
+ * its classes' bounds, check's figures): max and mean ULP of GOT's format, relative error, the
+ * worst output (its flat index); O and lse are graded apart, one table each.  --bound CLASS:
+ * an attention class's bound.  Exit 0, 1 past a limit, 2 bad input.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/sys.h"
-#include "harness/cli/cli.h"
 #include "harness/check/check.h"
+#include "harness/cli/cli.h"
 #include "harness/cli/cli_check.h"
 #include "harness/inputs/npy.h"
-#include "oracle/attention/attention.h"
 
 static const char attn_usage[] =
     "usage: ulpgate check --op attention --got O.npy Q.npy K.npy V.npy [options]\n"
@@ -39,6 +38,11 @@ static const char attn_usage[] =
     "  --dtype bf16   uint16 files hold bfloat16 bit patterns\n"
     "  --ulp-max U    exit 1 when an output's error exceeds U ULP of GOT's format\n"
     "  --rel-max R    exit 1 when an output's relative error exceeds R\n"
+    "  --correctly-rounded  exit 1 when an output is not the correctly rounded result\n"
+    "  --bound CLASS  exit 1 past the bound of an attention class: attn_naive, attn_naive_bf16\n"
+    "                 (PyTorch's MATH backend on bf16), attn_unshifted, attn_online,\n"
+    "                 attn_fa2_bf16 (FlashAttention-2 on bf16), attn_split_size,\n"
+    "                 attn_split_count (split-KV decoding), attn_fa2_mma (FA2 on tensor cores)\n"
     "  --json         one JSON object per graded output (O, then lse)\n"
     "  --oracle K     fast (default) or mpfr: both correctly rounded\n";
 
@@ -51,63 +55,57 @@ static int attn_usage_error(FILE *err, const char *fmt, const char *arg)
     return 2;
 }
 
-/* The heads of an array of `inner` trailing dims: its leading axes' product (B H), into
- * *b and *h; false if the rank is not inner, inner + 1 or inner + 2. */
-static bool lead_axes(const ug_npy *a, int inner, size_t *b, size_t *h)
+/* The array of an open .npy file, in place. */
+static ug_check_array npy_array(const ug_npy *a)
 {
-    int lead = a->ndim - inner;
-    if (lead < 0 || lead > 2) return false;
-    *b = lead == 2 ? a->shape[0] : 1;
-    *h = lead >= 1 ? a->shape[lead - 1] : 1;
-    return true;
-}
-
-/* Head (bb, hh)'s rows of a (rows x cols), widened to binary32 into dst. */
-static void load_head(const ug_npy *a, size_t head, size_t rows, size_t cols, float *dst)
-{
-    size_t base = head * rows * cols;
-    for (size_t i = 0; i < rows * cols; i++) dst[i] = (float)ug_npy_load(a, base + i);
+    ug_check_array v = {.name = a->path, .data = a->data, .fmt = a->fmt,
+                        .big_endian = a->big_endian, .ndim = a->ndim};
+    for (int d = 0; d < a->ndim && d < UG_CHECK_MAX_DIMS; d++) v.shape[d] = a->shape[d];
+    return v;
 }
 
 int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *gotpath = NULL, *lsepath = NULL, *paths[3] = {0}, *val;
-    int npaths = 0, json = 0, mpfr = 0, causal = 0;
-    double ulp_max = -1, rel_max = -1, scale = 0;
+    int npaths = 0, json = 0;
     ug_fmt bits_fmt = UG_FMT_COUNT;
+    ug_check_opts o;
+    ug_check_opts_init(&o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end;
         if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--causal")) causal = 1;
+        else if (!strcmp(a, "--causal")) o.causal = true;
+        else if (!strcmp(a, "--correctly-rounded")) o.correctly_rounded = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(attn_usage, out);
             return 0;
-        } else if (!strcmp(a, "--op")) {
-            i++; /* attention: how we got here */
-        } else if (!strncmp(a, "--op=", 5)) {
-        } else if (!strcmp(a, "--got") || !strcmp(a, "--lse") || !strcmp(a, "--scale") ||
-                   !strcmp(a, "--ulp-max") || !strcmp(a, "--rel-max") || !strcmp(a, "--dtype") ||
-                   !strcmp(a, "--oracle")) {
+        } else if (!strcmp(a, "--op") || !strcmp(a, "--got") || !strcmp(a, "--lse") ||
+                   !strcmp(a, "--scale") || !strcmp(a, "--ulp-max") || !strcmp(a, "--rel-max") ||
+                   !strcmp(a, "--dtype") || !strcmp(a, "--oracle") || !strcmp(a, "--bound")) {
             if (i + 1 >= argc) return attn_usage_error(err, "%s needs a value", a);
             val = argv[++i];
-            if (!strcmp(a, "--got")) gotpath = val;
+            if (!strcmp(a, "--op")) o.op = val;
+            else if (!strcmp(a, "--got")) gotpath = val;
             else if (!strcmp(a, "--lse")) lsepath = val;
+            else if (!strcmp(a, "--bound")) o.bound = val; /* checked by the library */
             else if (!strcmp(a, "--dtype")) {
                 bits_fmt = ug_fmt_parse(val);
                 if (bits_fmt != UG_BF16) return attn_usage_error(err, "--dtype: '%s' is not bf16", val);
             } else if (!strcmp(a, "--oracle")) {
                 if (strcmp(val, "fast") && strcmp(val, "mpfr"))
                     return attn_usage_error(err, "--oracle: '%s' is neither fast nor mpfr", val);
-                mpfr = !strcmp(val, "mpfr");
+                o.mpfr = !strcmp(val, "mpfr");
             } else {
                 double v = strtod(val, &end);
                 if (end == val || *end || !(v >= 0) || (!strcmp(a, "--scale") && !(v > 0 && v < 3e38)))
                     return attn_usage_error(err, "'%s' is not a positive number in range", val);
-                if (!strcmp(a, "--scale")) scale = v;
-                else if (!strcmp(a, "--ulp-max")) ulp_max = v;
-                else rel_max = v;
+                if (!strcmp(a, "--scale")) o.scale = v;
+                else if (!strcmp(a, "--ulp-max")) o.ulp_max = v;
+                else o.rel_max = v;
             }
+        } else if (!strncmp(a, "--op=", 5)) {
+            o.op = a + 5;
         } else if (a[0] == '-' && a[1]) {
             return attn_usage_error(err, "unknown option '%s'", a);
         } else if (npaths == 3) {
@@ -118,145 +116,34 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
     }
     if (!gotpath) return attn_usage_error(err, "%s", "no --got file given");
     if (npaths != 3) return attn_usage_error(err, "%s", "--op attention takes three input files: Q K V");
-    if (mpfr) ug_oracle_select(UG_ORACLE_MPFR);
 
-    ug_npy q, k, v, o, l;
-    memset(&l, 0, sizeof l);
-    ug_npy *arr[5] = {&q, &k, &v, &o, &l};
+    ug_npy f[5];
     const char *names[5] = {paths[0], paths[1], paths[2], gotpath, lsepath};
     int opened = 0, rc = 2, nfiles = lsepath ? 5 : 4;
-    char msg[512];
-    float *Q = NULL, *K = NULL, *V = NULL;
-    ug_exact *eo = NULL, *el = NULL;
+    char msg[1024];
     for (; opened < nfiles; opened++)
-        if (ug_npy_open(arr[opened], names[opened], bits_fmt, msg, sizeof msg) != 0) {
+        if (ug_npy_open(&f[opened], names[opened], bits_fmt, msg, sizeof msg) != 0) {
             fprintf(err, "ulpgate check: %s\n", msg);
             goto out;
         }
-    for (int i = 0; i < nfiles; i++)
-        if (arr[i]->fmt == UG_F64) {
-            fprintf(err, "ulpgate check: %s: binary64: --op attention takes binary32, binary16 "
-                         "and bfloat16 files\n", names[i]);
-            goto out;
-        }
-    size_t qb, qh, kb, kh, vb, vh, ob, oh;
-    if (!lead_axes(&q, 2, &qb, &qh) || !lead_axes(&k, 2, &kb, &kh) || !lead_axes(&v, 2, &vb, &vh) ||
-        !lead_axes(&o, 2, &ob, &oh) || q.ndim != k.ndim || q.ndim != v.ndim || q.ndim != o.ndim) {
-        fprintf(err, "ulpgate check: Q, K, V and GOT are (L, d), (S, d), (S, dv), (L, dv), all "
-                     "with the same leading axes (H, ...) or (B, H, ...)\n");
+    ug_check_array in[3] = {npy_array(&f[0]), npy_array(&f[1]), npy_array(&f[2])};
+    ug_check_array got = npy_array(&f[3]), lse = lsepath ? npy_array(&f[4]) : got;
+    ug_check_result r[2];
+    if (ug_check_attention(&o, in, &got, lsepath ? &lse : NULL, &r[0], &r[1], msg, sizeof msg)) {
+        fprintf(err, "ulpgate check: %s\n", msg);
         goto out;
-    }
-    int r2 = q.ndim - 2;
-    ug_attn_dims dm = {q.shape[r2], k.shape[r2], q.shape[r2 + 1], v.shape[r2 + 1], 0, causal != 0};
-    if (k.shape[r2 + 1] != dm.d || v.shape[r2] != dm.S || o.shape[r2] != dm.L ||
-        o.shape[r2 + 1] != dm.dv || kb != qb || vb != qb || ob != qb || vh != kh || oh != qh ||
-        !kh || qh % kh) {
-        char sq[64], sk[64], sv[64], so[64];
-        fprintf(err, "ulpgate check: shapes do not fit: Q %s, K %s, V %s, GOT %s (K's d is Q's, "
-                     "V's rows K's, GOT (L, dv), query heads a multiple of key heads)\n",
-                ug_npy_shape_text(&q, sq, sizeof sq), ug_npy_shape_text(&k, sk, sizeof sk),
-                ug_npy_shape_text(&v, sv, sizeof sv), ug_npy_shape_text(&o, so, sizeof so));
-        goto out;
-    }
-    /* every axis of the lse is Q's, in Q's order: a transposed (L, H) has the right count
-     * and would be graded as a huge error instead of refused */
-    bool lse_fits = lsepath && l.ndim == q.ndim - 1;
-    for (int d = 0; lse_fits && d < l.ndim; d++) lse_fits = l.shape[d] == q.shape[d];
-    if (lsepath && !lse_fits) {
-        char sl[64], sq[64];
-        fprintf(err, "ulpgate check: %s: shape %s: the log-sum-exp is one value a query row: "
-                     "(L), (H, L) or (B, H, L) of Q %s\n", lsepath,
-                ug_npy_shape_text(&l, sl, sizeof sl), ug_npy_shape_text(&q, sq, sizeof sq));
-        goto out;
-    }
-    dm.scale = scale > 0 ? (float)scale : ug_attn_scale_default(dm.d);
-    char why[160];
-    if (!ug_attn_dims_ok(&dm, why, sizeof why)) {
-        fprintf(err, "ulpgate check: %s\n", why);
-        goto out;
-    }
-    size_t heads = qb * qh, group = qh / kh, per = dm.L * dm.dv;
-    Q = ug_xmalloc(dm.L * dm.d * sizeof *Q);
-    K = ug_xmalloc(dm.S * dm.d * sizeof *K);
-    V = ug_xmalloc(dm.S * dm.dv * sizeof *V);
-    eo = ug_xmalloc(per * sizeof *eo);
-    el = ug_xmalloc(dm.L * sizeof *el);
-    ug_check_result ro, rl;
-    memset(&ro, 0, sizeof ro);
-    memset(&rl, 0, sizeof rl);
-    const ug_op_desc *op = ug_op_find("attention");
-    ro.op = rl.op = op;
-    ro.inputs = rl.inputs = 3;
-    for (int i = 0; i < 3; i++) ro.in_fmt[i] = rl.in_fmt[i] = arr[i]->fmt;
-    ro.out_fmt = o.fmt;
-    rl.out_fmt = lsepath ? l.fmt : UG_F32;
-    ro.batch = rl.batch = heads;
-    ro.per = per;
-    rl.per = dm.L;
-    ro.outputs = heads * per;
-    rl.outputs = heads * dm.L;
-    ro.n = rl.n = dm.S;
-    ro.gamma = rl.gamma = INFINITY; /* no tree bound: the bounds are the kernel classes' */
-    ro.oracle = rl.oracle = mpfr ? "mpfr" : "fast";
-    for (size_t hd = 0; hd < heads; hd++) {
-        size_t kvh = (hd / qh) * kh + (hd % qh) / group;
-        load_head(&q, hd, dm.L, dm.d, Q);
-        load_head(&k, kvh, dm.S, dm.d, K);
-        load_head(&v, kvh, dm.S, dm.dv, V);
-        ug_exact_attention(Q, K, V, &dm, eo, el);
-        for (size_t j = 0; j < per; j++) ug_check_add(&ro, hd * per + j, &eo[j], ug_npy_load(&o, hd * per + j));
-        if (lsepath)
-            for (size_t i = 0; i < dm.L; i++) ug_check_add(&rl, hd * dm.L + i, &el[i], ug_npy_load(&l, hd * dm.L + i));
     }
     rc = 0;
     for (int part = 0; part < (lsepath ? 2 : 1); part++) {
-        ug_check_result *r = part ? &rl : &ro;
-        ug_check_tolerance(r);
-        r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
-        r->limit_ulp = ulp_max;
-        r->limit_rel = rel_max;
-        r->ok = true;
-        const char *what = part ? "lse" : "O";
-        if (r->outputs == 0 && (ulp_max >= 0 || rel_max >= 0)) {
-            /* nothing graded passes nothing (check.c's rule) */
-            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s: no outputs: nothing was graded",
-                     what);
-            r->ok = false;
-        } else if (r->nonfinite) {
-            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s: %zu output%s NaN or infinite "
-                     "where the exact value is finite", what, r->nonfinite,
-                     r->nonfinite == 1 ? " is" : "s are");
-            r->ok = false;
-        } else if (ulp_max >= 0 && !(r->ulp_max <= ulp_max)) {
-            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s %.6g ulp > --ulp-max %g", what,
-                     r->ulp_max, ulp_max);
-            r->ok = false;
-        } else if (((ulp_max >= 0 && ulp_max <= 0.5) || rel_max == 0) && r->wrong_sign_zeros) {
-            /* as check's other operations: a zero of the wrong sign is not the correctly
-             * rounded result, whatever its error in value (harness/check/check.c) */
-            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s: %zu output%s a zero of the wrong "
-                     "sign", what, r->wrong_sign_zeros, r->wrong_sign_zeros == 1 ? " is" : "s are");
-            r->ok = false;
-        } else if (rel_max >= 0 && !(r->rel_max <= rel_max)) {
-            snprintf(r->verdict, sizeof r->verdict, "FAIL: %s relative error %.6g > --rel-max %g",
-                     what, r->rel_max, rel_max);
-            r->ok = false;
-        }
-        if (r->ok) snprintf(r->verdict, sizeof r->verdict, "ok");
-        else rc = 1;
-        if (!json) fprintf(out, "%s (%s):\n", what, part ? lsepath : gotpath);
+        if (!r[part].ok) rc = 1;
+        if (!json) fprintf(out, "%s (%s):\n", part ? "lse" : "O", part ? lsepath : gotpath);
         ug_buf b = {0};
-        if (json) ug_check_json(&b, r);
-        else ug_check_table(&b, r);
+        if (json) ug_check_json(&b, &r[part]);
+        else ug_check_table(&b, &r[part]);
         fputs(ug_buf_str(&b), out);
         ug_buf_free(&b);
     }
 out:
-    for (int i = 0; i < opened; i++) ug_npy_close(arr[i]);
-    free(Q);
-    free(K);
-    free(V);
-    free(eo);
-    free(el);
+    for (int i = 0; i < opened; i++) ug_npy_close(&f[i]);
     return rc;
 }

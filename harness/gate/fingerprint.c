@@ -141,8 +141,8 @@ int ug_fingerprint_check_json(const ug_json *obj, char *why, size_t len)
             return -1;
         }
     }
-    /* the parts every run records: without them no row can be told comparable or not */
-    static const int needed[] = {UG_FP_SEED, UG_FP_ORACLE};
+    /* the part every run and baseline records: without it no row can be told comparable */
+    static const int needed[] = {UG_FP_SEED};
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
         char v[200];
         ug_fp_text(v, sizeof v, ug_json_get(obj, ug_fp_fields[needed[i]].key));

@@ -51,7 +51,7 @@ void ug_fingerprint_from_meta(ug_fingerprint *fp, const ug_json *meta);
 /* The same from a baseline's fingerprint object (keys as ug_fp_fields[].key). */
 void ug_fingerprint_from_json(ug_fingerprint *fp, const ug_json *obj);
 /* Whether obj, a fingerprint of a baseline, is one this ulpgate can compare: an object of
- * known parts only, with "seed" and "oracle".  0, or -1 with what is wrong in why. */
+ * known parts only, with "seed".  0, or -1 with what is wrong in why. */
 int ug_fingerprint_check_json(const ug_json *obj, char *why, size_t len);
 /* Recompute fp->hash from its parts. */
 void ug_fingerprint_hash(ug_fingerprint *fp);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kernels/device.h"
+#include "base/par.h"
 #include "base/sys.h"
 #include "harness/run/context.h"
 #include "harness/run/guard.h"
@@ -123,14 +124,16 @@ static void ug_on_crash_alarm(int sig)
     _exit(1);
 }
 
+/* The thread that finishes the process after a kernel's crash or exit (0: none yet). */
+static atomic_long ug_finisher;
+
 static void ug_on_crash(int sig)
 {
     /* The first crash owns the finish.  The same thread crashing again (inside the finish) ends
      * the process plainly; another thread's crash (the hunt's kernels run on several threads at
      * once, and abort together) waits for the finish, which ends the process. */
-    static atomic_long owner;
     long me = (long)syscall(SYS_gettid), none = 0;
-    if (!atomic_compare_exchange_strong(&owner, &none, me)) {
+    if (!atomic_compare_exchange_strong(&ug_finisher, &none, me)) {
         if (none == me) {
             signal(sig, SIG_DFL);
             raise(sig);
@@ -184,6 +187,12 @@ static void ug_on_exit(int status, void *arg)
         ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
     }
     if (!k) return;
+    /* Kernels on several threads (the hunt) may call exit() together: the first finishes, the
+     * others wait for it here (each holds one of the handler's entries, so none of them goes
+     * on to end the process with its own status). */
+    long me = (long)syscall(SYS_gettid), none = 0;
+    if (!atomic_compare_exchange_strong(&ug_finisher, &none, me) && none != me)
+        for (;;) pause();
     char what[400], ends[64];
     ug_ends(ends, sizeof ends);
     snprintf(what, sizeof what, "kernel %s called exit(%d) while it ran: %s (a kernel returns, "
@@ -197,7 +206,9 @@ static void ug_install_crash_handlers(void)
     if (!alt_stack) {
         stack_t ss = {.ss_sp = alt_stack = malloc(UG_ALT_STACK_BYTES), .ss_size = UG_ALT_STACK_BYTES};
         if (ss.ss_sp) sigaltstack(&ss, NULL);
-        on_exit(ug_on_exit, NULL);
+        /* one entry a thread that may call exit() at once: glibc runs each entry once, and a
+         * thread that finds none left ends the process with its status */
+        for (int i = 0; i < UG_PAR_MAX + 8; i++) on_exit(ug_on_exit, NULL);
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -3,7 +3,7 @@
  * with the oracle's exact result, the figures of a test point (errors, bound ratio, histogram,
  * worst elements, time, distinct results over repeats).
  *
- * 776 lines: over 700 since issue 33 added the fenced buffers and the determinism reruns (the
+ * 805 lines: over 700 since issue 33 added the fenced buffers and the determinism reruns (the
  * "fenced buffers and determinism" section).  That section is the part to move into a file of
  * its own (it uses ug_run_kernel and the trial loop's setup, nothing of the figures); it was not
  * split in the stop that added it, for lack of time to re-run the sanitizer trees after a move;

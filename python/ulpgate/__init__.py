@@ -14,8 +14,8 @@ or as uint16 / uint8 bit patterns with dtype="bf16" / "e4m3" / "e5m2".
 from . import _ulpgate
 from ._result import Bound, Result, Worst
 
-__all__ = ["check", "assert_exact", "exact", "ops", "Result", "Bound", "Worst", "Exact",
-           "version"]
+__all__ = ["check", "assert_exact", "assert_close", "exact", "ops", "Result", "Bound", "Worst",
+           "Exact", "version"]
 version = _ulpgate.version
 
 # The pytest plugin's hook (pytest_plugin.py): called with (result, passed, label) for every
@@ -34,10 +34,11 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op
     if not isinstance(op, str):
         raise TypeError("op: an operation's name (%s), not %r"
                         % (", ".join(o["name"] for o in _ulpgate.ops()), op))
-    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt"}
+    unknown = set(opts) - {"depth", "dtype", "oracle", "eps", "acc", "op_fmt", "tc_model",
+                           "causal", "scale"}
     if unknown:
         raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps, acc, "
-                        "op_fmt)" % ", ".join(sorted(unknown)))
+                        "op_fmt, tc_model; attention: causal, scale)" % ", ".join(sorted(unknown)))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max,
                                  correctly_rounded=correctly_rounded, **opts))
@@ -60,6 +61,10 @@ def check(op, *inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None,
     operand formats: "f32", "f16", "bf16", ...), dtype= ("bf16", "e4m3", "e5m2": what uint16 /
     uint8 arrays hold), oracle= ("fast", "mpfr": both exact), eps= (rmsnorm, layernorm: the
     descriptor's 1e-5, the only one computed).  axis: a row operation's axis (the last).
+    Attention: check("attention", q, k, v, got=o or got=(o, lse), causal=False, scale=None,
+    bound="attn_fa2_bf16", ...): q (L, d), k (S, d), v (S, dv) with leading (H) or (B, H) axes,
+    k and v of H_kv heads (grouped-query); result.lse the lse's Result (None without one), and
+    result.ok both verdicts.
     name: the row's label in a --ulpgate-report (default: op)."""
     r = _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op_options)
     _record(r, r.ok, name or op)
@@ -90,6 +95,46 @@ def assert_exact(got, op, *inputs, ulp_max=None, rel_max=None, bound=None,
         if _current_test:
             msg += "; rerun: pytest '%s'" % _current_test
         raise AssertionError(msg + "\n" + r.failure)
+    return r
+
+
+# torch.testing.assert_close's default (rtol, atol) by the outputs' dtype (its documentation's
+# table); fp8 has none there.
+TORCH_DEFAULTS = {"f16": (1e-3, 1e-5), "bf16": (1.6e-2, 1e-5), "f32": (1.3e-6, 1e-5),
+                  "f64": (1e-7, 1e-7)}
+
+
+def assert_close(actual, op, *inputs, bound=None, name=None, **op_options):
+    """A drop-in for torch.testing.assert_close(actual, expected) that needs no expected and
+    no tolerance: asserts the proven bound of the class named by bound (default "tree"; a row
+    operation or attention names its kernel's class: "softmax_online", "attn_fa2_bf16", ...)
+    on these inputs, and prints the rtol / atol that bound justifies beside the defaults
+    assert_close would have used for actual's dtype, so what a default tolerance lets through
+    (or wrongly fails) shows.  Raises AssertionError as assert_exact does; returns the Result
+    (result.tolerance_line the line printed)."""
+    r = assert_exact(actual, op, *inputs, bound=bound or "tree", name=name, **op_options)
+    d = TORCH_DEFAULTS.get(r.out_fmt)
+    cls = r.bound.cls if r.bound else bound
+    if r.rtol is None or r.rtol != r.rtol or r.rtol == float("inf"):
+        line = "ulpgate %s (%s bound): no tolerance derived (the bound is vacuous here)" % (op,
+                                                                                          cls)
+    else:
+        line = "ulpgate %s (%s bound): rtol=%.4g, atol=%.4g proven on these inputs" % (
+            op, cls, r.rtol, r.atol)
+    if d:
+        line += "; torch.testing.assert_close's defaults for %s: rtol=%.4g, atol=%.4g" % (
+            r.out_fmt, d[0], d[1])
+        if r.rtol is not None and r.rtol != float("inf"):
+            rl, al = d[0] > r.rtol, d[1] > r.atol
+            if rl and al:
+                line += " (looser in both: they accept errors the bound rules out)"
+            elif not rl and not al:
+                line += " (tighter in both: a correct kernel may fail them)"
+            else:
+                line += " (looser in %s, tighter in %s)" % (("rtol", "atol") if rl
+                                                            else ("atol", "rtol"))
+    print(line)
+    r.tolerance_line = line
     return r
 
 

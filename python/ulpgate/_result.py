@@ -51,7 +51,8 @@ class Result:
     infinite outputs where the exact value is finite: a failure, limit or not), bound (Bound; None
     for a row operation, which has none), worst (Worst, None for no outputs), rtol / atol (the
     tolerance for torch.testing.assert_close that the bound justifies; None without one), ok and verdict ("ok" or the FAIL line), text (the CLI's
-    table) and failure (the CLI's worst-element lines).  str(result) is the CLI's table."""
+    table), failure (the CLI's worst-element lines) and host_copies (the arguments copied from a
+    device to the host to be graded).  str(result) is the CLI's table."""
 
     def __init__(self, d):
         self._d = d
@@ -66,6 +67,15 @@ class Result:
         self.rtol = tol["rtol"] if tol else None
         self.atol = tol["atol"] if tol else None
         self.ok = bool(d["pass"])
+        # the arguments that were on a GPU (or another device) and were copied to the host by
+        # the extension to be graded, "got (device type 2)"; [] when every one was on the host
+        self.host_copies = list(d.get("host_copies") or [])
+        # attention: the lse's figures beside O's (None when no lse was given); ok is both
+        self.lse = Result(d["lse"]) if d.get("lse") else None
+        if self.lse is not None and not self.lse.ok:
+            self.ok = False
+            self.verdict = ("lse " + self.lse.verdict if self.verdict == "ok"
+                            else "%s; lse %s" % (self.verdict, self.lse.verdict))
 
     @property
     def figures(self):

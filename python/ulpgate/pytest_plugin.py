@@ -95,7 +95,10 @@ def _case(item):
 def pytest_configure(config):
     d = config.getoption("ulpgate_report")
     cmd = " ".join(["pytest"] + sys.argv[1:])
-    config._ulpgate = _Session(d, _worker(config), cmd) if d else None
+    try:
+        config._ulpgate = _Session(d, _worker(config), cmd) if d else None
+    except OSError as e:  # the folder refused (another tool's files, another session in it)
+        raise pytest.UsageError("--ulpgate-report: %s" % e) from None
 
 
 @pytest.hookimpl(hookwrapper=True)

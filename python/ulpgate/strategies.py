@@ -41,8 +41,10 @@ _OPS = {o["name"]: o for o in _ulpgate.ops()}
 
 
 def _op(op):
-    if op not in _OPS:
-        raise ValueError("op %r: not one of %s" % (op, ", ".join(_OPS)))
+    drawable = [o for o in _OPS if _OPS[o]["layout"] != "heads"]
+    if op not in drawable:
+        raise ValueError("op %r: not one of %s (attention's inputs are its cases')"
+                         % (op, ", ".join(drawable)))
     return _OPS[op]
 
 
@@ -107,6 +109,7 @@ def inputs(op, n=(1, 1000), m=(1, 16), k=(1, 64), batch=None, fmt="f32", dists=N
            use_corpus=True):
     """op's inputs: drawn() from the harness's distributions, or (use_corpus, no batch) a file
     of its corpus in format fmt when it has one."""
+    _op(op)  # an operation it cannot draw is refused here, not at the first example
     s = drawn(op, n=n, m=m, k=k, batch=batch, fmt=fmt, dists=dists)
     if use_corpus and batch is None and corpus_files(op, fmt):
         s = st.one_of(s, corpus(op, fmt))

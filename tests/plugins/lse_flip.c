@@ -1,5 +1,12 @@
-/* lse_flip.c - an attention kernel (tests/contain_test.sh) declared deterministic whose second
- * output alone changes between calls: the determinism rerun compares every output buffer. */
+/* lse_flip.c - attention kernels of tests/contain_test.sh, binary64 inside:
+ *   (default)    declared deterministic, its second output (lse) alone one ulp up on every
+ *                second call: the determinism rerun compares every output buffer;
+ *   -DSTEP=1     declared batch-invariant, O one ulp up in a decode step's call (L = 1 query
+ *                over S > 1 keys) alone: the chunked check must run decode steps;
+ *   -DSTEP=2     the same in a prefill chunk's call (1 < L < S) alone: it must run chunks. */
+#ifndef STEP
+#define STEP 0
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <ulpgate/ulpgate.h>
@@ -16,7 +23,8 @@ static int lse_flip(const ug_kernel *k, ug_call *c)
     size_t KH = c->shape.kv_heads ? c->shape.kv_heads : H;
     double sc = c->opts.scale > 0 ? (float)c->opts.scale : (float)(1 / sqrt((double)d));
     double *s = malloc((S ? S : 1) * sizeof *s);
-    bool flip = ++calls % 2 == 0;
+    bool flip = STEP == 0 && ++calls % 2 == 0;
+    bool nudge = STEP == 1 ? L == 1 && S > 1 : STEP == 2 ? L > 1 && L < S : false;
     for (size_t p = 0; p < B * H; p++) {
         size_t kv = (p / H) * KH + (p % H) / (H / KH);
         for (size_t i = 0; i < L; i++) {
@@ -33,6 +41,7 @@ static int lse_flip(const ug_kernel *k, ug_call *c)
                 double a = 0;
                 for (size_t j = 0; j < n; j++) a += exp(s[j] - m) * v[(kv * S + j) * dv + t];
                 o[(p * L + i) * dv + t] = (float)(a / l);
+                if (nudge) o[(p * L + i) * dv + t] = nextafterf(o[(p * L + i) * dv + t], INFINITY);
             }
             float e = (float)(m + log(l));
             lse[p * L + i] = flip ? nextafterf(e, INFINITY) : e;
@@ -41,5 +50,6 @@ static int lse_flip(const ug_kernel *k, ug_call *c)
     free(s);
     return 0;
 }
-UG_PLUGIN({.name = "lse_flip", .op = UG_OP_ATTENTION, .bound = UG_BOUND_ATTN_NAIVE, .run = lse_flip,
-           .doc = "binary64 attention whose lse moves one ulp on every second call"},)
+UG_PLUGIN({.name = "lse_flip", .op = UG_OP_ATTENTION, .batch_invariant = STEP != 0,
+           .bound = UG_BOUND_ATTN_NAIVE, .run = lse_flip,
+           .doc = "binary64 attention, wrong on purpose (see the top of the file)"},)

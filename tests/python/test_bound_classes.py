@@ -88,7 +88,7 @@ def test_wrong_class_or_format_refused():
     with pytest.raises(ValueError, match="not a bound class of op softmax .its classes: "
                                          "softmax_naive"):
         ulpgate.check("softmax", x, got=x, bound="tree")
-    with pytest.raises(ValueError, match="acc, op_fmt: the formats of a bound class"):
+    with pytest.raises(ValueError, match="acc, op_fmt, tc_model: the parameters of a bound class"):
         ulpgate.check("sum", x, got=x.sum(1), acc="f64")
 
 
@@ -116,3 +116,27 @@ def test_block_fma_needs_its_accumulation_term():
     assert r.ok and 0 < r.bound.ratio_max <= 1, r.verdict
     r = ulpgate.check("dot", x, np.ones_like(x), got=np.float32(0), bound="block_fma_promoted")
     assert r.ok and 0 < r.bound.ratio_max <= 1, r.verdict
+
+
+def test_tensor_core_model_by_gpu(tmp_path, cli):
+    """block_fma under a GPU's published model (tc_model=): tighter than the envelope, named in
+    the result, the same from the CLI, and for this check only (the envelope again after)."""
+    a = rng.standard_normal((8, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 8)).astype(np.float32)
+    got = (a @ b).astype(np.float32)
+    env = ulpgate.check("gemm", a, b, got=got, bound="block_fma", op_fmt="bf16")
+    h100 = ulpgate.check("gemm", a, b, got=got, bound="block_fma", op_fmt="bf16",
+                         tc_model="H100")
+    assert "H100" in h100.bound.block_model and env.bound.block_model == "envelope"
+    assert h100.bound.ratio_max > env.bound.ratio_max and h100.rtol < env.rtol
+    again = ulpgate.check("gemm", a, b, got=got, bound="block_fma", op_fmt="bf16")
+    assert again.figures["json"] == env.figures["json"]
+    for i, x in enumerate((a, b, got)):
+        np.save(str(tmp_path / ("%d.npy" % i)), x)
+    p = subprocess.run([cli, "check", "--json", "--op", "gemm", "--bound", "block_fma",
+                        "--op-fmt", "bf16", "--tc-model", "H100", "--got", str(tmp_path / "2.npy"),
+                        str(tmp_path / "0.npy"), str(tmp_path / "1.npy")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and json.loads(p.stdout) == json.loads(h100.figures["json"]), p.stderr
+    with pytest.raises(ValueError, match="tc_model: 'Z9' names no GPU .*H100"):
+        ulpgate.check("gemm", a, b, got=got, bound="block_fma", tc_model="Z9")

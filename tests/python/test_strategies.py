@@ -92,3 +92,12 @@ def test_corpus_files_load_and_grade():
 def test_corpus_strategy(args):
     x, y = args
     assert x.shape == y.shape
+
+
+def test_attention_refused_not_drawn_past_its_buffers():
+    """draw and the strategies take operations of one or two inputs: attention (three, heads)
+    is refused at once, not drawn into two-slot buffers."""
+    with pytest.raises(ValueError, match="draw: op 'attention' is not drawn here"):
+        ulpgate._ulpgate.draw("attention", "normal", n=8)
+    with pytest.raises(ValueError, match="op 'attention': not one of"):
+        inputs("attention", n=(1, 8))

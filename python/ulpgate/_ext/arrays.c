@@ -59,6 +59,7 @@ void ug_py_array_release(ug_py_array *a)
 {
     if (a->view.obj) PyBuffer_Release(&a->view);
     Py_CLEAR(a->keep);
+    Py_CLEAR(a->host);
     PyMem_Free(a->copy);
     a->copy = NULL;
     a->data = NULL;
@@ -177,7 +178,19 @@ static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
 
 static int from_dlpack(PyObject *obj, ug_fmt bits, ug_py_array *a)
 {
-    PyObject *cap = PyObject_CallMethod(obj, "__dlpack__", NULL);
+    PyObject *cap = NULL;
+    if (a->device) { /* the producer's own copy to the host: the array API's cross-device
+                        __dlpack__ (PyTorch 2.4+, CuPy 13+, JAX) */
+        PyObject *noargs = PyTuple_New(0), *kw = Py_BuildValue("{s:(ii),s:O}", "dl_device",
+                                                               UG_DL_CPU, 0, "copy", Py_True);
+        PyObject *f = PyObject_GetAttrString(obj, "__dlpack__");
+        if (noargs && kw && f) cap = PyObject_Call(f, noargs, kw);
+        Py_XDECREF(f);
+        Py_XDECREF(kw);
+        Py_XDECREF(noargs);
+    } else {
+        cap = PyObject_CallMethod(obj, "__dlpack__", NULL);
+    }
     if (!cap) return -1;
     a->keep = cap; /* the producer's capsule frees the tensor when released unconsumed */
     ug_dl_managed *m = PyCapsule_GetPointer(cap, "dltensor");
@@ -271,11 +284,64 @@ static ug_fmt named_format(PyObject *obj)
     return f;
 }
 
+/* The DLPack device type an object says it is on: __dlpack_device__(), else CUDA for an object
+ * with __cuda_array_interface__ (Numba, older CuPy), else the host. */
+static int device_of(PyObject *obj)
+{
+    int type = UG_DL_CPU;
+    if (PyObject_HasAttrString(obj, "__dlpack_device__")) {
+        PyObject *d = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+        PyObject *t = d && PyTuple_Check(d) && PyTuple_Size(d) >= 1 ? PyTuple_GET_ITEM(d, 0) : NULL;
+        long v = t ? PyLong_AsLong(t) : -1;
+        if (v >= 0) type = (int)v;
+        Py_XDECREF(d);
+        PyErr_Clear();
+    } else if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+        type = 2; /* kDLCUDA */
+    }
+    return type;
+}
+
+/* A device array into a, copied to the host by its producer (arrays.h); 0, or -1 with an
+ * exception naming the argument. */
+static int from_device(PyObject *obj, ug_fmt bits, const char *name, int dev, ug_py_array *a)
+{
+    static const char *const methods[] = {"cpu", "get", "copy_to_host"};
+    a->device = dev;
+    if (PyObject_HasAttrString(obj, "__dlpack__") && named_format(obj) == UG_FMT_COUNT &&
+        from_dlpack(obj, bits, a) == 0)
+        return 0;
+    ug_py_array_release(a);
+    PyErr_Clear();
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        if (!PyObject_HasAttrString(obj, methods[i])) continue;
+        PyObject *h = PyObject_CallMethod(obj, methods[i], NULL);
+        if (!h) return -1;
+        if (device_of(h) != UG_DL_CPU && device_of(h) != UG_DL_CUDA_HOST) {
+            Py_DECREF(h);
+            continue;
+        }
+        int rc = ug_py_array_get(h, bits, name, a);
+        if (rc == 0) {
+            a->host = h;
+            a->device = dev;
+        } else {
+            Py_DECREF(h);
+        }
+        return rc;
+    }
+    PyErr_Format(PyExc_ValueError, "%s: an array on device type %d that does not copy itself "
+                 "to the host (no __dlpack__(dl_device=, copy=), .cpu(), .get() or "
+                 ".copy_to_host()): copy it first", name, dev);
+    return -1;
+}
+
 int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a)
 {
     memset(a, 0, sizeof *a);
     a->name = name;
-    int rc;
+    int rc, dev = device_of(obj);
+    if (dev != UG_DL_CPU && dev != UG_DL_CUDA_HOST) return from_device(obj, bits, name, dev, a);
     ug_fmt named = named_format(obj);
     if (named != UG_FMT_COUNT) { /* bfloat16 / fp8 by name: their bit patterns */
         if (bits != UG_FMT_COUNT && bits != named) {

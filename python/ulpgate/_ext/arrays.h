@@ -9,7 +9,10 @@
  *   2. the buffer protocol (NumPy, array.array, memoryview): float64 'd', float32 'f',
  *      float16 'e'; uint16 'H' / uint8 'B' with bits = "bf16" / "e4m3" / "e5m2";
  *   3. __dlpack__ (PyTorch, JAX, CuPy): a CPU tensor of float64/32/16, bfloat16, or uint16 /
- *      uint8 bit patterns as above; a tensor on a device is refused (move it to the host);
+ *      uint8 bit patterns as above; an array on a device (__dlpack_device__ says so, or
+ *      __cuda_array_interface__) is copied to the host by its producer: __dlpack__(dl_device=
+ *      CPU, copy=True), else .cpu() (PyTorch), .get() (CuPy), .copy_to_host() (Numba), and
+ *      ug_py_array.device says so;
  *   4. __array__: what it returns, by 2.
  * A C-contiguous array is read in place, never copied; a strided one is gathered once into a
  * contiguous copy.  Errors raise TypeError / ValueError naming the argument ("got: ...").
@@ -39,6 +42,9 @@ typedef struct ug_py_array {
     Py_buffer view;            /* view.obj NULL: none held */
     PyObject *keep;            /* a DLPack capsule, an __array__ result, a .view() */
     void *copy;                /* the contiguous copy of a strided buffer (PyMem), or NULL */
+    PyObject *host;            /* the host copy of a device array (its producer's), or NULL */
+    int device;                /* the device type (DLPack's: 2 CUDA, 10 ROCm, ...) the array was
+                                  copied from to the host; 0: it was on the host */
 } ug_py_array;
 
 /* The format named by a dtype= argument ("bf16", "e4m3", "e5m2"; NULL or None: none), or

@@ -128,6 +128,7 @@ static void python_words(const char *msg, char *out, size_t len)
         {"--op-fmt", "op_fmt"}, {"--ulp-max", "ulp_max"}, {"--rel-max", "rel_max"},
         {"--correctly-rounded", "correctly_rounded"}, {"--bound", "bound"}, {"--acc", "acc"},
         {"--depth", "depth"}, {"--axis", "axis"}, {"--dtype", "dtype"}, {"--oracle", "oracle"},
+        {"--tc-model", "tc_model"},
         {"--op", "op"}};
     size_t o = 0;
     while (*msg && o + 1 < len) {
@@ -149,6 +150,22 @@ static void set_error(int rc, const char *err)
     char words[1100];
     python_words(err, words, sizeof words);
     PyErr_SetString(rc == 3 ? PyExc_MemoryError : PyExc_ValueError, words);
+}
+
+/* d["host_copies"]: the arguments that were on a device and were copied to the host to be
+ * graded ("got (device type 2)"); [] when all were on the host.  0, or -1 with an exception. */
+static int host_copies(PyObject *d, const ug_py_array *const *a, int n)
+{
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l && i < n; i++) {
+        if (!a[i] || !a[i]->device) continue;
+        PyObject *s = PyUnicode_FromFormat("%s (device type %d)", a[i]->name, a[i]->device);
+        if (!s || PyList_Append(l, s)) Py_CLEAR(l);
+        Py_XDECREF(s);
+    }
+    int rc = l ? PyDict_SetItemString(d, "host_copies", l) : -1;
+    Py_XDECREF(l);
+    return rc;
 }
 
 // --- check ------------------------------------------------------------------------------------
@@ -182,8 +199,68 @@ out:
     return d;
 }
 
+/* Attention (an operation of the heads layout): got is O or (O, lse); the dict of O's figures
+ * with "lse": lse's, or None.  The grading is harness/check's (ug_check_attention), as
+ * `ulpgate check --op attention`'s. */
+static PyObject *check_attention(ug_check_opts *o, PyObject *inputs, PyObject *got, ug_fmt bits)
+{
+    static const char *const qkv[] = {"q", "k", "v"};
+    PyObject *og = got, *lg = NULL;
+    if (PyTuple_Check(got)) {
+        Py_ssize_t n = PyTuple_Size(got);
+        if (n < 1 || n > 2)
+            return PyErr_Format(PyExc_TypeError, "got: O, or (O, lse): a tuple of %zd", n);
+        og = PyTuple_GET_ITEM(got, 0);
+        lg = n == 2 && PyTuple_GET_ITEM(got, 1) != Py_None ? PyTuple_GET_ITEM(got, 1) : NULL;
+    }
+    if (PyTuple_Size(inputs) != 3)
+        return PyErr_Format(PyExc_TypeError, "op='%s' takes three arrays: q, k, v (%zd given)",
+                            o->op, PyTuple_Size(inputs));
+    py_inputs in;
+    ug_py_array g, l;
+    if (inputs_get(inputs, bits, &in)) return NULL;
+    for (int i = 0; i < 3; i++) in.c[i].name = in.a[i].name = qkv[i];
+    if (ug_py_array_get(og, bits, lg ? "got[0] (O)" : "got", &g)) {
+        inputs_release(&in);
+        return NULL;
+    }
+    if (lg && ug_py_array_get(lg, bits, "got[1] (lse)", &l)) {
+        ug_py_array_release(&g);
+        inputs_release(&in);
+        return NULL;
+    }
+    ug_check_array gc, lc;
+    as_check_array(&g, &gc);
+    if (lg) as_check_array(&l, &lc);
+    ug_check_result *r = PyMem_Malloc(2 * sizeof *r);
+    PyObject *res = NULL, *dl = NULL;
+    char err[1024];
+    if (!r) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    int rc = ug_check_attention(o, in.c, &gc, lg ? &lc : NULL, &r[0], &r[1], err, sizeof err);
+    if (rc != 0) {
+        set_error(rc, err);
+        goto out;
+    }
+    res = result_dict(&r[0]);
+    dl = res && lg ? result_dict(&r[1]) : (Py_INCREF(Py_None), Py_None);
+    const ug_py_array *all[5] = {&in.a[0], &in.a[1], &in.a[2], &g, lg ? &l : NULL};
+    if (!dl || !res || PyDict_SetItemString(res, "lse", dl) || host_copies(res, all, 5))
+        Py_CLEAR(res);
+out:
+    Py_XDECREF(dl);
+    PyMem_Free(r);
+    if (lg) ug_py_array_release(&l);
+    ug_py_array_release(&g);
+    inputs_release(&in);
+    return res;
+}
+
 /* check(op, inputs, got, axis=None, bound=None, ulp_max=None, rel_max=None, depth=None,
- *       dtype=None, oracle=None, eps=None) -> dict
+ *       dtype=None, oracle=None, eps=None, correctly_rounded=False, acc=None, op_fmt=None,
+ *       causal=False, scale=None) -> dict
  * ValueError for what `ulpgate check` exits 2 on (its message, naming the array); TypeError
  * for an argument that is not an array of a format it reads. */
 PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
@@ -191,23 +268,38 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
     (void)self;
     static char *kwlist[] = {"op", "inputs", "got", "axis", "bound", "ulp_max", "rel_max",
                              "depth", "dtype", "oracle", "eps", "correctly_rounded", "acc",
-                             "op_fmt", NULL};
-    const char *op, *bound = NULL, *oracle = NULL, *acc = NULL, *opf = NULL;
+                             "op_fmt", "causal", "scale", "tc_model", NULL};
+    const char *op, *bound = NULL, *oracle = NULL, *acc = NULL, *opf = NULL, *tcm = NULL;
     PyObject *inputs, *got, *axis = NULL, *ulp = NULL, *rel = NULL, *depth = NULL,
-             *dtype = NULL, *eps = NULL;
-    int cr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOpzz", kwlist, &op, &PyTuple_Type,
+             *dtype = NULL, *eps = NULL, *scale = NULL;
+    int cr = 0, causal = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!O|OzOOOOzOpzzpOz", kwlist, &op, &PyTuple_Type,
                                      &inputs, &got, &axis, &bound, &ulp, &rel, &depth, &dtype,
-                                     &oracle, &eps, &cr, &acc, &opf))
+                                     &oracle, &eps, &cr, &acc, &opf, &causal, &scale, &tcm))
         return NULL;
     ug_check_opts o;
     ug_fmt bits;
     if (opts_args(&o, op, axis, depth, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
     o.bound = bound;
+    o.tc_model = tcm;
     if (fmt_kwarg("acc", acc, &o.acc_fmt) || fmt_kwarg("op_fmt", opf, &o.op_fmt)) return NULL;
     o.correctly_rounded = cr;
     if ((o.ulp_max = limit_arg(ulp, "ulp_max")) == -2) return NULL;
     if ((o.rel_max = limit_arg(rel, "rel_max")) == -2) return NULL;
+    const ug_op_desc *d = ug_op_find(op);
+    bool heads = d && d->shape->layout == UG_LAYOUT_HEADS;
+    if ((causal || (scale && scale != Py_None)) && !heads)
+        return PyErr_Format(PyExc_ValueError, "causal=, scale=: attention's options (op='%s' "
+                            "takes neither)", op);
+    if ((o.scale = limit_arg(scale, "scale")) == -2) return NULL;
+    if (o.scale < 0) o.scale = 0;
+    else if (o.scale == 0) return PyErr_Format(PyExc_ValueError, "scale=0: not a positive number");
+    o.causal = causal;
+    if (heads) {
+        PyObject *res = check_attention(&o, inputs, got, bits);
+        if (o.mpfr) ug_oracle_select(UG_ORACLE_FAST);
+        return res;
+    }
     py_inputs in;
     ug_py_array g;
     if (inputs_get(inputs, bits, &in)) return NULL;
@@ -226,8 +318,13 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         goto out;
     }
     rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
-    if (rc != 0) set_error(rc, err);
-    else res = result_dict(r);
+    if (rc != 0) {
+        set_error(rc, err);
+    } else if ((res = result_dict(r))) {
+        const ug_py_array *all[4] = {&g, in.n > 0 ? &in.a[0] : NULL, in.n > 1 ? &in.a[1] : NULL,
+                                     in.n > 2 ? &in.a[2] : NULL};
+        if (host_copies(res, all, 4)) Py_CLEAR(res);
+    }
 out:
     PyMem_Free(r);
     ug_py_array_release(&g);

@@ -137,6 +137,12 @@ PyObject *ug_py_draw(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     const ug_op_desc *op = ug_op_find(opname);
     if (!op) return PyErr_Format(PyExc_ValueError, "op '%s': not an operation", opname);
+    /* one or two input vectors (or matrices) a problem, what the buffers below hold: an
+     * operation of more inputs or of heads (attention's Q, K, V) is drawn by its own cases */
+    if (op->shape->arity > 2 || op->shape->layout == UG_LAYOUT_HEADS)
+        return PyErr_Format(PyExc_ValueError, "draw: op '%s' is not drawn here (its inputs are "
+                            "drawn by its cases: `ulpgate list`); draw takes the operations of "
+                            "one or two inputs", opname);
     ug_dist d;
     if (dist_args(kind, p1, p2, order, alternate, rate, specials, fmt, &d)) return NULL;
     if (n < 1 || batch < 0 || (op->shape->layout == UG_LAYOUT_MATMUL && (m < 1 || kk < 1)))

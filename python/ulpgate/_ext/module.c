@@ -55,7 +55,7 @@ static void find_data_dir(void)
 // --- the operation table ----------------------------------------------------------------------
 
 /* ops() -> list of dicts, one per operation: name, doc, inputs (the arrays check takes),
- * roles, layout ("vectors" / "matmul"), out ("scalar", "vector", "matrix"), sum (its exact
+ * roles, layout ("vectors" / "matmul" / "heads"), out ("scalar", "vector", "matrix"), sum (its exact
  * result is a correctly rounded sum of terms: a tree bound applies), classes (the bound
  * classes check grades it under, "tree, kahan, ...", harness/check's list). */
 static PyObject *py_ops(PyObject *self, PyObject *noargs)
@@ -72,7 +72,9 @@ static PyObject *py_ops(PyObject *self, PyObject *noargs)
         PyObject *o = Py_BuildValue("{s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:O,s:s}", "name", d->shape->name, "doc",
                                     d->doc ? d->doc : "", "inputs", inputs, "roles",
                                     d->shape->roles[1] ? d->shape->roles[1] : "", "x", d->shape->roles[0],
-                                    "layout", d->shape->layout == UG_LAYOUT_MATMUL ? "matmul" : "vectors",
+                                    "layout", d->shape->layout == UG_LAYOUT_MATMUL ? "matmul"
+                                              : d->shape->layout == UG_LAYOUT_HEADS ? "heads"
+                                                                                    : "vectors",
                                     "out", kinds[d->shape->out_kind], "sum",
                                     d->exact_is_sum ? Py_True : Py_False, "classes", classes);
         if (!o || PyList_Append(out, o)) Py_CLEAR(out);
