@@ -1,5 +1,5 @@
 /*
- * number_formats.c - the number formats of issue 23 end to end on the CPU: inputs drawn in
+ * number_formats.c - the number formats end to end on the CPU: inputs drawn in
  * binary64, binary16, bfloat16 and fp8 (harness/inputs/fmt_dist.c), the format kernels
  * (kernels/cpu/reduce_f64.c, reduce_half.c) and binary32 kernels reading 8- and 16-bit data,
  * every output graded in its own format (ULP in the output format's binade).

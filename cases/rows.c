@@ -1,5 +1,5 @@
 /*
- * rows.c - the row operations of issue 25 on the CPU: every softmax, log-sum-exp, RMSNorm and
+ * rows.c - the row operations on the CPU: every softmax, log-sum-exp, RMSNorm and
  * LayerNorm kernel on the distributions that matter and the inputs each textbook form fails
  * (softmax_16bit grades the CUDA 16-bit rows too, where a device is present).
  *
@@ -111,7 +111,7 @@ UG_CASE_OVER(layernorm, ug_layernorm_dists, 0)
     }
 }
 
-/* The bfloat16 layers (issue 25): data x drawn in bfloat16, the weight and bias the operation's own
+/* The bfloat16 layers: data x drawn in bfloat16, the weight and bias the operation's own
  * (exact in bfloat16: harness/inputs/fmt_dist.c), binary32 accumulation, bfloat16 output.
  * Asserted: bound ratio <= 1 for the binary32 class of the kernel's form on the bfloat16 values
  * (each widened exactly) plus the output's one rounding (kernels/bounds_rows.c).  A row of
@@ -140,7 +140,7 @@ UG_CASE_OVER(layernorm_bf16, ug_layernorm_bf16_dists, 0)
     }
 }
 
-/* Softmax and log-sum-exp in the formats attention feeds them (issue 35): logits drawn in
+/* Softmax and log-sum-exp in the formats attention feeds them: logits drawn in
  * bfloat16 or binary16, widened exactly, binary32 arithmetic, the output in the 16-bit format
  * or binary32.  Asserted: bound ratio <= 1 for the binary32 shifted class on the 16-bit values
  * plus the output's rounding (kernels/bounds_rows.c).  Normal(0, 12) spreads the terms over

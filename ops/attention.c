@@ -1,5 +1,5 @@
 /*
- * attention.c - scaled dot-product attention (issue 35): Q (L x d), K (S x d), V (S x dv) a
+ * attention.c - scaled dot-product attention: Q (L x d), K (S x d), V (S x dv) a
  * head, the heads after the batch, grouped-query heads (query head h reads key/value head
  * h / (heads / kv_heads)); outputs O (L x dv) and the row log-sum-exp, each correctly rounded
  * (oracle/attention/attention.h: exact scores on the binary32 scale, MPFR enclosures and a

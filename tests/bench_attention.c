@@ -5,7 +5,7 @@
  * error of bf16 attention, CPU arithmetic and (with a device) the CUDA kernels.
  *
  * One head, Q (L x d), K (S x d), V (S x d) normal(0, 1) binary32 from a fixed seed, the
- * default scale RN32(1/sqrt(d)) (default L = S = 2048, d = 128: issue 35's target, <= 10 s on
+ * default scale RN32(1/sqrt(d)) (default L = S = 2048, d = 128: the target, <= 10 s on
  * 2 cores).  The fast path over every row on T threads (0: every core), timed whole (wall and
  * the process's CPU seconds: on a shared host CPU s / T is what idle cores take); MPFR alone
  * over the last M rows (default 4) on the same threads, scaled by the keys every row sees to

@@ -1,6 +1,6 @@
 #!/bin/bash
 # cli_conventions.sh ULPGATE - the command-line conventions people know (getopt_long's), on
-# every subcommand and every option (issue 26, "CLI"): --opt=value and --opt value; -h/--help
+# every subcommand and every option ("CLI"): --opt=value and --opt value; -h/--help
 # prints the subcommand's own usage (exit 0); --version and `version`; an unknown option or
 # subcommand is exit 2 naming the closest one; a missing option value is exit 2 naming the
 # option; an option given twice is refused (exit 2) unless it adds up (--corpus, --plugin);

@@ -192,7 +192,7 @@ def printed_counts(src, f, outputs):
     """A test point: every count of test points a doc prints ("270 passed, 0 failed, 48
     skipped", in a block or in prose) is one its own commands print when run here (outputs:
     their output; None when they run elsewhere: then the doc may print none).  Figures that
-    drift with the suites are not written down (issue 33)."""
+    drift with the suites are not written down."""
     text = open(os.path.join(src, f), encoding='utf-8').read()
     bad = []
     for m in COUNTS.finditer(text):

@@ -190,12 +190,9 @@ point(not circles, "no two C files of one folder call each other", circles)
 if py_files:
     point(not py_bad, "the Python package imports only its extension module (and per-file boundaries)",
           py_bad)
-if os.path.isdir(os.path.join(root, "ops")):
-    point(not switches, "only operation descriptors and kernel families switch on the operation",
-          switches)
-    point(not namecmp, "no operation's name is compared outside descriptors and kernel families",
-          namecmp)
-    point(not upcalls, "no call runs up the layers at link time", upcalls)
-else:  # until the operation table lands (issue 21)
-    point(True, "only operation descriptors switch on the operation", skip="no ops/ yet")
+point(not switches, "only operation descriptors and kernel families switch on the operation",
+      switches)
+point(not namecmp, "no operation's name is compared outside descriptors and kernel families",
+      namecmp)
+point(not upcalls, "no call runs up the layers at link time", upcalls)
 tap.end()

@@ -2,7 +2,7 @@
 """walk_coverage.py SRCROOT - every registered kernel is selected by some case's walk (TAP).
 
 The run's `coverage every_kernel_measured` point checks this after a whole run, on the backends
-the machine has: a CUDA kernel that no case walks is found only on a GPU machine (issue 25: the
+the machine has: a CUDA kernel that no case walks is found only on a GPU machine (the
 binary32-in, bfloat16-out CUDA row kernels were skipped by UG_FOR_KERNELS, which walks
 binary32 buffers only).  This test finds it on any machine, from the sources:
 

@@ -1,5 +1,5 @@
 /*
- * gpu_number_formats.c - the number formats of issue 23 on the GPU: the CUDA format kernels
+ * gpu_number_formats.c - the number formats on the GPU: the CUDA format kernels
  * (kernels/cuda/reduce_f64.cu, reduce_half.cu) on inputs drawn in their format, every output
  * graded in its own format; the binary64 CUB and atomic reductions' determinism.
  *

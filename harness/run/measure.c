@@ -2,13 +2,6 @@
  * measure.c - a measurement: a kernel run on every trial of an input, every output compared
  * with the oracle's exact result, the figures of a test point (errors, bound ratio, histogram,
  * worst elements, time, distinct results over repeats).
- *
- * 776 lines: over 700 since issue 33 added the fenced buffers and the determinism reruns (the
- * "fenced buffers and determinism" section).  That section is the part to move into a file of
- * its own (it uses ug_run_kernel and the trial loop's setup, nothing of the figures); it was not
- * split in the stop that added it, for lack of time to re-run the sanitizer trees after a move;
- * issue 35 added two output buffers a call (attention's O and lse, each fenced).  A new file
- * also needs harness/run below tests/layers.py's 25 source files a folder: see run.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -470,7 +463,7 @@ static int ug_dcmp(const void *a, const void *b)
  * the kernel's failure on the test point. */
 static void ug_measure_time(ug_result *r, double *times);
 
-// ---- fenced buffers and determinism (issue 33) ---------------------------------------------
+// ---- fenced buffers and determinism ---------------------------------------------
 
 /* The fences of a call: one per input, then one per output buffer. */
 enum { UG_FENCES = UG_MAX_INPUTS + UG_MAX_OUTPUTS };

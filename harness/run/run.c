@@ -2,12 +2,6 @@
  * run.c - selection and the run loop: the selected units in name order, each run in a fresh
  * context; every closed test point goes to the collector, which appends its row to the results
  * list and prints its TAP line.  The caller writes reports from the list.
- *
- * 664 lines: the usage errors of a selection that selects nothing ("usage errors" below, ~180
- * lines: ug_nearest .. ug_selection_error) are the part to move into a file of their own (they
- * read only the options, the units and the results list); harness/run holds 25 source files,
- * tests/layers.py's limit for a folder, so that split waits for harness/run itself to be cut
- * in two (the measurement files apart from the loop and its selection).
  */
 #include <fnmatch.h>
 #include <stdio.h>

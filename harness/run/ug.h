@@ -261,7 +261,7 @@ const ug_kernel *ug_next_kernel(ug_t *t, size_t *it, ug_op op, int backend, cons
 const ug_kernel *ug_next_kernel_fmt(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
                                     ug_fmt in_fmt);
 /* The next kernel whose input 0 is stored in in_fmt, whatever its accumulator and output
- * formats: the row operations' walk (issue 25), where a binary32-in, bfloat16-out layer kernel
+ * formats: the row operations' walk, where a binary32-in, bfloat16-out layer kernel
  * belongs beside the binary32 ones (ug_next_kernel skips it: not ug_kernel_is_f32). */
 const ug_kernel *ug_next_kernel_in(ug_t *t, size_t *it, ug_op op, int backend, const char *glob,
                                    ug_fmt in_fmt);
@@ -277,7 +277,7 @@ bool ug_any_kernel_fmt(ug_t *t, ug_op op, int backend, const char *glob, ug_fmt 
 #define UG_FOR_KERNELS(t, k, op, backend, glob)                                               \
     for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \
         for (const ug_kernel *k; (k = ug_next_kernel((t), &k##_it, (op), (backend), (glob)));)
-/* The same over the kernels whose input is stored in format fmt (issue 23's format kernels:
+/* The same over the kernels whose input is stored in format fmt (the format kernels:
  * binary64, binary16, bfloat16 data), for an input drawn in it (ug_in_format). */
 #define UG_FOR_FMT_KERNELS(t, k, op, backend, glob, fmt)                                      \
     for (size_t k##_it = 0; k##_it != (size_t)-1; k##_it = (size_t)-1)                        \

@@ -1,5 +1,5 @@
 /*
- * attention.cu - CUDA attention kernels (issue 35): the GPU forms of kernels/cpu/attention.h's
+ * attention.cu - CUDA attention kernels: the GPU forms of kernels/cpu/attention.h's
  * arithmetic, and FlashAttention-2's tiled kernel on tensor cores.  Built once (the default
  * variant: nvcc's -fmad=true may contract a * b + c, which every class's model covers; CUDA's
  * expf, exp2f and logf are within 2 ulps, inside the classes' 8u; --use_fast_math's __expf and

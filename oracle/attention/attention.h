@@ -1,5 +1,5 @@
 /*
- * attention.h - the correctly rounded reference of scaled dot-product attention (issue 35):
+ * attention.h - the correctly rounded reference of scaled dot-product attention:
  * for one head, Q (L x d), K (S x d), V (S x dv) binary32 (bfloat16 and binary16 inputs embed
  * exactly), a binary32 scale c > 0 and an optional causal mask,
  *

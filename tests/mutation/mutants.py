@@ -413,7 +413,7 @@ MUTANTS = [
     dict(id="gpu_oracle.reconstruct_weight", file="oracle/cuda/gemm.cu", gpu=True,
          find="ugg_wide_add(ws, Ps[at], prods[p].shift);", replace="ugg_wide_add(ws, Ps[at], prods[0].shift);",
          tests=["oracle_diff_gpu", "gpu_matmul"], what="every product at the first product's weight"),
-    # ---- the row operations (issue 25) ----------------------------------------------------
+    # ---- the row operations ----------------------------------------------------
     dict(id="rows.oracle.exp_upper_rounds_down", file="oracle/rows/transcend.c",
          find="    mpfr_exp(r->u, a->u, MPFR_RNDU);", replace="    mpfr_exp(r->u, a->u, MPFR_RNDD);",
          tests=["oracle_rows"], what="an enclosure's upper end rounded down: it may miss the value"),
@@ -459,7 +459,7 @@ MUTANTS = [
          find="    double up = pow(1 - tau, -0.5) * pow(1 + ug_u, 3) / (1 - ug_u) - 1;",
          replace="    double up = pow(1 - tau, -0.5) * pow(1 + ug_u, 2) / (1 - ug_u) - 1;",
          tests=["bounds"], what="the rmsnorm bound forgets one of the products' roundings"),
-    # ---- attention (issue 35: oracle/attention/, kernels/cpu/attention.c, bounds_attn.c) ----
+    # ---- attention (oracle/attention/, kernels/cpu/attention.c, bounds_attn.c) ----
     dict(id="attn.kernel.online_sum_not_rescaled", file="kernels/cpu/attention.c",
          find="        l *= alpha;\n        for (size_t j = 0; j < dv; j++) acc[j] *= alpha;",
          replace="        for (size_t j = 0; j < dv; j++) acc[j] *= alpha;",
@@ -493,7 +493,7 @@ MUTANTS = [
          replace="(unsigned)k->bound > (unsigned)UG_BOUND_LSE_ONLINE",
          tests=["plugin_env"], what="a plugin's attention row is refused: the bound-class check "
          "stops at the row operations' classes"),
-    # ---- ulpgate check (harness/check, harness/inputs/npy.c; issues 33, 34) ----------------
+    # ---- ulpgate check (harness/check, harness/inputs/npy.c) ----------------
     dict(id="check.sign_of_zero_ignored", file="harness/check/check.c",
          find="else if (sign_asked && r->wrong_sign_zeros)", replace="else if (0 && r->wrong_sign_zeros)",
          tests=["check"], what="--ulp-max 0 passes +0 for an exact -0 (0 ulp, not correctly rounded)"),
@@ -560,7 +560,7 @@ MUTANTS = [
     dict(id="docs.schema_undocumented", file="harness/results/row_fields.h",
          find='"the mean error in ulps"', replace='"the mean ULP error"',
          tests=["schema_docs"], what="a row field's doc changed without the schema page"),
-    # ---- the layers test's rules (tests/layers.py 7 and 8: issue 32) --------------------------
+    # ---- the layers test's rules (tests/layers.py 7 and 8) -------------------------------------
     dict(id="layers.op_name_compared", file="oracle/tc/tcprobe.c",
          find="return sh && sh->layout == UG_LAYOUT_MATMUL && k->bound != UG_BOUND_BF16X9 &&",
          replace='return sh && strcmp(sh->name, "gemm") == 0 && k->bound != UG_BOUND_BF16X9 &&',
@@ -573,11 +573,11 @@ MUTANTS = [
     dict(id="results.op_name_cut", file="harness/results/row_fields.h",
          find="X(STR,    op,                UG_OPNAME_MAX,",
          replace="X(STR,    op,                8,            ",
-         tests=["op_names"], what="the row holds the operation's name in char[8] again (issue 32)"),
+         tests=["op_names"], what="the row holds the operation's name in char[8] again"),
     dict(id="results.row_figure_from_wrong_member", file="harness/run/point.c",
          find="    row->ulp_mean = r->ulp_mean;", replace="    row->ulp_mean = r->rel_mean;",
          tests=["results_schema"], what="a row's ulp_mean filled from the measurement's rel_mean"),
-    # ---- batch invariance (harness/invariance, cases/invariance.c: issue 35) ------------------
+    # ---- batch invariance (harness/invariance, cases/invariance.c) ----------------------------
     dict(id="invariance.declared_rmsnorm_splits_by_batch", file="kernels/cpu/layernorm.c",
          find="        case RMSNORM: ug_rmsnorm(xr, w, n, yr); break;",
          replace="        case RMSNORM: ug_rmsnorm_split(xr, w, n, rows < 64 ? 2 : 1, yr); break;",
