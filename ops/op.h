@@ -123,7 +123,7 @@ typedef struct ug_op_desc {
     void (*fill_params)(float *y, const ug_shape *s, uint64_t seed, uint32_t trial);
 } ug_op_desc;
 
-/* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
+/* The vector operations' descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
 extern const ug_op_desc ug_op_sum_desc, ug_op_dot_desc, ug_op_gemm_desc;
 extern const ug_op_desc ug_op_scan_desc, ug_op_exscan_desc, ug_op_nrm2_desc, ug_op_asum_desc;
 

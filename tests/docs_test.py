@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 
+import docs_facts
+
 EXPECTED_LATER = {'docs/your-own-kernel.md', 'docs/check.md', 'docs/formats.md',
                   'docs/reports.md'}
 SHELL_LANGS = {'sh', 'bash', 'shell'}
@@ -231,6 +233,8 @@ def main():
         diag = ['link to a missing file: %s' % b for b in bad]
         diag += ['not written yet (another branch): %s' % l for l in sorted(set(later))]
         points.append((not bad, '%s: relative links resolve' % f, '', diag))
+    # What the docs state about the tree (tests/docs_facts.py): bound classes, operations, fields.
+    points += docs_facts.points(src, files)
     for f in sorted(EXPECTED_LATER):
         if not os.path.exists(os.path.join(src, f)):
             points.append((True, '%s: its commands' % f, 'SKIP not written yet (linked; '

@@ -560,6 +560,17 @@ MUTANTS = [
     dict(id="docs.schema_undocumented", file="harness/results/row_fields.h",
          find='"the mean error in ulps"', replace='"the mean ULP error"',
          tests=["schema_docs"], what="a row field's doc changed without the schema page"),
+    dict(id="docs.bound_class_renamed", file="include/ulpgate/ulpgate.h",
+         find="    UG_BOUND_ATTN_FA2_MMA,\n} ug_bound_class;",
+         replace="    UG_BOUND_ATTN_FA2_TC,\n} ug_bound_class;\n#define UG_BOUND_ATTN_FA2_MMA UG_BOUND_ATTN_FA2_TC",
+         tests=["docs"], what="a bound class renamed in the header (the old name a macro), its pages "
+         "(docs/operations-attention.md) still naming the old one"),
+    dict(id="docs.operation_unlisted", file="README.md",
+         find="scaled dot-product `attention`", replace="scaled dot-product attention",
+         tests=["docs"], what="README's \"What it grades\" misses an operation of the shape table"),
+    dict(id="docs.row_field_unlisted", file="CONTRIBUTING.md",
+         find="`.run` (the kernel itself", replace="`run` (the kernel itself",
+         tests=["docs"], what="CONTRIBUTING's row fields miss one of struct ug_kernel's"),
     # ---- the layers test's rules (tests/layers.py 7 and 8) -------------------------------------
     dict(id="layers.op_name_compared", file="oracle/tc/tcprobe.c",
          find="return sh && sh->layout == UG_LAYOUT_MATMUL && k->bound != UG_BOUND_BF16X9 &&",
