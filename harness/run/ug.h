@@ -51,13 +51,26 @@ enum {
     UG_CASE_SHOULD_FAIL = 1 << 2, /* a canary: left out of a plain run, runs when --filter names it */
 };
 
-/* One row of a case's parameter table: the case "<suite>/<name>" runs the body with it. */
+/* One row of a case's parameter table: the case "<suite>/<name>" runs the body with it.  What
+ * the body does with the row is in these fields, never in its name (renaming a row changes its
+ * id, not what it tests); a body reads the ones its table fills:
+ *   op     the operation, in a table of several (default UG_OP_SUM)
+ *   shape  a shape the row gives (attention's L and S, batch and heads; its d the body's)
+ *   opts   the call's options (UG_OPT_CAUSAL; its scale)
+ *   tweak  a transform of the drawn inputs (outlier channels), NULL none
+ *   flags  what else the body does for the row: the case's own bits, defined beside its table */
+struct ug_input_tweak;
 typedef struct ug_param {
     const char *name;
     ug_dist dist;
     const size_t *sizes;  /* NULL: the body's own sizes (UG_FOR_SIZES) */
     size_t n_sizes;
     int trials;           /* 0: the body's own count */
+    ug_op op;
+    ug_shape shape;
+    ug_opts opts;
+    const struct ug_input_tweak *tweak;
+    unsigned flags;
 } ug_param;
 #define UG_SIZES(array) (array), sizeof(array) / sizeof((array)[0])
 
