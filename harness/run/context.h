@@ -5,8 +5,10 @@
  *   point.c    the open test point: opening, failing, notes, closing into a ug_point record
  *   check.c    assertions
  *   input.c    inputs and their exact results
- *   measure.c  measurements (measure_fmt.c: their number formats)
- *   run.c      selection and the run loop, which hands every closed point to a sink
+ *   measure.c  measurements (measure_fmt.c: their number formats; kernel_call.c: one call of
+ *              a kernel, fenced, and a deterministic kernel's reruns)
+ *   run.c      the run loop, which hands every closed point to a sink (selection.c: the
+ *              sizes the cases offered, the usage errors of a selection that selects nothing)
  *   results.c  the results list the loop collects (harness/results/results.h)
  *   tap.c      TAP output (harness/results/tap.h)
  */
@@ -100,13 +102,13 @@ const char *ug_gpu_why(void);
 void ug_input_release(ug_input *in);
 size_t ug_input_elements(const ug_input *in); /* outputs per trial: 1, or M*N for a GEMM */
 void ug_result_free(ug_result *r);
-/* measure.c: the kernel runs a case made itself (ug_run_kernel: bit-for-bit and invariance
+/* kernel_call.c: the kernel runs a case made itself (ug_run_kernel: bit-for-bit and invariance
  * cases, which record no measured row) in this process; the selection check counts them. */
 size_t ug_direct_kernel_runs(void);
 /* Checks (UG_EXPECT, UG_ASSERT and the metric checks) evaluated so far in this run (check.c). */
 size_t ug_checks_evaluated(void);
 /* The kernels that declined every call of this run as unsupported (ran on none): up to cap of
- * them into k[], with the first reason and the calls declined; returns how many (measure.c). */
+ * them into k[], with the first reason and the calls declined; returns how many (kernel_call.c). */
 size_t ug_kernels_unsupported_everywhere(const ug_kernel **k, const char **why, size_t *calls,
                                          size_t cap);
 /* A kernel's outputs on an input: buffer j (O, lse: base/opshape.h's outs) of count[j]
