@@ -571,7 +571,10 @@ MUTANTS = [
     dict(id="docs.row_field_unlisted", file="CONTRIBUTING.md",
          find="`.run` (the kernel itself", replace="`run` (the kernel itself",
          tests=["docs"], what="CONTRIBUTING's row fields miss one of struct ug_kernel's"),
-    # ---- the layers test's rules (tests/layers.py 7 and 8) -------------------------------------
+    # ---- the layers test's rules (tests/layers.py 3, 7 and 8) ----------------------------------
+    dict(id="layers.file_too_long", file="harness/run/selection.h",
+         find="#endif\n", replace="\n" * 650 + "#endif\n",
+         tests=["layers"], what="a source file of a layer grown past 650 lines"),
     dict(id="layers.op_name_compared", file="oracle/tc/tcprobe.c",
          find="return sh && sh->layout == UG_LAYOUT_MATMUL && k->bound != UG_BOUND_BF16X9 &&",
          replace='return sh && strcmp(sh->name, "gemm") == 0 && k->bound != UG_BOUND_BF16X9 &&',
