@@ -571,6 +571,11 @@ MUTANTS = [
     dict(id="docs.row_field_unlisted", file="CONTRIBUTING.md",
          find="`.run` (the kernel itself", replace="`run` (the kernel itself",
          tests=["docs"], what="CONTRIBUTING's row fields miss one of struct ug_kernel's"),
+    dict(id="install.nvcc_relative_prefix_kept", file="meson.build", gpu=True,
+         find="                   '-Xcompiler=-ffile-prefix-map=' + src_from_build + '/=']",
+         replace="                   '-Xcompiler=-ffile-prefix-map=' + meson.project_source_root() + '/=']",
+         tests=["install"], what="nvcc maps only the absolute source prefix: an out-of-tree "
+                                 "build's CUDA objects name ../../<checkout>/kernels/cuda/*.cu"),
     # ---- the layers test's rules (tests/layers.py 3, 7 and 8) ----------------------------------
     dict(id="layers.file_too_long", file="harness/run/selection.h",
          find="#endif\n", replace="\n" * 650 + "#endif\n",
