@@ -17,7 +17,7 @@
  *    the binary32 bounds hold on them, specials of the format included (e4m3's 448 and NaN,
  *    e5m2's infinities, binary16 subnormals, bfloat16's tiny normals);
  *  - a point whose exact result or partial sums leave a format's range is skipped as out of
- *    range (harness/run/measure.c), never passed.
+ *    range (harness/measure/measure.c), never passed.
  * Figures (ULP errors) are gated by the CPU baseline (reports/baselines/).
  */
 #include <math.h>

@@ -34,7 +34,7 @@ import sys
 from tap import Tap
 
 LAYERS = ["include", "base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/check",
-          "harness/run", "harness/invariance",
+          "harness/measure", "harness/run", "harness/invariance",
           "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
 TOP = ["cases", "tests", "examples", "python"]
 GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "ops/ug_ops.h"}

@@ -37,7 +37,7 @@
  * kernel runs it, one pass that lints every line and counts the records
  * (ug_corpus_scan: no allocation), then its values (ug_corpus_read_values), sized from that
  * count after the caller checked the input's memory against the limits
- * (harness/run/run_limits.h: ULPGATE_MEM_LIMIT).  An unselected file is never opened; a
+ * (harness/measure/run_limits.h: ULPGATE_MEM_LIMIT).  An unselected file is never opened; a
  * selected one is held only while its unit runs.
  */
 #ifndef UG_CORPUS_H

@@ -9,8 +9,8 @@
 
 #include "base/bits.h"
 #include "base/sys.h"
-#include "harness/run/kernel_call.h"
-#include "harness/run/prof.h"
+#include "harness/measure/kernel_call.h"
+#include "harness/measure/prof.h"
 
 static size_t ug_direct_runs; /* successful ug_run_kernel calls (the cases run serially) */
 size_t ug_direct_kernel_runs(void) { return ug_direct_runs; }
@@ -63,11 +63,10 @@ int ug_run_kernel(ug_t *t, const ug_kernel *k, ug_call *c, const char *file, int
     ug_tally(k, rc, c);
     if (rc == 0) ug_direct_runs++;
     if (rc != 0 && c->unsupported) { /* not offered here: a skip that says why, not a failure */
-        ug_point_ensure(t);
-        t->pt.skipped = true;
-        snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "%s", c->err);
+        ug_m_ensure(t);
+        ug_m_skip_point(t, "%s", c->err);
     } else if (rc != 0) {
-        ug_fail_header(t, file, line, k->id, "kernel failed: %s", c->err[0] ? c->err : "(no message)");
+        ug_m_fail(t, file, line, k->id, "kernel failed: %s", c->err[0] ? c->err : "(no message)");
     }
     return rc;
 }
@@ -146,7 +145,7 @@ int ug_run_trial_fenced(ug_t *t, ug_result *r, int i, void *out, int reps, doubl
     int rc = fenced ? ug_fence_call(&c, f, side) : 0;
     double t0 = ug_now_s();
     if (rc == 0) rc = ug_run_kernel(t, r->kernel, &c, __FILE__, __LINE__);
-    else ug_fail_header(t, __FILE__, __LINE__, r->kernel->id, "%s", c.err);
+    else ug_m_fail(t, __FILE__, __LINE__, r->kernel->id, "%s", c.err);
     ug_prof_add(UG_PH_KERNEL, t0, r->kernel->id);
     if (fenced) {
         ug_outs o = ug_outs_of(r->kernel, r->in); /* each output buffer back in its place */
@@ -159,7 +158,7 @@ int ug_run_trial_fenced(ug_t *t, ug_result *r, int i, void *out, int reps, doubl
     if (rc != 0) {
         snprintf(r->run_error, sizeof r->run_error, "%s", c.err);
         r->failed_run = true;
-        if (!c.unsupported) ug_rerun_line(t, r, r->in->first_trial + i);
+        if (!c.unsupported) ug_m_rerun(t, r, r->in->first_trial + i);
         return -1;
     }
     *ms = r->kernel->backend == UG_CUDA ? c.time_ms : 1e3 * (ug_now_s() - t0);
@@ -202,13 +201,13 @@ int ug_measure_determinism(ug_t *t, ug_result *r, double run_ms)
         size_t e = 0;
         while (e + 1 < r->elements && ug_same_f64(ug_outs_load(&o, again, e), ug_outs_load(&o, r->out[i], e))) e++;
         double first = ug_outs_load(&o, r->out[i], e), now = ug_outs_load(&o, again, e);
-        ug_fail_header(t, __FILE__, __LINE__, "determinism (a deterministic kernel, run again)",
-                       "%s declares itself deterministic, but trial %d run again (fresh buffers, "
-                       "after the %d trial%s of this point and %d rerun%s) gave %a (%.9g) at "
-                       "element %zu where its first run gave %a (%.9g)", k->id,
-                       r->in->first_trial + i, r->trials, r->trials == 1 ? "" : "s", s,
-                       s == 1 ? "" : "s", now, now, e, first, first);
-        ug_rerun_line(t, r, r->in->first_trial + i);
+        ug_m_fail(t, __FILE__, __LINE__, "determinism (a deterministic kernel, run again)",
+                  "%s declares itself deterministic, but trial %d run again (fresh buffers, "
+                  "after the %d trial%s of this point and %d rerun%s) gave %a (%.9g) at "
+                  "element %zu where its first run gave %a (%.9g)", k->id,
+                  r->in->first_trial + i, r->trials, r->trials == 1 ? "" : "s", s,
+                  s == 1 ? "" : "s", now, now, e, first, first);
+        ug_m_rerun(t, r, r->in->first_trial + i);
         rc = -1;
     }
     free(again);

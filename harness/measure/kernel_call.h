@@ -1,5 +1,5 @@
 /*
- * kernel_call.h - one call of a kernel under measurement (harness/run/kernel_call.c): the
+ * kernel_call.h - one call of a kernel under measurement (harness/measure/kernel_call.c): the
  * call's typed buffers from an input, the kernel run (tallied: ran, or declined as
  * unsupported), its buffers fenced against overruns, and a deterministic kernel's reruns.
  * measure.c builds a measurement from these calls.
@@ -8,7 +8,7 @@
 #define UG_KERNEL_CALL_H
 
 #include "base/fence.h"
-#include "harness/run/context.h"
+#include "harness/measure/mctx.h"
 
 /* The poison byte of unwritten outputs: every byte of an element 0xff, in binary32 a negative
  * quiet NaN with every payload bit set, which no arithmetic produces (hardware NaNs are

@@ -12,11 +12,10 @@
 #include "base/bits.h"
 #include "base/par.h"
 #include "base/sys.h"
-#include "harness/run/context.h"
-#include "harness/run/kernel_call.h"
-#include "harness/run/guard.h"
-#include "harness/run/prof.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/mctx.h"
+#include "harness/measure/kernel_call.h"
+#include "harness/measure/prof.h"
+#include "harness/measure/run_limits.h"
 
 /* GPU kernels time themselves (events, median of reps after a warm-up) on inputs of at least
  * UG_GPU_TIMED_OPS operations (terms of a sum or dot, M N K of a GEMM): below that a launch
@@ -56,6 +55,8 @@ void ug_result_free(ug_result *r)
     free(r->out);
     free(r);
 }
+
+bool ug_result_correctly_rounded(const ug_result *r) { return r->correctly_rounded == r->count; }
 
 void ug_result_extra(ug_result *r, const char *name, double value)
 {
@@ -307,11 +308,12 @@ static void ug_account_trial(ug_result *r, ug_sums *sums, size_t nterms, double 
 static ug_result *ug_result_new(ug_t *t, const ug_kernel *k, const ug_input *in)
 {
     ug_result *r = ug_xcalloc(1, sizeof *r);
-    if (t->n_results == t->cap_results) {
-        t->cap_results = t->cap_results ? 2 * t->cap_results : 16;
-        t->results = ug_xrealloc(t->results, t->cap_results * sizeof *t->results);
+    ug_mctx *m = ug_mctx_of(t);
+    if (m->n_results == m->cap_results) {
+        m->cap_results = m->cap_results ? 2 * m->cap_results : 16;
+        m->results = ug_xrealloc(m->results, m->cap_results * sizeof *m->results);
     }
-    t->results[t->n_results++] = r;
+    m->results[m->n_results++] = r;
     r->kernel = k;
     r->in = in;
     r->shape = in->shape;
@@ -328,9 +330,9 @@ static void ug_measure_open(ug_t *t, ug_result *r)
     char name[256], size[80];
     const ug_input *in = r->in;
     ug_shape s = ug_input_shape(in);
-    snprintf(name, sizeof name, "%s %s n=%s", t->unit->name, r->kernel->id,
+    snprintf(name, sizeof name, "%s %s n=%s", ug_mctx_of(t)->name, r->kernel->id,
              ug_op_shape_text(ug_input_op(in), &s, true, size, sizeof size));
-    ug_point_open(t, name, r);
+    ug_m_open(t, name, r);
 }
 
 /* An output still holding the poison pattern (every byte 0xff: a NaN in every format of
@@ -358,9 +360,9 @@ static void ug_check_written(ug_t *t, ug_result *r, int i, const void *out)
     }
     if (!count) return;
     r->unwritten += count;
-    ug_fail_header(t, __FILE__, __LINE__, "every output written",
-                   "%s left %zu of %zu outputs unwritten in trial %d (first: element %zu)",
-                   r->kernel->id, count, r->elements, r->in->first_trial + i, first);
+    ug_m_fail(t, __FILE__, __LINE__, "every output written",
+              "%s left %zu of %zu outputs unwritten in trial %d (first: element %zu)",
+              r->kernel->id, count, r->elements, r->in->first_trial + i, first);
 }
 
 static int ug_dcmp(const void *a, const void *b)
@@ -399,10 +401,9 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
     else r->out = ug_xcalloc((size_t)r->trials, sizeof(float *));
     for (int i = 0; i < r->trials && rc == 0; i++) {
         int trial = in->first_trial + i, distinct = 0;
-        if (ug_guard_stopping()) { /* a signal: the point is skipped, the case left */
-            t->pt.skipped = true;
-            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "interrupted by %s after %d of "
-                     "%d trials", ug_guard_reason(), i, r->trials);
+        if (ug_m_stopping(t)) { /* a signal: the point is skipped, the case left */
+            ug_m_skip_point(t, "interrupted by %s after %d of %d trials", ug_m_stop_reason(t), i,
+                            r->trials);
             rc = -2;
             break;
         }
@@ -424,7 +425,7 @@ static int ug_measure_trials(ug_t *t, ug_result *r)
                 repeats = ug_nondet_repeats(ms > 0 ? ms : 1e3 * (ug_now_s() - t_run));
             double t0 = ug_prof_now();
             ug_check_written(t, r, i, out);
-            ug_account_trial(r, &sums, nterms, t->lambda, trial, out, in->exact[i]);
+            ug_account_trial(r, &sums, nterms, ug_mctx_of(t)->lambda, trial, out, in->exact[i]);
             ug_prof_add(UG_PH_ACCOUNT, t0, NULL);
             bool found = false;
             for (int s = 0; s < distinct && !found; s++) found = memcmp(seen[s], out, bytes) == 0;
@@ -514,13 +515,13 @@ static void ug_measure_repeats(ug_t *t, ug_result *r, int repeats)
 
 static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *in, int repeats)
 {
-    ug_guard_check(t);
+    ug_m_check_stop(t);
     ug_result *r = ug_result_new(t, k, in);
-    r->prob_lambda = t->lambda;
+    r->prob_lambda = ug_mctx_of(t)->lambda;
     ug_measure_open(t, r);
     if (k->op != in->op) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",
-                       k->id, ug_op_name(k->op), ug_op_name(in->op));
+        ug_m_fail(t, __FILE__, __LINE__, "ug_measure", "kernel %s computes %s, input is %s",
+                  k->id, ug_op_name(k->op), ug_op_name(in->op));
         r->failed_run = true;
         return r;
     }
@@ -529,16 +530,14 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         return r;
     }
     if (k->backend == UG_CUDA && !ug_gpu_available()) {
-        t->pt.skipped = true;
-        snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "no CUDA device");
+        ug_m_skip_point(t, "no CUDA device");
         return r;
     }
     if (ug_measure_out_of_range(t, r)) return r;
     if (ug_kernel_bound_underflow(k, 1, 1.0) > 0) { /* operands rounded to a narrower format */
         r->operand_max = ug_input_operand_max(in);
         if (r->operand_max > ug_kernel_operand_limit(k)) {
-            t->pt.skipped = true;
-            snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason,
+            ug_m_skip_point(t,
                      "operands up to %.4g exceed the %s class's range (%.6g): they may overflow, "
                      "no a-priori bound", r->operand_max, ug_bound_class_name(k->bound),
                      ug_kernel_operand_limit(k));
@@ -546,7 +545,7 @@ static ug_result *ug_measure_impl(ug_t *t, const ug_kernel *k, const ug_input *i
         }
     }
     int rc = ug_measure_trials(t, r);
-    if (rc == -2) ug_abort_case(t); /* interrupted: the case sees no partial outputs */
+    if (rc == -2) ug_m_leave(t); /* interrupted: the case sees no partial outputs */
     if (rc == 0 && repeats > 0) ug_measure_repeats(t, r, repeats);
     return r;
 }

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/run/context.h"
+#include "harness/measure/mctx.h"
 #include "ops/op.h"
 
 // ---- the output buffers of a call ----------------------------------------------------------
@@ -71,9 +71,9 @@ bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         bool as_f32 = k->in_store[a] == UG_F32 && in->fmt[a] != UG_F64;
         if (k->in_store[a] != in->fmt[a] && !as_f32 && a < d->shape->arity) {
-            ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
-                           "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
-                           ug_fmt_name(in->fmt[a]));
+            ug_m_fail(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
+                      "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
+                      ug_fmt_name(in->fmt[a]));
             return false;
         }
     }
@@ -121,9 +121,8 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
         }
     r->out_of_range = count;
     if (!count) return false;
-    snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "out of range%s: %zu of %zu outputs; "
-             "first: %s: no a-priori bound holds", strstr(first, "partial sums") ? " (partial-sum "
-             "overflow)" : "", count, (size_t)in->trials * r->elements, first);
-    t->pt.skipped = true;
+    ug_m_skip_point(t, "out of range%s: %zu of %zu outputs; first: %s: no a-priori bound holds",
+                    strstr(first, "partial sums") ? " (partial-sum overflow)" : "", count,
+                    (size_t)in->trials * r->elements, first);
     return true;
 }

@@ -22,14 +22,14 @@
 
 #include "kernels/kernel.h"
 #include "ops/op.h"
-#include "harness/run/run.h"
-#include "harness/run/ug.h"
+#include "harness/measure/measure.h"
 
 /* The share of the available memory one input (or one measurement's outputs) may take. */
 #define UG_MEM_SHARE 0.9
 
-/* Up front: 0, or 2 after "ulpgate: --trials T: ..." on stderr. */
-int ug_limits_check_options(const ug_options *o);
+/* Up front, for a run of --n n (0: every size), --trial trial (-1: every trial) and --trials
+ * trials (0: the cases' own): 0, or 2 after "ulpgate: --trials T: ..." on stderr. */
+int ug_limits_check_options(size_t n, long trial, int trials);
 
 /* The heap bytes one input takes: per trial, its values, its exact records and one
  * measurement's outputs. */

@@ -12,7 +12,7 @@
 
 #include "kernels/plugin.h"
 #include "harness/run/context.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "base/sys.h"
 #include "harness/inputs/corpus.h"
 #include "ug_config.h"

@@ -18,9 +18,9 @@
 #include "base/sys.h"
 #include "harness/run/context.h"
 #include "harness/run/guard.h"
-#include "harness/run/prof.h"
+#include "harness/measure/prof.h"
 #include "harness/inputs/rng.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "harness/run/run.h"
 #include "harness/run/selection.h"
 #include "harness/run/shard.h"
@@ -277,10 +277,10 @@ static void ug_check_unsupported(const ug_options *opt, ug_collector *col)
 
 static void ug_case_cleanup(ug_t *t)
 {
-    for (size_t i = 0; i < t->n_results; i++) ug_result_free(t->results[i]);
-    for (size_t i = 0; i < t->n_inputs; i++) ug_input_release(t->inputs[i]);
-    free(t->results);
-    free(t->inputs);
+    for (size_t i = 0; i < t->m.n_results; i++) ug_result_free(t->m.results[i]);
+    for (size_t i = 0; i < t->m.n_inputs; i++) ug_input_release(t->m.inputs[i]);
+    free(t->m.results);
+    free(t->m.inputs);
     ug_buf_free(&t->pt.diag);
 }
 
@@ -293,6 +293,7 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     t.unit = u;
     t.c = u->c;
     t.opt = opt;
+    ug_case_context(&t, opt, u);
     t.sink = ug_collect;
     t.sink_ctx = col;
     ug_guard_unit(u); /* the per-case time limit runs from here */

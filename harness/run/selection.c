@@ -10,7 +10,7 @@
 #include "base/parse.h"
 #include "base/sys.h"
 #include "kernels/plugin.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "harness/run/selection.h"
 
 /* ---- the loops cases use ------------------------------------------------------------------------ */
