@@ -147,9 +147,10 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
         goto out;
     }
     int r2 = q.ndim - 2;
-    ug_attn_dims dm = {q.shape[r2], k.shape[r2], q.shape[r2 + 1], v.shape[r2 + 1], 0, causal != 0};
-    if (k.shape[r2 + 1] != dm.d || v.shape[r2] != dm.S || o.shape[r2] != dm.L ||
-        o.shape[r2 + 1] != dm.dv || kb != qb || vb != qb || ob != qb || vh != kh || oh != qh ||
+    ug_shape shp = {{q.shape[r2], k.shape[r2], q.shape[r2 + 1], v.shape[r2 + 1]}, 1, 1, 1};
+    ug_opts opt = {0, (causal != 0) ? UG_OPT_CAUSAL : 0u};
+    if (k.shape[r2 + 1] != shp.dim[2] || v.shape[r2] != shp.dim[1] || o.shape[r2] != shp.dim[0] ||
+        o.shape[r2 + 1] != shp.dim[3] || kb != qb || vb != qb || ob != qb || vh != kh || oh != qh ||
         !kh || qh % kh) {
         char sq[64], sk[64], sv[64], so[64];
         fprintf(err, "ulpgate check: shapes do not fit: Q %s, K %s, V %s, GOT %s (K's d is Q's, "
@@ -158,23 +159,23 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
                 ug_npy_shape_text(&v, sv, sizeof sv), ug_npy_shape_text(&o, so, sizeof so));
         goto out;
     }
-    if (lsepath && (l.count != qb * qh * dm.L || l.ndim != q.ndim - 1)) {
+    if (lsepath && (l.count != qb * qh * shp.dim[0] || l.ndim != q.ndim - 1)) {
         fprintf(err, "ulpgate check: %s: the log-sum-exp is one value a query row: (L), (H, L) "
                      "or (B, H, L)\n", lsepath);
         goto out;
     }
-    dm.scale = scale > 0 ? (float)scale : ug_attn_scale_default(dm.d);
+    opt.scale = scale > 0 ? (float)scale : ug_attn_scale_default(shp.dim[2]);
     char why[160];
-    if (!ug_attn_dims_ok(&dm, why, sizeof why)) {
+    if (!ug_attn_head_ok(&shp, &opt, why, sizeof why)) {
         fprintf(err, "ulpgate check: %s\n", why);
         goto out;
     }
-    size_t heads = qb * qh, group = qh / kh, per = dm.L * dm.dv;
-    Q = ug_xmalloc(dm.L * dm.d * sizeof *Q);
-    K = ug_xmalloc(dm.S * dm.d * sizeof *K);
-    V = ug_xmalloc(dm.S * dm.dv * sizeof *V);
+    size_t heads = qb * qh, group = qh / kh, per = shp.dim[0] * shp.dim[3];
+    Q = ug_xmalloc(shp.dim[0] * shp.dim[2] * sizeof *Q);
+    K = ug_xmalloc(shp.dim[1] * shp.dim[2] * sizeof *K);
+    V = ug_xmalloc(shp.dim[1] * shp.dim[3] * sizeof *V);
     eo = ug_xmalloc(per * sizeof *eo);
-    el = ug_xmalloc(dm.L * sizeof *el);
+    el = ug_xmalloc(shp.dim[0] * sizeof *el);
     ug_check_result ro, rl;
     memset(&ro, 0, sizeof ro);
     memset(&rl, 0, sizeof rl);
@@ -186,21 +187,22 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
     rl.out_fmt = lsepath ? l.fmt : UG_F32;
     ro.batch = rl.batch = heads;
     ro.per = per;
-    rl.per = dm.L;
+    rl.per = shp.dim[0];
     ro.outputs = heads * per;
-    rl.outputs = heads * dm.L;
-    ro.n = rl.n = dm.S;
+    rl.outputs = heads * shp.dim[0];
+    ro.n = rl.n = shp.dim[1];
     ro.gamma = rl.gamma = INFINITY; /* no tree bound: the bounds are the kernel classes' */
     ro.oracle = rl.oracle = mpfr ? "mpfr" : "fast";
     for (size_t hd = 0; hd < heads; hd++) {
         size_t kvh = (hd / qh) * kh + (hd % qh) / group;
-        load_head(&q, hd, dm.L, dm.d, Q);
-        load_head(&k, kvh, dm.S, dm.d, K);
-        load_head(&v, kvh, dm.S, dm.dv, V);
-        ug_exact_attention(Q, K, V, &dm, eo, el);
+        load_head(&q, hd, shp.dim[0], shp.dim[2], Q);
+        load_head(&k, kvh, shp.dim[1], shp.dim[2], K);
+        load_head(&v, kvh, shp.dim[1], shp.dim[3], V);
+        ug_exact_attention(Q, K, V, &shp, &opt, eo, el);
         for (size_t j = 0; j < per; j++) ug_check_add(&ro, hd * per + j, &eo[j], ug_npy_load(&o, hd * per + j));
         if (lsepath)
-            for (size_t i = 0; i < dm.L; i++) ug_check_add(&rl, hd * dm.L + i, &el[i], ug_npy_load(&l, hd * dm.L + i));
+            for (size_t i = 0; i < shp.dim[0]; i++) ug_check_add(&rl, hd * shp.dim[0] + i, &el[i],
+                 ug_npy_load(&l, hd * shp.dim[0] + i));
     }
     rc = 0;
     for (int part = 0; part < (lsepath ? 2 : 1); part++) {

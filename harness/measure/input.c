@@ -106,11 +106,10 @@ ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
 
 /* With no --oracle, the inputs the GPU oracle answers sooner than the fast CPU oracle: the
  * operation's rule (ops/gemm.c: GEMMs of >= 2^27 multiply-adds; sums and dots never). */
-bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K)
+bool ug_gpu_oracle_pays(ug_op op, const ug_shape *s)
 {
     const ug_op_desc *d = ug_op_get(op);
-    ug_shape s = {{M, N, K}};
-    return d && d->exact_gpu && d->gpu_oracle_pays && d->gpu_oracle_pays(&s);
+    return d && d->exact_gpu && d->gpu_oracle_pays && d->gpu_oracle_pays(s);
 }
 
 /* An operation the GPU oracle computes, and: --oracle gpu; or no --oracle, a GPU case, a GPU
@@ -122,7 +121,7 @@ static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
     if (in->fmt[0] == UG_F64) return false;        /* nor binary64 data */
     if (ug_mctx_of(t)->oracle == UG_ORACLE_GPU) return true;
     if (ug_mctx_of(t)->oracle_set || !ug_mctx_of(t)->gpu_case) return false;
-    if (!ug_gpu_oracle_pays(in->op, in->shape.dim[0], in->shape.dim[1], in->shape.dim[2])) return false;
+    if (!ug_gpu_oracle_pays(in->op, &in->shape)) return false;
     if (!ug_gpu_available()) return false;
     if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);
     return usable == 1;
@@ -333,17 +332,17 @@ static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_s
     return rc;
 }
 
-static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M, size_t N,
-                                   size_t K, int trials)
+static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s,
+                                   int trials)
 {
     char label[160], err[256];
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
     ug_m_check_stop(t);
     const ug_op_desc *od = ug_input_check_op(t, op, false);
-    ug_limits_input(t, od, label, M, N, K, ug_m_trials(t, trials)); /* before it is allocated */
+    ug_limits_input(t, od, label, s, ug_m_trials(t, trials)); /* before it is allocated */
     if (d->fmt != UG_F32) ug_input_fmt_check(t, od, d, label);
-    ug_input *in = ug_input_alloc(t, od, label, M, ug_m_trials(t, trials));
+    ug_input *in = ug_input_alloc(t, od, label, s->dim[0], ug_m_trials(t, trials));
     double t0 = ug_prof_now();
     in->dist = *d;
     if (d->fmt != UG_F32)
@@ -351,8 +350,8 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
             in->fmt[a] = d->fmt;
             in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
         }
-    in->shape = (ug_shape){{M, N, K}};
-    ug_shape sh = {{M, N, K}};
+    in->shape = *s;
+    ug_shape sh = *s;
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
         ug_m_check_stop(t); /* a signal: the input is released with the case */
@@ -367,7 +366,7 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
                                  &sh, err, sizeof err);
         }
         if (rc != 0) {
-            ug_m_fail(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, M, err);
+            ug_m_fail(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, s->dim[0], err);
             ug_m_leave(t);
         }
     }
@@ -378,12 +377,12 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
 
 ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trials)
 {
-    return ug_input_generate(t, op, d, n, n, n, trials);
+    return ug_input_generate(t, op, d, &(ug_shape){{n, n, n}}, trials);
 }
 
 ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials)
 {
-    return ug_input_generate(t, UG_OP_GEMM, d, M, N, K, trials);
+    return ug_input_generate(t, UG_OP_GEMM, d, &(ug_shape){{M, N, K}}, trials);
 }
 
 ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,

@@ -192,7 +192,7 @@ typedef struct ug_gpu_oracle_tally {
 ug_gpu_oracle_tally ug_gpu_oracle_counts(void);
 /* Whether, with no --oracle, the GPU oracle answers an input of op (M x N x K for a GEMM) sooner
  * than the fast CPU oracle: GEMMs of at least 2^27 multiply-adds (harness/measure/input.c says why). */
-bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K);
+bool ug_gpu_oracle_pays(ug_op op, const ug_shape *s);
 
 /* ---- the GPU, and kernels run directly ------------------------------------------------------ */
 

@@ -26,12 +26,11 @@ static size_t ug_env_cap(const char *name)
     return v;
 }
 
-double ug_limits_input_bytes(const ug_op_desc *d, size_t M, size_t N, size_t K, int trials)
+double ug_limits_input_bytes(const ug_op_desc *d, const ug_shape *s, int trials)
 {
-    ug_shape s = {{M, N, K}, 1};
     /* the sizes first, from the shape table; then the allocator's chunks of each */
-    double outputs = (double)ug_opshape_outputs(d->shape, &s), len[UG_MAX_INPUTS], values = 0;
-    for (int i = 0; i < d->shape->arity; i++) len[i] = (double)ug_opshape_in_len(d->shape, &s, i);
+    double outputs = (double)ug_opshape_outputs(d->shape, s), len[UG_MAX_INPUTS], values = 0;
+    for (int i = 0; i < d->shape->arity; i++) len[i] = (double)ug_opshape_in_len(d->shape, s, i);
     for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * len[i]);
     double per_trial = values + ug_mem_chunk(outputs * (double)sizeof(ug_exact)) +
                        ug_mem_chunk(4.0 * outputs) + UG_TRIAL_POINTERS;
@@ -58,7 +57,7 @@ int ug_limits_check_options(size_t n_opt, long trial, int trials_opt)
     if (trials_opt <= 0 || trial >= 0) return 0; /* the cases' own counts, or one trial */
     int trials = ug_limits_trials(trials_opt);
     size_t n = n_opt ? n_opt : 1;
-    double need = ug_limits_input_bytes(ug_op_get(UG_OP_SUM), n, n, n, trials), avail;
+    double need = ug_limits_input_bytes(ug_op_get(UG_OP_SUM), &(ug_shape){{n, n, n}, 1}, trials), avail;
     const char *source;
     double budget = ug_mem_budget(&source, &avail);
     if (budget < 0 || need <= budget) return 0;
@@ -103,14 +102,13 @@ bool ug_limits_size_ok(size_t n)
     return false;
 }
 
-void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, size_t M, size_t N, size_t K,
+void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, const ug_shape *s,
                      int trials)
 {
     char size[80], a[32], b[32];
-    ug_shape s = {{M, N, K}, 1};
-    ug_opshape_text(d->shape, &s, false, size, sizeof size);
+    ug_opshape_text(d->shape, s, false, size, sizeof size);
     size_t cap = ug_env_cap("ULPGATE_MAX_ELEMENTS");
-    double elements = ug_opshape_elements_in(d->shape, &s);
+    double elements = ug_opshape_elements_in(d->shape, s);
     if (cap && elements > (double)cap) {
         char why[160];
         snprintf(why, sizeof why, "%s n=%s: %.0f elements a trial, above ULPGATE_MAX_ELEMENTS=%zu",
@@ -120,7 +118,7 @@ void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, size_t M, 
         ug_m_skip(t, why);
     }
     int eff = ug_mctx_of(t)->trial >= 0 ? 1 : ug_limits_trials(trials);
-    double need = ug_limits_input_bytes(d, M, N, K, eff), avail;
+    double need = ug_limits_input_bytes(d, s, eff), avail;
     if (need < UG_MEM_CHECK_FROM) return;
     const char *source;
     double budget = ug_mem_budget(&source, &avail);

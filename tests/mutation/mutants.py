@@ -479,7 +479,8 @@ MUTANTS = [
          find="    return exact && n > 0;", replace="    return false;",
          tests=["oracle_attention"], what="an exact O of keys of different scores (equal V) left to Ziv: undecided, NaN"),
     dict(id="attn.causal.top_left", file="oracle/attention/attention_common.c",
-         find="size_t n = i + dm->S + 1 - dm->L;", replace="size_t n = i + dm->S - dm->L;",
+         find="size_t n = i + shp->dim[1] + 1 - shp->dim[0];",
+         replace="size_t n = i + shp->dim[1] - shp->dim[0];",
          tests=["attention_kernels"], what="the reference's causal mask hides one key more than the kernels'"),
     dict(id="gpu.attn.online_not_rescaled", file="kernels/cuda/attention.cu", gpu=True,
          find="        for (int c = 0; c < UG_ATTN_MAX_DV / 32; c++) acc[c] *= alpha;",
@@ -607,8 +608,8 @@ MUTANTS = [
          tests=["invariance"], what="the row comparison sees no difference (the expected failures "
                                     "then pass: stale)"),
     dict(id="invariance.attn_count_per_row", file="kernels/cpu/attention.c",
-         find="size_t size = nsplits ? (s->S + split - 1) / split : split,",
-         replace="size_t size = nsplits ? (n + split - 1) / split : split,",
+         find="size_t size = nsplits ? (shp->dim[1] + split - 1) / split : split;",
+         replace="size_t size = nsplits ? (n + split - 1) / split : split;",
          tests=["invariance"], what="the split count cuts each row's keys, not the call's S: "
                                     "chunk-invariant, so the expected failure vanishes"),
 ]
