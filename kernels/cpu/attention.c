@@ -53,9 +53,27 @@ static void no_key(size_t dv, float *O, float *lse)
 
 /* ---- naive three-pass ------------------------------------------------------------------------- */
 
+/* The naive form's weights of one query row q over its n keys: sc[k] = exp(s_k - m) with
+ * s_k = c fl(q . k_k) and m their max (*m), in key order; returns their binary32 sum, in key
+ * order.  Both naive kernels' rows. */
+static float naive_weights(const float *q, const float *K, size_t n, size_t d, float cs,
+                           float *sc, float *m)
+{
+    float mx = -INFINITY, l = 0.0f;
+    for (size_t k = 0; k < n; k++) {
+        sc[k] = cs * dot_serial(q, K + k * d, d);
+        mx = sc[k] > mx ? sc[k] : mx;
+    }
+    for (size_t k = 0; k < n; k++) {
+        sc[k] = expf(sc[k] - mx);
+        l += sc[k];
+    }
+    *m = mx;
+    return l;
+}
+
 void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
-                       const ug_opts *opt,
-                       float *O, float *lse)
+                       const ug_opts *opt, float *O, float *lse)
 {
     const float cs = ug_attn_kscale(shp, opt);
     size_t d = shp->dim[2], dv = shp->dim[3];
@@ -68,14 +86,7 @@ void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_
             continue;
         }
         float m = -INFINITY, l = 0.0f;
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = cs * dot_serial(Q + i * d, K + k * d, d);
-            m = sc[k] > m ? sc[k] : m;
-        }
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = expf(sc[k] - m);
-            l += sc[k];
-        }
+        l = naive_weights(Q + i * d, K, n, d, cs, sc, &m);
         for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
         for (size_t k = 0; k < n; k++) {
             float p = sc[k] / l;
@@ -102,14 +113,7 @@ void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
             no_key(dv, o, &lse[i]);
             continue;
         }
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = cs * dot_serial(Q + i * d, K + k * d, d);
-            m = sc[k] > m ? sc[k] : m;
-        }
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = expf(sc[k] - m);
-            l += sc[k];
-        }
+        l = naive_weights(Q + i * d, K, n, d, cs, sc, &m);
         for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
         for (size_t k = 0; k < n; k++) {
             float p = bf16(sc[k] / l);

@@ -251,30 +251,13 @@ static bool lse_decide_fix(const limb Am[3], long em, bool mneg, const limb Sacc
     ug_fx_log(Z, L, &lneg);
     limb el[4] = {0}, ae = (limb)(e < 0 ? -e : e), L4[4] = {L[0], L[1], L[2], 0};
     ug_fx_mul(el, ug_fx_ln2(), 3, &ae, 1);
-    if ((e < 0) == lneg) {
-        ug_fx_add(L4, L4, el, 4);
-    } else if (ug_fx_cmp(L4, el, 4) >= 0) {
-        ug_fx_sub(L4, L4, el, 4);
-    } else {
-        ug_fx_sub(L4, el, L4, 4);
-        lneg = !lneg;
-    }
+    lneg = ug_fx_add_signed(L4, L4, lneg, el, e < 0, 4);
     /* m0 at 2^-192: exact unless its bits reach below (then < 1 unit: D's + 1) */
     limb Am6[6] = {Am[0], Am[1], Am[2], 0, 0, 0};
     if (ug_fx_bitlen(Am, 3) + em + 192 >= 64 * 6 - 1) return false;
     ug_fx_shift(Am6, 6, em + 192, mpart, 6);
     ug_fx_shift(L4, 4, 2, lpart, 6);
-    bool sneg;
-    if (mneg == lneg) {
-        ug_fx_add(acc, mpart, lpart, 6);
-        sneg = mneg;
-    } else if (ug_fx_cmp(mpart, lpart, 6) >= 0) {
-        ug_fx_sub(acc, mpart, lpart, 6);
-        sneg = mneg;
-    } else {
-        ug_fx_sub(acc, lpart, mpart, 6);
-        sneg = lneg;
-    }
+    bool sneg = ug_fx_add_signed(acc, mpart, mneg, lpart, lneg, 6);
     limb one = 1, two[6] = {2};
     ug_fx_shift(&one, 1, 192 - 162 + ug_attn_slack_log2, D, 6); /* 2^-162 at 2^-192 */
     ug_fx_add(D, D, two, 6);                                   /* m0's truncation, and margin */
