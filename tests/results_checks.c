@@ -636,8 +636,8 @@ UG_CASE(results_schema, baselines_keep_the_gated_figures)
     }
 }
 
-/* Every figure of a measured row is the figure its measurement computed, field by field (issue
- * 32): the round trips above write and read values they made themselves, so a row filled from
+/* Every figure of a measured row is the figure its measurement computed, field by field:
+ * the round trips above write and read values they made themselves, so a row filled from
  * the wrong member of ug_result (ulp_mean from rel_mean, count from elements) would pass them.
  * A real measurement of serial_f32 (every figure nonzero and the pairs that could be swapped
  * different) goes through ug_row_from_point, results.json's writer and its reader. */

@@ -24,8 +24,7 @@
 #include "harness/run/run.h"
 #include "harness/run/selection.h"
 #include "harness/run/shard.h"
-#include "harness/results/console.h"
-#include "harness/results/tap.h"
+#include "harness/results/reporter.h"
 #include "ops/op.h"
 #include "ug_config.h"
 
@@ -122,7 +121,8 @@ typedef struct {
     ug_results *res;
     FILE *out;
     int tap_index;
-    ug_console *con;    /* the compact output (no --tap), or NULL: the TAP stream */
+    ug_reporter *reps[2 + 8]; /* console or TAP, JUnit, then the registered ones */
+    int n_reps;
     char gpu_name[256]; /* the device of CUDA rows, looked up once */
     uint64_t *ids;      /* hashes of the row ids so far (open addressing, 0 = empty) */
     size_t ids_cap, ids_n;
@@ -188,8 +188,8 @@ static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
     }
     ug_guard_lock(); /* the watchdog may finish the run from its thread: never half a row */
     ug_results_add(col->res, &row);
-    if (col->con) ug_console_point(col->con, ++col->tap_index, p, &row);
-    else ug_tap_point(col->out, ++col->tap_index, p, &row);
+    ++col->tap_index;
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->point(col->reps[i], col->tap_index, p, &row);
     ug_guard_unlock();
     ug_guard_output(col->out);
     if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
@@ -306,7 +306,28 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     ug_results_add_unit(col->res, u->name, ug_now_s() - t0);
     ug_guard_unlock();
     ug_guard_unit(NULL);
-    if (col->con) ug_console_case(col->con, u->name);
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->case_done(col->reps[i], u->name);
+}
+
+/* The reporters of a run (reporter.h): the console's or TAP's on out, JUnit's, the registered
+ * ones; each begun. */
+static void ug_reporters_begin(ug_collector *col, const ug_options *opt, FILE *out, int cases,
+                               const char *comment)
+{
+    col->reps[col->n_reps++] = opt->tap ? ug_reporter_tap() : ug_reporter_console();
+    col->reps[col->n_reps++] = ug_reporter_junit();
+    for (int i = 0; ug_reporter_registered(i); i++) col->reps[col->n_reps++] = ug_reporter_registered(i);
+    ug_run_start s = {out, isatty(fileno(out)) != 0, cases, comment, opt->report_dir};
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->begin(col->reps[i], &s);
+}
+
+/* Each reporter's end (res NULL: interrupted), the built-in ones freed. */
+static void ug_reporters_end(ug_collector *col, const ug_results *res, const char *notes)
+{
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->end(col->reps[i], res, notes);
+    ug_reporter_free(col->reps[0]);
+    ug_reporter_free(col->reps[1]);
+    col->n_reps = 0;
 }
 
 /* ---- shards ------------------------------------------------------------------------------------- */
@@ -380,12 +401,11 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     bool *sel = ug_xcalloc(count, sizeof *sel);
     for (size_t i = 0; i < count; i++) sel[i] = ug_unit_selected(opt, &units[i]);
     ug_plan_shards(opt, units, count, sel);
-    /* without --tap: a progress line per case, failures in full, a summary (console.h) */
-    ug_console con;
+    /* without --tap: progress, failures in full, a summary (console.h); with --report, JUnit */
     int n_cases = 0;
     for (size_t i = 0; i < count; i++) n_cases += sel[i];
-    if (opt->tap) ug_tap_begin(out, comment);
-    else ug_console_begin(&con, out, isatty(fileno(out)), n_cases, comment);
+    ug_collector col = {.opt = opt, .res = res, .out = out};
+    ug_reporters_begin(&col, opt, out, n_cases, comment);
     /* probed only when a GPU case is selected (or none at all, as before): a run of CPU cases
      * never touches the device, so its results name no GPU (the device key of its baseline,
      * and the default block-FMA models, stay the CPU's) */
@@ -411,9 +431,9 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             ug_results_add_unit(res, units[i].name, 0);
         }
         free(sel);
+        ug_reporters_end(&col, NULL, NULL);
         return 0;
     }
-    ug_collector col = {.opt = opt, .res = res, .out = out, .con = opt->tap ? NULL : &con};
     double t_run = ug_now_s();
     for (size_t i = 0; i < count; i++) {
         const ug_unit *u = &units[i];
@@ -428,7 +448,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             ug_guard_lock();
             ug_results_add_unit(res, u->name, 0);
             ug_guard_unlock();
-            if (col.con) ug_console_case(col.con, u->name);
+            for (int r = 0; r < col.n_reps; r++) col.reps[r]->case_done(col.reps[r], u->name);
             continue;
         }
         ug_run_unit(opt, u, &col);
@@ -436,24 +456,27 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     free(sel);
     if (ug_guard_stopping()) {
         free(col.ids);
-        if (col.con) ug_console_clear(col.con);
+        ug_reporters_end(&col, NULL, NULL);
         return ug_guard_bail(out, col.tap_index, res, opt->progress);
     }
     ug_check_coverage(opt, &col);
     ug_check_unsupported(opt, &col);
     free(col.ids); /* the last point is collected */
     if (opt->progress) fprintf(stderr, "\r\033[K");
-    if (col.con) ug_console_clear(col.con);
-    else ug_tap_plan(out, col.tap_index);
-    ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
-    if (g.impl)
-        fprintf(out, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, %zu differ\n",
-                g.impl, g.results, g.checked, g.differ);
-    ug_prof_print(out, ug_now_s() - t_run, 8);
-    char summary[200];
-    ug_results_summary(res, summary, sizeof summary);
-    if (col.con) ug_console_end(col.con, res);
-    else fprintf(out, "# %s\n", summary);
+    /* the run's notes, "# ..." lines each reporter places: the GPU oracle's tally, time by phase */
+    char *notes = NULL;
+    size_t notes_len = 0;
+    FILE *nf = open_memstream(&notes, &notes_len);
+    if (nf) {
+        ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
+        if (g.impl)
+            fprintf(nf, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, "
+                        "%zu differ\n", g.impl, g.results, g.checked, g.differ);
+        ug_prof_print(nf, ug_now_s() - t_run, 8);
+        fclose(nf);
+    }
+    ug_reporters_end(&col, res, notes);
+    free(notes);
     fflush(out);
     int usage = ug_selection_error(opt, res, units, count);
     return usage ? usage : ug_results_status(res);

@@ -575,6 +575,20 @@ MUTANTS = [
          replace="                   '-Xcompiler=-ffile-prefix-map=' + meson.project_source_root() + '/=']",
          tests=["install"], what="nvcc maps only the absolute source prefix: an out-of-tree "
                                  "build's CUDA objects name ../../<checkout>/kernels/cuda/*.cu"),
+    # ---- the reporters (harness/results/reporter.h) ---------------------------------------------
+    dict(id="reporter.registered_not_called", file="harness/run/run.c",
+         find="for (int i = 0; ug_reporter_registered(i); i++) col->reps[col->n_reps++] = ug_reporter_registered(i);",
+         replace="",
+         tests=["toy_report"], what="a registered reporter is never called: a report section "
+                                    "from outside the tree writes nothing"),
+    dict(id="reporter.junit_not_written", file="harness/results/reporter.c",
+         find="    if (!res || !j->path[0]) return;\n    ug_buf xml = {0};",
+         replace="    return;\n    ug_buf xml = {0};",
+         tests=["cli", "toy_report"], what="run --report writes no junit.xml"),
+    dict(id="console.line_per_case_off_terminal", file="harness/results/console.c",
+         find="c->tty || c->case_failures || tenth > c->tenth ||",
+         replace="true ||",
+         tests=["cli_conventions"], what="off a terminal, a progress line for every case again"),
     # ---- the layers test's rules (tests/layers.py 3, 7 and 8) ----------------------------------
     dict(id="layers.file_too_long", file="harness/run/selection.h",
          find="#endif\n", replace="\n" * 650 + "#endif\n",
