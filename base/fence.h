@@ -1,5 +1,5 @@
 /*
- * fence.h - fenced buffers for CPU kernels (issue 33): the bytes a kernel may touch, with an
+ * fence.h - fenced buffers for CPU kernels: the bytes a kernel may touch, with an
  * inaccessible page right after them (UG_FENCE_END) or right before them (UG_FENCE_START), so
  * that a read or write one element outside the buffer faults at once, on every size, instead
  * of reading a neighbour's bytes by luck.  The fault is a crash of the kernel: `ulpgate run`'s

@@ -19,29 +19,36 @@ static size_t ug_gemm_in_len(const ug_shape *s, int input)
 static size_t ug_scan_terms_at(const ug_shape *s, size_t e) { (void)s; return e + 1; }
 static size_t ug_exscan_terms_at(const ug_shape *s, size_t e) { (void)s; return e; }
 
-/* Attention: dims L S d dv; problems = batch x heads (K and V: batch x kv_heads). */
-static size_t ug_attn_problems(const ug_shape *s, bool kv)
+size_t ug_shape_problems(const ug_shape *s, bool kv)
 {
     size_t b = s->batch ? s->batch : 1, h = s->heads ? s->heads : 1;
     size_t kh = s->kv_heads ? s->kv_heads : h;
     return b * (kv ? kh : h);
 }
+
+size_t ug_shape_kv_problem(const ug_shape *s, size_t p)
+{
+    size_t h = s->heads ? s->heads : 1, kh = s->kv_heads ? s->kv_heads : h;
+    return (p / h) * kh + (p % h) / (h / kh);
+}
+
+/* Attention: dims L S d dv, laid out as heads (ug_shape_problems). */
 static size_t ug_attn_in_len(const ug_shape *s, int input)
 {
     const size_t *d = s->dim;
-    return input == 0 ? ug_attn_problems(s, false) * d[0] * d[2]
-         : input == 1 ? ug_attn_problems(s, true) * d[1] * d[2]
-         : input == 2 ? ug_attn_problems(s, true) * d[1] * d[3] : 0;
+    return input == 0 ? ug_shape_problems(s, false) * d[0] * d[2]
+         : input == 1 ? ug_shape_problems(s, true) * d[1] * d[2]
+         : input == 2 ? ug_shape_problems(s, true) * d[1] * d[3] : 0;
 }
 static size_t ug_attn_out_len(const ug_shape *s, int output)
 {
-    return output == 0 ? ug_attn_problems(s, false) * s->dim[0] * s->dim[3]
-         : output == 1 ? ug_attn_problems(s, false) * s->dim[0] : 0;
+    return output == 0 ? ug_shape_problems(s, false) * s->dim[0] * s->dim[3]
+         : output == 1 ? ug_shape_problems(s, false) * s->dim[0] : 0;
 }
 /* Q K^T and P V: 2 L S (d + dv) per problem (the causal mask not subtracted). */
 static double ug_attn_flops(const ug_shape *s)
 {
-    return 2.0 * (double)ug_attn_problems(s, false) * (double)s->dim[0] * (double)s->dim[1] *
+    return 2.0 * (double)ug_shape_problems(s, false) * (double)s->dim[0] * (double)s->dim[1] *
            (double)(s->dim[2] + s->dim[3]);
 }
 

@@ -112,6 +112,13 @@ const char *ug_opshape_term_noun(const ug_opshape *sh);
 const char *ug_opshape_dims_text(const ug_opshape *sh, char *buf, size_t len);
 /* Output buffers (1 .. UG_MAX_OUTPUTS) and output j's name ("out" for one). */
 int ug_opshape_noutputs(const ug_opshape *sh);
+/* A shape laid out as heads (UG_LAYOUT_HEADS: attention): its problems, batch x heads query
+ * heads (kv: batch x kv_heads key/value heads; batch, heads 0 are one, kv_heads 0 is heads),
+ * and the key/value problem query problem p reads: query head h of a batch reads key/value
+ * head h / (heads / kv_heads).  The one definition of the count: the shape table's lengths,
+ * the descriptor and the kernels ask these. */
+size_t ug_shape_problems(const ug_shape *s, bool kv);
+size_t ug_shape_kv_problem(const ug_shape *s, size_t p);
 /* Elements of input i (0 for one it does not read) and of output j (0 out of range). */
 size_t ug_opshape_in_len(const ug_opshape *sh, const ug_shape *s, int i);
 size_t ug_opshape_out_len(const ug_opshape *sh, const ug_shape *s, int j);

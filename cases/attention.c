@@ -36,12 +36,6 @@
 #include "harness/run/ug.h"
 #include "ops/op.h"
 
-typedef struct {
-    size_t L, S, batch, heads, kv_heads;
-    bool causal;
-    const ug_input_tweak *tw;
-} attn_shape;
-
 /* outliers: channel 0 of q and k of size b, b^2 c = 100: every score near 100 (>= 80) */
 static void attn_outlier(float *v, size_t n, int input, const ug_shape *s, const ug_opts *o)
 {
@@ -61,36 +55,27 @@ static void attn_near_uniform(float *v, size_t n, int input, const ug_shape *s, 
 static const ug_input_tweak attn_tw_outlier = {"outlier_channels", attn_outlier, UG_F32};
 static const ug_input_tweak attn_tw_near = {"near_uniform", attn_near_uniform, UG_F32};
 
+/* A row's L and S (d the body's), one problem. */
+#define ATTN_LS(l, s) .shape = {{(l), (s)}, 1, 1, 1}
+#define ATTN_CAUSAL .opts = {0, UG_OPT_CAUSAL}
+/* The row's O deviation figures go to its bfloat16 rows (the report's deviation table). */
+enum { ATTN_GOLDEN = 1u << 0 };
+
 static const ug_param ug_attn_inputs[] = {
-    {"normal", UG_NORMAL(0, 1)},
-    {"uniform", UG_UNIFORM(-1, 1)},
-    {"bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
-    {"outlier_scores_ge_80", UG_NORMAL(0, 1)},
-    {"near_uniform", UG_NORMAL(0, 1)},
-    {"decode_S4096", UG_NORMAL(0, 1)},
-    {"long_S32768", UG_NORMAL(0, 1)},
-    {"causal_prefill", UG_NORMAL(0, 1)},
-    {"gqa_batch_causal", UG_NORMAL(0, 1)},
+    {"normal", UG_NORMAL(0, 1), ATTN_LS(32, 512)},
+    {"uniform", UG_UNIFORM(-1, 1), ATTN_LS(32, 512)},
+    {"bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16), ATTN_LS(32, 512)},
+    {"outlier_scores_ge_80", UG_NORMAL(0, 1), ATTN_LS(32, 512), .tweak = &attn_tw_outlier},
+    {"near_uniform", UG_NORMAL(0, 1), ATTN_LS(32, 512), .tweak = &attn_tw_near},
+    {"decode_S4096", UG_NORMAL(0, 1), ATTN_LS(1, 4096)},
+    {"long_S32768", UG_NORMAL(0, 1), ATTN_LS(2, 32768)},
+    {"causal_prefill", UG_NORMAL(0, 1), ATTN_LS(256, 256), ATTN_CAUSAL},
+    {"gqa_batch_causal", UG_NORMAL(0, 1), .shape = {{16, 256}, 2, 4, 2}, ATTN_CAUSAL},
     /* "Is Flash Attention stable?" (Golden et al., arXiv 2405.02803) at CI's size: bfloat16
      * Q K V, a few query rows on S = 512 and 2048 keys: the report's deviation table */
-    {"golden_S512", UG_NORMAL(0, 1, .fmt = UG_BF16)},
-    {"golden_S2048", UG_NORMAL(0, 1, .fmt = UG_BF16)},
+    {"golden_S512", UG_NORMAL(0, 1, .fmt = UG_BF16), ATTN_LS(8, 512), .flags = ATTN_GOLDEN},
+    {"golden_S2048", UG_NORMAL(0, 1, .fmt = UG_BF16), ATTN_LS(8, 2048), .flags = ATTN_GOLDEN},
 };
-
-static attn_shape attn_shape_of(const char *name)
-{
-    attn_shape a = {32, 512, 1, 1, 1, false, NULL};
-    if (!strcmp(name, "outlier_scores_ge_80")) a.tw = &attn_tw_outlier;
-    if (!strcmp(name, "near_uniform")) a.tw = &attn_tw_near;
-    if (!strcmp(name, "decode_S4096")) a.L = 1, a.S = 4096;
-    if (!strcmp(name, "long_S32768")) a.L = 2, a.S = 32768;
-    if (!strcmp(name, "causal_prefill")) a.L = a.S = 256, a.causal = true;
-    if (!strcmp(name, "golden_S512")) a.L = 8;
-    if (!strcmp(name, "golden_S2048")) a.L = 8, a.S = 2048;
-    if (!strcmp(name, "gqa_batch_causal"))
-        a.L = 16, a.S = 256, a.batch = 2, a.heads = 4, a.kv_heads = 2, a.causal = true;
-    return a;
-}
 
 /* The deviation figures of a bfloat16 kernel's O on trial 0 (the report's deviation table,
  * harness/report/report_md.c): its largest error in bfloat16 ULPs (o_ulp_max) and normwise
@@ -119,7 +104,7 @@ static void attn_deviation(const ug_result *r, const ug_input *in)
 /* Every kernel of the backend whose input is stored in fmt, measured on in, each asserted. */
 static void attn_measure_all(ug_t *t, const ug_input *in, ug_fmt fmt, bool outliers)
 {
-    bool golden = strncmp(ug_case_name(t), "attention/golden", 16) == 0;
+    bool golden = ug_param_of(t)->flags & ATTN_GOLDEN;
     static const int backends[] = {UG_CPU, UG_CUDA};
     for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++)
         UG_FOR_IN_KERNELS(t, k, UG_OP_ATTENTION, backends[b], "*", fmt) {
@@ -135,23 +120,23 @@ static void attn_measure_all(ug_t *t, const ug_input *in, ug_fmt fmt, bool outli
 UG_CASE_OVER(attention, ug_attn_inputs, 0)
 {
     const ug_param *p = ug_param_of(t);
-    attn_shape a = attn_shape_of(p->name);
-    if (!ug_n_selected(t, a.L)) return;
+    const ug_input_tweak *tw = p->tweak;
+    if (!ug_n_selected(t, p->shape.dim[0])) return;
     bool bf16_values = p->dist.fmt == UG_BF16;
     static const size_t ds[] = {64, 128};
     for (size_t di = 0; di < 2; di++) {
         size_t d = ds[di];
-        if (a.S > 4096 && d > 64) continue; /* the long rows once: CI time */
-        ug_shape sh = {{a.L, a.S, d, d}, a.batch, a.heads, a.kv_heads};
-        ug_opts o = {0, a.causal ? UG_OPT_CAUSAL : 0u};
-        ug_input *in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &o, 1, a.tw);
-        attn_measure_all(t, in, UG_F32, a.tw == &attn_tw_outlier);
+        if (p->shape.dim[1] > 4096 && d > 64) continue; /* the long rows once: CI time */
+        ug_shape sh = p->shape;
+        sh.dim[2] = sh.dim[3] = d;
+        ug_input *in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &p->opts, 1, tw);
+        attn_measure_all(t, in, UG_F32, tw == &attn_tw_outlier);
         if (!bf16_values) { /* the same values rounded to bfloat16 */
-            ug_input_tweak tb = {a.tw ? a.tw->name : NULL, a.tw ? a.tw->fn : NULL, UG_BF16};
+            ug_input_tweak tb = {tw ? tw->name : NULL, tw ? tw->fn : NULL, UG_BF16};
             ug_input_free(t, in);
-            in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &o, 1, &tb);
+            in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &p->opts, 1, &tb);
         }
-        attn_measure_all(t, in, UG_BF16, a.tw == &attn_tw_outlier);
+        attn_measure_all(t, in, UG_BF16, tw == &attn_tw_outlier);
         ug_input_free(t, in);
     }
 }

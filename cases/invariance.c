@@ -1,5 +1,5 @@
 /*
- * invariance.c - batch invariance of the CPU kernels (issue 35; "Defeating Nondeterminism in LLM
+ * invariance.c - batch invariance of the CPU kernels ("Defeating Nondeterminism in LLM
  * Inference", He and Thinking Machines Lab, 2025): the same rows computed in batches of 1, 3, 64
  * and 1000 must give the same bits, and causal attention computed as one prefill must give the
  * bits of chunks of 64 query rows and decode steps.  Every GEMM, row operation (RMSNorm,

@@ -1,5 +1,5 @@
 /*
- * number_formats.c - the number formats of issue 23 end to end on the CPU: inputs drawn in
+ * number_formats.c - the number formats end to end on the CPU: inputs drawn in
  * binary64, binary16, bfloat16 and fp8 (harness/inputs/fmt_dist.c), the format kernels
  * (kernels/cpu/reduce_f64.c, reduce_half.c) and binary32 kernels reading 8- and 16-bit data,
  * every output graded in its own format (ULP in the output format's binade).
@@ -17,7 +17,7 @@
  *    the binary32 bounds hold on them, specials of the format included (e4m3's 448 and NaN,
  *    e5m2's infinities, binary16 subnormals, bfloat16's tiny normals);
  *  - a point whose exact result or partial sums leave a format's range is skipped as out of
- *    range (harness/run/measure.c), never passed.
+ *    range (harness/measure/measure.c), never passed.
  * Figures (ULP errors) are gated by the CPU baseline (reports/baselines/).
  */
 #include <math.h>
@@ -49,42 +49,51 @@ static const ug_param ug_nf_rows[] = {
     {"sum_f64_gensum_1e32", UG_GENSUM(1e32, .fmt = UG_F64), UG_SIZES(ug_nf_sizes_gen)},
     {"sum_f64_specials", UG_NORMAL(0, 1, .fmt = UG_F64, .special_rate = 0.01,
                                    .specials = UG_NF_SP_IEEE)},
-    {"dot_f64_normal", UG_NORMAL(0, 1, .fmt = UG_F64)},
-    {"dot_f64_gendot_1e16", UG_GENDOT(1e16, .fmt = UG_F64), UG_SIZES(ug_nf_sizes_gen)},
-    {"dot_f64_gendot_1e32", UG_GENDOT(1e32, .fmt = UG_F64), UG_SIZES(ug_nf_sizes_gen)},
+    {"dot_f64_normal", UG_NORMAL(0, 1, .fmt = UG_F64), .op = UG_OP_DOT},
+    {"dot_f64_gendot_1e16", UG_GENDOT(1e16, .fmt = UG_F64), UG_SIZES(ug_nf_sizes_gen),
+     .op = UG_OP_DOT},
+    {"dot_f64_gendot_1e32", UG_GENDOT(1e32, .fmt = UG_F64), UG_SIZES(ug_nf_sizes_gen),
+     .op = UG_OP_DOT},
     {"sum_f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16)},
     {"sum_f16_uniform01", UG_UNIFORM(0, 1, .fmt = UG_F16)},
     {"sum_f16_alternating", UG_UNIFORM(0, 1, .fmt = UG_F16, .alternate = 1)},
     {"sum_f16_gensum_1e3", UG_GENSUM(1e3, .fmt = UG_F16), UG_SIZES(ug_nf_sizes_gen)},
     {"sum_f16_specials", UG_NORMAL(0, 1, .fmt = UG_F16, .special_rate = 0.01,
                                    .specials = UG_NF_SP_IEEE)},
-    {"dot_f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16)},
-    {"dot_f16_gendot_1e3", UG_GENDOT(1e3, .fmt = UG_F16), UG_SIZES(ug_nf_sizes_gen)},
+    {"dot_f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16), .op = UG_OP_DOT},
+    {"dot_f16_gendot_1e3", UG_GENDOT(1e3, .fmt = UG_F16), UG_SIZES(ug_nf_sizes_gen),
+     .op = UG_OP_DOT},
     {"sum_bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
     {"sum_bf16_lognormal", UG_LOGNORMAL(0, 1, .fmt = UG_BF16)},
     {"sum_bf16_gensum_1e6", UG_GENSUM(1e6, .fmt = UG_BF16), UG_SIZES(ug_nf_sizes_gen)},
     {"sum_bf16_specials", UG_NORMAL(0, 1, .fmt = UG_BF16, .special_rate = 0.01,
                                     .specials = UG_NF_SP_IEEE)},
-    {"dot_bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
-    {"dot_bf16_gendot_1e6", UG_GENDOT(1e6, .fmt = UG_BF16), UG_SIZES(ug_nf_sizes_gen)},
+    {"dot_bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16), .op = UG_OP_DOT},
+    {"dot_bf16_gendot_1e6", UG_GENDOT(1e6, .fmt = UG_BF16), UG_SIZES(ug_nf_sizes_gen),
+     .op = UG_OP_DOT},
     {"sum_e4m3_normal", UG_NORMAL(0, 1, .fmt = UG_E4M3)},
     {"sum_e4m3_specials", UG_NORMAL(0, 1, .fmt = UG_E4M3, .special_rate = 0.01,
                                     .specials = UG_NF_SP_E4M3)},
-    {"dot_e4m3_normal", UG_NORMAL(0, 1, .fmt = UG_E4M3)},
+    {"dot_e4m3_normal", UG_NORMAL(0, 1, .fmt = UG_E4M3), .op = UG_OP_DOT},
     {"sum_e5m2_normal", UG_NORMAL(0, 1, .fmt = UG_E5M2)},
     {"sum_e5m2_specials", UG_NORMAL(0, 1, .fmt = UG_E5M2, .special_rate = 0.01,
                                     .specials = UG_NF_SP_IEEE | UG_SP_MAX)},
-    {"dot_e5m2_gendot_1e3", UG_GENDOT(1e3, .fmt = UG_E5M2), UG_SIZES(ug_nf_sizes_gen)},
+    {"dot_e5m2_gendot_1e3", UG_GENDOT(1e3, .fmt = UG_E5M2), UG_SIZES(ug_nf_sizes_gen),
+     .op = UG_OP_DOT},
 };
 
-/* The binary16 accumulator's own row: the sizes where it holds and where it stagnates. */
+/* The binary16 accumulator's own row: the sizes where it holds and where it stagnates
+ * (UG_NF_STAGNATES: ug_nf_stagnates declares the failure it shows). */
+enum { UG_NF_STAGNATES = 1u << 0 };
 static const ug_param ug_nf_rows_f16acc[] = {
-    {"sum_f16_uniform01_f16acc", UG_UNIFORM(0, 1, .fmt = UG_F16), UG_SIZES(ug_nf_sizes_f16acc)},
+    {"sum_f16_uniform01_f16acc", UG_UNIFORM(0, 1, .fmt = UG_F16), UG_SIZES(ug_nf_sizes_f16acc),
+     .flags = UG_NF_STAGNATES},
 };
 
 static const ug_param ug_nf_rows_slow[] = {
     {"sum_f64_normal_1e6", UG_NORMAL(0, 1, .fmt = UG_F64), UG_SIZES(ug_nf_sizes_slow), 3},
-    {"dot_bf16_normal_1e6", UG_NORMAL(0, 1, .fmt = UG_BF16), UG_SIZES(ug_nf_sizes_slow), 3},
+    {"dot_bf16_normal_1e6", UG_NORMAL(0, 1, .fmt = UG_BF16), UG_SIZES(ug_nf_sizes_slow), 3,
+     .op = UG_OP_DOT},
 };
 
 /* The binary32 kernels run on 8- and 16-bit data besides the format's own (a few: every
@@ -103,7 +112,7 @@ static const char *const ug_nf_f32_kernels[] = {"serial_f32@default", "kahan_f32
 static bool ug_nf_stagnates(const ug_t *t, const ug_kernel *k, size_t n)
 {
     const ug_param *p = ug_param_of(t);
-    if (k->acc_fmt != UG_F16 || !strstr(p->name, "_f16acc")) return false;
+    if (k->acc_fmt != UG_F16 || !(p->flags & UG_NF_STAGNATES)) return false;
     double S = 0.5 * (double)n, loss = S - 2048;
     return loss > 1.05 * ug_kernel_bound_prob(k, n, S, S, UG_NF_LAMBDA);
 }
@@ -120,7 +129,7 @@ static void ug_nf_measure(ug_t *t, const ug_kernel *k, const ug_input *in)
 static void ug_nf_run(ug_t *t)
 {
     const ug_param *p = ug_param_of(t);
-    ug_op op = strncmp(p->name, "dot_", 4) == 0 ? UG_OP_DOT : UG_OP_SUM;
+    ug_op op = p->op;
     ug_prob_lambda(t, UG_NF_LAMBDA);
     UG_FOR_SIZES(t, n, ug_nf_sizes) {
         ug_input *in = ug_input_make(t, op, &p->dist, n, p->trials ? p->trials : UG_NF_TRIALS);

@@ -1,5 +1,5 @@
 /*
- * rows.c - the row operations of issue 25 on the CPU: every softmax, log-sum-exp, RMSNorm and
+ * rows.c - the row operations on the CPU: every softmax, log-sum-exp, RMSNorm and
  * LayerNorm kernel on the distributions that matter and the inputs each textbook form fails
  * (softmax_16bit grades the CUDA 16-bit rows too, where a device is present).
  *
@@ -15,8 +15,6 @@
  *     no finite bound); where it is finite, it is asserted like the others.
  * Measured figures go to the baselines, not here.
  */
-#include <string.h>
-
 #include "harness/run/ug.h"
 #include "oracle/rows/transcend.h"
 
@@ -34,21 +32,27 @@ static void ug_note_ziv(ug_t *t, const ug_ziv_stats *s, bool *noted)
 static const size_t ug_rows_sizes[] = {1, 2, 3, 16, 100, 1000, 4096};
 enum { UG_ROWS_TRIALS = 4 };
 
+/* A row's flags: its logits overflow exp (x >= 88.73: inf) or underflow it (x <= -103.3: 0 or
+ * subnormal), which the unshifted forms cannot survive; its mean is 1e4 std (the one-pass
+ * variance cancels). */
+enum { UG_ROWS_EXP_OVERFLOWS = 1u << 0, UG_ROWS_EXP_UNDERFLOWS = 1u << 1,
+       UG_ROWS_LARGE_MEAN = 1u << 2 };
+
 static const ug_param ug_softmax_dists[] = {
     {"normal", UG_NORMAL(0, 1)},
     {"uniform_pm20", UG_UNIFORM(-20, 20)},
     {"normal_sd12", UG_NORMAL(0, 12)}, /* terms spread over e^-100 .. 1 */
-    {"logits_ge_89", UG_UNIFORM(89, 100)}, /* the unshifted forms overflow */
-    {"logits_le_m104", UG_UNIFORM(-120, -104)}, /* and underflow: sum exp(x) < 2^-149 n */
+    {"logits_ge_89", UG_UNIFORM(89, 100), .flags = UG_ROWS_EXP_OVERFLOWS},
+    /* sum exp(x) < 2^-149 n */
+    {"logits_le_m104", UG_UNIFORM(-120, -104), .flags = UG_ROWS_EXP_UNDERFLOWS},
 };
 
-/* Why the unshifted forms fail on this distribution, or NULL: exp(x) = inf from x = 88.73,
- * exp(x) below 2^-149 (0 or subnormal) from x = -103.3. */
+/* Why the unshifted forms fail on this row, or NULL. */
 static const char *ug_unshifted_fails(const ug_param *p)
 {
-    if (strcmp(p->name, "logits_ge_89") == 0)
+    if (p->flags & UG_ROWS_EXP_OVERFLOWS)
         return "unshifted exp overflows binary32 from x = 88.7 (Blanchard-Higham-Mary sec. 2)";
-    if (strcmp(p->name, "logits_le_m104") == 0)
+    if (p->flags & UG_ROWS_EXP_UNDERFLOWS)
         return "unshifted exp underflows below x = -103.3: the sum is 0 or subnormal, no bound";
     return NULL;
 }
@@ -79,14 +83,14 @@ static const ug_param ug_layernorm_dists[] = {
     {"normal", UG_NORMAL(0, 1)},
     {"uniform_pm1", UG_UNIFORM(-1, 1)},
     {"normal_sd1e3", UG_NORMAL(0, 1000)},
-    {"mean_1e4_std_1", UG_NORMAL(1e4, 1)}, /* the one-pass variance cancels */
+    {"mean_1e4_std_1", UG_NORMAL(1e4, 1), .flags = UG_ROWS_LARGE_MEAN},
 };
 
 UG_CASE_OVER(layernorm, ug_layernorm_dists, 0)
 {
     const ug_param *p = ug_param_of(t);
     static const ug_op ops[] = {UG_OP_RMSNORM, UG_OP_LAYERNORM};
-    bool large_mean = strcmp(p->name, "mean_1e4_std_1") == 0;
+    bool large_mean = p->flags & UG_ROWS_LARGE_MEAN;
     UG_FOR_SIZES(t, n, ug_rows_sizes) {
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
             ug_ziv_stats_reset();
@@ -111,7 +115,7 @@ UG_CASE_OVER(layernorm, ug_layernorm_dists, 0)
     }
 }
 
-/* The bfloat16 layers (issue 25): data x drawn in bfloat16, the weight and bias the operation's own
+/* The bfloat16 layers: data x drawn in bfloat16, the weight and bias the operation's own
  * (exact in bfloat16: harness/inputs/fmt_dist.c), binary32 accumulation, bfloat16 output.
  * Asserted: bound ratio <= 1 for the binary32 class of the kernel's form on the bfloat16 values
  * (each widened exactly) plus the output's one rounding (kernels/bounds_rows.c).  A row of
@@ -140,7 +144,7 @@ UG_CASE_OVER(layernorm_bf16, ug_layernorm_bf16_dists, 0)
     }
 }
 
-/* Softmax and log-sum-exp in the formats attention feeds them (issue 35): logits drawn in
+/* Softmax and log-sum-exp in the formats attention feeds them: logits drawn in
  * bfloat16 or binary16, widened exactly, binary32 arithmetic, the output in the 16-bit format
  * or binary32.  Asserted: bound ratio <= 1 for the binary32 shifted class on the 16-bit values
  * plus the output's rounding (kernels/bounds_rows.c).  Normal(0, 12) spreads the terms over

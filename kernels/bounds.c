@@ -73,7 +73,7 @@ double ug_kernel_operand_limit(const ug_kernel *k)
     return k->bound == UG_BOUND_F16 || k->bound == UG_BOUND_F16_ACC ? 65504.0 : INFINITY;
 }
 
-/* ---- the classes of the number-format kernels (issue 23) ---------------------------------------
+/* ---- the classes of the number-format kernels ---------------------------------------
  * Each is Higham's tree bound with the accumulator's unit roundoff, plus the output rounding
  * where the output format is narrower than the accumulator.  D is the depth (most rounded
  * additions any term passes through); a dot's products are one more rounding (D + 1) unless the
@@ -117,7 +117,7 @@ static double ug_bound_f16_acc(double D, bool dot, double S)
  * (gamma_{D+1}(u) for a dot).  Rounding to bfloat16: o = s32 (1 + d) + eta with |d| <= ubf =
  * 2^-8 and |eta| <= 2^-134 (half bfloat16's subnormal spacing 2^-133, only below 2^-126, where
  * d = 0), so |o - s| <= |e| + ubf |s32| + eta <= ubf |s| + (1 + ubf) g S + 2^-134: the
- * u_out + (1 + u_out) gamma_D(u_acc) S/|s| of issue 23 in absolute form.  Overflow: bfloat16's
+ * u_out + (1 + u_out) gamma_D(u_acc) S/|s| in absolute form.  Overflow: bfloat16's
  * largest finite value is 0x1.fep127; when |s| + g S reaches it the accumulator may round to
  * +-inf: no bound (+inf). */
 static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
@@ -128,7 +128,7 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
     return ubf * s_abs + (1 + ubf) * g * S + 0x1p-134;
 }
 
-/* ---- blocked fused accumulation: tensor-core GEMMs (issue 24) -----------------------------------
+/* ---- blocked fused accumulation: tensor-core GEMMs -----------------------------------
  * The model (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores",
  * PeerJ CS 7:e330, 2021; Khattak & Mikaitis, "Accurate models of NVIDIA tensor cores", arXiv
  * 2512.07004; Blanchard, Higham, Lopez, Mary, Pranesh, "Mixed precision block fused multiply-add",
@@ -153,13 +153,13 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * D: the row's depth, the block steps (or plain roundings, c >= 2^(1-p) covers those) any term
  * passes through, at least one (ug_block_steps): K - 1 for a library whose order is unknown (every tree), ceil(K/4) for a
  * hand-written serial MMA loop (V100's 4-product blocks are the smallest published).
- * Parameters, an envelope of the published models rather than one GPU's (the probe, issue 24,
+ * Parameters, an envelope of the published models rather than one GPU's (the probe,
  * measures them; a tighter class per GPU can follow from its table):
  *   b: at most the k of one MMA instruction, 16 for 16-bit operands and 32 for fp8 (the
  *      accumulator is written back to registers between instructions);
  *   t = 0 extra bits (the published models have 0 to 3: fewer bits only enlarge c);
  *   p: the accumulator's precision, acc_fmt's (binary32 24, binary16 11), except fp8 operands:
- *      13 (the fp8 MMA keeps "about 13-14 significant bits", issue 24; the smaller one).
+ *      13 (the fp8 MMA keeps "about 13-14 significant bits"; the smaller one).
  * UG_BOUND_BLOCK_FMA_PROMOTED: chunks of N = 128 terms each accumulated as above from zero
  * (depth D_in = depth(min(K, N))), each chunk's result (a p-bit number, exact in binary32) added
  * to a binary32 accumulator in order, m = ceil(K/N) rounded additions to nearest:

@@ -1,5 +1,5 @@
 /*
- * bounds_rows.c - a-priori error bounds of the row operations' classes (issue 25): softmax,
+ * bounds_rows.c - a-priori error bounds of the row operations' classes: softmax,
  * log-sum-exp, RMSNorm, LayerNorm.  Called by kernels/bounds.c's ug_bound_terms for the classes
  * from UG_BOUND_SOFTMAX_NAIVE on, with n (the row's length), S (the oracle's per-output
  * quantity, oracle/rows/transcend.h) and s = |exact output|.

@@ -160,8 +160,7 @@ double ug_bound_prob_terms(const ug_kernel *k, ug_terms terms, size_t n, double 
  * at most 2n exp(-lambda^2 (1-u)^2 / 2) (capped at 1). */
 double ug_prob_failure(size_t n, double lambda);
 const char *ug_bound_class_name(ug_bound_class b);
-/* The operation's name ("sum"): base/opshape.h's ug_opshape_name (the table below the kernels;
- * ops/op.h's ug_op_name is the same). */
+/* "cpu" or "cuda". */
 const char *ug_backend_name(ug_backend b);
 
 /* Common depth functions (kernels/bounds.c). */

@@ -1,5 +1,5 @@
 /*
- * attention.c - scaled dot-product attention (issue 35): Q (L x d), K (S x d), V (S x dv) a
+ * attention.c - scaled dot-product attention: Q (L x d), K (S x d), V (S x dv) a
  * head, the heads after the batch, grouped-query heads (query head h reads key/value head
  * h / (heads / kv_heads)); outputs O (L x dv) and the row log-sum-exp, each correctly rounded
  * (oracle/attention/attention.h: exact scores on the binary32 scale, MPFR enclosures and a
@@ -15,29 +15,25 @@
 #include "ops/op.h"
 #include "oracle/attention/attention.h"
 
-float ug_attention_scale(const ug_shape *s, const ug_opts *o)
-{
-    return o && o->scale > 0 ? (float)o->scale : ug_attn_scale_default(s->dim[2]);
-}
+float ug_attention_scale(const ug_shape *s, const ug_opts *o) { return ug_attn_scale(s, o); }
 
-static size_t attn_problems(const ug_shape *s, bool kv)
+/* The call's options with the scale resolved once (the default's MPFR evaluation not per row). */
+static ug_opts attn_head_opts(const ug_shape *s, const ug_opts *o)
 {
-    size_t b = s->batch ? s->batch : 1, h = s->heads ? s->heads : 1;
-    return b * (kv ? (s->kv_heads ? s->kv_heads : h) : h);
+    return (ug_opts){ug_attn_scale(s, o), o ? o->flags : 0u};
 }
 
 /* Every head of one trial: O's records (problems x L x dv), then lse's (problems x L). */
 static void attn_exact_in(const float *const *in, const ug_shape *s, const ug_opts *o,
                           ug_exact *out)
 {
-    ug_attn_dims dm = {s->dim[0], s->dim[1], s->dim[2], s->dim[3], ug_attention_scale(s, o),
-                       o && (o->flags & UG_OPT_CAUSAL)};
-    size_t heads = s->heads ? s->heads : 1, kvh = s->kv_heads ? s->kv_heads : heads;
-    size_t P = attn_problems(s, false), group = heads / kvh, per = dm.L * dm.dv;
+    ug_opts ho = attn_head_opts(s, o);
+    size_t L = s->dim[0], S = s->dim[1], d = s->dim[2], dv = s->dim[3];
+    size_t P = ug_shape_problems(s, false), per = L * dv;
     for (size_t p = 0; p < P; p++) {
-        size_t kv = (p / heads) * kvh + (p % heads) / group;
-        ug_exact_attention(in[0] + p * dm.L * dm.d, in[1] + kv * dm.S * dm.d,
-                           in[2] + kv * dm.S * dm.dv, &dm, out + p * per, out + P * per + p * dm.L);
+        size_t kv = ug_shape_kv_problem(s, p);
+        ug_exact_attention(in[0] + p * L * d, in[1] + kv * S * d, in[2] + kv * S * dv, s, &ho,
+                           out + p * per, out + P * per + p * L);
     }
 }
 
@@ -54,17 +50,17 @@ double ug_attention_bound(const ug_kernel *k, const ug_shape *s, const ug_opts *
         {UG_BOUND_ATTN_FA2_BF16, UG_ATTN_FA2_BF16, 0},     {UG_BOUND_ATTN_SPLIT_SIZE, UG_ATTN_SPLIT_SIZE, 256},
         {UG_BOUND_ATTN_SPLIT_COUNT, UG_ATTN_SPLIT_COUNT, 8}, {UG_BOUND_ATTN_FA2_MMA, UG_ATTN_FA2_MMA, 0},
     };
-    ug_attn_dims dm = {s->dim[0], s->dim[1], s->dim[2], s->dim[3], ug_attention_scale(s, o),
-                       o && (o->flags & UG_OPT_CAUSAL)};
-    size_t P = attn_problems(s, false), per = dm.L * dm.dv, row;
+    ug_opts ho = attn_head_opts(s, o);
+    size_t L = s->dim[0], dv = s->dim[3];
+    size_t P = ug_shape_problems(s, false), per = L * dv, row;
     bool is_o = e < P * per;
-    row = is_o ? e / dm.dv : e - P * per; /* problem x L + i */
+    row = is_o ? e / dv : e - P * per; /* problem x L + i */
     const ug_exact *x = &records[e], *l = &records[P * per + row];
     for (size_t m = 0; m < sizeof map / sizeof map[0]; m++) {
         if (map[m].b != k->bound) continue;
         size_t block = 64;
-        ug_attn_model md = {map[m].c, ug_attn_keys(&dm, row % dm.L), dm.d, block, map[m].split,
-                            (double)dm.scale, dm.S};
+        ug_attn_model md = {map[m].c, ug_attn_keys(s, &ho, row % L), s->dim[2], block,
+                            map[m].split, (double)ho.scale, s->dim[1]};
         return is_o ? ug_attn_bound_O(&md, l->sum_abs, x->sum_abs, fabs(x->hi))
                     : ug_attn_bound_lse(&md, l->sum_abs, fabs(x->hi));
     }

@@ -22,7 +22,7 @@ static void ug_gemm_exact_fast(const float *x, const float *y, const ug_shape *s
     ug_exact_gemm_f32_fast(x, y, M_(s), N_(s), K_(s), out);
 }
 
-/* Binary64 A and B (issue 24's DGEMM family): element e, row e / N of A against column e % N
+/* Binary64 A and B (the DGEMM family): element e, row e / N of A against column e % N
  * of B, by the binary64 dot oracle (oracle/exact_dot64.c: exact, its fast path or MPFR), the
  * elements split over ug_par_range's workers (each a function of its index alone).  Cost: K
  * exact binary64 products per element, ~100 ns each on one core (128^3: 0.2 s). */

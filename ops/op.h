@@ -56,7 +56,7 @@ typedef struct ug_op_desc {
     /* Whether the failure report's "terms that matter" (index-aligned terms removed one at a
      * time) applies: vector operations whose output is the sum of its terms. */
     bool term_attribution;
-    /* A row operation (issue 25: softmax, logsumexp, rmsnorm, layernorm): computed over the
+    /* A row operation (softmax, logsumexp, rmsnorm, layernorm): computed over the
      * last axis of a batch of rows, input 1 (the layer's parameters) shared by every row
      * (`ulpgate check --axis`, the GPU rows speed table). */
     bool over_rows;
@@ -95,7 +95,7 @@ typedef struct ug_op_desc {
      * 0, or -1 with err set.  NULL: the GPU oracle does not compute this operation. */
     int (*exact_gpu)(float *const *x, float *const *y, size_t count, const ug_shape *s,
                      ug_exact *const *out, char *err, size_t errlen);
-    /* Every output of one trial of binary64 inputs (issue 23: x, y hold binary64 values; the
+    /* Every output of one trial of binary64 inputs (x, y hold binary64 values; the
      * 16- and 8-bit formats embed in binary32 and take exact() above).  NULL: the operation
      * has no binary64 path, and a binary64 input of it is refused. */
     void (*exact64)(const double *x, const double *y, const ug_shape *s, ug_exact *out);
@@ -127,7 +127,7 @@ typedef struct ug_op_desc {
     const ug_bound_class *classes;
 } ug_op_desc;
 
-/* The built-in descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
+/* The vector operations' descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
 extern const ug_op_desc ug_op_sum_desc, ug_op_dot_desc, ug_op_gemm_desc;
 extern const ug_op_desc ug_op_scan_desc, ug_op_exscan_desc, ug_op_nrm2_desc, ug_op_asum_desc;
 
@@ -143,7 +143,7 @@ void ug_exact_prefix_f32_mpfr(const float *x, size_t n, bool exclusive, ug_exact
  * when undecided at the cap (the record is then NaN, and a message went to stderr). */
 int ug_exact_nrm2_f32_fast(const float *x, size_t n, ug_exact *out);
 int ug_exact_nrm2_f32_mpfr(const float *x, size_t n, ug_exact *out);
-/* The row operations of issue 25 (ops/softmax.c, logsumexp.c, rmsnorm.c, layernorm.c). */
+/* The row operations (ops/softmax.c, logsumexp.c, rmsnorm.c, layernorm.c). */
 extern const ug_op_desc ug_op_softmax_desc, ug_op_logsumexp_desc, ug_op_rmsnorm_desc,
     ug_op_layernorm_desc;
 

@@ -1,6 +1,6 @@
 /*
  * rows.h - what the row operations' descriptors share (ops/softmax.c, logsumexp.c, rmsnorm.c,
- * layernorm.c; issue 25): the functions of the shape of a row of n values, one output's
+ * layernorm.c): the functions of the shape of a row of n values, one output's
  * reference taken from the whole row's, and the descriptor fields every one of them has.
  */
 #ifndef UG_OPS_ROWS_H

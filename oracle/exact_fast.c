@@ -1,5 +1,5 @@
 /*
- * exact_fast.c - the fast exact oracle's sums and dot products (issue 5): the same ug_exact as
+ * exact_fast.c - the fast exact oracle's sums and dot products: the same ug_exact as
  * the MPFR ground truth, bit for bit, at well under a nanosecond per term.
  *
  * Method: error-free extraction at fixed exponent boundaries (Rump, Ogita and Oishi's

@@ -1,5 +1,5 @@
 /*
- * gpu.h - the exact oracle on the GPU (issue 15): the same ug_exact records as the CPU oracle,
+ * gpu.h - the exact oracle on the GPU: the same ug_exact records as the CPU oracle,
  * bit for bit (sum_abs: RU64 of sum |terms|, MPFR's value), for batches of binary32 sums and
  * dot products and for every element of a binary32 GEMM.
  *

@@ -312,28 +312,12 @@ typedef struct ugg_digits {
     int neg;
 } ugg_digits;
 
-enum { UGG_RN = 0, UGG_MAG_DOWN = 1, UGG_MAG_UP = 2 };
-
-UGG_HD void ugg_dig_trim(ugg_digits *g)
-{
-    while (g->top >= g->lo && g->d[g->top] == 0)
-        g->top--;
-    while (g->lo <= g->top && g->d[g->lo] == 0)
-        g->lo++;
-}
-
-/* Two's complement negation of digits lo..top (the value was D - 2^(32 (top + 1))). */
-UGG_HD void ugg_dig_negate(ugg_digits *g)
-{
-    uint64_t c = 1;
-    for (int j = g->lo; j <= g->top; j++) {
-        uint64_t v = (uint64_t)(uint32_t)~g->d[j] + c;
-        g->d[j] = (uint32_t)v;
-        c = v >> 32;
-    }
-    if (c)
-        g->d[++g->top] = 1; /* D was 0 */
-}
+/* trim, negate, at, bits, any_below, msb, scale, round, sub, to_f32: the CPU's too
+ * (oracle/digits.h; oracle/xacc.c includes it for its own digits) */
+#define UG_DIG_T ugg_digits
+#define UG_DIG(name) ugg_dig_##name
+#define UG_DIG_HD UGG_HD
+#include "oracle/digits.h"
 
 /* Signed int64 limbs (|limb| < 2^62) into magnitude and sign.  Cost: O(nl). */
 UGG_HD void ugg_digits_from_limbs(const int64_t *limbs, int nl, ugg_digits *g)
@@ -357,112 +341,6 @@ UGG_HD void ugg_digits_from_limbs(const int64_t *limbs, int nl, ugg_digits *g)
         ugg_dig_negate(g);
     }
     ugg_dig_trim(g);
-}
-
-UGG_HD uint32_t ugg_dig_at(const ugg_digits *g, int i)
-{
-    return (i >= g->lo && i <= g->top) ? g->d[i] : 0;
-}
-
-/* Bits [pos, pos + cnt) of the magnitude, pos >= 0, 0 <= cnt <= 60. */
-UGG_HD uint64_t ugg_dig_bits(const ugg_digits *g, int pos, int cnt)
-{
-    if (cnt <= 0)
-        return 0;
-    int idx = pos >> 5, off = pos & 31;
-    uint64_t w = (uint64_t)ugg_dig_at(g, idx) | ((uint64_t)ugg_dig_at(g, idx + 1) << 32);
-    uint64_t r = w >> off;
-    if (off)
-        r |= (uint64_t)ugg_dig_at(g, idx + 2) << (64 - off);
-    return r & ((1ULL << cnt) - 1);
-}
-
-/* 1 if any bit below index pos is set (g trimmed: g->lo is the lowest nonzero digit). */
-UGG_HD int ugg_dig_any_below(const ugg_digits *g, int pos)
-{
-    if (pos <= 0 || g->top < g->lo)
-        return 0;
-    int idx = pos >> 5;
-    if (g->lo < idx)
-        return 1;
-    return g->lo == idx && (g->d[idx] & ((1u << (pos & 31)) - 1)) != 0;
-}
-
-UGG_HD int ugg_dig_msb(const ugg_digits *g)
-{
-    return 32 * g->top + 31 - ugg_clz32(g->d[g->top]);
-}
-
-/* M 2^Q as binary64 for M <= 2^53: exact when representable, +inf beyond the range. */
-UGG_HD double ugg_scale(uint64_t M, int Q)
-{
-    if (Q >= -1022 && Q <= 1023)
-        return (double)M * ugg_f64_of((uint64_t)(Q + 1023) << 52);
-    return ldexp((double)M, Q);
-}
-
-/* The magnitude of g (nonzero, trimmed; digit i worth 2^(32 i + base)) rounded to prec bits
- * with quantum at least 2^qmin, as xacc.c's xdig_round: the result is M 2^(q + base)
- * (M <= 2^prec), returned as binary64 and, when wanted, as (M, q).  Bits below digit 0 do not
- * exist, so q >= 0 (then nothing is rounded). */
-UGG_HD double ugg_round(const ugg_digits *g, int base, int prec, int qmin, int mode,
-                        uint64_t *Mout, int *qout)
-{
-    int t = ugg_dig_msb(g);
-    int q = t - prec + 1;
-    if (q < qmin - base)
-        q = qmin - base;
-    if (q < 0)
-        q = 0;
-    uint64_t M = ugg_dig_bits(g, q, t - q + 1);
-    int round_bit = q >= 1 ? (int)ugg_dig_bits(g, q - 1, 1) : 0;
-    int sticky = ugg_dig_any_below(g, q - 1);
-    if (mode == UGG_RN ? (round_bit && (sticky || (M & 1)))
-                       : (mode == UGG_MAG_UP && (round_bit || sticky)))
-        M++;
-    if (Mout)
-        *Mout = M;
-    if (qout)
-        *qout = q;
-    return ugg_scale(M, q + base);
-}
-
-/* out = |g| - M 2^q (M <= 2^54, q >= 0), as magnitude and sign (out->neg: |g| < M 2^q). */
-UGG_HD void ugg_dig_sub(const ugg_digits *g, uint64_t M, int q, ugg_digits *out)
-{
-    int hidx = q >> 5, off = q & 31;
-    uint64_t low = M << off, high = off ? M >> (64 - off) : 0;
-    uint32_t hd[3] = {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high};
-    int lo = g->top >= g->lo && g->lo < hidx ? g->lo : hidx;
-    int top = g->top > hidx + 2 ? g->top : hidx + 2;
-    int64_t borrow = 0;
-    for (int i = lo; i <= top; i++) {
-        int64_t v = (int64_t)ugg_dig_at(g, i) -
-                    (int64_t)(i >= hidx && i <= hidx + 2 ? hd[i - hidx] : 0) + borrow;
-        out->d[i] = (uint32_t)v;
-        borrow = v >> 32;
-    }
-    out->lo = lo;
-    out->top = top;
-    out->neg = 0;
-    if (borrow) {
-        out->neg = 1;
-        ugg_dig_negate(out);
-    }
-    ugg_dig_trim(out);
-}
-
-/* RN32 or RD32 of the signed value in g (nonzero), with binary32's overflow rules. */
-UGG_HD float ugg_to_f32(const ugg_digits *g, int base, int round_down)
-{
-    int mode = UGG_RN;
-    if (round_down)
-        mode = g->neg ? UGG_MAG_UP : UGG_MAG_DOWN;
-    double m = ugg_round(g, base, 24, -149, mode, 0, 0);
-    if (m >= 0x1p128) /* overflow: RN and RD of a negative go to inf, RD of a positive to max */
-        m = (round_down && !g->neg) ? (double)FLT_MAX : ugg_f64_of(0x7ff0000000000000ULL);
-    float r = (float)m; /* exact: 24 bits, quantum >= 2^-149, below 2^128 or inf */
-    return g->neg ? -r : r;
 }
 
 /* ---- the exact record ------------------------------------------------------------------------ */
@@ -507,19 +385,19 @@ UGG_HD int ugg_fill(const int64_t *limbs, int nl, int base, ug_exact *e)
     uint64_t M;
     int q;
     e->cls = UG_X_FINITE;
-    double hmag = ugg_round(&g, base, 53, -1074, UGG_RN, &M, &q);
+    double hmag = ugg_dig_round(&g, base, 53, -1074, UG_DIG_RN, &M, &q);
     e->hi = g.neg ? -hmag : hmag;
     e->lo = 0.0;
     if (hmag <= DBL_MAX) { /* when |s| overflows binary64, lo is defined as 0 */
         ugg_digits diff;
         ugg_dig_sub(&g, M, q, &diff);
         if (diff.top >= diff.lo) {
-            double lmag = ugg_round(&diff, base, 53, -1074, UGG_RN, 0, 0);
+            double lmag = ugg_dig_round(&diff, base, 53, -1074, UG_DIG_RN, 0, 0);
             e->lo = (diff.neg != g.neg) ? -lmag : lmag;
         }
     }
-    e->rn = ugg_to_f32(&g, base, 0);
-    e->rd = ugg_to_f32(&g, base, 1);
+    e->rn = ugg_dig_to_f32(&g, base, 0);
+    e->rd = ugg_dig_to_f32(&g, base, 1);
     return 1;
 }
 
@@ -528,7 +406,7 @@ UGG_HD double ugg_mag_up(const int64_t *limbs, int nl, int base)
 {
     ugg_digits g;
     ugg_digits_from_limbs(limbs, nl, &g);
-    return g.top < g.lo ? 0.0 : ugg_round(&g, base, 53, -1074, UGG_MAG_UP, 0, 0);
+    return g.top < g.lo ? 0.0 : ugg_dig_round(&g, base, 53, -1074, UG_DIG_MAG_UP, 0, 0);
 }
 
 /* An exact zero: -0 when negative, in hi, rn and rd; lo = +0 (special.c's ug_exact_set_zero). */

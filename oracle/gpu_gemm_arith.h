@@ -249,7 +249,7 @@ UGG_HD double ugg_ulp32(float r)
         return 0x1p104;
     if (b < 0x00800000u)
         return 0x1p-149;
-    return ugg_scale(1, (int)(b >> 23) - 127 - 23);
+    return ugg_dig_scale(1, (int)(b >> 23) - 127 - 23);
 }
 
 /* oracle/error.c's ug_error_of(e, got).ulp, bit for bit (the argument is there). */

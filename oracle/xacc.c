@@ -167,26 +167,11 @@ typedef struct xdig {
     int neg;
 } xdig;
 
-static void xdig_trim(xdig *g)
-{
-    while (g->top >= g->lo && g->d[g->top] == 0)
-        g->top--;
-    while (g->lo <= g->top && g->d[g->lo] == 0)
-        g->lo++;
-}
-
-/* Two's complement negation of digits lo..top (value 2^(32(top+1)) - D). */
-static void xdig_negate(xdig *g)
-{
-    uint64_t c = 1;
-    for (int j = g->lo; j <= g->top; j++) {
-        uint64_t v = (uint64_t)(uint32_t)~g->d[j] + c;
-        g->d[j] = (uint32_t)v;
-        c = v >> 32;
-    }
-    if (c)
-        g->d[++g->top] = 1; /* D was 0 */
-}
+/* trim, negate, at, bits, any_below, msb, round, sub, to_f32: the GPU's too (oracle/digits.h) */
+#define UG_DIG_T xdig
+#define UG_DIG(name) xdig_##name
+#define UG_DIG_HD static inline
+#include "oracle/digits.h"
 
 /* Magnitude and sign of the value held by a (which is left unchanged).  Cost O(span). */
 static void xacc_digits(const ug_xacc *a, xdig *g)
@@ -216,107 +201,6 @@ static void xacc_digits(const ug_xacc *a, xdig *g)
     xdig_trim(g);
 }
 
-static inline uint32_t xdig_at(const xdig *g, int i)
-{
-    return (i >= g->lo && i <= g->top) ? g->d[i] : 0;
-}
-
-/* Bits [pos, pos + cnt) of the magnitude, 0 <= cnt <= 60. */
-static uint64_t xdig_bits(const xdig *g, int pos, int cnt)
-{
-    if (cnt <= 0)
-        return 0;
-    int idx = pos >> 5;
-    u128 w = ((u128)xdig_at(g, idx + 2) << 64) | ((u128)xdig_at(g, idx + 1) << 32) |
-             (u128)xdig_at(g, idx);
-    return (uint64_t)(w >> (pos & 31)) & ((1ULL << cnt) - 1);
-}
-
-/* 1 if any bit below index pos is set (g trimmed, so g->lo is the lowest nonzero digit). */
-static int xdig_any_below(const xdig *g, int pos)
-{
-    if (pos <= 0 || g->top < g->lo)
-        return 0;
-    int idx = pos >> 5;
-    if (g->lo < idx)
-        return 1;
-    return g->lo == idx && (g->d[idx] & ((1u << (pos & 31)) - 1)) != 0;
-}
-
-static int xdig_msb(const xdig *g)
-{
-    return 32 * g->top + 31 - __builtin_clz(g->d[g->top]);
-}
-
-enum { RND_NEAREST_EVEN, RND_MAG_DOWN, RND_MAG_UP };
-
-/* The magnitude rounded to prec significant bits with quantum at least 2^qmin (a nonzero,
- * trimmed g).  The result M 2^Q (M <= 2^prec) as a binary64 number: exact when it fits
- * (always for prec <= 53 and 2^Q >= 2^-1074 below 2^1024), +inf beyond. */
-static double xdig_round(const xdig *g, int prec, int qmin, int mode)
-{
-    int t = xdig_msb(g);
-    int q = t - prec + 1;
-    if (q < qmin - UG_XACC_BASE)
-        q = qmin - UG_XACC_BASE;
-    uint64_t M = xdig_bits(g, q, t - q + 1);
-    int round_bit = q >= 1 ? (int)xdig_bits(g, q - 1, 1) : 0;
-    int sticky = xdig_any_below(g, q - 1);
-    if (mode == RND_NEAREST_EVEN ? (round_bit && (sticky || (M & 1)))
-                                 : (mode == RND_MAG_UP && (round_bit || sticky)))
-        M++;
-    int Q = q + UG_XACC_BASE;
-    if (Q >= -1022 && Q <= 1023) /* M 2^Q: exact, or +inf on overflow (the rounding's answer) */
-        return (double)M * ug_bits_f64((uint64_t)(Q + 1023) << 52);
-    return ldexp((double)M, Q);
-}
-
-/* out = |g| - h for a binary64 h > 0 (finite), as magnitude and sign (out->neg: |g| < h). */
-static void xdig_sub(const xdig *g, double h, xdig *out)
-{
-    uint64_t b = ug_f64_bits(h);
-    unsigned biased = (unsigned)(b >> 52) & 0x7ff;
-    uint64_t m = b & ((1ULL << 52) - 1);
-    int pos = 0;
-    if (biased) {
-        m |= 1ULL << 52;
-        pos = (int)biased - 1;
-    }
-    int hidx = pos >> 5;
-    u128 t = (u128)m << (pos & 31);
-    uint32_t hd[3] = {(uint32_t)t, (uint32_t)(t >> 32), (uint32_t)(t >> 64)};
-    int lo = g->top >= g->lo && g->lo < hidx ? g->lo : hidx;
-    int top = g->top > hidx + 2 ? g->top : hidx + 2;
-    int64_t borrow = 0;
-    for (int i = lo; i <= top; i++) {
-        int64_t v = (int64_t)xdig_at(g, i) - (i >= hidx && i <= hidx + 2 ? hd[i - hidx] : 0) +
-                    borrow;
-        out->d[i] = (uint32_t)v;
-        borrow = v >> 32;
-    }
-    out->lo = lo;
-    out->top = top;
-    out->neg = 0;
-    if (borrow) {
-        out->neg = 1;
-        xdig_negate(out);
-    }
-    xdig_trim(out);
-}
-
-/* RN32 or RD32 of the signed value in g (nonzero), with binary32's overflow rules. */
-static float xdig_to_f32(const xdig *g, int round_down)
-{
-    int mode = RND_NEAREST_EVEN;
-    if (round_down)
-        mode = g->neg ? RND_MAG_UP : RND_MAG_DOWN;
-    double m = xdig_round(g, 24, -149, mode);
-    if (m >= 0x1p128) /* overflow: RN and RD of a negative go to inf, RD of a positive to max */
-        m = (round_down && !g->neg) ? (double)FLT_MAX : (double)INFINITY;
-    float r = (float)m; /* exact: 24 bits, quantum >= 2^-149, below 2^128 or inf */
-    return g->neg ? -r : r;
-}
-
 /* ---- reading: what ug_exact needs ------------------------------------------------------------ */
 
 int ug_xacc_fill(const ug_xacc *a, ug_exact *e)
@@ -326,19 +210,21 @@ int ug_xacc_fill(const ug_xacc *a, ug_exact *e)
     if (g.top < g.lo)
         return 0;
     e->cls = UG_X_FINITE;
-    double hmag = xdig_round(&g, 53, -1074, RND_NEAREST_EVEN);
+    uint64_t M;
+    int q;
+    double hmag = xdig_round(&g, UG_XACC_BASE, 53, -1074, UG_DIG_RN, &M, &q);
     e->hi = g.neg ? -hmag : hmag;
     e->lo = 0.0;
     if (isfinite(hmag)) { /* when |s| overflows binary64, lo is defined as 0 */
         xdig diff;
-        xdig_sub(&g, hmag, &diff);
+        xdig_sub(&g, M, q, &diff); /* |s| - hmag, hmag being M 2^(q + base) */
         if (diff.top >= diff.lo) {
-            double lmag = xdig_round(&diff, 53, -1074, RND_NEAREST_EVEN);
+            double lmag = xdig_round(&diff, UG_XACC_BASE, 53, -1074, UG_DIG_RN, NULL, NULL);
             e->lo = (diff.neg != g.neg) ? -lmag : lmag;
         }
     }
-    e->rn = xdig_to_f32(&g, 0);
-    e->rd = xdig_to_f32(&g, 1);
+    e->rn = xdig_to_f32(&g, UG_XACC_BASE, 0);
+    e->rd = xdig_to_f32(&g, UG_XACC_BASE, 1);
     return 1;
 }
 
@@ -346,5 +232,6 @@ double ug_xacc_mag_up(const ug_xacc *a)
 {
     xdig g;
     xacc_digits(a, &g);
-    return g.top < g.lo ? 0.0 : xdig_round(&g, 53, -1074, RND_MAG_UP);
+    return g.top < g.lo ? 0.0
+                        : xdig_round(&g, UG_XACC_BASE, 53, -1074, UG_DIG_MAG_UP, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench_python_check.py [--n N] [--reps R] [--cli ULPGATE] - ulpgate.check from Python next to
-`ulpgate check` on the same data, in one run (issue 36: Python <= 1.2x the CLI).
+`ulpgate check` on the same data, in one run (Python <= 1.2x the CLI).
 
 The data: N float32 terms of normal(0, 1) (NumPy, seed 36), one sum (and a batch of 10 rows of
 N/10), got = NumPy's float32 sum, saved as .npy for the CLI.  Timed: the best of R runs of each

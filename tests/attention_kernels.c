@@ -54,38 +54,39 @@ static const ug_attn_class acls[] = {UG_ATTN_NAIVE, UG_ATTN_NAIVE_BF16, UG_ATTN_
                                      UG_ATTN_ONLINE};
 
 /* The mutant: FlashAttention-2's loop whose P V skips the last key (l keeps it). */
-static void mutant(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
+static void mutant(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                   const ug_opts *opt,
                    float *O, float *lse)
 {
-    ug_attn_online_cpu(Q, K, V, s, 64, O, lse);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    ug_attn_online_cpu(Q, K, V, shp, opt, 64, O, lse);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         if (n < 2) continue;
-        float *tmpO = malloc(s->dv * sizeof *tmpO), tl;
-        ug_attn_kshape one = *s;
-        one.L = 1;
-        one.S = n - 1;
-        one.causal = false;
-        ug_attn_online_cpu(Q + i * s->d, K, V, &one, 64, tmpO, &tl);
+        float *tmpO = malloc(shp->dim[3] * sizeof *tmpO), tl;
+        ug_shape one = *shp;
+        one.dim[0] = 1;
+        one.dim[1] = n - 1;
+        ug_opts one_opt = {opt ? opt->scale : 0, 0u};
+        ug_attn_online_cpu(Q + i * shp->dim[2], K, V, &one, &one_opt, 64, tmpO, &tl);
         /* O over n - 1 keys, renormalised to the n keys' sum: the last key's weight lost */
         double w = exp((double)tl - (double)lse[i]);
-        for (size_t j = 0; j < s->dv; j++) O[i * s->dv + j] = (float)(tmpO[j] * w);
+        for (size_t j = 0; j < shp->dim[3]; j++) O[i * shp->dim[3] + j] = (float)(tmpO[j] * w);
         free(tmpO);
     }
 }
 
 static void run_kernel(int a, const float *Q, const float *K, const float *V,
-                       const ug_attn_kshape *s, float *O, float *lse)
+                       const ug_shape *shp, const ug_opts *opt, float *O, float *lse)
 {
     switch (a) {
-    case A_NAIVE: ug_attn_naive_cpu(Q, K, V, s, O, lse); break;
-    case A_NAIVE_BF16: ug_attn_naive_bf16_cpu(Q, K, V, s, O, lse); break;
-    case A_UNSHIFTED: ug_attn_unshifted_cpu(Q, K, V, s, O, lse); break;
-    case A_ONLINE: ug_attn_online_cpu(Q, K, V, s, 64, O, lse); break;
-    case A_FA2: ug_attn_fa2_bf16_cpu(Q, K, V, s, 64, O, lse); break;
-    case A_SPLIT_SIZE: ug_attn_splitkv_cpu(Q, K, V, s, 256, false, O, lse); break;
-    case A_SPLIT_COUNT: ug_attn_splitkv_cpu(Q, K, V, s, 8, true, O, lse); break;
-    default: mutant(Q, K, V, s, O, lse); break;
+    case A_NAIVE: ug_attn_naive_cpu(Q, K, V, shp, opt, O, lse); break;
+    case A_NAIVE_BF16: ug_attn_naive_bf16_cpu(Q, K, V, shp, opt, O, lse); break;
+    case A_UNSHIFTED: ug_attn_unshifted_cpu(Q, K, V, shp, opt, O, lse); break;
+    case A_ONLINE: ug_attn_online_cpu(Q, K, V, shp, opt, 64, O, lse); break;
+    case A_FA2: ug_attn_fa2_bf16_cpu(Q, K, V, shp, opt, 64, O, lse); break;
+    case A_SPLIT_SIZE: ug_attn_splitkv_cpu(Q, K, V, shp, opt, 256, false, O, lse); break;
+    case A_SPLIT_COUNT: ug_attn_splitkv_cpu(Q, K, V, shp, opt, 8, true, O, lse); break;
+    default: mutant(Q, K, V, shp, opt, O, lse); break;
     }
 }
 
@@ -95,26 +96,26 @@ typedef struct {
 
 /* Kernel a on one head against the records: the largest errors and bound ratio. */
 static grade grade_kernel(int a, const float *Q, const float *K, const float *V,
-                          const ug_attn_dims *dm, const ug_exact *O, const ug_exact *lse)
+                          const ug_shape *shp, const ug_opts *opt, const ug_exact *O, const ug_exact *lse)
 {
-    ug_attn_kshape ks = {dm->L, dm->S, dm->d, dm->dv, dm->scale, dm->causal};
-    float *go = ug_xcalloc(dm->L * dm->dv, sizeof *go), *gl = ug_xcalloc(dm->L, sizeof *gl);
-    run_kernel(a, Q, K, V, &ks, go, gl);
+    float *go = ug_xcalloc(shp->dim[0] * shp->dim[3], sizeof *go), *gl = ug_xcalloc(shp->dim[0],
+                           sizeof *gl);
+    run_kernel(a, Q, K, V, shp, opt, go, gl);
     grade g = {0, 0, 0, 0};
     ug_fmt of = a == A_FA2 || a == A_NAIVE_BF16 ? UG_BF16 : UG_F32;
-    for (size_t i = 0; i < dm->L; i++) {
-        size_t n = ug_attn_keys(dm, i);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_keys(shp, opt, i);
         if (!n) continue;
-        ug_attn_model m = {acls[a], n, dm->d, 64, a == A_SPLIT_SIZE ? 256 : 8, dm->scale, dm->S};
+        ug_attn_model m = {acls[a], n, shp->dim[2], 64, a == A_SPLIT_SIZE ? 256 : 8, ug_attn_scale(shp, opt), shp->dim[1]};
         double A = lse[i].sum_abs;
-        for (size_t j = 0; j <= dm->dv; j++) {
-            const ug_exact *e = j < dm->dv ? &O[i * dm->dv + j] : &lse[i];
-            double got = j < dm->dv ? go[i * dm->dv + j] : gl[i];
-            ug_error er = ug_error_fmt(e, j < dm->dv ? of : UG_F32, got);
-            double s = fabs(e->hi), b = j < dm->dv ? ug_attn_bound_O(&m, A, e->sum_abs, s)
+        for (size_t j = 0; j <= shp->dim[3]; j++) {
+            const ug_exact *e = j < shp->dim[3] ? &O[i * shp->dim[3] + j] : &lse[i];
+            double got = j < shp->dim[3] ? go[i * shp->dim[3] + j] : gl[i];
+            ug_error er = ug_error_fmt(e, j < shp->dim[3] ? of : UG_F32, got);
+            double s = fabs(e->hi), b = j < shp->dim[3] ? ug_attn_bound_O(&m, A, e->sum_abs, s)
                                                    : ug_attn_bound_lse(&m, A, s);
             double ratio = !isfinite(er.abs) ? INFINITY : er.abs == 0 ? 0 : er.abs / b;
-            if (j < dm->dv) {
+            if (j < shp->dim[3]) {
                 g.ulp_o = fmax(g.ulp_o, er.ulp);
                 g.rel_o = fmax(g.rel_o, er.rel);
             } else {
@@ -152,9 +153,10 @@ UG_CASE(attention_kernels, graded)
             if (kind == K_DECODE) L = 1, S = 4096;
             if (kind == K_CAUSAL) L = S = 256;
             if (kind == K_LONG) L = 2, S = 32768;
-            ug_attn_dims dm = {L, S, d, d, ug_attn_scale_default(d), kind == K_CAUSAL};
+            ug_shape shp = {{L, S, d, d}, 1, 1, 1};
+            ug_opts opt = {ug_attn_scale_default(d), (kind == K_CAUSAL) ? UG_OPT_CAUSAL : 0u};
             /* outliers: channel 0 of q and k of size a, a^2 c = 100: scores ~ 100 */
-            double big = sqrt(100 / (double)dm.scale);
+            double big = sqrt(100 / (double)ug_attn_scale(&shp, &opt));
             float *Q = ug_xcalloc(L * d, 4), *K = ug_xcalloc(S * d, 4), *V = ug_xcalloc(S * d, 4);
             float *Qb = ug_xcalloc(L * d, 4), *Kb = ug_xcalloc(S * d, 4), *Vb = ug_xcalloc(S * d, 4);
             fill(&r, kind, Q, L, d, big);
@@ -164,11 +166,11 @@ UG_CASE(attention_kernels, graded)
             for (size_t a = 0; a < S * d; a++) Kb[a] = to_bf16(K[a]), Vb[a] = to_bf16(V[a]);
             ug_exact *O = ug_xcalloc(L * d, sizeof *O), *lse = ug_xcalloc(L, sizeof *lse);
             ug_exact *Ob = ug_xcalloc(L * d, sizeof *Ob), *lb = ug_xcalloc(L, sizeof *lb);
-            ug_exact_attention(Q, K, V, &dm, O, lse);
-            ug_exact_attention(Qb, Kb, Vb, &dm, Ob, lb);
+            ug_exact_attention(Q, K, V, &shp, &opt, O, lse);
+            ug_exact_attention(Qb, Kb, Vb, &shp, &opt, Ob, lb);
             for (int a = 0; a < A_N; a++) {
                 bool b16 = a == A_FA2 || a == A_NAIVE_BF16;
-                grade g = grade_kernel(a, b16 ? Qb : Q, b16 ? Kb : K, b16 ? Vb : V, &dm,
+                grade g = grade_kernel(a, b16 ? Qb : Q, b16 ? Kb : K, b16 ? Vb : V, &shp, &opt,
                                        b16 ? Ob : O, b16 ? lb : lse);
                 ug_note(t, "%-24s %-24s %4zu %10.3g %10.3g %10.3g %10.3g", kname[kind], aname[a],
                         d, g.ulp_o, g.rel_o, g.ulp_l, g.ratio);
@@ -214,12 +216,13 @@ UG_CASE(attention_kernels, batch_invariance)
     fill(&r, K_NORMAL, q, 1, d, 0);
     fill(&r, K_NORMAL, K, S, d, 0);
     fill(&r, K_NORMAL, V, S, d, 0);
-    ug_attn_kshape ks = {1, S, d, d, ug_attn_scale_default(d), false};
+    ug_shape kshp = {{1, S, d, d}, 1, 1, 1};
+    ug_opts kopt = {ug_attn_scale_default(d), 0u};
     float O[4][2][128], l[4][2];
     for (size_t b = 0; b < 4; b++) {
         size_t splits = ug_attn_fa2_splits(batches[b], 1, S, d);
-        ug_attn_splitkv_cpu(q, K, V, &ks, 256, false, O[b][0], &l[b][0]);
-        ug_attn_splitkv_cpu(q, K, V, &ks, splits, true, O[b][1], &l[b][1]);
+        ug_attn_splitkv_cpu(q, K, V, &kshp, &kopt, 256, false, O[b][0], &l[b][0]);
+        ug_attn_splitkv_cpu(q, K, V, &kshp, &kopt, splits, true, O[b][1], &l[b][1]);
         ug_note(t, "batch %4zu: FlashAttention-2's heuristic takes %zu splits", batches[b], splits);
     }
     for (int kind = 0; kind < 2; kind++) {

@@ -1,6 +1,6 @@
 #!/bin/sh
-# attention_report_test.sh ULPGATE - attention through the run loop as a report shows it (issue
-# 35): the golden_* cases' rows in results.json carry O's exact deviation (o_ulp_max, o_rel; the
+# attention_report_test.sh ULPGATE - attention through the run loop as a report shows it:
+# the golden_* cases' rows in results.json carry O's exact deviation (o_ulp_max, o_rel; the
 # naive baseline marked dev_base), summary.md's "Attention deviation" table prints each bfloat16
 # kernel beside the naive baseline with the ratio of the rows' own figures, and a row's figures
 # cover both outputs (O's bfloat16 ULPs are among the row's).  TAP on stdout.

@@ -5,7 +5,7 @@
  * error of bf16 attention, CPU arithmetic and (with a device) the CUDA kernels.
  *
  * One head, Q (L x d), K (S x d), V (S x d) normal(0, 1) binary32 from a fixed seed, the
- * default scale RN32(1/sqrt(d)) (default L = S = 2048, d = 128: issue 35's target, <= 10 s on
+ * default scale RN32(1/sqrt(d)) (default L = S = 2048, d = 128: the target, <= 10 s on
  * 2 cores).  The fast path over every row on T threads (0: every core), timed whole (wall and
  * the process's CPU seconds: on a shared host CPU s / T is what idle cores take); MPFR alone
  * over the last M rows (default 4) on the same threads, scaled by the keys every row sees to
@@ -149,7 +149,8 @@ static int golden(size_t rows, const char *plugin)
     for (size_t a = 0; a < 6; a++)
         for (size_t b = 0; b < 2; b++) {
             size_t S = Ss[a], d = ds[b];
-            ug_attn_dims dm = {rows, S, d, d, ug_attn_scale_default(d), false};
+            ug_shape shp = {{rows, S, d, d}, 1, 1, 1};
+            ug_opts opt = {ug_attn_scale_default(d), 0u};
             float *Q = ug_xmalloc(rows * d * 4), *K = ug_xmalloc(S * d * 4), *V = ug_xmalloc(S * d * 4);
             fill_normal(Q, rows * d, 10 + a * 2 + b);
             fill_normal(K, S * d, 30 + a * 2 + b);
@@ -157,13 +158,14 @@ static int golden(size_t rows, const char *plugin)
             for (size_t i = 0; i < rows * d; i++) Q[i] = to_bf16(Q[i]);
             for (size_t i = 0; i < S * d; i++) K[i] = to_bf16(K[i]), V[i] = to_bf16(V[i]);
             ug_exact *O = ug_xmalloc(rows * d * sizeof *O), *lse = ug_xmalloc(rows * sizeof *lse);
-            ug_exact_attention(Q, K, V, &dm, O, lse);
-            ug_attn_kshape ks = {rows, S, d, d, dm.scale, false};
+            ug_exact_attention(Q, K, V, &shp, &opt, O, lse);
+            ug_shape kshp = {{rows, S, d, d}, 1, 1, 1};
+            ug_opts kopt = {ug_attn_scale(&shp, &opt), 0u};
             float *go = ug_xmalloc(rows * d * 4), *gl = ug_xmalloc(rows * 4);
             double mean[2], mx[2], rms[2];
             for (int k = 0; k < 2; k++) {
-                if (k) ug_attn_fa2_bf16_cpu(Q, K, V, &ks, 128, go, gl);
-                else ug_attn_naive_bf16_cpu(Q, K, V, &ks, go, gl);
+                if (k) ug_attn_fa2_bf16_cpu(Q, K, V, &kshp, &kopt, 128, go, gl);
+                else ug_attn_naive_bf16_cpu(Q, K, V, &kshp, &kopt, go, gl);
                 golden_error(O, go, rows * d, &mean[k], &mx[k], &rms[k]);
             }
             printf("  %6zu %4zu | %9.3f %9.3g %11.3g | %9.3f %9.3g %11.3g | %8.2fx\n", S, d,
@@ -174,7 +176,7 @@ static int golden(size_t rows, const char *plugin)
             for (int k = 0; gpu && k < nk; k++) {
                 const char *name = k == 2 ? plugin : k ? "attn_fa2_bf16_mma"
                                                        : "attn_naive_bf16_cuda";
-                if (golden_gpu(name, Q, K, V, rows, S, d, dm.scale, go) != 0) {
+                if (golden_gpu(name, Q, K, V, rows, S, d, ug_attn_scale(&shp, &opt), go) != 0) {
                     gok[sh] = false;
                     break;
                 }
@@ -270,46 +272,49 @@ int main(int argc, char **argv)
     }
     if (mrows > L) mrows = L;
     ug_par_set_threads((int)threads);
-    ug_attn_dims dm = {(size_t)L, (size_t)S, (size_t)d, (size_t)d, 0, causal};
-    dm.scale = ug_attn_scale_default(dm.d);
-    float *Q = ug_xmalloc(dm.L * dm.d * 4), *K = ug_xmalloc(dm.S * dm.d * 4), *V = ug_xmalloc(dm.S * dm.d * 4);
-    fill_normal(Q, dm.L * dm.d, 1);
-    fill_normal(K, dm.S * dm.d, 2);
-    fill_normal(V, dm.S * dm.d, 3);
-    size_t no = dm.L * dm.dv;
-    ug_exact *O = ug_xmalloc(no * sizeof *O), *lse = ug_xmalloc(dm.L * sizeof *lse);
+    ug_shape shp = {{(size_t)L, (size_t)S, (size_t)d, (size_t)d}, 1, 1, 1};
+    ug_opts opt = {0, (causal) ? UG_OPT_CAUSAL : 0u};
+    opt.scale = ug_attn_scale_default(shp.dim[2]);
+    float *Q = ug_xmalloc(shp.dim[0] * shp.dim[2] * 4), *K = ug_xmalloc(shp.dim[1] * shp.dim[2] * 4), *V = ug_xmalloc(shp.dim[1] * shp.dim[2] * 4);
+    fill_normal(Q, shp.dim[0] * shp.dim[2], 1);
+    fill_normal(K, shp.dim[1] * shp.dim[2], 2);
+    fill_normal(V, shp.dim[1] * shp.dim[2], 3);
+    size_t no = shp.dim[0] * shp.dim[3];
+    ug_exact *O = ug_xmalloc(no * sizeof *O), *lse = ug_xmalloc(shp.dim[0] * sizeof *lse);
     printf("ulpgate-bench-attention: one head, L %ld, S %ld, d = dv = %ld%s, normal(0,1) binary32, "
            "scale %a, %d threads; MPFR alone timed on %ld rows and scaled to %ld\n",
-           L, S, d, causal ? ", causal" : "", (double)dm.scale, ug_par_threads(), mrows, L);
+           L, S, d, causal ? ", causal" : "", (double)ug_attn_scale(&shp,
+                                               &opt), ug_par_threads(), mrows, L);
     size_t f0, m0, f1, m1;
     ug_attn_stats(&f0, &m0);
     double t0 = ug_now_s(), c0 = cpu_s();
-    ug_exact_attention_fast(Q, K, V, &dm, O, lse);
+    ug_exact_attention_fast(Q, K, V, &shp, &opt, O, lse);
     double tf = ug_now_s() - t0, cf = cpu_s() - c0;
     ug_attn_stats(&f1, &m1);
     /* MPFR alone on the last rows (causal: those that see the most keys), as a head of
      * mrows query rows with the same keys in view; scaled by the keys all rows see */
-    size_t first = dm.L - (size_t)mrows;
-    ug_attn_dims dmm = dm;
-    dmm.L = (size_t)mrows;
+    size_t first = shp.dim[0] - (size_t)mrows;
+    ug_shape mshp = shp;
+    mshp.dim[0] = (size_t)mrows;
     double keys_all = 0, keys_timed = 0;
-    for (size_t i = 0; i < dm.L; i++) {
-        keys_all += (double)ug_attn_keys(&dm, i);
-        if (i >= first) keys_timed += (double)ug_attn_keys(&dm, i);
+    for (size_t i = 0; i < shp.dim[0]; i++) {
+        keys_all += (double)ug_attn_keys(&shp, &opt, i);
+        if (i >= first) keys_timed += (double)ug_attn_keys(&shp, &opt, i);
     }
-    ug_exact *Om = ug_xmalloc((size_t)mrows * dm.dv * sizeof *Om), *lm = ug_xmalloc((size_t)mrows * sizeof *lm);
+    ug_exact *Om = ug_xmalloc((size_t)mrows * shp.dim[3] * sizeof *Om), *lm = ug_xmalloc((size_t)mrows * sizeof *lm);
     t0 = ug_now_s();
-    ug_exact_attention_mpfr(Q + first * dm.d, K, V, &dmm, Om, lm);
+    ug_exact_attention_mpfr(Q + first * shp.dim[2], K, V, &mshp, &opt, Om, lm);
     double tm = (ug_now_s() - t0) * (keys_timed > 0 ? keys_all / keys_timed : 0);
     size_t bad = 0;
     for (size_t i = 0; i < (size_t)mrows; i++) {
-        for (size_t j = 0; j < dm.dv; j++)
-            bad += !ug_exact_equal(&O[(first + i) * dm.dv + j], &Om[i * dm.dv + j]);
+        for (size_t j = 0; j < shp.dim[3]; j++)
+            bad += !ug_exact_equal(&O[(first + i) * shp.dim[3] + j], &Om[i * shp.dim[3] + j]);
         bad += !ug_exact_equal(&lse[first + i], &lm[i]);
     }
     printf("  %10s %9s %11s %14s %9s %12s %7s\n", "outputs", "fast s", "fast CPU s",
            "MPFR alone s", "speedup", "fast->MPFR", "equal");
-    printf("  %10zu %9.2f %11.2f %14.1f %8.0fx %7zu rows %7s\n", no + dm.L, tf, cf, tm, tm / tf,
+    printf("  %10zu %9.2f %11.2f %14.1f %8.0fx %7zu rows %7s\n", no + shp.dim[0], tf, cf, tm,
+           tm / tf,
            m1 - m0, bad ? "NO" : "yes");
     free(Q);
     free(K);

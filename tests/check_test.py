@@ -312,7 +312,7 @@ ok(j is not None and rc == 0 and j["ulp_max"] <= 0.5, "nrm2: a binary64-accumula
 rc, j, err = check_json("--op", "asum", "--got", save("as.npy", np.float32(np.abs(xs).sum())), pxs)
 ok(j is not None and float.fromhex(j["worst"]["exact"]) == float(sum((abs(Fraction(float(v))) for v in xs), Fraction(0))),
    "asum: the exact sum of |x_i|", (j, err))
-# ---- row operations (issue 25): a softmax from NumPy, the naive and shifted forms -----------------
+# ---- row operations: a softmax from NumPy, the naive and shifted forms -----------------
 xs = (rng.standard_normal((6, 50)) * 4).astype(np.float32)
 xs[0, 0] = 95  # one logit beyond binary32's exp range
 m = xs.max(axis=-1, keepdims=True)
@@ -357,7 +357,7 @@ ok(rc == 2 and "three input files" in err, "layernorm with X and W only: exit 2,
 rc, out, err = run("check", "--op", "layernorm", "--got", path("lny.npy"), px, pw, save("b7.npy", bl[:7]))
 ok(rc == 2 and "b7.npy" in err and "bias" in err, "layernorm with a bias of the wrong length: exit 2 naming it", err)
 
-# ---- issues 33 and 34: what check must never pass ------------------------------------------------
+# ---- what check must never pass ---------------------------------------------------------------
 from decimal import Decimal, ROUND_CEILING
 
 
@@ -519,7 +519,7 @@ for name, data, what in (
         ("htrail.npy", npy_bytes(good, d4 + b"\0\0\0\0"), "bytes after the data"),
         ("hneg.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", d4), "shape")):
     bad_file(name, data, what)
-# ---- attention (issue 35): a float64 NumPy attention rounded to binary32, GQA, causal --------
+# ---- attention: a float64 NumPy attention rounded to binary32, GQA, causal --------
 def np_attention(q, k, v, causal, scale):
     H, Hkv = q.shape[1], k.shape[1]
     kk = np.repeat(k, H // Hkv, axis=1).astype(np.float64)

@@ -100,8 +100,8 @@ for x,l in zip(rows, figs):
         assert abs(float(v[k]) - float(x[k])) <= 1e-5*abs(float(x[k])) + 1e-300, (k, v[k], x[k])"'
 check "the row ids name case, kernel@variant, distribution and n" \
   'json "$tmp/rep/results.json" "assert any(x[\"id\"]==\"reduce/uniform01 serial_f32@default uniform(0,1) 1000\" for x in d[\"results\"])"'
-check "no temporary file left beside the report (results.json, summary.md, index.html)" \
-  '[ "$(ls "$tmp/rep" | tr "\n" " ")" = "index.html results.json summary.md " ]'
+check "no temporary file left beside the report (results.json, summary.md, index.html, junit.xml)" \
+  '[ "$(ls "$tmp/rep" | tr "\n" " ")" = "index.html junit.xml results.json summary.md " ]'
 run run --filter 'reduce/specials' --kernel kahan_f32 --n 1000 --report "$tmp/sp" --tap
 check "non-finite figures are written as strings JSON readers keep" \
   'json "$tmp/sp/results.json" "r=[x for x in d[\"results\"] if x[\"measured\"]][0]; assert r[\"ulp_max\"]==0 or isinstance(r[\"ulp_max\"], (int,float)); assert \"1e999\" not in open(sys.argv[1]).read()"'

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/run/attrib.h"
+#include "harness/measure/attrib.h"
 #include "base/bits.h"
 #include "base/sys.h"
 #include "harness/inputs/corpus.h"
@@ -283,7 +283,7 @@ UG_CASE(corpus_checks, hand_made_xfails_match_the_simulated_orders)
             snprintf(k.id, sizeof k.id, "%s@default", names[j]);
             if (!ug_corpus_selects(f, &k)) continue;
             /* partial sums beyond binary32's range under a finite RN(s): out of range, a skip for
-             * a binary32 accumulator (harness/run/measure_fmt.c), no check runs */
+             * a binary32 accumulator (harness/measure/measure_fmt.c), no check runs */
             ug_exact ex;
             ug_exact_sum_f32(f->x, f->n, &ex);
             if (!strstr(names[j], "f64acc") && ex.cls == UG_X_FINITE && isfinite(ex.rn) &&

@@ -101,7 +101,7 @@ check "binary16 sum 120001: out of range, a skip saying 1 of 1 outputs, the row'
   '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - corpus/t_f16_range serial_f16acc@default n=3 # SKIP out of range: 1 of 1 outputs; first: trial 0 element 0: exact result 120001 leaves f16" "$tmp/out" && json "$tmp/rng/results.json" "assert [r.get(\"out_of_range\") for r in d[\"results\"]] == [1], d[\"results\"]" && grep -q "out of range: 1 of 1 outputs" "$tmp/rng/summary.md"'
 rm "$tmp/c/t_f16_range.txt"
 
-# ---- a check stronger than the class: information, unless it names the kernel (issue 33) ------
+# ---- a check stronger than the class: information, unless it names the kernel ------
 cat >"$tmp/c/t_cancel.txt" <<'EOF'
 # why: 1e8 + 1 - 1e8: the 1 is absorbed
 # kernels: serial_f32 serial_f64acc
@@ -248,7 +248,7 @@ eval "$rerun" >"$tmp/out2" 2>&1
 rc2=$?
 check "... and, run as printed, reproduces the failure" '[ "$rc2" = 1 ] && grep -q "check ulp_max 1 failed: max 8.389e+06 ulp" "$tmp/out2"'
 
-# ---- lazy: a file is read when its unit runs, never at discovery (issue 26) --------------------
+# ---- lazy: a file is read when its unit runs, never at discovery --------------------
 # inotify (tests/opened.py) names the files a run opened: exact, no timing, no memory figure.
 mkdir -p "$tmp/lazy"
 printf '# why: the one selected\n# kernels: serial_f32\n1\n2\n' >"$tmp/lazy/t_sel.txt"
@@ -291,7 +291,7 @@ check "--corpus DIR that does not exist: exit 2 naming it" '[ "$(rc)" = 2 ] && g
 run list
 check "list names the corpus files" '[ "$(rc)" = 0 ] && grep -q "corpus/cancel_float_index_post .*\[corpus\] (cases/corpus/cancel_float_index_post.txt)" "$tmp/out"'
 
-# ---- a LayerNorm's x w b a line (issue 25: input 1 is [w | b], ops/layernorm.c) ----------------
+# ---- a LayerNorm's x w b a line (input 1 is [w | b], ops/layernorm.c) ----------------
 printf '# op: layernorm\n# why: equal values: x - mean = 0, every output is its bias\n# kernels: layernorm_*_cpu\n# check: ulp_max 0 y_i = b_i exactly\n3 1.25 0.5\n3 0.75 -0.25\n3 -1.5 0x1p-7\n3 1 -3\n' >"$tmp/c/t_ln.txt"
 run run --corpus "$tmp/c" --filter 'corpus/t_ln' --tap
 check "layernorm x w b lines: every CPU LayerNorm returns the bias exactly on a row of equal values" \
@@ -333,7 +333,7 @@ check "hunt a LayerNorm: x w b lines (its bias) written and reproduced" \
 run hunt --kernel gemm_naive_cpu --n 4x3x8 --evals 3000 --out "$tmp/h/g.txt"
 check "hunt a GEMM: its shape shrunk, written and reproduced" \
   '[ "$(rc)" = 0 ] && grep -q "^# op: gemm [0-9]*x[0-9]*x[0-9]*$" "$tmp/h/g.txt" && grep -q "reproduces the breach" "$tmp/out"'
-# attention (issue 35): Q, K, V searched as one vector, the worst output's bound ratio (O and lse
+# attention: Q, K, V searched as one vector, the worst output's bound ratio (O and lse
 # each against its own bound); the unshifted softmax's exp overflow (scores past 88.7: inf/inf)
 # is a breach the search finds within its domain (|v| <= 2^6), the shifted kernels are not
 run hunt --kernel attn_unshifted_cpu --n 2x16x8x8 --evals 512 --seed 1

@@ -1,6 +1,6 @@
 /*
  * dist_fmt.c - unit tests of the distributions drawn in a number format
- * (harness/inputs/fmt_dist.c, issue 23):
+ * (harness/inputs/fmt_dist.c):
  *   dist/fmt_values       every value of every base kind is a value of its format (RN_f(v) == v),
  *                         inside its range, and reproducible (same seed: same values; another
  *                         trial: others); the binary32 fill refuses a format's distribution

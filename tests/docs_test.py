@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 
+import docs_facts
+
 EXPECTED_LATER = {'docs/your-own-kernel.md', 'docs/check.md', 'docs/formats.md',
                   'docs/reports.md'}
 SHELL_LANGS = {'sh', 'bash', 'shell'}
@@ -192,7 +194,7 @@ def printed_counts(src, f, outputs):
     """A test point: every count of test points a doc prints ("270 passed, 0 failed, 48
     skipped", in a block or in prose) is one its own commands print when run here (outputs:
     their output; None when they run elsewhere: then the doc may print none).  Figures that
-    drift with the suites are not written down (issue 33)."""
+    drift with the suites are not written down."""
     text = open(os.path.join(src, f), encoding='utf-8').read()
     bad = []
     for m in COUNTS.finditer(text):
@@ -231,6 +233,8 @@ def main():
         diag = ['link to a missing file: %s' % b for b in bad]
         diag += ['not written yet (another branch): %s' % l for l in sorted(set(later))]
         points.append((not bad, '%s: relative links resolve' % f, '', diag))
+    # What the docs state about the tree (tests/docs_facts.py): bound classes, operations, fields.
+    points += docs_facts.points(src, files)
     for f in sorted(EXPECTED_LATER):
         if not os.path.exists(os.path.join(src, f)):
             points.append((True, '%s: its commands' % f, 'SKIP not written yet (linked; '

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ends_test.sh ULPGATE SRC - abnormal ends and lost data (issue 34; docs/troubleshooting.md,
+# ends_test.sh ULPGATE SRC - abnormal ends and lost data (docs/troubleshooting.md,
 # docs/reports.md).  The kernels are tests/plugins/abnormal.c, built here with cc against the
 # source tree's public header.  TAP on stdout.
 #   - a kernel that calls exit(0), aborts, overflows its stack: its point fails, the run ends

@@ -447,7 +447,7 @@ UG_CASE(formats, typed_call)
     UG_EXPECT_MSG(ug_kernel_run(serial, &c) != 0 && strstr(c.err, "input 0 is bf16"),
                   "bfloat16 input for a binary32 kernel: \"%s\"", c.err);
 
-    /* the harness stores and grades a binary16 output in binary16 (issue 23) */
+    /* the harness stores and grades a binary16 output in binary16 */
     ug_input *in = ug_input_from_data(t, UG_OP_SUM, "three", x, NULL, 3);
     UG_EXPECT(in->fmt[0] == UG_F32 && in->fmt[1] == UG_F32);
     ug_result *r = ug_measure(t, &k, in);

@@ -55,7 +55,7 @@ check "a NaN figure is worse than any number" '[ "$(rc)" = 1 ] && grep -Eq "^  u
 edit "$tmp/a/results.json" "$tmp/rows.json" "
 d['results']=[r for r in rows if 'serial_f32@' not in r['id']]+[dict(rows[0], id='reduce/normal new_kernel@default normal(0,1) 1000')]; d['summary']['passed']+=1-$NSERIAL"
 run compare "$tmp/a/results.json" "$tmp/rows.json" --fail-on-regression
-# issue 34: a row gone from a case NEW ran fails (taken out of a baseline only with a reason);
+# A row gone from a case NEW ran fails (taken out of a baseline only with a reason);
 # a row only in NEW is listed (tests/measured_test.sh: rows outside NEW's selection are listed)
 check "rows gone from a case NEW ran are regressions; a row only in new is listed" \
   '[ "$(rc)" = 1 ] && grep -q "; $NSERIAL rows gone" "$tmp/out" && grep -q "^REGRESSION (gone: NEW ran its case, the row is not there) reduce/normal serial_f32@" "$tmp/out" && grep -q "^only in new (a case, kernel or size added) (1):" "$tmp/out" && grep -q "^  reduce/normal new_kernel@default" "$tmp/out"'

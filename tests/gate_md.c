@@ -1,5 +1,5 @@
 /*
- * gate_md.c - what the gate writes for people (issue 26):
+ * gate_md.c - what the gate writes for people:
  * - its Markdown comment (harness/gate/compare_md.c) on hand-made comparisons: worst first,
  *   grouped by kernel, each row saying "new failure", "bound loosened", "error grew xk"; timing
  *   changes below the timer's resolution hidden; and a huge diff (30,000 regressed rows with long
@@ -359,7 +359,7 @@ static void ug_diff_lines(const ug_buf *a, const ug_buf *b, const char *kernel, 
     free(tb);
 }
 
-/* Issue 26: each baseline file at most ~1 MB; checked as 1 MiB, whatever the writer's
+/* Each baseline file at most ~1 MB; checked as 1 MiB, whatever the writer's
  * UG_BL_FILE_MAX says (a writer that splits later fails here, not silently). */
 enum { UG_ISSUE_FILE_MAX = 1048576 };
 

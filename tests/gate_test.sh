@@ -97,10 +97,10 @@ else
     echo "# Markdown for the merge request: $out/compare.md; to accept a loosening on purpose:"
     echo "#   $ug baseline update --from $out/results.json --reason \"why\""
 fi
-# issue 26: the default run's report stays small on every device (a GPU machine's run has three
+# The default run's report stays small on every device (a GPU machine's run has three
 # times the CPU's rows): results.json <= 3 MB, summary.md <= 100 KB.  The 3 MB were set for the
 # 32,637 rows of the H100's default run then (88 bytes a row); a row added since (a new operation's
-# kernels: attention's, issue 35) may add at most the 96 bytes a row that report_size asserts on
+# kernels: attention's) may add at most the 96 bytes a row that report_size asserts on
 # its subset: the limit is 3,000,000 + 96 (rows - 32,637) where a run has more rows, the bytes a
 # row and not the file's total being what the compact format controls.
 if [ $# != 0 ]; then

@@ -169,14 +169,14 @@ UG_CASE_EX(harness_dup, same_point_twice, UG_CASE_SHOULD_FAIL)
  * sums and dots never, whatever the machine. */
 UG_CASE(harness, gpu_oracle_answers_where_it_pays)
 {
-    UG_EXPECT(ug_gpu_oracle_pays(UG_OP_GEMM, 512, 512, 512));  /* 2^27 */
-    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, 512, 512, 511)); /* one K short */
-    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, 255, 255, 255));
-    UG_EXPECT(ug_gpu_oracle_pays(UG_OP_GEMM, 1000, 1000, 1000));
-    UG_EXPECT(ug_gpu_oracle_pays(UG_OP_GEMM, 1, 1, (size_t)1 << 27));
-    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, 0, 4096, 4096));
-    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_SUM, (size_t)1 << 30, 0, 0));
-    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_DOT, (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30));
+    UG_EXPECT(ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{512, 512, 512}}));  /* 2^27 */
+    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{512, 512, 511}})); /* one K short */
+    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{255, 255, 255}}));
+    UG_EXPECT(ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{1000, 1000, 1000}}));
+    UG_EXPECT(ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{1, 1, (size_t)1 << 27}}));
+    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{0, 4096, 4096}}));
+    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_SUM, &(ug_shape){{(size_t)1 << 30, 0, 0}}));
+    UG_EXPECT(!ug_gpu_oracle_pays(UG_OP_DOT, &(ug_shape){{(size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30}}));
 }
 
 #if UG_CUDA_BUILT

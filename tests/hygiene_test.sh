@@ -1,6 +1,6 @@
 #!/bin/bash
 # hygiene_test.sh ULPGATE - text and values from files reach no output raw and are never changed
-# silently (issue 34; docs/corpus.md, docs/gate.md).  TAP on stdout.
+# silently (docs/corpus.md, docs/gate.md).  TAP on stdout.
 #   - a hexadecimal value in an f32 corpus file that binary32 cannot hold is refused at its
 #     FILE:LINE (a decimal one is rounded, as a compiler rounds 0.1f), as a bf16 file refuses
 #     one bfloat16 cannot hold; `ulpgate oracle FILE` refuses it the same way;

@@ -62,6 +62,36 @@ for e in json.load(open(sys.argv[1])):
         bad.append(f)
 assert not bad, bad[:5]
 PYEOF'
+# nvcc's compiles are custom targets (not in compile_commands.json): each names its .cu input
+# from the build directory as build.ninja runs it, and must map that prefix away, host and
+# device __FILE__ alike (meson.build's nvcc_prefix_map).
+if grep -q 'nvcc.* -c [^ ]*\.cu ' "$build/build.ninja"; then
+  check "every nvcc compile maps the source tree's prefix away (__FILE__ names no build-machine path)" \
+    'python3 - "$build/build.ninja" "$src" "$build" <<"PYEOF"
+import os, re, shlex, sys
+src, build = sys.argv[2], sys.argv[3]
+bad, seen = [], 0
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*COMMAND = (.*\bnvcc\b.*)$", line)
+    if not m:
+        continue
+    args = shlex.split(m.group(1))
+    for i, a in enumerate(args[:-1]):
+        if a != "-c" or not args[i + 1].endswith(".cu"):
+            continue
+        f = args[i + 1]
+        full = os.path.realpath(os.path.join(build, f))
+        if not full.startswith(src + "/") or full.startswith(build + "/"):
+            continue  # a generated file, or not ours
+        seen += 1
+        written = f[:len(f) - len(os.path.relpath(full, src))]
+        if "-Xcompiler=-ffile-prefix-map=" + written + "=" not in args:
+            bad.append(f)
+assert seen and not bad, (seen, bad[:5])
+PYEOF'
+else
+  ok "every nvcc compile maps the source tree's prefix away # SKIP no CUDA compile in this build"
+fi
 mkdir -p "$tmp/oot/src/cases" "$tmp/oot/b/x"
 printf '#include <stdio.h>\nint main(void) { puts(__FILE__); return 0; }\n' >"$tmp/oot/src/cases/f.c"
 (cd "$tmp/oot/b/x" && ${CC:-cc} -ffile-prefix-map=../../src/= -o f ../../src/cases/f.c && ./f) >"$tmp/out" 2>"$tmp/err"

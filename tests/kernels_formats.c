@@ -1,5 +1,5 @@
 /*
- * kernels_formats.c - the number-format kernels of issue 23 (kernels/cpu/reduce_f64.c,
+ * kernels_formats.c - the number-format kernels (kernels/cpu/reduce_f64.c,
  * reduce_half.c, kernels/cuda/reduce_f64.cu, reduce_half.cu) checked directly, before the
  * harness can feed them: typed ug_call buffers built by hand (binary64, binary16 and bfloat16
  * bit patterns), each kernel run on them, its output compared with the exact result (MPFR,

@@ -5,8 +5,9 @@
      project root ("harness/run/run.h"), or is a header the build generates at the build root.
   2. Each folder includes only itself and the folders below it (LAYERS, bottom first).  The
      cases and the tests stand above everything.
-  3. No folder holds more than MAX_FILES source files (a folder that grows past it is two
-     subsystems: split it).
+  3. No folder holds more than MAX_FILES files that compile (.c, .cu: a folder that grows past
+     it is two subsystems, split it; its headers are not counted, so a file split in two costs
+     one), and no source file of a layer holds more than MAX_LINES lines.
   4. Only an operation's own descriptor (ops/) and a kernel family's own launcher switch on the
      operation: no `case UG_OP_` or `== UG_OP_` / `!= UG_OP_` anywhere else.
   5. No two C files of one folder call each other (a circle: what both use belongs in a third
@@ -33,12 +34,13 @@ import sys
 from tap import Tap
 
 LAYERS = ["include", "base", "kernels", "oracle", "ops", "harness/results", "harness/inputs", "harness/check",
-          "harness/run", "harness/invariance",
+          "harness/measure", "harness/run", "harness/invariance",
           "harness/search", "harness/scale", "harness/gate", "harness/report", "harness/cli"]
 TOP = ["cases", "tests", "examples", "python"]
 GENERATED = {"ug_config.h", "ug_git.h", "kernels/ug_families.h", "kernels/ug_cpu_model.h",
              "ops/ug_ops.h"}
 MAX_FILES = 25
+MAX_LINES = 650
 # rule 6: what each file of the Python package may import besides ulpgate._ulpgate and its own
 # modules ("." or "ulpgate")
 PY_PKG = "python/ulpgate"
@@ -158,9 +160,16 @@ circles = ["%s calls %s (%s) and is called by it (%s)" % (a, b, edges[a][b], edg
 
 counts = {}
 for s in sources:
-    counts.setdefault(os.path.dirname(s), []).append(s)
-big = ["%s: %d source files" % (d, len(v)) for d, v in sorted(counts.items())
+    if s.endswith((".c", ".cu")):
+        counts.setdefault(os.path.dirname(s), []).append(s)
+big = ["%s: %d .c/.cu files" % (d, len(v)) for d, v in sorted(counts.items())
        if len(v) > MAX_FILES and not d.startswith("tests")]
+long_files = []
+for s in sources:
+    if folder(s) in LAYERS:
+        n = sum(1 for _ in open(os.path.join(root, s), errors="replace"))
+        if n > MAX_LINES:
+            long_files.append("%s: %d lines" % (s, n))
 
 # rule 6: the Python package's imports
 py_bad = []
@@ -186,17 +195,15 @@ for f in py_files:
 point(not climb, "no include climbs out of its folder (\"../\")", climb)
 point(not unresolved, "every include names its folder from the project root", unresolved)
 point(not upward, "each folder includes only itself and the folders below it", upward)
-point(not big, "no folder holds more than %d source files" % MAX_FILES, big)
+point(not big, "no folder holds more than %d .c/.cu files" % MAX_FILES, big)
+point(not long_files, "no source file of a layer holds more than %d lines" % MAX_LINES, long_files)
 point(not circles, "no two C files of one folder call each other", circles)
 if py_files:
     point(not py_bad, "the Python package imports only its extension module (and per-file boundaries)",
           py_bad)
-if os.path.isdir(os.path.join(root, "ops")):
-    point(not switches, "only operation descriptors and kernel families switch on the operation",
-          switches)
-    point(not namecmp, "no operation's name is compared outside descriptors and kernel families",
-          namecmp)
-    point(not upcalls, "no call runs up the layers at link time", upcalls)
-else:  # until the operation table lands (issue 21)
-    point(True, "only operation descriptors switch on the operation", skip="no ops/ yet")
+point(not switches, "only operation descriptors and kernel families switch on the operation",
+      switches)
+point(not namecmp, "no operation's name is compared outside descriptors and kernel families",
+      namecmp)
+point(not upcalls, "no call runs up the layers at link time", upcalls)
 tap.end()

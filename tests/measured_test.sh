@@ -1,5 +1,5 @@
 #!/bin/bash
-# measured_test.sh ULPGATE SRCDIR - "nothing measured" is never green (issue 34), on every path
+# measured_test.sh ULPGATE SRCDIR - "nothing measured" is never green, on every path
 # other than a --kernel that matches no case's kernels (the cli test has that one):
 #   - --no-builtin with cases that run none of the plugin's kernels: exit 2, said why;
 #   - --kernel / --format honoured by cases that name their kernel (ug_builtin_kernel): the
@@ -21,7 +21,7 @@ cc="${CC:-cc}"
 # when T_FLIP_UNSUPPORTED is set (the same kernel, skipped in one run and measured in another);
 # t_attn_d64: attention as FlashAttention-2's plugin declares it (bf16 Q K V, bf16 O, binary32
 # lse), a binary64 three-pass computation that offers d = 64 alone and declines others as
-# unsupported (issue 35: a skip that says why, not a failure)
+# unsupported (a skip that says why, not a failure)
 cat >"$tmp/p.c" <<'EOF'
 #include <math.h>
 #include <stdio.h>
@@ -148,7 +148,7 @@ run run --format bf16 --filter 'reduce/finding_*'
 check "--format with cases that name f32 kernels: exit 2, nothing measured (they are skipped)" \
   '[ "$(rc)" = 2 ] && grep -q -- "--format bf16: no selected case runs a kernel with that format" "$tmp/err"'
 
-# ---- an attention plugin kernel that offers d = 64 alone (issue 35) ---------------------------------
+# ---- an attention plugin kernel that offers d = 64 alone ---------------------------------
 run run --plugin "$p" --no-builtin --filter 'attention/normal' --kernel t_attn_d64 --tap --report "$tmp/attn"
 check "an attention plugin kernel: d = 64 measured and passing, d = 128 a skip saying why; exit 0" \
   '[ "$(rc)" = 0 ] && grep -q "^ok [0-9]* - attention/normal t_attn_d64@default n=32x512x64x64$" "$tmp/out" && grep -q "^ok [0-9]* - attention/normal t_attn_d64@default n=32x512x128x128 # SKIP head dim 128: this kernel is built for d = 64$" "$tmp/out"'

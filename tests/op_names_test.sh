@@ -1,5 +1,5 @@
 #!/bin/sh
-# op_names_test.sh ULPGATE SRCDIR - every operation's name round-trips whole (issue 32: the row
+# op_names_test.sh ULPGATE SRCDIR - every operation's name round-trips whole (the row
 # once held it in char[8], and "layernorm" came back as "layerno"): a run of one case of every
 # operation (*/normal, one trial) -> results.json -> baseline update -> compare -> report.
 # TAP on stdout.

@@ -40,30 +40,31 @@ enum { REF_PREC = 4000 };
 
 /* O_ij (j < dv) or lse_i (j == dv) at 4000 bits: scores by straight MPFR multiply-adds (exact
  * at this precision for binary32 inputs whose products lie within 2^3900 of each other). */
-static void ref_output(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+static void ref_output(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                       const ug_opts *opt,
                        size_t i, size_t j, mpfr_t y)
 {
-    size_t keys = ug_attn_keys(dm, i);
+    size_t keys = ug_attn_keys(shp, opt, i);
     mpfr_t s, e, S, N, t;
     mpfr_inits2(REF_PREC, s, e, S, N, t, (mpfr_ptr)0);
     mpfr_set_zero(S, 1);
     mpfr_set_zero(N, 1);
     for (size_t k = 0; k < keys; k++) {
         mpfr_set_zero(s, 1);
-        for (size_t u = 0; u < dm->d; u++) {
-            mpfr_set_flt(t, Q[i * dm->d + u], MPFR_RNDN);
-            mpfr_mul_d(t, t, K[k * dm->d + u], MPFR_RNDN);
+        for (size_t u = 0; u < shp->dim[2]; u++) {
+            mpfr_set_flt(t, Q[i * shp->dim[2] + u], MPFR_RNDN);
+            mpfr_mul_d(t, t, K[k * shp->dim[2] + u], MPFR_RNDN);
             mpfr_add(s, s, t, MPFR_RNDN);
         }
-        mpfr_mul_d(s, s, dm->scale, MPFR_RNDN);
+        mpfr_mul_d(s, s, ug_attn_scale(shp, opt), MPFR_RNDN);
         mpfr_exp(e, s, MPFR_RNDN);
         mpfr_add(S, S, e, MPFR_RNDN);
-        if (j < dm->dv) {
-            mpfr_mul_d(t, e, V[k * dm->dv + j], MPFR_RNDN);
+        if (j < shp->dim[3]) {
+            mpfr_mul_d(t, e, V[k * shp->dim[3] + j], MPFR_RNDN);
             mpfr_add(N, N, t, MPFR_RNDN);
         }
     }
-    if (j < dm->dv) mpfr_div(y, N, S, MPFR_RNDN);
+    if (j < shp->dim[3]) mpfr_div(y, N, S, MPFR_RNDN);
     else mpfr_log(y, S, MPFR_RNDN);
     mpfr_clears(s, e, S, N, t, (mpfr_ptr)0);
 }
@@ -84,22 +85,22 @@ static bool rec_matches(const ug_exact *e, mpfr_srcptr y, char *why, size_t len)
 
 /* Every record of the head (both paths) against the reference, and the enclosures. */
 static long check_head(ug_t *t, const char *what, const float *Q, const float *K, const float *V,
-                       const ug_attn_dims *dm)
+                       const ug_shape *shp, const ug_opts *opt)
 {
-    size_t L = dm->L, dv = dm->dv;
+    size_t L = shp->dim[0], dv = shp->dim[3];
     ug_exact *O = ug_xcalloc(L * dv, sizeof *O), *lse = ug_xcalloc(L, sizeof *lse);
     ug_exact *Of = ug_xcalloc(L * dv, sizeof *Of), *lf = ug_xcalloc(L, sizeof *lf);
     double *lo = ug_xcalloc(dv + 1, sizeof *lo), *hi = ug_xcalloc(dv + 1, sizeof *hi);
-    ug_exact_attention_mpfr(Q, K, V, dm, O, lse);
-    ug_exact_attention_fast(Q, K, V, dm, Of, lf);
+    ug_exact_attention_mpfr(Q, K, V, shp, opt, O, lse);
+    ug_exact_attention_fast(Q, K, V, shp, opt, Of, lf);
     mpfr_t y;
     mpfr_init2(y, REF_PREC);
     long bad = 0, checked = 0;
     char why[300];
     for (size_t i = 0; i < L; i++) {
-        if (!ug_attn_keys(dm, i)) continue;
+        if (!ug_attn_keys(shp, opt, i)) continue;
         for (size_t j = 0; j <= dv; j++) {
-            ref_output(Q, K, V, dm, i, j, y);
+            ref_output(Q, K, V, shp, opt, i, j, y);
             const ug_exact *m = j < dv ? &O[i * dv + j] : &lse[i], *f = j < dv ? &Of[i * dv + j] : &lf[i];
             checked++;
             if (!rec_matches(m, y, why, sizeof why) && ++bad <= 5)
@@ -108,9 +109,9 @@ static long check_head(ug_t *t, const char *what, const float *Q, const float *K
                 ug_note(t, "%s row %zu %s%zu: fast %s", what, i, j < dv ? "O " : "lse", j, why);
         }
         for (long p = 24; p <= 256; p *= 2) {
-            ug_attn_enclose_testing(Q, K, V, dm, i, p, lo, hi);
+            ug_attn_enclose_testing(Q, K, V, shp, opt, i, p, lo, hi);
             for (size_t j = 0; j <= dv; j++) {
-                ref_output(Q, K, V, dm, i, j, y);
+                ref_output(Q, K, V, shp, opt, i, j, y);
                 if (!(mpfr_cmp_d(y, lo[j]) >= 0 && mpfr_cmp_d(y, hi[j]) <= 0) && ++bad <= 5)
                     ug_note(t, "%s row %zu output %zu at %ld bits: [%a, %a] misses %a", what, i,
                             j, p, lo[j], hi[j], mpfr_get_d(y, MPFR_RNDN));
@@ -174,13 +175,14 @@ UG_CASE(oracle_attention, independent)
     long n = 0;
     for (int kind = 0; kind < D_NKINDS; kind++)
         for (int rep = 0; rep < 3; rep++) {
-            ug_attn_dims dm = {1 + od_rbelow(&r, 6), 1 + od_rbelow(&r, 24), 1 + od_rbelow(&r, 16),
-                               1 + od_rbelow(&r, 5), 0, rep == 1};
-            dm.scale = ug_attn_scale_default(dm.d);
-            fill(&r, kind, Q, dm.L * dm.d, dm.d, false);
-            fill(&r, kind, K, dm.S * dm.d, dm.d, true);
-            fill(&r, kind == D_OUTLIER ? D_NORMAL : kind, V, dm.S * dm.dv, 0, false);
-            n += check_head(t, dname[kind], Q, K, V, &dm);
+            ug_shape shp = {{1 + od_rbelow(&r, 6), 1 + od_rbelow(&r, 24), 1 + od_rbelow(&r,
+                                           16), 1 + od_rbelow(&r, 5)}, 1, 1, 1};
+            ug_opts opt = {0, (rep == 1) ? UG_OPT_CAUSAL : 0u};
+            opt.scale = ug_attn_scale_default(shp.dim[2]);
+            fill(&r, kind, Q, shp.dim[0] * shp.dim[2], shp.dim[2], false);
+            fill(&r, kind, K, shp.dim[1] * shp.dim[2], shp.dim[2], true);
+            fill(&r, kind == D_OUTLIER ? D_NORMAL : kind, V, shp.dim[1] * shp.dim[3], 0, false);
+            n += check_head(t, dname[kind], Q, K, V, &shp, &opt);
         }
     ug_note(t, "%ld records of 18 random heads equal the 4000-bit evaluation", n);
 }
@@ -188,12 +190,13 @@ UG_CASE(oracle_attention, independent)
 /* d = 1, q = 1, scale 1, V = I: O_ij = softmax(K)_j, lse = logsumexp(K). */
 static long check_as_rows(ug_t *t, const char *what, const float *x, size_t n, bool fast)
 {
-    ug_attn_dims dm = {1, n, 1, n, 1.0f, false};
+    ug_shape shp = {{1, n, 1, n}, 1, 1, 1};
+    ug_opts opt = {1.0f, 0u};
     float q = 1, *V = ug_xcalloc(n * n, sizeof *V);
     for (size_t k = 0; k < n; k++) V[k * n + k] = 1;
     ug_exact *O = ug_xcalloc(n, sizeof *O), *rs = ug_xcalloc(n, sizeof *rs), lse, rl;
-    if (fast) ug_exact_attention_fast(&q, x, V, &dm, O, &lse);
-    else ug_exact_attention_mpfr(&q, x, V, &dm, O, &lse);
+    if (fast) ug_exact_attention_fast(&q, x, V, &shp, &opt, O, &lse);
+    else ug_exact_attention_mpfr(&q, x, V, &shp, &opt, O, &lse);
     ug_exact_softmax_row_mpfr(x, n, rs);
     ug_exact_logsumexp_row_mpfr(x, n, &rl);
     long bad = 0;
@@ -242,14 +245,15 @@ UG_CASE(oracle_attention, rows)
 /* Both paths' records equal (heads with exact outputs, which a 4000-bit evaluation of the
  * textbook formula cannot give exactly: e / e is 1 - 2^-4000 there). */
 static void same_paths(ug_t *t, const char *what, const float *Q, const float *K, const float *V,
-                       const ug_attn_dims *dm)
+                       const ug_shape *shp, const ug_opts *opt)
 {
-    size_t n = dm->L * dm->dv;
-    ug_exact *Of = ug_xcalloc(n + dm->L, sizeof *Of), *Om = ug_xcalloc(n + dm->L, sizeof *Om);
-    ug_exact_attention_fast(Q, K, V, dm, Of, Of + n);
-    ug_exact_attention_mpfr(Q, K, V, dm, Om, Om + n);
+    size_t n = shp->dim[0] * shp->dim[3];
+    ug_exact *Of = ug_xcalloc(n + shp->dim[0], sizeof *Of), *Om = ug_xcalloc(n + shp->dim[0],
+                              sizeof *Om);
+    ug_exact_attention_fast(Q, K, V, shp, opt, Of, Of + n);
+    ug_exact_attention_mpfr(Q, K, V, shp, opt, Om, Om + n);
     long bad = 0;
-    for (size_t e = 0; e < n + dm->L; e++) bad += !ug_exact_equal(&Of[e], &Om[e]);
+    for (size_t e = 0; e < n + shp->dim[0]; e++) bad += !ug_exact_equal(&Of[e], &Om[e]);
     UG_EXPECT_MSG(bad == 0, "%s: %ld records differ between the paths", what, bad);
     free(Of);
     free(Om);
@@ -260,10 +264,11 @@ UG_CASE(oracle_attention, crafted)
     /* one key: O = V exactly, lse = the score */
     {
         float q[2] = {1.5f, -2}, k[2] = {0.25f, 3}, v[3] = {0.1f, -7, 3e-40f};
-        ug_attn_dims dm = {1, 1, 2, 3, 0.5f, false};
-        same_paths(t, "one key", q, k, v, &dm);
+        ug_shape shp = {{1, 1, 2, 3}, 1, 1, 1};
+        ug_opts opt = {0.5f, 0u};
+        same_paths(t, "one key", q, k, v, &shp, &opt);
         ug_exact O[3], l;
-        ug_exact_attention_fast(q, k, v, &dm, O, &l);
+        ug_exact_attention_fast(q, k, v, &shp, &opt, O, &l);
         UG_EXPECT_MSG(O[0].rn == 0.1f && O[1].rn == -7 && O[2].rn == 3e-40f && O[0].lo == 0 &&
                           l.hi == -2.8125,
                       "one key: O %a %a %a lse %a", (double)O[0].rn, (double)O[1].rn,
@@ -273,16 +278,17 @@ UG_CASE(oracle_attention, crafted)
      * (RN32 to even: 1; RD32 1; hi exact), and bfloat16's: 1 + 2^-9 over 1, 1 + 2^-8 */
     {
         float q[1] = {3}, k[2] = {0.5f, 0.5f}, v[2] = {1, 1 + 0x1p-23f};
-        ug_attn_dims dm = {1, 2, 1, 1, 1, false};
+        ug_shape shp = {{1, 2, 1, 1}, 1, 1, 1};
+        ug_opts opt = {1, 0u};
         ug_exact O, l;
         for (int fast = 0; fast < 2; fast++) {
-            if (fast) ug_exact_attention_fast(q, k, v, &dm, &O, &l);
-            else ug_exact_attention_mpfr(q, k, v, &dm, &O, &l);
+            if (fast) ug_exact_attention_fast(q, k, v, &shp, &opt, &O, &l);
+            else ug_exact_attention_mpfr(q, k, v, &shp, &opt, &O, &l);
             UG_EXPECT_MSG(O.hi == 1 + 0x1p-24 && O.lo == 0 && O.rn == 1 && O.rd == 1,
                           "tie (%s): hi %a lo %a rn %a rd %a", fast ? "fast" : "MPFR", O.hi, O.lo,
                           (double)O.rn, (double)O.rd);
         }
-        same_paths(t, "a tie of exp", q, k, v, &dm);
+        same_paths(t, "a tie of exp", q, k, v, &shp, &opt);
     }
     /* exact outputs of keys of different scores (Lindemann-Weierstrass: attention_mpfr.c's
      * attn_exact_column): column 0 equal V (seed 8's causal row, V = 0x1.02p+0), column 1
@@ -292,12 +298,13 @@ UG_CASE(oracle_attention, crafted)
         float q[1] = {1}, k[3] = {0.5f, 0.5f, -0.25f};
         float v[9] = {0x1.02p+0f, 1, 1,      0x1.02p+0f, 1 + 0x1p-22f, 3,
                       0x1.02p+0f, 1 + 0x1p-23f, 2.5f};
-        ug_attn_dims dm = {1, 3, 1, 3, 1, false};
+        ug_shape shp = {{1, 3, 1, 3}, 1, 1, 1};
+        ug_opts opt = {1, 0u};
         ug_exact O[3], l;
         for (int fast = 0; fast < 2; fast++) {
             ug_ziv_stats_reset();
-            if (fast) ug_exact_attention_fast(q, k, v, &dm, O, &l);
-            else ug_exact_attention_mpfr(q, k, v, &dm, O, &l);
+            if (fast) ug_exact_attention_fast(q, k, v, &shp, &opt, O, &l);
+            else ug_exact_attention_mpfr(q, k, v, &shp, &opt, O, &l);
             ug_ziv_stats zs = ug_ziv_stats_get();
             UG_EXPECT_MSG(O[0].hi == 0x1.02p+0 && O[0].lo == 0 && O[1].hi == 1 + 0x1p-23 &&
                               O[1].lo == 0 && O[2].cls == UG_X_FINITE && O[2].lo != 0 &&
@@ -306,26 +313,28 @@ UG_CASE(oracle_attention, crafted)
                           fast ? "fast" : "MPFR", O[0].hi, O[0].lo, O[1].hi, O[1].lo, O[2].cls,
                           O[2].lo, zs.undecided);
         }
-        same_paths(t, "exact outputs of different scores", q, k, v, &dm);
+        same_paths(t, "exact outputs of different scores", q, k, v, &shp, &opt);
     }
     /* causal, L > S: the first rows see no key */
     {
         float q[3] = {1, 2, 3}, k[2] = {1, -1}, v[2] = {5, 6};
-        ug_attn_dims dm = {3, 2, 1, 1, 1, true};
+        ug_shape shp = {{3, 2, 1, 1}, 1, 1, 1};
+        ug_opts opt = {1, UG_OPT_CAUSAL};
         ug_exact O[3], l[3];
-        ug_exact_attention_fast(q, k, v, &dm, O, l);
+        ug_exact_attention_fast(q, k, v, &shp, &opt, O, l);
         UG_EXPECT_MSG(O[0].cls == UG_X_NAN && l[0].cls == UG_X_NEGINF && O[1].rn == 5 &&
                           O[2].cls == UG_X_FINITE,
                       "causal L > S: row 0 O class %d lse class %d, row 1 O %a", O[0].cls,
                       l[0].cls, (double)O[1].rn);
-        same_paths(t, "causal L > S", q, k, v, &dm);
+        same_paths(t, "causal L > S", q, k, v, &shp, &opt);
     }
     /* a NaN in V makes the rows that see it NaN; causal row 0 does not see key 1 */
     {
         float q[2] = {1, 2}, k[2] = {1, -1}, v[2] = {5, NAN};
-        ug_attn_dims dm = {2, 2, 1, 1, 1, true};
+        ug_shape shp = {{2, 2, 1, 1}, 1, 1, 1};
+        ug_opts opt = {1, UG_OPT_CAUSAL};
         ug_exact O[2], l[2];
-        ug_exact_attention_fast(q, k, v, &dm, O, l);
+        ug_exact_attention_fast(q, k, v, &shp, &opt, O, l);
         UG_EXPECT_MSG(O[0].rn == 5 && O[1].cls == UG_X_NAN && l[1].cls == UG_X_NAN,
                       "NaN in V: row 0 %a, row 1 classes %d %d", (double)O[0].rn, O[1].cls, l[1].cls);
     }
@@ -333,8 +342,9 @@ UG_CASE(oracle_attention, crafted)
     {
         float q[3] = {0x1p30f, 1, 0x1p-30f}, k[6] = {0x1.000002p-28f, 3, 0x1.fffffep-5f, -0x1p-29f, 1, 1};
         float v[4] = {1, 2, -3, 0.5f};
-        ug_attn_dims dm = {1, 2, 3, 2, 1, false};
-        check_head(t, "wide scores", q, k, v, &dm);
+        ug_shape shp = {{1, 2, 3, 2}, 1, 1, 1};
+        ug_opts opt = {1, 0u};
+        check_head(t, "wide scores", q, k, v, &shp, &opt);
     }
 }
 
@@ -350,33 +360,35 @@ UG_CASE(oracle_attention, diff)
     for (int kind = 0; kind < D_NKINDS; kind++)
         for (size_t a = 0; a < 3; a++)
             for (size_t b = 0; b < 4; b++) {
-                ug_attn_dims dm = {Ls[a], Ss[b], ds[(a + b + kind) % 4], 1 + od_rbelow(&r, 16), 0,
-                                   (a + b) % 2 == 1};
-                dm.scale = ug_attn_scale_default(dm.d);
-                float *Q = ug_xcalloc(dm.L * dm.d, 4), *K = ug_xcalloc(dm.S * dm.d, 4),
-                      *V = ug_xcalloc(dm.S * dm.dv, 4);
-                fill(&r, kind, Q, dm.L * dm.d, dm.d, false);
-                fill(&r, kind, K, dm.S * dm.d, dm.d, true);
-                fill(&r, kind == D_OUTLIER ? D_NORMAL : kind, V, dm.S * dm.dv, 0, false);
-                size_t n = dm.L * dm.dv;
+                ug_shape shp = {{Ls[a], Ss[b], ds[(a + b + kind) % 4], 1 + od_rbelow(&r,
+                                                   16)}, 1, 1, 1};
+                ug_opts opt = {0, ((a + b) % 2 == 1) ? UG_OPT_CAUSAL : 0u};
+                opt.scale = ug_attn_scale_default(shp.dim[2]);
+                float *Q = ug_xcalloc(shp.dim[0] * shp.dim[2],
+                                      4), *K = ug_xcalloc(shp.dim[1] * shp.dim[2], 4),
+                      *V = ug_xcalloc(shp.dim[1] * shp.dim[3], 4);
+                fill(&r, kind, Q, shp.dim[0] * shp.dim[2], shp.dim[2], false);
+                fill(&r, kind, K, shp.dim[1] * shp.dim[2], shp.dim[2], true);
+                fill(&r, kind == D_OUTLIER ? D_NORMAL : kind, V, shp.dim[1] * shp.dim[3], 0, false);
+                size_t n = shp.dim[0] * shp.dim[3];
                 ug_exact *Of = ug_xcalloc(n, sizeof *Of), *Om = ug_xcalloc(n, sizeof *Om),
-                         *lf = ug_xcalloc(dm.L, sizeof *lf), *lm = ug_xcalloc(dm.L, sizeof *lm);
+                         *lf = ug_xcalloc(shp.dim[0], sizeof *lf), *lm = ug_xcalloc(shp.dim[0], sizeof *lm);
                 ug_attn_stats(&f0, &m0);
-                ug_exact_attention_fast(Q, K, V, &dm, Of, lf);
+                ug_exact_attention_fast(Q, K, V, &shp, &opt, Of, lf);
                 ug_attn_stats(&f1, &m1);
                 if (kind != D_WIDE) { /* the cases' kinds: the fast path must answer */
                     fn += f1 - f0;
                     mn += m1 - m0;
                 }
-                ug_exact_attention_mpfr(Q, K, V, &dm, Om, lm);
-                for (size_t e = 0; e < n + dm.L; e++) {
+                ug_exact_attention_mpfr(Q, K, V, &shp, &opt, Om, lm);
+                for (size_t e = 0; e < n + shp.dim[0]; e++) {
                     const ug_exact *x = e < n ? &Of[e] : &lf[e - n], *y = e < n ? &Om[e] : &lm[e - n];
                     outs++;
                     if (ug_exact_equal(x, y)) continue;
                     if (++bad <= 5)
                         ug_note(t, "%s L %zu S %zu d %zu dv %zu%s output %zu: fast hi %a lo %a rn %a "
                                    "rd %a S %a; MPFR %a %a %a %a %a",
-                                dname[kind], dm.L, dm.S, dm.d, dm.dv, dm.causal ? " causal" : "", e,
+                                dname[kind], shp.dim[0], shp.dim[1], shp.dim[2], shp.dim[3], ug_attn_causal(&opt) ? " causal" : "", e,
                                 x->hi, x->lo, (double)x->rn, (double)x->rd, x->sum_abs, y->hi,
                                 y->lo, (double)y->rn, (double)y->rd, y->sum_abs);
                 }
@@ -398,11 +410,12 @@ UG_CASE(oracle_attention, diff)
 UG_CASE(oracle_attention, undecided)
 {
     float q[2] = {1, 0.5f}, k[4] = {0.3f, 1, -2, 0.7f}, v[2] = {1, -3};
-    ug_attn_dims dm = {1, 2, 2, 1, 1, false};
+    ug_shape shp = {{1, 2, 2, 1}, 1, 1, 1};
+    ug_opts opt = {1, 0u};
     ug_exact O, l;
     ug_ziv_set_precisions(32, 64);
     ug_ziv_stats_reset();
-    ug_exact_attention_row_mpfr(q, k, v, &dm, 0, &O, &l);
+    ug_exact_attention_row_mpfr(q, k, v, &shp, &opt, 0, &O, &l);
     ug_ziv_stats zs = ug_ziv_stats_get();
     ug_ziv_set_precisions(0, 0);
     UG_EXPECT_MSG(O.cls == UG_X_NAN && l.cls == UG_X_NAN && zs.undecided == 2,
@@ -411,10 +424,10 @@ UG_CASE(oracle_attention, undecided)
     ug_exact O2, l2, O3, l3;
     ug_ziv_set_precisions(32, 0);
     ug_ziv_stats_reset();
-    ug_exact_attention_row_mpfr(q, k, v, &dm, 0, &O2, &l2);
+    ug_exact_attention_row_mpfr(q, k, v, &shp, &opt, 0, &O2, &l2);
     zs = ug_ziv_stats_get();
     ug_ziv_set_precisions(0, 0);
-    ug_exact_attention_row_mpfr(q, k, v, &dm, 0, &O3, &l3);
+    ug_exact_attention_row_mpfr(q, k, v, &shp, &opt, 0, &O3, &l3);
     UG_EXPECT_MSG(ug_exact_equal(&O2, &O3) && ug_exact_equal(&l2, &l3) && zs.raised == 2,
                   "raised from 32 bits: records differ or not raised (%zu)", zs.raised);
 }
@@ -422,7 +435,8 @@ UG_CASE(oracle_attention, undecided)
 UG_CASE(oracle_attention, mutant_bound)
 {
     drng r = od_drng_make(t, "oracle_attention/mutant");
-    ug_attn_dims dm = {8, 64, 16, 8, 0.25f, false};
+    ug_shape shp = {{8, 64, 16, 8}, 1, 1, 1};
+    ug_opts opt = {0.25f, 0u};
     float Q[8 * 16], K[64 * 16], V[64 * 8];
     long bad = 0, outs = 0;
     ug_exact Of[64], Om[64], lf[8], lm[8];
@@ -433,8 +447,8 @@ UG_CASE(oracle_attention, mutant_bound)
         for (size_t a = 0; a < 64 * 8; a++) V[a] = (float)(od_rbelow(&r, 5)) - 2; /* exact sums */
         if (rep % 2) /* equal scores: exact, midpoint-prone outputs */
             for (size_t a = 0; a < 64 * 16; a++) K[a] = K[a % 16];
-        ug_exact_attention_fast(Q, K, V, &dm, Of, lf);
-        ug_exact_attention_mpfr(Q, K, V, &dm, Om, lm);
+        ug_exact_attention_fast(Q, K, V, &shp, &opt, Of, lf);
+        ug_exact_attention_mpfr(Q, K, V, &shp, &opt, Om, lm);
         for (size_t e = 0; e < 64; e++) bad += !ug_exact_equal(&Of[e], &Om[e]), outs++;
         for (size_t e = 0; e < 8; e++) bad += !ug_exact_equal(&lf[e], &lm[e]), outs++;
     }

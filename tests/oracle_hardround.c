@@ -1,6 +1,6 @@
 /*
  * oracle_hardround.c - the softmax and log-sum-exp references (oracle/rows/transcend*.c) correctly
- * rounded on the hard-to-round cases of exp and log from the literature (issue 25's acceptance).
+ * rounded on the hard-to-round cases of exp and log from the literature.
  *
  * A case is hard when the exact result has a long run of identical bits after the round bit of
  * its format (binary32: bit 25 of the significand; binary64: bit 54): it lies that close to a

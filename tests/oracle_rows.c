@@ -169,7 +169,7 @@ UG_CASE(oracle_rows, crafted)
                       "layernorm of equal values, output %d: %a, want b = %a", i, e[i].hi, (double)b8[i]);
 }
 
-/* The bias is added before the one rounding (issue 25: y = (x - mean)/sqrt(var + eps) w + b,
+/* The bias is added before the one rounding (y = (x - mean)/sqrt(var + eps) w + b,
  * rounded once).  For each output of a row, t_i = the 4000-bit (x_i - mean)/sqrt(var + eps) w_i
  * and b_i = -RN32(t_i / 2): y_i = t_i + b_i ~ t_i / 2 then lies one
  * binade below t_i, so its rounding grid is half t_i's, and RN32(RN32(t_i) + b_i) (the bias

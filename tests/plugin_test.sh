@@ -1,6 +1,6 @@
 #!/bin/bash
-# plugin_test.sh ULPGATE SRC BUILD - what a plugin can do to a run, and what must come of it (issue 34;
-# docs/your-own-kernel.md, docs/troubleshooting.md).  The plugins are tests/plugins/*.c, built
+# plugin_test.sh ULPGATE SRC BUILD - what a plugin can do to a run, and what must come of it
+# (docs/your-own-kernel.md, docs/troubleshooting.md).  The plugins are tests/plugins/*.c, built
 # here with cc against the source tree's public header.  TAP on stdout.
 #   - the floating-point environment: a plugin built with -ffast-math (FTZ/DAZ set at load by
 #     crtfastmath.o) and one whose kernel leaves the rounding mode upward change no other

@@ -1,5 +1,5 @@
 #!/bin/bash
-# plugins_test.sh ULPGATE PLUGIN_DIR SRC - kernels ulpgate's authors did not write (issue 33), built
+# plugins_test.sh ULPGATE PLUGIN_DIR SRC - kernels ulpgate's authors did not write, built
 # as plugins against the public header alone (tests/plugins/*.c, shared modules of
 # tests/meson.build):
 #   - the correct kernels of each bound class pass a default `run --no-builtin` with no xfail

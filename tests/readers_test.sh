@@ -1,5 +1,5 @@
 #!/bin/bash
-# readers_test.sh ULPGATE SRCDIR - every JSON reader is bounded (issue 34): compare, merge,
+# readers_test.sh ULPGATE SRCDIR - every JSON reader is bounded: compare, merge,
 # report, summary, costs, baseline show/update, a baseline folder's row files and the unit
 # costs of --shard read through one helper (base/sys.h ug_read_bounded, base/json.h
 # ug_json_parse_file) that refuses /dev/zero at its first byte, a file over the limit before it

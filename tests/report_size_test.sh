@@ -50,7 +50,7 @@ json.dump(d, open('$tmp/sk/results.json', 'w'))"
 "$ug" report "$tmp/sk" --baseline none >"$tmp/out" 2>&1
 check "summary.md: 600 skip reasons alike but for their numbers are one line" \
   'grep -c "^- operands up to" "$tmp/sk/summary.md" | grep -qx 1 && grep -q "^- operands up to 1.000e+06 exceed the f16 class.s range (65504): they may overflow (and 599 more reasons alike but for their numbers): .* and 592 more$" "$tmp/sk/summary.md"'
-# text from outside in summary.md (an expected-failure reason of a corpus file, issue 26): no
+# text from outside in summary.md (an expected-failure reason of a corpus file): no
 # raw HTML, no code span, link or table cell it opens; shown as written once rendered
 mkdir -p "$tmp/inj"
 printf '# op: sum\n# why: a reason that tries markup\n# check: ulp_max 0.1\n# xfail: serial_f32 <img src=x onerror=alert(1)> `tick` [link](http://x) *b* | cell\n1e8\n1\n-1e8\n' >"$tmp/inj/markup.txt"

@@ -3,10 +3,7 @@
  * field of the table written and read back equal (the table iterated, so a new field is covered
  * by itself), in a results.json and in a baseline; the "extra" object; a format 1 file read; a
  * newer format refused; every kind of bad figure refused with its key named, never read as 0.
- *
- * About 700 lines: one case per property of one schema, sharing the row builders at the top.
- * The figures-equal-the-measurement case (issue 32) could stand in a file of its own with
- * those builders in a header; not split yet.
+ * One case per property of one schema, sharing the row builders at the top.
  */
 #include <math.h>
 #include <stdio.h>
@@ -465,7 +462,7 @@ UG_CASE(results_schema, bytes_a_row_do_not_grow_with_the_rows)
     /* A GPU machine's default run has ~28,600 rows; the writer's tables were capped at 4096
      * values, so there every figure with more distinct values than that (ulp_max, rel_max,
      * time_ms, the histograms) went in place and the file took 191 bytes a row, against the
-     * ~110 that a run of a few thousand rows measures (issue 26).  Here 20,000 rows whose
+     * ~110 that a run of a few thousand rows measures.  Here 20,000 rows whose
      * figures take 5,000 values, each 4 times: a row costs no more bytes than in the file of
      * the first 2,000 rows but for an index digit a table, and the repeated figures are in tables. */
     enum { N = 20000, SMALL = 2000, REPEAT = 4 };
@@ -640,8 +637,8 @@ UG_CASE(results_schema, baselines_keep_the_gated_figures)
     }
 }
 
-/* Every figure of a measured row is the figure its measurement computed, field by field (issue
- * 32): the round trips above write and read values they made themselves, so a row filled from
+/* Every figure of a measured row is the figure its measurement computed, field by field:
+ * the round trips above write and read values they made themselves, so a row filled from
  * the wrong member of ug_result (ulp_mean from rel_mean, count from elements) would pass them.
  * A real measurement of serial_f32 (every figure nonzero and the pairs that could be swapped
  * different) goes through ug_row_from_point, results.json's writer and its reader. */

@@ -147,7 +147,7 @@ done
 run baseline migrate "$tmp/m1/$bkey" --reason "test"
 check "baseline migrate of a format 4 folder: unchanged" \
   '[ "$(rc)" = 0 ] && grep -q "is format 4 already: unchanged" "$tmp/out"'
-# issue 32: a row's operation name was cut to 7 bytes (char[8]) before; such a name is an error
+# An older ulpgate cut a row's operation name to 7 bytes (char[8]); such a name is an error
 # naming it, and `baseline migrate` makes it whole in place, every figure as it was
 cp -r "$src/reports/baselines/cpu-x86_64" "$tmp/cut"
 sed -i 's/"layernorm"/"layerno"/g; s/"logsumexp"/"logsume"/g' "$tmp/cut"/*.json

@@ -1,7 +1,7 @@
 #!/bin/bash
 # results_strict_test.sh ULPGATE SRCDIR - a results.json whose values contradict each other or
 # have the wrong type is refused with the file, the row and the field named, never read as a
-# default that the gate would accept (issue 34): "interrupted": "true" (a string), a negative
+# default that the gate would accept: "interrupted": "true" (a string), a negative
 # error figure (an "improvement"), "status": "pass" with "failures": 1, a summary count that is
 # a string.  And two builds whose recorded cflags read the same but that compiled differently
 # (meta.build: the configuration's arguments and the compiler's predefined macros, hashed) are

@@ -93,7 +93,7 @@ UG_CASE(scan_norm_ref, terms_at)
     UG_EXPECT(ug_op_terms_at(ug_op_get(UG_OP_SUM), &s, 5) == 1000);
 }
 
-/* ---- each scan kernel's depth against an instrumented run (issue 33) ------------------------ */
+/* ---- each scan kernel's depth against an instrumented run ------------------------ */
 
 /* The additions a term really passes through on its way to output i, found from the kernel's
  * own runs (FPRev's probe: Xie et al., "Revealing the order of floating-point summation"):

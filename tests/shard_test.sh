@@ -151,7 +151,7 @@ for p in $prefixes; do
   fi
 done
 wait
-# issue 26: the default run's results.json at most 3 MB (format 4: one array a row; the bytes a
+# The default run's results.json at most 3 MB (format 4: one array a row; the bytes a
 # row, what a GPU machine's three times as many rows need, are asserted in report_size)
 rj=$(wc -c <"$tmp/default/results.json")
 check "the default run's results.json is at most 3 MB, 3,000,000 bytes ($rj bytes)" '[ "$rj" -le 3000000 ]'

@@ -1,6 +1,6 @@
 #!/bin/sh
 # toy_fmt_test.sh ULPGATE_TOYFMT ULPGATE_TOYFMT_MUTANT SRCDIR OUTDIR - the format table's proof
-# (issue 32): OCP MX FP6 E3M2, a format that exists only in tests/toy_fmt/ (its row registered
+#: OCP MX FP6 E3M2, a format that exists only in tests/toy_fmt/ (its row registered
 # with base/format.h's ug_fmt_register, a kernel family storing it, its cases), goes through
 # its conversions (all 64 codes and a grid past its range against the test's reference), `run
 # --report`, `report` and the gate (`baseline update`, then tests/gate_test.sh against that

@@ -1,6 +1,6 @@
 #!/bin/sh
-# toy_op_test.sh ULPGATE_TOYOP ULPGATE_TOYOP_MUTANT OUTDIR - the operation table's proof (issue
-# 21): max_abs, an operation that exists only in tests/toy_op/ (its descriptor, its kernel
+# toy_op_test.sh ULPGATE_TOYOP ULPGATE_TOYOP_MUTANT OUTDIR - the operation table's proof:
+# max_abs, an operation that exists only in tests/toy_op/ (its descriptor, its kernel
 # family, its case), goes through `run --report`, `report` and the gate (`baseline update`, then
 # the gate script tests/gate_test.sh against that baseline), a corpus file of op max_abs and the
 # hunt, with no change to the harness.  The correct max_abs_f32 passes; the mutant build's (it

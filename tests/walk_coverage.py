@@ -2,7 +2,7 @@
 """walk_coverage.py SRCROOT - every registered kernel is selected by some case's walk (TAP).
 
 The run's `coverage every_kernel_measured` point checks this after a whole run, on the backends
-the machine has: a CUDA kernel that no case walks is found only on a GPU machine (issue 25: the
+the machine has: a CUDA kernel that no case walks is found only on a GPU machine (the
 binary32-in, bfloat16-out CUDA row kernels were skipped by UG_FOR_KERNELS, which walks
 binary32 buffers only).  This test finds it on any machine, from the sources:
 
@@ -13,8 +13,9 @@ binary32 buffers only).  This test finds it on any machine, from the sources:
     cases/gpu/, its operation (a UG_OP_ literal, or `ops[o]` from the nearest `ops[] = {...}`
     above it in the file), backend, glob (a string literal, fnmatch on the name part) and
     format; an operation or format that is a variable takes each value the file names
-    (every UG_OP_ / format literal in it: an over-approximation, so the test errs towards
-    passing, never towards a false failure), a glob that is a variable matches anything;
+    (every UG_OP_ / format literal in it, and UG_OP_SUM, a parameter row's default .op: an
+    over-approximation, so the test errs towards passing, never towards a false failure), a
+    glob that is a variable matches anything;
   - the selection, as harness/run/run.c's ug_next_kernel_walk does it: UG_FOR_KERNELS and
     UG_FOR_FMT_KERNELS(..., UG_F32) take binary32 inputs (the operation's arity) and output
     (ug_kernel_is_f32); UG_FOR_FMT_KERNELS(..., F) with F not UG_F32 and UG_FOR_IN_KERNELS(..., F)
@@ -170,8 +171,10 @@ for d in ("cases", "cases/gpu"):
                 arr = re.match(r"(\w+)\[", op)
                 defs = list(re.finditer(r"\b%s\[\]\s*=\s*\{([^}]*)\}" % arr.group(1), s[:m.start()])) \
                     if arr else []
+                # a variable: every operation the file names, and UG_OP_SUM, a parameter row's
+                # default .op (harness/run/ug.h)
                 ops = [x.strip() for x in defs[-1].group(1).split(",") if x.strip()] if defs else \
-                    sorted(set(re.findall(r"\bUG_OP_[A-Z0-9_]+\b", s)))
+                    sorted(set(re.findall(r"\bUG_OP_[A-Z0-9_]+\b", s)) | {"UG_OP_SUM"})
             fmts = [fmt] if re.fullmatch(r"UG_[A-Z0-9]+", fmt) else \
                 sorted(set(re.findall(r"\bUG_(?:F32|F64|F16|BF16|E4M3|E5M2)\b", s)) | {"UG_F32"})
             walks.append({

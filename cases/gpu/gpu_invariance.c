@@ -16,7 +16,7 @@
  * Reductions: cub_reduce's launch configurations (alignment, another stream, another GPU) are
  * asserted in cases/gpu/gpu_determinism.c (cub_levels).
  *
- * batch/<kernel>: batch invariance (issue 35; harness/invariance/invariance.h): every GPU GEMM,
+ * batch/<kernel>: batch invariance (harness/invariance/invariance.h): every GPU GEMM,
  * row operation and attention kernel runs the same 3 rows in batches of 1, 3, 64 and 1000 (a
  * GEMM's M; rows; attention problems), causal attention as one prefill against chunks of 64
  * query rows and decode steps, and the tensor-core family with cuBLASLt's split-K forced (launch
@@ -49,8 +49,8 @@ enum { UG_INV_CONFIGS = 6, UG_INV_M = 64, UG_INV_N = 48, UG_INV_K = 1024 };
 static const char *const ug_inv_config_name[UG_INV_CONFIGS] = {
     "as is", "own stream", "no workspace", "M + 16 rows", "batch of 2", "split-K 4"};
 
-/* The differences measured on an H100 (CUDA 13.0, cuBLASLt of that toolkit; the closing note of
- * issue 24 has the run): cuBLASLt does not promise the same bits across these launches, and
+/* The differences measured on an H100 (CUDA 13.0, cuBLASLt of that
+ * toolkit): cuBLASLt does not promise the same bits across these launches, and
  * does not give them.  Each is declared here, with what changed, so that the case still fails
  * on any new difference, and on an unexpected pass (the declaration cannot go stale).
  *   split-K 4       every cuBLASLt GEMM but lt_e4m3 / lt_e4m3_e5m2 (whose fp8 accumulation is

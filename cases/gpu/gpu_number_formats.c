@@ -1,5 +1,5 @@
 /*
- * gpu_number_formats.c - the number formats of issue 23 on the GPU: the CUDA format kernels
+ * gpu_number_formats.c - the number formats on the GPU: the CUDA format kernels
  * (kernels/cuda/reduce_f64.cu, reduce_half.cu) on inputs drawn in their format, every output
  * graded in its own format; the binary64 CUB and atomic reductions' determinism.
  *
@@ -31,21 +31,22 @@ static const ug_param ug_gnf_rows[] = {
     {"sum_f64_uniform01", UG_UNIFORM(0, 1, .fmt = UG_F64)},
     {"sum_f64_gensum_1e16", UG_GENSUM(1e16, .fmt = UG_F64), UG_SIZES(ug_gnf_sizes_gen)},
     {"sum_f64_gensum_1e32", UG_GENSUM(1e32, .fmt = UG_F64), UG_SIZES(ug_gnf_sizes_gen)},
-    {"dot_f64_normal", UG_NORMAL(0, 1, .fmt = UG_F64)},
-    {"dot_f64_gendot_1e32", UG_GENDOT(1e32, .fmt = UG_F64), UG_SIZES(ug_gnf_sizes_gen)},
+    {"dot_f64_normal", UG_NORMAL(0, 1, .fmt = UG_F64), .op = UG_OP_DOT},
+    {"dot_f64_gendot_1e32", UG_GENDOT(1e32, .fmt = UG_F64), UG_SIZES(ug_gnf_sizes_gen),
+     .op = UG_OP_DOT},
     {"sum_bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
     {"sum_bf16_uniform01", UG_UNIFORM(0, 1, .fmt = UG_BF16)},
     {"sum_bf16_gensum_1e6", UG_GENSUM(1e6, .fmt = UG_BF16), UG_SIZES(ug_gnf_sizes_gen)},
-    {"dot_bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16)},
+    {"dot_bf16_normal", UG_NORMAL(0, 1, .fmt = UG_BF16), .op = UG_OP_DOT},
     {"sum_f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16), UG_SIZES(ug_gnf_sizes_f16)},
     {"sum_f16_uniform01", UG_UNIFORM(0, 1, .fmt = UG_F16), UG_SIZES(ug_gnf_sizes_f16)},
-    {"dot_f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16), UG_SIZES(ug_gnf_sizes_f16)},
+    {"dot_f16_normal", UG_NORMAL(0, 1, .fmt = UG_F16), UG_SIZES(ug_gnf_sizes_f16), .op = UG_OP_DOT},
 };
 
 static void ug_gnf_run(ug_t *t)
 {
     const ug_param *p = ug_param_of(t);
-    ug_op op = strncmp(p->name, "dot_", 4) == 0 ? UG_OP_DOT : UG_OP_SUM;
+    ug_op op = p->op;
     ug_prob_lambda(t, UG_GNF_LAMBDA);
     UG_FOR_SIZES(t, n, ug_gnf_sizes) {
         /* no CUDA kernel of this format and operation in the run: no input drawn for none */

@@ -162,7 +162,7 @@ UG_CASE_EX(gpu_reduce, specials, UG_CASE_GPU)
 /* Subnormals (random signs): ordinary fp32 adds of subnormals round only once a sum needs
  * more than 24 bits above 2^-149, and the classes cover that, so every kernel built without
  * flush-to-zero keeps its bound ratio <= 1 and returns no subnormal result as zero (asserted).
- * Flush-to-zero, reported as such (harness/run/ftz.c), where it is declared: PTX atom.add.f32
+ * Flush-to-zero, reported as such (harness/measure/ftz.c), where it is declared: PTX atom.add.f32
  * flushes subnormal inputs and results in every build (the atomic rows say so, .ftz), and the
  * @fastmath builds flush every subnormal operand of a binary32 addition (--use_fast_math implies
  * --ftz=true).  A declared flush is part of the kernel's arithmetic: its bound gains one flush

@@ -1,5 +1,5 @@
 /*
- * gpu_rows.c - the row operations of issue 25 on the GPU: the CUDA softmax, log-sum-exp,
+ * gpu_rows.c - the row operations on the GPU: the CUDA softmax, log-sum-exp,
  * RMSNorm and LayerNorm kernels (kernels/cuda/softmax.cu, layernorm.cu) on the distributions of
  * cases/rows.c, bound ratio <= 1 against the correctly rounded reference (the a-priori classes
  * of kernels/bounds_rows.c; the bf16-out rows add the output's rounding).  The GPU forms are

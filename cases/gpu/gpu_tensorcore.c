@@ -18,7 +18,7 @@
  * Printed per K: each kernel's largest ULP and relative error, the largest error over S =
  * sum |a_ik b_kj| beside the bound's own figure over S (bound/S at |s| = S), and the time.
  * The block_fma classes' b, t and p are those of the detected GPU's published row of
- * reports/tensorcore/params.tsv (harness/run/gpu.c sets them when it finds the device; a GPU
+ * reports/tensorcore/params.tsv (harness/measure/gpu.c sets them when it finds the device; a GPU
  * the table does not name gets the most pessimistic published row of each format pair): the
  * table's first note says which.
  */

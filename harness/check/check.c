@@ -22,7 +22,7 @@
 bool ug_check_row_op(const ug_op_desc *op)
 {
     /* correctly rounded but not a sum, over the last axis of X, with the layer's parameters as
-     * its other inputs (issue 25): no tree bound (op->bound: nrm2's own, through the root) */
+     * its other inputs: no tree bound (op->bound: nrm2's own, through the root) */
     return op && op->shape->layout == UG_LAYOUT_VECTORS && !op->exact_is_sum && !op->bound;
 }
 

@@ -1,6 +1,6 @@
 /*
  * check.h - grading outputs someone else computed: the library under `ulpgate check`
- * (harness/cli/cli_check.c, the .npy front end) and the Python extension (issue 36).
+ * (harness/cli/cli_check.c, the .npy front end) and the Python extension.
  *
  * The caller hands over the inputs and the kernel's outputs as typed arrays in memory (the
  * element format, the byte order, the shape; C-contiguous, row-major with no gaps: no strides).

@@ -150,12 +150,15 @@ int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
         return 2;
     }
     ug_opts opts = {o->scale, o->causal ? UG_OPT_CAUSAL : 0};
-    ug_attn_dims dm = {s.dim[0], s.dim[1], s.dim[2], s.dim[3],
-                       o->scale > 0 ? (float)o->scale : ug_attn_scale_default(s.dim[2]), o->causal};
-    if (!ug_attn_dims_ok(&dm, err, errlen)) return 2;
-    size_t P = s.batch * s.heads, per = dm.L * dm.dv, outs = P * (per + dm.L);
-    attn_result(ro, op, in, got->fmt, P, per, dm.S, cls, o->mpfr);
-    attn_result(rl, op, in, lse ? lse->fmt : UG_F32, lse ? P : 0, dm.L, dm.S, cls, o->mpfr);
+    /* one head's shape and options, as the oracle checks them (the scale it will use) */
+    ug_shape head = {{s.dim[0], s.dim[1], s.dim[2], s.dim[3]}, 1, 1, 1};
+    ug_opts head_opts = {o->scale > 0 ? (float)o->scale : ug_attn_scale_default(s.dim[2]),
+                         opts.flags};
+    if (!ug_attn_head_ok(&head, &head_opts, err, errlen)) return 2;
+    size_t L = s.dim[0], S = s.dim[1], dv = s.dim[3];
+    size_t P = s.batch * s.heads, per = L * dv, outs = P * (per + L);
+    attn_result(ro, op, in, got->fmt, P, per, S, cls, o->mpfr);
+    attn_result(rl, op, in, lse ? lse->fmt : UG_F32, lse ? P : 0, L, S, cls, o->mpfr);
     float *own[3] = {NULL, NULL, NULL};
     const float *v[3] = {NULL, NULL, NULL};
     ug_exact *rec = NULL;

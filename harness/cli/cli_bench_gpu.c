@@ -208,7 +208,7 @@ static int bench_gpu_crossover(void)
         ug_bench_job j = {A, B, n, 0, NULL, NULL, out};
         snprintf(label, sizeof label, "gemm %zu^3", n);
         if (crossover_row(label, call_gemm_cpu, call_gemm_gpu, &j,
-                          ug_gpu_oracle_pays(UG_OP_GEMM, n, n, n)))
+                          ug_gpu_oracle_pays(UG_OP_GEMM, &(ug_shape){{n, n, n}})))
             goto out;
     }
     for (size_t k = 0; k < sizeof sum_n / sizeof *sum_n; k++) {
@@ -219,7 +219,7 @@ static int bench_gpu_crossover(void)
         ug_bench_job j = {NULL, NULL, 0, TRIALS, x, ns, out};
         snprintf(label, sizeof label, "%d sums of %zu", TRIALS, sum_n[k]);
         if (crossover_row(label, call_sums_cpu, call_sums_gpu, &j,
-                          ug_gpu_oracle_pays(UG_OP_SUM, sum_n[k], 0, 0)))
+                          ug_gpu_oracle_pays(UG_OP_SUM, &(ug_shape){{sum_n[k]}})))
             goto out;
     }
     rc = 0;

@@ -10,7 +10,7 @@
 #include "harness/cli/cli.h"
 #include "kernels/plugin.h"
 #include "harness/run/guard.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "base/sys.h"
 #include "oracle/gpu.h"
 #include "harness/report/pages.h"
@@ -173,7 +173,7 @@ int ug_cmd_run(int argc, char **argv, int full_argc, char **full_argv, const cha
     }
     if (a.threads) ug_par_set_threads(a.threads);
     /* refused before anything runs: more trials than memory holds, a report nowhere to go */
-    if ((rc = ug_limits_check_options(&o)) != 0) return rc;
+    if ((rc = ug_limits_check_options(o.n, o.trial, o.trials)) != 0) return rc;
     if (o.report_dir && ug_report_check(o.report_dir, full_argc, full_argv) != 0) return 2;
     if (a.gpus) {
         if (o.shard_n) return ug_usage_error("%s", "--gpus hands out shards itself: no --shard with it");

@@ -55,9 +55,11 @@
     "  --trial T        only trial T (its inputs are the same as in a full run)\n" \
     "  --trials N       N trials instead of each case's own count\n" \
     "  --seed S         seed (decimal or 0x hex; default 0x5eed); printed at the start\n" \
-    "  --tap            the full TAP stream on stdout (for meson); without it a progress line\n" \
-    "                   per case, each failure in full, then a summary\n" \
-    "  --report DIR     write DIR/results.json, DIR/summary.md and DIR/index.html\n" \
+    "  --tap            the full TAP stream on stdout (for meson); without it progress lines\n" \
+    "                   (rewritten on a terminal, a tenth of the cases apart on a file), each\n" \
+    "                   failure in full, then a summary\n" \
+    "  --report DIR     write DIR/results.json, DIR/summary.md, DIR/index.html and\n" \
+    "                   DIR/junit.xml\n" \
     "  --detail         results.json rows in full (every figure, the worst elements); by\n" \
     "                   default a passing row keeps what the gate and the pages use\n" \
     "  --slow           include the slow cases; --slow-only: only them\n" \

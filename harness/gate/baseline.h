@@ -128,7 +128,7 @@ int ug_baseline_write_files(const ug_bl_files *fs, const char *path, char *err, 
 /* ug_baseline_files, then ug_baseline_write_files. */
 int ug_baseline_write(const ug_baseline *bl, const char *path, char *err, size_t errlen);
 /* The most bytes a file of a baseline folder holds: a case group whose file would be larger is
- * split by case, a case by kernel (issue 26: each file <= ~1 MB). */
+ * split by case, a case by kernel (each file <= ~1 MB). */
 enum { UG_BL_FILE_MAX = 1048576 };
 
 /* The baseline's own format: 4 is the folder (baseline_dir.c) of files in the grouped line form

@@ -179,7 +179,7 @@ static const char *ug_corpus_nearest_key(const char *key)
     return best;
 }
 
-/* "# format: bf16": the format the file's values are in (issue 23): f32, f16, bf16, e4m3,
+/* "# format: bf16": the format the file's values are in: f32, f16, bf16, e4m3,
  * e5m2 (embedded in binary32: the values are read as binary32), or f64 (read in binary64,
  * values.h; for the operations with a binary64 oracle, checked in ug_corpus_parse). */
 static int ug_corpus_format(ug_corpus_file *f, const ug_values_header *h)

@@ -21,7 +21,7 @@
  *   # format: bf16                  the format of the values (f32 default, f16, bf16, e4m3,
  *                                   e5m2): each value must be one of that format (else an error
  *                                   at its line), and the file runs on the kernels whose input
- *                                   is stored in it (issue 23)
+ *                                   is stored in it
  *
  * Every point also checks bound_ratio_max 1 (the kernel's a-priori bound: above 1 is a bug),
  * unless a check line states another bound_ratio_max.  Unknown keys are errors (a typo must not
@@ -31,13 +31,13 @@
  * (the data folder, base/datadir.h) and under each `--corpus DIR`, recursively, in name order; each file is a
  * unit "corpus/<path below its directory, without .txt>" and each matching kernel a test point.
  *
- * Lazy (issue 26): discovery opens no file, it only names them (corpus_find.c); a file is read
+ * Lazy: discovery opens no file, it only names them (corpus_find.c); a file is read
  * when its unit runs, in three steps of bounded memory: its head (ug_corpus_parse_head: the
  * lines before the first value, one at a time, whatever follows), then, only when a selected
  * kernel runs it, one pass that lints every line and counts the records
  * (ug_corpus_scan: no allocation), then its values (ug_corpus_read_values), sized from that
  * count after the caller checked the input's memory against the limits
- * (harness/run/run_limits.h: ULPGATE_MEM_LIMIT).  An unselected file is never opened; a
+ * (harness/measure/run_limits.h: ULPGATE_MEM_LIMIT).  An unselected file is never opened; a
  * selected one is held only while its unit runs.
  */
 #ifndef UG_CORPUS_H

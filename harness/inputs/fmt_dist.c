@@ -1,5 +1,5 @@
 /*
- * fmt_dist.c - distributions drawn in a number format (issue 23): binary64, binary16, bfloat16,
+ * fmt_dist.c - distributions drawn in a number format: binary64, binary16, bfloat16,
  * fp8 e4m3 and e5m2 inputs whose every value is a value of that format, drawn there -- a
  * bfloat16 normal is RN_bf16 of the binary64 normal draw, not RN_bf16 of a binary32 one (no
  * double rounding) -- stored as doubles (exact: every format is a subset of binary64).

@@ -1,5 +1,5 @@
 /*
- * invariance.h - batch invariance (issue 35): the same rows computed beside other rows must give
+ * invariance.h - batch invariance: the same rows computed beside other rows must give
  * the same bits.  A kernel declares it (ug_kernel.batch_invariant); these checks run any kernel
  * of an operation with rows and say whether it held:
  *

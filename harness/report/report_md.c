@@ -286,7 +286,7 @@ static void ug_md_rollup(const ug_results *all, ug_buf *o)
     free(k);
 }
 
-/* ---- batch invariance (issue 35) ------------------------------------------------------------- */
+/* ---- batch invariance ------------------------------------------------------------- */
 
 /* The invariance cases' points ("<case> batch|chunked|splitk <kernel> declared|undeclared",
  * harness/invariance/invariance.h) as one line per kernel: declared or not, each check's
@@ -364,7 +364,7 @@ static void ug_md_invariance(const ug_results *all, ug_buf *o)
     free(v);
 }
 
-/* ---- the bfloat16 tolerance question (issue 23) ----------------------------------------------- */
+/* ---- the bfloat16 tolerance question ----------------------------------------------- */
 
 /* number_formats/bf16_tolerance's rows (cases/number_formats.c) as a table, when the run has
  * them: per K, the largest relative error seen, the a-priori bound relative to |s| there
@@ -404,7 +404,7 @@ static double ug_md_extra(const ug_row *r, const char *name)
     return NAN;
 }
 
-/* The deviation table (issue 35: "Is Flash Attention stable?" measured exactly): the rows that
+/* The deviation table ("Is Flash Attention stable?" measured exactly): the rows that
  * carry an output's exact deviation (extras o_ulp_max, o_rel: cases/attention.c's golden_*
  * cases, bfloat16 kernels), per input, each beside the one of the input marked dev_base (the
  * naive baseline): the ratio Golden et al. (arXiv 2405.02803) estimate as ~10x between two

@@ -27,7 +27,9 @@ void ug_console_begin(ug_console *c, FILE *out, bool tty, int cases_total, const
 void ug_console_point(ug_console *c, int index, const ug_point_record *p, const ug_row *row)
 {
     c->points++;
+    c->case_points++;
     if (p->status != UG_ST_FAIL && p->status != UG_ST_XPASS) return;
+    c->case_failures++;
     if (c->failures < (int)(sizeof c->failed / sizeof c->failed[0]))
         ug_escape(p->name, c->failed[c->failures], sizeof c->failed[0]);
     c->failures++;
@@ -37,14 +39,28 @@ void ug_console_point(ug_console *c, int index, const ug_point_record *p, const 
 
 void ug_console_case(ug_console *c, const char *name)
 {
-    char safe[200];
+    char safe[200], left[40] = "";
     c->cases_done++;
-    ug_console_clear(c);
-    fprintf(c->out, "[%d/%d] %s: %d point%s, %d failure%s, %.1f s%s", c->cases_done, c->cases_total,
-            ug_escape(name, safe, sizeof safe), c->points, c->points == 1 ? "" : "s", c->failures,
-            c->failures == 1 ? "" : "s", ug_now_s() - c->t0, c->tty ? "" : "\n");
-    c->line_open = c->tty;
-    fflush(c->out);
+    int tenth = c->cases_total ? 10 * c->cases_done / c->cases_total : 10;
+    bool show = c->tty || c->case_failures || tenth > c->tenth || c->cases_done == c->cases_total;
+    if (show) {
+        double el = ug_now_s() - c->t0;
+        if (el > 10 && c->cases_done < c->cases_total) {
+            double rest = el / c->cases_done * (c->cases_total - c->cases_done);
+            if (rest < 90) snprintf(left, sizeof left, ", ~%.0f s left", rest);
+            else snprintf(left, sizeof left, ", ~%.0f min left", rest / 60);
+        }
+        ug_console_clear(c);
+        fprintf(c->out, "[%d/%d cases] %s: %d point%s, %d failed; run: %d point%s, %d failed, "
+                        "%.1f s%s%s", c->cases_done, c->cases_total,
+                ug_escape(name, safe, sizeof safe), c->case_points,
+                c->case_points == 1 ? "" : "s", c->case_failures, c->points,
+                c->points == 1 ? "" : "s", c->failures, el, left, c->tty ? "" : "\n");
+        c->line_open = c->tty;
+        c->tenth = tenth;
+        fflush(c->out);
+    }
+    c->case_points = c->case_failures = 0;
 }
 
 void ug_console_end(ug_console *c, const ug_results *res)

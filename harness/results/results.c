@@ -136,7 +136,7 @@ void ug_row_point_derived(const ug_row *r, char *buf, size_t len)
 }
 
 /* The speed figure a measured row has when the run computed it from its time (as
- * harness/run/measure.c does): the operation's bytes or flops of the row's shape over time_ms,
+ * harness/measure/measure.c does): the operation's bytes or flops of the row's shape over time_ms,
  * into *v.  false when it cannot be made (an operation this binary does not know, no time, or
  * a field that is neither gbps nor gflops).  A compact results.json leaves gbps / gflops out
  * where this gives the same bits, and the reader makes them back. */

@@ -113,7 +113,7 @@ typedef struct ug_row {
     struct { char name[40]; double value; } extra[16];
 } ug_row;
 
-/* Whether a row read may name an operation cut to 7 bytes by an ulpgate before issue 32 (its
+/* Whether a row read may name an operation cut to 7 bytes by an older ulpgate (its
  * row held the name in char[8]: "layerno", "logsume"): set by `baseline migrate` alone, which
  * writes the names whole; elsewhere such a name is an error saying so.  The count is of the
  * rows made whole since the start. */

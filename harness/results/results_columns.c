@@ -132,7 +132,7 @@ static void ug_colstat_free(ug_colstat *s)
 
 /* Order s's values by use, most used first (ties: first seen first), so that the indexes most
  * rows write are the shortest, and rehash them.  O(v log v) for v values: a table is not
- * capped (issue 26: a cap of 4096 values dropped the tables of ulp_max, rel_max, time_ms and
+ * capped (a cap of 4096 values dropped the tables of ulp_max, rel_max, time_ms and
  * ulp_hist in a GPU run's ~28,600 rows, every value then written in place). */
 static void ug_vals_sort(ug_colstat *s)
 {

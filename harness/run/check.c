@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "harness/run/attrib.h"
+#include "harness/measure/attrib.h"
 #include "harness/run/context.h"
 
 static const char *ug_metric_name(ug_metric m)
@@ -163,7 +163,6 @@ bool ug_check_bitwise(ug_t *t, const ug_result *a, const ug_result *b, const cha
     return true;
 }
 
-bool ug_result_correctly_rounded(const ug_result *r) { return r->correctly_rounded == r->count; }
 
 bool ug_check_correctly_rounded(ug_t *t, const ug_result *r, const char *expr, const char *file,
                                 int line)

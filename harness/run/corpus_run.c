@@ -12,7 +12,7 @@
 
 #include "kernels/plugin.h"
 #include "harness/run/context.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "base/sys.h"
 #include "harness/inputs/corpus.h"
 #include "ug_config.h"
@@ -351,7 +351,7 @@ static void ug_corpus_fn(ug_t *t)
     snprintf(label, sizeof label, "file(%.150s)", base ? base + 1 : f->path);
     /* before the values are read: an input beyond memory is a failed point naming it, not the
      * OOM killer (the values, the exact results, the outputs) */
-    ug_limits_input(t, ug_op_get(f->op), label, shape.dim[0], shape.dim[1], shape.dim[2], 1);
+    ug_limits_input(t, ug_op_get(f->op), label, &shape, 1);
     if (ug_corpus_read_values(f) != 0) {
         ug_corpus_unreadable(t, f);
         return;

@@ -147,7 +147,7 @@ void ug_point_finding(ug_t *t, const char *fmt, ...)
     va_end(ap);
 }
 
-void ug_prob_lambda(ug_t *t, double lambda) { t->lambda = lambda > 0 ? lambda : 0; }
+void ug_prob_lambda(ug_t *t, double lambda) { t->m.lambda = lambda > 0 ? lambda : 0; }
 
 /* __FILE__ as meson passes it ("../cases/x.c", "../../src/cases/x.c"): shown from the project
  * root, as a user would open it. */

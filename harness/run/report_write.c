@@ -28,7 +28,7 @@
 #include "harness/results/results_json.h"
 #include "harness/results/report_mark.h"
 #include "harness/run/run.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "ug_config.h"
 #include "ug_git.h"
 
@@ -111,7 +111,7 @@ static void ug_meta(ug_buf *b, const ug_options *opt, int argc, char **argv)
     ug_json_bool(b, "cuda_built", UG_CUDA_BUILT);
     ug_json_str(b, "oracle", ug_oracle_name(opt->oracle));
     ug_gpu_oracle_tally go = ug_gpu_oracle_counts();
-    if (go.impl) { /* the GPU oracle answered for some inputs (harness/run/input.c) */
+    if (go.impl) { /* the GPU oracle answered for some inputs (harness/measure/input.c) */
         ug_buf_printf(b, ",\"oracle_gpu\":{\"impl\":");
         ug_buf_json_str(b, go.impl);
         ug_buf_printf(b, ",\"results\":%zu,\"checked\":%zu,\"differ\":%zu}", go.results,

@@ -2,12 +2,6 @@
  * run.c - selection and the run loop: the selected units in name order, each run in a fresh
  * context; every closed test point goes to the collector, which appends its row to the results
  * list and prints its TAP line.  The caller writes reports from the list.
- *
- * 664 lines: the usage errors of a selection that selects nothing ("usage errors" below, ~180
- * lines: ug_nearest .. ug_selection_error) are the part to move into a file of their own (they
- * read only the options, the units and the results list); harness/run holds 25 source files,
- * tests/layers.py's limit for a folder, so that split waits for harness/run itself to be cut
- * in two (the measurement files apart from the loop and its selection).
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -24,220 +18,15 @@
 #include "base/sys.h"
 #include "harness/run/context.h"
 #include "harness/run/guard.h"
-#include "harness/run/prof.h"
+#include "harness/measure/prof.h"
 #include "harness/inputs/rng.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/run_limits.h"
 #include "harness/run/run.h"
+#include "harness/run/selection.h"
 #include "harness/run/shard.h"
-#include "harness/results/console.h"
-#include "harness/results/tap.h"
+#include "harness/results/reporter.h"
 #include "ops/op.h"
 #include "ug_config.h"
-
-/* ---- the loops cases use ------------------------------------------------------------------------ */
-
-/* Every size a case offered to ug_n_selected during the run: what a --n that selects nothing
- * is told about. */
-enum { UG_MAX_SEEN_SIZES = 512 };
-static size_t ug_seen_sizes[UG_MAX_SEEN_SIZES];
-static size_t ug_n_seen_sizes;
-
-bool ug_n_selected(ug_t *t, size_t n)
-{
-    bool seen = false;
-    for (size_t i = 0; i < ug_n_seen_sizes && !seen; i++) seen = ug_seen_sizes[i] == n;
-    if (!seen && ug_n_seen_sizes < UG_MAX_SEEN_SIZES) ug_seen_sizes[ug_n_seen_sizes++] = n;
-    return (t->opt->n == 0 || t->opt->n == n) && ug_limits_size_ok(n);
-}
-
-/* ---- usage errors: a selection that selects nothing, with the nearest names ------------------ */
-
-typedef struct {
-    const char *name;
-    size_t dist;
-} ug_near;
-
-/* Keep the 3 candidates nearest to want (edit distance on the glob with its '*' and '?' taken
- * out), into buf as "a, b, c". */
-static void ug_nearest(const char *want, const char *const *names, size_t count, char *buf, size_t len)
-{
-    char plain[128];
-    size_t p = 0;
-    for (const char *c = want; *c && p + 1 < sizeof plain; c++)
-        if (*c != '*' && *c != '?') plain[p++] = *c;
-    plain[p] = 0;
-    ug_near best[3] = {{NULL, (size_t)-1}, {NULL, (size_t)-1}, {NULL, (size_t)-1}};
-    for (size_t i = 0; i < count; i++) {
-        size_t d = ug_edit_distance(plain, names[i]);
-        for (int b = 0; b < 3; b++) {
-            if (best[b].name && strcmp(best[b].name, names[i]) == 0) break;
-            if (d < best[b].dist) {
-                memmove(&best[b + 1], &best[b], (size_t)(2 - b) * sizeof best[0]);
-                best[b] = (ug_near){names[i], d};
-                break;
-            }
-        }
-    }
-    buf[0] = 0;
-    for (int b = 0; b < 3 && best[b].name; b++)
-        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", b ? ", " : "", best[b].name);
-}
-
-static int ug_no_kernel_error(const ug_options *opt)
-{
-    size_t count = ug_kernel_count();
-    const char **names = ug_xcalloc(count, sizeof *names);
-    for (size_t i = 0; i < count; i++) names[i] = ug_kernel_at(i)->id;
-    char near[400];
-    ug_nearest(opt->kernel, names, count, near, sizeof near);
-    free(names);
-    char safe[400];
-    fprintf(stderr, "ulpgate: --kernel '%s' matches no kernel; nearest: %s (see 'ulpgate list')\n",
-            ug_escape(opt->kernel, safe, sizeof safe), near);
-    return 2;
-}
-
-static int ug_no_case_error(const ug_options *opt, const ug_unit *units, size_t count)
-{
-    const char **names = ug_xcalloc(count, sizeof *names);
-    for (size_t i = 0; i < count; i++) names[i] = units[i].name;
-    char near[400];
-    ug_nearest(opt->filter ? opt->filter : "*", names, count, near, sizeof near);
-    free(names);
-    char safe[400];
-    fprintf(stderr, "ulpgate: no case matches --filter '%s'; nearest: %s (see 'ulpgate list')\n",
-            ug_escape(opt->filter ? opt->filter : "*", safe, sizeof safe), near);
-    return 2;
-}
-
-/* "N case(s) (a, b, c, ...)": how many of names[count] there are and the first few, into buf. */
-static void ug_some_names(const char *what, const char *const *names, size_t count, char *buf,
-                          size_t len)
-{
-    snprintf(buf, len, "%zu %s%s (", count, what, count == 1 ? "" : "s");
-    for (size_t i = 0; i < count && i < 4; i++)
-        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", names[i]);
-    snprintf(buf + strlen(buf), len - strlen(buf), "%s)", count > 4 ? ", ..." : "");
-}
-
-/* A --kernel whose kernels no selected case runs: nothing was measured, and a green "1 passed"
- * would say the kernel was tested.  The message names what the filter and the glob each
- * matched, so that the user sees which half to change. */
-static int ug_kernel_selection_error(const ug_options *opt, const ug_unit *units, size_t count)
-{
-    const char **cases = ug_xcalloc(count + 1, sizeof *cases);
-    const char **kernels = ug_xcalloc(ug_kernel_count() + 1, sizeof *kernels);
-    size_t n_cases = 0, n_kernels = 0;
-    for (size_t i = 0; i < count; i++)
-        if (ug_unit_selected(opt, &units[i])) cases[n_cases++] = units[i].name;
-    for (size_t i = 0; i < ug_kernel_count(); i++)
-        if (ug_kernel_matches(ug_kernel_at(i), opt->kernel)) kernels[n_kernels++] = ug_kernel_at(i)->id;
-    char c[400], k[400], f[200], g[200];
-    ug_some_names("case", cases, n_cases, c, sizeof c);
-    ug_some_names("kernel", kernels, n_kernels, k, sizeof k);
-    /* the cases ran them, and they declined: say so, not "no case runs them" */
-    const ug_kernel *un[4];
-    const char *why[4];
-    size_t calls[4], n_un = ug_kernels_unsupported_everywhere(un, why, calls, 4);
-    for (size_t i = 0; i < n_un && i < 4; i++)
-        if (ug_kernel_matches(un[i], opt->kernel)) {
-            char w[240];
-            fprintf(stderr, "ulpgate: --kernel '%s': %s was unsupported on every one of its %zu "
-                            "calls (%s): nothing was measured\n",
-                    ug_escape(opt->kernel, g, sizeof g), un[i]->id, calls[i],
-                    ug_escape(why[i], w, sizeof w));
-            free(cases);
-            free(kernels);
-            return 2;
-        }
-    fprintf(stderr, "ulpgate: --filter '%s' selects %s and --kernel '%s' matches %s, but no "
-                    "selected case runs a matched kernel: nothing was measured (see 'ulpgate "
-                    "list')\n", ug_escape(opt->filter ? opt->filter : "*", f, sizeof f), c,
-            ug_escape(opt->kernel, g, sizeof g), k);
-    free(cases);
-    free(kernels);
-    return 2;
-}
-
-/* Nothing was measured and no check evaluated, though the selection was not narrowed by
- * --kernel, --format, --n or --trial (those have messages of their own): say what was selected
- * and why nothing of it ran. */
-static int ug_nothing_measured_error(const ug_options *opt, const ug_results *res,
-                                     const ug_unit *units, size_t count)
-{
-    const char **cases = ug_xcalloc(count + 1, sizeof *cases);
-    size_t n_cases = 0, skipped = 0;
-    for (size_t i = 0; i < count; i++)
-        if (ug_unit_selected(opt, &units[i])) cases[n_cases++] = units[i].name;
-    for (size_t i = 0; i < res->count; i++) skipped += res->rows[i].status == UG_ST_SKIP;
-    char c[400], f[200], how[600] = "";
-    ug_some_names("case", cases, n_cases, c, sizeof c);
-    const ug_kernel *un[4];
-    const char *why[4];
-    size_t calls[4], n_un = ug_kernels_unsupported_everywhere(un, why, calls, 4);
-    if (n_un) {
-        char w[240];
-        snprintf(how, sizeof how, "; %s was unsupported on every one of its %zu calls (%s)",
-                 un[0]->id, calls[0], ug_escape(why[0], w, sizeof w));
-    } else if (!ug_registry_has_builtin()) {
-        snprintf(how, sizeof how, "; --no-builtin leaves the plugins' %zu kernel%s, and no "
-                 "selected case runs one", ug_kernel_count(), ug_kernel_count() == 1 ? "" : "s");
-    }
-    fprintf(stderr, "ulpgate: --filter '%s' selects %s: %zu test point%s, %zu skipped, and no "
-                    "kernel was measured and no check evaluated%s: nothing was measured (see "
-                    "'ulpgate list')\n",
-            ug_escape(opt->filter ? opt->filter : "*", f, sizeof f), c, res->count,
-            res->count == 1 ? "" : "s", skipped, how);
-    free(cases);
-    return 2;
-}
-
-/* After the run: a --n, --trial or --kernel that selected no measurement is a usage error
- * (units[count]: every unit, for the --kernel message). */
-static int ug_selection_error(const ug_options *opt, const ug_results *res, const ug_unit *units,
-                              size_t count)
-{
-    size_t measured = 0, gpu_skips = 0;
-    for (size_t i = 0; i < res->count; i++) {
-        measured += res->rows[i].measured && res->rows[i].status != UG_ST_SKIP;
-        /* skips the machine or a reduced run makes: the run is what it can be here */
-        gpu_skips += res->rows[i].status == UG_ST_SKIP &&
-                     (strstr(res->rows[i].note, "no CUDA device") ||
-                      strstr(res->rows[i].note, "no CUDA kernel loaded") ||
-                      strstr(res->rows[i].note, "ULPGATE_MAX_ELEMENTS"));
-    }
-    /* a case that runs kernels itself and compares bits (gpu_tcmodel/bitwise) measured too */
-    if (measured || gpu_skips || ug_direct_kernel_runs()) return 0;
-    if (opt->n) {
-        char sizes[400] = "";
-        for (size_t i = 0; i < ug_n_seen_sizes && strlen(sizes) < sizeof sizes - 24; i++)
-            snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu", i ? " " : "",
-                     ug_seen_sizes[i]);
-        fprintf(stderr, "ulpgate: --n %zu: no selected case measures that size; its sizes: %s\n",
-                opt->n, sizes[0] ? sizes : "(none)");
-        return 2;
-    }
-    if (opt->trial >= 0) {
-        fprintf(stderr, "ulpgate: --trial %ld: beyond every selected case's trials (--trials N "
-                        "raises the count)\n", opt->trial);
-        return 2;
-    }
-    /* a shard may hold none of the cases that run the kernel: merge judges the whole; a failed
-     * point (a malformed corpus file) already says what went wrong */
-    if (opt->kernel && !opt->shard_n && ug_results_status(res) == 0)
-        return ug_kernel_selection_error(opt, units, count);
-    if (opt->format_set && !opt->shard_n && ug_results_status(res) == 0) {
-        fprintf(stderr, "ulpgate: --format %s: no selected case runs a kernel with that format "
-                        "(see the formats column of 'ulpgate list')\n", ug_fmt_name(opt->format));
-        return 2;
-    }
-    /* Any other selection that measured nothing and checked nothing (--no-builtin with cases
-     * that run none of the plugins' kernels, kernels unsupported on every call, cases whose
-     * kernels are all left out): every point "passed" having tested nothing. */
-    if (!opt->shard_n && ug_results_status(res) == 0 && ug_checks_evaluated() == 0)
-        return ug_nothing_measured_error(opt, res, units, count);
-    return 0;
-}
 
 bool ug_kernel_has_format(const ug_kernel *k, ug_fmt f)
 {
@@ -332,7 +121,8 @@ typedef struct {
     ug_results *res;
     FILE *out;
     int tap_index;
-    ug_console *con;    /* the compact output (no --tap), or NULL: the TAP stream */
+    ug_reporter *reps[2 + 8]; /* console or TAP, JUnit, then the registered ones */
+    int n_reps;
     char gpu_name[256]; /* the device of CUDA rows, looked up once */
     uint64_t *ids;      /* hashes of the row ids so far (open addressing, 0 = empty) */
     size_t ids_cap, ids_n;
@@ -398,8 +188,8 @@ static void ug_collect(void *ctx, const ug_t *t, const ug_point_record *p)
     }
     ug_guard_lock(); /* the watchdog may finish the run from its thread: never half a row */
     ug_results_add(col->res, &row);
-    if (col->con) ug_console_point(col->con, ++col->tap_index, p, &row);
-    else ug_tap_point(col->out, ++col->tap_index, p, &row);
+    ++col->tap_index;
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->point(col->reps[i], col->tap_index, p, &row);
     ug_guard_unlock();
     ug_guard_output(col->out);
     if (col->opt->progress) fprintf(stderr, "\r\033[K[%d] %s", col->tap_index, p->name);
@@ -487,10 +277,10 @@ static void ug_check_unsupported(const ug_options *opt, ug_collector *col)
 
 static void ug_case_cleanup(ug_t *t)
 {
-    for (size_t i = 0; i < t->n_results; i++) ug_result_free(t->results[i]);
-    for (size_t i = 0; i < t->n_inputs; i++) ug_input_release(t->inputs[i]);
-    free(t->results);
-    free(t->inputs);
+    for (size_t i = 0; i < t->m.n_results; i++) ug_result_free(t->m.results[i]);
+    for (size_t i = 0; i < t->m.n_inputs; i++) ug_input_release(t->m.inputs[i]);
+    free(t->m.results);
+    free(t->m.inputs);
     ug_buf_free(&t->pt.diag);
 }
 
@@ -503,6 +293,7 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     t.unit = u;
     t.c = u->c;
     t.opt = opt;
+    ug_case_context(&t, opt, u);
     t.sink = ug_collect;
     t.sink_ctx = col;
     ug_guard_unit(u); /* the per-case time limit runs from here */
@@ -515,7 +306,28 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     ug_results_add_unit(col->res, u->name, ug_now_s() - t0);
     ug_guard_unlock();
     ug_guard_unit(NULL);
-    if (col->con) ug_console_case(col->con, u->name);
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->case_done(col->reps[i], u->name);
+}
+
+/* The reporters of a run (reporter.h): the console's or TAP's on out, JUnit's, the registered
+ * ones; each begun. */
+static void ug_reporters_begin(ug_collector *col, const ug_options *opt, FILE *out, int cases,
+                               const char *comment)
+{
+    col->reps[col->n_reps++] = opt->tap ? ug_reporter_tap() : ug_reporter_console();
+    col->reps[col->n_reps++] = ug_reporter_junit();
+    for (int i = 0; ug_reporter_registered(i); i++) col->reps[col->n_reps++] = ug_reporter_registered(i);
+    ug_run_start s = {out, isatty(fileno(out)) != 0, cases, comment, opt->report_dir};
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->begin(col->reps[i], &s);
+}
+
+/* Each reporter's end (res NULL: interrupted), the built-in ones freed. */
+static void ug_reporters_end(ug_collector *col, const ug_results *res, const char *notes)
+{
+    for (int i = 0; i < col->n_reps; i++) col->reps[i]->end(col->reps[i], res, notes);
+    ug_reporter_free(col->reps[0]);
+    ug_reporter_free(col->reps[1]);
+    col->n_reps = 0;
 }
 
 /* ---- shards ------------------------------------------------------------------------------------- */
@@ -589,12 +401,11 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     bool *sel = ug_xcalloc(count, sizeof *sel);
     for (size_t i = 0; i < count; i++) sel[i] = ug_unit_selected(opt, &units[i]);
     ug_plan_shards(opt, units, count, sel);
-    /* without --tap: a progress line per case, failures in full, a summary (console.h) */
-    ug_console con;
+    /* without --tap: progress, failures in full, a summary (console.h); with --report, JUnit */
     int n_cases = 0;
     for (size_t i = 0; i < count; i++) n_cases += sel[i];
-    if (opt->tap) ug_tap_begin(out, comment);
-    else ug_console_begin(&con, out, isatty(fileno(out)), n_cases, comment);
+    ug_collector col = {.opt = opt, .res = res, .out = out};
+    ug_reporters_begin(&col, opt, out, n_cases, comment);
     /* probed only when a GPU case is selected (or none at all, as before): a run of CPU cases
      * never touches the device, so its results name no GPU (the device key of its baseline,
      * and the default block-FMA models, stay the CPU's) */
@@ -620,9 +431,9 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             ug_results_add_unit(res, units[i].name, 0);
         }
         free(sel);
+        ug_reporters_end(&col, NULL, NULL);
         return 0;
     }
-    ug_collector col = {.opt = opt, .res = res, .out = out, .con = opt->tap ? NULL : &con};
     double t_run = ug_now_s();
     for (size_t i = 0; i < count; i++) {
         const ug_unit *u = &units[i];
@@ -637,7 +448,7 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
             ug_guard_lock();
             ug_results_add_unit(res, u->name, 0);
             ug_guard_unlock();
-            if (col.con) ug_console_case(col.con, u->name);
+            for (int r = 0; r < col.n_reps; r++) col.reps[r]->case_done(col.reps[r], u->name);
             continue;
         }
         ug_run_unit(opt, u, &col);
@@ -645,24 +456,27 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
     free(sel);
     if (ug_guard_stopping()) {
         free(col.ids);
-        if (col.con) ug_console_clear(col.con);
+        ug_reporters_end(&col, NULL, NULL);
         return ug_guard_bail(out, col.tap_index, res, opt->progress);
     }
     ug_check_coverage(opt, &col);
     ug_check_unsupported(opt, &col);
     free(col.ids); /* the last point is collected */
     if (opt->progress) fprintf(stderr, "\r\033[K");
-    if (col.con) ug_console_clear(col.con);
-    else ug_tap_plan(out, col.tap_index);
-    ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
-    if (g.impl)
-        fprintf(out, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, %zu differ\n",
-                g.impl, g.results, g.checked, g.differ);
-    ug_prof_print(out, ug_now_s() - t_run, 8);
-    char summary[200];
-    ug_results_summary(res, summary, sizeof summary);
-    if (col.con) ug_console_end(col.con, res);
-    else fprintf(out, "# %s\n", summary);
+    /* the run's notes, "# ..." lines each reporter places: the GPU oracle's tally, time by phase */
+    char *notes = NULL;
+    size_t notes_len = 0;
+    FILE *nf = open_memstream(&notes, &notes_len);
+    if (nf) {
+        ug_gpu_oracle_tally g = ug_gpu_oracle_counts();
+        if (g.impl)
+            fprintf(nf, "# gpu oracle (%s): %zu results, %zu cross-checked against the fast oracle, "
+                        "%zu differ\n", g.impl, g.results, g.checked, g.differ);
+        ug_prof_print(nf, ug_now_s() - t_run, 8);
+        fclose(nf);
+    }
+    ug_reporters_end(&col, res, notes);
+    free(notes);
     fflush(out);
     int usage = ug_selection_error(opt, res, units, count);
     return usage ? usage : ug_results_status(res);

@@ -12,6 +12,7 @@
 #include "kernels/kernel.h"
 #include "oracle/oracle.h"
 #include "base/sys.h"
+#include "harness/measure/measure.h"
 #include "harness/results/results.h"
 #include "harness/run/options.h"
 
@@ -48,17 +49,6 @@ const ug_shard_info *ug_run_shard_info(void);
 /* Whether the run used a GPU (the report's meta block says which). */
 bool ug_run_used_gpu(void);
 
-/* What the GPU oracle did in this run (harness/run/input.c): results it gave, how many of them were
- * recomputed by the fast CPU oracle and compared, how many differed; impl: its implementation
- * ("cuda", "model", ...), NULL when it was not used. */
-typedef struct ug_gpu_oracle_tally {
-    size_t results, checked, differ;
-    const char *impl;
-} ug_gpu_oracle_tally;
-ug_gpu_oracle_tally ug_gpu_oracle_counts(void);
-/* Whether, with no --oracle, the GPU oracle answers an input of op (M x N x K for a GEMM) sooner
- * than the fast CPU oracle: GEMMs of at least 2^27 multiply-adds (harness/run/input.c says why). */
-bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K);
 
 /* results.json in opt->report_dir, written atomically (a temporary file renamed over it).
  * argc/argv: the command line, recorded in the meta block.  0, or -1 with a message on stderr

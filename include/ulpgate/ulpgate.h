@@ -58,11 +58,11 @@ enum {
     UG_OP_SUM,
     UG_OP_DOT,
     UG_OP_GEMM,
-    UG_OP_SCAN,      /* issue 25: prefix sums and norms (ops/scan.c, ops/norm.c) */
+    UG_OP_SCAN,      /* prefix sums and norms (ops/scan.c, ops/norm.c) */
     UG_OP_EXSCAN,
     UG_OP_NRM2,
     UG_OP_ASUM,
-    UG_OP_SOFTMAX,   /* issue 25: row operations (ops/softmax.c, ...) */
+    UG_OP_SOFTMAX,   /* row operations (ops/softmax.c, ...) */
     UG_OP_LOGSUMEXP,
     UG_OP_RMSNORM,
     UG_OP_LAYERNORM,
@@ -109,7 +109,7 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *                            D the block steps any term passes through (the row's depth)
  *   UG_BOUND_BLOCK_FMA_PROMOTED  the same within chunks of 128 terms, each chunk then added to a
  *                            binary32 accumulator (DeepSeek-V3's promotion)
- * Classes of the row operations (issue 25; kernels/bounds_rows.c has the derivations, S the
+ * Classes of the row operations (kernels/bounds_rows.c has the derivations, S the
  * oracle's per-output quantity of oracle/rows/transcend.h, s the exact output):
  *   UG_BOUND_SOFTMAX_NAIVE    exp(x_i) / sum exp(x_j), no shift (Blanchard-Higham-Mary's
  *                             unshifted algorithm; overflows from x = 88.7 on)
@@ -122,7 +122,7 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_LAYERNORM_ONEPASS  var = E[x^2] - E[x]^2: a bound growing with (mean/std)^2
  *   UG_BOUND_LAYERNORM_WELFORD  Welford's update of mean and M2
  *   UG_BOUND_LSE_ONLINE       max + log(sum), the sum one pass rescaled at each new max
- * Classes of attention (issue 35; kernels/bounds_attn.c derives them from the reference's
+ * Classes of attention (kernels/bounds_attn.c derives them from the reference's
  * per-row score magnitude and per-output weighted |V| sum, oracle/attention/attention.h):
  *   UG_BOUND_ATTN_NAIVE       three passes: scores, the shifted softmax, P V
  *   UG_BOUND_ATTN_NAIVE_BF16  the same on bf16 inputs with P and O rounded to bf16 (PyTorch's

@@ -12,12 +12,18 @@
 #include "kernels/cpu/attention.h"
 #include "kernels/kernel.h"
 
-size_t ug_attn_kkeys(const ug_attn_kshape *s, size_t i)
+/* The scale of a call: opt->scale in binary32, or RN(1/sqrt(d)) through binary64 for 0. */
+static float ug_attn_kscale(const ug_shape *shp, const ug_opts *opt)
 {
-    if (!s->causal) return s->S;
-    if (i + s->S + 1 <= s->L) return 0;
-    size_t n = i + s->S + 1 - s->L;
-    return n < s->S ? n : s->S;
+    return opt && opt->scale > 0 ? (float)opt->scale : (float)(1.0 / sqrt((double)shp->dim[2]));
+}
+
+size_t ug_attn_kkeys(const ug_shape *shp, const ug_opts *opt, size_t i)
+{
+    if (!(opt && (opt->flags & UG_OPT_CAUSAL))) return shp->dim[1];
+    if (i + shp->dim[1] + 1 <= shp->dim[0]) return 0;
+    size_t n = i + shp->dim[1] + 1 - shp->dim[0];
+    return n < shp->dim[1] ? n : shp->dim[1];
 }
 
 /* RN-even to bfloat16, the value in binary32 (NaN kept quiet). */
@@ -47,27 +53,40 @@ static void no_key(size_t dv, float *O, float *lse)
 
 /* ---- naive three-pass ------------------------------------------------------------------------- */
 
-void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
-                       float *O, float *lse)
+/* The naive form's weights of one query row q over its n keys: sc[k] = exp(s_k - m) with
+ * s_k = c fl(q . k_k) and m their max (*m), in key order; returns their binary32 sum, in key
+ * order.  Both naive kernels' rows. */
+static float naive_weights(const float *q, const float *K, size_t n, size_t d, float cs,
+                           float *sc, float *m)
 {
-    size_t d = s->d, dv = s->dv;
-    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    float mx = -INFINITY, l = 0.0f;
+    for (size_t k = 0; k < n; k++) {
+        sc[k] = cs * dot_serial(q, K + k * d, d);
+        mx = sc[k] > mx ? sc[k] : mx;
+    }
+    for (size_t k = 0; k < n; k++) {
+        sc[k] = expf(sc[k] - mx);
+        l += sc[k];
+    }
+    *m = mx;
+    return l;
+}
+
+void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                       const ug_opts *opt, float *O, float *lse)
+{
+    const float cs = ug_attn_kscale(shp, opt);
+    size_t d = shp->dim[2], dv = shp->dim[3];
+    float *sc = malloc((shp->dim[1] ? shp->dim[1] : 1) * sizeof *sc);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         float *o = O + i * dv;
         if (!n || !sc) {
             no_key(dv, o, &lse[i]);
             continue;
         }
         float m = -INFINITY, l = 0.0f;
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = s->scale * dot_serial(Q + i * d, K + k * d, d);
-            m = sc[k] > m ? sc[k] : m;
-        }
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = expf(sc[k] - m);
-            l += sc[k];
-        }
+        l = naive_weights(Q + i * d, K, n, d, cs, sc, &m);
         for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
         for (size_t k = 0; k < n; k++) {
             float p = sc[k] / l;
@@ -82,25 +101,19 @@ void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_
  * in binary32 times c, the softmax in binary32 rounded to bfloat16 (softmax's output dtype),
  * P V with binary32 sums of the exact bf16 products, O rounded to bfloat16. */
 void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
-                            const ug_attn_kshape *s, float *O, float *lse)
+                            const ug_shape *shp, const ug_opts *opt, float *O, float *lse)
 {
-    size_t d = s->d, dv = s->dv;
-    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    const float cs = ug_attn_kscale(shp, opt);
+    size_t d = shp->dim[2], dv = shp->dim[3];
+    float *sc = malloc((shp->dim[1] ? shp->dim[1] : 1) * sizeof *sc);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         float *o = O + i * dv, m = -INFINITY, l = 0.0f;
         if (!n || !sc) {
             no_key(dv, o, &lse[i]);
             continue;
         }
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = s->scale * dot_serial(Q + i * d, K + k * d, d);
-            m = sc[k] > m ? sc[k] : m;
-        }
-        for (size_t k = 0; k < n; k++) {
-            sc[k] = expf(sc[k] - m);
-            l += sc[k];
-        }
+        l = naive_weights(Q + i * d, K, n, d, cs, sc, &m);
         for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
         for (size_t k = 0; k < n; k++) {
             float p = bf16(sc[k] / l);
@@ -115,19 +128,20 @@ void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
 /* The textbook form without the max: e_k = exp(s_k) overflows from s = 88.7 (inf / inf). */
 __attribute__((no_sanitize("float-divide-by-zero")))
 void ug_attn_unshifted_cpu(const float *Q, const float *K, const float *V,
-                           const ug_attn_kshape *s, float *O, float *lse)
+                           const ug_shape *shp, const ug_opts *opt, float *O, float *lse)
 {
-    size_t d = s->d, dv = s->dv;
-    float *sc = malloc((s->S ? s->S : 1) * sizeof *sc);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    const float cs = ug_attn_kscale(shp, opt);
+    size_t d = shp->dim[2], dv = shp->dim[3];
+    float *sc = malloc((shp->dim[1] ? shp->dim[1] : 1) * sizeof *sc);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         float *o = O + i * dv, l = 0.0f;
         if (!n || !sc) {
             no_key(dv, o, &lse[i]);
             continue;
         }
         for (size_t k = 0; k < n; k++) {
-            sc[k] = expf(s->scale * dot_serial(Q + i * d, K + k * d, d));
+            sc[k] = expf(cs * dot_serial(Q + i * d, K + k * d, d));
             l += sc[k];
         }
         for (size_t j = 0; j < dv; j++) o[j] = 0.0f;
@@ -144,18 +158,20 @@ void ug_attn_unshifted_cpu(const float *Q, const float *K, const float *V,
 
 /* One online pass over keys [k0, k1) of query q: the unnormalised acc (dv), the running max
  * *m and sum *l (FlashAttention-2, Algorithm 1, natural exp). */
-static void online_pass(const float *q, const float *K, const float *V, const ug_attn_kshape *s,
+static void online_pass(const float *q, const float *K, const float *V, const ug_shape *shp,
+                        const ug_opts *opt,
                         size_t k0, size_t k1, size_t block, float *sc, float *acc, float *m_out,
                         float *l_out)
 {
-    size_t d = s->d, dv = s->dv;
+    const float cs = ug_attn_kscale(shp, opt);
+    size_t d = shp->dim[2], dv = shp->dim[3];
     float m = -INFINITY, l = 0.0f;
     for (size_t j = 0; j < dv; j++) acc[j] = 0.0f;
     for (size_t b0 = k0; b0 < k1; b0 += block) {
         size_t b1 = b0 + block < k1 ? b0 + block : k1;
         float mb = m;
         for (size_t k = b0; k < b1; k++) {
-            sc[k - b0] = s->scale * dot_serial(q, K + k * d, d);
+            sc[k - b0] = cs * dot_serial(q, K + k * d, d);
             mb = sc[k - b0] > mb ? sc[k - b0] : mb;
         }
         float alpha = m == -INFINITY ? 0.0f : expf(m - mb);
@@ -172,20 +188,21 @@ static void online_pass(const float *q, const float *K, const float *V, const ug
     *l_out = l;
 }
 
-void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
+void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                        const ug_opts *opt,
                         size_t block, float *O, float *lse)
 {
-    size_t dv = s->dv;
+    size_t dv = shp->dim[3];
     block = block ? block : 64;
     float *sc = malloc(block * sizeof *sc);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         float *o = O + i * dv, m, l;
         if (!n || !sc) {
             no_key(dv, o, &lse[i]);
             continue;
         }
-        online_pass(Q + i * s->d, K, V, s, 0, n, block, sc, o, &m, &l);
+        online_pass(Q + i * shp->dim[2], K, V, shp, opt, 0, n, block, sc, o, &m, &l);
         float inv = 1.0f / l;
         for (size_t j = 0; j < dv; j++) o[j] *= inv;
         lse[i] = m + logf(l);
@@ -196,15 +213,16 @@ void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug
 /* ---- FlashAttention-2's own arithmetic, bfloat16 -------------------------------------------- */
 
 void ug_attn_fa2_bf16_cpu(const float *Q, const float *K, const float *V,
-                          const ug_attn_kshape *s, size_t block, float *O, float *lse)
+                          const ug_shape *shp, const ug_opts *opt, size_t block, float *O, float *lse)
 {
-    size_t d = s->d, dv = s->dv;
+    const float cs = ug_attn_kscale(shp, opt);
+    size_t d = shp->dim[2], dv = shp->dim[3];
     block = block ? block : 64;
     /* params.scale_softmax_log2 = softmax_scale * M_LOG2E, stored as float */
-    float sl2 = (float)((double)s->scale * 1.4426950408889634);
+    float sl2 = (float)((double)cs * 1.4426950408889634);
     float *sc = malloc(block * sizeof *sc);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         float *o = O + i * dv;
         if (!n || !sc) {
             no_key(dv, o, &lse[i]);
@@ -234,22 +252,23 @@ void ug_attn_fa2_bf16_cpu(const float *Q, const float *K, const float *V,
         }
         float inv = 1.0f / l;
         for (size_t j = 0; j < dv; j++) o[j] = bf16(o[j] * inv);
-        lse[i] = m * s->scale + logf(l);
+        lse[i] = m * cs + logf(l);
     }
     free(sc);
 }
 
 /* ---- split-KV decoding ---------------------------------------------------------------------- */
 
-void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
+void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                         const ug_opts *opt,
                          size_t split, bool nsplits, float *O, float *lse)
 {
-    size_t dv = s->dv, maxs = nsplits ? split : (s->S + split - 1) / split;
+    size_t dv = shp->dim[3], maxs = nsplits ? split : (shp->dim[1] + split - 1) / split;
     maxs = maxs ? maxs : 1;
     float *sc = malloc(64 * sizeof *sc), *os = malloc(maxs * dv * sizeof *os);
     float *ls = malloc(maxs * sizeof *ls);
-    for (size_t i = 0; i < s->L; i++) {
-        size_t n = ug_attn_kkeys(s, i);
+    for (size_t i = 0; i < shp->dim[0]; i++) {
+        size_t n = ug_attn_kkeys(shp, opt, i);
         float *o = O + i * dv;
         if (!n || !sc || !os || !ls) {
             no_key(dv, o, &lse[i]);
@@ -261,11 +280,12 @@ void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const u
          * a decode step).  A causal row sees keys 0 .. n - 1 and takes the splits that hold
          * them (FlashAttention-2's flash_fwd_split: n_blocks_per_split from seqlen_k, the
          * causal limit applied inside each split). */
-        size_t size = nsplits ? (s->S + split - 1) / split : split, ns = (n + size - 1) / size;
+        size_t size = nsplits ? (shp->dim[1] + split - 1) / split : split;
+        size_t ns = (n + size - 1) / size;
         for (size_t p = 0; p < ns; p++) { /* each split: its normalised O_s and lse_s */
             size_t k0 = p * size, k1 = k0 + size < n ? k0 + size : n;
             float m, l, *op = os + p * dv;
-            online_pass(Q + i * s->d, K, V, s, k0, k1, 64, sc, op, &m, &l);
+            online_pass(Q + i * shp->dim[2], K, V, shp, opt, k0, k1, 64, sc, op, &m, &l);
             float inv = 1.0f / l;
             for (size_t j = 0; j < dv; j++) op[j] *= inv;
             ls[p] = m + logf(l);
@@ -362,37 +382,32 @@ static void widen(const ug_arg *a, size_t at, size_t n, float *dst)
 
 /* One head through kernel version v. */
 static void attn_head(int v, const float *Q, const float *K, const float *V,
-                      const ug_attn_kshape *s, float *O, float *lse)
+                      const ug_shape *shp, const ug_opts *opt, float *O, float *lse)
 {
     switch (v) {
-    case A_NAIVE: ug_attn_naive_cpu(Q, K, V, s, O, lse); break;
-    case A_NAIVE_BF16: ug_attn_naive_bf16_cpu(Q, K, V, s, O, lse); break;
-    case A_UNSHIFTED: ug_attn_unshifted_cpu(Q, K, V, s, O, lse); break;
-    case A_ONLINE: ug_attn_online_cpu(Q, K, V, s, 64, O, lse); break;
-    case A_FA2_BF16: ug_attn_fa2_bf16_cpu(Q, K, V, s, 64, O, lse); break;
-    case A_SPLIT_SIZE: ug_attn_splitkv_cpu(Q, K, V, s, 256, false, O, lse); break;
-    default: ug_attn_splitkv_cpu(Q, K, V, s, 8, true, O, lse); break;
+    case A_NAIVE: ug_attn_naive_cpu(Q, K, V, shp, opt, O, lse); break;
+    case A_NAIVE_BF16: ug_attn_naive_bf16_cpu(Q, K, V, shp, opt, O, lse); break;
+    case A_UNSHIFTED: ug_attn_unshifted_cpu(Q, K, V, shp, opt, O, lse); break;
+    case A_ONLINE: ug_attn_online_cpu(Q, K, V, shp, opt, 64, O, lse); break;
+    case A_FA2_BF16: ug_attn_fa2_bf16_cpu(Q, K, V, shp, opt, 64, O, lse); break;
+    case A_SPLIT_SIZE: ug_attn_splitkv_cpu(Q, K, V, shp, opt, 256, false, O, lse); break;
+    default: ug_attn_splitkv_cpu(Q, K, V, shp, opt, 8, true, O, lse); break;
     }
 }
 
 /* The call's heads (batch x heads; query head h reads key/value head h / (heads / kv_heads)),
  * each widened to binary32, computed, and O stored in the row's format (a bf16 kernel's O
- * holds bf16 values: its bits are the top half).  The scale: c->opts.scale in binary32, or
- * RN(1/sqrt(d)) through binary64 (the harness always passes it). */
+ * holds bf16 values: its bits are the top half).  The scale: ug_attn_kscale. */
 static int ug_cpu_attention_run(const ug_kernel *k, ug_call *c)
 {
     size_t L = ug_dim(c, 0), S = ug_dim(c, 1), d = ug_dim(c, 2), dv = ug_dim(c, 3);
-    size_t H = c->shape.heads ? c->shape.heads : 1, B = c->shape.batch ? c->shape.batch : 1;
-    size_t Hkv = c->shape.kv_heads ? c->shape.kv_heads : H;
+    size_t H = c->shape.heads ? c->shape.heads : 1, Hkv = c->shape.kv_heads ? c->shape.kv_heads : H;
     float *lse = ug_output_f32(c, 1);
     if (!L || !S || !d || !dv || H % Hkv || !lse || !c->out[0].data) {
         snprintf(c->err, sizeof c->err, "%s: sizes L %zu S %zu d %zu dv %zu, heads %zu / %zu, "
                  "or the lse buffer, not usable", k->name, L, S, d, dv, H, Hkv);
         return -1;
     }
-    ug_attn_kshape sh = {L, S, d, dv, c->opts.scale > 0 ? (float)c->opts.scale
-                                                        : (float)(1.0 / sqrt((double)d)),
-                         (c->opts.flags & UG_OPT_CAUSAL) != 0};
     float *Q = malloc(L * d * sizeof *Q), *K = malloc(S * d * sizeof *K),
           *V = malloc(S * dv * sizeof *V), *O = malloc(L * dv * sizeof *O);
     int rc = 0;
@@ -401,12 +416,12 @@ static int ug_cpu_attention_run(const ug_kernel *k, ug_call *c)
         rc = -1;
         goto out;
     }
-    for (size_t p = 0; p < B * H; p++) {
-        size_t kv = (p / H) * Hkv + (p % H) / (H / Hkv);
+    for (size_t p = 0, P = ug_shape_problems(&c->shape, false); p < P; p++) {
+        size_t kv = ug_shape_kv_problem(&c->shape, p);
         widen(&c->in[0], p * L * d, L * d, Q);
         widen(&c->in[1], kv * S * d, S * d, K);
         widen(&c->in[2], kv * S * dv, S * dv, V);
-        attn_head(k->version, Q, K, V, &sh, O, lse + p * L);
+        attn_head(k->version, Q, K, V, &c->shape, &c->opts, O, lse + p * L);
         if (c->out[0].fmt == UG_F32) {
             memcpy((float *)c->out[0].data + p * L * dv, O, L * dv * sizeof *O);
         } else {

@@ -37,30 +37,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct ug_attn_kshape {
-    size_t L, S, d, dv;
-    float scale;
-    bool causal;
-} ug_attn_kshape;
+#include "include/ulpgate/ulpgate.h"
 
-void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
-                       float *O, float *lse);
+/* One head each: its sizes the shape's dims L S d dv (shp->dim[0..3]), its scale c opt->scale
+ * in binary32 (0 or opt NULL: RN(1/sqrt(d)) through binary64), causal UG_OPT_CAUSAL. */
+void ug_attn_naive_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                       const ug_opts *opt, float *O, float *lse);
 void ug_attn_naive_bf16_cpu(const float *Q, const float *K, const float *V,
-                            const ug_attn_kshape *s, float *O, float *lse);
+                            const ug_shape *shp, const ug_opts *opt, float *O, float *lse);
 void ug_attn_unshifted_cpu(const float *Q, const float *K, const float *V,
-                           const ug_attn_kshape *s, float *O, float *lse);
-void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
-                        size_t block, float *O, float *lse);
+                           const ug_shape *shp, const ug_opts *opt, float *O, float *lse);
+void ug_attn_online_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                        const ug_opts *opt, size_t block, float *O, float *lse);
 void ug_attn_fa2_bf16_cpu(const float *Q, const float *K, const float *V,
-                          const ug_attn_kshape *s, size_t block, float *O, float *lse);
-void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const ug_attn_kshape *s,
-                         size_t split, bool nsplits, float *O, float *lse);
+                          const ug_shape *shp, const ug_opts *opt, size_t block, float *O,
+                          float *lse);
+void ug_attn_splitkv_cpu(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                         const ug_opts *opt, size_t split, bool nsplits, float *O, float *lse);
 /* FlashAttention-2's split count for a decode of batch_heads (batch x heads) problems of L
  * query rows and S keys on an H100 (132 SMs; flash_api.cpp's num_splits_heuristic with its
  * 2 x SMs and 128 most): a function of the batch, so a split-KV kernel that takes it is not
  * batch-invariant (ug_attn_splitkv_cpu with it as the count, nsplits). */
 size_t ug_attn_fa2_splits(size_t batch_heads, size_t L, size_t S, size_t d);
 /* The keys row i sees. */
-size_t ug_attn_kkeys(const ug_attn_kshape *s, size_t i);
+size_t ug_attn_kkeys(const ug_shape *shp, const ug_opts *opt, size_t i);
 
 #endif

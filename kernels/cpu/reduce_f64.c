@@ -1,5 +1,5 @@
 /*
- * reduce_f64.c - CPU binary64 kernels (issue 23): binary64 inputs, accumulator and output.
+ * reduce_f64.c - CPU binary64 kernels: binary64 inputs, accumulator and output.
  * The reference points for the binary64 GPU reductions (kernels/cuda/reduce_f64.cu) and the
  * textbook algorithms scientific codes use.
  *

@@ -1,5 +1,5 @@
 /*
- * reduce_half.c - CPU kernels on 16-bit data (issue 23): bfloat16 and binary16 inputs summed
+ * reduce_half.c - CPU kernels on 16-bit data: bfloat16 and binary16 inputs summed
  * and dotted with a binary32 accumulator, and one sum that keeps its accumulator in binary16.
  *
  *   serial_bf16_f32acc      a += x[i], bf16 in, binary32 accumulator and output   tree D = n-1

@@ -12,7 +12,7 @@
  *   logsumexp_naive_cpu   log(sum exp(x_j))                          lse_naive: overflows
  *   logsumexp_shifted_cpu m + log(sum exp(x_j - m))                  lse_shifted
  *   logsumexp_online_cpu  m + log(d), (m, d) the online softmax's one pass  lse_online
- * In the formats attention feeds them (issue 35): bfloat16 or binary16 logits widened exactly,
+ * In the formats attention feeds them: bfloat16 or binary16 logits widened exactly,
  * binary32 arithmetic, the output stored in the 16-bit format or in binary32:
  *   softmax_shifted_bf16_cpu      bf16 in, bf16 out   softmax_shifted + the output's rounding
  *   softmax_shifted_bf16f32_cpu   bf16 in, f32 out    softmax_shifted

@@ -1,5 +1,5 @@
 /*
- * attention.cu - CUDA attention kernels (issue 35): the GPU forms of kernels/cpu/attention.h's
+ * attention.cu - CUDA attention kernels: the GPU forms of kernels/cpu/attention.h's
  * arithmetic, and FlashAttention-2's tiled kernel on tensor cores.  Built once (the default
  * variant: nvcc's -fmad=true may contract a * b + c, which every class's model covers; CUDA's
  * expf, exp2f and logf are within 2 ulps, inside the classes' 8u; --use_fast_math's __expf and
@@ -81,7 +81,8 @@ __host__ __device__ int attn_keys(const attn_dims &a, int i)
     return n <= 0 ? 0 : n < a.S ? (int)n : a.S;
 }
 
-/* The key/value head of query problem p (batch-major, heads inside). */
+/* The key/value head of query problem p (batch-major, heads inside): on the device, what
+ * base/opshape.c's ug_shape_kv_problem is on the host. */
 __device__ size_t attn_kv(const attn_dims &a, int p)
 {
     return (size_t)(p / a.H) * a.Hkv + (size_t)((p % a.H) / (a.H / a.Hkv));
@@ -457,7 +458,8 @@ static int ug_attention_cuda_run(const ug_kernel *k, ug_call *c)
     const size_t es = b16 ? 2 : 4;
     const size_t L = ug_dim(c, 0), S = ug_dim(c, 1), d = ug_dim(c, 2), dv = ug_dim(c, 3);
     const size_t H = c->shape.heads ? c->shape.heads : 1, B = c->shape.batch ? c->shape.batch : 1;
-    const size_t Hkv = c->shape.kv_heads ? c->shape.kv_heads : H, P = B * H, Pkv = B * Hkv;
+    const size_t Hkv = c->shape.kv_heads ? c->shape.kv_heads : H;
+    const size_t P = ug_shape_problems(&c->shape, false), Pkv = ug_shape_problems(&c->shape, true);
     const size_t nq = P * L * d, nk = Pkv * S * d, nv = Pkv * S * dv, no = P * L * dv;
     const int ns = k->version == A_SPLIT_SIZE ? (int)ug_div_up(S, UG_ATTN_SPLIT) : UG_ATTN_SPLITS;
     const int size = k->version == A_SPLIT_SIZE ? UG_ATTN_SPLIT : (int)ug_div_up(S, UG_ATTN_SPLITS);

@@ -1,6 +1,6 @@
 /*
  * gemm_f64.cu - binary64 GEMM (DGEMM): cuBLAS native and CUDA 13's fixed-point (Ozaki-style)
- * emulation, graded against the exact binary64 product (issue 24).  A number-format family
+ * emulation, graded against the exact binary64 product.  A number-format family
  * (kernels/meson.build: binary64 buffers, which the harness cannot generate yet): until the
  * harness grades binary64 GEMMs, tests/gemm_f64.c runs it on typed buffers of its own.
  *

@@ -1,5 +1,5 @@
 /*
- * reduce_f64.cu - binary64 reductions on the GPU (issue 23): binary64 in, accumulator and out.
+ * reduce_f64.cu - binary64 reductions on the GPU: binary64 in, accumulator and out.
  * What scientific codes run, and the one whose results users find not reproducible.
  *
  * Compile (meson does it): nvcc -arch=sm_90 -std=c++20 -c reduce_f64.cu

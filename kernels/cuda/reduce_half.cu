@@ -1,5 +1,5 @@
 /*
- * reduce_half.cu - reductions of 16-bit data on the GPU (issue 23): bfloat16 and binary16
+ * reduce_half.cu - reductions of 16-bit data on the GPU: bfloat16 and binary16
  * inputs with a binary32 accumulator, the packed-half accumulation that keeps the sum in
  * binary16, and the bf16-in/bf16-out row sum of normalisation layers.
  *

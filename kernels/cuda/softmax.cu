@@ -12,7 +12,7 @@
  *   logsumexp_warp_cuda  max-shifted: m + log(sum exp(x_j - m)), one output a row; logf is
  *                        CUDA's (1 ulp, within c_l's 4)                             lse_shifted
  *   logsumexp_online_cuda  m + log(d), (m, d) softmax_online_cuda's one-pass state  lse_online
- * In the formats attention feeds them (issue 35): bfloat16 or binary16 logits widened exactly
+ * In the formats attention feeds them: bfloat16 or binary16 logits widened exactly
  * on load, the same binary32 warp arithmetic, the output stored once in the 16-bit format
  * (__float2bfloat16_rn / __float2half_rn: round to nearest even, subnormals kept) or in binary32
  * (the shape of PyTorch's softmax on a bf16 tensor, with and without dtype=torch.float32):

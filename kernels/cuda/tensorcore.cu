@@ -1,5 +1,5 @@
 /*
- * tensorcore.cu - GEMMs on the tensor cores with 16- and 8-bit operands (issue 24): cuBLASLt
+ * tensorcore.cu - GEMMs on the tensor cores with 16- and 8-bit operands: cuBLASLt
  * with bf16, fp16 and fp8 operands, a hand-written mma.sync bf16 GEMM in the style of the seeds'
  * tiled kernel (kernels/cuda/matmul.cu), and fp8 mma.sync GEMMs with and without promotion of
  * the accumulator to binary32 every 128 terms.  Built once (the default variant).

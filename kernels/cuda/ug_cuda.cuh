@@ -156,8 +156,9 @@ out:
 /* A prepare step that does nothing. */
 static inline cudaError_t ug_no_prepare(void) { return cudaSuccess; }
 
-/* The poison pattern the harness looks for in outputs a kernel never wrote (harness/run/measure.c):
- * every byte 0xff, a negative quiet NaN with a full payload that no arithmetic produces. */
+/* The poison pattern the harness looks for in outputs a kernel never wrote
+ * (harness/measure/kernel_call.h): every byte 0xff, a negative quiet NaN with a full payload
+ * that no arithmetic produces. */
 #define UG_CUDA_POISON_BYTE 0xff
 
 /* The common tail of every launcher once its inputs are on the device: one normal run (poison

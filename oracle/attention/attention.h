@@ -1,5 +1,5 @@
 /*
- * attention.h - the correctly rounded reference of scaled dot-product attention (issue 35):
+ * attention.h - the correctly rounded reference of scaled dot-product attention:
  * for one head, Q (L x d), K (S x d), V (S x dv) binary32 (bfloat16 and binary16 inputs embed
  * exactly), a binary32 scale c > 0 and an optional causal mask,
  *
@@ -57,40 +57,46 @@
 
 #include "oracle/oracle.h"
 
-/* One head's sizes and options. */
-typedef struct ug_attn_dims {
-    size_t L, S, d, dv;
-    float scale; /* c: binary32, finite, > 0 */
-    bool causal; /* bottom-right aligned */
-} ug_attn_dims;
+/* One head: its sizes are the shape's dims, L S d dv (shp->dim[0..3]; its batch and heads are
+ * the caller's, ug_shape_problems), its options the call's: the scale c (opt->scale in binary32,
+ * finite and > 0; 0 or opt NULL: the default) and causal, bottom-right aligned (UG_OPT_CAUSAL). */
 
 /* RN32(1/sqrt(d)): the default scale (exact for even log2 d). */
 float ug_attn_scale_default(size_t d);
-/* The keys row i sees: [0, ug_attn_keys(dm, i)) (S, or the causal limit, possibly 0). */
-size_t ug_attn_keys(const ug_attn_dims *dm, size_t i);
-/* Whether dm is a shape the references take: every size >= 1, d <= 65536, a finite positive
- * scale.  false with err saying why. */
-bool ug_attn_dims_ok(const ug_attn_dims *dm, char *err, size_t errlen);
+/* The scale c of a head: opt->scale rounded to binary32, or the default for 0 (or opt NULL). */
+float ug_attn_scale(const ug_shape *shp, const ug_opts *opt);
+static inline bool ug_attn_causal(const ug_opts *opt)
+{
+    return opt && (opt->flags & UG_OPT_CAUSAL);
+}
+/* The keys row i sees: [0, ug_attn_keys(shp, opt, i)) (S, or the causal limit, possibly 0). */
+size_t ug_attn_keys(const ug_shape *shp, const ug_opts *opt, size_t i);
+/* Whether shp and opt make a head the references take: every size >= 1, d <= 65536, a finite
+ * positive scale.  false with err saying why. */
+bool ug_attn_head_ok(const ug_shape *shp, const ug_opts *opt, char *err, size_t errlen);
 
 /* Every output of one head: O (L dv records, row-major) and lse (L records; NULL: not
  * wanted).  Cost: _fast ~1 us per key per query row and 128 outputs on one core (2048 x 2048,
  * d = 128: `ulpgate-bench-attention`), _mpfr ~20 times that. */
-void ug_exact_attention(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+void ug_exact_attention(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                        const ug_opts *opt,
                         ug_exact *O, ug_exact *lse);
 void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, ug_exact *O, ug_exact *lse);
+                             const ug_shape *shp, const ug_opts *opt, ug_exact *O, ug_exact *lse);
 void ug_exact_attention_mpfr(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, ug_exact *O, ug_exact *lse);
+                             const ug_shape *shp, const ug_opts *opt, ug_exact *O, ug_exact *lse);
 /* Row i alone (O: its dv records; lse: one record or NULL), single-threaded. */
 void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
-                                 const ug_attn_dims *dm, size_t i, ug_exact *O, ug_exact *lse);
+                                 const ug_shape *shp, const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse);
 
 /* The bound quantities both paths share, for row i (sum_abs of lse_i: A_i above), rounded
  * up; and Z_j = sum_k |V_kj| over the keys row i sees, into Z (dv values, rounded up). */
-double ug_attn_score_abs(const float *Q, const float *K, const ug_attn_dims *dm, size_t i);
-void ug_attn_v_abs(const float *V, const ug_attn_dims *dm, size_t keys, double *Z);
+double ug_attn_score_abs(const float *Q, const float *K, const ug_shape *shp, const ug_opts *opt,
+                         size_t i);
+void ug_attn_v_abs(const float *V, const ug_shape *shp, size_t keys, double *Z);
 /* Whether row i reads a non-finite value (q_i, or K, V rows it sees). */
-bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                         const ug_opts *opt,
                          size_t i);
 
 /* Rows the fast path decided and rows it passed to MPFR since the last reset (every thread). */
@@ -103,6 +109,6 @@ void ug_attn_fast_set_slack_testing(int log2_eps);
 /* Tests only: the enclosures [lo, hi] (rounded outward to binary64) of row i's outputs (dv of
  * O then lse) at prec bits, undecided: checked against an independent evaluation. */
 void ug_attn_enclose_testing(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, size_t i, long prec, double *lo, double *hi);
+                             const ug_shape *shp, const ug_opts *opt, size_t i, long prec, double *lo, double *hi);
 
 #endif

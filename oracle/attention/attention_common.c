@@ -21,36 +21,44 @@ float ug_attn_scale_default(size_t d)
     return c;
 }
 
-size_t ug_attn_keys(const ug_attn_dims *dm, size_t i)
+float ug_attn_scale(const ug_shape *shp, const ug_opts *opt)
 {
-    if (!dm->causal) return dm->S;
-    /* keys k <= i + S - L: i + S - L + 1 of them, none while i + S + 1 <= L */
-    if (i + dm->S + 1 <= dm->L) return 0;
-    size_t n = i + dm->S + 1 - dm->L;
-    return n < dm->S ? n : dm->S;
+    return opt && opt->scale > 0 ? (float)opt->scale : ug_attn_scale_default(shp->dim[2]);
 }
 
-bool ug_attn_dims_ok(const ug_attn_dims *dm, char *err, size_t errlen)
+size_t ug_attn_keys(const ug_shape *shp, const ug_opts *opt, size_t i)
+{
+    if (!ug_attn_causal(opt)) return shp->dim[1];
+    /* keys k <= i + S - L: i + S - L + 1 of them, none while i + S + 1 <= L */
+    if (i + shp->dim[1] + 1 <= shp->dim[0]) return 0;
+    size_t n = i + shp->dim[1] + 1 - shp->dim[0];
+    return n < shp->dim[1] ? n : shp->dim[1];
+}
+
+bool ug_attn_head_ok(const ug_shape *shp, const ug_opts *opt, char *err, size_t errlen)
 {
     const char *why = NULL;
-    if (!dm->L || !dm->S || !dm->d || !dm->dv) why = "every size (L, S, d, dv) must be >= 1";
-    else if (dm->d > 65536) why = "d must be <= 65536";
-    else if (!(isfinite(dm->scale) && dm->scale > 0)) why = "the scale must be finite and > 0";
+    if (!shp->dim[0] || !shp->dim[1] || !shp->dim[2] || !shp->dim[3])
+        why = "every size (L, S, d, dv) must be >= 1";
+    else if (shp->dim[2] > 65536) why = "d must be <= 65536";
+    else if (!(isfinite(ug_attn_scale(shp, opt)) && ug_attn_scale(shp, opt) > 0))
+        why = "the scale must be finite and > 0";
     if (why && err) snprintf(err, errlen, "attention: %s", why);
     return !why;
 }
 
-bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                         const ug_opts *opt,
                          size_t i)
 {
-    size_t keys = ug_attn_keys(dm, i);
-    for (size_t t = 0; t < dm->d; t++)
-        if (!isfinite(Q[i * dm->d + t])) return true;
+    size_t keys = ug_attn_keys(shp, opt, i);
+    for (size_t t = 0; t < shp->dim[2]; t++)
+        if (!isfinite(Q[i * shp->dim[2] + t])) return true;
     for (size_t k = 0; k < keys; k++) {
-        for (size_t t = 0; t < dm->d; t++)
-            if (!isfinite(K[k * dm->d + t])) return true;
-        for (size_t j = 0; j < dm->dv; j++)
-            if (!isfinite(V[k * dm->dv + j])) return true;
+        for (size_t t = 0; t < shp->dim[2]; t++)
+            if (!isfinite(K[k * shp->dim[2] + t])) return true;
+        for (size_t j = 0; j < shp->dim[3]; j++)
+            if (!isfinite(V[k * shp->dim[3] + j])) return true;
     }
     return false;
 }
@@ -58,24 +66,25 @@ bool ug_attn_row_special(const float *Q, const float *K, const float *V, const u
 /* A_i: the products' magnitudes summed in binary64, each sum and product rounding relative
  * <= 2^-53 (no underflow matters: a bound), then times (1 + 2^-40) for d <= 65536 (gamma_d <
  * 2^-36... rounded generously: (d + 2) 2^-53 <= 2^-36.9 for d <= 2^16) and c. */
-double ug_attn_score_abs(const float *Q, const float *K, const ug_attn_dims *dm, size_t i)
+double ug_attn_score_abs(const float *Q, const float *K, const ug_shape *shp, const ug_opts *opt,
+                         size_t i)
 {
-    size_t keys = ug_attn_keys(dm, i);
+    size_t keys = ug_attn_keys(shp, opt, i);
     double amax = 0;
     for (size_t k = 0; k < keys; k++) {
         double a = 0;
-        for (size_t t = 0; t < dm->d; t++)
-            a += fabs((double)Q[i * dm->d + t] * (double)K[k * dm->d + t]);
+        for (size_t t = 0; t < shp->dim[2]; t++)
+            a += fabs((double)Q[i * shp->dim[2] + t] * (double)K[k * shp->dim[2] + t]);
         amax = a > amax ? a : amax;
     }
-    return amax * (double)dm->scale * (1 + 0x1p-35);
+    return amax * (double)ug_attn_scale(shp, opt) * (1 + 0x1p-35);
 }
 
-void ug_attn_v_abs(const float *V, const ug_attn_dims *dm, size_t keys, double *Z)
+void ug_attn_v_abs(const float *V, const ug_shape *shp, size_t keys, double *Z)
 {
-    for (size_t j = 0; j < dm->dv; j++) Z[j] = 0;
+    for (size_t j = 0; j < shp->dim[3]; j++) Z[j] = 0;
     for (size_t k = 0; k < keys; k++)
-        for (size_t j = 0; j < dm->dv; j++) Z[j] += fabs((double)V[k * dm->dv + j]);
-    for (size_t j = 0; j < dm->dv; j++) Z[j] *= 1 + 0x1p-30; /* keys <= 2^22: gamma < 2^-31 */
+        for (size_t j = 0; j < shp->dim[3]; j++) Z[j] += fabs((double)V[k * shp->dim[3] + j]);
+    for (size_t j = 0; j < shp->dim[3]; j++) Z[j] *= 1 + 0x1p-30; /* keys <= 2^22: gamma < 2^-31 */
 }
 

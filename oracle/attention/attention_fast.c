@@ -186,7 +186,8 @@ static bool dbl_units(double v, long sh, limb *D, int n)
 
 typedef struct {
     const float *Q, *K, *V;
-    const ug_attn_dims *dm;
+    const ug_shape *shp;
+    const ug_opts *opt;
     ug_exact *O, *lse;
     int64_t *Ki; /* S x d */
     int *Ek;
@@ -250,30 +251,13 @@ static bool lse_decide_fix(const limb Am[3], long em, bool mneg, const limb Sacc
     ug_fx_log(Z, L, &lneg);
     limb el[4] = {0}, ae = (limb)(e < 0 ? -e : e), L4[4] = {L[0], L[1], L[2], 0};
     ug_fx_mul(el, ug_fx_ln2(), 3, &ae, 1);
-    if ((e < 0) == lneg) {
-        ug_fx_add(L4, L4, el, 4);
-    } else if (ug_fx_cmp(L4, el, 4) >= 0) {
-        ug_fx_sub(L4, L4, el, 4);
-    } else {
-        ug_fx_sub(L4, el, L4, 4);
-        lneg = !lneg;
-    }
+    lneg = ug_fx_add_signed(L4, L4, lneg, el, e < 0, 4);
     /* m0 at 2^-192: exact unless its bits reach below (then < 1 unit: D's + 1) */
     limb Am6[6] = {Am[0], Am[1], Am[2], 0, 0, 0};
     if (ug_fx_bitlen(Am, 3) + em + 192 >= 64 * 6 - 1) return false;
     ug_fx_shift(Am6, 6, em + 192, mpart, 6);
     ug_fx_shift(L4, 4, 2, lpart, 6);
-    bool sneg;
-    if (mneg == lneg) {
-        ug_fx_add(acc, mpart, lpart, 6);
-        sneg = mneg;
-    } else if (ug_fx_cmp(mpart, lpart, 6) >= 0) {
-        ug_fx_sub(acc, mpart, lpart, 6);
-        sneg = mneg;
-    } else {
-        ug_fx_sub(acc, lpart, mpart, 6);
-        sneg = lneg;
-    }
+    bool sneg = ug_fx_add_signed(acc, mpart, mneg, lpart, lneg, 6);
     limb one = 1, two[6] = {2};
     ug_fx_shift(&one, 1, 192 - 162 + ug_attn_slack_log2, D, 6); /* 2^-162 at 2^-192 */
     ug_fx_add(D, D, two, 6);                                   /* m0's truncation, and margin */
@@ -284,8 +268,9 @@ static bool lse_decide_fix(const limb Am[3], long em, bool mneg, const limb Sacc
 #define FAIL(why) return false
 static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
 {
-    const ug_attn_dims *dm = h->dm;
-    size_t d = dm->d, dv = dm->dv, keys = ug_attn_keys(dm, i);
+    const ug_shape *shp = h->shp;
+    const ug_opts *opt = h->opt;
+    size_t d = shp->dim[2], dv = shp->dim[3], keys = ug_attn_keys(shp, opt, i);
     ug_exact *O = h->O + i * dv, *lse = h->lse ? h->lse + i : NULL;
     int Eq;
     if (!h->vok || d > FAST_MAX_D || !align_vec(h->Q + i * d, d, 1, w->Qi, 1, &Eq)) FAIL("align q/v");
@@ -324,7 +309,7 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
             if (ug_fx_bitlen(w->A[0], 3) &&
                 !ug_fx_decide(w->A[0], zero, 3, w->ea[0], w->neg[0], lse))
                 FAIL("one key's score");
-            lse->sum_abs = ug_attn_score_abs(h->Q, h->K, dm, i);
+            lse->sum_abs = ug_attn_score_abs(h->Q, h->K, shp, opt, i);
         }
         return true;
     }
@@ -366,7 +351,7 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
     mpn_tdiv_qr((mp_limb_t *)Rinv, (mp_limb_t *)rem, 0, (const mp_limb_t *)num, 6,
                 (const mp_limb_t *)Sm, 3);
     double Sd = ldexp((double)ug_fx_bits64(S4, 4, sb - 64), (int)(sb - 64 - 191));
-    double *Z = w->Z; /* ug_attn_v_abs(V, dm, keys, Z): its sums in its order, kept by prefix */
+    double *Z = w->Z; /* ug_attn_v_abs(V, shp, keys, Z): its sums in its order, kept by prefix */
     for (size_t j = 0; j < dv; j++) Z[j] = h->Zp[keys * dv + j] * (1 + 0x1p-30);
     double n = (double)keys;
     /* X^_j = sum_k t_k |V_kj| / S in blocks of 64 keys (binary64), the blocks in long double */
@@ -405,7 +390,7 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
     }
     if (lse) {
         if (!lse_decide_fix(w->A[best], w->ea[best], w->neg[best], S4, lse)) FAIL("decide lse");
-        lse->sum_abs = ug_attn_score_abs(h->Q, h->K, dm, i);
+        lse->sum_abs = ug_attn_score_abs(h->Q, h->K, shp, opt, i);
     }
     return true;
 }
@@ -413,8 +398,9 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
 static void attn_fast_range(void *vctx, size_t lo, size_t hi)
 {
     attn_fast_head *h = vctx;
-    const ug_attn_dims *dm = h->dm;
-    size_t S = dm->S, dv = dm->dv;
+    const ug_shape *shp = h->shp;
+    const ug_opts *opt = h->opt;
+    size_t S = shp->dim[1], dv = shp->dim[3];
     attn_scratch w;
     w.T = ug_xcalloc(S, sizeof *w.T);
     w.td = ug_xcalloc(S, sizeof *w.td);
@@ -422,17 +408,18 @@ static void attn_fast_range(void *vctx, size_t lo, size_t hi)
     w.A = ug_xcalloc(S, sizeof *w.A);
     w.ea = ug_xcalloc(S, sizeof *w.ea);
     w.neg = ug_xcalloc(S, sizeof *w.neg);
-    w.Qi = ug_xcalloc(dm->d, sizeof *w.Qi);
+    w.Qi = ug_xcalloc(shp->dim[2], sizeof *w.Qi);
     w.acc = ug_xcalloc(2 * dv, sizeof *w.acc);
     w.Z = ug_xcalloc(dv, sizeof *w.Z);
     w.xb = ug_xcalloc(dv, sizeof *w.xb);
     w.xs = ug_xcalloc(dv, sizeof *w.xs);
     for (size_t i = lo; i < hi; i++) {
         ug_exact *O = h->O + i * dv, *lse = h->lse ? h->lse + i : NULL;
-        bool special = ug_attn_keys(dm, i) > h->bad_from;
-        for (size_t t = 0; t < dm->d; t++) special |= !isfinite(h->Q[i * dm->d + t]);
-        if (special || !ug_attn_keys(dm, i)) {
-            ug_exact_attention_row_mpfr(h->Q, h->K, h->V, dm, i, O, lse); /* the rules, once */
+        bool special = ug_attn_keys(shp, opt, i) > h->bad_from;
+        for (size_t t = 0; t < shp->dim[2]; t++) special |= !isfinite(h->Q[i * shp->dim[2] + t]);
+        if (special || !ug_attn_keys(shp, opt, i)) {
+            ug_exact_attention_row_mpfr(h->Q, h->K, h->V, shp, opt, i, O,
+                                        lse); /* the rules, once */
             continue;
         }
         if (attn_row_fast(h, i, &w)) {
@@ -441,7 +428,7 @@ static void attn_fast_range(void *vctx, size_t lo, size_t hi)
         } else {
             ug_ziv_count_fallback_row();
             atomic_fetch_add(&ug_attn_rows_mpfr, 1);
-            ug_exact_attention_row_mpfr(h->Q, h->K, h->V, dm, i, O, lse);
+            ug_exact_attention_row_mpfr(h->Q, h->K, h->V, shp, opt, i, O, lse);
         }
     }
     free(w.T);
@@ -458,10 +445,10 @@ static void attn_fast_range(void *vctx, size_t lo, size_t hi)
 }
 
 void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, ug_exact *O, ug_exact *lse)
+                             const ug_shape *shp, const ug_opts *opt, ug_exact *O, ug_exact *lse)
 {
-    size_t S = dm->S, d = dm->d, dv = dm->dv;
-    attn_fast_head h = {.Q = Q, .K = K, .V = V, .dm = dm, .O = O, .lse = lse};
+    size_t S = shp->dim[1], d = shp->dim[2], dv = shp->dim[3];
+    attn_fast_head h = {.Q = Q, .K = K, .V = V, .shp = shp, .opt = opt, .O = O, .lse = lse};
     ug_fx_init();
     h.Ki = ug_xcalloc(S * d, sizeof *h.Ki);
     h.Ek = ug_xcalloc(S, sizeof *h.Ek);
@@ -490,10 +477,10 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
         for (size_t j = 0; j < dv; j++)
             h.Zp[(k + 1) * dv + j] = h.Zp[k * dv + j] + fabs((double)V[k * dv + j]);
     int ec;
-    float fc = frexpf(dm->scale, &ec);
+    float fc = frexpf(ug_attn_scale(shp, opt), &ec);
     h.mc = (long)ldexpf(fc, 24);
     h.ec = ec - 24;
-    ug_par_range(dm->L, 1, 0, attn_fast_range, &h);
+    ug_par_range(shp->dim[0], 1, 0, attn_fast_range, &h);
     free(Wc);
     free(h.Ki);
     free(h.Ek);
@@ -504,9 +491,10 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
     free(h.Zp);
 }
 
-void ug_exact_attention(const float *Q, const float *K, const float *V, const ug_attn_dims *dm,
+void ug_exact_attention(const float *Q, const float *K, const float *V, const ug_shape *shp,
+                        const ug_opts *opt,
                         ug_exact *O, ug_exact *lse)
 {
-    if (ug_oracle_selected() == UG_ORACLE_MPFR) ug_exact_attention_mpfr(Q, K, V, dm, O, lse);
-    else ug_exact_attention_fast(Q, K, V, dm, O, lse);
+    if (ug_oracle_selected() == UG_ORACLE_MPFR) ug_exact_attention_mpfr(Q, K, V, shp, opt, O, lse);
+    else ug_exact_attention_fast(Q, K, V, shp, opt, O, lse);
 }

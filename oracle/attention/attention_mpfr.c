@@ -31,11 +31,11 @@
 
 /* Every output of row i is NaN (a special input, or a fully masked O), lse NaN or -inf. */
 static bool attn_row_trivial(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, size_t i, ug_exact *O, ug_exact *lse)
+                             const ug_shape *shp, const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse)
 {
-    bool special = ug_attn_row_special(Q, K, V, dm, i);
-    if (!special && ug_attn_keys(dm, i) > 0) return false;
-    for (size_t j = 0; j < dm->dv; j++) ug_exact_set_special(&O[j], UG_X_NAN);
+    bool special = ug_attn_row_special(Q, K, V, shp, opt, i);
+    if (!special && ug_attn_keys(shp, opt, i) > 0) return false;
+    for (size_t j = 0; j < shp->dim[3]; j++) ug_exact_set_special(&O[j], UG_X_NAN);
     if (lse) ug_exact_set_special(lse, special ? UG_X_NAN : UG_X_NEGINF);
     return true;
 }
@@ -82,7 +82,8 @@ static void exact_score(mpfr_t s, const float *q, const float *k, size_t d, floa
 
 typedef struct {
     const float *Q, *K, *V;
-    const ug_attn_dims *dm;
+    const ug_shape *shp;
+    const ug_opts *opt;
     size_t i, keys;
     mpfr_t *s; /* exact scores of the keys row i sees */
     mpfr_t m0; /* their max, exact */
@@ -94,7 +95,7 @@ typedef struct {
 static void attn_row_eval(const attn_row *r, mpfr_prec_t p, mpfr_t *Ol, mpfr_t *Ou, mpfr_t ll,
                           mpfr_t lu, double *X)
 {
-    size_t dv = r->dm->dv;
+    size_t dv = r->shp->dim[3];
     mpfr_t el, eu, Sl, Su, t, *xa = NULL;
     mpfr_inits2(p, el, eu, Sl, Su, t, (mpfr_ptr)0);
     mpfr_set_zero(Sl, 1);
@@ -153,19 +154,20 @@ static void attn_row_eval(const attn_row *r, mpfr_prec_t p, mpfr_t *Ol, mpfr_t *
 
 /* The row's exact scores and their max (r->s allocated: attn_row_free). */
 static void attn_row_init(attn_row *r, const float *Q, const float *K, const float *V,
-                          const ug_attn_dims *dm, size_t i)
+                          const ug_shape *shp, const ug_opts *opt, size_t i)
 {
     r->Q = Q;
     r->K = K;
     r->V = V;
-    r->dm = dm;
+    r->shp = shp, r->opt = opt;
     r->i = i;
-    r->keys = ug_attn_keys(dm, i);
+    r->keys = ug_attn_keys(shp, opt, i);
     r->s = ug_xcalloc(r->keys ? r->keys : 1, sizeof *r->s);
-    size_t best = 0;
+    size_t best = 0, d = shp->dim[2];
+    float c = ug_attn_scale(shp, opt);
     for (size_t k = 0; k < r->keys; k++) {
         mpfr_init2(r->s[k], 64);
-        exact_score(r->s[k], Q + i * dm->d, K + k * dm->d, dm->d, dm->scale);
+        exact_score(r->s[k], Q + i * d, K + k * d, d, c);
         if (k && mpfr_cmp(r->s[k], r->s[best]) > 0) best = k;
     }
     mpfr_init2(r->m0, r->keys ? mpfr_get_prec(r->s[best]) : 64);
@@ -205,7 +207,7 @@ static void attn_sort_keys(const attn_row *r, size_t *ix, size_t *tmp, size_t n)
  * the keys sorted once (ix: the order, NULL on entry: sorted here, O(n log n)). */
 static bool attn_exact_column(const attn_row *r, size_t **ix, size_t j, mpfr_t v)
 {
-    size_t n = r->keys, dv = r->dm->dv;
+    size_t n = r->keys, dv = r->shp->dim[3];
     if (!*ix) {
         size_t *tmp = ug_xmalloc(n * sizeof *tmp);
         *ix = ug_xmalloc(n * sizeof **ix);
@@ -243,15 +245,15 @@ static double attn_w(double X, double Z)
 }
 
 void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
-                                 const ug_attn_dims *dm, size_t i, ug_exact *O, ug_exact *lse)
+                                 const ug_shape *shp, const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse)
 {
-    if (attn_row_trivial(Q, K, V, dm, i, O, lse)) return;
-    size_t dv = dm->dv, outs = dv + 1, open = lse ? outs : dv;
+    if (attn_row_trivial(Q, K, V, shp, opt, i, O, lse)) return;
+    size_t dv = shp->dim[3], outs = dv + 1, open = lse ? outs : dv;
     attn_row r;
-    attn_row_init(&r, Q, K, V, dm, i);
+    attn_row_init(&r, Q, K, V, shp, opt, i);
     double *X = ug_xcalloc(dv, sizeof *X), *Z = ug_xcalloc(dv, sizeof *Z);
-    double A = ug_attn_score_abs(Q, K, dm, i);
-    ug_attn_v_abs(V, dm, r.keys, Z);
+    double A = ug_attn_score_abs(Q, K, shp, opt, i);
+    ug_attn_v_abs(V, shp, r.keys, Z);
     mpfr_t *lo = ug_xcalloc(outs, sizeof *lo), *hi = ug_xcalloc(outs, sizeof *hi);
     bool *done = ug_xcalloc(outs, sizeof *done), have_x = false;
     size_t *order = NULL; /* the keys by score, sorted when an exact output is looked for */
@@ -306,7 +308,7 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
         if (!done[o]) {
             fprintf(stderr, "ulpgate: oracle: attention row %zu output %s%zu (L %zu, S %zu, d %zu): "
                     "rounding not decided at %ld bits (reported, not guessed: recorded as NaN)\n",
-                    i, o < dv ? "O " : "lse", o < dv ? o : 0, dm->L, dm->S, dm->d, cap);
+                    i, o < dv ? "O " : "lse", o < dv ? o : 0, shp->dim[0], shp->dim[1], shp->dim[2], cap);
             ug_exact_set_special(e, UG_X_NAN);
             ug_ziv_count_undecided();
             continue;
@@ -324,11 +326,11 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
 }
 
 void ug_attn_enclose_testing(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, size_t i, long prec, double *lo, double *hi)
+                             const ug_shape *shp, const ug_opts *opt, size_t i, long prec, double *lo, double *hi)
 {
-    size_t dv = dm->dv, outs = dv + 1;
+    size_t dv = shp->dim[3], outs = dv + 1;
     attn_row r;
-    attn_row_init(&r, Q, K, V, dm, i);
+    attn_row_init(&r, Q, K, V, shp, opt, i);
     mpfr_t *l = ug_xcalloc(outs, sizeof *l), *h = ug_xcalloc(outs, sizeof *h);
     for (size_t o = 0; o < outs; o++) mpfr_inits2((mpfr_prec_t)prec, l[o], h[o], (mpfr_ptr)0);
     attn_row_eval(&r, (mpfr_prec_t)prec, l, h, l[dv], h[dv], NULL);
@@ -347,7 +349,8 @@ void ug_attn_enclose_testing(const float *Q, const float *K, const float *V,
 
 typedef struct {
     const float *Q, *K, *V;
-    const ug_attn_dims *dm;
+    const ug_shape *shp;
+    const ug_opts *opt;
     ug_exact *O, *lse;
 } attn_head;
 
@@ -355,13 +358,13 @@ static void attn_mpfr_range(void *vctx, size_t lo, size_t hi)
 {
     attn_head *h = vctx;
     for (size_t i = lo; i < hi; i++)
-        ug_exact_attention_row_mpfr(h->Q, h->K, h->V, h->dm, i, h->O + i * h->dm->dv,
+        ug_exact_attention_row_mpfr(h->Q, h->K, h->V, h->shp, h->opt, i, h->O + i * h->shp->dim[3],
                                     h->lse ? h->lse + i : NULL);
 }
 
 void ug_exact_attention_mpfr(const float *Q, const float *K, const float *V,
-                             const ug_attn_dims *dm, ug_exact *O, ug_exact *lse)
+                             const ug_shape *shp, const ug_opts *opt, ug_exact *O, ug_exact *lse)
 {
-    attn_head h = {Q, K, V, dm, O, lse};
-    ug_par_range(dm->L, 1, 0, attn_mpfr_range, &h);
+    attn_head h = {Q, K, V, shp, opt, O, lse};
+    ug_par_range(shp->dim[0], 1, 0, attn_mpfr_range, &h);
 }

@@ -73,6 +73,20 @@ int ug_fx_cmp(const limb *a, const limb *b, int n)
     return 0;
 }
 
+bool ug_fx_add_signed(limb *r, const limb *a, bool aneg, const limb *b, bool bneg, int n)
+{
+    if (aneg == bneg) {
+        ug_fx_add(r, a, b, n);
+        return aneg;
+    }
+    if (ug_fx_cmp(a, b, n) >= 0) {
+        ug_fx_sub(r, a, b, n);
+        return aneg;
+    }
+    ug_fx_sub(r, b, a, n);
+    return bneg;
+}
+
 /* r (an + bn limbs) = a b exactly. */
 void ug_fx_mul(limb *r, const limb *a, int an, const limb *b, int bn)
 {

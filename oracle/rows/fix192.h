@@ -28,6 +28,10 @@ int ug_fx_bitlen(const limb *a, int n);
 limb ug_fx_add(limb *r, const limb *a, const limb *b, int n);
 limb ug_fx_sub(limb *r, const limb *a, const limb *b, int n);
 int ug_fx_cmp(const limb *a, const limb *b, int n);
+/* r = (aneg ? -a : a) + (bneg ? -b : b) for n-limb magnitudes a, b with their signs (no
+ * overflow: the caller's sizes): |r| into r (which may alias a or b), its sign returned (a's
+ * when the two cancel exactly). */
+bool ug_fx_add_signed(limb *r, const limb *a, bool aneg, const limb *b, bool bneg, int n);
 /* r (an + bn limbs) = a b. */
 void ug_fx_mul(limb *r, const limb *a, int an, const limb *b, int bn);
 /* 4-limb two's complement of v 2^190 truncated toward zero, |v| < 2^60 (error < 1 unit). */

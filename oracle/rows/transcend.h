@@ -1,5 +1,5 @@
 /*
- * transcend.h - correctly rounded references for the row operations of issue 25: softmax,
+ * transcend.h - correctly rounded references for the row operations: softmax,
  * log-sum-exp, RMSNorm and LayerNorm (oracle/rows/transcend.c).
  *
  * Their results are not sums: exp, log, sqrt and division make them transcendental or

@@ -347,31 +347,14 @@ static bool lse_decide(float m, const limb Sm[3], long es, ug_exact *out)
         /* L = ln z + e ln 2 at scale 2^-190 (|L| < 2^6: 3 limbs) */
         limb el[4] = {0}, ae = (limb)(e < 0 ? -e : e), L4[4] = {L[0], L[1], L[2], 0};
         ug_fx_mul(el, L2, 3, &ae, 1);
-        if ((e < 0) == lneg) {
-            ug_fx_add(L4, L4, el, 4);
-        } else if (ug_fx_cmp(L4, el, 4) >= 0) {
-            ug_fx_sub(L4, L4, el, 4);
-        } else {
-            ug_fx_sub(L4, el, L4, 4);
-            lneg = !lneg;
-        }
+        lneg = ug_fx_add_signed(L4, L4, lneg, el, e < 0, 4);
         /* s 2^192 = m 2^192 + L 2^192, signed magnitudes, 6 limbs */
         int me;
         float mf = frexpf(fabsf(m), &me);
         limb mm = (limb)ldexpf(mf, 24);
         ug_fx_shift(&mm, 1, (long)me - 24 + 192, mpart, 6); /* exact: m = mm 2^(me-24), me >= -148 */
         ug_fx_shift(L4, 4, 2, lpart, 6);
-        bool mneg = m < 0, sneg;
-        if (mneg == lneg) {
-            ug_fx_add(acc, mpart, lpart, 6);
-            sneg = mneg;
-        } else if (ug_fx_cmp(mpart, lpart, 6) >= 0) {
-            ug_fx_sub(acc, mpart, lpart, 6);
-            sneg = mneg;
-        } else {
-            ug_fx_sub(acc, lpart, mpart, 6);
-            sneg = lneg;
-        }
+        bool sneg = ug_fx_add_signed(acc, mpart, m < 0, lpart, lneg, 6);
         /* |L - ln S| < 2^-162 (the header; 2^(eps + 30) units at the default eps 2^-160) */
         limb one = 1;
         ug_fx_shift(&one, 1, 192 + ug_fast_eps_log2 - 2, D, 6);

@@ -1,6 +1,6 @@
 /*
  * correct_kernels.c - correct kernels of each bound class, as a user writes them against the
- * installed header alone (issue 33): a serial, a pairwise, a Kahan, a Neumaier and a binary64-
+ * installed header alone: a serial, a pairwise, a Kahan, a Neumaier and a binary64-
  * accumulated binary32 sum, an fma dot and a naive GEMM.  `ulpgate run --plugin
  * libcorrect_kernels.so --no-builtin`, with no xfail file, must pass (tests/plugins_test.sh):
  * a corpus check stronger than a kernel's class is information for a kernel it does not name,

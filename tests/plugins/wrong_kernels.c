@@ -1,5 +1,5 @@
 /*
- * wrong_kernels.c - kernels wrong in the ways real kernels are (issue 33), against the public
+ * wrong_kernels.c - kernels wrong in the ways real kernels are, against the public
  * header alone; each must fail a run, its point naming it and why (tests/plugins_test.sh):
  *
  *   bad_alternating     sums backwards every second call           -> determinism

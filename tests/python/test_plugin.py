@@ -1,4 +1,4 @@
-"""The pytest plugin, the acceptance flow of issue 36: in a pytest suite a wrong kernel fails
+"""The pytest plugin, the acceptance flow: in a pytest suite a wrong kernel fails
 with the worst element in hex (and the rerun hint) and a correct one passes; --ulpgate-report
 writes a results.json that `ulpgate baseline update` takes and `ulpgate compare` gates, and a
 planted regression fails the gate."""

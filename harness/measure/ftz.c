@@ -9,7 +9,7 @@
  */
 #include <math.h>
 
-#include "harness/run/context.h"
+#include "harness/measure/mctx.h"
 
 bool ug_is_flush_to_zero(double got, const ug_exact *x, size_t nterms)
 {

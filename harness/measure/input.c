@@ -13,21 +13,21 @@
 #include <string.h>
 
 #include "base/sys.h"
-#include "harness/run/context.h"
+#include "harness/measure/mctx.h"
 #include "oracle/gpu.h"
 #include "ops/op.h"
-#include "harness/run/guard.h"
-#include "harness/run/prof.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/prof.h"
+#include "harness/measure/run_limits.h"
 #include "harness/inputs/rng.h"
 
 static void ug_track_input(ug_t *t, ug_input *in)
 {
-    if (t->n_inputs == t->cap_inputs) {
-        t->cap_inputs = t->cap_inputs ? 2 * t->cap_inputs : 8;
-        t->inputs = ug_xrealloc(t->inputs, t->cap_inputs * sizeof *t->inputs);
+    ug_mctx *m = ug_mctx_of(t);
+    if (m->n_inputs == m->cap_inputs) {
+        m->cap_inputs = m->cap_inputs ? 2 * m->cap_inputs : 8;
+        m->inputs = ug_xrealloc(m->inputs, m->cap_inputs * sizeof *m->inputs);
     }
-    t->inputs[t->n_inputs++] = in;
+    m->inputs[m->n_inputs++] = in;
 }
 
 void ug_input_release(ug_input *in)
@@ -54,15 +54,16 @@ void ug_input_release(ug_input *in)
 
 void ug_input_free(ug_t *t, ug_input *in)
 {
-    if (t->pt.result && t->pt.result->in == in) ug_point_close(t);
-    for (size_t i = 0; i < t->n_inputs; i++)
-        if (t->inputs[i] == in) {
-            t->inputs[i] = t->inputs[--t->n_inputs];
+    ug_mctx *m = ug_mctx_of(t);
+    if (ug_m_open_result(t) && ug_m_open_result(t)->in == in) ug_m_close(t);
+    for (size_t i = 0; i < m->n_inputs; i++)
+        if (m->inputs[i] == in) {
+            m->inputs[i] = m->inputs[--m->n_inputs];
             break;
         }
     /* results measured on it keep a pointer: detach them */
-    for (size_t i = 0; i < t->n_results; i++)
-        if (t->results[i]->in == in) t->results[i]->in = NULL;
+    for (size_t i = 0; i < m->n_results; i++)
+        if (m->results[i]->in == in) m->results[i]->in = NULL;
     ug_input_release(in);
 }
 
@@ -105,11 +106,10 @@ ug_gpu_oracle_tally ug_gpu_oracle_counts(void) { return ug_gpu_tally; }
 
 /* With no --oracle, the inputs the GPU oracle answers sooner than the fast CPU oracle: the
  * operation's rule (ops/gemm.c: GEMMs of >= 2^27 multiply-adds; sums and dots never). */
-bool ug_gpu_oracle_pays(ug_op op, size_t M, size_t N, size_t K)
+bool ug_gpu_oracle_pays(ug_op op, const ug_shape *s)
 {
     const ug_op_desc *d = ug_op_get(op);
-    ug_shape s = {{M, N, K}};
-    return d && d->exact_gpu && d->gpu_oracle_pays && d->gpu_oracle_pays(&s);
+    return d && d->exact_gpu && d->gpu_oracle_pays && d->gpu_oracle_pays(s);
 }
 
 /* An operation the GPU oracle computes, and: --oracle gpu; or no --oracle, a GPU case, a GPU
@@ -119,9 +119,9 @@ static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
     static int usable = -1;
     if (!ug_input_op(in)->exact_gpu) return false; /* the GPU oracle does not compute it */
     if (in->fmt[0] == UG_F64) return false;        /* nor binary64 data */
-    if (t->opt->oracle == UG_ORACLE_GPU) return true;
-    if (t->opt->oracle_set || !(t->c->flags & UG_CASE_GPU)) return false;
-    if (!ug_gpu_oracle_pays(in->op, in->shape.dim[0], in->shape.dim[1], in->shape.dim[2])) return false;
+    if (ug_mctx_of(t)->oracle == UG_ORACLE_GPU) return true;
+    if (ug_mctx_of(t)->oracle_set || !ug_mctx_of(t)->gpu_case) return false;
+    if (!ug_gpu_oracle_pays(in->op, &in->shape)) return false;
     if (!ug_gpu_available()) return false;
     if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);
     return usable == 1;
@@ -136,14 +136,14 @@ static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const
     ug_gpu_tally.differ++;
     bool matrix = ug_input_op(in)->shape->out_kind == UG_OUT_MATRIX;
     size_t row = matrix ? e / in->shape.dim[1] : 0, col = matrix ? e % in->shape.dim[1] : 0;
-    ug_fail_header(t, __FILE__, __LINE__, "GPU oracle cross-check",
-                   "%s %s n=%zu trial %d element %zu (row %zu, column %zu): %s oracle hi=%a lo=%a "
-                   "rn=%a rd=%a cls=%d sum_abs=%a, fast oracle hi=%a lo=%a rn=%a rd=%a cls=%d "
-                   "sum_abs=%a", ug_op_name(in->op), in->label, in->shape.dim[0], in->first_trial + i, e, row,
-                   col, ug_gpu_oracle()->name, g->hi, g->lo, (double)g->rn, (double)g->rd, g->cls,
-                   g->sum_abs, f->hi, f->lo, (double)f->rn, (double)f->rd, f->cls, f->sum_abs);
-    ug_rerun_line(t, NULL, in->first_trial + i);
-    ug_abort_case(t);
+    ug_m_fail(t, __FILE__, __LINE__, "GPU oracle cross-check",
+              "%s %s n=%zu trial %d element %zu (row %zu, column %zu): %s oracle hi=%a lo=%a "
+              "rn=%a rd=%a cls=%d sum_abs=%a, fast oracle hi=%a lo=%a rn=%a rd=%a cls=%d "
+              "sum_abs=%a", ug_op_name(in->op), in->label, in->shape.dim[0], in->first_trial + i, e, row,
+              col, ug_gpu_oracle()->name, g->hi, g->lo, (double)g->rn, (double)g->rd, g->cls,
+              g->sum_abs, f->hi, f->lo, (double)f->rn, (double)f->rd, f->cls, f->sum_abs);
+    ug_m_rerun(t, NULL, in->first_trial + i);
+    ug_m_leave(t);
 }
 
 /* A random sample of the GPU oracle's results recomputed by the fast CPU oracle (the sample is
@@ -151,9 +151,9 @@ static void ug_cross_compare(ug_t *t, const ug_input *in, int i, size_t e, const
  * result with --oracle-check all. */
 static void ug_input_cross_check(ug_t *t, ug_input *in)
 {
-    ug_stream s = ug_stream_make(t->opt->seed, in->stream_id ^ 0x6a09e667f3bcc909ull, 0);
+    ug_stream s = ug_stream_make(ug_mctx_of(t)->seed, in->stream_id ^ 0x6a09e667f3bcc909ull, 0);
     uint64_t draw = 0;
-    bool all = t->opt->oracle_check_all;
+    bool all = ug_mctx_of(t)->oracle_check_all;
     ug_exact f;
     const ug_op_desc *d = ug_input_op(in);
     ug_shape sh = ug_input_shape(in);
@@ -200,9 +200,9 @@ static void ug_input_exact_gpu(ug_t *t, ug_input *in)
     ug_shape sh = ug_input_shape(in);
     int rc = ug_input_op(in)->exact_gpu(in->x, in->y, nt, &sh, in->exact, err, sizeof err);
     if (rc != 0) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->shape.dim[0],
-                       err);
-        ug_abort_case(t);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", in->label, in->shape.dim[0],
+                  err);
+        ug_m_leave(t);
     }
     ug_gpu_tally.results += nt * m;
     ug_gpu_tally.impl = ug_gpu_oracle()->name;
@@ -244,18 +244,18 @@ static const ug_op_desc *ug_input_check_op(ug_t *t, ug_op op, bool heads)
     const ug_op_desc *d = ug_op_get(op);
     if (d && (heads ? d->exact_in != NULL : d->exact != NULL)) return d;
     if (d && heads)
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads",
-                       "operation %s is not one of inputs laid out as heads (ops/op.h: exact_in): "
-                       "ug_input_make draws its inputs", d->shape->name);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make_heads",
+                  "operation %s is not one of inputs laid out as heads (ops/op.h: exact_in): "
+                  "ug_input_make draws its inputs", d->shape->name);
     else if (d) /* an operation of more inputs than x and y (attention): ops/op.h's exact_in */
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
-                       "operation %s has %d inputs laid out as heads, and options: its inputs "
-                       "come from ug_input_make_heads (harness/run/ug.h; cases/attention.c)",
-                       d->shape->name, d->shape->arity);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make",
+                  "operation %s has %d inputs laid out as heads, and options: its inputs "
+                  "come from ug_input_make_heads (harness/run/ug.h; cases/attention.c)",
+                  d->shape->name, d->shape->arity);
     else
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make",
-                       "operation id %d is not registered (ops/op.h: ug_op_register)", op);
-    ug_abort_case(t);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make",
+                  "operation id %d is not registered (ops/op.h: ug_op_register)", op);
+    ug_m_leave(t);
     return NULL;
 }
 
@@ -269,14 +269,14 @@ static ug_input *ug_input_alloc(ug_t *t, const ug_op_desc *od, const char *label
     snprintf(in->label, sizeof in->label, "%s", label);
     in->first_trial = 0;
     in->trials = trials = ug_limits_trials(trials);
-    if (t->opt->trial >= trials) {
+    if (ug_mctx_of(t)->trial >= trials) {
         char why[160];
-        snprintf(why, sizeof why, "--trial %ld: this input has %d trial(s)", t->opt->trial, trials);
+        snprintf(why, sizeof why, "--trial %ld: this input has %d trial(s)", ug_mctx_of(t)->trial, trials);
         free(in);
-        ug_skip(t, why);
+        ug_m_skip(t, why);
     }
-    if (t->opt->trial >= 0) {
-        in->first_trial = (int)t->opt->trial;
+    if (ug_mctx_of(t)->trial >= 0) {
+        in->first_trial = (int)ug_mctx_of(t)->trial;
         in->trials = 1;
     }
     in->x = ug_xcalloc((size_t)in->trials, sizeof(float *));
@@ -284,7 +284,7 @@ static ug_input *ug_input_alloc(ug_t *t, const ug_op_desc *od, const char *label
     for (int a = 0; a < UG_MAX_INPUTS; a++) in->fmt[a] = UG_F32; /* the generators write floats */
     in->exact = ug_xcalloc((size_t)in->trials, sizeof(ug_exact *));
     in->kappa = ug_xcalloc((size_t)in->trials, sizeof(double));
-    in->stream_id = ug_hash64(label, ug_hash64(t->unit->name, UG_HASH64_INIT));
+    in->stream_id = ug_hash64(label, ug_hash64(ug_mctx_of(t)->name, UG_HASH64_INIT));
     static uint64_t serial;
     in->serial = ++serial; /* the run loop is one thread */
     ug_track_input(t, in);
@@ -297,9 +297,9 @@ static void ug_input_fmt_check(ug_t *t, const ug_op_desc *od, const ug_dist *d,
                                const char *label)
 {
     if (d->fmt == UG_F64 && !od->exact64) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s: %s has no binary64 oracle "
-                       "(ops/op.h: exact64)", label, od->shape->name);
-        ug_abort_case(t);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make", "%s: %s has no binary64 oracle "
+                  "(ops/op.h: exact64)", label, od->shape->name);
+        ug_m_leave(t);
     }
 }
 
@@ -312,7 +312,7 @@ static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_s
     size_t len[2] = {ug_op_in_len(od, sh, 0), od->shape->arity > 1 ? ug_op_in_len(od, sh, 1) : 0};
     double *v[2] = {ug_xmalloc((len[0] ? len[0] : 1) * sizeof(double)),
                     od->shape->arity > 1 ? ug_xmalloc((len[1] ? len[1] : 1) * sizeof(double)) : NULL};
-    int rc = ug_dist_fill_fmt(d, od, t->opt->seed, in->stream_id, trial, v[0], v[1], sh, err,
+    int rc = ug_dist_fill_fmt(d, od, ug_mctx_of(t)->seed, in->stream_id, trial, v[0], v[1], sh, err,
                               errlen);
     float **f32[2] = {in->x, in->y};
     for (int a = 0; a < od->shape->arity; a++) {
@@ -332,17 +332,17 @@ static int ug_input_fill_fmt(ug_t *t, ug_input *in, const ug_dist *d, const ug_s
     return rc;
 }
 
-static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M, size_t N,
-                                   size_t K, int trials)
+static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s,
+                                   int trials)
 {
     char label[160], err[256];
     ug_dist_describe(d, label, sizeof label);
     if (trials < 1) trials = 1;
-    ug_guard_check(t);
+    ug_m_check_stop(t);
     const ug_op_desc *od = ug_input_check_op(t, op, false);
-    ug_limits_input(t, od, label, M, N, K, ug_trials(t, trials)); /* before it is allocated */
+    ug_limits_input(t, od, label, s, ug_m_trials(t, trials)); /* before it is allocated */
     if (d->fmt != UG_F32) ug_input_fmt_check(t, od, d, label);
-    ug_input *in = ug_input_alloc(t, od, label, M, ug_trials(t, trials));
+    ug_input *in = ug_input_alloc(t, od, label, s->dim[0], ug_m_trials(t, trials));
     double t0 = ug_prof_now();
     in->dist = *d;
     if (d->fmt != UG_F32)
@@ -350,11 +350,11 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
             in->fmt[a] = d->fmt;
             in->data[a] = ug_xcalloc((size_t)in->trials, sizeof(void *));
         }
-    in->shape = (ug_shape){{M, N, K}};
-    ug_shape sh = {{M, N, K}};
+    in->shape = *s;
+    ug_shape sh = *s;
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
-        ug_guard_check(t); /* a signal: the input is released with the case */
+        ug_m_check_stop(t); /* a signal: the input is released with the case */
         err[0] = 0;
         int rc;
         if (d->fmt != UG_F32) {
@@ -362,12 +362,12 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
         } else {
             in->x[i] = ug_xmalloc(ug_op_in_len(od, &sh, 0) * sizeof(float));
             if (od->shape->arity > 1) in->y[i] = ug_xmalloc(ug_op_in_len(od, &sh, 1) * sizeof(float));
-            rc = ug_dist_fill_op(d, od, t->opt->seed, in->stream_id, trial, in->x[i], in->y[i],
+            rc = ug_dist_fill_op(d, od, ug_mctx_of(t)->seed, in->stream_id, trial, in->x[i], in->y[i],
                                  &sh, err, sizeof err);
         }
         if (rc != 0) {
-            ug_fail_header(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, M, err);
-            ug_abort_case(t);
+            ug_m_fail(t, __FILE__, __LINE__, "ug_input_make", "%s, n=%zu: %s", label, s->dim[0], err);
+            ug_m_leave(t);
         }
     }
     ug_prof_add(UG_PH_INPUT, t0, NULL);
@@ -377,12 +377,12 @@ static ug_input *ug_input_generate(ug_t *t, ug_op op, const ug_dist *d, size_t M
 
 ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trials)
 {
-    return ug_input_generate(t, op, d, n, n, n, trials);
+    return ug_input_generate(t, op, d, &(ug_shape){{n, n, n}}, trials);
 }
 
 ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials)
 {
-    return ug_input_generate(t, UG_OP_GEMM, d, M, N, K, trials);
+    return ug_input_generate(t, UG_OP_GEMM, d, &(ug_shape){{M, N, K}}, trials);
 }
 
 ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
@@ -477,20 +477,20 @@ ug_input *ug_input_make_heads(ug_t *t, ug_op op, const ug_dist *d, const ug_shap
                               const ug_opts *o, int trials, const ug_input_tweak *tw)
 {
     char label[160], err[256] = "";
-    ug_guard_check(t);
+    ug_m_check_stop(t);
     const ug_op_desc *od = ug_input_check_op(t, op, true);
     if (od->shape->layout != UG_LAYOUT_HEADS || od->shape->arity > UG_MAX_INPUTS) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads", "operation %s: its inputs "
-                       "are not laid out as heads", od->shape->name);
-        ug_abort_case(t);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make_heads", "operation %s: its inputs "
+                  "are not laid out as heads", od->shape->name);
+        ug_m_leave(t);
     }
     /* the values' stream: of the distribution and the tweak, not of the format or the
      * options, so the bfloat16 input of a kind holds the binary32 one's values rounded */
     char base[160];
     ug_heads_label(base, sizeof base, d, &(ug_input_tweak){tw ? tw->name : NULL, NULL, UG_F32}, NULL);
     ug_heads_label(label, sizeof label, d, tw, o);
-    ug_input *in = ug_input_alloc(t, od, label, s->dim[0], ug_trials(t, trials < 1 ? 1 : trials));
-    in->stream_id = ug_hash64(base, ug_hash64(t->unit->name, UG_HASH64_INIT));
+    ug_input *in = ug_input_alloc(t, od, label, s->dim[0], ug_m_trials(t, trials < 1 ? 1 : trials));
+    in->stream_id = ug_hash64(base, ug_hash64(ug_mctx_of(t)->name, UG_HASH64_INIT));
     double t0 = ug_prof_now();
     in->dist = *d;
     in->shape = *s;
@@ -502,13 +502,13 @@ ug_input *ug_input_make_heads(ug_t *t, ug_op op, const ug_dist *d, const ug_shap
     /* a distribution drawn in a 16- or 8-bit format: its binary32 draw rounded to it */
     ug_fmt round_to = tw && tw->round_to ? tw->round_to : d->fmt;
     if (ug_fmt_bytes(round_to) > sizeof(float)) {
-        ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads", "%s: %s takes binary32 "
-                       "data or narrower, not %s", label, od->shape->name, ug_fmt_name(round_to));
-        ug_abort_case(t);
+        ug_m_fail(t, __FILE__, __LINE__, "ug_input_make_heads", "%s: %s takes binary32 "
+                  "data or narrower, not %s", label, od->shape->name, ug_fmt_name(round_to));
+        ug_m_leave(t);
     }
     for (int i = 0; i < in->trials; i++) {
         uint32_t trial = (uint32_t)(in->first_trial + i);
-        ug_guard_check(t);
+        ug_m_check_stop(t);
         for (int a = 0; a < arity; a++) {
             size_t n = ug_op_in_len(od, s, a);
             float *v = ug_xmalloc((n ? n : 1) * sizeof *v);
@@ -516,11 +516,11 @@ ug_input *ug_input_make_heads(ug_t *t, ug_op op, const ug_dist *d, const ug_shap
             *slot = v;
             /* input a on a stream of its own: Q, K and V independent, and any input of the
              * same (seed, case, label, trial) the same values on every machine */
-            if (ug_dist_fill_sum(&d32, t->opt->seed, in->stream_id ^ (0x9e3779b97f4a7c15ull * (a + 1)),
+            if (ug_dist_fill_sum(&d32, ug_mctx_of(t)->seed, in->stream_id ^ (0x9e3779b97f4a7c15ull * (a + 1)),
                                  trial, v, n, err, sizeof err) != 0) {
-                ug_fail_header(t, __FILE__, __LINE__, "ug_input_make_heads", "%s, input %s: %s",
-                               label, od->shape->roles[a], err);
-                ug_abort_case(t);
+                ug_m_fail(t, __FILE__, __LINE__, "ug_input_make_heads", "%s, input %s: %s",
+                          label, od->shape->roles[a], err);
+                ug_m_leave(t);
             }
             if (tw && tw->fn) tw->fn(v, n, a, s, &in->opts);
             if (round_to != UG_F32)

@@ -1,15 +1,15 @@
 /*
- * measure_fmt.c - the number formats in a measurement (issue 23): which input buffers a kernel
+ * measure_fmt.c - the number formats in a measurement: which input buffers a kernel
  * can be handed, and the range check that reports a point whose exact result or partial sums
  * leave a format's range as out of range (a skip), never as a pass; and where each output of a
- * call lies in its format (ug_outs, context.h: attention's O and lse, issue 35).  measure.c
+ * call lies in its format (ug_outs, context.h: attention's O and lse).  measure.c
  * calls all three.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/run/context.h"
+#include "harness/measure/mctx.h"
 #include "ops/op.h"
 
 // ---- the output buffers of a call ----------------------------------------------------------
@@ -71,16 +71,16 @@ bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
     for (int a = 0; a < UG_MAX_INPUTS; a++) {
         bool as_f32 = k->in_store[a] == UG_F32 && in->fmt[a] != UG_F64;
         if (k->in_store[a] != in->fmt[a] && !as_f32 && a < d->shape->arity) {
-            ug_fail_header(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
-                           "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
-                           ug_fmt_name(in->fmt[a]));
+            ug_m_fail(t, __FILE__, __LINE__, "ug_measure", "kernel %s reads input %d as %s, "
+                      "the input holds %s", k->id, a, ug_fmt_name(k->in_store[a]),
+                      ug_fmt_name(in->fmt[a]));
             return false;
         }
     }
     return true;
 }
 
-/* The range of the formats (issue 23): an output whose exact value rounds beyond the output
+/* The range of the formats: an output whose exact value rounds beyond the output
  * format's largest finite value (RN_out(s) infinite, e4m3's NaN), or whose terms' magnitude
  * S = sum |terms| -- the bound on every partial sum in any order -- exceeds the accumulator
  * format's, is outside what the a-priori bounds assume (no overflow anywhere): the point is
@@ -88,7 +88,7 @@ bool ug_measure_formats_ok(ug_t *t, const ug_kernel *k, const ug_input *in)
  * names the first and the format, never a pass; r->out_of_range keeps the count (the row's
  * out_of_range).  Applies to the format kernels (inputs or output not binary32), and to the
  * summation operations (sums, dots, GEMMs, scans) of binary32 buffers where the partial sums leave the accumulator's range
- * while RN(s) is finite (issue 33: one outcome for built-in and plugin kernels alike, whatever
+ * while RN(s) is finite (one outcome for built-in and plugin kernels alike, whatever
  * their order does with it); a binary32 result that rightly overflows (RN(s) = inf) keeps its
  * grading, as every order must return that infinity.  O(outputs). */
 bool ug_measure_out_of_range(ug_t *t, ug_result *r)
@@ -121,9 +121,8 @@ bool ug_measure_out_of_range(ug_t *t, ug_result *r)
         }
     r->out_of_range = count;
     if (!count) return false;
-    snprintf(t->pt.skip_reason, sizeof t->pt.skip_reason, "out of range%s: %zu of %zu outputs; "
-             "first: %s: no a-priori bound holds", strstr(first, "partial sums") ? " (partial-sum "
-             "overflow)" : "", count, (size_t)in->trials * r->elements, first);
-    t->pt.skipped = true;
+    ug_m_skip_point(t, "out of range%s: %zu of %zu outputs; first: %s: no a-priori bound holds",
+                    strstr(first, "partial sums") ? " (partial-sum overflow)" : "", count,
+                    (size_t)in->trials * r->elements, first);
     return true;
 }

@@ -4,7 +4,7 @@
  * the oracle's exact value of the sum without it), and the serial-order view of the partial
  * sums.  Only on failures: its cost never touches a passing run.
  */
-#include "harness/run/attrib.h"
+#include "harness/measure/attrib.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "kernels/device.h"
-#include "harness/run/context.h"
+#include "harness/measure/mctx.h"
 #include "oracle/tc/tcprobe.h"
 
 static int ug_gpu_state = -1; /* -1 unknown, 0 no, 1 yes */

@@ -22,18 +22,18 @@
 
 #include "kernels/kernel.h"
 #include "ops/op.h"
-#include "harness/run/run.h"
-#include "harness/run/ug.h"
+#include "harness/measure/measure.h"
 
 /* The share of the available memory one input (or one measurement's outputs) may take. */
 #define UG_MEM_SHARE 0.9
 
-/* Up front: 0, or 2 after "ulpgate: --trials T: ..." on stderr. */
-int ug_limits_check_options(const ug_options *o);
+/* Up front, for a run of --n n (0: every size), --trial trial (-1: every trial) and --trials
+ * trials (0: the cases' own): 0, or 2 after "ulpgate: --trials T: ..." on stderr. */
+int ug_limits_check_options(size_t n, long trial, int trials);
 
 /* The heap bytes one input takes: per trial, its values, its exact records and one
  * measurement's outputs. */
-double ug_limits_input_bytes(const ug_op_desc *d, size_t M, size_t N, size_t K, int trials);
+double ug_limits_input_bytes(const ug_op_desc *d, const ug_shape *s, int trials);
 
 /* The trials an input gets: trials, cut to ULPGATE_MAX_TRIALS when that is set. */
 int ug_limits_trials(int trials);
@@ -51,7 +51,7 @@ bool ug_limits_no_timing(void);
 size_t ug_limits_sizes_left_out(void);
 /* Before an input is generated (input.c): above ULPGATE_MAX_ELEMENTS, a skipped point and the
  * case ends; more memory than there is, a failed point and the case ends.  Returns otherwise. */
-void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, size_t M, size_t N, size_t K,
+void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, const ug_shape *s,
                      int trials);
 /* Before a measurement's outputs are allocated (measure.c): true when they fit, else false
  * after failing the test point (r->failed_run set, the reason in r->run_error). */

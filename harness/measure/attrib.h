@@ -5,7 +5,7 @@
 #define UG_ATTRIB_H
 
 #include "base/buf.h"
-#include "harness/run/ug.h"
+#include "harness/measure/measure.h"
 
 /* Append to d, for the worst output w of measurement r (a sum or dot whose input is still
  * alive), the terms that matter:

@@ -4,7 +4,7 @@
 
 #include "base/escape.h"
 #include "base/sys.h"
-#include "harness/run/prof.h"
+#include "harness/measure/prof.h"
 
 typedef struct {
     char id[64];

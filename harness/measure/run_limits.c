@@ -5,8 +5,8 @@
 
 #include "base/mem.h"
 #include "base/parse.h"
-#include "harness/run/context.h"
-#include "harness/run/run_limits.h"
+#include "harness/measure/mctx.h"
+#include "harness/measure/run_limits.h"
 
 /* Per trial, besides the values: the pointers of x, y, exact and kappa, and of the outputs and
  * their time (measure.c). */
@@ -26,12 +26,11 @@ static size_t ug_env_cap(const char *name)
     return v;
 }
 
-double ug_limits_input_bytes(const ug_op_desc *d, size_t M, size_t N, size_t K, int trials)
+double ug_limits_input_bytes(const ug_op_desc *d, const ug_shape *s, int trials)
 {
-    ug_shape s = {{M, N, K}, 1};
     /* the sizes first, from the shape table; then the allocator's chunks of each */
-    double outputs = (double)ug_opshape_outputs(d->shape, &s), len[UG_MAX_INPUTS], values = 0;
-    for (int i = 0; i < d->shape->arity; i++) len[i] = (double)ug_opshape_in_len(d->shape, &s, i);
+    double outputs = (double)ug_opshape_outputs(d->shape, s), len[UG_MAX_INPUTS], values = 0;
+    for (int i = 0; i < d->shape->arity; i++) len[i] = (double)ug_opshape_in_len(d->shape, s, i);
     for (int i = 0; i < d->shape->arity; i++) values += ug_mem_chunk(4.0 * len[i]);
     double per_trial = values + ug_mem_chunk(outputs * (double)sizeof(ug_exact)) +
                        ug_mem_chunk(4.0 * outputs) + UG_TRIAL_POINTERS;
@@ -48,17 +47,17 @@ static double ug_mem_budget(const char **source, double *avail)
     return *avail < 0 ? -1 : UG_MEM_SHARE * *avail;
 }
 
-int ug_limits_check_options(const ug_options *o)
+int ug_limits_check_options(size_t n_opt, long trial, int trials_opt)
 {
     char err[200];
     if (ug_mem_env_check(err, sizeof err) != 0) {
         fprintf(stderr, "ulpgate: %s\n", err);
         return 2;
     }
-    if (o->trials <= 0 || o->trial >= 0) return 0; /* the cases' own counts, or one trial */
-    int trials = ug_limits_trials(o->trials);
-    size_t n = o->n ? o->n : 1;
-    double need = ug_limits_input_bytes(ug_op_get(UG_OP_SUM), n, n, n, trials), avail;
+    if (trials_opt <= 0 || trial >= 0) return 0; /* the cases' own counts, or one trial */
+    int trials = ug_limits_trials(trials_opt);
+    size_t n = n_opt ? n_opt : 1;
+    double need = ug_limits_input_bytes(ug_op_get(UG_OP_SUM), &(ug_shape){{n, n, n}, 1}, trials), avail;
     const char *source;
     double budget = ug_mem_budget(&source, &avail);
     if (budget < 0 || need <= budget) return 0;
@@ -66,7 +65,7 @@ int ug_limits_check_options(const ug_options *o)
     fprintf(stderr, "ulpgate: --trials %d: %s (n = %zu) needs %s for that many trials (values, "
                     "exact results, outputs), and %s is available (%s; at most %.0f%% of it is "
                     "used): lower --trials\n",
-            o->trials, o->n ? "the input of --n" : "even the smallest input", n,
+            trials_opt, n_opt ? "the input of --n" : "even the smallest input", n,
             ug_mem_format(need, a, sizeof a), ug_mem_format(avail, b, sizeof b), source,
             100 * UG_MEM_SHARE);
     return 2;
@@ -103,34 +102,33 @@ bool ug_limits_size_ok(size_t n)
     return false;
 }
 
-void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, size_t M, size_t N, size_t K,
+void ug_limits_input(ug_t *t, const ug_op_desc *d, const char *label, const ug_shape *s,
                      int trials)
 {
     char size[80], a[32], b[32];
-    ug_shape s = {{M, N, K}, 1};
-    ug_opshape_text(d->shape, &s, false, size, sizeof size);
+    ug_opshape_text(d->shape, s, false, size, sizeof size);
     size_t cap = ug_env_cap("ULPGATE_MAX_ELEMENTS");
-    double elements = ug_opshape_elements_in(d->shape, &s);
+    double elements = ug_opshape_elements_in(d->shape, s);
     if (cap && elements > (double)cap) {
         char why[160];
         snprintf(why, sizeof why, "%s n=%s: %.0f elements a trial, above ULPGATE_MAX_ELEMENTS=%zu",
                  label, size, elements, cap);
         ug_sizes_left_out++;
-        ug_point(t, "n=%s", size);
-        ug_skip(t, why);
+        ug_m_point(t, "n=%s", size);
+        ug_m_skip(t, why);
     }
-    int eff = t->opt->trial >= 0 ? 1 : ug_limits_trials(trials);
-    double need = ug_limits_input_bytes(d, M, N, K, eff), avail;
+    int eff = ug_mctx_of(t)->trial >= 0 ? 1 : ug_limits_trials(trials);
+    double need = ug_limits_input_bytes(d, s, eff), avail;
     if (need < UG_MEM_CHECK_FROM) return;
     const char *source;
     double budget = ug_mem_budget(&source, &avail);
     if (budget < 0 || need <= budget) return;
-    ug_fail_header(t, __FILE__, __LINE__, "memory for the input",
-                   "%s n=%s, %d trials need %s (values, exact results, outputs), and %s is "
-                   "available (%s; at most %.0f%% of it is used): refused (lower --trials)",
-                   label, size, eff, ug_mem_format(need, a, sizeof a),
-                   ug_mem_format(avail, b, sizeof b), source, 100 * UG_MEM_SHARE);
-    ug_abort_case(t);
+    ug_m_fail(t, __FILE__, __LINE__, "memory for the input",
+              "%s n=%s, %d trials need %s (values, exact results, outputs), and %s is "
+              "available (%s; at most %.0f%% of it is used): refused (lower --trials)",
+              label, size, eff, ug_mem_format(need, a, sizeof a),
+              ug_mem_format(avail, b, sizeof b), source, 100 * UG_MEM_SHARE);
+    ug_m_leave(t);
 }
 
 bool ug_limits_outputs(ug_t *t, ug_result *r)
@@ -146,6 +144,6 @@ bool ug_limits_outputs(ug_t *t, ug_result *r)
              ug_mem_format(need, a, sizeof a), ug_mem_format(avail, b, sizeof b), source,
              100 * UG_MEM_SHARE);
     r->failed_run = true;
-    ug_fail_header(t, __FILE__, __LINE__, "memory for the outputs", "%s: %s", r->kernel->id, r->run_error);
+    ug_m_fail(t, __FILE__, __LINE__, "memory for the outputs", "%s: %s", r->kernel->id, r->run_error);
     return false;
 }
