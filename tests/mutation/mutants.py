@@ -360,6 +360,10 @@ MUTANTS = [
     dict(id="reduce.sort_key_raw_bits", file="kernels/cpu/reduce.c",
          find="    return u & 0x80000000u ? ~u : u | 0x80000000u;", replace="    return u;",
          tests=["order"], what="sorted_fold sorts by the raw bits (negatives after positives, reversed)"),
+    dict(id="reduce.sort_abs_ties_unordered", file="kernels/cpu/reduce.c",
+         find="    return mag << 1 | (mag != 0 && !(u & 0x80000000u));", replace="    return mag << 1;",
+         tests=["sorted_kernels"],
+         what="sorted_abs_serial leaves -x and x in input order (2^-24 + 1 - 1 is 0, not 2^-24)"),
     # ---- GPU kernels (--gpu) -----------------------------------------------------------------------
     dict(id="gpu.matmul_naive_short_k", file="kernels/cuda/matmul.cu", gpu=True,
          find="            t += a[row * K + i] * b[i * N + column];",
