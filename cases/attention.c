@@ -4,7 +4,7 @@
  * with batch, heads and grouped kv_heads and the call's options (scale, causal) from
  * ug_input_make_heads, each kernel through ug_measure (its two outputs, O in its out_fmt and
  * lse in binary32, each graded against the correctly rounded reference: ops/attention.c,
- * oracle/attention/attention.h), into results rows, the baselines, the gate and the hunt.
+ * oracle/attention/exact_attention.h), into results rows, the baselines, the gate and the hunt.
  *
  * The inputs, from (seed, case, trial) alone: normal and uniform Q K V; bfloat16 normal; outlier
  * channels (channel 0 of q and k large: every score near 100, >= 80); near-uniform rows (q, k

@@ -1,6 +1,6 @@
 /*
  * bounds_attn.h - a-priori error bounds of the attention kernel classes (kernels/bounds_attn.c
- * derives each), as functions of what the reference records (oracle/attention/attention.h):
+ * derives each), as functions of what the reference records (oracle/attention/exact_attention.h):
  *   A = the row's lse record's sum_abs, max_k c sum_t |q_t k_kt| (the scores' magnitude);
  *   W = an O record's sum_abs, sum_k p_k |V_kj| + 2^-100 sum_k |V_kj|;
  *   s = |the exact output|.

@@ -2,7 +2,7 @@
  * attention.c - scaled dot-product attention: Q (L x d), K (S x d), V (S x dv) a
  * head, the heads after the batch, grouped-query heads (query head h reads key/value head
  * h / (heads / kv_heads)); outputs O (L x dv) and the row log-sum-exp, each correctly rounded
- * (oracle/attention/attention.h: exact scores on the binary32 scale, MPFR enclosures and a
+ * (oracle/attention/exact_attention.h: exact scores on the binary32 scale, MPFR enclosures and a
  * fast path).  Its shape row is base/opshape.c's; three inputs and per-call options, so its
  * exact results come through exact_in (ops/op.h), and its bound, which needs the row's score
  * magnitude beside each output's weighted |V| sum, through ug_attention_bound.
@@ -13,7 +13,7 @@
 #include "base/sys.h"
 #include "kernels/bounds_attn.h"
 #include "ops/op.h"
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 
 float ug_attention_scale(const ug_shape *s, const ug_opts *o) { return ug_attn_scale(s, o); }
 

@@ -151,7 +151,7 @@ extern const ug_op_desc ug_op_softmax_desc, ug_op_logsumexp_desc, ug_op_rmsnorm_
 
 extern const ug_op_desc ug_op_attention_desc;
 /* The scale a call of shape s takes: o->scale rounded to binary32, or RN32(1/sqrt(d)) for 0
- * (oracle/attention/attention.h's default). */
+ * (oracle/attention/exact_attention.h's default). */
 float ug_attention_scale(const ug_shape *s, const ug_opts *o);
 /* The a-priori bound of attention kernel k for output e of one trial (O's records then lse's:
  * ug_opshape_outputs), from the trial's records (the row's lse record carries the scores'

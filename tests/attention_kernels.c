@@ -1,6 +1,6 @@
 /*
  * attention_kernels.c - the CPU attention kernels (kernels/cpu/attention.h) graded against the
- * correctly rounded reference (oracle/attention/attention.h) and their a-priori bounds
+ * correctly rounded reference (oracle/attention/exact_attention.h) and their a-priori bounds
  * (kernels/bounds_attn.h), every output of every row: the largest error in ULPs of the output
  * format (binary32; the bfloat16 kernel's O in bfloat16) and the largest bound ratio
  * |error| / bound, which must be <= 1 for every kernel on every input kind, but the textbook
@@ -22,7 +22,7 @@
 #include "harness/run/ug.h"
 #include "kernels/bounds_attn.h"
 #include "kernels/cpu/attention.h"
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 #include "tests/oracle_diff.h"
 
 static double unif(drng *r) { return (double)(od_r64(r) >> 11) * 0x1p-53; }

@@ -28,7 +28,7 @@
 #include "kernels/device.h"
 #include "kernels/kernel.h"
 #include "kernels/plugin.h"
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 
 static double cpu_s(void)
 {

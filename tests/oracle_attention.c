@@ -1,5 +1,5 @@
 /*
- * oracle_attention.c - the attention reference (oracle/attention/attention.h) proved correctly
+ * oracle_attention.c - the attention reference (oracle/attention/exact_attention.h) proved correctly
  * rounded and its two paths equal:
  *   independent   every record of small heads against an independent MPFR evaluation at 4000
  *                 bits (round-to-nearest at each step, the textbook formula, no intervals, no
@@ -29,7 +29,7 @@
 #include "base/par.h"
 #include "base/sys.h"
 #include "harness/run/ug.h"
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 #include "oracle/rows/transcend.h"
 #include "tests/mpfr_round.h"
 #include "tests/oracle_diff.h"

@@ -1,7 +1,7 @@
 /*
  * cli_check_attn.c - `ulpgate check --op attention`: grade an attention output computed
  * anywhere (PyTorch's scaled_dot_product_attention, FlashAttention, a Triton kernel) and saved
- * as .npy files, against the correctly rounded reference (oracle/attention/attention.h).
+ * as .npy files, against the correctly rounded reference (oracle/attention/exact_attention.h).
  *
  *   ulpgate check --op attention --got O.npy Q.npy K.npy V.npy [--lse LSE.npy] [--causal]
  *                 [--scale C] [--dtype bf16] [--ulp-max U] [--rel-max R] [--json]

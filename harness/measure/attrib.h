@@ -1,5 +1,5 @@
 /*
- * attrib.h - the input terms behind a failed sum or dot, for the failure report (check.c).
+ * attrib.h - the input terms behind a failed sum or dot, for the failure report (harness/run/expect.c).
  */
 #ifndef UG_ATTRIB_H
 #define UG_ATTRIB_H

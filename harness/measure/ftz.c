@@ -5,7 +5,7 @@
  * leaves 0, even where their exact sum is normal).  Gradual underflow (IEEE 754) keeps them; a
  * build with --ftz=true (nvcc --use_fast_math: the @fastmath variant) or an instruction that
  * flushes (PTX atom.add.f32) returns 0.  The failure message of a check names it
- * (harness/run/check.c), and cases count it (ug_result_flushed_to_zero).
+ * (harness/run/expect.c), and cases count it (ug_result_flushed_to_zero).
  */
 #include <math.h>
 

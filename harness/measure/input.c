@@ -120,7 +120,7 @@ static bool ug_input_uses_gpu(const ug_t *t, const ug_input *in)
     if (!ug_input_op(in)->exact_gpu) return false; /* the GPU oracle does not compute it */
     if (in->fmt[0] == UG_F64) return false;        /* nor binary64 data */
     if (ug_mctx_of(t)->oracle == UG_ORACLE_GPU) return true;
-    if (ug_mctx_of(t)->oracle_set || !ug_mctx_of(t)->gpu_case) return false;
+    if (ug_mctx_of(t)->oracle_set || !ug_mctx_of(t)->gpu) return false;
     if (!ug_gpu_oracle_pays(in->op, &in->shape)) return false;
     if (!ug_gpu_available()) return false;
     if (usable < 0) usable = ug_gpu_oracle_available(NULL, 0);

@@ -48,7 +48,7 @@ typedef struct ug_point_hooks {
 typedef struct ug_mctx {
     const ug_point_hooks *hooks;
     const char *name;        /* seeds every input's stream, prefixes every point's name */
-    bool gpu_case;           /* its inputs may take the GPU oracle when it pays */
+    bool gpu;                /* a GPU context: its inputs may take the GPU oracle when it pays */
     uint64_t seed;
     long trial;              /* only this trial (-1: every trial) */
     int trials;              /* every input's trial count (0: the caller's own) */

@@ -3,7 +3,7 @@
  *
  *   case.c     registration, the sorted case list, units (a case, or one row of its table)
  *   point.c    the open test point: opening, failing, notes, closing into a ug_point record
- *   check.c    assertions
+ *   expect.c   assertions (UG_EXPECT, UG_ASSERT, the metric checks)
  *   hooks.c    the context a measurement reports to (harness/measure/mctx.h's hooks)
  *   run.c      the run loop, which hands every closed point to a sink (selection.c: the
  *              sizes the cases offered, the usage errors of a selection that selects nothing)
@@ -89,7 +89,7 @@ const char *ug_src_path(const char *file);
  * their ids into missing[0..cap), the count returned. */
 size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missing, size_t cap);
 
-/* Checks (UG_EXPECT, UG_ASSERT and the metric checks) evaluated so far in this run (check.c). */
+/* Checks (UG_EXPECT, UG_ASSERT and the metric checks) evaluated so far in this run (expect.c). */
 size_t ug_checks_evaluated(void);
 
 /* hooks.c: t's measurement part (t->m) for the unit u of a run of opt. */

@@ -40,7 +40,7 @@ void ug_case_context(ug_t *t, const ug_options *opt, const ug_unit *u)
     ug_mctx *m = &t->m;
     m->hooks = &ug_case_hooks;
     m->name = u->name;
-    m->gpu_case = u->c && (u->c->flags & UG_CASE_GPU);
+    m->gpu = u->c && (u->c->flags & UG_CASE_GPU);
     m->seed = opt->seed;
     m->trial = opt->trial;
     m->trials = opt->trials;

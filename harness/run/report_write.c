@@ -414,10 +414,15 @@ int ug_report_write(const ug_options *opt, const ug_results *res, int argc, char
     }
     int rc = ug_write_atomic(path, b.s, b.len, err, sizeof err);
     if (rc == 0) ug_report_mark_end(opt->report_dir); /* whole (or marked "interrupted") */
-    if (rc == 0)
+    if (rc == 0) {
         fprintf(stderr, "ulpgate: report written to %s\n", path);
-    else
+    } else {
         fprintf(stderr, "ulpgate: --report %s: %s\n", opt->report_dir, err);
+        /* no results.json: the run's junit.xml (its JUnit reporter's) goes too, no half report */
+        char junit[4200];
+        snprintf(junit, sizeof junit, "%s/junit.xml", opt->report_dir);
+        unlink(junit);
+    }
     ug_buf_free(&meta);
     ug_buf_free(&shard);
     ug_buf_free(&b);

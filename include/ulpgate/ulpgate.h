@@ -123,7 +123,7 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *   UG_BOUND_LAYERNORM_WELFORD  Welford's update of mean and M2
  *   UG_BOUND_LSE_ONLINE       max + log(sum), the sum one pass rescaled at each new max
  * Classes of attention (kernels/bounds_attn.c derives them from the reference's
- * per-row score magnitude and per-output weighted |V| sum, oracle/attention/attention.h):
+ * per-row score magnitude and per-output weighted |V| sum, oracle/attention/exact_attention.h):
  *   UG_BOUND_ATTN_NAIVE       three passes: scores, the shifted softmax, P V
  *   UG_BOUND_ATTN_NAIVE_BF16  the same on bf16 inputs with P and O rounded to bf16 (PyTorch's
  *                             bf16 math attention)

@@ -6,7 +6,7 @@
 #include <mpfr.h>
 #include <stdio.h>
 
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 
 float ug_attn_scale_default(size_t d)
 {

@@ -24,7 +24,7 @@
 
 #include "base/par.h"
 #include "base/sys.h"
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 #include "oracle/rows/transcend.h"
 #include "oracle/rows/ziv.h"
 #include "oracle/special.h"

@@ -1,5 +1,5 @@
 /*
- * check.c - assertions: each returns whether its check held and, when not, records the failure
+ * expect.c - assertions: each returns whether its check held and, when not, records the failure
  * on the open test point: file:line and the expression, what was measured, the worst element
  * (got and exact in hex and decimal, its errors), the seed and a rerun line.  Whether a failed
  * check ends the case is the caller's (UG__CHECK in ug.h).
