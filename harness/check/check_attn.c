@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "harness/check/check.h"
-#include "oracle/attention/attention.h"
+#include "oracle/attention/exact_attention.h"
 
 /* B and H of an array of `inner` trailing dims: its leading axes; false if the rank is not
  * inner, inner + 1 or inner + 2. */
