@@ -96,7 +96,8 @@ UG_CASE_OVER(adversarial, ug_adv_gemms, 0)
         for (size_t b = 0; b < 4; b++)
             for (size_t c = 0; c < 4; c++) {
                 if (!ug_n_selected(t, dims[a])) continue;
-                ug_input *in = ug_input_make_gemm(t, &p->dist, dims[a], dims[b], dims[c], 1);
+                ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &p->dist,
+                                                   &(ug_shape){{dims[a], dims[b], dims[c]}}, 1);
                 UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CPU, "*") {
                     ug_result *r = ug_measure(t, k, in);
                     UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: gamma_K S per element */

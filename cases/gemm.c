@@ -25,7 +25,8 @@ UG_CASE_OVER(gemm, ug_gemm_dists, 0)
     for (size_t i = 0; i < sizeof ug_gemm_shapes / sizeof ug_gemm_shapes[0]; i++) {
         const size_t *s = ug_gemm_shapes[i];
         if (!ug_n_selected(t, s[0])) continue;
-        ug_input *in = ug_input_make_gemm(t, &p->dist, s[0], s[1], s[2], 2);
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &p->dist,
+                                           &(ug_shape){{s[0], s[1], s[2]}}, 2);
         UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CPU, "*") {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: gamma_{K} S per element */

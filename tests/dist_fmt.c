@@ -225,7 +225,7 @@ UG_CASE(dist, fmt_gemm)
         ug_dist d = ug_in_format(ug_normal(0, 1), fmts[f]);
         ug_point(t, "gemm operands in %s: values of the format, stored and copied exactly",
                  ug_fmt_name(fmts[f]));
-        ug_input *in = ug_input_make_gemm(t, &d, M, N, K, 2);
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{M, N, K}}, 2);
         UG_ASSERT(in->fmt[0] == fmts[f] && in->fmt[1] == fmts[f] && in->trials == 2);
         size_t bad = 0, differ = 0;
         for (int i = 0; i < in->trials; i++)
@@ -258,7 +258,7 @@ UG_CASE(dist, fmt_gemm)
     const ug_kernel *k = ug_kernel_find("gemm_naive_cpu");
     UG_ASSERT_MSG(k != NULL, "gemm_naive_cpu not registered");
     ug_dist d = ug_in_format(ug_normal(0, 1), UG_BF16);
-    ug_input *in = ug_input_make_gemm(t, &d, 16, 16, 64, 2);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{16, 16, 64}}, 2);
     ug_result *r = ug_measure(t, k, in); /* its point: every output within its bound */
     UG_EXPECT_MSG(!r->failed_run && r->count == 2 * 16 * 16, "count %zu", r->count);
     UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);

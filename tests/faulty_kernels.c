@@ -104,7 +104,7 @@ UG_CASE(faulty, unwritten_outputs_fail)
     ug_dist d = ug_uniform(0, 1);
     ug_input *s = ug_input_make(t, UG_OP_SUM, &d, 100, 2);
     ug_expect_caught(t, "sum_skips_write", s, "writes nothing on purpose", ug_caught_unwritten);
-    ug_input *g = ug_input_make_gemm(t, &d, 7, 5, 3, 2);
+    ug_input *g = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{7, 5, 3}}, 2);
     ug_expect_caught(t, "gemm_skips_one", g, "leaves one output unwritten on purpose", ug_caught_unwritten);
 }
 

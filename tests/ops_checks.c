@@ -148,7 +148,7 @@ UG_CASE(ops, gemm_f64_input)
 {
     const size_t M = 5, N = 3, K = 70;
     ug_dist d = ug_in_format(ug_normal(0, 1), UG_F64);
-    ug_input *in = ug_input_make_gemm(t, &d, M, N, K, 2);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{M, N, K}}, 2);
     for (int i = 0; i < in->trials; i++) {
         const double *A = in->data[0][i], *B = in->data[1][i];
         UG_EXPECT(in->fmt[0] == UG_F64 && in->fmt[1] == UG_F64 && A && B && !in->x[i]);

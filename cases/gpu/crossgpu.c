@@ -52,6 +52,6 @@ UG_CASE_EX(crossgpu, sum, UG_CASE_GPU)
 UG_CASE_EX(crossgpu, gemm, UG_CASE_GPU)
 {
     ug_dist d = ug_normal(0, 1);
-    ug_input *in = ug_input_make_gemm(t, &d, 257, 255, 1000, 1);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{257, 255, 1000}}, 1);
     ug_crossgpu(t, UG_OP_GEMM, in);
 }

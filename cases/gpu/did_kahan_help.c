@@ -115,7 +115,7 @@ UG_CASE_EX(did_kahan_help, n1000, UG_CASE_GPU)
 {
     const size_t n = UG_DKH_N, count = n * n;
     ug_dist dist = ug_msvc_rand01();
-    ug_input *in = ug_input_make_gemm(t, &dist, n, n, n, 1);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &dist, &(ug_shape){{n, n, n}}, 1);
     if (in->first_trial != 0) ug_skip(t, "did_kahan_help/n1000 is trial 0 (srand(0)) only");
     ug_result *r[UG_DKH_K][UG_DKH_V];
     memset(r, 0, sizeof r);
@@ -210,7 +210,7 @@ UG_CASE(did_kahan_help, references)
 {
     const size_t n = 200, count = n * n;
     ug_dist dist = ug_msvc_rand01();
-    ug_input *in = ug_input_make_gemm(t, &dist, n, n, n, 1);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &dist, &(ug_shape){{n, n, n}}, 1);
     const ug_kernel *naive = ug_builtin_kernel(t, "gemm_naive_cpu@default");
     UG_ASSERT_MSG(naive != NULL, "gemm_naive_cpu@default is not registered");
     ug_result *r = ug_measure(t, naive, in);

@@ -56,7 +56,7 @@ UG_CASE_OVER(gpu_adversarial, ug_gadv_sums, UG_CASE_GPU)
 static void ug_gadv_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K)
 {
     if (!ug_n_selected(t, M)) return;
-    ug_input *in = ug_input_make_gemm(t, d, M, N, K, ug_trials(t, 1));
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, d, &(ug_shape){{M, N, K}}, ug_trials(t, 1));
     UG_FOR_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*") {
         ug_result *r = ug_measure(t, k, in);
         UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* a-priori: gamma_K S, Kahan, TF32 classes */

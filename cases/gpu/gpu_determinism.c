@@ -47,7 +47,7 @@ UG_CASE_EX(gpu_determinism, matmul, UG_CASE_GPU)
     static const size_t ns[] = {255, 1000};
     ug_dist d = ug_normal(0, 1);
     UG_FOR_N(t, n, ns) {
-        ug_input *in = ug_input_make_gemm(t, &d, n, n, n, 1);
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{n, n, n}}, 1);
         ug_det_all(t, UG_OP_GEMM, in);
         ug_input_free(t, in);
     }

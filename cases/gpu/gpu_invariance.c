@@ -123,7 +123,8 @@ UG_CASE_EX(gpu_invariance, configs, UG_CASE_GPU)
 {
     ug_dist d = ug_normal(0, 1);
     if (!ug_n_selected(t, UG_INV_M)) return;
-    ug_input *in = ug_input_make_gemm(t, &d, UG_INV_M, UG_INV_N, UG_INV_K, 1);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d,
+                                       &(ug_shape){{UG_INV_M, UG_INV_N, UG_INV_K}}, 1);
     UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F32) { /* bf16/fp16 D too */
         if (!ug_inv_has_configs(k) || k->nondeterministic) continue;
         ug_result *r = ug_measure_repeat(t, k, in, 3);

@@ -78,7 +78,8 @@ static void ug_mm_all(ug_t *t)
 {
     const ug_dist d = ug_param_of(t)->dist;
     UG_FOR_SIZES(t, n, ug_mm_sizes) {
-        ug_input *in = ug_input_make_gemm(t, &d, n, n, n, ug_mm_trials(t, n));
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d,
+                                           &(ug_shape){{n, n, n}}, ug_mm_trials(t, n));
         char speed[UG_MM_SPEED_ROWS][128];
         int kernels = 0;
         ug_mm_input(t, in, speed, &kernels);
@@ -113,7 +114,8 @@ UG_CASE_EX(gpu_matmul, rectangular, UG_CASE_GPU)
     static const size_t shapes[][3] = {{1, 33, 7}, {17, 1, 300}, {33, 65, 1}, {100, 31, 257}};
     ug_dist d = ug_uniform(0, 1);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        ug_input *in = ug_input_make_gemm(t, &d, shapes[i][0], shapes[i][1], shapes[i][2], ug_trials(t, 2));
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d,
+                                           &(ug_shape){{shapes[i][0], shapes[i][1], shapes[i][2]}}, ug_trials(t, 2));
         ug_mm_input(t, in, NULL, NULL);
         ug_input_free(t, in);
     }
@@ -135,7 +137,8 @@ UG_CASE_OVER(gpu_matmul, ug_mm_f64_dists, UG_CASE_GPU)
     for (size_t i = 0; i < sizeof ug_mm_f64_shapes / sizeof ug_mm_f64_shapes[0]; i++) {
         const size_t *sh = ug_mm_f64_shapes[i];
         if (!ug_n_selected(t, sh[0])) continue;
-        ug_input *in = ug_input_make_gemm(t, &d, sh[0], sh[1], sh[2], ug_trials(t, sh[2] <= 64 ? 2 : 1));
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d,
+                                           &(ug_shape){{sh[0], sh[1], sh[2]}}, ug_trials(t, sh[2] <= 64 ? 2 : 1));
         UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F64) {
             ug_result *r = ug_measure(t, k, in);
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0); /* f64_tree, depth K-1: kernels/bounds.c */

@@ -65,7 +65,8 @@ static void ug_tc_all(ug_t *t)
 {
     const ug_dist d = ug_param_of(t)->dist;
     UG_FOR_N(t, K, ug_tc_ks) {
-        ug_input *in = ug_input_make_gemm(t, &d, UG_TC_MN, UG_TC_MN, K, 1);
+        ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d,
+                                           &(ug_shape){{UG_TC_MN, UG_TC_MN, K}}, 1);
         ug_tc_row rows[UG_TC_ROWS];
         int count = 0;
         UG_FOR_IN_KERNELS(t, k, UG_OP_GEMM, UG_CUDA, "*", UG_F32) { /* any output format */

@@ -98,7 +98,7 @@ UG_CASE_EX(kahan_matmul, published_n1000, UG_CASE_GPU)
 {
     const size_t n = UG_POST_N;
     ug_dist d = ug_msvc_rand01();
-    ug_input *in = ug_input_make_gemm(t, &d, n, n, n, 1);
+    ug_input *in = ug_input_make_shape(t, UG_OP_GEMM, &d, &(ug_shape){{n, n, n}}, 1);
     if (in->first_trial != 0) {
         ug_skip(t, "kahan_matmul/published_n1000 is trial 0 (srand(0)) only");
         return;

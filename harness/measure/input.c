@@ -380,16 +380,9 @@ ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trial
     return ug_input_generate(t, op, d, &(ug_shape){{n, n, n}}, trials);
 }
 
-ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials)
+ug_input *ug_input_make_shape(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s, int trials)
 {
-    return ug_input_generate(t, UG_OP_GEMM, d, &(ug_shape){{M, N, K}}, trials);
-}
-
-ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
-                             size_t M, size_t N, size_t K)
-{
-    ug_shape s = {{M, N, K}};
-    return ug_input_from_shape(t, UG_OP_GEMM, label, A, B, &s);
+    return ug_input_generate(t, op, d, s, trials);
 }
 
 ug_input *ug_input_from_shape(ug_t *t, ug_op op, const char *label, const float *x,

@@ -52,15 +52,13 @@ typedef struct ug_input {
 } ug_input;
 
 ug_input *ug_input_make(ug_t *t, ug_op op, const ug_dist *d, size_t n, int trials);
-/* Rectangular GEMM: A M x K, B K x N. */
-ug_input *ug_input_make_gemm(ug_t *t, const ug_dist *d, size_t M, size_t N, size_t K, int trials);
+/* Any operation's inputs of shape s (its dims in order, base/opshape.h): a rectangular GEMM's
+ * A M x K and B K x N are &(ug_shape){{M, N, K}}. */
+ug_input *ug_input_make_shape(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s, int trials);
 /* Inputs supplied by the case (e.g. read from a corpus file): one trial, data copied; y only
  * for a dot or GEMM (a GEMM's A and B are n x n, row-major). */
 ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *x, const float *y,
                              size_t n);
-/* The same for a rectangular GEMM: A M x K and B K x N, row-major. */
-ug_input *ug_input_from_gemm(ug_t *t, const char *label, const float *A, const float *B,
-                             size_t M, size_t N, size_t K);
 /* A binary64 input of a sum or dot (one trial, n elements each) from the caller's data, exact
  * results from the binary64 oracle (the operation's exact64; a corpus "# format: f64" file). */
 ug_input *ug_input_from_f64(ug_t *t, ug_op op, const char *label, const double *x,
