@@ -8,6 +8,8 @@
  * results are cross-checked on a random sample (ug_input_cross_check) against the fast oracle;
  * a difference, or a GPU oracle error, fails the case there, naming the element.
  */
+#include "harness/measure/input.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
