@@ -521,6 +521,11 @@ MUTANTS = [
          find="size_t n = i + shp->dim[1] + 1 - shp->dim[0];",
          replace="size_t n = i + shp->dim[1] - shp->dim[0];",
          tests=["attention_kernels"], what="the reference's causal mask hides one key more than the kernels'"),
+    dict(id="attn.kernel.scale_ignored", file="kernels/cpu/attention.c",
+         find="return opt && opt->scale > 0 ? (float)opt->scale : (float)(1.0 / sqrt((double)shp->dim[2]));",
+         replace="return opt ? (float)(1.0 / sqrt((double)shp->dim[2])) : (float)(1.0 / sqrt((double)shp->dim[2]));",
+         tests=["attention"],
+         what="every CPU attention kernel takes the default 1/sqrt(d), not the scale the call carries"),
     dict(id="attn.special.v_nan_whole_row", file="oracle/attention/attention_common.c",
          find="        if (nan || (pinf && ninf)) ug_exact_set_special(&O[j], UG_X_NAN);",
          replace="        if (nan || (pinf && ninf))\n"
