@@ -530,7 +530,7 @@ MUTANTS = [
          find="        if (nan || (pinf && ninf)) ug_exact_set_special(&O[j], UG_X_NAN);",
          replace="        if (nan || (pinf && ninf))\n"
                  "            for (size_t c = 0; c < dv; c++) ug_exact_set_special(&O[c], UG_X_NAN);",
-         tests=["oracle_attention"],
+         tests=["oracle_attention", "check"],
          what="a NaN in one column of V makes the whole row of O NaN (the rule before the column one)"),
     dict(id="attn.special.v_inf_is_nan", file="oracle/attention/attention_common.c",
          find="        else if (pinf || ninf) ug_exact_set_special(&O[j], pinf ? UG_X_POSINF : UG_X_NEGINF);",
