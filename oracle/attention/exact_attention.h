@@ -31,7 +31,7 @@
  * what they are without it (a key the row does not see is not read: causal rows before it keep
  * their column).
  *
- * Two implementations give identical records (tests/oracle_diff_attn.c):
+ * Two implementations give identical records (tests/oracle_attention.c, its diff case):
  *   _mpfr  enclosures with MPFR (attention_mpfr.c): the scores exactly (MPFR at the precision
  *          that makes every product and sum exact), then exp, the sums, the weighted sums, the
  *          division and the log in interval arithmetic rounded outward at 128, 256, ... bits
