@@ -9,7 +9,9 @@
  * The inputs, from (seed, case, trial) alone: normal and uniform Q K V; bfloat16 normal; outlier
  * channels (channel 0 of q and k large: every score near 100, >= 80); near-uniform rows (q, k
  * of size 1e-3); decode (L = 1, S = 4096); long rows (L = 2, S = 32768); causal prefill (L = S
- * = 256); batch 2 x 4 query heads on 2 key/value heads, causal with L < S.  d = 64 and 128 (the
+ * = 256); batch 2 x 4 query heads on 2 key/value heads, causal with L < S; the call's scale 1,
+ * 1/d (causal), 1/12 and 0.088388 / 0.7 (the others pass the default, 1/sqrt(d): a kernel that
+ * ignores the scale it is given fails only these).  d = 64 and 128 (the
  * long rows d = 64 alone: CI time).  The binary32 kernels read the binary32 values; the bfloat16
  * kernels an input of the same values rounded to bfloat16 (stored in bfloat16), graded against
  * those values' own reference (one input for both on bf16_normal and golden_*, whose values
@@ -58,8 +60,10 @@ static const ug_input_tweak attn_tw_near = {"near_uniform", attn_near_uniform, U
 /* A row's L and S (d the body's), one problem. */
 #define ATTN_LS(l, s) .shape = {{(l), (s)}, 1, 1, 1}
 #define ATTN_CAUSAL .opts = {0, UG_OPT_CAUSAL}
-/* The row's O deviation figures go to its bfloat16 rows (the report's deviation table). */
-enum { ATTN_GOLDEN = 1u << 0 };
+/* ATTN_GOLDEN: the row's O deviation figures go to its bfloat16 rows (the report's deviation
+ * table).  ATTN_SCALE_INV_D: the call's scale is 1/d of the body's d (muP's attention scale),
+ * not the table's. */
+enum { ATTN_GOLDEN = 1u << 0, ATTN_SCALE_INV_D = 1u << 1 };
 
 static const ug_param ug_attn_inputs[] = {
     {"normal", UG_NORMAL(0, 1), ATTN_LS(32, 512)},
@@ -71,6 +75,19 @@ static const ug_param ug_attn_inputs[] = {
     {"long_S32768", UG_NORMAL(0, 1), ATTN_LS(2, 32768)},
     {"causal_prefill", UG_NORMAL(0, 1), ATTN_LS(256, 256), ATTN_CAUSAL},
     {"gqa_batch_causal", UG_NORMAL(0, 1), .shape = {{16, 256}, 2, 4, 2}, ATTN_CAUSAL},
+    /* scales other than the default 1/sqrt(d), which a kernel must take from the call: 1 (T5's
+     * unscaled scores; uniform values: on normal ones at d = 128 the unshifted form's bound,
+     * which must allow e^A for A = c sum |q k| ~ 100, bounds nothing), 1/d (muP) with the
+     * causal mask, a model's
+     * own non-power-of-two (Gemma 2 27B: query_pre_attn_scalar 144, c = 1/12, at d = 128 beside
+     * 1/sqrt(128) = 0.0884), and a decimal scale divided by a temperature as a config file
+     * writes it (0.088388 / 0.7), on bfloat16 values over 2 x 4 heads sharing 2 */
+    {"scale_1", UG_UNIFORM(-1, 1), ATTN_LS(32, 512), .opts = {1.0, 0u}},
+    {"scale_inv_d_causal", UG_NORMAL(0, 1), ATTN_LS(32, 512), ATTN_CAUSAL,
+     .flags = ATTN_SCALE_INV_D},
+    {"scale_1_12_gemma2", UG_NORMAL(0, 1), ATTN_LS(32, 512), .opts = {1.0 / 12, 0u}},
+    {"scale_temperature", UG_NORMAL(0, 1, .fmt = UG_BF16), .shape = {{16, 256}, 2, 4, 2},
+     .opts = {0.088388 / 0.7, 0u}},
     /* "Is Flash Attention stable?" (Golden et al., arXiv 2405.02803) at CI's size: bfloat16
      * Q K V, a few query rows on S = 512 and 2048 keys: the report's deviation table */
     {"golden_S512", UG_NORMAL(0, 1, .fmt = UG_BF16), ATTN_LS(8, 512), .flags = ATTN_GOLDEN},
@@ -129,12 +146,14 @@ UG_CASE_OVER(attention, ug_attn_inputs, 0)
         if (p->shape.dim[1] > 4096 && d > 64) continue; /* the long rows once: CI time */
         ug_shape sh = p->shape;
         sh.dim[2] = sh.dim[3] = d;
-        ug_input *in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &p->opts, 1, tw);
+        ug_opts opts = p->opts;
+        if (p->flags & ATTN_SCALE_INV_D) opts.scale = 1.0 / (double)d;
+        ug_input *in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &opts, 1, tw);
         attn_measure_all(t, in, UG_F32, tw == &attn_tw_outlier);
         if (!bf16_values) { /* the same values rounded to bfloat16 */
             ug_input_tweak tb = {tw ? tw->name : NULL, tw ? tw->fn : NULL, UG_BF16};
             ug_input_free(t, in);
-            in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &p->opts, 1, &tb);
+            in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &opts, 1, &tb);
         }
         attn_measure_all(t, in, UG_BF16, tw == &attn_tw_outlier);
         ug_input_free(t, in);

@@ -76,8 +76,9 @@ const ug_op_desc ug_op_attention_desc = {
     .shape = UG_OPSHAPE(UG_OP_ATTENTION),
     .doc = "O = softmax(c Q K^T) V and the row log-sum-exp, a head of Q (L x d), K (S x d), "
            "V (S x dv); causal bottom-right",
-    .specials = "a NaN or infinity in q_i or a K, V row it sees: row i's O and lse NaN; a row "
-                "that sees no key (causal, L > S): O NaN, lse -inf",
+    .specials = "a NaN or infinity in q_i or a K row it sees: row i's O and lse NaN; a "
+                "non-finite V_kj of a key row i sees: O_ij alone, NaN (or +-inf for infinities "
+                "of one sign); a row that sees no key (causal, L > S): O NaN, lse -inf",
     .hunt_exp = 6,
     .exact_in = attn_exact_in,
     .bound_at = ug_attention_bound,

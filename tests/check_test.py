@@ -579,6 +579,20 @@ nan_o = ao.astype(np.float32).copy()
 nan_o[1, 2, 3, 4] = np.nan
 rc, out, err = run("check", "--op", "attention", "--got", save("aonan.npy", nan_o), pq, pk, pv, "--causal")
 ok(rc == 1 and "NaN or infinite" in out, "attention: a NaN in O, no limit: exit 1", out + err)
+# a NaN (an infinity) in one column of V: NumPy's float64 result, as PyTorch's, has that column of
+# the rows that see the key NaN (infinite) and nothing else; the reference's rule is the same
+# (docs/operations-attention.md), so a correct output passes, lse included
+vs = av.copy()
+vs[1, 1, 5, 7] = np.nan
+vs[0, 0, 9, 3] = np.inf
+so, sl = np_attention(aq, ak, vs, True, c32)
+rc, out, err = run("check", "--op", "attention", "--got", save("aos.npy", so.astype(np.float32)), pq, pk,
+                   save("avs.npy", vs), "--lse", save("als.npy", sl.astype(np.float32)), "--causal",
+                   "--ulp-max", "1")
+ok(rc == 0 and out.count("result     ok") == 2 and np.isnan(so[1, 2:, :, 7]).all() and
+   np.isinf(so[0, :2, :, 3]).all() and np.isfinite(so[1, 2:, :, 6]).all(),
+   "attention: a NaN and an inf in one column of V each: NumPy's result (that column alone "
+   "special) passes, lse too", out + err)
 sv = ra.standard_normal(100).astype(np.float32)
 for bad in (np.inf, np.nan):
     rc, j, err = check_json("--op", "sum", "--got", save("sbad.npy", np.array([bad], np.float32)),

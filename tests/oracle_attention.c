@@ -328,14 +328,14 @@ UG_CASE(oracle_attention, crafted)
                       l[0].cls, (double)O[1].rn);
         same_paths(t, "causal L > S", q, k, v, &shp, &opt);
     }
-    /* a NaN in V makes the rows that see it NaN; causal row 0 does not see key 1 */
+    /* a non-finite V_kj changes O_ij alone (exact_attention.h): causal row 0 does not see key 1 */
     {
         float q[2] = {1, 2}, k[2] = {1, -1}, v[2] = {5, NAN};
         ug_shape shp = {{2, 2, 1, 1}, 1, 1, 1};
         ug_opts opt = {1, UG_OPT_CAUSAL};
         ug_exact O[2], l[2];
         ug_exact_attention_fast(q, k, v, &shp, &opt, O, l);
-        UG_EXPECT_MSG(O[0].rn == 5 && O[1].cls == UG_X_NAN && l[1].cls == UG_X_NAN,
+        UG_EXPECT_MSG(O[0].rn == 5 && O[1].cls == UG_X_NAN && l[1].cls == UG_X_FINITE,
                       "NaN in V: row 0 %a, row 1 classes %d %d", (double)O[0].rn, O[1].cls, l[1].cls);
     }
     /* scores of 150 significant bits (products 2^60 apart): exact, not aligned: MPFR rows */
@@ -455,4 +455,71 @@ UG_CASE(oracle_attention, mutant_bound)
     ug_attn_fast_set_slack_testing(0);
     ug_note(t, "decided at 2^-80 times the bound: %ld of %ld records differ from MPFR's", bad, outs);
     UG_EXPECT_MSG(bad > 0, "a bound 2^80 too small went unnoticed on %ld outputs", outs);
+}
+
+/* Column j of O is sum_k p_ik V_kj with every p_ik > 0: a NaN in V_kj makes O_ij NaN in the rows
+ * that see key k and nothing else; infinities give their sign (NaN for both signs); lse never
+ * reads V.  Each finite output is checked against an independent head of that column alone
+ * (dv = 1, finite values), from both paths; a whole-row NaN rule fails every one of them. */
+UG_CASE(oracle_attention, v_special_per_column)
+{
+    enum { L = 2, S = 3, DV = 4 };
+    float q[L * 2] = {0.75f, -1.5f, 2, 0.25f}, k[S * 2] = {1, -0.5f, -1, 2, 0.5f, 3};
+    float v[S * DV] = {1.5f, 2, -3, -INFINITY, /* key 0 */
+                       -0.25f, NAN, 4, 1,      /* key 1 */
+                       3, 0.5f, INFINITY, INFINITY}; /* key 2 */
+    for (int causal = 0; causal < 2; causal++) {
+        ug_shape shp = {{L, S, 2, DV}, 1, 1, 1};
+        ug_opts opt = {0.625f, causal ? UG_OPT_CAUSAL : 0u};
+        /* row 0 sees keys 0, 1 when causal (S - L + 1), all three otherwise */
+        static const int want[2][2][DV] = {
+            {{UG_X_FINITE, UG_X_NAN, UG_X_POSINF, UG_X_NAN}, {UG_X_FINITE, UG_X_NAN, UG_X_POSINF, UG_X_NAN}},
+            {{UG_X_FINITE, UG_X_NAN, UG_X_FINITE, UG_X_NEGINF}, {UG_X_FINITE, UG_X_NAN, UG_X_POSINF, UG_X_NAN}},
+        };
+        for (int fast = 0; fast < 2; fast++) {
+            ug_exact O[L * DV], l[L];
+            if (fast) ug_exact_attention_fast(q, k, v, &shp, &opt, O, l);
+            else ug_exact_attention_mpfr(q, k, v, &shp, &opt, O, l);
+            for (size_t i = 0; i < L; i++) {
+                for (size_t j = 0; j < DV; j++) {
+                    const ug_exact *e = &O[i * DV + j];
+                    UG_EXPECT_MSG(e->cls == want[causal][i][j], "%s, %s: O[%zu][%zu] class %d, want %d",
+                                  fast ? "fast" : "MPFR", causal ? "causal" : "full", i, j, e->cls,
+                                  want[causal][i][j]);
+                    if (want[causal][i][j] != UG_X_FINITE) continue;
+                    /* the column alone; a value of a key the row does not see replaced by 7 */
+                    float col[S];
+                    for (size_t c = 0; c < S; c++)
+                        col[c] = isfinite(v[c * DV + j]) ? v[c * DV + j] : 7;
+                    ug_shape one = {{L, S, 2, 1}, 1, 1, 1};
+                    ug_exact Oc[L], lc[L];
+                    ug_exact_attention_mpfr(q, k, col, &one, &opt, Oc, lc);
+                    UG_EXPECT_MSG(ug_exact_equal(e, &Oc[i]) && ug_exact_equal(&l[i], &lc[i]),
+                                  "%s, %s: row %zu column %zu: O %a (alone %a), lse %a (alone %a)",
+                                  fast ? "fast" : "MPFR", causal ? "causal" : "full", i, j, e->hi,
+                                  Oc[i].hi, l[i].hi, lc[i].hi);
+                }
+                UG_EXPECT_MSG(l[i].cls == UG_X_FINITE, "%s: lse[%zu] class %d: V is not read by lse",
+                              fast ? "fast" : "MPFR", i, l[i].cls);
+            }
+        }
+        same_paths(t, causal ? "non-finite V, causal" : "non-finite V", q, k, v, &shp, &opt);
+    }
+    /* a NaN in K still poisons the rows that see its key, lse included */
+    {
+        float kk[S * 2] = {1, -0.5f, -1, 2, NAN, 3};
+        ug_shape shp = {{L, S, 2, DV}, 1, 1, 1};
+        ug_opts opt = {0.625f, UG_OPT_CAUSAL};
+        ug_exact O[L * DV], l[L];
+        for (int fast = 0; fast < 2; fast++) {
+            if (fast) ug_exact_attention_fast(q, kk, v, &shp, &opt, O, l);
+            else ug_exact_attention_mpfr(q, kk, v, &shp, &opt, O, l);
+            UG_EXPECT_MSG(O[0].cls == UG_X_FINITE && l[0].cls == UG_X_FINITE &&
+                              O[DV].cls == UG_X_NAN && O[DV + 2].cls == UG_X_NAN &&
+                              l[1].cls == UG_X_NAN,
+                          "%s: NaN in K row 2: row 0 classes %d %d, row 1 %d %d %d",
+                          fast ? "fast" : "MPFR", O[0].cls, l[0].cls, O[DV].cls, O[DV + 2].cls,
+                          l[1].cls);
+        }
+    }
 }

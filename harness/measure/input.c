@@ -456,16 +456,18 @@ ug_input *ug_input_from_data(ug_t *t, ug_op op, const char *label, const float *
 
 // ---- inputs laid out as heads (attention) ------------------------------------------------
 
-/* The label of a heads input: d's description, the tweak's name, the format and options. */
+/* The label of a heads input: d's description, the tweak's name, the format and options (a
+ * scale other than the default as the binary32 value the call carries). */
 static void ug_heads_label(char *buf, size_t len, const ug_dist *d, const ug_input_tweak *tw,
                            const ug_opts *o)
 {
-    char dd[120];
+    char dd[120], sc[40] = "";
     ug_dist_describe(d, dd, sizeof dd);
     ug_fmt f = tw ? tw->round_to : UG_F32;
-    snprintf(buf, len, "%s%s%s%s%s%s", dd, tw && tw->name ? " " : "", tw && tw->name ? tw->name : "",
+    if (o && o->scale > 0) snprintf(sc, sizeof sc, " scale %.9g", (double)(float)o->scale);
+    snprintf(buf, len, "%s%s%s%s%s%s%s", dd, tw && tw->name ? " " : "", tw && tw->name ? tw->name : "",
              f != UG_F32 && f ? " " : "", f != UG_F32 && f ? ug_fmt_name(f) : "",
-             o && (o->flags & UG_OPT_CAUSAL) ? " causal" : "");
+             o && (o->flags & UG_OPT_CAUSAL) ? " causal" : "", sc);
 }
 
 ug_input *ug_input_make_heads(ug_t *t, ug_op op, const ug_dist *d, const ug_shape *s,

@@ -6,7 +6,9 @@
 #include <mpfr.h>
 #include <stdio.h>
 
+#include "base/sys.h"
 #include "oracle/attention/exact_attention.h"
+#include "oracle/special.h"
 
 float ug_attn_scale_default(size_t d)
 {
@@ -47,20 +49,45 @@ bool ug_attn_head_ok(const ug_shape *shp, const ug_opts *opt, char *err, size_t 
     return !why;
 }
 
-bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_shape *shp,
-                         const ug_opts *opt,
+bool ug_attn_row_special(const float *Q, const float *K, const ug_shape *shp, const ug_opts *opt,
                          size_t i)
 {
     size_t keys = ug_attn_keys(shp, opt, i);
     for (size_t t = 0; t < shp->dim[2]; t++)
         if (!isfinite(Q[i * shp->dim[2] + t])) return true;
-    for (size_t k = 0; k < keys; k++) {
+    for (size_t k = 0; k < keys; k++)
         for (size_t t = 0; t < shp->dim[2]; t++)
             if (!isfinite(K[k * shp->dim[2] + t])) return true;
-        for (size_t j = 0; j < shp->dim[3]; j++)
-            if (!isfinite(V[k * shp->dim[3] + j])) return true;
-    }
     return false;
+}
+
+float *ug_attn_v_finite(const float *V, size_t n)
+{
+    size_t first = 0;
+    while (first < n && isfinite(V[first])) first++;
+    if (first == n) return NULL;
+    float *f = ug_xmalloc((n ? n : 1) * sizeof *f);
+    for (size_t e = 0; e < n; e++) f[e] = isfinite(V[e]) ? V[e] : 0.0f;
+    return f;
+}
+
+/* Every weight p_ik of a key the row sees is > 0 (e^s of a finite score), so column j of O is
+ * sum_k p_ik V_kj in the extended reals: a NaN term, or +inf beside -inf, is NaN; otherwise an
+ * infinite term gives its sign's infinity. */
+void ug_attn_v_special(const float *V, const ug_shape *shp, size_t keys, ug_exact *O)
+{
+    size_t dv = shp->dim[3];
+    for (size_t j = 0; j < dv; j++) {
+        bool nan = false, pinf = false, ninf = false;
+        for (size_t k = 0; k < keys; k++) {
+            float v = V[k * dv + j];
+            nan |= isnan(v);
+            pinf |= v == INFINITY;
+            ninf |= v == -INFINITY;
+        }
+        if (nan || (pinf && ninf)) ug_exact_set_special(&O[j], UG_X_NAN);
+        else if (pinf || ninf) ug_exact_set_special(&O[j], pinf ? UG_X_POSINF : UG_X_NEGINF);
+    }
 }
 
 /* A_i: the products' magnitudes summed in binary64, each sum and product rounding relative

@@ -448,6 +448,7 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
                              const ug_shape *shp, const ug_opts *opt, ug_exact *O, ug_exact *lse)
 {
     size_t S = shp->dim[1], d = shp->dim[2], dv = shp->dim[3];
+    const float *V0 = V;
     attn_fast_head h = {.Q = Q, .K = K, .V = V, .shp = shp, .opt = opt, .O = O, .lse = lse};
     ug_fx_init();
     h.Ki = ug_xcalloc(S * d, sizeof *h.Ki);
@@ -462,9 +463,11 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
     for (h.bad_from = 0; h.bad_from < S; h.bad_from++) { /* ug_attn_row_special's rule, once */
         bool bad = false;
         for (size_t t = 0; t < d; t++) bad |= !isfinite(K[h.bad_from * d + t]);
-        for (size_t j = 0; j < dv; j++) bad |= !isfinite(V[h.bad_from * dv + j]);
         if (bad) break;
     }
+    /* a non-finite V: the head on finite values, then the columns that read one */
+    float *Vf = ug_attn_v_finite(V, S * dv);
+    if (Vf) h.V = V = Vf;
     for (size_t j = 0; j < dv; j++) {
         h.vok &= align_vec(V + j, S, dv, Wc, 1, &h.Ev[j]);
         for (size_t k = 0; k < S; k++) {
@@ -481,6 +484,10 @@ void ug_exact_attention_fast(const float *Q, const float *K, const float *V,
     h.mc = (long)ldexpf(fc, 24);
     h.ec = ec - 24;
     ug_par_range(shp->dim[0], 1, 0, attn_fast_range, &h);
+    for (size_t i = 0; Vf && i < shp->dim[0]; i++)
+        if (ug_attn_keys(shp, opt, i) && !ug_attn_row_special(Q, K, shp, opt, i))
+            ug_attn_v_special(V0, shp, ug_attn_keys(shp, opt, i), O + i * dv);
+    free(Vf);
     free(Wc);
     free(h.Ki);
     free(h.Ek);

@@ -29,11 +29,11 @@
 #include "oracle/rows/ziv.h"
 #include "oracle/special.h"
 
-/* Every output of row i is NaN (a special input, or a fully masked O), lse NaN or -inf. */
-static bool attn_row_trivial(const float *Q, const float *K, const float *V,
-                             const ug_shape *shp, const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse)
+/* Every output of row i is NaN (a non-finite score, or a fully masked O), lse NaN or -inf. */
+static bool attn_row_trivial(const float *Q, const float *K, const ug_shape *shp,
+                             const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse)
 {
-    bool special = ug_attn_row_special(Q, K, V, shp, opt, i);
+    bool special = ug_attn_row_special(Q, K, shp, opt, i);
     if (!special && ug_attn_keys(shp, opt, i) > 0) return false;
     for (size_t j = 0; j < shp->dim[3]; j++) ug_exact_set_special(&O[j], UG_X_NAN);
     if (lse) ug_exact_set_special(lse, special ? UG_X_NAN : UG_X_NEGINF);
@@ -247,7 +247,15 @@ static double attn_w(double X, double Z)
 void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
                                  const ug_shape *shp, const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse)
 {
-    if (attn_row_trivial(Q, K, V, shp, opt, i, O, lse)) return;
+    if (attn_row_trivial(Q, K, shp, opt, i, O, lse)) return;
+    /* a non-finite V: the row on finite values, then its columns (exact_attention.h's rule) */
+    float *Vf = ug_attn_v_finite(V, ug_attn_keys(shp, opt, i) * shp->dim[3]);
+    if (Vf) {
+        ug_exact_attention_row_mpfr(Q, K, Vf, shp, opt, i, O, lse);
+        ug_attn_v_special(V, shp, ug_attn_keys(shp, opt, i), O);
+        free(Vf);
+        return;
+    }
     size_t dv = shp->dim[3], outs = dv + 1, open = lse ? outs : dv;
     attn_row r;
     attn_row_init(&r, Q, K, V, shp, opt, i);

@@ -23,10 +23,15 @@
  * key: their O is NaN (0/0) and their log-sum-exp -inf (ln 0); FlashAttention-2 writes 0 and
  * +inf there (a convention, documented in docs/operations-attention.md).
  *
- * Special values: a NaN or infinity in q_i, or in a row of K or V that row i sees, makes every
- * output of row i NaN (O and lse): an infinite score has no softmax.
+ * Special values: a NaN or infinity in q_i, or in a row of K that row i sees, makes every
+ * output of row i NaN (O and lse): a non-finite score has no softmax.  V enters only O's sums,
+ * O_ij = sum_k p_ik V_kj with every weight p_ik > 0 (e^s of a finite score), so a non-finite
+ * V_kj of a key row i sees changes only O_ij, as the extended reals say: NaN for a NaN (or +inf
+ * beside -inf in the column), +-inf for infinities of one sign; the other columns and lse are
+ * what they are without it (a key the row does not see is not read: causal rows before it keep
+ * their column).
  *
- * Two implementations give identical records (tests/oracle_diff_attn.c):
+ * Two implementations give identical records (tests/oracle_attention.c, its diff case):
  *   _mpfr  enclosures with MPFR (attention_mpfr.c): the scores exactly (MPFR at the precision
  *          that makes every product and sum exact), then exp, the sums, the weighted sums, the
  *          division and the log in interval arithmetic rounded outward at 128, 256, ... bits
@@ -94,10 +99,16 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
 double ug_attn_score_abs(const float *Q, const float *K, const ug_shape *shp, const ug_opts *opt,
                          size_t i);
 void ug_attn_v_abs(const float *V, const ug_shape *shp, size_t keys, double *Z);
-/* Whether row i reads a non-finite value (q_i, or K, V rows it sees). */
-bool ug_attn_row_special(const float *Q, const float *K, const float *V, const ug_shape *shp,
-                         const ug_opts *opt,
+/* Whether row i's scores read a non-finite value (q_i, or a K row it sees): every output NaN. */
+bool ug_attn_row_special(const float *Q, const float *K, const ug_shape *shp, const ug_opts *opt,
                          size_t i);
+/* V's n values with each non-finite one replaced by 0 (to be freed), or NULL when all are
+ * finite: the columns it changes are set afterwards by ug_attn_v_special, the others and lse
+ * never read them. */
+float *ug_attn_v_finite(const float *V, size_t n);
+/* The columns j of a row that sees keys [0, keys) whose V_kj are not all finite: O[j] set to NaN
+ * or an infinity (the rule above); the other columns left as they are. */
+void ug_attn_v_special(const float *V, const ug_shape *shp, size_t keys, ug_exact *O);
 
 /* Rows the fast path decided and rows it passed to MPFR since the last reset (every thread). */
 void ug_attn_stats(size_t *rows_fast, size_t *rows_mpfr);
