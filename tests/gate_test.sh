@@ -30,8 +30,10 @@ if [ "${1:-}" = "--parts" ]; then
     [ "${1:-}" = "--" ] && shift
 fi
 dir="${GATE_BASELINES:-$src/reports/baselines}"
+# the test's own folder, emptied: an earlier gate's pages (merge writes no owner mark) would
+# otherwise make the run refuse the folder after a rebuild
+rm -rf "$out"
 mkdir -p "$out" || exit 1
-rm -f "$out/results.json"
 how=""
 if [ -n "$parts" ] && [ "$fresh" = 1 ] && [ $# = 0 ]; then
     # shellcheck disable=SC2086 # the part paths have no spaces (meson's build directory)
