@@ -3,7 +3,9 @@
  * field of the table written and read back equal (the table iterated, so a new field is covered
  * by itself), in a results.json and in a baseline; the "extra" object; a format 1 file read; a
  * newer format refused; every kind of bad figure refused with its key named, never read as 0.
- * One case per property of one schema, sharing the row builders at the top.
+ * One case per property of one schema, sharing the row builders at the top: kept in one file
+ * (past the ~650 lines of a layer's file) because every case builds its rows with them; a new
+ * property with builders of its own goes into a file of its own.
  */
 #include <math.h>
 #include <stdio.h>

@@ -184,6 +184,7 @@ static void ug_judge_row(ug_comparison *c, ug_cmp_row *cr)
                 cr->hist = true;
                 cr->hist_k = bx->n_hist;
                 cr->hist_t = ug_hist_t(&st, b);
+                cr->hist_dlog = log(fmax(b, UG_HIST_FLOOR)) - st.mean;
                 cr->hist_p = ug_t_upper(cr->hist_t, (double)(bx->n_hist - 1));
                 cr->m[m] = a == b ? UG_V_SAME : UG_V_WITHIN;
                 within |= cr->m[m] == UG_V_WITHIN;
@@ -270,12 +271,9 @@ static void ug_history_pass(ug_comparison *c)
         size_t d = 0;
         while (d < c->n_drift && strcmp(c->drift[d].kernel, k) != 0) d++;
         if (d == c->n_drift) snprintf(c->drift[c->n_drift++].kernel, sizeof c->drift[0].kernel, "%s", k);
-        ug_hist_stats st;
-        const ug_bl_extra *bx = &c->base->x[cr->base];
-        ug_hist_stats_of(bx->hist, bx->n_hist, &st);
         c->drift[d].rows++;
         c->drift[d].z += ug_t_unit(cr->hist_t, (double)(cr->hist_k - 1));
-        c->drift[d].ratio += log(fmax(c->now->res.rows[cr->now].ulp_mean, UG_HIST_FLOOR)) - st.mean;
+        c->drift[d].ratio += cr->hist_dlog;
     }
     c->alpha_kernel = UG_GATE_FALSE_RED / 2 / (double)c->n_drift;
     for (size_t d = 0; d < c->n_drift; d++) {

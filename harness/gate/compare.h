@@ -91,6 +91,7 @@ typedef struct ug_cmp_row {
     bool hist;
     size_t hist_k;
     double hist_t, hist_p;
+    double hist_dlog;            /* ln(new ulp_mean) - the history's mean of them */
 } ug_cmp_row;
 
 /* A kernel whose nondeterministic rows together moved beyond their histories (history.h). */
