@@ -34,6 +34,10 @@ static const ug_format ug_formats[UG_FMT_COUNT] = {
     [UG_BF16] = {"bf16", 16, 8, -126, 127, true, true, UG_NAN_IEEE, 0x7fc0u, 0x1.fep127},
     [UG_E4M3] = {"e4m3", 8, 4, -6, 8, true, false, UG_NAN_ALLONES, 0x7fu, 448.0},
     [UG_E5M2] = {"e5m2", 8, 3, -14, 15, true, true, UG_NAN_IEEE, 0x7eu, 57344.0},
+    /* OCP MX FP6/FP4 elements: every code a number; a NaN has no code, encode writes +-max */
+    [UG_E3M2] = {"e3m2", 6, 3, -2, 4, true, false, UG_NAN_NONE, 0x1fu, 28.0},
+    [UG_E2M3] = {"e2m3", 6, 4, 0, 2, true, false, UG_NAN_NONE, 0x1fu, 7.5},
+    [UG_E2M1] = {"e2m1", 4, 2, 0, 2, true, false, UG_NAN_NONE, 0x7u, 6.0},
 };
 
 /* Rows registered from outside the tree (ug_fmt_register): id UG_FMT_COUNT + 1 + i. */
@@ -222,7 +226,8 @@ uint64_t ug_fmt_encode(ug_fmt f, double v)
 double ug_fmt_round_sat(ug_fmt f, double v)
 {
     const ug_format *F = ug_format_of(f);
-    if (!F || isnan(v)) return NAN;
+    if (!F) return NAN;
+    if (isnan(v)) return v; /* its sign: a format with no NaN code encodes it as +-max */
     if (fabs(v) > F->max) { /* RN of v is beyond max too, or is max itself: either way +-max */
         double r = isinf(v) ? NAN : ug_fmt_round(f, v, UG_RN);
         return fabs(r) <= F->max ? r : copysign(F->max, v);

@@ -15,6 +15,8 @@
  *   TF32: an operand rounding, not a storage format (bits = 0): binary32's range with p = 11,
  *     stored in a binary32 whose low 13 fraction bits are zero (tensor-core GEMMs round their
  *     binary32 operands to it).
+ *   OCP MX v1.0's element formats FP6 e3m2, FP6 e2m3, FP4 e2m1 (UG_NAN_NONE): every code a
+ *     number, no inf, no NaN; rounding beyond max saturates to +-max.  Stored one code a byte.
  * The ug_fmt enum is stable: UG_F32 = 0 (the default of every kernel row and buffer), and the
  * first five values keep the numbers they had in kernels/kernel.h.
  */
@@ -43,7 +45,8 @@ typedef enum {
 } ug_nan_rule;
 
 typedef struct ug_format {
-    const char *name;   /* "f32", "f64", "tf32", "f16", "bf16", "e4m3", "e5m2" */
+    const char *name;   /* "f32", "f64", "tf32", "f16", "bf16", "e4m3", "e5m2", "e3m2", "e2m3",
+                         * "e2m1" */
     int bits;           /* storage bits (8, 16, 32, 64; a registered row 4..16, stored in the
                          * low bits of ceil(bits/8) bytes); 0: an operand rounding, not stored */
     int p;              /* precision, the implicit bit included */

@@ -76,6 +76,10 @@ const ug_opshape ug_opshapes[UG_OP_BUILTIN] = {
                          .out_kind = UG_OUT_MATRIX, .outs = {"O", "lse"}, .terms_dim = 1,
                          .rate = UG_RATE_GFLOPS, .in_len = ug_attn_in_len,
                          .out_len = ug_attn_out_len, .flops = ug_attn_flops},
+    [UG_OP_GEMM_BS] = {UG_OP_GEMM_BS, "gemm_bs", 2, {"A", "B"}, .term_noun = "products",
+                       .dims = {"M", "N", "K"}, .layout = UG_LAYOUT_MATMUL,
+                       .out_kind = UG_OUT_MATRIX, .terms_dim = 2, .rate = UG_RATE_GFLOPS,
+                       .in_len = ug_gemm_in_len},
 };
 
 // ---------------------------------------------------------------------------------------------

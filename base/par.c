@@ -2,6 +2,7 @@
 #include "base/par.h"
 
 #include "base/fenv.h"
+#include "base/sys.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,15 +35,31 @@ typedef struct {
     ug_par_worker_fn fn;
     void *ctx;
     int w, workers;
+    bool trapped;  /* the calling thread holds a trap for memory refused (base/sys.h) */
+    size_t oom;    /* trapped: the bytes this worker was refused, 0 if none */
 } ug_par_task;
 
+/* A worker under its own trap when the caller holds one: memory refused ends this worker's part
+ * (its allocations leaked) and is reported to the caller's trap once every worker has joined,
+ * since a jump from here would leave the others reading the caller's frame. */
 static void *ug_par_task_main(void *p)
 {
     ug_par_task *t = p;
     /* a worker computes exact values: under the known floating-point environment, whatever a
      * kernel or a plugin's loading left behind (base/fenv.h) */
     if (t->w > 0) ug_fenv_set_known();
+    if (!t->trapped) {
+        t->fn(t->ctx, t->w, t->workers);
+        return NULL;
+    }
+    ug_oom_trap trap;
+    if (setjmp(trap.at)) {
+        t->oom = ug_oom_refused() ? ug_oom_refused() : 1;
+        return NULL;
+    }
+    ug_oom_trap_push(&trap);
     t->fn(t->ctx, t->w, t->workers);
+    ug_oom_trap_pop(&trap);
     return NULL;
 }
 
@@ -56,7 +73,8 @@ void ug_par_run(int workers, ug_par_worker_fn fn, void *ctx)
     pthread_t th[UG_PAR_MAX];
     ug_par_task task[UG_PAR_MAX];
     bool started[UG_PAR_MAX];
-    for (int w = 0; w < workers; w++) task[w] = (ug_par_task){fn, ctx, w, workers};
+    bool trapped = ug_oom_trapped();
+    for (int w = 0; w < workers; w++) task[w] = (ug_par_task){fn, ctx, w, workers, trapped, 0};
     for (int w = 1; w < workers; w++)
         started[w] = pthread_create(&th[w], NULL, ug_par_task_main, &task[w]) == 0;
     ug_par_task_main(&task[0]);
@@ -66,6 +84,8 @@ void ug_par_run(int workers, ug_par_worker_fn fn, void *ctx)
         else
             ug_par_task_main(&task[w]);
     }
+    for (int w = 0; w < workers; w++)
+        if (task[w].oom) ug_out_of_memory(task[w].oom);
 }
 
 int ug_par_workers_for(size_t n, size_t min_chunk, int max_workers)

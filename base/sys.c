@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,30 +17,63 @@
 #include <time.h>
 #include <unistd.h>
 
-static void ug_oom(size_t n)
+static _Thread_local ug_oom_trap *ug_trap;
+static _Thread_local size_t ug_trap_refused;
+
+void ug_oom_trap_push(ug_oom_trap *t)
 {
+    t->prev = ug_trap;
+    ug_trap = t;
+}
+
+void ug_oom_trap_pop(ug_oom_trap *t) { ug_trap = t->prev; }
+bool ug_oom_trapped(void) { return ug_trap != NULL; }
+size_t ug_oom_refused(void) { return ug_trap_refused; }
+
+_Noreturn void ug_out_of_memory(size_t n)
+{
+    ug_oom_trap *t = ug_trap;
+    if (t) {
+        ug_trap = t->prev;
+        ug_trap_refused = n;
+        longjmp(t->at, 1);
+    }
     fprintf(stderr, "ulpgate: out of memory (%zu bytes)\n", n);
     exit(2);
 }
 
+static atomic_long ug_inject; /* tests: allocations left before one is refused, 0: none */
+
+void ug_oom_inject_testing(long n) { atomic_store(&ug_inject, n > 0 ? n : 0); }
+
+/* Whether this allocation is the one ug_oom_inject_testing asked to refuse: one relaxed load
+ * when none is asked. */
+static bool ug_injected(void)
+{
+    long v = atomic_load_explicit(&ug_inject, memory_order_relaxed);
+    while (v > 0 && !atomic_compare_exchange_weak(&ug_inject, &v, v - 1)) {
+    }
+    return v == 1;
+}
+
 void *ug_xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p) ug_oom(n);
+    void *p = ug_injected() ? NULL : malloc(n ? n : 1);
+    if (!p) ug_out_of_memory(n);
     return p;
 }
 
 void *ug_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) ug_oom(n * size);
+    void *p = ug_injected() ? NULL : calloc(n ? n : 1, size ? size : 1);
+    if (!p) ug_out_of_memory(n * size);
     return p;
 }
 
 void *ug_xrealloc(void *p, size_t n)
 {
-    void *q = realloc(p, n ? n : 1);
-    if (!q) ug_oom(n);
+    void *q = ug_injected() ? NULL : realloc(p, n ? n : 1);
+    if (!q) ug_out_of_memory(n);
     return q;
 }
 
@@ -65,38 +99,46 @@ static void ug_limit_text(size_t limit, char *buf, size_t len)
         snprintf(buf, len, "%zu bytes", limit);
 }
 
-/* How long a FIFO read by ug_read_bounded may wait for its first bytes. */
+/* How long a FIFO opened by ug_fopen_bounded may wait for its first bytes. */
 #define UG_FIFO_WAIT_MS 5000
 
-char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
-                      size_t *len, char *err, size_t errlen)
+FILE *ug_fopen_bounded(const char *path, char *why, size_t whylen)
 {
-    char lim[64];
-    ug_limit_text(limit, lim, sizeof lim);
-    bool is_stdin = strcmp(path, "-") == 0;
+    if (strcmp(path, "-") == 0) return stdin;
     struct stat pst;
     FILE *f;
-    if (!is_stdin && stat(path, &pst) == 0 && S_ISFIFO(pst.st_mode)) {
+    if (stat(path, &pst) == 0 && S_ISFIFO(pst.st_mode)) {
         /* a FIFO's open waits for a writer, for ever when none comes: the wait is bounded */
         int fd = open(path, O_RDONLY | O_NONBLOCK);
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int ready = fd < 0 ? -1 : poll(&p, 1, UG_FIFO_WAIT_MS);
         if (ready <= 0) {
             if (ready == 0)
-                snprintf(err, errlen, "%s: a FIFO that no one wrote to within %d s: not read",
-                         path, UG_FIFO_WAIT_MS / 1000);
+                snprintf(why, whylen, "a FIFO that no one wrote to within %d s: not read",
+                         UG_FIFO_WAIT_MS / 1000);
             else
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                snprintf(why, whylen, "%s", strerror(errno));
             if (fd >= 0) close(fd);
             return NULL;
         }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         if (!(f = fdopen(fd, "rb"))) close(fd);
     } else {
-        f = is_stdin ? stdin : fopen(path, "rb");
+        f = fopen(path, "rb");
     }
+    if (!f) snprintf(why, whylen, "%s", strerror(errno));
+    return f;
+}
+
+char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
+                      size_t *len, char *err, size_t errlen)
+{
+    char lim[64], opened[128];
+    ug_limit_text(limit, lim, sizeof lim);
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = ug_fopen_bounded(path, opened, sizeof opened);
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, opened);
         return NULL;
     }
     struct stat st;

@@ -2,15 +2,43 @@
 #ifndef UG_SYS_H
 #define UG_SYS_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-/* malloc/calloc/realloc, or exit(2) with "ulpgate: out of memory (N bytes)" on stderr. */
+/* malloc/calloc/realloc, or exit(2) with "ulpgate: out of memory (N bytes)" on stderr, or,
+ * under a trap on this thread (below), a jump to it. */
 void *ug_xmalloc(size_t n);
 void *ug_xcalloc(size_t n, size_t size);
 void *ug_xrealloc(void *p, size_t n);
 char *ug_xstrdup(const char *s);
+/* What ug_x* do when memory is refused: jump to this thread's innermost trap, else exit(2). */
+_Noreturn void ug_out_of_memory(size_t n);
+
+/* A trap for memory refused, for a caller that can answer "out of memory" instead of ending the
+ * process (ulpgate.check raises MemoryError; a Python process must survive its call).  While one
+ * is pushed on a thread, ug_x* that cannot allocate pop it and longjmp to it (setjmp returns 1;
+ * ug_oom_refused() says how many bytes were asked), and ug_par_run's workers started from that
+ * thread report theirs to it once all have joined.  What was allocated between the push and the
+ * jump is leaked and state the callee changed is the caller's to restore, so a trap encloses
+ * only code whose state the caller knows.  MPFR's own allocations (GMP's) are not trapped: they
+ * abort as GMP does (a number of at most the oracle's cap bits).  Push and pop in the function
+ * that called setjmp, the pop before it returns; variables it changes after setjmp are not read
+ * after the jump. */
+typedef struct ug_oom_trap {
+    jmp_buf at;
+    struct ug_oom_trap *prev;
+} ug_oom_trap;
+void ug_oom_trap_push(ug_oom_trap *t);
+void ug_oom_trap_pop(ug_oom_trap *t);
+bool ug_oom_trapped(void);
+size_t ug_oom_refused(void);
+/* Tests only: the n-th ug_x* allocation from now, on any thread, is refused as if memory had run
+ * out (0: none; negative: none).  How the trap's paths, the workers' included, are reached
+ * without exhausting memory: at each n a different allocation of the oracle fails. */
+void ug_oom_inject_testing(long n);
 /* Monotonic seconds (CLOCK_MONOTONIC). */
 double ug_now_s(void);
 
@@ -22,6 +50,10 @@ double ug_now_s(void);
  * comes from, for the message.  NULL with "PATH: why" in err ("PATH: larger than 128 MiB, the
  * limit of ... (NAME)"); nothing stays allocated then.  A FIFO
  * no one writes to within 5 s is refused ("a FIFO that no one wrote to"), not waited for.  Cost: one pass over at most limit bytes. */
+/* fopen(path, "rb") ("-": stdin) that does not wait for ever on a FIFO no one writes to: one
+ * that has no bytes within 5 s is refused.  NULL with the reason (no path) in why. */
+FILE *ug_fopen_bounded(const char *path, char *why, size_t whylen);
+
 char *ug_read_bounded(const char *path, size_t limit, const char *limit_name, bool text,
                       size_t *len, char *err, size_t errlen);
 

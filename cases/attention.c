@@ -11,7 +11,8 @@
  * of size 1e-3); decode (L = 1, S = 4096); long rows (L = 2, S = 32768); causal prefill (L = S
  * = 256); batch 2 x 4 query heads on 2 key/value heads, causal with L < S; the call's scale 1,
  * 1/d (causal), 1/12 and 0.088388 / 0.7 (the others pass the default, 1/sqrt(d): a kernel that
- * ignores the scale it is given fails only these).  d = 64 and 128 (the
+ * ignores the scale it is given fails only these); V of width dv = 96 (the others dv = d).
+ * d = 64 and 128 (the
  * long rows d = 64 alone: CI time).  The binary32 kernels read the binary32 values; the bfloat16
  * kernels an input of the same values rounded to bfloat16 (stored in bfloat16), graded against
  * those values' own reference (one input for both on bf16_normal and golden_*, whose values
@@ -88,6 +89,10 @@ static const ug_param ug_attn_inputs[] = {
     {"scale_1_12_gemma2", UG_NORMAL(0, 1), ATTN_LS(32, 512), .opts = {1.0 / 12, 0u}},
     {"scale_temperature", UG_NORMAL(0, 1, .fmt = UG_BF16), .shape = {{16, 256}, 2, 4, 2},
      .opts = {0.088388 / 0.7, 0u}},
+    /* V's width dv apart from d (dv = 96 beside d = 64 and 128): a kernel that strides V or O
+     * by d, or sizes its accumulator by d, reads or writes the wrong columns (the table's
+     * dim[3]; 0 elsewhere: dv = d) */
+    {"dv96", UG_NORMAL(0, 1), .shape = {{16, 256, 0, 96}, 1, 1, 1}},
     /* "Is Flash Attention stable?" (Golden et al., arXiv 2405.02803) at CI's size: bfloat16
      * Q K V, a few query rows on S = 512 and 2048 keys: the report's deviation table */
     {"golden_S512", UG_NORMAL(0, 1, .fmt = UG_BF16), ATTN_LS(8, 512), .flags = ATTN_GOLDEN},
@@ -145,7 +150,8 @@ UG_CASE_OVER(attention, ug_attn_inputs, 0)
         size_t d = ds[di];
         if (p->shape.dim[1] > 4096 && d > 64) continue; /* the long rows once: CI time */
         ug_shape sh = p->shape;
-        sh.dim[2] = sh.dim[3] = d;
+        sh.dim[2] = d;
+        sh.dim[3] = p->shape.dim[3] ? p->shape.dim[3] : d;
         ug_opts opts = p->opts;
         if (p->flags & ATTN_SCALE_INV_D) opts.scale = 1.0 / (double)d;
         ug_input *in = ug_input_make_heads(t, UG_OP_ATTENTION, &p->dist, &sh, &opts, 1, tw);

@@ -179,6 +179,23 @@ static double ug_bound_bf16_out(double D, bool dot, double S, double s_abs)
  * to +-inf (fp16: from 65520 on); ug_fmt_range_exceeded gives +inf (no bound) from S > 65504. */
 enum { UG_BLOCK_PROMOTE_N = 128 };
 
+/* UG_BOUND_BS_FP8_PROMOTED: DeepSeek-V3's recipe on block-scaled fp8 inputs (ops/gemm_bs.c:
+ * e4m3 elements e, power-of-two scales s per 128 terms of K).  The tensor core multiplies the
+ * elements and accumulates each chunk j of at most N = 128 terms from zero as the block model
+ * above, with the fp8 parameters (b, t, p of e4m3 operands); the chunk's partial P_j then goes
+ * to the CUDA cores, is multiplied by s_a s_b and added to a binary32 accumulator in order.
+ *   - no operand rounding: the elements are the inputs (r = 0; the block_fma_promoted class
+ *     carries r = 2u_op + u_op^2 for binary32 operands rounded to fp8, which does not apply);
+ *   - chunk: |P_j - sum_j e_a e_b| <= g_in sum_j |e_a e_b|, g_in = (1 + c)^D_in - 1 (the
+ *     induction above, D_in the block steps of a chunk);
+ *   - scaling: s_a s_b is a power of two and P_j s_a s_b is exact (no overflow: |P_j| < 2^17
+ *     and the scales are at most 2^119 each, no underflow: the underflow term below), so the
+ *     scaled partial T_j carries the same g_in relative to S_j = sum_j |a s_a||b s_b|;
+ *   - promotion: m = ceil(K/N) rounded binary32 additions of the T_j in order (Higham (4.4),
+ *     recursive summation): within gamma_m(u) sum |T_j| <= gamma_m(u)(1 + g_in) S.
+ * Hence |C^ - C| <= (g_in + gamma_m(u)(1 + g_in)) S, S = sum_k |a s_a||b s_b|: the promoted
+ * class's accumulation term without the operand term. */
+
 /* Per GPU (ug_block_models_set): the published model of the detected GPU, read from
  * reports/tensorcore/params.tsv (block, neab, the output's precision) by the harness, replaces
  * the envelope for the rows of its formats.  A model's block computes the steps of
@@ -220,12 +237,16 @@ static bool ug_fmt_is_fp8(ug_fmt f) { return f == UG_E4M3 || f == UG_E5M2; }
 
 static ug_block_params ug_block_params_of(const ug_kernel *k)
 {
-    const ug_format *O = ug_format_of(k->op_fmt), *A = ug_format_of(k->acc_fmt);
-    ug_block_params q = {16, 0, A ? A->p : 24, O && k->op_fmt != UG_F32 ? O->p : 0};
-    if (ug_fmt_is_fp8(k->op_fmt)) q.b = 32, q.p_acc = 13;
+    /* bs_fp8_promoted's operands are e4m3 elements whatever the row's op_fmt says (`ulpgate
+     * check --bound bs_fp8_promoted` of binary32 files) */
+    ug_fmt opf = k->bound == UG_BOUND_BS_FP8_PROMOTED ? UG_E4M3 : k->op_fmt;
+    const ug_format *O = ug_format_of(opf), *A = ug_format_of(k->acc_fmt);
+    ug_block_params q = {16, 0, A ? A->p : 24, O && opf != UG_F32 ? O->p : 0};
+    if (ug_fmt_is_fp8(opf)) q.b = 32, q.p_acc = 13;
+    if (k->bound == UG_BOUND_BS_FP8_PROMOTED) q.p_op = 0; /* the elements are the operands */
     ug_fmt acc = k->acc_fmt == UG_F16 ? UG_F16 : UG_F32; /* the model's accumulator */
     for (int i = 0; i < ug_block_models_n; i++)
-        if (ug_block_models[i].op_fmt == k->op_fmt && ug_block_models[i].acc_fmt == acc) {
+        if (ug_block_models[i].op_fmt == opf && ug_block_models[i].acc_fmt == acc) {
             q.b = ug_block_models[i].b, q.t = ug_block_models[i].t, q.p_acc = ug_block_models[i].p;
             break;
         }
@@ -272,7 +293,8 @@ static double ug_block_steps(const ug_kernel *k, size_t n)
 static double ug_block_acc(const ug_kernel *k, size_t n)
 {
     double c = ug_block_c(ug_block_params_of(k));
-    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) return ug_block_growth(ug_block_steps(k, n), c);
+    if (k->bound != UG_BOUND_BLOCK_FMA_PROMOTED && k->bound != UG_BOUND_BS_FP8_PROMOTED)
+        return ug_block_growth(ug_block_steps(k, n), c);
     size_t in = n < UG_BLOCK_PROMOTE_N ? n : UG_BLOCK_PROMOTE_N;
     double g_in = ug_block_growth(ug_block_steps(k, in), c);
     double m = (double)((n + UG_BLOCK_PROMOTE_N - 1) / UG_BLOCK_PROMOTE_N);
@@ -334,6 +356,13 @@ double ug_kernel_bound_underflow(const ug_kernel *k, size_t n, double operand_ma
     double eta, p, terms = (double)n;
     if (k->bound == UG_BOUND_BLOCK_FMA || k->bound == UG_BOUND_BLOCK_FMA_PROMOTED)
         return ug_block_underflow(k, n, operand_max);
+    if (k->bound == UG_BOUND_BS_FP8_PROMOTED) {
+        /* the elements' products are exact; a scaled partial P_j s_a s_b or a promotion's sum
+         * below binary32's normal range loses at most half a subnormal spacing, 2^-150 each:
+         * 2 m of them, m the chunks */
+        double m = (double)((n + UG_BLOCK_PROMOTE_N - 1) / UG_BLOCK_PROMOTE_N);
+        return 2 * m * 0x1p-150 * (1 + 0x1p-40);
+    }
     switch (k->bound) {
     case UG_BOUND_TF32: eta = 0x1p-136, p = 10; break;
     case UG_BOUND_F16: eta = 0x1p-24, p = 10; break;
@@ -371,7 +400,8 @@ double ug_bound_rows(const ug_kernel *k, size_t n, double S, double s_abs); /* b
 
 double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, double s_abs)
 {
-    if (k->bound >= UG_BOUND_SOFTMAX_NAIVE) return ug_bound_rows(k, n, S, s_abs);
+    if (k->bound >= UG_BOUND_SOFTMAX_NAIVE && k->bound != UG_BOUND_BS_FP8_PROMOTED)
+        return ug_bound_rows(k, n, S, s_abs);
     if (!isfinite(S)) return INFINITY;
     if (ug_fmt_range_exceeded(k, S)) return INFINITY;
     double D = (double)ug_kernel_depth(k, n), nn = (double)n, b = 0;
@@ -438,7 +468,8 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     case UG_BOUND_F16_ACC: b = ug_bound_f16_acc(D, dot, S); break;
     case UG_BOUND_BF16_OUT: b = ug_bound_bf16_out(D, dot, S, s_abs); break;
     case UG_BOUND_BLOCK_FMA:
-    case UG_BOUND_BLOCK_FMA_PROMOTED: b = ug_bound_block_fma(k, n, S); break;
+    case UG_BOUND_BLOCK_FMA_PROMOTED:
+    case UG_BOUND_BS_FP8_PROMOTED: b = ug_bound_block_fma(k, n, S); break;
     default: return INFINITY; /* the row classes: ug_bound_rows above */
     }
     /* (the block classes' output is the accumulator, a binary16 one widened exactly, or
@@ -446,7 +477,8 @@ double ug_bound_terms(const ug_kernel *k, ug_terms terms, size_t n, double S, do
     bool rounds_out = k->out_fmt != k->acc_fmt && k->bound != UG_BOUND_WIDE_ACC &&
                       k->bound != UG_BOUND_TF32 && k->bound != UG_BOUND_F16 &&
                       k->bound != UG_BOUND_BF16 && k->bound != UG_BOUND_BF16X9 &&
-                      ((k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED) ||
+                      ((k->bound != UG_BOUND_BLOCK_FMA && k->bound != UG_BOUND_BLOCK_FMA_PROMOTED &&
+                        k->bound != UG_BOUND_BS_FP8_PROMOTED) ||
                        ug_block_out_rounds(k));
     if (rounds_out) /* the accumulator's s^ rounded to the output format (derivation above) */
         b = uo * s_abs + (1 + uo) * b + ug_fmt_half_eta(k->out_fmt);
@@ -542,6 +574,7 @@ const char *ug_bound_class_name(ug_bound_class b)
     case UG_BOUND_ATTN_SPLIT_SIZE: return "attn_split_size";
     case UG_BOUND_ATTN_SPLIT_COUNT: return "attn_split_count";
     case UG_BOUND_ATTN_FA2_MMA: return "attn_fa2_mma";
+    case UG_BOUND_BS_FP8_PROMOTED: return "bs_fp8_promoted";
     }
     return "?";
 }

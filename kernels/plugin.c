@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/escape.h"
@@ -86,6 +87,13 @@ int ug_plugin_load(const char *path)
     char full[PATH_MAX];
     if (!realpath(path, full)) {
         fprintf(stderr, "ulpgate: --plugin %s: no such file\n", shown);
+        return 2;
+    }
+    /* dlopen of a FIFO waits for a writer, for ever when none comes: a plugin is a regular
+     * file (what else dlopen would refuse is left to say why) */
+    struct stat st;
+    if (stat(full, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        fprintf(stderr, "ulpgate: --plugin %s: a FIFO, not a shared object: not read\n", shown);
         return 2;
     }
     /* the environment is saved around the loading: a shared object built with -ffast-math sets

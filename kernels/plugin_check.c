@@ -104,9 +104,9 @@ static int ug_check_row(const ug_kernel *k, size_t i, const ug_mem_map *m, char 
         if ((unsigned)fmts[f] >= (unsigned)UG_FMT_COUNT)
             return ug_refuse(why, len, "kernel row %zu (%s): %s %d is no format", i, nm, fnames[f],
                              (int)fmts[f]);
-    /* the last class of the public header (attention's): a plugin's attention row
-     * declares its class like any other */
-    if ((unsigned)k->bound > (unsigned)UG_BOUND_ATTN_FA2_MMA)
+    /* the last class of the public header (the block-scaled GEMM's): a plugin's row of any
+     * operation declares its class like any other */
+    if ((unsigned)k->bound > (unsigned)UG_BOUND_BS_FP8_PROMOTED)
         return ug_refuse(why, len, "kernel row %zu (%s): .bound %d is no bound class", i, nm,
                          (int)k->bound);
     if (!ug_bool_ok(&k->nondeterministic) || !ug_bool_ok(&k->ftz))

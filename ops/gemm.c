@@ -12,12 +12,12 @@
 #define K_(s) ((s)->dim[2])
 
 
-static void ug_gemm_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
+void ug_gemm_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
     ug_exact_gemm_f32(x, y, M_(s), N_(s), K_(s), out);
 }
 
-static void ug_gemm_exact_fast(const float *x, const float *y, const ug_shape *s, ug_exact *out)
+void ug_gemm_exact_fast(const float *x, const float *y, const ug_shape *s, ug_exact *out)
 {
     ug_exact_gemm_f32_fast(x, y, M_(s), N_(s), K_(s), out);
 }
@@ -46,14 +46,14 @@ static void ug_gemm_exact64(const double *x, const double *y, const ug_shape *s,
 }
 
 /* Element e = (row e / N, column e % N): row of A against column of B (stride N). */
-static void ug_gemm_exact_one_fast(const float *x, const float *y, const ug_shape *s, size_t e,
+void ug_gemm_exact_one_fast(const float *x, const float *y, const ug_shape *s, size_t e,
                                    ug_exact *out)
 {
     ug_exact_dot_f32_fast(x + (e / N_(s)) * K_(s), 1, y + e % N_(s), N_(s), K_(s), out);
 }
 
 /* One call of the GPU oracle per trial. */
-static int ug_gemm_exact_gpu(float *const *x, float *const *y, size_t count, const ug_shape *s,
+int ug_gemm_exact_gpu(float *const *x, float *const *y, size_t count, const ug_shape *s,
                              ug_exact *const *out, char *err, size_t errlen)
 {
     int rc = 0;
@@ -81,7 +81,7 @@ static int ug_gemm_exact_gpu(float *const *x, float *const *y, size_t count, con
  * agree bit for bit except sum_abs (the fast oracle's is an upper bound within 2^-42 of the GPU
  * oracle's RU64), which moves bound ratios in their last bits, so the same input must meet the
  * same oracle wherever a baseline is compared.  --oracle gpu sends every input to the GPU. */
-static bool ug_gemm_gpu_oracle_pays(const ug_shape *s)
+bool ug_gemm_gpu_oracle_pays(const ug_shape *s)
 {
     return (double)M_(s) * (double)N_(s) * (double)K_(s) >= 0x1p27;
 }

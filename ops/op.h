@@ -121,6 +121,10 @@ typedef struct ug_op_desc {
      * the distribution filling input 0 alone: layer parameters are not data.  NULL: the
      * distribution fills both inputs (a dot's pairs). */
     void (*fill_params)(float *y, const ug_shape *s, uint64_t seed, uint32_t trial);
+    /* Makes a trial's drawn inputs (x, y: in_len values each) ones the operation takes, in
+     * place, after the distribution filled them: the block-scaled GEMM quantizes them with its
+     * format's rule, so that its inputs are exactly block-scaled arrays.  NULL: as drawn. */
+    void (*shape_inputs)(float *x, float *y, const ug_shape *s);
     /* The bound classes of <ulpgate/ulpgate.h> that describe a kernel of this operation (its
      * arithmetic is one the class's derivation covers), UG_BOUND_NONE-terminated; what `check
      * --bound CLASS` and ulpgate.check(bound=) accept for it.  NULL: none. */
@@ -130,6 +134,18 @@ typedef struct ug_op_desc {
 /* The vector operations' descriptors (ops/sum.c, ops/dot.c, ops/gemm.c, ops/scan.c, ops/norm.c). */
 extern const ug_op_desc ug_op_sum_desc, ug_op_dot_desc, ug_op_gemm_desc;
 extern const ug_op_desc ug_op_scan_desc, ug_op_exscan_desc, ug_op_nrm2_desc, ug_op_asum_desc;
+
+/* The GEMM's exact paths over binary32 A (M x K) and B (K x N) of shape s (ops/gemm.c), shared
+ * by every GEMM-shaped operation whose values are binary32 numbers (ops/gemm_bs.c: its
+ * block-scaled values are): every output, every output with the fast oracle, output e alone,
+ * count trials on the GPU oracle, and whether that oracle pays at this shape. */
+void ug_gemm_exact(const float *x, const float *y, const ug_shape *s, ug_exact *out);
+void ug_gemm_exact_fast(const float *x, const float *y, const ug_shape *s, ug_exact *out);
+void ug_gemm_exact_one_fast(const float *x, const float *y, const ug_shape *s, size_t e,
+                            ug_exact *out);
+int ug_gemm_exact_gpu(float *const *x, float *const *y, size_t count, const ug_shape *s,
+                      ug_exact *const *out, char *err, size_t errlen);
+bool ug_gemm_gpu_oracle_pays(const ug_shape *s);
 
 /* ---- the references of the vector operations (ops/scan.c, ops/norm.c) ---------------------- */
 
@@ -150,6 +166,8 @@ extern const ug_op_desc ug_op_softmax_desc, ug_op_logsumexp_desc, ug_op_rmsnorm_
 /* ---- attention (ops/attention.c) -------------------------------------------------------------- */
 
 extern const ug_op_desc ug_op_attention_desc;
+/* The block-scaled GEMM (ops/gemm_bs.c). */
+extern const ug_op_desc ug_op_gemm_bs_desc;
 /* The scale a call of shape s takes: o->scale rounded to binary32, or RN32(1/sqrt(d)) for 0
  * (oracle/attention/exact_attention.h's default). */
 float ug_attention_scale(const ug_shape *s, const ug_opts *o);

@@ -11,6 +11,7 @@
  *   kinds: normal, uniform [-1, 1], bfloat16 normal, outlier channels (channel 0 of q and k
  *   large: every score >= 80), near-uniform rows (q, k ~ 1e-3), decode (L = 1, S = 4096),
  *   causal prefill (L = S = 256), long rows (L = 2, S = 32768); d = 64 and 128.
+ * early_max: one block of keys whose scores exceed the others' by more than 88, first or last.
  */
 #include <math.h>
 #include <stdint.h>
@@ -246,3 +247,40 @@ UG_CASE(attention_kernels, batch_invariance)
     free(V);
 }
 
+
+/* The online softmax's rescale across blocks of 64 keys: an early block whose max score exceeds
+ * every later block's by more than 88 (and the reverse order): the later weights e^(s - m) are
+ * below 2^-127 (binary32 underflows them, rightly), while a rescale taken from a block's own max
+ * (exp(m_old - m_block) = exp(> 88) = inf) gives inf / inf.  Every blocked kernel against the
+ * reference and its bound; the reference's O is V's row of the top key, nearly. */
+UG_CASE(attention_kernels, early_max)
+{
+    enum { L = 2, S = 192, D = 2, DV = 3 };
+    drng r = od_drng_make(t, "attention_kernels/early_max");
+    static const int blocked[] = {A_ONLINE, A_FA2, A_SPLIT_SIZE, A_SPLIT_COUNT};
+    for (int late = 0; late < 2; late++) {
+        float Q[L * D] = {1, 0, 0.5f, 0}, K[S * D], V[S * DV];
+        for (size_t k = 0; k < S; k++) {
+            bool top = late ? k >= 128 : k < 64; /* the block of the large scores */
+            K[k * D] = to_bf16((float)((top ? 100 : 0) + 4 * normal(&r)));
+            K[k * D + 1] = to_bf16((float)normal(&r));
+        }
+        for (size_t a = 0; a < S * DV; a++) V[a] = to_bf16((float)normal(&r));
+        ug_shape shp = {{L, S, D, DV}, 1, 1, 1};
+        ug_opts opt = {1, 0u};
+        ug_exact O[L * DV], lse[L];
+        ug_exact_attention(Q, K, V, &shp, &opt, O, lse);
+        for (size_t e = 0; e < L * DV; e++)
+            UG_EXPECT_MSG(O[e].cls == UG_X_FINITE, "%s block first: the reference's O[%zu] class %d",
+                          late ? "late" : "early", e, O[e].cls);
+        for (size_t b = 0; b < sizeof blocked / sizeof *blocked; b++) {
+            int a = blocked[b];
+            grade g = grade_kernel(a, Q, K, V, &shp, &opt, O, lse);
+            ug_note(t, "%s max first, %-24s ulp O %g, ulp lse %g, bound ratio %g",
+                    late ? "late" : "early", aname[a], g.ulp_o, g.ulp_l, g.ratio);
+            UG_EXPECT_MSG(g.ratio <= 1, "%s with the %s block's max 88+ above the others': bound "
+                          "ratio %g (ulp O %g, lse %g)", aname[a], late ? "last" : "first", g.ratio,
+                          g.ulp_o, g.ulp_l);
+        }
+    }
+}

@@ -6,6 +6,7 @@ Asserts: check's exact value, rounded value and ULP error equal `ulpgate oracle`
 data (binary32, binary16 and bfloat16 data widened to binary32 for the oracle's text file);
 binary64 against Python's exact rational arithmetic; a batch axis; gemm; both byte orders and
 format versions; a wrong result exits 1; each bad file exits 2 naming the file; the example.
+Attention's files: check_attention_test.py.
 """
 import json
 import math
@@ -15,71 +16,8 @@ import sys
 import tempfile
 from fractions import Fraction
 
-try:
-    import numpy as np
-except ImportError:
-    print("1..0 # SKIP numpy missing (Debian: apt-get install python3-numpy)")
-    sys.exit(0)
-
-UG, SRC = sys.argv[1], sys.argv[2]
-TMP = tempfile.mkdtemp(prefix="ug_check_")
-count = 0
-failed = 0
-
-
-def ok(cond, name, detail=""):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-        print(f"not ok {count} - {name}")
-        for line in str(detail).splitlines():
-            print(f"# {line}")
-    else:
-        print(f"ok {count} - {name}")
-
-
-def path(name):
-    return os.path.join(TMP, name)
-
-
-def save(name, arr, version=None):
-    p = path(name)
-    with open(p, "wb") as f:
-        np.lib.format.write_array(f, np.asarray(arr), version=version)
-    return p
-
-
-def run(*args):
-    r = subprocess.run([UG, *args], capture_output=True, text=True)
-    return r.returncode, r.stdout, r.stderr
-
-
-def check_json(*args):
-    rc, out, err = run("check", "--json", *args)
-    try:
-        return rc, json.loads(out), err
-    except ValueError:
-        return rc, None, out + err
-
-
-def oracle(op, x, y=None, got=None):
-    """ulpgate oracle on the binary32 values x (and y), as hex-floats; its JSON."""
-    p = path("oracle.txt")
-    with open(p, "w") as f:
-        for i in range(len(x)):
-            f.write(float(x[i]).hex() + ("" if y is None else " " + float(y[i]).hex()) + "\n")
-    args = ["oracle", "--op", op, "--json", p]
-    if got is not None:
-        args += ["--got", float(got).hex()]
-    rc, out, err = run(*args)
-    return json.loads(out)
-
-
-def same_as_oracle(name, j, o):
-    ok(j is not None and j["worst"]["exact"] == o["exact"] and j["worst"]["want"] == o["rounded"]
-       and j["worst"]["ulp"] == o["ulp_error"], name, f"check {j and j['worst']}\noracle {o}")
-
+from check_npy import (UG, SRC, TMP, np, ok, path, save, run, check_json, oracle,  # noqa: F401
+                       same_as_oracle, finish)
 
 rng = np.random.default_rng(22)
 
@@ -159,6 +97,17 @@ for name, xs, ver in (("big-endian '>f4'", x.astype(">f4"), None), ("version 2.0
                       ("version 3.0", x, (3, 0))):
     rc, j, err = check_json("--op", "dot", "--got", pg, save("xv.npy", xs, ver), py)
     ok(j == base, f"{name}: the same figures", (j, err))
+# a header longer than 65535 bytes: versions 2.0 and 3.0 read its 4-byte length whole
+for ver in (2, 3):
+    raw = open(save("xv.npy", x, (ver, 0)), "rb").read()
+    hlen = int.from_bytes(raw[8:12], "little")
+    head = raw[12:12 + hlen].rstrip(b"\n")
+    pad = 70000 + (-(12 + len(head) + 70000 + 1)) % 64  # NumPy aligns the data to 64 bytes
+    head += b" " * pad + b"\n"
+    with open(path("xlong.npy"), "wb") as f:
+        f.write(raw[:8] + len(head).to_bytes(4, "little") + head + raw[12 + hlen:])
+    rc, j, err = check_json("--op", "dot", "--got", pg, path("xlong.npy"), py)
+    ok(len(head) > 65535 and j == base, f"version {ver}.0, a {len(head)}-byte header: the same figures", (j, err))
 
 # ---- binary16 (widened exactly to binary32) and bfloat16 bit patterns -----------------------
 H = rng.standard_normal((3, 200)).astype(np.float16)
@@ -248,6 +197,15 @@ bad_file("bad1.npy", b"NOTNUMPY" + raw[8:], "magic")
 bad_file("bad4.npy", raw[:6] + b"\x04\x00" + raw[8:], "version 4")
 bad_file("bad2.npy", raw[:-10], "truncated: 3990 data bytes, the shape needs 4000")
 bad_file("bad3.npy", raw[:40], "truncated header")
+fifo = path("fifo.npy")
+os.mkfifo(fifo)  # no writer: its open would wait for ever
+try:
+    r = subprocess.run([UG, "check", "--op", "sum", "--got", pg, fifo], capture_output=True,
+                       text=True, timeout=30)
+    ok(r.returncode == 2 and "fifo.npy: not a regular file" in r.stderr,
+       "a FIFO with no writer: refused, not waited for", (r.returncode, r.stderr))
+except subprocess.TimeoutExpired:
+    ok(False, "a FIFO with no writer: refused, not waited for", "still waiting after 30 s")
 save("ints.npy", np.arange(10, dtype=np.int32))
 rc, out, err = run("check", "--op", "sum", "--got", pg, path("ints.npy"))
 ok(rc == 2 and "ints.npy" in err and "<i4" in err, "an int32 file: dtype named, exit 2", err)
@@ -370,6 +328,12 @@ def J(j, *keys):
     return j
 
 
+# an unknown operation: the message lists every operation check grades, attention included
+rc, out, err = run("check", "--op", "attn", "--got", pg, px)
+ok(rc == 2 and "'attn' is not sum, dot" in err and
+   any(" attention" in l and "'attn' is not" in l for l in err.splitlines()),
+   "an unknown --op: exit 2, the list names attention (its own path)", err)
+
 # the sign of zero: [-0, -0] sums to -0 exactly (IEEE 754, any order); +0 is not that result
 pz = save("negz.npy", np.array([-0.0, -0.0], np.float32))
 rc, j, err = check_json("--op", "sum", "--got", save("gpz.npy", np.float32(0.0)), pz, "--ulp-max", "0")
@@ -378,6 +342,12 @@ ok(j is not None and rc == 1 and not J(j, "pass") and J(j, "wrong_sign_zeros") =
    "sum of [-0, -0] = +0: --ulp-max 0 fails it (a zero of the wrong sign), exit 1", (rc, j))
 rc, j, err = check_json("--op", "sum", "--got", save("gnz.npy", np.float32(-0.0)), pz, "--ulp-max", "0")
 ok(j is not None and rc == 0 and J(j, "correctly_rounded") == 1, "sum of [-0, -0] = -0 passes --ulp-max 0", (rc, j))
+# --ulp-max 0.5 asks for round to nearest too (its sign of zero); just above 0.5 it does not
+rc, j, err = check_json("--op", "sum", "--got", path("gpz.npy"), pz, "--ulp-max", "0.5")
+ok(rc == 1 and J(j, "wrong_sign_zeros") == 1 and "wrong sign" in (J(j, "verdict") or ""),
+   "sum of [-0, -0] = +0 fails --ulp-max 0.5: a zero of the wrong sign, exit 1", (rc, j))
+rc, j, err = check_json("--op", "sum", "--got", path("gpz.npy"), pz, "--ulp-max", "0.50001")
+ok(rc == 0, "... and passes --ulp-max 0.50001 (0 ulp in value; round to nearest not asked)", (rc, j))
 rc, j, err = check_json("--op", "sum", "--got", path("gpz.npy"), pz, "--rel-max", "0")
 ok(rc == 1, "a zero of the wrong sign fails --rel-max 0 too", (rc, j))
 rc, out, err = run("check", "--op", "sum", "--got", path("gpz.npy"), pz, "--ulp-max", "0")
@@ -519,92 +489,6 @@ for name, data, what in (
         ("htrail.npy", npy_bytes(good, d4 + b"\0\0\0\0"), "bytes after the data"),
         ("hneg.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", d4), "shape")):
     bad_file(name, data, what)
-# ---- attention: a float64 NumPy attention rounded to binary32, GQA, causal --------
-def np_attention(q, k, v, causal, scale):
-    H, Hkv = q.shape[1], k.shape[1]
-    kk = np.repeat(k, H // Hkv, axis=1).astype(np.float64)
-    vv = np.repeat(v, H // Hkv, axis=1).astype(np.float64)
-    s = np.einsum("bhld,bhsd->bhls", q.astype(np.float64), kk) * float(scale)
-    L, S = q.shape[2], k.shape[2]
-    if causal:
-        i, j = np.arange(L)[:, None], np.arange(S)[None, :]
-        s = np.where(j <= i + S - L, s, -np.inf)
-    m = s.max(-1, keepdims=True)
-    e = np.exp(s - m)
-    l = e.sum(-1, keepdims=True)
-    return (e / l) @ vv, (m + np.log(l))[..., 0]
-
-
-ra = np.random.default_rng(35)
-aq = ra.standard_normal((2, 4, 8, 32)).astype(np.float32)
-ak = ra.standard_normal((2, 2, 64, 32)).astype(np.float32)
-av = ra.standard_normal((2, 2, 64, 16)).astype(np.float32)
-c32 = np.float32(1 / np.sqrt(32))
-ao, al = np_attention(aq, ak, av, True, c32)
-pq, pk, pv = save("aq.npy", aq), save("ak.npy", ak), save("av.npy", av)
-po, pl = save("ao.npy", ao.astype(np.float32)), save("al.npy", al.astype(np.float32))
-rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, pv, "--lse", pl, "--causal",
-                   "--ulp-max", "1")
-# a float64 evaluation rounded once to binary32 is within 1 ulp (its own error ~1e-15 relative)
-ok(rc == 0 and out.count("result     ok") == 2 and "1024 outputs" in out,
-   "attention, 2 x 4 heads on 2 kv heads, causal: NumPy's float64 result rounded is <= 1 ulp", out + err)
-rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, pv, "--ulp-max", "1")
-ok(rc == 1 and "FAIL" in out, "the causal result graded without --causal: exit 1", out + err)
-bo, bl = np_attention(aq, ak, av, False, np.float32(0.25))
-rc, out, err = run("check", "--op", "attention", "--got", save("ao2.npy", bo.astype(np.float32)),
-                   pq, pk, pv, "--scale", "0.25", "--ulp-max", "1")
-ok(rc == 0, "attention with --scale 0.25, not causal: <= 1 ulp", out + err)
-rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, "--causal")
-ok(rc == 2 and "Q K V" in err, "attention with two files: exit 2, three wanted", err)
-rc, out, err = run("check", "--op", "attention", "--got", po, pq, save("ak3.npy", ak[:, :, :, :16]), pv)
-ok(rc == 2 and "shapes do not fit" in err, "attention with K of another d: exit 2 naming the shapes", err)
-# refused, not graded as a huge error: an lse or a softmax GOT transposed (the same count)
-rc, out, err = run("check", "--op", "attention", "--got", po, pq, pk, pv, "--causal",
-                   "--lse", save("alT.npy", np.ascontiguousarray(al.astype(np.float32).transpose(0, 2, 1))))
-ok(rc == 2 and "(2, 8, 4)" in err and "(2, 4, 8, 32)" in err,
-   "attention: an lse (B, L, H) for Q (B, H, L, d): exit 2 naming both shapes", err)
-sx = ra.standard_normal((4, 64)).astype(np.float32)
-rc, out, err = run("check", "--op", "softmax", "--got", save("smT.npy", np.zeros((64, 4), np.float32)),
-                   save("sx.npy", sx))
-ok(rc == 2 and "(64, 4)" in err and "(4, 64)" in err,
-   "softmax: GOT (64, 4) for X (4, 64): exit 2 naming both shapes", err)
-# nothing graded passes no limit: an attention batch of 0
-e0 = save("a0.npy", np.zeros((0, 4, 8, 32), np.float32))
-rc, out, err = run("check", "--op", "attention", "--got", save("ao0.npy", np.zeros((0, 4, 8, 16), np.float32)),
-                   e0, save("ak0.npy", np.zeros((0, 2, 64, 32), np.float32)),
-                   save("av0.npy", np.zeros((0, 2, 64, 16), np.float32)), "--ulp-max", "1")
-ok(rc == 1 and "no outputs" in out, "attention with a batch of 0 and --ulp-max: exit 1", out + err)
-# a NaN or an infinity where the exact value is finite fails, limit or not
-nan_o = ao.astype(np.float32).copy()
-nan_o[1, 2, 3, 4] = np.nan
-rc, out, err = run("check", "--op", "attention", "--got", save("aonan.npy", nan_o), pq, pk, pv, "--causal")
-ok(rc == 1 and "NaN or infinite" in out, "attention: a NaN in O, no limit: exit 1", out + err)
-# a NaN (an infinity) in one column of V: NumPy's float64 result, as PyTorch's, has that column of
-# the rows that see the key NaN (infinite) and nothing else; the reference's rule is the same
-# (docs/operations-attention.md), so a correct output passes, lse included
-vs = av.copy()
-vs[1, 1, 5, 7] = np.nan
-vs[0, 0, 9, 3] = np.inf
-so, sl = np_attention(aq, ak, vs, True, c32)
-rc, out, err = run("check", "--op", "attention", "--got", save("aos.npy", so.astype(np.float32)), pq, pk,
-                   save("avs.npy", vs), "--lse", save("als.npy", sl.astype(np.float32)), "--causal",
-                   "--ulp-max", "1")
-ok(rc == 0 and out.count("result     ok") == 2 and np.isnan(so[1, 2:, :, 7]).all() and
-   np.isinf(so[0, :2, :, 3]).all() and np.isfinite(so[1, 2:, :, 6]).all(),
-   "attention: a NaN and an inf in one column of V each: NumPy's result (that column alone "
-   "special) passes, lse too", out + err)
-sv = ra.standard_normal(100).astype(np.float32)
-for bad in (np.inf, np.nan):
-    rc, j, err = check_json("--op", "sum", "--got", save("sbad.npy", np.array([bad], np.float32)),
-                            save("sv.npy", sv))
-    ok(rc == 1 and j is not None and j["nonfinite"] == 1 and not j["pass"],
-       "sum: %r where the exact sum is finite, no limit: exit 1, nonfinite 1" % bad, err)
-big = np.full(4, 3e38, np.float32)
-rc, j, err = check_json("--op", "sum", "--got", save("sinf.npy", np.array([np.inf], np.float32)),
-                        save("sbig.npy", big))
-ok(rc == 0 and j is not None and j["nonfinite"] == 0,
-   "sum: +inf where the exact sum rounds to +inf in binary32: not counted", err)
-
 # ---- the example -------------------------------------------------------------------------------
 ex = os.path.join(SRC, "examples", "python_check", "check_dot.py")
 r = subprocess.run([sys.executable, ex, UG, TMP], capture_output=True, text=True)
@@ -612,5 +496,4 @@ ok(r.returncode == 0 and "result     ok" in r.stdout and "FAIL" in r.stdout,
    "examples/python_check/check_dot.py runs: a good kernel passes, a bad one fails",
    r.stdout + r.stderr)
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+finish()

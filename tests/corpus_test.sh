@@ -59,6 +59,10 @@ printf '# why: e4m3 has no infinity\n# format: e4m3\n1\ninf\n' >"$tmp/c/t_fmt_bf
 run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
 check "# format: e4m3 refuses an infinity, at its line" \
   '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:4: value inf is not a e4m3 value" "$tmp/out"'
+printf '# why: e2m1 has no NaN\n# format: e2m1\n1.5\nnan\n' >"$tmp/c/t_fmt_bf16.txt"
+run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
+check "# format: e2m1 (FP4) refuses a NaN, at its line" \
+  '[ "$(rc)" = 1 ] && grep -q "^# $tmp/c/t_fmt_bf16.txt:4: value nan is not a e2m1 value" "$tmp/out"'
 printf '# why: no such format\n# format: bf17\n1\n' >"$tmp/c/t_fmt_bf16.txt"
 run run --corpus "$tmp/c" --filter 'corpus/t_fmt_bf16' --tap
 check "# format: an unknown format: exit 1, FILE:LINE naming it" \
@@ -307,6 +311,14 @@ run hunt --kernel serial_f32 --n 8 --evals 10 --causal
 check "hunt --causal for an operation without a mask: exit 2, said why" \
   '[ "$(rc)" = 2 ] && grep -q "^ulpgate hunt: --causal: serial_f32@default computes sum, which takes no mask$" "$tmp/err"'
 mkdir -p "$tmp/h"
+# --out that cannot be written: refused before the search (an hour's hunt would lose its input)
+run hunt --kernel serial_f32 --n 64 --evals 50 --out "$tmp"
+check "hunt --out DIRECTORY: exit 2 before searching, said why" \
+  '[ "$(rc)" = 2 ] && grep -q "^ulpgate hunt: --out $tmp: a directory, not a file$" "$tmp/err" && ! grep -q "^search" "$tmp/out"'
+run hunt --kernel serial_f32 --n 64 --evals 50 --out "$tmp/no/such/dir/h.txt"
+check "hunt --out in a missing folder: exit 2 before searching, naming the folder" \
+  '[ "$(rc)" = 2 ] && grep -q "cannot write into $tmp/no/such/dir: " "$tmp/err" && ! grep -q "^search" "$tmp/out"'
+
 run hunt --kernel serial_f32 --op sum --n 512 --evals 20000 --seed 7 --out "$tmp/h/h1.txt" --compare-random
 check "hunt serial_f32: exit 0, search and random bests, their ratio" \
   '[ "$(rc)" = 0 ] && grep -q "^search   best bound ratio" "$tmp/out" && grep -q "^random   best bound ratio" "$tmp/out" && grep -q "^search / random: " "$tmp/out"'

@@ -117,6 +117,14 @@ UG_CASE(dist, fmt_specials)
     d.specials |= UG_SP_POSINF;
     UG_EXPECT_MSG(ug_df_fill(&d, UG_OP_SUM, 0, x, NULL, N, err) != 0 && strstr(err, "infinity"),
                   "e4m3 with +inf: %s", err);
+    ug_point(t, "e2m1: +-6, its subnormal +-0.5; no NaN, no infinity");
+    d = ug_in_format(ug_with_specials(ug_normal(0, 0.5), 0.05, UG_SP_MAX | UG_SP_SUBNORMAL), UG_E2M1);
+    UG_ASSERT_MSG(ug_df_fill(&d, UG_OP_SUM, 0, x, NULL, N, err) == 0, "%s", err);
+    UG_EXPECT(UG_DF_COUNT(x, N, fabs(v) == 6) > 100 && UG_DF_COUNT(x, N, fabs(v) == 0.5) > 100);
+    UG_EXPECT(UG_DF_COUNT(x, N, ug_fmt_round(UG_E2M1, v, UG_RN) != v) == 0);
+    d.specials |= UG_SP_NAN;
+    UG_EXPECT_MSG(ug_df_fill(&d, UG_OP_SUM, 0, x, NULL, N, err) != 0 && strstr(err, "no NaN"),
+                  "e2m1 with NaN: %s", err);
     ug_point(t, "e5m2: both infinities, max 57344");
     d = ug_in_format(ug_with_specials(ug_normal(0, 1), 0.05,
                                       UG_SP_POSINF | UG_SP_NEGINF | UG_SP_MAX), UG_E5M2);

@@ -81,10 +81,13 @@ UG_CASE(formats, table)
                       (double)r32[i], ug_fmt_ulp(UG_F32, r32[i]), ug_ulp32(r32[i]));
 }
 
-/* The expected number of NaN patterns of a 8/16-bit format: IEEE 2 (2^(p-1) - 1); e4m3 2. */
+/* The expected number of NaN patterns of a 4..16-bit format: IEEE 2 (2^(p-1) - 1); e4m3 2;
+ * the OCP MX FP6/FP4 elements none. */
 static size_t nan_patterns(const ug_format *F)
 {
-    return F->nan == UG_NAN_IEEE ? 2 * (((size_t)1 << (F->p - 1)) - 1) : 2;
+    return F->nan == UG_NAN_IEEE ? 2 * (((size_t)1 << (F->p - 1)) - 1)
+           : F->nan == UG_NAN_NONE ? 0
+                                   : 2;
 }
 
 /* Every pattern of f: decode then encode gives the pattern back (a NaN: the canonical NaN of its
@@ -136,10 +139,13 @@ UG_CASE(formats, roundtrip)
     roundtrip(t, UG_BF16);
     roundtrip(t, UG_E4M3);
     roundtrip(t, UG_E5M2);
+    roundtrip(t, UG_E3M2);
+    roundtrip(t, UG_E2M3);
+    roundtrip(t, UG_E2M1);
     /* load/store through a buffer: a value that needs rounding is stored rounded */
     ug_point(t, "load/store");
     unsigned char buf[16];
-    ug_fmt fs[] = {UG_F16, UG_BF16, UG_E4M3, UG_E5M2, UG_F32, UG_F64};
+    ug_fmt fs[] = {UG_F16, UG_BF16, UG_E4M3, UG_E5M2, UG_E3M2, UG_E2M3, UG_E2M1, UG_F32, UG_F64};
     for (size_t i = 0; i < NOF(fs); i++) {
         ug_fmt_store(fs[i], buf, 1, 1.0 + 0x1p-30);
         ug_fmt_store(fs[i], buf, 0, -3.0);
@@ -177,7 +183,8 @@ static double ref_round(const ug_format *F, mpfr_srcptr x, ug_rmode m)
         if (r == 0) return neg ? -0.0 : 0.0;
     }
     if (fabs(r) <= F->max) return r;
-    /* format.h's overflow rule */
+    /* format.h's overflow rule: no inf and no NaN (OCP MX FP6/FP4) saturates in both modes */
+    if (F->nan == UG_NAN_NONE) return copysign(F->max, r);
     if (m == UG_RN) return F->inf ? copysign(INFINITY, r) : NAN;
     return r > 0 ? F->max : F->inf ? -INFINITY : NAN;
 }

@@ -1,5 +1,6 @@
 /*
- * formats_exhaustive.c - every bit pattern of binary16, bfloat16, fp8 e4m3 and e5m2, both
+ * formats_exhaustive.c - every bit pattern of binary16, bfloat16, fp8 e4m3 and e5m2, OCP MX's
+ * FP6 e3m2 / e2m3 and FP4 e2m1 elements, and the E8M0 scale (blockfmt_e8m0.c), both
  * directions, against MPFR emulating the format (precision p, mpfr_set_emin/emax to the format's
  * exponent range, mpfr_check_range + mpfr_subnormalize: MPFR's documented idiom for IEEE
  * subnormals and overflow without double rounding).
@@ -16,7 +17,9 @@
  * in that mode, then the format's overflow rule as format.h states it: e4m3 has no infinity
  * and MPFR's emulation of its exponent range has one more binade step (480) than the format
  * (448; S.1111.111 is NaN), so a result beyond 448 is NaN (non-saturating) -- and
- * ug_fmt_round_sat gives +-max there (the saturating mode).
+ * ug_fmt_round_sat gives +-max there (the saturating mode).  The FP6/FP4 elements have no inf
+ * and no NaN (UG_NAN_NONE): beyond max saturates in every mode, and a NaN encodes to the row's
+ * qnan code with the NaN's sign (+-max).
  */
 #include <math.h>
 #include <mpfr.h>
@@ -56,7 +59,7 @@ static double ex_want(const ug_format *F, double v, ug_rmode m, bool sat)
     double r = ex_mpfr_round(F, v, m == UG_RN ? MPFR_RNDN : MPFR_RNDD, NULL);
     if (fabs(r) <= F->max)
         return r;
-    if (sat)
+    if (sat || F->nan == UG_NAN_NONE)
         return copysign(F->max, r);
     if (!F->inf) /* e4m3: beyond 448 is NaN, RD of a positive value is 448 */
         return m == UG_RD && r > 0 ? F->max : NAN;
@@ -85,10 +88,14 @@ static void ex_point(const ug_format *F, ug_fmt f, double x, ex_tally *ta)
      * of +inf is max); a true infinity converts by RN (encode), checked here */
     if (!isinf(x))
         ex_check(ta, "round RD", x, ug_fmt_round(f, x, UG_RD), ex_want(F, x, UG_RD, false));
-    ex_check(ta, "encode", x, ug_fmt_decode(f, ug_fmt_encode(f, x)), rn);
+    /* a format with no NaN code writes its qnan code, with the NaN's sign */
+    double nan_code = F->nan == UG_NAN_NONE && isnan(x)
+                          ? ug_fmt_decode(f, F->qnan | (uint64_t)(signbit(x) != 0) << (F->bits - 1))
+                          : rn;
+    ex_check(ta, "encode", x, ug_fmt_decode(f, ug_fmt_encode(f, x)), nan_code);
     ex_check(ta, "round_sat", x, ug_fmt_round_sat(f, x), ex_want(F, x, UG_RN, true));
     ex_check(ta, "encode_sat", x, ug_fmt_decode(f, ug_fmt_encode_sat(f, x)),
-             ex_want(F, x, UG_RN, true));
+             isnan(x) ? nan_code : ex_want(F, x, UG_RN, true));
     float xf = (float)x; /* the same from the binary32 nearest x (a binary32 input) */
     ex_check(ta, "round RN (binary32 in)", xf, ug_fmt_round(f, xf, UG_RN),
              ex_want(F, xf, UG_RN, false));
@@ -177,10 +184,21 @@ UG_CASE(formats, exhaustive_mpfr)
     ex_format(t, UG_BF16);
     ex_format(t, UG_E4M3);
     ex_format(t, UG_E5M2);
+    ex_format(t, UG_E3M2);
+    ex_format(t, UG_E2M3);
+    ex_format(t, UG_E2M1);
     /* the saturating mode by hand (OCP): e4m3 500 -> 448, inf -> 448, NaN stays */
     ug_point(t, "saturating e4m3, e5m2 by hand");
     UG_EXPECT(ug_fmt_round_sat(UG_E4M3, 500.0) == 448.0 && isnan(ug_fmt_round(UG_E4M3, 500.0, UG_RN)));
     UG_EXPECT(ug_fmt_encode_sat(UG_E4M3, -INFINITY) == 0xfe && ug_fmt_encode(UG_E4M3, 500.0) == 0x7f);
     UG_EXPECT(ug_fmt_encode_sat(UG_E5M2, 1e6) == 0x7b && ug_fmt_encode(UG_E5M2, 1e6) == 0x7c);
     UG_EXPECT(isnan(ug_fmt_round_sat(UG_E4M3, NAN)) && ug_fmt_round_sat(UG_E4M3, 464.0) == 448.0);
+    /* the OCP MX element tables by hand: max, least subnormal, the codes of +-max */
+    ug_point(t, "e3m2, e2m3, e2m1: max, least subnormal, codes of +-max, by hand");
+    UG_EXPECT(ug_fmt_decode(UG_E3M2, 0x1f) == 28.0 && ug_fmt_decode(UG_E3M2, 0x01) == 0x1p-4);
+    UG_EXPECT(ug_fmt_decode(UG_E2M3, 0x1f) == 7.5 && ug_fmt_decode(UG_E2M3, 0x01) == 0.125);
+    UG_EXPECT(ug_fmt_decode(UG_E2M1, 0x7) == 6.0 && ug_fmt_decode(UG_E2M1, 0x1) == 0.5);
+    UG_EXPECT(ug_fmt_decode(UG_E2M1, 0xf) == -6.0 && ug_fmt_encode(UG_E2M1, -1e9) == 0xf);
+    UG_EXPECT(ug_fmt_encode(UG_E2M1, 5.0) == 0x6 && ug_fmt_encode(UG_E2M1, 0.25) == 0x0);
+    UG_EXPECT(ug_fmt_encode(UG_E2M1, 0.75) == 0x2 && ug_fmt_encode(UG_E2M1, 2.5) == 0x4);
 }

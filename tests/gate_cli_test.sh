@@ -34,6 +34,12 @@ run compare "$tmp/a/results.json" "$tmp/worse.json" --fail-on-regression
 check "--fail-on-regression: exit 1, the kernel and the figure named with old -> new and ratio" \
   '[ "$(rc)" = 1 ] && grep -q "^REGRESSION .*kahan_f32@default" "$tmp/out" && grep -Eq "^  ulp_max +[0-9.]+ -> [0-9.]+ +x13 +worse" "$tmp/out" && grep -q "1 regressed" "$tmp/out" && grep -q "1 regression" "$tmp/err"'
 check "the other figures of that row say same" 'grep -Eq "^  ulp_mean .* same$" "$tmp/out"'
+run compare "$tmp/a/results.json" "$tmp/worse.json" --explain "$row"
+check "--explain ROW: exit 0, that row's verdict and rule" \
+  '[ "$(rc)" = 0 ] && grep -q "^$row \[deterministic: exact\]" "$tmp/out" && grep -q "verdict: worse" "$tmp/out"'
+run compare "$tmp/a/results.json" "$tmp/worse.json" --explain "no/such row"
+check "--explain of a row no run has: exit 2, said so (not an empty explanation)" \
+  '[ "$(rc)" = 2 ] && grep -q "^ulpgate: compare: --explain no/such row: no compared row matches it" "$tmp/err"'
 edit "$tmp/a/results.json" "$tmp/tiny.json" "
 [r.update(ulp_max=r['ulp_max']*(1+2**-52)) for r in rows if r['id']=='$row']"
 run compare "$tmp/a/results.json" "$tmp/tiny.json" --fail-on-regression

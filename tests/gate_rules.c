@@ -199,6 +199,50 @@ UG_CASE(gate_rules, compare_rows)
     ug_baseline_free(&now);
 }
 
+/* A row whose determinism differs between the sides (a kernel declared nondeterministic is
+ * measured, and one measured deterministic on one run counts one result there): its outputs
+ * count its repeats on the nondeterministic side, so a count that differs is not a change of
+ * inputs; the slack is the base's (x4 when the base row was nondeterministic, none when it was
+ * deterministic: a kernel that turns nondeterministic keeps the exact rule it had). */
+UG_CASE(gate_rules, determinism_differs)
+{
+    ug_row a[2] = {ug_test_row("serial", 100, true, 10), ug_test_row("gpu_atomic", 100, false, 20)};
+    ug_row b[2] = {a[0], a[1]};
+    b[0].deterministic = false; /* deterministic in BASE, nondeterministic now */
+    b[0].repeats = 9;
+    b[0].distinct_results = 3;
+    b[0].count = a[0].count * 9;
+    b[1].deterministic = true; /* nondeterministic in BASE, one result now */
+    b[1].repeats = 0;
+    b[1].distinct_results = 0;
+    b[1].count = a[1].count / 9 + 1;
+    b[1].ulp_mean = a[1].ulp_mean * 3; /* within the base's x4 */
+    ug_baseline base, now;
+    ug_test_side(&base, "gcc 12", a, 2);
+    ug_test_side(&now, "gcc 12", b, 2);
+    ug_comparison c;
+    ug_compare(&base, &now, NULL, &c);
+    const ug_cmp_row *r0 = ug_find_cmp(&c, a[0].id), *r1 = ug_find_cmp(&c, a[1].id);
+    UG_ASSERT(r0 && r1);
+    UG_EXPECT_MSG(c.inputs_changed == 0 && c.regressed == 0, "inputs changed %zu, regressed %zu: "
+                  "a count of repeats read as other inputs", c.inputs_changed, c.regressed);
+    UG_EXPECT_MSG(r0->slack == 1.0 && r0->verdict == UG_V_SAME, "det -> nondet: slack %g verdict %d",
+                  r0->slack, r0->verdict);
+    UG_EXPECT_MSG(r1->slack == UG_DEFAULT_NONDET_SLACK && r1->verdict == UG_V_WITHIN,
+                  "nondet -> det: slack %g verdict %d (mean x3: within the base's x4)", r1->slack,
+                  r1->verdict);
+    ug_comparison_free(&c);
+    /* the row that turned nondeterministic is judged exactly: one binary64 ulp more is worse */
+    now.res.rows[0].ulp_max = nextafter(now.res.rows[0].ulp_max, INFINITY);
+    ug_compare(&base, &now, NULL, &c);
+    r0 = ug_find_cmp(&c, a[0].id);
+    UG_EXPECT_MSG(c.regressed == 1 && r0 && r0->verdict == UG_V_WORSE,
+                  "det -> nondet, ulp_max one binary64 ulp worse: regressed %zu", c.regressed);
+    ug_comparison_free(&c);
+    ug_baseline_free(&base);
+    ug_baseline_free(&now);
+}
+
 UG_CASE(gate_rules, update_rules_and_round_trip)
 {
     ug_row a[3] = {ug_test_row("serial", 100, true, 10), ug_test_row("kahan", 100, true, 1),

@@ -25,7 +25,7 @@
   8. No call runs up the layers at link time: a C or CUDA file of a layer calls no ug_ function
      defined (non-static) in a file of a higher layer (an include check cannot see a function
      declared in a low header and defined above it, as kernels/kernel.h's ug_op_name was).
-The mutants of each rule are in tests/mutation/mutants.py (layers_*).
+The mutants of each rule are in tests/mutation/mutants_surfaces.py (layers_*).
 """
 import os
 import re

@@ -11,13 +11,15 @@
  *                 references' (oracle/rows/transcend.c, proven in tests/oracle_rows.c), on
  *                 random rows and on the hard-to-round and near-tie rows of those tests;
  *   crafted       exact results (one key: O = V, lse = the score; equal scores whose V average
- *                 is a binary32 midpoint: a tie of exp, rounded to even), causal rows that see
- *                 no key (O NaN, lse -inf), special values, scores that need 150 bits;
+ *                 is a binary32 midpoint: a tie of exp, rounded to even), signed zeros in V
+ *                 (one key: -0 stays -0), causal rows that see no key (O NaN, lse -inf),
+ *                 special values, scores that need 150 bits;
  *   diff          the fast path against MPFR on random heads of normal, uniform, bfloat16,
  *                 large-logit (outlier channels, scores >= 80) and near-uniform inputs, causal
  *                 and not, every record bit for bit (ug_exact_equal): the fast path must decide
  *                 nearly all rows itself;
- *   undecided     a cap of 64 bits (the residual needs ~110): reported, recorded NaN;
+ *   undecided     a cap of 64 bits (the residual needs ~110): reported, recorded NaN; a cap of
+ *                 128 bits: decided at the cap itself, the default's records;
  *   mutant_bound  the fast path deciding at 2^-80 times its proven bound: records must differ.
  */
 #include <math.h>
@@ -315,6 +317,37 @@ UG_CASE(oracle_attention, crafted)
         }
         same_paths(t, "exact outputs of different scores", q, k, v, &shp, &opt);
     }
+    /* signed zeros in V: one key gives O = V with the zero's sign (causal row 0 here, and S = 1);
+     * with more keys a column of -0 alone is -0, one +0 among them +0 (IEEE 754, as sums) */
+    {
+        float q[2] = {0.5f, -1}, k[2] = {2, 0.75f};
+        float v[6] = {-0.0f, 0.0f, -0.0f, /* key 0 */
+                      -0.0f, -0.0f, 5};  /* key 1 */
+        static const int want_neg[2][3] = {{1, 0, 1}, {1, 0, -1}}; /* -1: not a zero */
+        for (int causal = 0; causal < 2; causal++) {
+            ug_shape shp = {{2, causal ? 2 : 1, 1, 3}, 1, 1, 1};
+            ug_opts opt = {1, causal ? UG_OPT_CAUSAL : 0u};
+            for (int fast = 0; fast < 2; fast++) {
+                ug_exact O[6], l[2];
+                if (fast) ug_exact_attention_fast(q, k, v, &shp, &opt, O, l);
+                else ug_exact_attention_mpfr(q, k, v, &shp, &opt, O, l);
+                for (size_t i = 0; i < 2; i++)
+                    for (size_t j = 0; j < 3; j++) {
+                        int w = causal ? want_neg[i][j] : (j == 1 ? 0 : 1); /* S = 1: key 0 */
+                        const ug_exact *e = &O[i * 3 + j];
+                        if (w < 0) continue;
+                        UG_EXPECT_MSG(e->cls == UG_X_FINITE && e->hi == 0 && e->rn == 0 &&
+                                          !!signbit(e->hi) == w && !!signbit(e->rn) == w &&
+                                          !!signbit(e->rd) == w,
+                                      "signed zeros (%s, %s): O[%zu][%zu] hi %a rn %a rd %a, want %s0",
+                                      fast ? "fast" : "MPFR", causal ? "causal" : "one key", i, j,
+                                      e->hi, (double)e->rn, (double)e->rd, w ? "-" : "+");
+                    }
+            }
+            same_paths(t, causal ? "signed zeros in V, causal" : "signed zeros in V, one key", q, k,
+                       v, &shp, &opt);
+        }
+    }
     /* causal, L > S: the first rows see no key */
     {
         float q[3] = {1, 2, 3}, k[2] = {1, -1}, v[2] = {5, 6};
@@ -430,6 +463,19 @@ UG_CASE(oracle_attention, undecided)
     ug_exact_attention_row_mpfr(q, k, v, &shp, &opt, 0, &O3, &l3);
     UG_EXPECT_MSG(ug_exact_equal(&O2, &O3) && ug_exact_equal(&l2, &l3) && zs.raised == 2,
                   "raised from 32 bits: records differ or not raised (%zu)", zs.raised);
+    /* the cap at 128 bits, the precision this row needs: decided at the cap itself (the
+     * closest honest stand-in for an input that needs the default cap's 16384 bits, which no
+     * known attention input does), the default's records */
+    ug_exact O4, l4;
+    ug_ziv_set_precisions(32, 128);
+    ug_ziv_stats_reset();
+    ug_exact_attention_row_mpfr(q, k, v, &shp, &opt, 0, &O4, &l4);
+    zs = ug_ziv_stats_get();
+    ug_ziv_set_precisions(0, 0);
+    UG_EXPECT_MSG(ug_exact_equal(&O4, &O3) && ug_exact_equal(&l4, &l3) && zs.undecided == 0 &&
+                      zs.prec_max == 128,
+                  "cap 128 bits: O class %d, lse class %d, %zu undecided, needed %ld bits (want "
+                  "decided at 128, the cap)", O4.cls, l4.cls, zs.undecided, zs.prec_max);
 }
 
 UG_CASE(oracle_attention, mutant_bound)

@@ -1,7 +1,8 @@
 /*
  * oracle_diff_gemm.c - differential tests, continued (tests/oracle_diff.c has the generators):
  * the fast GEMM against per-element MPFR dots, strided dots, and the kernel sets other than the
- * one this CPU gets (AVX2, generic) on a sample of everything.
+ * one this CPU gets (AVX2, generic) on a sample of everything; the binary32 sum's direct path at
+ * its exactness threshold.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -148,4 +149,59 @@ UG_CASE(oracle_diff, other_kernels)
         run_gemm(t, "oracle_diff/other/gemm", 8);
     }
     ug_fast_kernels_select("auto");
+}
+
+/* The binary32 sum's direct path (exact_fast.c, block_fused) at its threshold.  After a block of
+ * max |x| = 1 (e = 1) a full block of 2048 terms (L = 11) has s = e + 1 + L = 13 and u = 2^-39:
+ * a term counts as exact in binary64 lanes when |x| >= t = 2^(s-29) = 2^-16 (a multiple of u);
+ * a nonzero |x| < t is a residual and sends the block to the general path.
+ *   - each kernel set's UG_F_SUM32_DIRECT flags a residual for |x| = t's predecessor (the binade
+ *     below), not for t nor its successor, nor for -t, in the vector body and in the tail;
+ *   - whole sums against MPFR with the second block's terms in [1, 2) (partial sums past 2^11,
+ *     whose binary64 quantum is 2^-41) and one probe term: t's predecessor, t, its successor, -t,
+ *     and 2^-18 (1 + 2^-23) and 2^-19 (1 + 2^-23) (last bits 2^-41 and 2^-42).  The threshold is
+ *     conservative: the partial sums stay below 2^(s-1) = 2^12, so multiples of 2^-41 (|x| >=
+ *     2^-18) are exact too; the last probe is not, so a threshold 3 binades too low loses its
+ *     bit and the record differs from MPFR's (1 or 2 binades low would be slower, not wrong). */
+UG_CASE(oracle_diff, sum32_direct_threshold)
+{
+    enum { N = 4096, H = 2048 };
+    const float tt = 0x1p-16f;
+    const float probes[] = {nextafterf(tt, 0), tt, nextafterf(tt, 1), -tt, 0x1.000002p-18f,
+                            0x1.000002p-19f};
+    drng r = od_drng_make(t, "oracle_diff/sum32_direct_threshold");
+    float *x = malloc((N + 3) * sizeof *x);
+    UG_ASSERT_MSG(x, "out of memory");
+    const char *best = ug_fast_kernels_get()->name;
+    static const char *const sets[] = {"auto", "avx512", "avx2", "generic"};
+    for (size_t si = 0; si < sizeof sets / sizeof *sets; si++) {
+        if ((si && !strcmp(sets[si], best)) || ug_fast_kernels_select(sets[si]) != 0) continue;
+        const ug_fast_kernels *k = ug_fast_kernels_get();
+        for (size_t p = 0; p < 4; p++) /* the kernel's residual test alone */
+            for (int tail = 0; tail < 2; tail++) {
+                size_t n = tail ? H + 3 : H;
+                for (size_t i = 0; i < n; i++) x[i] = 1 + (float)od_rbelow(&r, 1u << 23) * 0x1p-23f;
+                x[tail ? H + 2 : 5] = probes[p];
+                double sig[3] = {tt, 0, 0};
+                ug_fused_out o;
+                k->fused[UG_F_SUM32_DIRECT](x, NULL, n, sig, &o);
+                bool want = fabsf(probes[p]) < tt;
+                UG_EXPECT_MSG(o.residual == want, "%s kernels: |x| = %a in the %s: residual %d, want %d",
+                              k->name, (double)probes[p], tail ? "tail" : "vector body",
+                              (int)o.residual, (int)want);
+            }
+        for (size_t p = 0; p < sizeof probes / sizeof *probes; p++) {
+            for (size_t i = 0; i < H; i++) x[i] = 2 * (float)od_rbelow(&r, 1u << 24) * 0x1p-24f - 1;
+            x[0] = 1;
+            for (size_t i = H; i < N; i++) x[i] = 1 + (float)od_rbelow(&r, 1u << 23) * 0x1p-23f;
+            x[H + 1 + od_rbelow(&r, H - 1)] = probes[p];
+            ug_exact a, b;
+            ug_exact_sum_f32_fast(x, N, &a);
+            ug_exact_sum_f32_mpfr(x, N, &b);
+            UG_EXPECT_MSG(ug_exact_equal(&a, &b), "%s kernels, probe %a: fast hi %a lo %a, MPFR hi %a lo %a",
+                          k->name, (double)probes[p], a.hi, a.lo, b.hi, b.lo);
+        }
+    }
+    ug_fast_kernels_select("auto");
+    free(x);
 }

@@ -109,4 +109,8 @@ check "a plugin file named '$last' (the last built-in family): up_sum listed onc
 (cd "$tmp/named" && "$ug" run --plugin "$last" --filter 'corpus/special_subnormal_inputs' --kernel 'serial_f32@*') >"$tmp/out" 2>"$tmp/err"
 check "a plugin file named '$last': the built-in kernels run as before" \
   '[ $? = 0 ] && grep -q "^[1-9][0-9]* passed, 0 failed" "$tmp/out"'
+mkfifo "$tmp/fifo.so"  # no writer: dlopen's open would wait for ever
+timeout 30 "$ug" list --plugin "$tmp/fifo.so" >"$tmp/out" 2>"$tmp/err"; fifo_rc=$?
+check "a FIFO given as --plugin: exit 2 at once, naming it" \
+  '[ "$fifo_rc" = 2 ] && grep -q "fifo.so: a FIFO, not a shared object" "$tmp/err"'
 tap_end

@@ -73,4 +73,13 @@ kill "$ypid" 2>/dev/null
 ULPGATE_UNIT_COSTS=/dev/zero run run --filter reduce/normal --kernel serial_f32 --n 1000 --shard 0/2
 check "ULPGATE_UNIT_COSTS=/dev/zero: said on stderr, the shards balanced by equal costs" \
   '[ "$(rc)" = 0 ] && grep -q "ULPGATE_UNIT_COSTS: /dev/zero: NUL byte at byte 1: not a text file: the shards are balanced by equal costs" "$tmp/err"'
+# ---- a FIFO no one writes to, given where a text file is read line by line ---------------------
+mkfifo "$tmp/silent"
+ug_t() { timeout 30 "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }  # a hang fails
+ug_t oracle --op sum "$tmp/silent"
+check "oracle on a FIFO no one writes to: exit 2 after 5 s, not a hang" \
+  '[ "$(rc)" = 2 ] && grep -q "silent: cannot open: a FIFO that no one wrote to within 5 s" "$tmp/err"'
+ug_t run --xfail "$tmp/silent" --filter nothing
+check "run --xfail on a FIFO no one writes to: exit 2 after 5 s, not a hang" \
+  '[ "$(rc)" = 2 ] && grep -q "xfail .*silent: a FIFO that no one wrote to within 5 s" "$tmp/err"'
 tap_end

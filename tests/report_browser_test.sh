@@ -64,6 +64,7 @@ check "nothing in the DOM loads from the network (no src, href or url() to a rem
 python3 - "$out/rep/index.html" "$out/check.html" <<'EOF'
 import sys
 js = r"""<script>
+document.querySelectorAll('details').forEach(d => { d.open = true; }); // every figure laid out
 let plots = 0, most = 0, same = [], inside = [], clipped = [];
 document.querySelectorAll('svg.plot').forEach((svg, i) => {
   plots++;

@@ -36,6 +36,35 @@ check "results.json compact: at most half of the --detail file" \
   '[ $(( 2 * $(size "$tmp/c/results.json") )) -le "$(size "$tmp/d/results.json")" ]'
 check "compact and --detail files give the gate the same figures (compare: 0 regressed, 0 improved)" \
   '"$ug" compare "$tmp/d/results.json" "$tmp/c/results.json" >"$tmp/out" 2>&1 && grep -q " 0 regressed, 0 improved, [0-9]* same" "$tmp/out"'
+# index.html at 10x the rows (scripts/report_stress.py: every case copied nine times under another
+# name), of the subset above and of the reduce cases (one-signed inputs at several sizes: a figure
+# of error against n per case): the views over the whole run come first, the per-case figures in
+# one <details> per suite, open in a short report, closed once a section has more than 24 figures
+# (none of these rows failed); every figure still in the page; a series' markers at one pixel are
+# drawn once, so a kappa plot of ten copies of each case has the markers of one (the copies'
+# points coincide)
+"$ug" run --filter 'reduce/*' --report "$tmp/r" >"$tmp/run.out" 2>&1
+for d in c r; do
+    python3 "$ug_scripts/report_stress.py" "$tmp/$d/results.json" "$tmp/${d}10" 10
+    cp "$tmp/$d/.ulpgate-report" "$tmp/${d}10/"
+    "$ug" report "$tmp/${d}10" --baseline none >"$tmp/out" 2>&1 || echo "# report of $d x10 failed"
+done
+nfig() { sed -n '/<h2 id="error-n">/,$p' "$1" | grep -c "^<figure>"; }
+check "ulpgate report writes the 10x stress reports ($((rows * 10)) rows and the reduce cases')" \
+  '[ -s "$tmp/c10/index.html" ] && [ -s "$tmp/r10/index.html" ] && [ "$(json "$tmp/c10/results.json" "print(len(d[\"results\"]))")" = $((rows * 10)) ]'
+check "index.html: the aggregate views (kappa, histograms, time) before the per-case figures" \
+  'awk "/<h2 id=\"error-kappa\">/{k=NR} /<h2 id=\"histograms\">/{h=NR} /<h2 id=\"time\">/{t=NR} /<h2 id=\"error-n\">/{n=NR} END{exit !(k && h && t && n && k < h && h < t && t < n)}" "$tmp/r10/index.html"'
+check "index.html at 10x: every per-case figure there, 10x those of the run ($(nfig "$tmp/r/index.html") -> $(nfig "$tmp/r10/index.html"))" \
+  '[ "$(nfig "$tmp/r/index.html")" -gt 2 ] && [ "$(nfig "$tmp/r10/index.html")" = $((10 * $(nfig "$tmp/r/index.html"))) ]'
+check "index.html: the reduce group open in the short report, closed at 10x (over 24 figures)" \
+  'grep -q "^<details class=\"group\" open><summary>reduce: " "$tmp/r/index.html" && grep -q "^<details class=\"group\"><summary>reduce: " "$tmp/r10/index.html" && ! grep -q "^<details class=\"group\" open>" "$tmp/r10/index.html"'
+kmark() { python3 -c "
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r'<svg[^>]*aria-label=\"adversarial: relative error against the condition number.*?</svg>', s, re.S)
+print(len(re.findall(r'<(circle|rect x|path d=\"M[^\"]*Z)', m.group(0))) if m else -1)" "$1"; }
+check "a kappa plot of ten copies of each case draws the markers of one ($(kmark "$tmp/c/index.html") and $(kmark "$tmp/c10/index.html"))" \
+  '[ "$(kmark "$tmp/c/index.html")" -gt 10 ] && [ "$(kmark "$tmp/c/index.html")" = "$(kmark "$tmp/c10/index.html")" ]'
 # a GPU run skips ~160 GEMM points each for its own "operands up to <its maximum> exceed ..."
 # (117,538 B of summary.md on the H100, 75,597 of them skips): reasons alike but for their
 # numbers are one line, the points of one shape named 8 at most

@@ -43,14 +43,21 @@ static bool check_has_f64(const ug_op_desc *op)
     return op->exact64 != NULL && op->exact_is_sum;
 }
 
+/* Attention (the heads layout) is graded by its own path (check_attn.c, ug_check_attention),
+ * not ug_check_run. */
+static bool check_names_op(const ug_op_desc *op)
+{
+    return ug_check_supported(op) || op->shape->layout == UG_LAYOUT_HEADS;
+}
+
 const char *ug_check_op_names(char *buf, size_t len)
 {
     size_t k = 0, total = 0, o = 0;
-    for (size_t i = 0; ug_op_at(i); i++) total += ug_check_supported(ug_op_at(i));
+    for (size_t i = 0; ug_op_at(i); i++) total += check_names_op(ug_op_at(i));
     if (len) buf[0] = '\0';
     for (size_t i = 0; ug_op_at(i) && o < len; i++) {
         const ug_op_desc *d = ug_op_at(i);
-        if (!ug_check_supported(d)) continue;
+        if (!check_names_op(d)) continue;
         k++;
         o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 1 ? "" : k == total ? " or " : ", ",
                               d->shape->name);
@@ -91,7 +98,7 @@ const char *ug_check_class_names(const ug_op_desc *op, char *buf, size_t len)
 /* The class named, or UG_BOUND_NONE. */
 static ug_bound_class check_class_parse(const char *name)
 {
-    for (int c = UG_BOUND_TREE; c <= UG_BOUND_ATTN_FA2_MMA; c++)
+    for (int c = UG_BOUND_TREE; c <= UG_BOUND_BS_FP8_PROMOTED; c++)
         if (!strcmp(ug_bound_class_name((ug_bound_class)c), name)) return (ug_bound_class)c;
     return UG_BOUND_NONE;
 }
@@ -133,6 +140,9 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
     char names[256];
     const ug_op_desc *op = o->op ? ug_op_find(o->op) : NULL;
     if (!o->op) return fail(err, errlen, "%s%s", "no operation given (--op)", "");
+    if (op && op->shape->layout == UG_LAYOUT_HEADS) /* listed among check's operations */
+        return fail(err, errlen, "--op %s: no exact records outside its grading (check, with "
+                    "Q, K, V and O)%s", o->op, "");
     if (!ug_check_supported(op))
         return fail(err, errlen, "--op: '%s' is not %s", o->op,
                     ug_check_op_names(names, sizeof names));
@@ -172,86 +182,40 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
 
 /* ---- the arrays ------------------------------------------------------------------------------ */
 
-size_t ug_check_count(const ug_check_array *a)
-{
-    size_t c = 1;
-    for (int d = 0; d < a->ndim; d++) c *= a->shape[d];
-    return c;
-}
-
-double ug_check_load(const ug_check_array *a, size_t i)
-{
-    const unsigned char *data = a->data;
-    if (!a->big_endian) return ug_fmt_load(a->fmt, data, i);
-    size_t w = ug_fmt_bytes(a->fmt);
-    unsigned char tmp[8];
-    for (size_t k = 0; k < w; k++) tmp[k] = data[i * w + w - 1 - k];
-    return ug_fmt_load(a->fmt, tmp, 0);
-}
-
-uint64_t ug_check_bits(const ug_check_array *a, size_t i)
-{
-    const unsigned char *p = (const unsigned char *)a->data + i * ug_fmt_bytes(a->fmt);
-    size_t w = ug_fmt_bytes(a->fmt);
-    uint64_t v = 0;
-    for (size_t k = 0; k < w; k++) /* little-endian storage; big_endian: the other way round */
-        v |= (uint64_t)p[a->big_endian ? w - 1 - k : k] << (8 * k);
-    return v;
-}
-
-/* The elements in place when they are native binary32 (binary64) aligned to their size. */
-static bool check_native(const ug_check_array *a, ug_fmt f, size_t align)
-{
-    static const uint16_t one = 1;
-    bool little = *(const unsigned char *)&one == 1;
-    return a->fmt == f && a->big_endian != little && ((uintptr_t)a->data % align) == 0;
-}
-
 /* Elements [off, off + len) of a as binary32 (wide: binary64): in place when native, else
  * widened into buf (len elements).  Exact either way. */
-static const void *check_row(const ug_check_array *a, bool wide, size_t off, size_t len, void *buf)
+static const void *check_row(const ug_array *a, bool wide, size_t off, size_t len, void *buf)
 {
     if (len == 0) return buf; /* an empty row: a->data may be NULL */
-    if (!wide && check_native(a, UG_F32, _Alignof(float))) return (const float *)a->data + off;
-    if (wide && check_native(a, UG_F64, _Alignof(double))) return (const double *)a->data + off;
+    const void *in_place = ug_array_native(a, wide ? UG_F64 : UG_F32);
+    if (in_place) return (const unsigned char *)in_place + off * (wide ? 8 : 4);
     for (size_t i = 0; i < len; i++) {
-        double v = ug_check_load(a, off + i);
+        double v = ug_array_load(a, off + i);
         if (wide) ((double *)buf)[i] = v;
         else ((float *)buf)[i] = (float)v;
     }
     return buf;
 }
 
-/* The shape as text, "(4, 1000)", into buf. */
-static const char *shape_text(const ug_check_array *a, char *buf, size_t len)
-{
-    size_t o = 0;
-    o += (size_t)snprintf(buf, len, "(");
-    for (int d = 0; d < a->ndim && o < len; d++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%zu", d ? ", " : "", a->shape[d]);
-    if (o < len) snprintf(buf + o, len - o, a->ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* A shape error: "NAME: shape (..): what"; 2. */
-static int shape_error(char *err, size_t errlen, const ug_check_array *a, const char *what)
+static int shape_error(char *err, size_t errlen, const ug_array *a, const char *what)
 {
     char s[128];
-    snprintf(err, errlen, "%s: shape %s: %s", a->name, shape_text(a, s, sizeof s), what);
+    snprintf(err, errlen, "%s: shape %s: %s", a->name, ug_array_shape_text(a, s, sizeof s), what);
     return 2;
 }
 
-static bool same_shape(const ug_check_array *a, const ug_check_array *b)
+static bool same_shape(const ug_array *a, const ug_array *b)
 {
     return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(size_t) * (size_t)a->ndim);
 }
 
 /* Work out batch, per, n (and M, N, K) from the shapes; 0, or 2 naming the array at fault. */
-static int check_shapes(const ug_check_array *in, int nin, const ug_check_array *g,
+static int check_shapes(const ug_array *in, int nin, const ug_array *g,
                         ug_check_result *r, char *err, size_t errlen)
 {
-    const ug_check_array *x = &in[0], *y = &in[1];
-    size_t gcount = ug_check_count(g);
+    const ug_array *x = &in[0], *y = &in[1];
+    size_t gcount = ug_array_count(g);
     if (ug_check_row_op(r->op)) { /* a row operation: rows of x, a weight of n, GOT per row */
         if (x->ndim < 1 || x->ndim > 2)
             return shape_error(err, errlen, x, "X is (n) or (batch, n)");
@@ -270,7 +234,7 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
             char xs[128], what[192];
             snprintf(what, sizeof what, r->per == 1 ? "one output per row of %s %s: () or (batch,)"
                                                     : "one output per input: %s's shape %s",
-                     x->name, shape_text(x, xs, sizeof xs));
+                     x->name, ug_array_shape_text(x, xs, sizeof xs));
             return shape_error(err, errlen, g, what);
         }
     } else if (r->op->shape->layout == UG_LAYOUT_VECTORS) {
@@ -321,7 +285,7 @@ static int check_shapes(const ug_check_array *in, int nin, const ug_check_array 
 /* ---- the exact results ----------------------------------------------------------------------- */
 
 typedef struct check_in {
-    const ug_check_array *a;
+    const ug_array *a;
     int arity;             /* input arrays */
     bool wide;             /* some input is binary64: compute in binary64 */
     bool mpfr;             /* the MPFR oracle */
@@ -456,7 +420,7 @@ static int check_tc_model(const ug_check_opts *o, ug_check_result *r, ug_block_m
  * none for the row operations); 0, or 2 when GOT's or the data's format is not the one the
  * class's derivation is of.  A class's operand magnitude (its underflow term) is read here:
  * one pass over the inputs. */
-static int check_class(const ug_check_opts *o, const ug_check_array *a, int nin,
+static int check_class(const ug_check_opts *o, const ug_array *a, int nin,
                        ug_check_result *r, char *err, size_t errlen)
 {
     r->bound_class = o->bound ? check_class_parse(o->bound)
@@ -481,8 +445,8 @@ static int check_class(const ug_check_opts *o, const ug_check_array *a, int nin,
                 return 2;
             }
     for (int i = 0; i < nin; i++)
-        for (size_t j = 0, c = ug_check_count(&a[i]); j < c; j++) {
-            double v = fabs(ug_check_load(&a[i], j));
+        for (size_t j = 0, c = ug_array_count(&a[i]); j < c; j++) {
+            double v = fabs(ug_array_load(&a[i], j));
             if (!(v <= r->operand_max)) r->operand_max = isnan(v) ? INFINITY : v;
         }
     return 0;
@@ -499,8 +463,28 @@ static size_t check_oracle_bytes(const ug_check_result *r)
     return bytes;
 }
 
-int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
-                 const ug_check_array *got, ug_check_result *r, char *err, size_t errlen)
+/* Every problem's exact records and their grading, under a trap for memory refused (base/sys.h):
+ * 1 when the oracle's own allocation failed (what it had allocated is leaked; the caller frees
+ * buf and e and restores what it set), else 0. */
+static int check_batches(const ug_check_opts *o, const check_in *in, const ug_array *got,
+                         ug_check_result *r, void *buf[2], ug_exact *e)
+{
+    ug_oom_trap trap;
+    if (setjmp(trap.at)) return 1;
+    ug_oom_trap_push(&trap);
+    for (size_t b = 0; b < r->batch; b++) {
+        check_exact(in, r, b, buf, e);
+        for (size_t j = 0; j < r->per; j++) {
+            ug_check_add(r, b * r->per + j, &e[j], ug_array_load(got, b * r->per + j));
+            if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
+        }
+    }
+    ug_oom_trap_pop(&trap);
+    return 0;
+}
+
+int ug_check_run(const ug_check_opts *o, const ug_array *a, int nin,
+                 const ug_array *got, ug_check_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     check_in in = {.a = a, .arity = 0, .mpfr = o->mpfr};
@@ -520,15 +504,16 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
     r->out_fmt = got->fmt;
     for (int i = 0; i <= in.arity; i++) { /* the arrays' sizes: shapes whose product overflows,
                                               or more dimensions than an array has, refused */
-        const ug_check_array *v = i < in.arity ? &a[i] : got;
+        const ug_array *v = i < in.arity ? &a[i] : got;
         size_t c = 1;
-        bool over = v->ndim < 0 || v->ndim > UG_CHECK_MAX_DIMS;
+        bool over = v->ndim < 0 || v->ndim > UG_ARRAY_MAX_DIMS;
         for (int d = 0; !over && d < v->ndim; d++) {
             if (v->shape[d] && c > SIZE_MAX / 16 / v->shape[d]) over = true;
             c *= v->shape[d];
         }
         if (over) return fail(err, errlen, "%s: %s", v->name, "a shape of more than 8 dimensions "
                               "or more elements than memory holds");
+        if (ug_array_require_c_order(v, err, errlen)) return 2;
     }
     if (ug_check_row_op(r->op) && in.wide)
         return fail(err, errlen, "--op %s: binary64 inputs are not supported (binary32, "
@@ -596,18 +581,17 @@ int ug_check_run(const ug_check_opts *o, const ug_check_array *a, int nin,
             return 3;
         }
         if (tc_set) check_tc_model(o, r, tc, err, errlen); /* checked by check_class */
-        for (size_t b = 0; b < r->batch; b++) {
-            check_exact(&in, r, b, buf, e);
-            for (size_t j = 0; j < r->per; j++) {
-                ug_check_add(r, b * r->per + j, &e[j], ug_check_load(got, b * r->per + j));
-                if (o->each_exact) o->each_exact(o->each_ctx, b * r->per + j, &e[j]);
-            }
-        }
+        int oom = check_batches(o, &in, got, r, buf, e);
         if (tc_set) ug_block_models_set(NULL, 0, NULL); /* the envelope again */
         free(buf[0]);
         free(buf[1]);
         free(e);
-        r->worst_got_bits = ug_check_bits(got, r->worst); /* as stored: a NaN's payload too */
+        if (oom) {
+            snprintf(err, errlen, "out of memory: the oracle of --op %s on %s was refused %zu "
+                     "bytes (n = %zu)", opname, a[0].name, ug_oom_refused(), r->n);
+            return 3;
+        }
+        r->worst_got_bits = ug_array_bits(got, r->worst); /* as stored: a NaN's payload too */
     }
     r->ulp_mean = r->outputs ? r->ulp_sum / (double)r->outputs : 0;
     ug_check_tolerance(r);

@@ -2,8 +2,9 @@
  * check.h - grading outputs someone else computed: the library under `ulpgate check`
  * (harness/cli/cli_check.c, the .npy front end) and the Python extension.
  *
- * The caller hands over the inputs and the kernel's outputs as typed arrays in memory (the
- * element format, the byte order, the shape; C-contiguous, row-major with no gaps: no strides).
+ * The caller hands over the inputs and the kernel's outputs as typed arrays in memory
+ * (base/array.h: the element format, the byte order, the shape; C-contiguous: strides not given
+ * or the canonical ones, anything else is refused naming the array).
  * Nothing is copied: native little-endian binary32 (binary64 for binary64 inputs) is read in
  * place, every other format is widened a row at a time into a row-sized buffer (exactly:
  * binary16, bfloat16 and fp8 embed in binary32, binary32 in binary64).  The exact results come
@@ -15,9 +16,9 @@
  *   ug_check_opts_init(&o);
  *   o.op = "dot";
  *   o.ulp_max = 4;
- *   ug_check_array in[2] = {{.name = "x", .data = x, .fmt = UG_F32, .ndim = 2, .shape = {B, n}},
+ *   ug_array in[2] = {{.name = "x", .data = x, .fmt = UG_F32, .ndim = 2, .shape = {B, n}},
  *                           {.name = "y", .data = y, .fmt = UG_F32, .ndim = 2, .shape = {B, n}}};
- *   ug_check_array got = {.name = "got", .data = g, .fmt = UG_F32, .ndim = 1, .shape = {B}};
+ *   ug_array got = {.name = "got", .data = g, .fmt = UG_F32, .ndim = 1, .shape = {B}};
  *   ug_check_result r;
  *   char err[512];
  *   if (ug_check_run(&o, in, 2, &got, &r, err, sizeof err) != 0) -> bad input: err says why
@@ -41,28 +42,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/array.h"
 #include "base/buf.h"
 #include "base/format.h"
 #include "ops/op.h"
 #include "oracle/oracle.h"
 
-enum { UG_CHECK_MAX_DIMS = 8, UG_CHECK_MAX_INPUTS = 3 };
+enum { UG_CHECK_MAX_INPUTS = 3 };
 
 /* ug_check_opts.axis when none was given. */
 #define UG_CHECK_AXIS_NONE (-1000)
 
-/* One array: C-contiguous elements of one format.  data may be NULL only when a dimension is 0.
- * big_endian: the elements' bytes are stored most significant first (a '>f4' .npy file; the
- * library's loads assume a little-endian host, as the formats of base/format.h do).  ndim 0 is
- * a scalar (one element).  name: for messages ("x.npy: shape (3,): ..."). */
-typedef struct ug_check_array {
-    const char *name;
-    const void *data;
-    ug_fmt fmt;
-    bool big_endian;
-    int ndim;
-    size_t shape[UG_CHECK_MAX_DIMS];
-} ug_check_array;
 
 /* What to grade and against which limits.  ug_check_opts_init() sets every field to "not given". */
 typedef struct ug_check_opts {
@@ -153,7 +143,8 @@ void ug_check_opts_init(ug_check_opts *o);
  * a row operation); ug_check_row_op: the row operations among them.  O(1). */
 bool ug_check_supported(const ug_op_desc *op);
 bool ug_check_row_op(const ug_op_desc *op);
-/* The names of every operation check grades, "sum, dot, ... or layernorm", into buf.  O(ops). */
+/* The names of every operation check grades, "sum, dot, ... or attention" (attention through
+ * check_attn.c's path), into buf.  O(ops). */
 const char *ug_check_op_names(char *buf, size_t len);
 /* The bound classes check grades op under, "tree, kahan, ..." (tree first, for the operations
  * it applies to, then the descriptor's classes), into buf.  O(classes). */
@@ -181,15 +172,8 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **op, int *inputs,
  * Cost: the oracle's on the inputs (~1-2 ns a binary32 term with the fast oracle; MPFR
  * ~0.3 us a binary64 product), one pass over GOT, O(n) scratch for a row (M K + K N for a
  * GEMM problem) and O(outputs of one problem) records; no copy of a native array. */
-int ug_check_run(const ug_check_opts *o, const ug_check_array *in, int nin,
-                 const ug_check_array *got, ug_check_result *r, char *err, size_t errlen);
-
-/* Element i (C order) of a as a double: exact (every format here is a subset of binary64). */
-double ug_check_load(const ug_check_array *a, size_t i);
-/* The encoding of element i of a as stored (a NaN's payload kept), in the low bytes.  O(1). */
-uint64_t ug_check_bits(const ug_check_array *a, size_t i);
-/* The elements of a: the product of its shape (1 for ndim 0). */
-size_t ug_check_count(const ug_check_array *a);
+int ug_check_run(const ug_check_opts *o, const ug_array *in, int nin,
+                 const ug_array *got, ug_check_result *r, char *err, size_t errlen);
 
 /* ---- the figures as text (check_out.c) ------------------------------------------------------ */
 
@@ -234,8 +218,8 @@ void ug_check_dot_f64(const double *x, size_t incx, const double *y, size_t incy
  * into ro, lse's into rl (rl->outputs 0 when lse is NULL), each with its verdict.  0, 2 bad
  * input (err names the array), 3 memory refused.  Cost: the oracle's (~1 us per key per query
  * row), Q K V widened to binary32 once, a record per output. */
-int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
-                       const ug_check_array *got, const ug_check_array *lse,
+int ug_check_attention(const ug_check_opts *o, const ug_array in[3],
+                       const ug_array *got, const ug_array *lse,
                        ug_check_result *ro, ug_check_result *rl, char *err, size_t errlen);
 void ug_check_tolerance(ug_check_result *r);
 

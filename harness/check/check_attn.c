@@ -13,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sys.h"
 #include "harness/check/check.h"
 #include "oracle/attention/exact_attention.h"
 
 /* B and H of an array of `inner` trailing dims: its leading axes; false if the rank is not
  * inner, inner + 1 or inner + 2. */
-static bool lead_axes(const ug_check_array *a, int inner, size_t *b, size_t *h)
+static bool lead_axes(const ug_array *a, int inner, size_t *b, size_t *h)
 {
     int lead = a->ndim - inner;
     if (lead < 0 || lead > 2) return false;
@@ -27,36 +28,24 @@ static bool lead_axes(const ug_check_array *a, int inner, size_t *b, size_t *h)
     return true;
 }
 
-/* "(2, 4, 8, 32)" */
-static const char *shape_of(const ug_check_array *a, char *buf, size_t len)
-{
-    size_t o = (size_t)snprintf(buf, len, "(");
-    for (int d = 0; d < a->ndim && o < len; d++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%zu", d ? ", " : "", a->shape[d]);
-    if (o < len) snprintf(buf + o, len - o, a->ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* The whole array as binary32 (every format here embeds in it exactly): in place when it is
  * native binary32, else widened into a malloc'ed copy (*own); NULL when memory is refused. */
-static const float *as_f32(const ug_check_array *a, float **own)
+static const float *as_f32(const ug_array *a, float **own)
 {
-    size_t n = ug_check_count(a);
-    static const uint16_t one = 1;
+    size_t n = ug_array_count(a);
     *own = NULL;
-    if (a->fmt == UG_F32 && !a->big_endian == (*(const unsigned char *)&one == 1) &&
-        (uintptr_t)a->data % _Alignof(float) == 0)
-        return a->data;
+    const float *in_place = ug_array_native(a, UG_F32);
+    if (in_place) return in_place;
     if (!(*own = malloc((n ? n : 1) * sizeof(float)))) return NULL;
-    for (size_t i = 0; i < n; i++) (*own)[i] = (float)ug_check_load(a, i);
+    for (size_t i = 0; i < n; i++) (*own)[i] = (float)ug_array_load(a, i);
     return *own;
 }
 
 /* The shapes into s (dims L, S, d, dv; batch, heads, kv heads); 0, or 2 naming them. */
-static int attn_shapes(const ug_check_array in[3], const ug_check_array *got,
-                       const ug_check_array *lse, ug_shape *s, char *err, size_t errlen)
+static int attn_shapes(const ug_array in[3], const ug_array *got,
+                       const ug_array *lse, ug_shape *s, char *err, size_t errlen)
 {
-    const ug_check_array *q = &in[0], *k = &in[1], *v = &in[2];
+    const ug_array *q = &in[0], *k = &in[1], *v = &in[2];
     size_t qb, qh, kb, kh, vb, vh, ob, oh;
     char sq[64], sk[64], sv[64], so[64];
     if (!lead_axes(q, 2, &qb, &qh) || !lead_axes(k, 2, &kb, &kh) || !lead_axes(v, 2, &vb, &vh) ||
@@ -64,8 +53,9 @@ static int attn_shapes(const ug_check_array in[3], const ug_check_array *got,
         q->ndim != got->ndim) {
         snprintf(err, errlen, "Q, K, V and GOT are (L, d), (S, d), (S, dv), (L, dv), all with "
                               "the same leading axes (H, ...) or (B, H, ...): Q %s, K %s, V %s, "
-                              "GOT %s", shape_of(q, sq, 64), shape_of(k, sk, 64),
-                 shape_of(v, sv, 64), shape_of(got, so, 64));
+                              "GOT %s", ug_array_shape_text(q, sq, 64),
+                 ug_array_shape_text(k, sk, 64), ug_array_shape_text(v, sv, 64),
+                 ug_array_shape_text(got, so, 64));
         return 2;
     }
     int r2 = q->ndim - 2;
@@ -75,8 +65,8 @@ static int attn_shapes(const ug_check_array in[3], const ug_check_array *got,
         oh != qh || !kh || qh % kh) {
         snprintf(err, errlen, "shapes do not fit: Q %s, K %s, V %s, GOT %s (K's d is Q's, V's "
                               "rows K's, GOT (L, dv), query heads a multiple of key heads)",
-                 shape_of(q, sq, 64), shape_of(k, sk, 64), shape_of(v, sv, 64),
-                 shape_of(got, so, 64));
+                 ug_array_shape_text(q, sq, 64), ug_array_shape_text(k, sk, 64),
+                 ug_array_shape_text(v, sv, 64), ug_array_shape_text(got, so, 64));
         return 2;
     }
     /* every axis of the lse is Q's, in Q's order: a transposed (L, H) has the right count
@@ -85,15 +75,15 @@ static int attn_shapes(const ug_check_array in[3], const ug_check_array *got,
     for (int d = 0; lse && fits && d < lse->ndim; d++) fits = lse->shape[d] == q->shape[d];
     if (!fits) {
         snprintf(err, errlen, "%s: shape %s: the log-sum-exp is one value a query row: (L), "
-                              "(H, L) or (B, H, L) of Q %s", lse->name, shape_of(lse, sk, 64),
-                 shape_of(q, sq, 64));
+                              "(H, L) or (B, H, L) of Q %s", lse->name,
+                 ug_array_shape_text(lse, sk, 64), ug_array_shape_text(q, sq, 64));
         return 2;
     }
     return 0;
 }
 
 /* r's fields of one graded array. */
-static void attn_result(ug_check_result *r, const ug_op_desc *op, const ug_check_array in[3],
+static void attn_result(ug_check_result *r, const ug_op_desc *op, const ug_array in[3],
                         ug_fmt out, size_t problems, size_t per, size_t S,
                         ug_bound_class cls, bool mpfr)
 {
@@ -114,8 +104,21 @@ static void attn_result(ug_check_result *r, const ug_op_desc *op, const ug_check
     r->oracle = mpfr ? "mpfr" : "fast";
 }
 
-int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
-                       const ug_check_array *got, const ug_check_array *lse,
+/* op->exact_in under a trap for memory refused (base/sys.h): true when the oracle's own
+ * allocation failed (what it had allocated is leaked; rec is the caller's), else false. */
+static bool attn_exact(const ug_op_desc *op, const float *const *v, const ug_shape *s,
+                       const ug_opts *opts, ug_exact *rec)
+{
+    ug_oom_trap trap;
+    if (setjmp(trap.at)) return true;
+    ug_oom_trap_push(&trap);
+    op->exact_in(v, s, opts, rec);
+    ug_oom_trap_pop(&trap);
+    return false;
+}
+
+int ug_check_attention(const ug_check_opts *o, const ug_array in[3],
+                       const ug_array *got, const ug_array *lse,
                        ug_check_result *ro, ug_check_result *rl, char *err, size_t errlen)
 {
     const ug_op_desc *op = o->op ? ug_op_find(o->op) : NULL;
@@ -136,17 +139,24 @@ int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
                               "(its classes fix their arithmetic)", o->op);
         return 2;
     }
-    const ug_check_array *arr[5] = {&in[0], &in[1], &in[2], got, lse};
+    const ug_array *arr[5] = {&in[0], &in[1], &in[2], got, lse};
     for (int i = 0; i < 5; i++)
         if (arr[i] && arr[i]->fmt != UG_F32 && arr[i]->fmt != UG_F16 && arr[i]->fmt != UG_BF16) {
             snprintf(err, errlen, "%s: %s: --op %s takes binary32, binary16 and bfloat16 arrays",
                      arr[i]->name, ug_fmt_name(arr[i]->fmt), o->op);
             return 2;
         }
+    for (int i = 0; i < 5; i++)
+        if (arr[i] && ug_array_require_c_order(arr[i], err, errlen)) return 2;
     ug_shape s;
     if (attn_shapes(in, got, lse, &s, err, errlen)) return 2;
     if (!(o->scale >= 0 && o->scale < 3e38)) {
         snprintf(err, errlen, "--scale: %g is not a positive binary32 number", o->scale);
+        return 2;
+    }
+    if (o->scale > 0 && (float)o->scale == 0) { /* 0 means the default: never a silent swap */
+        snprintf(err, errlen, "--scale: %g rounds to 0 in binary32 (the scale a kernel is given; "
+                 "the smallest positive is 1.4e-45)", o->scale);
         return 2;
     }
     ug_opts opts = {o->scale, o->causal ? UG_OPT_CAUSAL : 0};
@@ -167,9 +177,20 @@ int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
         for (int i = 0; i < 3; i++)
             if (!(v[i] = as_f32(&in[i], &own[i]))) goto out;
         if (!(rec = malloc(outs * sizeof *rec))) goto out;
+        /* memory refused is an answer (Python raises MemoryError), never the end of the
+         * process: the reference's scratch is tried first, as one block */
+        void *probe = malloc(ug_attn_scratch_bytes(&head));
+        free(probe);
+        if (!probe) goto out;
         if (o->mpfr) ug_oracle_select(UG_ORACLE_MPFR);
-        op->exact_in(v, &s, &opts, rec);
+        bool oom = attn_exact(op, v, &s, &opts, rec);
         if (o->mpfr) ug_oracle_select(UG_ORACLE_FAST);
+        if (oom) {
+            snprintf(err, errlen, "out of memory: the oracle of --op %s was refused %zu bytes "
+                     "(%zu keys)", o->op, ug_oom_refused(), S);
+            rc = 4; /* 3 with this message */
+            goto out;
+        }
         ug_kernel k = {.name = "check", .op = op->shape->id, .bound = cls};
         for (size_t e = 0; e < outs; e++) {
             bool is_o = e < P * per;
@@ -178,10 +199,10 @@ int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
                            ? op->bound_at(&k, &s, &opts, rec, e) : INFINITY;
             size_t i = is_o ? e : e - P * per;
             ug_check_add_bound(is_o ? ro : rl, i, &rec[e],
-                               ug_check_load(is_o ? got : lse, i), b);
+                               ug_array_load(is_o ? got : lse, i), b);
         }
-        ro->worst_got_bits = ug_check_bits(got, ro->worst);
-        if (lse && rl->outputs) rl->worst_got_bits = ug_check_bits(lse, rl->worst);
+        ro->worst_got_bits = ug_array_bits(got, ro->worst);
+        if (lse && rl->outputs) rl->worst_got_bits = ug_array_bits(lse, rl->worst);
     }
     for (int part = 0; part < 2; part++) {
         ug_check_result *r = part ? rl : ro;
@@ -191,11 +212,14 @@ int ug_check_attention(const ug_check_opts *o, const ug_check_array in[3],
     }
     rc = 0;
 out:
-    if (rc == 3)
-        snprintf(err, errlen, "out of memory: --op %s needs about %.3g MiB for its records and "
-                 "binary32 copies", o->op,
-                 ((double)outs * sizeof *rec + 4.0 * (double)(ug_check_count(&in[0]) +
-                  ug_check_count(&in[1]) + ug_check_count(&in[2]))) / 1048576.0);
+    if (rc == 4)
+        rc = 3;
+    else if (rc == 3)
+        snprintf(err, errlen, "out of memory: --op %s needs about %.3g MiB for its records, "
+                 "binary32 copies and the reference's scratch", o->op,
+                 ((double)outs * sizeof *rec + 4.0 * (double)(ug_array_count(&in[0]) +
+                  ug_array_count(&in[1]) + ug_array_count(&in[2])) +
+                  (double)ug_attn_scratch_bytes(&head)) / 1048576.0);
     for (int i = 0; i < 3; i++) free(own[i]);
     free(rec);
     return rc;

@@ -51,6 +51,8 @@ static const char check_usage[] =
     "                 GEMMs, torch.matmul on a GPU); --op-fmt the MMA's operand format\n"
     "                 (default the inputs'), --acc f32 or f16; the published envelope model\n"
     "    block_fma_promoted  the same, each 128-term chunk added to a binary32 sum (DeepSeek)\n"
+    "    bs_fp8_promoted  block-scaled fp8 GEMMs (--op gemm_bs): e4m3 elements in the fp8\n"
+    "                 tensor core, each 128-term chunk scaled and added to a binary32 sum\n"
     "    f64_tree, f64_kahan  binary64 data, accumulator and output\n"
     "    f16_acc      binary16 values summed in a binary16 accumulator\n"
     "    softmax_naive, softmax_shifted, softmax_online  softmax (torch.softmax: shifted;\n"
@@ -102,15 +104,6 @@ static int parse_limit(FILE *err, const char *name, const char *val, double *out
     if (end == val || *end || !(*out >= 0))
         return check_usage_error(err, "'%s' is not a nonnegative number", val);
     return 0;
-}
-
-/* The array of an open .npy file, in place. */
-static ug_check_array npy_array(const ug_npy *a)
-{
-    ug_check_array v = {.name = a->path, .data = a->data, .fmt = a->fmt,
-                        .big_endian = a->big_endian, .ndim = a->ndim};
-    for (int d = 0; d < a->ndim && d < UG_CHECK_MAX_DIMS; d++) v.shape[d] = a->shape[d];
-    return v;
 }
 
 int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
@@ -206,17 +199,17 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
                                  o.op);
 
     ug_npy f[UG_CHECK_MAX_INPUTS], g;
-    ug_check_array in[UG_CHECK_MAX_INPUTS];
+    ug_array in[UG_CHECK_MAX_INPUTS];
     int opened = 0;
     bool got_open = false;
     rc = 2;
     for (; opened < arity; opened++) {
         if (ug_npy_open(&f[opened], paths[opened], bits_fmt, msg, sizeof msg) != 0) goto bad;
-        in[opened] = npy_array(&f[opened]);
+        in[opened] = f[opened].array; /* a copy of the struct: the data stays mapped */
     }
     if (ug_npy_open(&g, gotpath, bits_fmt, msg, sizeof msg) != 0) goto bad;
     got_open = true;
-    ug_check_array got = npy_array(&g);
+    ug_array got = g.array;
     ug_check_result r;
     if (ug_check_run(&o, in, arity, &got, &r, msg, sizeof msg) != 0) goto bad;
     ug_buf text = {0};

@@ -55,15 +55,6 @@ static int attn_usage_error(FILE *err, const char *fmt, const char *arg)
     return 2;
 }
 
-/* The array of an open .npy file, in place. */
-static ug_check_array npy_array(const ug_npy *a)
-{
-    ug_check_array v = {.name = a->path, .data = a->data, .fmt = a->fmt,
-                        .big_endian = a->big_endian, .ndim = a->ndim};
-    for (int d = 0; d < a->ndim && d < UG_CHECK_MAX_DIMS; d++) v.shape[d] = a->shape[d];
-    return v;
-}
-
 int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *gotpath = NULL, *lsepath = NULL, *paths[3] = {0}, *val;
@@ -126,10 +117,10 @@ int ug_cmd_check_attention(int argc, char **argv, FILE *out, FILE *err)
             fprintf(err, "ulpgate check: %s\n", msg);
             goto out;
         }
-    ug_check_array in[3] = {npy_array(&f[0]), npy_array(&f[1]), npy_array(&f[2])};
-    ug_check_array got = npy_array(&f[3]), lse = lsepath ? npy_array(&f[4]) : got;
+    ug_array in[3] = {f[0].array, f[1].array, f[2].array};
     ug_check_result r[2];
-    if (ug_check_attention(&o, in, &got, lsepath ? &lse : NULL, &r[0], &r[1], msg, sizeof msg)) {
+    if (ug_check_attention(&o, in, &f[3].array, lsepath ? &f[4].array : NULL, &r[0], &r[1], msg,
+                           sizeof msg)) {
         fprintf(err, "ulpgate check: %s\n", msg);
         goto out;
     }

@@ -81,14 +81,20 @@ int ug_cmd_compare(int argc, char **argv)
     ug_comparison c;
     ug_compare(&base, &now, &opts, &c);
     ug_buf out = {0};
+    size_t explained = 0;
     if (explain)
-        ug_cmp_print_explain(&c, explain, &out);
+        explained = ug_cmp_print_explain(&c, explain, &out);
     else if (markdown)
         ug_cmp_print_markdown(&c, &out, (size_t)max_rows, full_report);
     else
         ug_cmp_print_text(&c, &out, all);
     fputs(ug_buf_str(&out), stdout);
     int rc = fail_on_regression && ug_cmp_fails(&c) ? 1 : 0;
+    if (explain && !explained) { /* a mistyped row is a bad argument, not an explanation */
+        fprintf(stderr, "ulpgate: compare: --explain %s: no compared row matches it (a row id or "
+                "a glob of them: compare --all lists them)\n", explain);
+        rc = 2;
+    }
     size_t regressions = c.regressed + c.drifted + c.n_new_failing + c.n_skipped_now + c.n_vanished;
     if (rc && regressions)
         fprintf(stderr, "ulpgate: compare: %zu regression%s\n", regressions,

@@ -7,10 +7,12 @@
  *                [--budget SECONDS | --evals N] [--seed S] [--out FILE] [--compare-random]
  *                [--check-ulp L] [--threads N] [--causal]
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/par.h"
@@ -265,6 +267,38 @@ static int ug_hunt_reproduce(const char *path, const ug_hunt_problem *p, const u
     return again ? 0 : 1;
 }
 
+/* Whether the corpus file can be written where it will go (path, or the working directory for
+ * the default name), checked before the search: a hunt of an hour must not end by losing its
+ * input to a bad --out.  Into err when not.  The file itself is not created (a hunt that finds
+ * nothing writes nothing). */
+static bool ug_hunt_out_ok(const char *path, char *err, size_t len)
+{
+    struct stat st;
+    char dir[1100];
+    if (path && stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, len, "--out %s: a directory, not a file", path);
+            return false;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(err, len, "--out %s: cannot write it: %s", path, strerror(errno));
+            return false;
+        }
+        return true;
+    }
+    snprintf(dir, sizeof dir, "%s", path ? path : "./x");
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, len, "%s%s: cannot write into %s: %s", path ? "--out " : "the corpus file",
+                 path ? path : "", dir, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 int ug_cmd_hunt(int argc, char **argv)
 {
     ug_hunt_cli o;
@@ -275,6 +309,11 @@ int ug_cmd_hunt(int argc, char **argv)
     bool done = false;
     int rc = ug_hunt_parse(argc, argv, &o, &done);
     if (rc || done) return rc;
+    char out_err[1300];
+    if (ug_hunt_writable(&o.p) && !ug_hunt_out_ok(o.out, out_err, sizeof out_err)) {
+        fprintf(stderr, "ulpgate hunt: %s\n", out_err);
+        return 2;
+    }
     /* the command line, for the file's provenance */
     char command[900] = "ulpgate";
     for (int i = 0; i < argc; i++)

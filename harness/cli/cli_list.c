@@ -1,9 +1,12 @@
-/* cli_list.c - `ulpgate list`: every case (unit), build variant, operation and kernel; and
- * `ulpgate devices`. */
+/* cli_list.c - `ulpgate list`: every case (unit), build variant, number format, block-scaled
+ * format, operation and kernel; and `ulpgate devices`. */
 #include <stdio.h>
+
+#include "base/blockfmt.h"
 
 #include "harness/cli/cli.h"
 #include "kernels/device.h"
+#include "kernels/quantize.h"
 #include "harness/run/context.h"
 #include "harness/inputs/corpus.h"
 #include "ops/op.h"
@@ -32,6 +35,25 @@ int ug_cmd_list(int argc, char **argv)
     for (size_t i = 0; ug_variant_at(i); i++) {
         const ug_variant_info *v = ug_variant_at(i);
         printf("  %-10s %-4s %s\n", v->name, v->backend, v->flags);
+    }
+    printf("formats (bits, precision, exponents, largest finite, overflow):\n");
+    for (int f = 0; f <= UG_FMT_COUNT + UG_FMT_REGISTERED_MAX; f++) {
+        const ug_format *F = ug_format_of((ug_fmt)f);
+        if (!F) continue; /* UG_FMT_COUNT itself: "none"; the registered rows follow it */
+        printf("  %-6s %2d bits  p %-2d  %5d..%-5d max %-12.6g %s\n", F->name, F->bits, F->p,
+               F->emin, F->emax, F->max,
+               F->nan == UG_NAN_NONE ? "no inf, no NaN: saturates"
+               : F->inf              ? "inf, NaN"
+                                     : "no inf, one NaN a sign");
+    }
+    printf("block-scaled formats (elements x scale per block, the recipe's scale rule):\n");
+    for (size_t i = 0; i < ug_blockfmt_count(); i++) {
+        const ug_blockfmt *B = ug_blockfmt_at(i);
+        char shape[32];
+        snprintf(shape, sizeof shape, "%dx%d", B->block_rows, B->block_cols);
+        printf("  %-12s %-5s x %-4s per %-7s %-12s rule %-5s %s\n", B->name, ug_fmt_name(B->elem),
+               ug_scale_kind_name(B->scale), shape, B->tensor_scale ? "+ f32/tensor" : "",
+               ug_scale_rule_name(B->rule), B->doc ? B->doc : "");
     }
     printf("operations (ops/: inputs, sizes, what it computes):\n");
     for (size_t i = 0; ug_op_at(i); i++) {
@@ -68,6 +90,14 @@ int ug_cmd_list(int argc, char **argv)
                    "a run on the same model (docs/gate.md):\n");
         head = true;
         printf("  %s@%s: %s\n", k->family->name, k->variant, why);
+    }
+    printf("quantizers (kernels/quantize.h: block format, the scale rule it claims; graded by "
+           "the quantize/ cases):\n");
+    for (size_t i = 0; ug_quantizer_at(i); i++) {
+        const ug_quantizer *q = ug_quantizer_at(i);
+        printf("  %-26s %-4s %-12s %-5s %s%s\n", q->name, q->cuda ? "cuda" : "cpu", q->blockfmt,
+               ug_scale_rule_name(q->rule), q->should_fail ? "[canary: must fail] " : "",
+               q->doc);
     }
     return 0;
 }

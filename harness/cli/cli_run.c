@@ -72,7 +72,7 @@ int ug_run_options_parse(int argc, char **argv, ug_options *o, ug_run_args *a)
             o->format_set = true;
             if (o->format == UG_FMT_COUNT)
                 return ug_usage_error("--format: '%s' is not a format (f32 f64 tf32 f16 bf16 e4m3 "
-                                      "e5m2)", v);
+                                      "e5m2 e3m2 e2m3 e2m1)", v);
         }
         else if (strcmp(arg, "--report") == 0) {
             if (!*v) return ug_usage_error("%s", "--report: an empty directory name");

@@ -50,7 +50,7 @@
     "  --filter GLOB    cases whose name matches (e.g. 'reduce/*'); naming a canary runs it\n" \
     "  --kernel GLOB    kernels whose name (or name@variant) matches\n" \
     "  --format F       kernels with format F among their inputs, accumulator, output\n" \
-    "                   (f32 f64 tf32 f16 bf16 e4m3 e5m2; 'ulpgate list' shows them)\n" \
+    "                   (f32 f64 tf32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1; see 'list')\n" \
     "  --n N            only size N\n" \
     "  --trial T        only trial T (its inputs are the same as in a full run)\n" \
     "  --trials N       N trials instead of each case's own count\n" \

@@ -173,8 +173,9 @@ void ug_cmp_print_markdown(const ug_comparison *c, ug_buf *out, size_t max_rows,
 void ug_cmp_row_rule(const ug_comparison *c, const ug_cmp_row *r, char *buf, size_t len);
 /* `compare --explain GLOB`: every compared row whose id matches (a glob, or the id itself)
  * with its rule, verdict and how sure it is, its figures, the CPU models of a machine-dependent
- * row, a nondeterministic row's history and its statistics, and the loosenings on record. */
-void ug_cmp_print_explain(const ug_comparison *c, const char *glob, ug_buf *out);
+ * row, a nondeterministic row's history and its statistics, and the loosenings on record.
+ * Returns how many rows it explained (0: none matches; the caller says so). */
+size_t ug_cmp_print_explain(const ug_comparison *c, const char *glob, ug_buf *out);
 /* How sure a regression of the row is, in words: certain (bits changed, a status that fails),
  * the probability the history rule assigns, or the slack of one run (a static buffer). */
 const char *ug_cmp_row_certainty(const ug_comparison *c, const ug_cmp_row *r);

@@ -333,7 +333,7 @@ void ug_cmp_print_text(const ug_comparison *c, ug_buf *out, bool all)
     ug_buf_printf(out, "\n");
 }
 
-void ug_cmp_print_explain(const ug_comparison *c, const char *glob, ug_buf *out)
+size_t ug_cmp_print_explain(const ug_comparison *c, const char *glob, ug_buf *out)
 {
     size_t shown = 0;
     for (size_t i = 0; i < c->n_rows; i++) {
@@ -389,5 +389,5 @@ void ug_cmp_print_explain(const ug_comparison *c, const char *glob, ug_buf *out)
                           bx->loosened[e].git, ug_t(bx->loosened[e].reason),
                           ug_t(bx->loosened[e].changes));
     }
-    if (!shown) ug_buf_printf(out, "no compared row matches '%s'\n", ug_t(glob));
+    return shown;
 }

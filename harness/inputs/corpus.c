@@ -224,7 +224,9 @@ static int ug_corpus_check_format(ug_corpus_file *f, const ug_values *v, const c
     for (size_t i = 0; i < v->n; i++)
         for (int a = 0; a < (v->z ? 3 : v->y ? 2 : 1); a++) {
             double x = a == 2 ? v->z[i] : a ? v->y[i] : v->x[i];
-            bool ok = isnan(x) || (isinf(x) ? F->inf : ug_fmt_round(f->fmt, x, UG_RN) == x);
+            bool ok = isnan(x)   ? F->nan != UG_NAN_NONE /* FP6/FP4 have no NaN */
+                      : isinf(x) ? F->inf
+                                 : ug_fmt_round(f->fmt, x, UG_RN) == x;
             if (ok) continue;
             size_t line = ug_corpus_record_line(path, v->first_record_line, i);
             return ug_corpus_fail(f, line, "value %.9g is not a %s value (# format: %s on line "

@@ -116,6 +116,9 @@ int ug_dist_validate(const ug_dist *d, char *err, size_t errlen)
     if (d->special_rate > 0 && !f->inf && (d->specials & (UG_SP_POSINF | UG_SP_NEGINF)))
         return ug_dist_fail(err, errlen, "dist %s: %s has no infinity (special mask 0x%x)", name,
                             f->name, d->specials);
+    if (d->special_rate > 0 && f->nan == UG_NAN_NONE && (d->specials & UG_SP_NAN))
+        return ug_dist_fail(err, errlen, "dist %s: %s has no NaN (special mask 0x%x)", name,
+                            f->name, d->specials);
     return 0;
 }
 
@@ -456,9 +459,12 @@ int ug_dist_fill_op(const ug_dist *d, const ug_op_desc *op, uint64_t seed, uint6
                     uint32_t trial, float *x, float *y, const ug_shape *s, char *err,
                     size_t errlen)
 {
-    if (op->shape->layout == UG_LAYOUT_MATMUL)
-        return ug_dist_fill_gemm(d, seed, stream_id, trial, x, y, s->dim[0], s->dim[1],
-                                 s->dim[2], err, errlen);
+    if (op->shape->layout == UG_LAYOUT_MATMUL) {
+        int rc = ug_dist_fill_gemm(d, seed, stream_id, trial, x, y, s->dim[0], s->dim[1],
+                                   s->dim[2], err, errlen);
+        if (rc == 0 && op->shape_inputs) op->shape_inputs(x, y, s);
+        return rc;
+    }
     if (op->shape->arity == 2 && op->fill_params) { /* a layer: data from the distribution */
         int rc = ug_dist_fill_sum(d, seed, stream_id, trial, x, s->dim[0], err, errlen);
         if (rc == 0) op->fill_params(y, s, seed ^ stream_id, trial);

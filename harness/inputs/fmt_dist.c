@@ -20,7 +20,8 @@
  * Parameters whose values could leave f's finite range are refused (as the binary32 ones are).
  *
  * Special values (element i replaced with probability rate, the kind uniform among the mask's
- * bits): f's canonical NaN, +-inf (refused for e4m3, which has none), +-0, a random subnormal of
+ * bits): f's canonical NaN (refused for FP6/FP4, which have none), +-inf (refused for e4m3,
+ * FP6/FP4, which have none), +-0, a random subnormal of
  * f (significand uniform in [1, 2^(p-1) - 1]), +-max (e4m3: 448), +-a random value of the
  * smallest normal binade (bfloat16: 2^-126 .. 2^-125, binary32's tiny range).
  *

@@ -115,38 +115,40 @@ static bool npy_word(npy_text *t, const char *w)
     return true;
 }
 
-/* The shape tuple into a (ndim, shape, count); 0, or 2 with err set. */
+/* The shape tuple into a's array (ndim, shape; the count's overflow refused); 0, or 2 with err
+ * set. */
 static int npy_shape(npy_text *t, ug_npy *a, char *err, size_t errlen)
 {
+    const char *path = a->array.name;
     if (!npy_eat(t, '('))
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape' is not a tuple");
-    a->ndim = 0;
-    a->count = 1;
+        return npy_fail(err, errlen, path, "%s", "malformed header: 'shape' is not a tuple");
+    a->array.ndim = 0;
+    size_t count = 1;
     bool comma = false; /* a comma after the last integer */
     for (;;) {
         npy_ws(t);
         if (npy_eat(t, ')')) break;
-        if (a->ndim && !comma)
-            return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape'");
+        if (a->array.ndim && !comma)
+            return npy_fail(err, errlen, path, "%s", "malformed header: 'shape'");
         if (t->p >= t->end || *t->p < '0' || *t->p > '9')
-            return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape' holds a "
+            return npy_fail(err, errlen, path, "%s", "malformed header: 'shape' holds a "
                             "value that is not a nonnegative integer");
-        if (a->ndim == UG_NPY_MAX_DIMS)
-            return npy_fail(err, errlen, a->path, "more than %s dimensions", "8");
+        if (a->array.ndim == UG_ARRAY_MAX_DIMS)
+            return npy_fail(err, errlen, path, "more than %s dimensions", "8");
         unsigned long long d = 0;
         while (t->p < t->end && *t->p >= '0' && *t->p <= '9') {
             if (d > (SIZE_MAX / 8 - 9) / 10)
-                return npy_fail(err, errlen, a->path, "%s", "shape too large");
+                return npy_fail(err, errlen, path, "%s", "shape too large");
             d = d * 10 + (unsigned long long)(*t->p++ - '0');
         }
-        if (d && a->count > SIZE_MAX / 8 / d)
-            return npy_fail(err, errlen, a->path, "%s", "shape too large");
-        a->shape[a->ndim++] = (size_t)d;
-        a->count *= (size_t)d;
+        if (d && count > SIZE_MAX / 8 / d)
+            return npy_fail(err, errlen, path, "%s", "shape too large");
+        a->array.shape[a->array.ndim++] = (size_t)d;
+        count *= (size_t)d;
         comma = npy_eat(t, ',');
     }
-    if (a->ndim == 1 && !comma) /* (3) is the integer 3 in Python, not a tuple */
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: 'shape' (n) is not a "
+    if (a->array.ndim == 1 && !comma) /* (3) is the integer 3 in Python, not a tuple */
+        return npy_fail(err, errlen, path, "%s", "malformed header: 'shape' (n) is not a "
                         "tuple: (n,)");
     return 0;
 }
@@ -155,57 +157,58 @@ static int npy_shape(npy_text *t, ug_npy *a, char *err, size_t errlen)
 static int npy_header(ug_npy *a, const char *h, size_t len, ug_fmt bits_fmt, char *err,
                       size_t errlen)
 {
+    const char *path = a->array.name;
     npy_text t = {h, h + len};
     bool seen[3] = {false, false, false};
     static const char *const keys[3] = {"descr", "fortran_order", "shape"};
     if (!npy_eat(&t, '{'))
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: not a dict ('{')");
+        return npy_fail(err, errlen, path, "%s", "malformed header: not a dict ('{')");
     for (;;) {
         if (npy_eat(&t, '}')) break;
         char key[32];
         if (!npy_string(&t, key, sizeof key))
-            return npy_fail(err, errlen, a->path, "%s", t.p >= t.end
+            return npy_fail(err, errlen, path, "%s", t.p >= t.end
                             ? "malformed header: it ends inside the dict (the header length "
                               "is too short, or the dict is not closed)"
                             : "malformed header: a key is not a short quoted string");
         int k = 0;
         while (k < 3 && strcmp(key, keys[k])) k++;
-        if (k == 3) return npy_fail(err, errlen, a->path, "header: unknown key '%s'", key);
-        if (seen[k]) return npy_fail(err, errlen, a->path, "header: key '%s' given twice", key);
+        if (k == 3) return npy_fail(err, errlen, path, "header: unknown key '%s'", key);
+        if (seen[k]) return npy_fail(err, errlen, path, "header: key '%s' given twice", key);
         seen[k] = true;
         if (!npy_eat(&t, ':'))
-            return npy_fail(err, errlen, a->path, "malformed header: no ':' after '%s'", key);
+            return npy_fail(err, errlen, path, "malformed header: no ':' after '%s'", key);
         if (k == 0) {
             npy_ws(&t);
             if (t.p < t.end && (*t.p == '[' || *t.p == '{'))
-                return npy_fail(err, errlen, a->path, "%s", "dtype is not a simple type "
+                return npy_fail(err, errlen, path, "%s", "dtype is not a simple type "
                                 "(structured arrays are not read)");
             if (!npy_string(&t, a->descr, sizeof a->descr))
-                return npy_fail(err, errlen, a->path, "%s", "malformed header: 'descr'");
+                return npy_fail(err, errlen, path, "%s", "malformed header: 'descr'");
         } else if (k == 1) {
             if (npy_word(&t, "True"))
-                return npy_fail(err, errlen, a->path, "%s", "Fortran order is not read: save a "
+                return npy_fail(err, errlen, path, "%s", "Fortran order is not read: save a "
                                 "C-order array (numpy.ascontiguousarray)");
             if (!npy_word(&t, "False"))
-                return npy_fail(err, errlen, a->path, "%s", "malformed header: 'fortran_order'");
+                return npy_fail(err, errlen, path, "%s", "malformed header: 'fortran_order'");
         } else {
             int rc = npy_shape(&t, a, err, errlen);
             if (rc) return rc;
         }
         if (npy_eat(&t, ',')) continue;
         if (npy_eat(&t, '}')) break;
-        return npy_fail(err, errlen, a->path, "malformed header: no ',' or '}' after '%s'", key);
+        return npy_fail(err, errlen, path, "malformed header: no ',' or '}' after '%s'", key);
     }
     for (int k = 0; k < 3; k++)
-        if (!seen[k]) return npy_fail(err, errlen, a->path, "malformed header: no '%s'", keys[k]);
+        if (!seen[k]) return npy_fail(err, errlen, path, "malformed header: no '%s'", keys[k]);
     npy_ws(&t);
     if (t.p + 1 != t.end || *t.p != '\n')
-        return npy_fail(err, errlen, a->path, "%s", "malformed header: something other than "
+        return npy_fail(err, errlen, path, "%s", "malformed header: something other than "
                         "spaces and one final newline after the dict (the header length is "
                         "wrong)");
     char why[200];
-    if (npy_dtype(a->descr, bits_fmt, &a->fmt, &a->big_endian, why, sizeof why) != 0)
-        return npy_fail(err, errlen, a->path, "%s", why);
+    if (npy_dtype(a->descr, bits_fmt, &a->array.fmt, &a->array.big_endian, why, sizeof why) != 0)
+        return npy_fail(err, errlen, path, "%s", why);
     return 0;
 }
 
@@ -213,7 +216,7 @@ int ug_npy_parse(ug_npy *a, const char *path, const unsigned char *b, size_t fle
                  ug_fmt bits_fmt, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    a->path = path;
+    a->array.name = path;
     if (flen < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
         return npy_fail(err, errlen, path, "%s", "not a .npy file (no \\x93NUMPY magic)");
     int major = b[6];
@@ -245,7 +248,8 @@ int ug_npy_parse(ug_npy *a, const char *path, const unsigned char *b, size_t fle
     }
     int rc = npy_header(a, (const char *)b + hoff, hlen, bits_fmt, err, errlen);
     if (rc) return rc;
-    size_t need = a->count * ug_fmt_bytes(a->fmt), have = flen - hoff - hlen;
+    size_t need = ug_array_count(&a->array) * ug_fmt_bytes(a->array.fmt);
+    size_t have = flen - hoff - hlen;
     if (have != need) {
         char msg[160];
         snprintf(msg, sizeof msg, "%zu data bytes, the shape needs %zu", have, need);
@@ -253,15 +257,18 @@ int ug_npy_parse(ug_npy *a, const char *path, const unsigned char *b, size_t fle
                                                        : "%s (bytes after the data: the header's "
                                                          "length or shape is wrong)", msg);
     }
-    a->data = b + hoff + hlen;
+    a->array.data = b + hoff + hlen;
+    ug_array_c_strides(&a->array);
     return 0;
 }
 
 int ug_npy_open(ug_npy *a, const char *path, ug_fmt bits_fmt, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    a->path = path;
-    int fd = open(path, O_RDONLY);
+    a->array.name = path;
+    /* O_NONBLOCK: a FIFO's open would wait for a writer, for ever when none comes; it is
+     * refused below like every file that is not regular (a regular file's reads ignore it) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) return npy_fail(err, errlen, path, "%s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -284,41 +291,5 @@ void ug_npy_close(ug_npy *a)
 {
     if (a->map) munmap(a->map, a->map_len);
     a->map = NULL;
-    a->data = NULL;
-}
-
-double ug_npy_load(const ug_npy *a, size_t i)
-{
-    if (!a->big_endian) return ug_fmt_load(a->fmt, a->data, i);
-    size_t w = ug_fmt_bytes(a->fmt);
-    unsigned char tmp[8];
-    for (size_t k = 0; k < w; k++) tmp[k] = a->data[i * w + w - 1 - k];
-    return ug_fmt_load(a->fmt, tmp, 0);
-}
-
-static bool npy_native(const ug_npy *a, ug_fmt f, size_t align)
-{
-    static const uint16_t one = 1;
-    bool little = *(const unsigned char *)&one == 1;
-    return a->fmt == f && a->big_endian != little && ((uintptr_t)a->data % align) == 0;
-}
-
-const float *ug_npy_f32(const ug_npy *a)
-{
-    return npy_native(a, UG_F32, _Alignof(float)) ? (const float *)(const void *)a->data : NULL;
-}
-
-const double *ug_npy_f64(const ug_npy *a)
-{
-    return npy_native(a, UG_F64, _Alignof(double)) ? (const double *)(const void *)a->data : NULL;
-}
-
-const char *ug_npy_shape_text(const ug_npy *a, char *buf, size_t len)
-{
-    size_t o = 0;
-    o += (size_t)snprintf(buf, len, "(");
-    for (int d = 0; d < a->ndim && o < len; d++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%zu", d ? ", " : "", a->shape[d]);
-    if (o < len) snprintf(buf + o, len - o, a->ndim == 1 ? ",)" : ")");
-    return buf;
+    a->array.data = NULL;
 }

@@ -12,10 +12,10 @@
  *          for u1); every other descr (structured, complex, integers without bits_fmt) is an
  *          error naming it;
  *   fortran_order  must be False (a transposed array: an error, not silently the transpose);
- *   shape  up to UG_NPY_MAX_DIMS dimensions; () is a scalar (one element).
- * The data is mapped (mmap, read-only), never read into memory: an element is decoded where it
- * lies (ug_npy_load) or, for native little-endian binary32/64 aligned to its size, read in place
- * through ug_npy_f32/ug_npy_f64.
+ *   shape  up to UG_ARRAY_MAX_DIMS dimensions; () is a scalar (one element).
+ * The array is a ug_array (base/array.h: named by the path, C-order strides written out): the
+ * data is mapped (mmap, read-only), never read into memory; an element is decoded where it lies
+ * (ug_array_load) or, native binary32/64 aligned to its size, read in place (ug_array_native).
  * Errors ("FILE: what is wrong", into err): cannot open; not a .npy file (magic); an unknown
  * version; a malformed header (a key missing, given twice or unknown, a header length that ends
  * inside the dict or runs past it into the data); a dtype not known; Fortran order; more
@@ -28,19 +28,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/array.h"
 #include "base/format.h"
 
-enum { UG_NPY_MAX_DIMS = 8 };
-
 typedef struct ug_npy {
-    const char *path;
-    ug_fmt fmt;                  /* the elements' format */
-    bool big_endian;             /* stored big-endian (swapped on load) */
+    ug_array array;              /* name: the path; data: the first element, in the mapping */
     char descr[16];              /* the header's descr, for messages */
-    int ndim;
-    size_t shape[UG_NPY_MAX_DIMS];
-    size_t count;                /* elements: the product of shape (1 for a scalar) */
-    const unsigned char *data;   /* the first element, in the mapping */
     void *map;                   /* the mapping (NULL for an empty file's data) */
     size_t map_len;
 } ug_npy;
@@ -55,15 +48,5 @@ void ug_npy_close(ug_npy *a);
  * fuzzer (tests/fuzz/fuzz_npy.c) drives.  Every byte read lies in b[0 .. len). */
 int ug_npy_parse(ug_npy *a, const char *path, const unsigned char *b, size_t len,
                  ug_fmt bits_fmt, char *err, size_t errlen);
-
-/* Element i (C order over the whole array) as a double: exact, every format here is a subset of
- * binary64. */
-double ug_npy_load(const ug_npy *a, size_t i);
-/* The elements in place when they are native binary32 / binary64 suitably aligned; else NULL
- * (then copy through ug_npy_load). */
-const float *ug_npy_f32(const ug_npy *a);
-const double *ug_npy_f64(const ug_npy *a);
-/* The shape as text, "(4, 1000)", into buf. */
-const char *ug_npy_shape_text(const ug_npy *a, char *buf, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "base/escape.h"
+#include "base/sys.h"
 #include "harness/inputs/values.h"
 
 /* Whether text (blanks skipped) is a hexadecimal literal: [+-]0x... */
@@ -282,9 +283,10 @@ int ug_values_head(const char *path, ug_values_head_fn fn, void *ctx, size_t *fi
                    char *err, size_t errlen)
 {
     *first_record = 0;
-    FILE *f = fopen(path, "r");
+    char opened[128];
+    FILE *f = ug_fopen_bounded(path, opened, sizeof opened);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot open: %s", path, opened);
         return 2;
     }
     char line[UG_VALUES_LINE_MAX + 1], why[160];
@@ -329,7 +331,7 @@ int ug_values_head(const char *path, ug_values_head_fn fn, void *ctx, size_t *fi
         h.line = lineno;
         rc = fn(ctx, lineno, line, hr > 0 ? &h : NULL);
     }
-    fclose(f);
+    if (f != stdin) fclose(f);
     return rc;
 }
 
@@ -342,13 +344,14 @@ int ug_values_read_sized(const char *path, int arity, size_t records, ug_values 
                          size_t errlen)
 {
     int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "r");
+    char opened[128];
+    FILE *f = ug_fopen_bounded(path, opened, sizeof opened); /* "-": stdin */
     char *line = malloc(UG_VALUES_LINE_MAX + 1);
     size_t cap = 0, ycap = 0, zcap = 0, cap64 = 0, ycap64 = 0, zcap64 = 0, hcap = 0, lineno = 0;
     int rc = 2, wide = 0; /* wide: a binary64 file (values.h), known at its first record */
     memset(v, 0, sizeof *v);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot open: %s", path, opened);
         free(line);
         return 2;
     }

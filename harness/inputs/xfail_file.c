@@ -19,9 +19,10 @@ static size_t ug_n_xf;
  * shows beside the expected failure). */
 int ug_xfail_file_load(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    char why[128];
+    FILE *f = ug_fopen_bounded(path, why, sizeof why);
     if (!f) {
-        fprintf(stderr, "ulpgate: --xfail %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "ulpgate: --xfail %s: %s\n", path, why);
         return 2;
     }
     char line[2048];
@@ -50,7 +51,7 @@ int ug_xfail_file_load(const char *path)
         fprintf(stderr, "ulpgate: --xfail %s: read error\n", path);
         rc = 2;
     }
-    fclose(f);
+    if (f != stdin) fclose(f); /* "-": stdin */
     return rc;
 }
 

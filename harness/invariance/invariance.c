@@ -160,6 +160,11 @@ static void inv_build_batch(inv_ctx *x, inv_call *v, size_t b, const int *target
                      K, 0, 1);
         }
         inv_fill(x, B, k->in_store[1], 0, R_SHARED, 0, K * N, 0, 1);
+        /* an operation that takes only some matrices (the block-scaled GEMM) quantizes them:
+         * A's blocks lie within a row, so each row stays a function of its own values */
+        const ug_op_desc *d = ug_op_get(k->op);
+        if (d && d->shape_inputs && k->in_store[0] == UG_F32 && k->in_store[1] == UG_F32)
+            d->shape_inputs((float *)A, (float *)B, &v->c.shape);
     } else if (x->mode == M_ROWS) {
         size_t n = INV_ROW_N;
         *one = (ug_shape){{n}, 0, 0, 0};

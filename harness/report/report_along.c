@@ -6,8 +6,10 @@
  * Outputs of error 0 in a twelfth draw no point (log axis).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/sys.h"
 #include "harness/report/report_parts.h"
 #include "harness/report/svg.h"
 
@@ -67,20 +69,13 @@ static void ug_along_case(const ug_results *all, size_t from, size_t to, ug_buf 
 
 void ug_section_along(const ug_results *all, ug_buf *o)
 {
-    int plots = 0;
-    ug_buf body;
-    memset(&body, 0, sizeof body);
-    for (size_t from = 0; from < all->count;) {
-        size_t to = from + 1;
-        while (to < all->count && strcmp(all->rows[to].case_name, all->rows[from].case_name) == 0)
-            to++;
-        ug_along_case(all, from, to, &body, &plots);
-        from = to;
-    }
+    size_t ng;
+    int plots;
+    ug_plot_group *g = ug_case_groups(all, ug_along_case, &ng, &plots);
     if (plots) /* only where a case measured a vector output along its positions */
         ug_buf_printf(o, "<h2 id=\"along\">Error along the prefix</h2>\n<p>Per scan case at its "
                          "largest n: the max ULP error of the outputs in each twelfth of the "
-                         "positions, every trial.</p>\n<div class=\"plots\">\n%s</div>\n",
-                      ug_buf_str(&body));
-    ug_buf_free(&body);
+                         "positions, every trial.</p>\n");
+    ug_plot_groups(o, g, ng, plots);
+    free(g);
 }

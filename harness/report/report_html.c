@@ -24,6 +24,7 @@ static const char ug_css[] =
     "svg .grid{stroke:#e6e6e6;stroke-width:1}svg .axis{stroke:#333;stroke-width:1}\n"
     "svg .frame{fill:none;stroke:#333;stroke-width:1}svg .bg{fill:#fff}svg .tick{font-size:9px}\n"
     "code{font-size:12px}\n"
+    "details.group>summary{font-size:15px;font-weight:bold;cursor:pointer;margin:12px 0 6px}\n"
     "@media print{.plots{display:block}svg.plot{border:none}}\n";
 
 static bool ug_row_bad(const ug_row *r)
@@ -71,9 +72,10 @@ static void ug_html_header(const ug_pages_in *in, ug_buf *o)
     }
     ug_buf_printf(o,
                   "</table>\n<p>Contents: <a href=\"#problems\">failures and regressions</a> · "
-                  "<a href=\"#error-n\">error against n</a> · <a href=\"#error-kappa\">error "
-                  "against κ</a> · <a href=\"#histograms\">ULP histograms</a> · <a href=\"#time\">"
-                  "accuracy against time</a> · the tables: <code>summary.md</code>.</p>\n");
+                  "<a href=\"#error-kappa\">error against κ</a> · <a href=\"#histograms\">ULP "
+                  "histograms</a> · <a href=\"#time\">accuracy against time</a> · per case: "
+                  "<a href=\"#error-n\">error against n</a> (a group per suite) · the tables: "
+                  "<code>summary.md</code>.</p>\n");
 }
 
 /* Failures and regressions, at most UG_HTML_ROWS of each (summary.md lists every one): the
@@ -167,10 +169,12 @@ void ug_report_html(const ug_pages_in *in, ug_buf *o)
     ug_buf_printf(o, " on %s</title>\n<style>\n%s</style>\n</head>\n<body>\n", in->device, ug_css);
     ug_html_header(in, o);
     ug_html_problems(in, o);
-    ug_section_n(&in->all, o);
+    /* the views over the whole run first; then the per-case figures, in groups (suites) that a
+     * long report opens closed */
     ug_section_kappa(&in->all, o);
     ug_section_hist(&in->all, o);
     ug_section_time(&in->all, o);
+    ug_section_n(&in->all, o);
     ug_section_along(&in->all, o);
     ug_buf_printf(o,
                   "<p><small>Written by ulpgate %s from <code>results.json</code>: one "

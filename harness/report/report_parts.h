@@ -40,6 +40,23 @@ void ug_section_hist(const ug_results *all, ug_buf *out);  /* ULP-error histogra
 void ug_section_time(const ug_results *all, ug_buf *out);  /* accuracy against time */
 void ug_section_along(const ug_results *all, ug_buf *out); /* a scan's error along the prefix (report_along.c) */
 
+/* A section's figures of one group (a suite's cases), and how a section writes its groups:
+ * each a <details>, open when the section has UG_OPEN_PLOTS figures or fewer, or when the
+ * group holds a failed row (report_plots.c). */
+enum { UG_OPEN_PLOTS = 24 };
+typedef struct {
+    char name[128];
+    int plots;
+    size_t failed;
+    ug_buf body;
+} ug_plot_group;
+void ug_plot_groups(ug_buf *out, ug_plot_group *g, size_t ng, int plots);
+/* One case's figures: rows [from, to) of the run into out, *plots counting them. */
+typedef void (*ug_case_figures)(const ug_results *all, size_t from, size_t to, ug_buf *out,
+                                int *plots);
+ug_plot_group *ug_case_groups(const ug_results *all, ug_case_figures one_case, size_t *ng,
+                              int *plots);
+
 /* The terminal table of `ulpgate summary`: per suite (the case's prefix) a table of kernels
  * (rows) by case (columns), each cell the worst value of the metric over the sizes ('!' after a
  * cell with a failed row), columns split into blocks that fit width characters. */

@@ -12,6 +12,7 @@
 #include "harness/report/svg.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,37 @@ static void ug_svg_open(ug_buf *o, const char *title, int width, int height)
     ug_buf_printf(o, "</text>\n");
 }
 
+/* ---- points as drawn --------------------------------------------------------------------------- */
+
+/* A point as written (%.1f of each pixel coordinate), as one integer. */
+static int64_t ug_px_key(double x, double y)
+{
+    return (int64_t)llround(x * 10) * 4000003 + (int64_t)llround(y * 10);
+}
+
+/* The pixels a series has drawn a marker at: open addressing over at most cap keys. */
+typedef struct {
+    int64_t *key;
+    bool *used;
+    size_t nslot;
+} ug_pxset;
+
+/* Adds key; false when it was there already.  The table is sized on first use for cap keys. */
+static bool ug_pxset_add(ug_pxset *t, size_t cap, int64_t key)
+{
+    if (!t->key) {
+        for (t->nslot = 16; t->nslot < 2 * cap; t->nslot *= 2) {}
+        t->key = ug_xcalloc(t->nslot, sizeof *t->key + sizeof *t->used);
+        t->used = (bool *)(t->key + t->nslot);
+    }
+    size_t h = (size_t)((uint64_t)key * 0x9e3779b97f4a7c15u >> 17) & (t->nslot - 1);
+    for (; t->used[h]; h = (h + 1) & (t->nslot - 1))
+        if (t->key[h] == key) return false;
+    t->used[h] = true;
+    t->key[h] = key;
+    return true;
+}
+
 /* ---- the plot -------------------------------------------------------------------------------- */
 
 /* The legend, right of the plot area (x0 is past its frame) and inside the svg (width): one
@@ -398,21 +430,33 @@ void ug_plot_svg(const ug_plot *p, ug_buf *o, int width, int height)
     ug_buf_printf(o, "</text>\n<g clip-path=\"url(#ugclip%d)\">\n", clip);
     for (size_t i = 0; i < p->ns; i++) {
         const ug_series *s = &p->s[i];
+        /* drawn at the 0.1 px the coordinates are written in: a point of a line where the
+         * previous one was adds nothing, nor does a marker where the series drew one (a run of
+         * many rows plots many equal points: the page stays the size of its picture) */
+        ug_pxset seen = {0};
         if ((s->flags & UG_SERIES_LINE) && s->n > 1) {
             ug_buf_printf(o, "<polyline class=\"series\" points=\"");
-            for (size_t j = 0; j < s->n; j++)
-                ug_buf_printf(o, "%s%.1f,%.1f", j ? " " : "", ug_axis_px(&ax, s->pts[j].x),
-                              ug_axis_px(&ay, s->pts[j].y));
+            int64_t last = INT64_MIN;
+            for (size_t j = 0; j < s->n; j++) {
+                double x = ug_axis_px(&ax, s->pts[j].x), y = ug_axis_px(&ay, s->pts[j].y);
+                int64_t key = ug_px_key(x, y);
+                if (j && key == last) continue;
+                ug_buf_printf(o, "%s%.1f,%.1f", j ? " " : "", x, y);
+                last = key;
+            }
             ug_buf_printf(o, "\" ");
             ug_line_attrs(o, s->style, s->flags);
             ug_buf_printf(o, "/>\n");
         }
         if (s->flags & UG_SERIES_MARKERS) {
             ug_buf_printf(o, "<g class=\"markers\">");
-            for (size_t j = 0; j < s->n; j++)
-                ug_marker(o, s->style, ug_axis_px(&ax, s->pts[j].x), ug_axis_px(&ay, s->pts[j].y));
+            for (size_t j = 0; j < s->n; j++) {
+                double x = ug_axis_px(&ax, s->pts[j].x), y = ug_axis_px(&ay, s->pts[j].y);
+                if (ug_pxset_add(&seen, s->n, ug_px_key(x, y))) ug_marker(o, s->style, x, y);
+            }
             ug_buf_printf(o, "</g>\n");
         }
+        free(seen.key);
     }
     ug_buf_printf(o, "</g>\n");
     ug_legend(o, p, right + 14, top, bottom, width);

@@ -210,6 +210,14 @@ static void ug_hunt_batch_range(void *ctx, size_t lo, size_t hi)
             b->scores[i] = (ug_hunt_score){false, -1, -1, -1, .skipped = true};
             continue;
         }
+        /* a mutated candidate projected back onto the operation's inputs, in place (the
+         * block-scaled GEMM: quantized with its format's rule), so that the population holds
+         * inputs the kernels take */
+        const ug_op_desc *d = ug_hunt_op(b->p);
+        if (d->shape_inputs && b->ys) {
+            ug_shape shape = ug_hunt_shape(b->p);
+            d->shape_inputs(b->xs[i], b->ys[i], &shape);
+        }
         ug_hunt_eval(b->p, b->xs[i], b->ys ? b->ys[i] : NULL, &b->scores[i], NULL, 0);
     }
 }

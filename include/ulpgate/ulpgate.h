@@ -49,8 +49,13 @@ extern "C" {
 #endif
 
 /* Number formats: the table is ulpgate's base/format.h.  UG_F32 = 0 is the default of every
- * kernel row and buffer.  TF32 is an operand rounding, not a storage format. */
-typedef enum { UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16, UG_E4M3, UG_E5M2, UG_FMT_COUNT } ug_fmt;
+ * kernel row and buffer.  TF32 is an operand rounding, not a storage format.  E3M2, E2M3
+ * (FP6) and E2M1 (FP4) are OCP MX's element formats: no inf, no NaN, saturating; one a byte. */
+typedef enum {
+    UG_F32, UG_F64, UG_TF32, UG_F16, UG_BF16, UG_E4M3, UG_E5M2,
+    UG_E3M2, UG_E2M3, UG_E2M1,
+    UG_FMT_COUNT
+} ug_fmt;
 
 /* The operation a kernel computes: an open id; the built-in operations have these. */
 typedef int ug_op;
@@ -67,6 +72,7 @@ enum {
     UG_OP_RMSNORM,
     UG_OP_LAYERNORM,
     UG_OP_ATTENTION,
+    UG_OP_GEMM_BS,   /* GEMM of block-scaled FP8 inputs (ops/gemm_bs.c) */
     UG_OP_BUILTIN
 };
 typedef enum { UG_CPU, UG_CUDA } ug_backend;
@@ -109,6 +115,8 @@ typedef enum { UG_CPU, UG_CUDA } ug_backend;
  *                            D the block steps any term passes through (the row's depth)
  *   UG_BOUND_BLOCK_FMA_PROMOTED  the same within chunks of 128 terms, each chunk then added to a
  *                            binary32 accumulator (DeepSeek-V3's promotion)
+ *   UG_BOUND_BS_FP8_PROMOTED the same on block-scaled fp8 inputs (exact: no operand rounding),
+ *                            the chunk's power-of-two scales applied exactly at promotion
  * Classes of the row operations (kernels/bounds_rows.c has the derivations, S the
  * oracle's per-output quantity of oracle/rows/transcend.h, s the exact output):
  *   UG_BOUND_SOFTMAX_NAIVE    exp(x_i) / sum exp(x_j), no shift (Blanchard-Higham-Mary's
@@ -170,6 +178,7 @@ typedef enum {
     UG_BOUND_ATTN_SPLIT_SIZE,
     UG_BOUND_ATTN_SPLIT_COUNT,
     UG_BOUND_ATTN_FA2_MMA,
+    UG_BOUND_BS_FP8_PROMOTED,
 } ug_bound_class;
 
 /* A call's sizes: the operation's named dimensions in its order (base/opshape.c's table names

@@ -206,17 +206,7 @@ __global__ void ug_mma_e4m3_kernel(const unsigned char *A, const unsigned char *
 // ----------------------------------------------------------------------------
 // the launcher
 
-#define UG_LT_TRY(c, expr)                                                                    \
-    do {                                                                                       \
-        cublasStatus_t ug_s_ = (expr);                                                         \
-        if (ug_s_ != CUBLAS_STATUS_SUCCESS) {                                                  \
-            ug_cuda_failf((c), "tensorcore.cu:%d: %s: %s", __LINE__, #expr,                    \
-                          cublasGetStatusString(ug_s_));                                       \
-            (c)->unsupported = ug_s_ == CUBLAS_STATUS_NOT_SUPPORTED ||                         \
-                               ug_s_ == CUBLAS_STATUS_ARCH_MISMATCH;                           \
-            goto cleanup;                                                                      \
-        }                                                                                      \
-    } while (0)
+#define UG_LT_TRY(c, expr) UG_CUBLASLT_TRY((c), "tensorcore.cu", expr)
 
 static cublasLtHandle_t g_lt;
 

@@ -89,6 +89,21 @@ int ug_cuda_fits(const ug_kernel *k, ug_call *c);
         }                                                                                      \
     } while (0)
 
+/* A cuBLASLt call (cublasLt.h included by the caller): a status other than success fails c with
+ * "where:line: expr: status text", marks the call unsupported where the library says so (not
+ * supported, architecture mismatch: the point is skipped in its words), and jumps to cleanup. */
+#define UG_CUBLASLT_TRY(c, where, expr)                                                       \
+    do {                                                                                       \
+        cublasStatus_t ug_s_ = (expr);                                                         \
+        if (ug_s_ != CUBLAS_STATUS_SUCCESS) {                                                  \
+            ug_cuda_failf((c), "%s:%d: %s: %s", (where), __LINE__, #expr,                      \
+                          cublasGetStatusString(ug_s_));                                       \
+            (c)->unsupported = ug_s_ == CUBLAS_STATUS_NOT_SUPPORTED ||                         \
+                               ug_s_ == CUBLAS_STATUS_ARCH_MISMATCH;                           \
+            goto cleanup;                                                                      \
+        }                                                                                      \
+    } while (0)
+
 /* After a launch: the launch itself (configuration, resources), then the execution (faults). */
 #define UG_CUDA_LAUNCHED(c)                                                                   \
     do {                                                                                       \

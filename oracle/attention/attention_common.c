@@ -4,8 +4,10 @@
  */
 #include <math.h>
 #include <mpfr.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "base/par.h"
 #include "base/sys.h"
 #include "oracle/attention/exact_attention.h"
 #include "oracle/special.h"
@@ -87,6 +89,34 @@ void ug_attn_v_special(const float *V, const ug_shape *shp, size_t keys, ug_exac
         }
         if (nan || (pinf && ninf)) ug_exact_set_special(&O[j], UG_X_NAN);
         else if (pinf || ninf) ug_exact_set_special(&O[j], pinf ? UG_X_POSINF : UG_X_NEGINF);
+    }
+}
+
+/* The fast path's head arrays (per key: K aligned, 8 d; V's magnitudes, signs and prefix sums
+ * and a finite copy, 21 dv; exponents and flags, 16) and each worker's row scratch (97 bytes a
+ * key) with room for an MPFR row (the scores at a few hundred bits: 256 bytes a key), plus
+ * 1 MiB; in binary64, so a huge shape gives SIZE_MAX rather than a wrapped count. */
+size_t ug_attn_scratch_bytes(const ug_shape *shp)
+{
+    double S = (double)shp->dim[1], d = (double)shp->dim[2], dv = (double)shp->dim[3];
+    double b = S * (8 * d + 21 * dv + 16) + (double)ug_par_threads() * S * (97 + 256) + 1048576;
+    return b < 0x1p62 ? (size_t)b : SIZE_MAX;
+}
+
+/* IEEE 754's sign of an exact zero, as the sums' reference gives it (oracle/special.c): each
+ * product p_ik V_kj of a -0 is -0 (p_ik > 0), a sum of -0 terms alone is -0, and -0 / l is -0;
+ * any +0 or nonzero term makes the zero (if any) +0, which both paths record already. */
+void ug_attn_v_negzero(const float *V, const ug_shape *shp, size_t keys, ug_exact *O)
+{
+    size_t dv = shp->dim[3];
+    for (size_t j = 0; keys && j < dv; j++) {
+        bool all = true;
+        for (size_t k = 0; all && k < keys; k++) all = V[k * dv + j] == 0 && signbit(V[k * dv + j]);
+        if (all) {
+            double sum_abs = O[j].sum_abs;
+            ug_exact_set_zero(&O[j], 1);
+            O[j].sum_abs = sum_abs;
+        }
     }
 }
 

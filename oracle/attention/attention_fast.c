@@ -293,10 +293,10 @@ static bool attn_row_fast(const attn_fast_head *h, size_t i, attn_scratch *w)
         to_fix4(A4, w->ea[k], neg, w->F[k]);
         if (k && fix4_cmp(w->F[k], w->F[best]) > 0) best = k;
     }
-    if (keys == 1) { /* O = V_0j and lse = s_0, exactly (MPFR's records: +0 for a zero) */
+    if (keys == 1) { /* O = V_0j and lse = s_0, exactly (a zero's sign kept, as MPFR's) */
         for (size_t j = 0; j < dv; j++) {
             double v = h->V[j];
-            ug_exact_set_zero(&O[j], 0);
+            ug_exact_set_zero(&O[j], signbit(v) != 0);
             if (v != 0) {
                 O[j].hi = v;
                 O[j].rn = O[j].rd = (float)v;

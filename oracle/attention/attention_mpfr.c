@@ -323,6 +323,7 @@ void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
         }
         e->sum_abs = o < dv ? attn_w(X[o], Z[o]) : A;
     }
+    ug_attn_v_negzero(V, shp, r.keys, O);
     free(lo);
     free(hi);
     free(done);

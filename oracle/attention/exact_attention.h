@@ -29,7 +29,8 @@
  * V_kj of a key row i sees changes only O_ij, as the extended reals say: NaN for a NaN (or +inf
  * beside -inf in the column), +-inf for infinities of one sign; the other columns and lse are
  * what they are without it (a key the row does not see is not read: causal rows before it keep
- * their column).
+ * their column).  A zero O_ij is -0 when every V_kj the row sees is -0 (one key: O = V, sign
+ * included), +0 otherwise: IEEE 754's sign of an exact zero, as for sums.
  *
  * Two implementations give identical records (tests/oracle_attention.c, its diff case):
  *   _mpfr  enclosures with MPFR (attention_mpfr.c): the scores exactly (MPFR at the precision
@@ -93,6 +94,15 @@ void ug_exact_attention_mpfr(const float *Q, const float *K, const float *V,
 /* Row i alone (O: its dv records; lse: one record or NULL), single-threaded. */
 void ug_exact_attention_row_mpfr(const float *Q, const float *K, const float *V,
                                  const ug_shape *shp, const ug_opts *opt, size_t i, ug_exact *O, ug_exact *lse);
+
+/* An upper estimate of the scratch one head's reference allocates at its peak (the fast path's
+ * arrays, every worker's, an MPFR row's), bytes: what a caller that must not end the process
+ * tries to allocate first (the references' allocations end it when they fail). */
+size_t ug_attn_scratch_bytes(const ug_shape *shp);
+
+/* The columns j of a row that sees keys [0, keys) whose V_kj are all -0: O[j] set to -0 (the
+ * other columns left as they are). */
+void ug_attn_v_negzero(const float *V, const ug_shape *shp, size_t keys, ug_exact *O);
 
 /* The bound quantities both paths share, for row i (sum_abs of lse_i: A_i above), rounded
  * up; and Z_j = sum_k |V_kj| over the keys row i sees, into Z (dv values, rounded up). */

@@ -9,7 +9,7 @@ Everything numerical is the C library's (ulpgate._ulpgate: the operation table, 
 formats, the bounds, `ulpgate check`'s grading); this package only passes arguments through.
 Inputs: NumPy arrays, PyTorch CPU tensors, anything with the buffer protocol, __dlpack__ or
 __array__; float64 / float32 / float16, bfloat16 and fp8 by dtype name (ml_dtypes, PyTorch)
-or as uint16 / uint8 bit patterns with dtype="bf16" / "e4m3" / "e5m2".
+or as uint16 / uint8 bit patterns with dtype="bf16" / "e4m3" / "e5m2" / "e3m2" / "e2m3" / "e2m1".
 """
 from . import _ulpgate
 from ._result import Bound, Result, Worst

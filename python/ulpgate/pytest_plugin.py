@@ -101,8 +101,9 @@ def pytest_configure(config):
         raise pytest.UsageError("--ulpgate-report: %s" % e) from None
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
+def _recording(item):
+    """The test's checks are recorded while its fixtures are set up and torn down too: a check
+    in a fixture is one of the test's rows, not a row lost."""
     s = item.config._ulpgate
     ulpgate._current_test = item.nodeid
     if s is not None:
@@ -115,6 +116,21 @@ def pytest_runtest_call(item):
         ulpgate._recorder = None
         if s is not None:
             s.test = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield from _recording(item)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    yield from _recording(item)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    yield from _recording(item)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -87,9 +87,12 @@ def drawn(draw, op, n=(1, 1000), m=(1, 16), k=(1, 64), batch=None, fmt="f32", di
 
 def corpus_files(op=None, fmt=None, dirs=()):
     """The corpus files (unit name, path) of op (None: every op) in format fmt (None: any):
-    the harness's cases/corpus and the directories dirs."""
+    the harness's cases/corpus and the directories dirs (one folder may be given alone: a
+    string is not read as a list of one-letter folders)."""
+    if isinstance(dirs, str) or hasattr(dirs, "__fspath__"):
+        dirs = [dirs]
     out = []
-    for name, path in _ulpgate.corpus(list(dirs)):
+    for name, path in _ulpgate.corpus([str(d) for d in dirs]):
         info, _ = _ulpgate.corpus_load(path, name)
         if (op is None or info["op"] == op) and (fmt is None or info["fmt"] == fmt):
             out.append((name, path))

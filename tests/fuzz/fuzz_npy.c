@@ -40,14 +40,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* check --op sum on a as X, GOT zeros of one per row. */
 static void fuzz_grade(const ug_npy *a)
 {
-    if (a->ndim < 1 || a->ndim > 2 || a->count > 4096) return;
-    ug_check_array x = {.name = "x.npy", .data = a->data, .fmt = a->fmt,
-                        .big_endian = a->big_endian, .ndim = a->ndim};
-    for (int d = 0; d < a->ndim; d++) x.shape[d] = a->shape[d];
-    size_t rows = a->ndim == 2 ? a->shape[0] : 1;
+    ug_array x = a->array;
+    if (x.ndim < 1 || x.ndim > 2 || ug_array_count(&x) > 4096) return;
+    x.name = "x.npy";
+    size_t rows = x.ndim == 2 ? x.shape[0] : 1;
     float *zeros = calloc(rows ? rows : 1, sizeof *zeros);
-    ug_check_array got = {.name = "got.npy", .data = zeros, .fmt = UG_F32,
-                          .ndim = a->ndim == 2 ? 1 : 0, .shape = {rows}};
+    ug_array got = {.name = "got.npy", .data = zeros, .fmt = UG_F32,
+                    .ndim = x.ndim == 2 ? 1 : 0, .shape = {rows}};
     ug_check_opts o;
     ug_check_opts_init(&o);
     o.op = "sum";
@@ -82,14 +81,15 @@ static void fuzz_one(const uint8_t *data, size_t size, ug_fmt bits)
         return;
     }
     if (rc != 0) ug_fuzz_fail("status %d", rc);
-    if (a.ndim < 0 || a.ndim > UG_NPY_MAX_DIMS) ug_fuzz_fail("ndim %d", a.ndim);
-    size_t count = 1;
-    for (int d = 0; d < a.ndim; d++) count *= a.shape[d];
-    if (count != a.count) ug_fuzz_fail("count %zu, shape's product %zu", a.count, count);
-    size_t bytes = count * ug_fmt_bytes(a.fmt);
-    if (a.data != data + size - bytes) ug_fuzz_fail("data not the last %zu bytes", bytes);
+    const ug_array *v = &a.array;
+    if (v->ndim < 0 || v->ndim > UG_ARRAY_MAX_DIMS) ug_fuzz_fail("ndim %d", v->ndim);
+    if (strcmp(v->name, "in.npy")) ug_fuzz_fail("the array is named '%s', not the path", v->name);
+    if (!ug_array_contiguous(v)) ug_fuzz_fail("%s", "a .npy array whose strides are not C order's");
+    size_t count = ug_array_count(v);
+    size_t bytes = count * ug_fmt_bytes(v->fmt);
+    if (v->data != data + size - bytes) ug_fuzz_fail("data not the last %zu bytes", bytes);
     double s = 0;
-    for (size_t i = 0; i < count && i < 65536; i++) s += ug_npy_load(&a, i) * 0;
+    for (size_t i = 0; i < count && i < 65536; i++) s += ug_array_load(v, i) * 0;
     (void)s;
     fuzz_grade(&a);
 }

@@ -5,12 +5,16 @@ the report, the run loop or the command line) to a scratch copy of the tree, reb
 meson tests that should catch it, and say whether they did.
 
     python3 tests/mutation/mutate.py [--gpu] [--only GLOB] [--keep DIR] [--markdown FILE]
+    python3 tests/mutation/mutate.py --check [BUILDDIR]   (the meson test `mutants`: TAP, no build)
 
 --gpu runs the GPU mutants too (on a machine with a CUDA device; without one a GPU test skips and
 the mutant survives).  The score is killed / (mutants - equivalent ones); every survivor is
 listed with its note.  Exit status 0 when the score reaches the target (90%), else 1; 2 when the
 unmutated tree fails its own tests or a mutant no longer matches the source (a stale list).
-Not part of the default suite: a full CPU run takes about 10 minutes on 2 cores.
+Not part of the default suite: a full CPU run takes about 10 minutes on 2 cores.  --check is:
+every mutant's file exists, its text to mutate occurs exactly once there, its id is unique, and
+each test it names is a meson test of tests/meson.build -- so that a refactor which moves the
+code a protection lives in cannot leave its mutant stale, the protection untested, unnoticed.
 """
 import argparse
 import fnmatch
@@ -47,16 +51,51 @@ def run_tests(build, tests):
     return rc, out
 
 
+def check(mutants, build):
+    """The list against the tree, as TAP; 0 when every mutant still applies.  A test name is
+    known when the build (BUILD/meson-info/intro-tests.json) has it, or when some meson.build
+    defines it by a literal name (a test that another option configures: `python`, `fuzz`)."""
+    import glob
+    import json
+    import re
+    names = set()
+    intro = os.path.join(build, "meson-info", "intro-tests.json") if build else ""
+    if intro and os.path.exists(intro):
+        names |= {t["name"] for t in json.load(open(intro))}
+    for mb in glob.glob(os.path.join(ROOT, "**", "meson.build"), recursive=True):
+        names |= set(re.findall(r"\btest\(\s*'([^']+)'", open(mb).read()))
+    n, bad, seen = 0, 0, set()
+    print("TAP version 13")
+    for m in mutants:
+        path = os.path.join(ROOT, m["file"])
+        count = open(path).read().count(m["find"]) if os.path.exists(path) else -1
+        unknown = [t for t in m["tests"] if t not in names] if intro else []
+        why = ("no file " + m["file"] if count < 0 else
+               "%s holds the text to mutate %d times" % (m["file"], count) if count != 1 else
+               "id used twice" if m["id"] in seen else
+               "no meson test named " + ", ".join(unknown) if unknown else "")
+        seen.add(m["id"])
+        n += 1
+        bad += bool(why)
+        print("%s %d - %s%s" % ("not ok" if why else "ok", n, m["id"], ": " + why if why else ""))
+    print("1..%d" % n)
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpu", action="store_true", help="also the GPU mutants")
     ap.add_argument("--only", default="*", help="mutants whose id matches this glob")
     ap.add_argument("--keep", help="scratch directory (kept afterwards)")
     ap.add_argument("--markdown", help="also write the table as Markdown to this file")
+    ap.add_argument("--check", metavar="BUILDDIR", nargs="?", const="",
+                    help="only check that every mutant applies (TAP); test names against BUILDDIR")
     args = ap.parse_args()
 
     sys.path.insert(0, HERE)
     from mutants import MUTANTS  # noqa: E402
+    if args.check is not None:
+        return check(MUTANTS, args.check)
 
     chosen = [m for m in MUTANTS if fnmatch.fnmatch(m["id"], args.only) and (args.gpu or not m.get("gpu"))]
     work = args.keep or tempfile.mkdtemp(prefix="ulpgate-mutation-")

@@ -140,6 +140,31 @@ def test_fp8_bits():
     assert r.ok and r.ulp_max == 0 and r.out_fmt == "e4m3"
 
 
+def test_fp6_fp4_bits_and_names():
+    """OCP MX's FP6/FP4 elements as uint8 codes (dtype=) and by ml_dtypes' names."""
+    x = np.array([0x2, 0x2, 0x3], dtype=np.uint8)  # e2m1 1, 1, 1.5: sum 3.5, a tie of 3 and 4
+    r = ulpgate.check("sum", x, got=np.array([0x6], np.uint8), dtype="e2m1")  # 4: the even one
+    assert r.in_fmt == ["e2m1"] and r.out_fmt == "e2m1" and r.ulp_max == 0.25  # ulp of 4: 2
+    assert r.figures["correctly_rounded"] == 1
+    r = ulpgate.check("sum", x, got=np.array([0x5], np.uint8), dtype="e2m1")  # 3: the odd one
+    assert r.figures["correctly_rounded"] == 0
+    e3m2 = np.array([0x0c, 0x0c], dtype=np.uint8)  # e3m2 1, 1 (bias 3: 0 011 00)
+    r = ulpgate.check("sum", e3m2, got=np.array([0x10], np.uint8), dtype="e3m2")  # 2
+    assert r.ok and r.ulp_max == 0 and r.in_fmt == ["e3m2"]
+    with pytest.raises(ValueError, match="'e2m3' or 'e2m1'"):
+        ulpgate.check("sum", x, got=np.array([0x6], np.uint8), dtype="f16")
+
+    class Named:  # an ml_dtypes array of float4_e2m1fn: one code a byte behind it
+        dtype = "float4_e2m1fn"
+
+        def view(self, name):
+            assert name == "uint8"
+            return x
+
+    r = ulpgate.check("sum", Named(), got=np.array([0x6], np.uint8), dtype="e2m1")
+    assert r.in_fmt == ["e2m1"] and r.figures["correctly_rounded"] == 1
+
+
 def test_f16_and_mixed_formats():
     x = rng.standard_normal(100).astype(np.float16)
     r = ulpgate.check("sum", x, got=np.float32(x.astype(np.float32).sum()))

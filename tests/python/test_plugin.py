@@ -104,3 +104,37 @@ def test_no_report_without_the_option(pytester, plugin_args):
     res = pytester.runpytest_subprocess(*plugin_args)
     res.assert_outcomes(passed=1)
     assert not os.path.exists(os.path.join(str(pytester.path), "results.json"))
+
+
+FIXTURE_SUITE = '''
+import numpy as np
+import pytest
+import ulpgate
+
+x = np.random.default_rng(3).standard_normal((2, 64)).astype(np.float32)
+
+
+@pytest.fixture
+def graded():
+    ulpgate.check("sum", x, got=ulpgate.exact("sum", x).rounded, ulp_max=0.5, name="in_setup")
+    yield
+    ulpgate.check("sum", x, got=x.sum(axis=1) * 2, ulp_max=1, name="in_teardown")
+
+
+def test_with_fixture(graded):
+    ulpgate.check("sum", x, got=x.sum(axis=1), name="in_call")
+'''
+
+
+def test_checks_in_fixtures_are_rows(pytester, plugin_args, tmp_path):
+    """A check in a fixture's setup or teardown is a row of its test, not a row lost (the
+    teardown's fails, and the report says so)."""
+    rep = tmp_path / "rep"
+    res = run_suite(pytester, plugin_args, rep, FIXTURE_SUITE)
+    res.assert_outcomes(passed=1)
+    assert "ulpgate: 3 checks written" in res.stdout.str(), res.stdout.str()
+    doc = json.load(open(rep / "results.json"))
+    ids = sorted(r[2] for r in doc["results"])
+    assert ids == ["test_kernels.py::test_with_fixture %s@python data 64" % n
+                   for n in ("in_call", "in_setup", "in_teardown")], ids
+    assert doc["summary"]["failed"] == 1 and doc["summary"]["passed"] == 2, doc["summary"]

@@ -87,6 +87,14 @@ def test_corpus_files_load_and_grade():
         assert ulpgate.check(info["op"], *arrays, got=e.rounded, ulp_max=0.5).ok, name
 
 
+def test_corpus_files_one_folder_as_a_string(tmp_path):
+    """dirs="FOLDER" (or a Path) is that folder, not the one-letter folders of its name."""
+    src = next(p for n, p in corpus_files() if n == "corpus/absorb_1e8_thousand_ones")
+    (tmp_path / "mine_absorb.txt").write_bytes(open(src, "rb").read())
+    for dirs in (str(tmp_path), tmp_path, [str(tmp_path)]):
+        assert "corpus/mine_absorb" in [n for n, _ in corpus_files(dirs=dirs)], dirs
+
+
 @SETTINGS
 @given(corpus("dot"))
 def test_corpus_strategy(args):

@@ -37,22 +37,13 @@ int ug_py_bits_arg(PyObject *dtype, ug_fmt *bits)
     if (!dtype || dtype == Py_None) return 0;
     const char *s = PyUnicode_Check(dtype) ? PyUnicode_AsUTF8(dtype) : NULL;
     ug_fmt f = s ? ug_fmt_parse(s) : UG_FMT_COUNT;
-    if (f != UG_BF16 && f != UG_E4M3 && f != UG_E5M2) {
-        PyErr_Format(PyExc_ValueError, "dtype=%R: not 'bf16', 'e4m3' or 'e5m2' (the format that "
-                     "uint16 / uint8 bit patterns hold)", dtype);
+    if (f != UG_BF16 && ug_fmt_bytes(f) != 1) { /* the one-byte formats: fp8, FP6, FP4 */
+        PyErr_Format(PyExc_ValueError, "dtype=%R: not 'bf16', 'e4m3', 'e5m2', 'e3m2', 'e2m3' or "
+                     "'e2m1' (the format that uint16 / uint8 bit patterns hold)", dtype);
         return -1;
     }
     *bits = f;
     return 0;
-}
-
-const char *ug_py_shape_text(const ug_py_array *a, char *buf, size_t len)
-{
-    size_t k = (size_t)snprintf(buf, len, "(");
-    for (int i = 0; i < a->ndim && k < len; i++)
-        k += (size_t)snprintf(buf + k, len - k, "%s%zu", i ? ", " : "", a->shape[i]);
-    if (k < len) snprintf(buf + k, len - k, a->ndim == 1 ? ",)" : ")");
-    return buf;
 }
 
 void ug_py_array_release(ug_py_array *a)
@@ -62,23 +53,21 @@ void ug_py_array_release(ug_py_array *a)
     Py_CLEAR(a->host);
     PyMem_Free(a->copy);
     a->copy = NULL;
-    a->data = NULL;
+    a->array.data = NULL;
 }
 
 static int set_shape(ug_py_array *a, int ndim, const void *shape, bool i64)
 {
-    if (ndim > UG_PY_MAX_DIMS) {
-        PyErr_Format(PyExc_ValueError, "%s: %d dimensions (at most %d)", a->name, ndim,
-                     UG_PY_MAX_DIMS);
+    if (ndim > UG_ARRAY_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "%s: %d dimensions (at most %d)", a->array.name, ndim,
+                     UG_ARRAY_MAX_DIMS);
         return -1;
     }
-    a->ndim = ndim;
-    a->count = 1;
-    for (int i = 0; i < ndim; i++) {
-        a->shape[i] = i64 ? (size_t)((const int64_t *)shape)[i]
-                          : (size_t)((const Py_ssize_t *)shape)[i];
-        a->count *= a->shape[i];
-    }
+    a->array.ndim = ndim;
+    for (int i = 0; i < ndim; i++)
+        a->array.shape[i] = i64 ? (size_t)((const int64_t *)shape)[i]
+                                : (size_t)((const Py_ssize_t *)shape)[i];
+    ug_array_c_strides(&a->array); /* what data will be: in place when C order, else a copy */
     return 0;
 }
 
@@ -87,21 +76,22 @@ static int bits_format(ug_py_array *a, size_t bytes, ug_fmt bits, const char *wh
 {
     if (bits == UG_FMT_COUNT || ug_fmt_bytes(bits) != bytes) {
         PyErr_Format(PyExc_TypeError, "%s: %s elements: name their format with dtype=%s (bit "
-                     "patterns of %s)", a->name, what, bytes == 2 ? "'bf16'" : "'e4m3' or 'e5m2'",
-                     bytes == 2 ? "bfloat16" : "fp8 E4M3FN or E5M2");
+                     "patterns of %s)", a->array.name, what,
+                     bytes == 2 ? "'bf16'" : "'e4m3', 'e5m2', 'e3m2', 'e2m3' or 'e2m1'",
+                     bytes == 2 ? "bfloat16" : "fp8 E4M3FN / E5M2, FP6, FP4");
         return -1;
     }
-    a->fmt = bits;
+    a->array.fmt = bits;
     return 0;
 }
 
-/* A float array under dtype=: dtype names what the uint16 / uint8 arrays of the call hold (as
- * `ulpgate check --dtype` does for every u2 / u1 file), so a float array is read as it is
- * (bfloat16 inputs with a binary32 GOT). */
-static int float_with_bits(ug_py_array *a, ug_fmt bits)
+/* A float array of format f, whatever dtype= says: dtype names what the uint16 / uint8 arrays
+ * of the call hold (as `ulpgate check --dtype` does for every u2 / u1 file), so a float array
+ * is read as it is (bfloat16 inputs with a binary32 GOT). */
+static int float_with_bits(ug_py_array *a, ug_fmt f, ug_fmt bits)
 {
-    (void)a;
     (void)bits;
+    a->array.fmt = f;
     return 0;
 }
 
@@ -139,29 +129,29 @@ static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
     const char *f = a->view.format ? a->view.format : "B";
     if (*f == '>' || *f == '!') {
         PyErr_Format(PyExc_ValueError, "%s: big-endian elements (format '%s'): convert to the "
-                     "native byte order first", a->name, f);
+                     "native byte order first", a->array.name, f);
         return -1;
     }
     if (*f == '@' || *f == '=' || *f == '<') f++;
     size_t item = (size_t)a->view.itemsize;
     int rc = 0;
-    if (!strcmp(f, "d") && item == 8) a->fmt = UG_F64, rc = float_with_bits(a, bits);
-    else if (!strcmp(f, "f") && item == 4) a->fmt = UG_F32, rc = float_with_bits(a, bits);
-    else if (!strcmp(f, "e") && item == 2) a->fmt = UG_F16, rc = float_with_bits(a, bits);
+    if (!strcmp(f, "d") && item == 8) rc = float_with_bits(a, UG_F64, bits);
+    else if (!strcmp(f, "f") && item == 4) rc = float_with_bits(a, UG_F32, bits);
+    else if (!strcmp(f, "e") && item == 2) rc = float_with_bits(a, UG_F16, bits);
     else if (!strcmp(f, "H") && item == 2) rc = bits_format(a, 2, bits, "uint16");
     else if ((!strcmp(f, "B") || !strcmp(f, "b")) && item == 1)
-        rc = bits_format(a, 1, bits, "uint8");
+        rc = bits_format(a, 1, bits, *f == 'b' ? "int8" : "uint8");
     else {
         char dt[64];
         dtype_name(obj, f, item, dt, sizeof dt);
         PyErr_Format(PyExc_TypeError, "%s: dtype %s is not float64, float32, float16, bfloat16, "
-                     "float8, or uint16 / uint8 bit patterns", a->name, dt);
+                     "float8, or uint16 / uint8 bit patterns", a->array.name, dt);
         return -1;
     }
     if (rc) return -1;
     if (set_shape(a, a->view.ndim, a->view.shape, false)) return -1;
     if (PyBuffer_IsContiguous(&a->view, 'C')) {
-        a->data = a->view.buf;
+        a->array.data = a->view.buf;
         return 0;
     }
     a->copy = PyMem_Malloc(a->view.len ? (size_t)a->view.len : 1);
@@ -170,7 +160,7 @@ static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
         return -1;
     }
     if (PyBuffer_ToContiguous(a->copy, &a->view, a->view.len, 'C') != 0) return -1;
-    a->data = a->copy;
+    a->array.data = a->copy;
     return 0;
 }
 
@@ -198,33 +188,33 @@ static int from_dlpack(PyObject *obj, ug_fmt bits, ug_py_array *a)
     const ug_dl_tensor *t = &m->t;
     if (t->device.device_type != UG_DL_CPU && t->device.device_type != UG_DL_CUDA_HOST) {
         PyErr_Format(PyExc_ValueError, "%s: a tensor on device type %d: move it to the host "
-                     "first (.cpu(), cupy.asnumpy, jax.device_get)", a->name,
+                     "first (.cpu(), cupy.asnumpy, jax.device_get)", a->array.name,
                      (int)t->device.device_type);
         return -1;
     }
     const ug_dl_dtype d = t->dtype;
     int rc = 0;
     if (d.lanes != 1) {
-        PyErr_Format(PyExc_TypeError, "%s: a vector dtype (%d lanes)", a->name, d.lanes);
+        PyErr_Format(PyExc_TypeError, "%s: a vector dtype (%d lanes)", a->array.name, d.lanes);
         return -1;
     }
-    if (d.code == UG_DL_FLOAT && d.bits == 64) a->fmt = UG_F64, rc = float_with_bits(a, bits);
-    else if (d.code == UG_DL_FLOAT && d.bits == 32) a->fmt = UG_F32, rc = float_with_bits(a, bits);
-    else if (d.code == UG_DL_FLOAT && d.bits == 16) a->fmt = UG_F16, rc = float_with_bits(a, bits);
-    else if (d.code == UG_DL_BFLOAT && d.bits == 16) a->fmt = UG_BF16, rc = float_with_bits(a, bits);
-    else if (d.code == UG_DL_F8_E4M3FN && d.bits == 8) a->fmt = UG_E4M3, rc = float_with_bits(a, bits);
-    else if (d.code == UG_DL_F8_E5M2 && d.bits == 8) a->fmt = UG_E5M2, rc = float_with_bits(a, bits);
+    if (d.code == UG_DL_FLOAT && d.bits == 64) rc = float_with_bits(a, UG_F64, bits);
+    else if (d.code == UG_DL_FLOAT && d.bits == 32) rc = float_with_bits(a, UG_F32, bits);
+    else if (d.code == UG_DL_FLOAT && d.bits == 16) rc = float_with_bits(a, UG_F16, bits);
+    else if (d.code == UG_DL_BFLOAT && d.bits == 16) rc = float_with_bits(a, UG_BF16, bits);
+    else if (d.code == UG_DL_F8_E4M3FN && d.bits == 8) rc = float_with_bits(a, UG_E4M3, bits);
+    else if (d.code == UG_DL_F8_E5M2 && d.bits == 8) rc = float_with_bits(a, UG_E5M2, bits);
     else if (d.code == UG_DL_UINT && d.bits == 16) rc = bits_format(a, 2, bits, "uint16");
     else if (d.code == UG_DL_UINT && d.bits == 8) rc = bits_format(a, 1, bits, "uint8");
     else {
         PyErr_Format(PyExc_TypeError, "%s: DLPack dtype code %d, %d bits: not float64, "
-                     "float32, float16, bfloat16, fp8, or uint16 / uint8 bit patterns", a->name,
-                     d.code, d.bits);
+                     "float32, float16, bfloat16, fp8, or uint16 / uint8 bit patterns",
+                     a->array.name, d.code, d.bits);
         return -1;
     }
     if (rc || set_shape(a, t->ndim, t->shape, true)) return -1;
     const unsigned char *base = (const unsigned char *)t->data + t->byte_offset;
-    size_t w = ug_fmt_bytes(a->fmt);
+    size_t w = ug_fmt_bytes(a->array.fmt);
     bool contiguous = true;
     if (t->strides) {
         int64_t want = 1;
@@ -233,25 +223,26 @@ static int from_dlpack(PyObject *obj, ug_fmt bits, ug_py_array *a)
             want *= t->shape[i];
         }
     }
-    if (contiguous || a->count == 0) {
-        a->data = base;
+    size_t count = ug_array_count(&a->array);
+    if (contiguous || count == 0) {
+        a->array.data = base;
         return 0;
     }
-    unsigned char *dst = a->copy = PyMem_Malloc(a->count * w);
+    unsigned char *dst = a->copy = PyMem_Malloc(count * w);
     if (!dst) {
         PyErr_NoMemory();
         return -1;
     }
-    for (size_t e = 0; e < a->count; e++) { /* gather: e's index, digit by digit */
+    for (size_t e = 0; e < count; e++) { /* gather: e's index, digit by digit */
         size_t rest = e;
         int64_t off = 0;
         for (int i = t->ndim - 1; i >= 0; i--) {
-            off += (int64_t)(rest % a->shape[i]) * t->strides[i];
-            rest /= a->shape[i];
+            off += (int64_t)(rest % a->array.shape[i]) * t->strides[i];
+            rest /= a->array.shape[i];
         }
         memcpy(dst + e * w, base + off * (int64_t)w, w);
     }
-    a->data = dst;
+    a->array.data = dst;
     return 0;
 }
 
@@ -278,6 +269,9 @@ static ug_fmt named_format(PyObject *obj)
         if (!strcmp(n, "bfloat16")) f = UG_BF16;
         else if (!strcmp(n, "float8_e4m3fn")) f = UG_E4M3;
         else if (!strcmp(n, "float8_e5m2")) f = UG_E5M2;
+        else if (!strcmp(n, "float6_e3m2fn")) f = UG_E3M2; /* ml_dtypes: one code a byte */
+        else if (!strcmp(n, "float6_e2m3fn")) f = UG_E2M3;
+        else if (!strcmp(n, "float4_e2m1fn")) f = UG_E2M1;
     }
     PyErr_Clear();
     Py_DECREF(s);
@@ -339,7 +333,7 @@ static int from_device(PyObject *obj, ug_fmt bits, const char *name, int dev, ug
 int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a)
 {
     memset(a, 0, sizeof *a);
-    a->name = name;
+    a->array.name = name;
     int rc, dev = device_of(obj);
     if (dev != UG_DL_CPU && dev != UG_DL_CUDA_HOST) return from_device(obj, bits, name, dev, a);
     ug_fmt named = named_format(obj);
@@ -354,7 +348,7 @@ int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a
             if (rc == 0) return 0;
             ug_py_array_release(a);
             memset(a, 0, sizeof *a);
-            a->name = name;
+            a->array.name = name;
             PyErr_Clear();
         }
         const char *u = ug_fmt_bytes(named) == 2 ? "uint16" : "uint8";

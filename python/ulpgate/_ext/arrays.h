@@ -14,8 +14,9 @@
  *      CPU, copy=True), else .cpu() (PyTorch), .get() (CuPy), .copy_to_host() (Numba), and
  *      ug_py_array.device says so;
  *   4. __array__: what it returns, by 2.
- * A C-contiguous array is read in place, never copied; a strided one is gathered once into a
- * contiguous copy.  Errors raise TypeError / ValueError naming the argument ("got: ...").
+ * The argument's elements become a ug_array (base/array.h), what check grades: a C-contiguous
+ * array is read in place, never copied; a strided one is gathered once into a contiguous copy.
+ * Errors raise TypeError / ValueError naming the argument ("got: ...").
  *
  * Out (ug_py_new_array): a NumPy array when NumPy imports, else a memoryview of that shape.
  */
@@ -27,17 +28,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/array.h"
 #include "base/format.h"
 
-enum { UG_PY_MAX_DIMS = 8 };
-
 typedef struct ug_py_array {
-    const char *name;          /* the argument, for messages: "got", "input 1" */
-    ug_fmt fmt;                /* the elements' format */
-    int ndim;
-    size_t shape[UG_PY_MAX_DIMS];
-    size_t count;              /* elements: the product of shape (1 for a 0-d array) */
-    const void *data;          /* the first element, C order, native byte order */
+    ug_array array;            /* name: the argument, for messages ("got", "input 1"); data: the
+                                  first element, native byte order, C order (strides written
+                                  out) */
     /* what keeps data alive */
     Py_buffer view;            /* view.obj NULL: none held */
     PyObject *keep;            /* a DLPack capsule, an __array__ result, a .view() */
@@ -56,15 +53,6 @@ int ug_py_bits_arg(PyObject *dtype, ug_fmt *bits);
  * contiguous array; one copy of a strided one. */
 int ug_py_array_get(PyObject *obj, ug_fmt bits, const char *name, ug_py_array *a);
 void ug_py_array_release(ug_py_array *a);
-
-/* Element i (C order) as a double: exact, every format here is a subset of binary64. */
-static inline double ug_py_array_load(const ug_py_array *a, size_t i)
-{
-    return ug_fmt_load(a->fmt, a->data, i);
-}
-
-/* The shape as text, "(4, 1000)", into buf. */
-const char *ug_py_shape_text(const ug_py_array *a, char *buf, size_t len);
 
 /* A new array of format f (bfloat16 and fp8 as uint16 / uint8 bit patterns) and this shape,
  * its elements uninitialised; *data points at them (count elements, C order).  A NumPy array

@@ -57,27 +57,19 @@ static int fmt_kwarg(const char *name, const char *v, ug_fmt *f)
     *f = ug_fmt_parse(v);
     if (*f != UG_FMT_COUNT) return 0;
     PyErr_Format(PyExc_ValueError, "%s='%s': not a number format (f64, f32, tf32, f16, bf16, "
-                 "e4m3, e5m2)", name, v);
+                 "e4m3, e5m2, e3m2, e2m3, e2m1)", name, v);
     return -1;
 }
 
+/* The input arguments (a: what keeps them alive) and their arrays side by side (c: a copy of
+ * each a[i].array), as ug_check_run takes them. */
 typedef struct py_inputs {
     ug_py_array a[UG_CHECK_MAX_INPUTS];
-    ug_check_array c[UG_CHECK_MAX_INPUTS];
+    ug_array c[UG_CHECK_MAX_INPUTS];
     int n;
 } py_inputs;
 
 static const char *const input_names[] = {"input 1", "input 2", "input 3"};
-
-static void as_check_array(const ug_py_array *p, ug_check_array *c)
-{
-    memset(c, 0, sizeof *c);
-    c->name = p->name;
-    c->data = p->data;
-    c->fmt = p->fmt;
-    c->ndim = p->ndim;
-    for (int d = 0; d < p->ndim; d++) c->shape[d] = p->shape[d];
-}
 
 static void inputs_release(py_inputs *in)
 {
@@ -101,7 +93,7 @@ static int inputs_get(PyObject *tuple, ug_fmt bits, py_inputs *in)
             inputs_release(in);
             return -1;
         }
-        as_check_array(&in->a[i], &in->c[i]);
+        in->c[i] = in->a[i].array;
         in->n++;
     }
     return 0;
@@ -111,8 +103,8 @@ static int inputs_get(PyObject *tuple, ug_fmt bits, py_inputs *in)
  * the depth of the stand-in kernel of an operation's own bound, check_out.c), so two Python
  * threads must not grade at once.  oracle="mpfr" selects MPFR for this call only: the fast
  * oracle is selected again after it (both are exact; the figures are the same). */
-static int run_check(const ug_check_opts *o, const ug_check_array *in, int nin,
-                     const ug_check_array *got, ug_check_result *r, char *err, size_t errlen)
+static int run_check(const ug_check_opts *o, const ug_array *in, int nin,
+                     const ug_array *got, ug_check_result *r, char *err, size_t errlen)
 {
     int rc = ug_check_run(o, in, nin, got, r, err, errlen);
     if (o->mpfr) ug_oracle_select(UG_ORACLE_FAST);
@@ -128,7 +120,7 @@ static void python_words(const char *msg, char *out, size_t len)
         {"--op-fmt", "op_fmt"}, {"--ulp-max", "ulp_max"}, {"--rel-max", "rel_max"},
         {"--correctly-rounded", "correctly_rounded"}, {"--bound", "bound"}, {"--acc", "acc"},
         {"--depth", "depth"}, {"--axis", "axis"}, {"--dtype", "dtype"}, {"--oracle", "oracle"},
-        {"--tc-model", "tc_model"},
+        {"--tc-model", "tc_model"}, {"--scale", "scale"}, {"--causal", "causal"},
         {"--op", "op"}};
     size_t o = 0;
     while (*msg && o + 1 < len) {
@@ -159,7 +151,7 @@ static int host_copies(PyObject *d, const ug_py_array *const *a, int n)
     PyObject *l = PyList_New(0);
     for (int i = 0; l && i < n; i++) {
         if (!a[i] || !a[i]->device) continue;
-        PyObject *s = PyUnicode_FromFormat("%s (device type %d)", a[i]->name, a[i]->device);
+        PyObject *s = PyUnicode_FromFormat("%s (device type %d)", a[i]->array.name, a[i]->device);
         if (!s || PyList_Append(l, s)) Py_CLEAR(l);
         Py_XDECREF(s);
     }
@@ -219,7 +211,7 @@ static PyObject *check_attention(ug_check_opts *o, PyObject *inputs, PyObject *g
     py_inputs in;
     ug_py_array g, l;
     if (inputs_get(inputs, bits, &in)) return NULL;
-    for (int i = 0; i < 3; i++) in.c[i].name = in.a[i].name = qkv[i];
+    for (int i = 0; i < 3; i++) in.c[i].name = in.a[i].array.name = qkv[i];
     if (ug_py_array_get(og, bits, lg ? "got[0] (O)" : "got", &g)) {
         inputs_release(&in);
         return NULL;
@@ -229,9 +221,6 @@ static PyObject *check_attention(ug_check_opts *o, PyObject *inputs, PyObject *g
         inputs_release(&in);
         return NULL;
     }
-    ug_check_array gc, lc;
-    as_check_array(&g, &gc);
-    if (lg) as_check_array(&l, &lc);
     ug_check_result *r = PyMem_Malloc(2 * sizeof *r);
     PyObject *res = NULL, *dl = NULL;
     char err[1024];
@@ -239,7 +228,8 @@ static PyObject *check_attention(ug_check_opts *o, PyObject *inputs, PyObject *g
         PyErr_NoMemory();
         goto out;
     }
-    int rc = ug_check_attention(o, in.c, &gc, lg ? &lc : NULL, &r[0], &r[1], err, sizeof err);
+    int rc = ug_check_attention(o, in.c, &g.array, lg ? &l.array : NULL, &r[0], &r[1], err,
+                                sizeof err);
     if (rc != 0) {
         set_error(rc, err);
         goto out;
@@ -307,8 +297,6 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         inputs_release(&in);
         return NULL;
     }
-    ug_check_array gc;
-    as_check_array(&g, &gc);
     ug_check_result *r = PyMem_Malloc(sizeof *r);
     PyObject *res = NULL;
     char err[1024];
@@ -317,7 +305,7 @@ PyObject *ug_py_check(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto out;
     }
-    rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
+    rc = run_check(&o, in.c, in.n, &g.array, r, err, sizeof err);
     if (rc != 0) {
         set_error(rc, err);
     } else if ((res = result_dict(r))) {
@@ -352,9 +340,9 @@ static void exact_each(void *ctx, size_t i, const ug_exact *e)
  * vector output the first input's shape; one output per problem () or (batch,). */
 static int out_shape(const ug_op_desc *op, const py_inputs *in, size_t *shape)
 {
-    const ug_py_array *x = &in->a[0];
+    const ug_array *x = &in->c[0];
     if (op->shape->layout == UG_LAYOUT_MATMUL) {
-        const ug_py_array *y = &in->a[in->n > 1 ? 1 : 0];
+        const ug_array *y = &in->c[in->n > 1 ? 1 : 0];
         if (x->ndim < 2 || y->ndim != x->ndim) return 0; /* check names what is wrong */
         for (int d = 0; d < x->ndim - 1; d++) shape[d] = x->shape[d];
         shape[x->ndim - 1] = y->shape[y->ndim - 1];
@@ -383,7 +371,7 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
     ug_check_opts o;
     ug_fmt bits, f = ug_fmt_parse(fmt);
     if (f == UG_FMT_COUNT || !ug_fmt_bytes(f))
-        return PyErr_Format(PyExc_ValueError, "fmt='%s': not f64, f32, f16, bf16, e4m3 or e5m2",
+        return PyErr_Format(PyExc_ValueError, "fmt='%s': not f64, f32, f16, bf16, e4m3, e5m2, e3m2, e2m3 or e2m1",
                             fmt);
     if (opts_args(&o, op, axis, NULL, eps, oracle) || ug_py_bits_arg(dtype, &bits)) return NULL;
     const ug_op_desc *d;
@@ -395,7 +383,7 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
     }
     py_inputs in;
     if (inputs_get(inputs, bits, &in)) return NULL;
-    size_t shape[UG_CHECK_MAX_DIMS];
+    size_t shape[UG_ARRAY_MAX_DIMS];
     int nd = out_shape(d, &in, shape);
     exact_out x = {.fmt = f};
     void *hi, *lo;
@@ -416,8 +404,8 @@ PyObject *ug_py_exact(PyObject *self, PyObject *args, PyObject *kw)
     x.lo = lo;
     o.each_exact = exact_each;
     o.each_ctx = &x;
-    ug_check_array gc = {.name = "the outputs", .data = got,
-                         .fmt = d->bound ? UG_F32 : UG_F64, .ndim = nd};
+    ug_array gc = {.name = "the outputs", .data = got,
+                .fmt = d->bound ? UG_F32 : UG_F64, .ndim = nd};
     memcpy(gc.shape, shape, sizeof(size_t) * (size_t)nd);
     int rc = run_check(&o, in.c, in.n, &gc, r, err, sizeof err);
     if (rc != 0) set_error(rc, err);

@@ -84,7 +84,7 @@ static int dist_args(const char *kind, double p1, double p2, const char *order, 
     if (rate > 0 && !d->specials) d->specials = UG_SP_ALL;
     ug_fmt f = ug_fmt_parse(fmt ? fmt : "f32");
     if (f == UG_FMT_COUNT || !ug_fmt_bytes(f)) {
-        PyErr_Format(PyExc_ValueError, "fmt '%s': not f64, f32, f16, bf16, e4m3 or e5m2", fmt);
+        PyErr_Format(PyExc_ValueError, "fmt '%s': not f64, f32, f16, bf16, e4m3, e5m2, e3m2, e2m3 or e2m1", fmt);
         return -1;
     }
     if (f != UG_F32) *d = ug_in_format(*d, f);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "base/fenv.h"
+#include "base/sys.h"
 #include "harness/check/check.h"
 #include "ug_config.h"
 
@@ -93,10 +94,10 @@ static PyObject *py_describe(PyObject *self, PyObject *args, PyObject *kw)
     ug_fmt bits;
     ug_py_array a;
     if (ug_py_bits_arg(dtype, &bits) || ug_py_array_get(obj, bits, "obj", &a)) return NULL;
-    PyObject *shape = PyTuple_New(a.ndim);
-    for (int i = 0; shape && i < a.ndim; i++)
-        PyTuple_SET_ITEM(shape, i, PyLong_FromSize_t(a.shape[i]));
-    PyObject *res = shape ? Py_BuildValue("(sNO)", ug_fmt_name(a.fmt), shape,
+    PyObject *shape = PyTuple_New(a.array.ndim);
+    for (int i = 0; shape && i < a.array.ndim; i++)
+        PyTuple_SET_ITEM(shape, i, PyLong_FromSize_t(a.array.shape[i]));
+    PyObject *res = shape ? Py_BuildValue("(sNO)", ug_fmt_name(a.array.fmt), shape,
                                           a.copy ? Py_True : Py_False)
                           : NULL;
     ug_py_array_release(&a);
@@ -110,14 +111,34 @@ static PyObject *py_describe(PyObject *self, PyObject *args, PyObject *kw)
  * extension loaded earlier sets FTZ and DAZ; a test may change the rounding mode), and leaves
  * the caller's environment as it was: the exact values and the grades cannot depend on it, as
  * `ulpgate run` computes around its kernels.  The library's worker threads set it themselves
- * (base/par.c). */
+ * (base/par.c).  Memory refused in the call is MemoryError (trapped_call). */
+typedef PyObject *(*ug_py_entry)(PyObject *self, PyObject *args, PyObject *kw);
+
+/* fn under a trap for memory refused (base/sys.h), so that no allocation of the library that
+ * fails ends the interpreter: MemoryError instead.  The grading's own traps (harness/check)
+ * answer first and free what they hold; one that reaches this net (a small buffer of the
+ * result's text) leaves what the call held allocated.  The fast oracle is selected again. */
+static PyObject *trapped_call(ug_py_entry fn, PyObject *self, PyObject *args, PyObject *kw)
+{
+    ug_oom_trap trap;
+    if (setjmp(trap.at)) {
+        ug_oracle_select(UG_ORACLE_FAST);
+        return PyErr_Format(PyExc_MemoryError, "out of memory: the library was refused %zu "
+                            "bytes", ug_oom_refused());
+    }
+    ug_oom_trap_push(&trap);
+    PyObject *res = fn(self, args, kw);
+    ug_oom_trap_pop(&trap);
+    return res;
+}
+
 #define UG_PY_FENV_KW(name, fn)                                                                   \
     static PyObject *name(PyObject *self, PyObject *args, PyObject *kw)                           \
     {                                                                                             \
         ug_fenv caller;                                                                           \
         ug_fenv_get(&caller);                                                                     \
         ug_fenv_set_known();                                                                      \
-        PyObject *res = fn(self, args, kw);                                                       \
+        PyObject *res = trapped_call(fn, self, args, kw);                                         \
         ug_fenv_set(&caller);                                                                     \
         return res;                                                                               \
     }
@@ -194,6 +215,17 @@ static PyObject *py_set_fenv(PyObject *self, PyObject *args, PyObject *kw)
     Py_RETURN_NONE;
 }
 
+/* _fail_alloc(n): the library's n-th allocation from now is refused (0: none), the tests' hook
+ * for memory that runs out inside the oracle (base/sys.h, ug_oom_inject_testing). */
+static PyObject *py_fail_alloc(PyObject *self, PyObject *args)
+{
+    (void)self;
+    long n;
+    if (!PyArg_ParseTuple(args, "l", &n)) return NULL;
+    ug_oom_inject_testing(n);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"ops", py_ops, METH_NOARGS, "ops() -> the operations, as dicts"},
     {"describe", (PyCFunction)(void (*)(void))fenv_describe, METH_VARARGS | METH_KEYWORDS,
@@ -209,6 +241,7 @@ static PyMethodDef methods[] = {
      "check(op, inputs, got, ...) -> dict of the figures of `ulpgate check --json`"},
     {"exact", (PyCFunction)(void (*)(void))fenv_exact, METH_VARARGS | METH_KEYWORDS,
      "exact(op, inputs, fmt=None, ...) -> (rounded, hi, lo)"},
+    {"_fail_alloc", py_fail_alloc, METH_VARARGS, "_fail_alloc(n): the tests' hook"},
     {"_fenv", py_fenv, METH_NOARGS, "_fenv() -> (round, mxcsr, x87_cw): the tests' hook"},
     {"_set_fenv", (PyCFunction)(void (*)(void))py_set_fenv, METH_VARARGS | METH_KEYWORDS,
      "_set_fenv(round='nearest', ftz=False, daz=False, x87_cw=None): the tests' hook"},
