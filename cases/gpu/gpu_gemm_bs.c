@@ -12,9 +12,10 @@
  *    scale (2^-11 .. 2^11): a scale read from the wrong tile or block is an error of a factor 2
  *    or more in a term, far past any class, so a wrong scale layout (cuBLASLt's is not in its
  *    header) cannot pass; normal data, whose tiles nearly all share one scale, would hide it;
- *  - long K of uniform(0, 1) data: promoted within its class; unpromoted past it where the
- *    GPU's mma.sync e4m3 accumulates in the fp8 tensor core's narrow accumulator (a published
- *    row with neab < 0), within it where it does not.  On sm_90 mma.sync e4m3 is no fp8
+ *  - long K of uniform(0, 1) data (every block at one scale): the promoted rows within their
+ *    class; the rows that never promote (mma unpromoted, cuBLASLt's per-tensor fast-accumulating
+ *    fp8) past it where their path is the fp8 tensor core's narrow accumulator (a published row
+ *    with neab < 0: cuBLASLt's wgmma kernels on the H200, 14 bits), within it where it is not.  On sm_90 mma.sync e4m3 is no fp8
  *    instruction: ptxas emits F2FP.F16.E4M3.UNPACK_B and two HMMA.16816.F32 (cuobjdump -sass,
  *    H200, 2026-12-05), the f16 path and its 24-bit accumulator, so the unpromoted kernel keeps
  *    the class there (measured: it passed at K = 32768 and 65536); the 14-bit accumulator
@@ -41,7 +42,12 @@ static const size_t ug_gbs_shapes[][3] = {
     {1, 1, 32}, {16, 8, 128}, {17, 9, 300}, {32, 32, 1024}, {64, 48, 4096},
 };
 
-static bool ug_gbs_unpromoted(const ug_kernel *k) { return strstr(k->name, "unpromoted") != NULL; }
+/* The rows that never promote: one accumulator for all of K (run at K <= 128 by the random
+ * shapes, where they are the promoted recipe; past it by long_k). */
+static bool ug_gbs_unpromoted(const ug_kernel *k)
+{
+    return strstr(k->name, "unpromoted") != NULL || strstr(k->name, "fast_accum") != NULL;
+}
 
 static const ug_param ug_gbs_dists[] = {
     {"uniform01", UG_UNIFORM(0, 1)},
@@ -65,21 +71,22 @@ UG_CASE_OVER(gpu_gemm_bs, ug_gbs_dists, UG_CASE_GPU)
     }
 }
 
-/* The published model of the path mma.sync e4m3 runs on here: on the Hopper parts the f16 -> f32
- * row (HMMA.16816.F32, see the header), elsewhere the GPU's own e4m3 -> f32 row; NULL (noted)
- * where the table has none.  rows: UG_TC_TABLE_MAX of storage. */
-static const ug_tc_params *ug_gbs_mma_row(ug_t *t, ug_tc_published *rows)
+/* The published model of the tensor-core path kernel k runs on here: mma.sync e4m3 on the
+ * Hopper parts is the f16 -> f32 row (HMMA.16816.F32, see the header), elsewhere and for
+ * cuBLASLt's fp8 (wgmma) the GPU's e4m3 -> f32 row; NULL (noted) where the table has none.
+ * rows: UG_TC_TABLE_MAX of storage, loaded on the first call. */
+static const ug_tc_params *ug_gbs_row(ug_t *t, ug_tc_published *rows, int *n, bool mma)
 {
     char err[512];
-    int n = ug_tc_table_load(NULL, rows, UG_TC_TABLE_MAX, err, sizeof err);
-    UG_EXPECT_MSG(n > 0, "the published table: %s", err);
+    if (*n <= 0) *n = ug_tc_table_load(NULL, rows, UG_TC_TABLE_MAX, err, sizeof err);
+    UG_EXPECT_MSG(*n > 0, "the published table: %s", err);
     ug_gpu_info gi;
-    if (n <= 0 || ug_device_info(&gi) != 0) return NULL;
-    const char *gpu = ug_tc_table_gpu_of(rows, n, gi.name);
+    if (*n <= 0 || ug_device_info(&gi) != 0) return NULL;
+    const char *gpu = ug_tc_table_gpu_of(rows, *n, gi.name);
     bool hopper = gpu && (strcmp(gpu, "H100") == 0 || strcmp(gpu, "H200") == 0);
     const ug_tc_published *pub =
-        gpu ? ug_tc_table_find(rows, n, gpu, hopper ? UG_F16 : UG_E4M3, UG_F32) : NULL;
-    if (!pub) ug_note(t, "no published tensor-core row for mma.sync e4m3 on %s", gi.name);
+        gpu ? ug_tc_table_find(rows, *n, gpu, mma && hopper ? UG_F16 : UG_E4M3, UG_F32) : NULL;
+    if (!pub) ug_note(t, "no published tensor-core row for %s on %s", mma ? "mma.sync e4m3" : "fp8", gi.name);
     return pub ? &pub->p : NULL;
 }
 
@@ -88,18 +95,22 @@ static const size_t ug_gbs_long_ks[] = {32768, 65536};
 UG_CASE_EX(gpu_gemm_bs, long_k, UG_CASE_GPU)
 {
     static ug_tc_published rows[UG_TC_TABLE_MAX];
-    const ug_tc_params *row = ug_gbs_mma_row(t, rows);
+    int nrows = 0;
     const ug_dist d = UG_UNIFORM(0, 1);
     UG_FOR_N(t, K, ug_gbs_long_ks) {
         ug_input *in = ug_input_make_shape(t, UG_OP_GEMM_BS, &d, &(ug_shape){{16, 8, K}}, 1);
-        UG_FOR_KERNELS(t, k, UG_OP_GEMM_BS, UG_CUDA, "gemm_bs_mma_*") {
-            if (ug_gbs_unpromoted(k) && !row) {
-                ug_skip(t, "no published model of this GPU's mma.sync e4m3 accumulator: "
-                           "whether one accumulator for all of K keeps the class is unknown");
-                continue;
+        UG_FOR_KERNELS(t, k, UG_OP_GEMM_BS, UG_CUDA, "*") {
+            const ug_tc_params *row = NULL;
+            if (ug_gbs_unpromoted(k)) {
+                row = ug_gbs_row(t, rows, &nrows, strstr(k->name, "_mma_") != NULL);
+                if (!row) {
+                    ug_skip(t, "no published model of this GPU's accumulator: whether one "
+                               "accumulator for all of K keeps the class is unknown");
+                    continue;
+                }
             }
             ug_result *r = ug_measure(t, k, in);
-            if (ug_gbs_unpromoted(k) && row->neab < 0)
+            if (row && row->neab < 0)
                 ug_xfail(t, "no promotion: K products in the tensor core's narrow fp8 "
                             "accumulator exceed the class of the promoted recipe");
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
@@ -182,7 +193,8 @@ static float ug_gbs_model(const ug_tc_params *p, bool promote, const uint8_t *ea
 UG_CASE_EX(gpu_gemm_bs, model, UG_CASE_GPU)
 {
     static ug_tc_published rows[UG_TC_TABLE_MAX];
-    const ug_tc_params *row = ug_gbs_mma_row(t, rows);
+    int nrows = 0;
+    const ug_tc_params *row = ug_gbs_row(t, rows, &nrows, true);
     if (!row) {
         ug_skip(t, "no published model of this GPU's mma.sync e4m3");
         return;

@@ -11,11 +11,21 @@
  *   gemm_bs_mma_unpromoted     the same, one accumulator for all of K: at a chunk's end it is
  *                              rescaled by the power of two between the chunk's scales and the
  *                              next's (exact), at the end by the last chunk's; claims
- *                              bs_fp8_promoted and breaks it on long K
+ *                              bs_fp8_promoted, which it breaks on long K where mma.sync e4m3 is
+ *                              the fp8 tensor core's narrow accumulator.  On sm_90 it is not:
+ *                              ptxas turns it into F2FP.F16.E4M3 conversions and two
+ *                              HMMA.16816.F32 (the f16 path, a 24-bit accumulator), so there
+ *                              the kernel keeps the class
  *   gemm_bs_lt_blockscaled     cuBLASLt's block-scaled fp8 GEMM: A's tiles as
  *                              CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, B's blocks as
  *                              BLK128x128_32F, the E8M0 scales as their binary32 values (exact);
  *                              order unknown: depth K - 1 within a chunk          bs_fp8_promoted
+ *   gemm_bs_lt_fast_accum      cuBLASLt's fp8 GEMM with one binary32 scale per tensor and
+ *                              CUBLASLT_MATMUL_DESC_FAST_ACCUM: wgmma's accumulator kept over all
+ *                              of K, never promoted; valid only where every tile of A shares one
+ *                              scale and every block of B another (uniform(0, 1) data does),
+ *                              unsupported elsewhere, saying so.  Claims bs_fp8_promoted and
+ *                              breaks it on long K: the H200's 14-bit fp8 accumulator
  *
  * cuBLASLt's block-scaled modes (CUDA 13's cublasLt.h, cublasLtMatmulMatrixScale_t):
  * SCALAR_32F (one scale per tensor), VEC16_UE4M3 (NVFP4: an E4M3 scale per 16 elements),
@@ -47,7 +57,7 @@
 
 UG_CUDA_BEGIN
 
-enum { BS_DEQUANT, BS_MMA_PROMOTED, BS_MMA_UNPROMOTED, BS_LT };
+enum { BS_DEQUANT, BS_MMA_PROMOTED, BS_MMA_UNPROMOTED, BS_LT, BS_LT_FAST };
 enum { UG_BS_LT_WORKSPACE = 32 << 20 };
 
 __constant__ float ug_bs_e4m3[256]; /* e4m3 code -> value */
@@ -169,7 +179,7 @@ static void ug_bs_lt_free(ug_bs_lt_plan *p)
 }
 
 static int ug_bs_lt_plan_make(ug_call *c, ug_bs_lt_plan *p, size_t M, size_t N, size_t K,
-                              const float *d_sa, const float *d_sb)
+                              const float *d_sa, const float *d_sb, bool fast)
 {
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     int32_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F; /* cuBLAS's A: our B */
@@ -181,8 +191,13 @@ static int ug_bs_lt_plan_make(ug_call *c, ug_bs_lt_plan *p, size_t M, size_t N, 
     UG_BS_LT_TRY(c, cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a));
-    UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b));
+    if (fast) { /* one scale per tensor (the default mode), the accumulator never promoted */
+        const int8_t on = 1;
+        UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, sizeof on));
+    } else {
+        UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a));
+        UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b));
+    }
     UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &d_sb, sizeof d_sb));
     UG_BS_LT_TRY(c, cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &d_sa, sizeof d_sa));
     UG_BS_LT_TRY(c, cublasLtMatrixLayoutCreate(&p->la, CUDA_R_8F_E4M3, K, N, (int64_t)K));
@@ -194,8 +209,10 @@ static int ug_bs_lt_plan_make(ug_call *c, ug_bs_lt_plan *p, size_t M, size_t N, 
     UG_BS_LT_TRY(c, cublasLtMatmulAlgoGetHeuristic(g_bs_lt, p->op, p->la, p->lb, p->lc, p->lc, pref,
                                                    1, &p->heur, &returned));
     if (returned == 0) {
-        ug_cuda_failf(c, "cublasLtMatmulAlgoGetHeuristic: no algorithm for block-scaled fp8 "
-                      "(VEC128_32F x BLK128x128_32F) at M=%zu N=%zu K=%zu on this GPU", M, N, K);
+        ug_cuda_failf(c, "cublasLtMatmulAlgoGetHeuristic: no algorithm for %s fp8 at M=%zu "
+                      "N=%zu K=%zu on this GPU",
+                      fast ? "per-tensor scaled, fast-accumulating" : "block-scaled (VEC128_32F x "
+                      "BLK128x128_32F)", M, N, K);
         c->unsupported = true;
     }
 cleanup:
@@ -219,8 +236,10 @@ static void ug_bs_host_free(ug_bs_host *h)
     free(h->ea), free(h->sa), free(h->eb), free(h->sb), free(h->ebt), free(h->fa), free(h->fb);
 }
 
-/* Pack the call's inputs; 0, or nonzero with c->err naming the element. */
-static int ug_bs_host_pack(ug_call *c, ug_bs_host *h, size_t M, size_t N, size_t K)
+/* Pack the call's inputs (per_tensor: cuBLASLt's scales as one value each, refused as
+ * unsupported unless every tile or block shares it); 0, or nonzero with c->err. */
+static int ug_bs_host_pack(ug_call *c, ug_bs_host *h, size_t M, size_t N, size_t K,
+                           bool per_tensor)
 {
     ug_bs_grid ga = ug_bs_grid_a(M, K), gb = ug_bs_grid_b(K, N);
     size_t KB = ug_bs_grid_across(&ga), NB = ug_bs_grid_across(&gb);
@@ -244,6 +263,26 @@ static int ug_bs_host_pack(ug_call *c, ug_bs_host *h, size_t M, size_t N, size_t
     }
     for (size_t k = 0; k < K; k++)
         for (size_t j = 0; j < N; j++) h->ebt[j * K + k] = h->eb[k * N + j];
+    if (per_tensor) { /* one scale for A, one for B: every tile and block must share it */
+        for (size_t e = 1; e < M * KB; e++)
+            if (h->sa[e] != h->sa[0]) {
+                ug_cuda_failf(c, "per-tensor scale: A's tiles have scales 2^%d and 2^%d (one "
+                              "scale a tensor takes only data whose blocks share one)",
+                              (int)h->sa[0] - 127, (int)h->sa[e] - 127);
+                c->unsupported = true;
+                return 1;
+            }
+        for (size_t e = 1; e < KB * NB; e++)
+            if (h->sb[e] != h->sb[0]) {
+                ug_cuda_failf(c, "per-tensor scale: B's blocks have scales 2^%d and 2^%d (one "
+                              "scale a tensor takes only data whose blocks share one)",
+                              (int)h->sb[0] - 127, (int)h->sb[e] - 127);
+                c->unsupported = true;
+                return 1;
+            }
+        h->fa[0] = ldexpf(1.f, (int)h->sa[0] - 127), h->fb[0] = ldexpf(1.f, (int)h->sb[0] - 127);
+        return 0;
+    }
     const char *lay = getenv("UG_BS_LT_LAYOUT"); /* PROBE: temporary */
     int L = lay ? atoi(lay) : 0;
     for (size_t q = 0; q < KB; q++) { /* cuBLASLt's layouts: the file's header */
@@ -273,7 +312,8 @@ int ug_gemm_bs_gpu_run(const ug_kernel *k, ug_call *c)
         ug_cuda_failf(c, "%s: M=%zu N=%zu K=%zu: M*N, M*K and K*N must be < 2^31", k->name, M, N, K);
         return 1;
     }
-    if (ug_bs_host_pack(c, &h, M, N, K)) goto cleanup;
+    const bool lt = k->version == BS_LT || k->version == BS_LT_FAST;
+    if (ug_bs_host_pack(c, &h, M, N, K, k->version == BS_LT_FAST)) goto cleanup;
     for (int i = 0; i < 256; i++) table[i] = (float)ug_fmt_decode(UG_E4M3, (uint64_t)i);
     UG_CUDA_TRY(c, cudaMemcpyToSymbol(ug_bs_e4m3, table, sizeof table));
     UG_CUDA_TRY(c, cudaMalloc((void **)&d_ea, M * K));
@@ -289,11 +329,11 @@ int ug_gemm_bs_gpu_run(const ug_kernel *k, ug_call *c)
         UG_CUDA_TRY(c, cudaMalloc((void **)&d_flag, sizeof(int)));
         UG_CUDA_TRY(c, cudaMemset(d_flag, 0, sizeof(int)));
     }
-    if (k->version == BS_LT) {
+    if (lt) {
         UG_CUDA_TRY(c, ug_cuda_upload(&d_fa, h.fa, h.lda_s * KB));
         UG_CUDA_TRY(c, ug_cuda_upload(&d_fb, h.fb, h.ldb_s * NB));
         UG_CUDA_TRY(c, cudaMalloc(&d_ws, UG_BS_LT_WORKSPACE));
-        if (ug_bs_lt_plan_make(c, &plan, M, N, K, d_fa, d_fb)) goto cleanup;
+        if (ug_bs_lt_plan_make(c, &plan, M, N, K, d_fa, d_fb, k->version == BS_LT_FAST)) goto cleanup;
     }
     {
         cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
@@ -313,6 +353,7 @@ int ug_gemm_bs_gpu_run(const ug_kernel *k, ug_call *c)
                 ug_bs_mma_kernel<false><<<grid, 32>>>(d_ea, d_eb, d_sa, d_sb, d_c, m, n, kk, kb, nb, d_flag);
                 break;
             case BS_LT:
+            case BS_LT_FAST:
                 status = cublasLtMatmul(g_bs_lt, plan.op, &one, d_eb, plan.la, d_ea, plan.lb, &zero, d_c,
                                         plan.lc, d_c, plan.lc, &plan.heur.algo, d_ws,
                                         UG_BS_LT_WORKSPACE, 0);
@@ -367,10 +408,13 @@ const ug_kernel ug_gemm_bs_gpu_kernels[] = {
     {.name = "gemm_bs_mma_unpromoted", .op = UG_OP_GEMM_BS, .backend = UG_CUDA, .op_fmt = UG_E4M3,
      .batch_invariant = true, .bound = UG_BOUND_BS_FP8_PROMOTED, .depth = ug_bs_depth_mma32,
      .version = BS_MMA_UNPROMOTED,
-     .doc = "the same without promotion: K in the tensor core's accumulator (fails on long K)"},
+     .doc = "the same without promotion: K in the tensor core's accumulator (f16 HMMA on sm_90)"},
     {.name = "gemm_bs_lt_blockscaled", .op = UG_OP_GEMM_BS, .backend = UG_CUDA, .op_fmt = UG_E4M3,
      .bound = UG_BOUND_BS_FP8_PROMOTED, .depth = ug_depth_serial, .version = BS_LT,
      .doc = "cuBLASLt fp8 with VEC128_32F (A) and BLK128x128_32F (B) scales"},
+    {.name = "gemm_bs_lt_fast_accum", .op = UG_OP_GEMM_BS, .backend = UG_CUDA, .op_fmt = UG_E4M3,
+     .bound = UG_BOUND_BS_FP8_PROMOTED, .depth = ug_depth_serial, .version = BS_LT_FAST,
+     .doc = "cuBLASLt fp8, one scale a tensor, FAST_ACCUM: never promoted (fails on long K)"},
 };
 
 UG_CUDA_END
