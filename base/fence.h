@@ -22,10 +22,10 @@ typedef struct ug_fence {
 
 /* Map bytes behind (or after) an inaccessible page into f and return f->data (zeroed); NULL
  * when the mapping fails (errno says why).  bytes 0 maps a buffer of none, against the fence.
- * O(bytes): one mmap and one mprotect, or a small mapping freed before, of the same length and
+ * O(bytes): one mmap and one mprotect, or a mapping freed before, of the same length and
  * side, zeroed again (thread-safe). */
 void *ug_fence_alloc(ug_fence *f, size_t bytes, ug_fence_side side);
-/* Unmap f, or keep it (a small one) for the next ug_fence_alloc (a zeroed f is fine). */
+/* Unmap f, or keep it (up to a budget, fence.c) for the next ug_fence_alloc (a zeroed f is fine). */
 void ug_fence_free(ug_fence *f);
 
 #endif

@@ -13,9 +13,12 @@
  *    or more in a term, far past any class, so a wrong scale layout (cuBLASLt's is not in its
  *    header) cannot pass; normal data, whose tiles nearly all share one scale, would hide it;
  *  - long K of uniform(0, 1) data (every block at one scale): the promoted rows within their
- *    class; the rows that never promote (mma unpromoted, cuBLASLt's per-tensor fast-accumulating
- *    fp8) past it where their path is the fp8 tensor core's narrow accumulator (a published row
- *    with neab < 0: cuBLASLt's wgmma kernels on the H200, 14 bits), within it where it is not.  On sm_90 mma.sync e4m3 is no fp8
+ *    class; mma unpromoted (a chunk's depth in its class) past it where its path is the fp8
+ *    tensor core's narrow accumulator (a published row with neab < 0), within it where it is
+ *    not.  cuBLASLt's per-tensor fast-accumulating fp8 claims depth K - 1 (its order is not
+ *    known), a bound its 14-bit wgmma accumulator keeps at these K (H200: ulp_mean 571,991,
+ *    bound ratio 0.026 at K = 32768): within its class, the loss shown by its figures and the
+ *    gate, not by a failure.  On sm_90 mma.sync e4m3 is no fp8
  *    instruction: ptxas emits F2FP.F16.E4M3.UNPACK_B and two HMMA.16816.F32 (cuobjdump -sass,
  *    H200, 2026-12-05), the f16 path and its 24-bit accumulator, so the unpromoted kernel keeps
  *    the class there (measured: it passed at K = 32768 and 65536); the 14-bit accumulator
@@ -110,7 +113,7 @@ UG_CASE_EX(gpu_gemm_bs, long_k, UG_CASE_GPU)
                 }
             }
             ug_result *r = ug_measure(t, k, in);
-            if (row && row->neab < 0)
+            if (row && row->neab < 0 && strstr(k->name, "_mma_"))
                 ug_xfail(t, "no promotion: K products in the tensor core's narrow fp8 "
                             "accumulator exceed the class of the promoted recipe");
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
@@ -224,6 +227,14 @@ UG_CASE_EX(gpu_gemm_bs, model, UG_CASE_GPU)
             want = ug_gbs_model(row, v == 0, ea, sa, eb, sb, e / N, e % N, N, K, a, b);
             if (memcmp(&g[e], &want, sizeof want) != 0) break;
         }
+        /* H200, 2026-12-05: the first output differs in its last bit (promoted: GPU
+         * -0x1.4d7fb8p+5, model -0x1.4d7fb6p+5; unpromoted -0x1.2d9858p+4 vs -0x1.2d9854p+4):
+         * the two k16 HMMAs of one k32 instruction do not take the products in k order, or
+         * not 16 at a time, as this model does.  Declared until the grouping is measured; a
+         * pass is reported (XPASS) and asks for the declaration to go. */
+        if (row->in_fmt == UG_F16)
+            ug_xfail(t, "the k32 e4m3 mma.sync's split into two f16 k16 HMMAs is not yet "
+                        "modelled bit for bit (1 ulp apart on the H200)");
         UG_EXPECT_MSG(e == M * N, "output (%zu, %zu): GPU %a, model %a", e / N, e % N,
                       e < M * N ? (double)g[e] : 0.0, (double)want);
     }

@@ -283,13 +283,13 @@ static int ug_bs_host_pack(ug_call *c, ug_bs_host *h, size_t M, size_t N, size_t
         h->fa[0] = ldexpf(1.f, (int)h->sa[0] - 127), h->fb[0] = ldexpf(1.f, (int)h->sb[0] - 127);
         return 0;
     }
-    const char *lay = getenv("UG_BS_LT_LAYOUT"); /* PROBE: temporary */
-    int L = lay ? atoi(lay) : 0;
-    for (size_t q = 0; q < KB; q++) { /* cuBLASLt's layouts: the file's header */
+    /* cuBLASLt's layouts (the file's header; run on the H200 by gpu_gemm_bs/scales, where the
+     * three other orders of A's and B's scale indices fail) */
+    for (size_t q = 0; q < KB; q++) {
         for (size_t i = 0; i < M; i++)
-            h->fa[(L & 1) ? i * KB + q : q * h->lda_s + i] = ldexpf(1.f, (int)h->sa[i * KB + q] - 127);
+            h->fa[q * h->lda_s + i] = ldexpf(1.f, (int)h->sa[i * KB + q] - 127);
         for (size_t b = 0; b < NB; b++)
-            h->fb[(L & 2) ? q * NB + b : b * h->ldb_s + q] = ldexpf(1.f, (int)h->sb[q * NB + b] - 127);
+            h->fb[b * h->ldb_s + q] = ldexpf(1.f, (int)h->sb[q * NB + b] - 127);
     }
     return 0;
 }
