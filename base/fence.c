@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "base/fence.h"
+#include "base/sys.h"
 
 enum { UG_FENCE_KEEP = 16 };
 #define UG_FENCE_KEEP_BYTES ((size_t)256 << 20)
-#define UG_FENCE_HUGE_BYTES ((size_t)4 << 20)
 
 typedef struct {
     void *map;
@@ -91,12 +91,9 @@ void *ug_fence_alloc(ug_fence *f, size_t bytes, ug_fence_side side)
     if (!m) {
         m = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-        /* a large buffer in 2 MiB pages where the kernel allows it (transparent huge pages:
-         * "madvise"): 512 times fewer faults when the input is copied in; the fence page
-         * splits only the huge page it falls in.  Advice: its failure changes nothing. */
-        if (f->map_len >= UG_FENCE_HUGE_BYTES) (void)madvise(m, f->map_len, MADV_HUGEPAGE);
-#endif
+        /* a large buffer in 2 MiB pages: fewer faults when the input is copied in; the fence
+         * page splits only the huge page it falls in */
+        ug_advise_huge(m, f->map_len);
         base = m;
         fence = side == UG_FENCE_END ? base + data_pages * page : base;
         if (mprotect(fence, page, PROT_NONE) != 0) {

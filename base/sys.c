@@ -57,11 +57,7 @@ static bool ug_injected(void)
     return v == 1;
 }
 
-/* A large block (malloc maps it apart) in 2 MiB pages where transparent huge pages are
- * "madvise": its first touch faults 512 times less (the inputs of 2^25 terms, the kernels'
- * sort buffers: 4 s of the default CPU run's system time on a virtual machine).  Advice on the
- * whole pages inside the block; a failure changes nothing. */
-static void *ug_huge(void *p, size_t n)
+void *ug_advise_huge(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
     enum { UG_HUGE_MIN = 4 << 20, UG_PAGE = 4096 };
@@ -78,7 +74,7 @@ void *ug_xmalloc(size_t n)
 {
     void *p = ug_injected() ? NULL : malloc(n ? n : 1);
     if (!p) ug_out_of_memory(n);
-    return ug_huge(p, n);
+    return ug_advise_huge(p, n);
 }
 
 void *ug_xcalloc(size_t n, size_t size)
@@ -92,7 +88,7 @@ void *ug_xrealloc(void *p, size_t n)
 {
     void *q = ug_injected() ? NULL : realloc(p, n ? n : 1);
     if (!q) ug_out_of_memory(n);
-    return ug_huge(q, n);
+    return ug_advise_huge(q, n);
 }
 
 char *ug_xstrdup(const char *s)

@@ -104,8 +104,9 @@ UG_CASE_EX(gpu_gemm_bs, long_k, UG_CASE_GPU)
         ug_input *in = ug_input_make_shape(t, UG_OP_GEMM_BS, &d, &(ug_shape){{16, 8, K}}, 1);
         UG_FOR_KERNELS(t, k, UG_OP_GEMM_BS, UG_CUDA, "*") {
             const ug_tc_params *row = NULL;
+            bool mma = strstr(k->name, "_mma_") != NULL;
             if (ug_gbs_unpromoted(k)) {
-                row = ug_gbs_row(t, rows, &nrows, strstr(k->name, "_mma_") != NULL);
+                row = ug_gbs_row(t, rows, &nrows, mma);
                 if (!row) {
                     ug_skip(t, "no published model of this GPU's accumulator: whether one "
                                "accumulator for all of K keeps the class is unknown");
@@ -113,7 +114,7 @@ UG_CASE_EX(gpu_gemm_bs, long_k, UG_CASE_GPU)
                 }
             }
             ug_result *r = ug_measure(t, k, in);
-            if (row && row->neab < 0 && strstr(k->name, "_mma_"))
+            if (row && row->neab < 0 && mma)
                 ug_xfail(t, "no promotion: K products in the tensor core's narrow fp8 "
                             "accumulator exceed the class of the promoted recipe");
             UG_EXPECT_BOUND_RATIO_MAX(r, 1.0);
