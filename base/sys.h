@@ -29,8 +29,10 @@ _Noreturn void ug_out_of_memory(size_t n);
  * ug_oom_refused() says how many bytes were asked), and ug_par_run's workers started from that
  * thread report theirs to it once all have joined.  What was allocated between the push and the
  * jump is leaked and state the callee changed is the caller's to restore, so a trap encloses
- * only code whose state the caller knows.  MPFR's own allocations (GMP's) are not trapped: they
- * abort as GMP does (a number of at most the oracle's cap bits).  Push and pop in the function
+ * only code whose state the caller knows.  MPFR's own allocations (GMP's) come here too where
+ * the process asked for it (ug_oracle_trap_allocations, oracle.h: the Python extension does;
+ * `ulpgate` keeps GMP's abort), and the trap's owner then calls ug_oracle_after_refusal.  Push
+ * and pop in the function
  * that called setjmp, the pop before it returns; variables it changes after setjmp are not read
  * after the jump. */
 typedef struct ug_oom_trap {

@@ -36,8 +36,10 @@
 #include <math.h>
 #include <mpfr.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "base/par.h"
+#include "base/sys.h"
 #include "oracle/exact_mpfr.h"
 #include "oracle/special.h"
 
@@ -316,3 +318,51 @@ void ug_exact_gemm_f32_mpfr(const float *A, const float *B, size_t M, size_t N, 
         workers = (int)(M ? M : 1);
     ug_par_run(workers, gemm_mpfr_worker, &job);
 }
+
+/* ---- GMP's allocations under ulpgate's trap (exact_mpfr.h) ----------------------------------- */
+
+/* GMP's own allocation functions: exported by libgmp, not declared by gmp.h */
+extern void *__gmp_default_allocate(size_t);
+extern void *__gmp_default_reallocate(void *, size_t, size_t);
+extern void __gmp_default_free(void *, size_t);
+
+static void *ug_gmp_alloc(size_t n) { return ug_xmalloc(n); }
+static void *ug_gmp_realloc(void *p, size_t old, size_t n)
+{
+    (void)old;
+    return ug_xrealloc(p, n);
+}
+static void ug_gmp_free(void *p, size_t n)
+{
+    (void)n;
+    free(p);
+}
+
+static mpfr_exp_t ug_emin_at_install, ug_emax_at_install;
+
+bool ug_oracle_trap_allocations(void)
+{
+    void *(*a)(size_t);
+    void *(*r)(void *, size_t, size_t);
+    void (*f)(void *, size_t);
+    mp_get_memory_functions(&a, &r, &f);
+    ug_emin_at_install = mpfr_get_emin();
+    ug_emax_at_install = mpfr_get_emax();
+    if (a == ug_gmp_alloc) return true;
+    if (a != __gmp_default_allocate || r != __gmp_default_reallocate || f != __gmp_default_free)
+        return false;
+    mp_set_memory_functions(ug_gmp_alloc, ug_gmp_realloc, ug_gmp_free);
+    return true;
+}
+
+void ug_oracle_after_refusal(void)
+{
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); /* this thread's: another's may be in use */
+    if (ug_emin_at_install || ug_emax_at_install) {
+        mpfr_set_emin(ug_emin_at_install);
+        mpfr_set_emax(ug_emax_at_install);
+    }
+    mpfr_clear_flags();
+}
+
+void ug_oracle_free_caches_testing(void) { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }

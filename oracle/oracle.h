@@ -27,6 +27,7 @@
 #error "the oracle must not be compiled with -ffast-math (it relies on exact IEEE rounding)"
 #endif
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,5 +128,25 @@ double ug_exact_rd(const ug_exact *e, ug_fmt f);
 double ug_ulp32(float r);
 /* 1 if the two summaries are identical (bitwise on hi, lo, rn, rd, cls; sum_abs within 1e-12). */
 int ug_exact_equal(const ug_exact *a, const ug_exact *b);
+
+/* The MPFR side (exact_mpfr.c; not in the fast oracle's library).  GMP's allocations (every
+ * MPFR number's limbs, MPFR's scratch) through ug_xmalloc/ug_xrealloc, so that under a trap (base/sys.h) memory refused inside MPFR jumps to it (Python's
+ * MemoryError) rather than ending the process in GMP's abort, and ug_oom_inject_testing reaches
+ * them.  Installed only over GMP's own default functions: another library of the process that
+ * set its own (gmpy2 allocates through Python's) keeps them, and its numbers are never freed by
+ * the wrong allocator.  Outside a trap a refusal ends the process as ug_x* do (exit 2, the
+ * bytes named).  Call once, before the first MPFR number exists; returns whether installed.
+ * Not for `ulpgate` itself: a CLI run has no caller to answer. */
+bool ug_oracle_trap_allocations(void);
+
+/* After a jump out of MPFR (a trapped refusal) on this thread: MPFR's caches and its pool of
+ * integers freed (a constant half computed when the jump came is computed again, never read
+ * half done) and the exponent range set back to the one at ug_oracle_trap_allocations (a jump
+ * out of ug_mpfr_round_f32 leaves binary32's).  The numbers the jump left behind are leaked,
+ * never cleared: their fields may be half set. */
+void ug_oracle_after_refusal(void);
+/* Tests only: this thread's MPFR caches freed, so that the next call computes its constants
+ * again (where a refusal can land inside one). */
+void ug_oracle_free_caches_testing(void);
 
 #endif

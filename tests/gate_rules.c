@@ -203,11 +203,22 @@ UG_CASE(gate_rules, compare_rows)
  * measured, and one measured deterministic on one run counts one result there): its outputs
  * count its repeats on the nondeterministic side, so a count that differs is not a change of
  * inputs; the slack is the base's (x4 when the base row was nondeterministic, none when it was
- * deterministic: a kernel that turns nondeterministic keeps the exact rule it had). */
+ * deterministic: a kernel that turns nondeterministic keeps the exact rule it had), but a base
+ * row of a kernel declared nondeterministic that its repeats measured deterministic (a lucky
+ * arrival order: an H200 atomic sum of 33 terms went red so in an honest run) and differs now
+ * is judged as nondeterministic, x4. */
 UG_CASE(gate_rules, determinism_differs)
 {
-    ug_row a[2] = {ug_test_row("serial", 100, true, 10), ug_test_row("gpu_atomic", 100, false, 20)};
-    ug_row b[2] = {a[0], a[1]};
+    ug_row a[3] = {ug_test_row("serial", 100, true, 10), ug_test_row("gpu_atomic", 100, false, 20),
+                   ug_test_row("gpu_atomic_short", 33, false, 9.6)};
+    a[2].deterministic = true; /* declared nondeterministic, its 9 repeats the same bits */
+    a[2].distinct_results = 1;
+    ug_row b[3] = {a[0], a[1], a[2]};
+    b[2].deterministic = false; /* an honest run whose repeats differ */
+    b[2].distinct_results = 2;
+    b[2].count = a[2].count * 9;
+    b[2].ulp_mean = a[2].ulp_mean * 0.98;
+    b[2].correctly_rounded = 10;
     b[0].deterministic = false; /* deterministic in BASE, nondeterministic now */
     b[0].repeats = 9;
     b[0].distinct_results = 3;
@@ -218,12 +229,17 @@ UG_CASE(gate_rules, determinism_differs)
     b[1].count = a[1].count / 9 + 1;
     b[1].ulp_mean = a[1].ulp_mean * 3; /* within the base's x4 */
     ug_baseline base, now;
-    ug_test_side(&base, "gcc 12", a, 2);
-    ug_test_side(&now, "gcc 12", b, 2);
+    ug_test_side(&base, "gcc 12", a, 3);
+    ug_test_side(&now, "gcc 12", b, 3);
     ug_comparison c;
     ug_compare(&base, &now, NULL, &c);
     const ug_cmp_row *r0 = ug_find_cmp(&c, a[0].id), *r1 = ug_find_cmp(&c, a[1].id);
-    UG_ASSERT(r0 && r1);
+    const ug_cmp_row *r2 = ug_find_cmp(&c, a[2].id);
+    UG_ASSERT(r0 && r1 && r2);
+    UG_EXPECT_MSG(r2->slack == UG_DEFAULT_NONDET_SLACK && r2->verdict != UG_V_WORSE &&
+                  r2->m[UG_GM_DISTINCT] != UG_V_WORSE,
+                  "measured-deterministic base, nondeterministic now: slack %g verdict %d distinct %d "
+                  "(a lucky base run read as exact)", r2->slack, r2->verdict, r2->m[UG_GM_DISTINCT]);
     UG_EXPECT_MSG(c.inputs_changed == 0 && c.regressed == 0, "inputs changed %zu, regressed %zu: "
                   "a count of repeats read as other inputs", c.inputs_changed, c.regressed);
     UG_EXPECT_MSG(r0->slack == 1.0 && r0->verdict == UG_V_SAME, "det -> nondet: slack %g verdict %d",

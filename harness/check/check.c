@@ -14,6 +14,7 @@
 
 #include "base/sys.h"
 #include "harness/check/check.h"
+#include "oracle/oracle.h"
 #include "oracle/tc/tcprobe.h"
 #include "oracle/rows/transcend.h"
 
@@ -470,7 +471,10 @@ static int check_batches(const ug_check_opts *o, const check_in *in, const ug_ar
                          ug_check_result *r, void *buf[2], ug_exact *e)
 {
     ug_oom_trap trap;
-    if (setjmp(trap.at)) return 1;
+    if (setjmp(trap.at)) {
+        ug_oracle_after_refusal(); /* a jump out of MPFR: its caches, its exponent range */
+        return 1;
+    }
     ug_oom_trap_push(&trap);
     for (size_t b = 0; b < r->batch; b++) {
         check_exact(in, r, b, buf, e);

@@ -15,6 +15,7 @@
 
 #include "base/sys.h"
 #include "harness/check/check.h"
+#include "oracle/oracle.h"
 #include "oracle/attention/exact_attention.h"
 
 /* B and H of an array of `inner` trailing dims: its leading axes; false if the rank is not
@@ -110,7 +111,10 @@ static bool attn_exact(const ug_op_desc *op, const float *const *v, const ug_sha
                        const ug_opts *opts, ug_exact *rec)
 {
     ug_oom_trap trap;
-    if (setjmp(trap.at)) return true;
+    if (setjmp(trap.at)) {
+        ug_oracle_after_refusal(); /* a jump out of MPFR: its caches, its exponent range */
+        return true;
+    }
     ug_oom_trap_push(&trap);
     op->exact_in(v, s, opts, rec);
     ug_oom_trap_pop(&trap);

@@ -220,6 +220,11 @@ SURFACES = [
          replace="        void *probe = malloc(1);",
          tests=["python"], what="the oracle's scratch is not tried first: refused memory ends "
          "the Python interpreter (exit 2) instead of raising MemoryError"),
+    dict(id="oracle.gmp_not_trapped", file="oracle/exact_mpfr.c",
+         find="    mp_set_memory_functions(ug_gmp_alloc, ug_gmp_realloc, ug_gmp_free);\n    return true;",
+         replace="    return false;",
+         tests=["python"], what="MPFR's numbers left to GMP's allocator: memory refused inside "
+         "MPFR aborts the Python interpreter (and the refusals never reach them)"),
     dict(id="check_attn.lse_transposed", file="harness/check/check_attn.c",
          find="fits = lse->shape[d] == q->shape[d];", replace="fits = true;",
          tests=["check", "check_attention", "python"], what="an lse (B, L, H) for Q (B, H, L, d) is graded, not "

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "python/ulpgate/_ext/ext.h"
+#include "oracle/oracle.h"
 
 #include <dlfcn.h>
 #include <fenv.h>
@@ -122,6 +123,7 @@ static PyObject *trapped_call(ug_py_entry fn, PyObject *self, PyObject *args, Py
 {
     ug_oom_trap trap;
     if (setjmp(trap.at)) {
+        ug_oracle_after_refusal();
         ug_oracle_select(UG_ORACLE_FAST);
         return PyErr_Format(PyExc_MemoryError, "out of memory: the library was refused %zu "
                             "bytes", ug_oom_refused());
@@ -216,12 +218,15 @@ static PyObject *py_set_fenv(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 /* _fail_alloc(n): the library's n-th allocation from now is refused (0: none), the tests' hook
- * for memory that runs out inside the oracle (base/sys.h, ug_oom_inject_testing). */
+ * for memory that runs out inside the oracle (base/sys.h, ug_oom_inject_testing); n > 0 also
+ * frees this thread's MPFR caches, so that the refusal may land in a constant's computation. */
 static PyObject *py_fail_alloc(PyObject *self, PyObject *args)
 {
     (void)self;
     long n;
     if (!PyArg_ParseTuple(args, "l", &n)) return NULL;
+    /* MPFR's constants computed again by the next call: a refusal may land inside one */
+    if (n > 0) ug_oracle_free_caches_testing();
     ug_oom_inject_testing(n);
     Py_RETURN_NONE;
 }
@@ -258,6 +263,9 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__ulpgate(void)
 {
     find_data_dir();
+    /* MPFR's numbers under the calls' trap: memory refused inside MPFR is MemoryError, not
+     * GMP's abort of the interpreter (kept off where another module set GMP's functions) */
+    (void)ug_oracle_trap_allocations();
     if (PyType_Ready(&ug_py_report_type) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
