@@ -32,9 +32,8 @@ _Noreturn void ug_out_of_memory(size_t n);
  * only code whose state the caller knows.  MPFR's own allocations (GMP's) come here too where
  * the process asked for it (ug_oracle_trap_allocations, oracle.h: the Python extension does;
  * `ulpgate` keeps GMP's abort), and the trap's owner then calls ug_oracle_after_refusal.  Push
- * and pop in the function
- * that called setjmp, the pop before it returns; variables it changes after setjmp are not read
- * after the jump. */
+ * and pop in the function that called setjmp, the pop before it returns; variables it changes
+ * after setjmp are not read after the jump. */
 typedef struct ug_oom_trap {
     jmp_buf at;
     struct ug_oom_trap *prev;

@@ -358,7 +358,7 @@ bool ug_oracle_trap_allocations(void)
 void ug_oracle_after_refusal(void)
 {
     mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); /* this thread's: another's may be in use */
-    if (ug_emin_at_install || ug_emax_at_install) {
+    if (ug_emin_at_install || ug_emax_at_install) { /* saved: MPFR's emin is never 0 */
         mpfr_set_emin(ug_emin_at_install);
         mpfr_set_emax(ug_emax_at_install);
     }

@@ -130,11 +130,12 @@ double ug_ulp32(float r);
 int ug_exact_equal(const ug_exact *a, const ug_exact *b);
 
 /* The MPFR side (exact_mpfr.c; not in the fast oracle's library).  GMP's allocations (every
- * MPFR number's limbs, MPFR's scratch) through ug_xmalloc/ug_xrealloc, so that under a trap (base/sys.h) memory refused inside MPFR jumps to it (Python's
- * MemoryError) rather than ending the process in GMP's abort, and ug_oom_inject_testing reaches
- * them.  Installed only over GMP's own default functions: another library of the process that
- * set its own (gmpy2 allocates through Python's) keeps them, and its numbers are never freed by
- * the wrong allocator.  Outside a trap a refusal ends the process as ug_x* do (exit 2, the
+ * MPFR number's limbs, MPFR's scratch) through ug_xmalloc/ug_xrealloc, so that under a trap
+ * (base/sys.h) memory refused inside MPFR jumps to it (Python's MemoryError) rather than ending
+ * the process in GMP's abort, and ug_oom_inject_testing reaches them.  Installed only over
+ * GMP's own default functions: another library of the process that set its own (gmpy2
+ * allocates through Python's) keeps them, and its numbers are never freed by the wrong
+ * allocator.  Outside a trap a refusal ends the process as ug_x* do (exit 2, the
  * bytes named).  Call once, before the first MPFR number exists; returns whether installed.
  * Not for `ulpgate` itself: a CLI run has no caller to answer. */
 bool ug_oracle_trap_allocations(void);
