@@ -223,4 +223,21 @@ run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune --reason "th
 run compare "$tmp/bl/$("$ug" baseline key --from "$tmp/less.json")" "$tmp/less.json" --fail-on-regression
 check "... with a reason the baseline drops it, and the gate passes" \
   '[ "$(rc)" = 0 ] && ! grep -q "gone" "$tmp/out"'
+# a narrowed run (--kernel, --n, --format, --no-builtin): a case whose kernels it leaves out
+# entirely is a skip that says so, not a pass; and its check points (a table over the kernels
+# it measured) are neither added to a baseline nor change one (an H200 history built from
+# `run --kernel '*atomic*'` once added 205 such points, then "gone" from every default run)
+run run --filter 'adversarial/*normal_shapes' --kernel 'serial_f32@default' --tap
+check "a case whose kernels --kernel leaves out: a skip naming the selection, not a pass" \
+  'grep -q "^ok 1 - adversarial/dot_normal_shapes # SKIP the run.s selection (--kernel .serial_f32@default.) leaves out every kernel and size it has" "$tmp/out"'
+"$ug" run --filter 'fastmath/*' --report "$tmp/ok_all" >/dev/null 2>&1
+"$ug" run --filter 'fastmath/*' --kernel 'kahan_f32@*' --report "$tmp/ok_kahan" >/dev/null 2>&1
+mkdir -p "$tmp/blk" "$tmp/blk2"
+"$ug" baseline update --from "$tmp/ok_all/results.json" --dir "$tmp/blk" >/dev/null 2>&1
+run baseline update --from "$tmp/ok_kahan/results.json" --dir "$tmp/blk"
+check "update from a --kernel run: its table point left as stored, the baseline unchanged" \
+  '[ "$(rc)" = 0 ] && grep -q "^3 check points of this run left as stored: its selection (--kernel" "$tmp/out" && grep -q "^baseline unchanged" "$tmp/out"'
+run baseline update --from "$tmp/ok_kahan/results.json" --dir "$tmp/blk2"
+check "... nor added to a new baseline" \
+  'grep -q "^3 check points of this run left as stored" "$tmp/out" && grep -q "^6 added" "$tmp/out" && grep -q "\"checks\":\[\]" "$tmp/blk2"/*/fastmath.json'
 tap_end

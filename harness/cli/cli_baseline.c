@@ -209,6 +209,10 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
            "changed, %zu kept (not in this run), %zu pruned\n",
            s.added, s.tightened, s.loosened, s.unchanged, s.within_slack, s.inputs_changed, s.kept,
            s.pruned);
+    if (s.checks_left)
+        printf("%zu check point%s of this run left as stored: its selection (--kernel, --n, "
+               "--format or --no-builtin) narrows the kernels they check; a whole run updates "
+               "them\n", s.checks_left, s.checks_left == 1 ? "" : "s");
     if (s.refused) {
         fprintf(stderr,
                 "ulpgate: baseline update refused: %zu row%s would be loosened (LOOSENED "

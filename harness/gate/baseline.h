@@ -160,6 +160,8 @@ typedef struct ug_update_opts {
 typedef struct ug_update_summary {
     size_t added, tightened, loosened, unchanged, within_slack, inputs_changed, kept, pruned;
     size_t lucky;         /* nondeterministic rows better than their history: not taken */
+    size_t checks_left;   /* check points of a run narrowed by --kernel, --n, --format or
+                             --no-builtin: neither added nor changed (ug_expected_in) */
     size_t remeasured, other_cpu; /* machine-dependent rows: taken from a run on a CPU model
                                      where the stored one was unrecorded / kept (another's) */
     bool created;         /* the baseline was empty */

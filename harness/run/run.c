@@ -298,8 +298,22 @@ static void ug_run_unit(const ug_options *opt, const ug_unit *u, ug_collector *c
     t.sink_ctx = col;
     ug_guard_unit(u); /* the per-case time limit runs from here */
     if (setjmp(t.jb) == 0) u->c->fn(&t);
-    /* a case that measured nothing still gets its own test point */
-    if (!t.pt.open && t.points == 0) ug_point_open(&t, u->name, NULL);
+    /* a case that measured nothing still gets its own test point: a skip where the run's own
+     * selection left out every kernel or size it has (a pass would say something was checked;
+     * the gate and `baseline update` leave such points of a narrowed run alone) */
+    if (!t.pt.open && t.points == 0) {
+        ug_point_open(&t, u->name, NULL);
+        if (opt->kernel || opt->format_set || opt->n || !ug_registry_has_builtin()) {
+            char sel[300];
+            snprintf(sel, sizeof sel, "%s%.200s%s%s%s%s", opt->kernel ? " --kernel '" : "",
+                     opt->kernel ? opt->kernel : "", opt->kernel ? "'" : "",
+                     opt->format_set ? " --format" : "", opt->n ? " --n" : "",
+                     ug_registry_has_builtin() ? "" : " --no-builtin");
+            t.pt.skipped = true;
+            snprintf(t.pt.skip_reason, sizeof t.pt.skip_reason,
+                     "the run's selection (%s) leaves out every kernel and size it has", sel + 1);
+        }
+    }
     ug_point_close(&t);
     ug_case_cleanup(&t);
     ug_guard_lock();
