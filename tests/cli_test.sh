@@ -153,6 +153,20 @@ check "--oracle-check: anything but all or sample -> exit 2" '[ "$(rc)" = 2 ] &&
 run bench oracle --gpu
 check "bench oracle --gpu without a device to time: exit 2 saying so" \
   '[ "$(rc)" = 2 ] && grep -q "no GPU oracle to time" "$tmp/err"'
+# bench check and bench rows at small sizes (docs/check.md shows them at 10^8 terms; the docs
+# test runs that): their code, its temporary .npy files and the fast/MPFR comparison, in every
+# tree this test runs in (the sanitizer tree of CI leaves the docs test out)
+mkdir -p "$tmp/bc"
+run bench check --n 100000 --reps 1 --op dot --dir "$tmp/bc"
+check "bench check --op dot: both sides timed on the same data, the ratio printed" \
+  '[ "$(rc)" = 0 ] && grep -q "^  oracle (fast, values in memory) " "$tmp/out" && grep -q "^  check / oracle " "$tmp/out"'
+run bench check --n 0
+check "bench check --n 0: exit 2 naming the option and its range" '[ "$(rc)" = 2 ] && grep -q "^ulpgate bench check: 0: --n: a count of terms from 1 to 2^34" "$tmp/err"'
+run bench check --n 4611686018427387905
+check "... as --n 2^62 + 1, whose bytes would wrap a size_t (it overflowed the buffer)" '[ "$(rc)" = 2 ] && grep -q "from 1 to 2^34" "$tmp/err"'
+run bench rows --rows 4 --n 300 --mpfr-rows 2 --threads 2
+check "bench rows: the fast softmax and log-sum-exp references equal MPFR's on every row timed" \
+  '[ "$(rc)" = 0 ] && [ "$(grep -cE "^  (softmax|logsumexp) .* yes$" "$tmp/out")" = 2 ]'
 export UG_GPU_ORACLE=model-faulty
 run run --oracle gpu --filter 'dot/normal'
 check "a GPU oracle one ulp off: the cross-check fails the case, naming the element, with a rerun line" \

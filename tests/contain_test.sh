@@ -5,6 +5,7 @@
 #   - hunt and probe tensor-core: a kernel that calls exit(0), aborts, writes one element past
 #     its output (fenced) or never returns (the limit of a kernel call) ends the command naming
 #     the kernel, exit 3 (124 for the time limit), never 0 ("breach") or 1 ("none");
+#   - hunt: a kernel that returns an error ends the hunt naming it (exit 3), never "no breach";
 #   - hunt --budget: a batch of slow evaluations stops at the budget;
 #   - hunt on causal attention with L > S: the rows without a key are not scored, the others are;
 #   - hunt --threads on a kernel that is not reentrant: named as such, not a breach;
@@ -34,7 +35,7 @@ cc_plugin() { # cc_plugin OUT END [CFLAGS...]
 # trun ARGS...: run, killed after 40 s (what this test asserts must never hang it)
 trun() { timeout -s KILL 40 "$ug" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 echo "TAP version 13"
-for e in 0 1 2 5 6 7 8 9 10 11 14 15 16 17; do cc_plugin "$tmp/end$e.so" $e; done
+for e in 0 1 2 5 6 7 8 9 10 11 14 15 16 17 18; do cc_plugin "$tmp/end$e.so" $e; done
 for e in 0 1 2 5 9 12 13; do cc_plugin "$tmp/gemm$e.so" $e -DGEMM; done
 
 # --- hunt ---------------------------------------------------------------------------------------
@@ -42,6 +43,9 @@ hunt() { trun hunt --plugin "$tmp/end$1.so" --kernel ab_sum --n 16 --evals 200 -
 hunt 1 --threads 2
 check "hunt, a kernel that calls exit(0): exit 3, named, no file" \
   '[ "$(rc)" = 3 ] && grep -q "^ulpgate hunt: kernel ab_sum@default called exit(0) while it ran: the hunt ends" "$tmp/err" && [ ! -e "$tmp/h1.txt" ]'
+hunt 18 --threads 2
+check "hunt, a kernel that returns an error from its 41st call: exit 3, its message and the count named, no file" \
+  '[ "$(rc)" = 3 ] && grep -q "^kernel   failed: ab_sum@default returned an error on 160 of 200 search evaluations; the first input.s: ab_sum@default: the device lost its context (a planted error)" "$tmp/out" && [ ! -e "$tmp/h18.txt" ]'
 hunt 2 --threads 4
 check "hunt, a kernel that aborts: exit 3, SIGABRT named" \
   '[ "$(rc)" = 3 ] && grep -q "^ulpgate hunt: kernel ab_sum@default crashed (SIGABRT" "$tmp/err"'

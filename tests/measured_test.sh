@@ -223,6 +223,22 @@ run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune --reason "th
 run compare "$tmp/bl/$("$ug" baseline key --from "$tmp/less.json")" "$tmp/less.json" --fail-on-regression
 check "... with a reason the baseline drops it, and the gate passes" \
   '[ "$(rc)" = 0 ] && ! grep -q "gone" "$tmp/out"'
+# a part of a run is no baseline: interrupted, truncated (fewer rows than its summary counts) or
+# without a summary, refused by baseline update as the gate refuses it, whatever --reason says
+for part in interrupted truncated nosummary; do
+  python3 - "$tmp/all/results.json" "$tmp/$part.json" "$part" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+if sys.argv[3] == "interrupted": d["meta"]["interrupted"] = True; d["meta"]["stop_reason"] = "SIGINT"
+if sys.argv[3] == "truncated": d["results"].pop()
+if sys.argv[3] == "nosummary": del d["summary"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+  mkdir -p "$tmp/blp-$part"
+  run baseline update --from "$tmp/$part.json" --dir "$tmp/blp-$part" --prune --reason "a test"
+  check "baseline update refuses a results.json that is $part, naming why; nothing written" \
+    '[ "$(rc)" = 2 ] && grep -q "holds part of a run, it \(was interrupted (SIGINT)\|is truncated: its summary counts\|has no summary\)" "$tmp/err" && [ -z "$(ls "$tmp/blp-$part")" ]'
+done
 # a narrowed run (--kernel, --n, --format, --no-builtin): a case whose kernels it leaves out
 # entirely is a skip that says so, not a pass; and its check points (a table over the kernels
 # it measured) are neither added to a baseline nor change one (an H200 history built from

@@ -170,6 +170,25 @@ static int ug_bl_update(int argc, char **argv, int full_argc, char **full_argv)
                         "without those variables\n", from, run.reduced);
         goto done;
     }
+    /* what the gate refuses as NEW (compare.c, ug_refusals) is no baseline either: a part of
+     * a run would pass as the whole, and with --prune the rows it never reached would go */
+    char partial[300] = "";
+    if (run.interrupted)
+        snprintf(partial, sizeof partial, "it was interrupted (%.200s)",
+                 run.stop_reason[0] ? run.stop_reason : "no reason recorded");
+    else if (run.summary_points < 0)
+        snprintf(partial, sizeof partial, "it has no summary: whether it holds every test point "
+                                          "cannot be told");
+    else if ((size_t)run.summary_points != run.n_points)
+        snprintf(partial, sizeof partial, "it is truncated: its summary counts %ld test points, "
+                 "it holds %zu", run.summary_points, run.n_points);
+    else if (run.n_points == 0)
+        snprintf(partial, sizeof partial, "it has no rows: nothing ran");
+    if (partial[0]) {
+        fprintf(stderr, "ulpgate: baseline update: %s holds part of a run, %s; a baseline takes "
+                        "whole runs only (no --reason accepts one): run it again\n", from, partial);
+        goto done;
+    }
     const char *key = a.device ? a.device : run.device;
     if (a.device && strcmp(a.device, run.device) != 0)
         fprintf(stderr,

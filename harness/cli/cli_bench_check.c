@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "base/par.h"
 #include "base/sys.h"
 #include "harness/cli/cli.h"
@@ -38,6 +39,16 @@ static int write_npy_f32(const char *path, const float *v, size_t n, int scalar)
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* A usage error of bench check: what is wrong with which argument, then the usage; 2. */
+static int ug_bench_check_usage(const char *why, const char *arg)
+{
+    char safe[200];
+    fprintf(stderr, "ulpgate bench check: %s%s%s\n", arg ? ug_escape(arg, safe, sizeof safe) : "",
+            arg ? ": " : "", why);
+    fputs("usage: ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]\n", stderr);
+    return 2;
+}
+
 int ug_bench_check(int argc, char **argv)
 {
     size_t n = 100000000;
@@ -45,21 +56,31 @@ int ug_bench_check(int argc, char **argv)
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     for (int i = 1; i < argc; i++) {
         char *end;
-        if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            n = (size_t)strtoull(argv[++i], &end, 10);
-            if (*end || n == 0) goto usage;
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
-            if (reps < 1 || reps > 100) goto usage;
-        } else if (!strcmp(argv[i], "--op") && i + 1 < argc) {
+        const char *opt = argv[i];
+        if (i + 1 >= argc && (!strcmp(opt, "--n") || !strcmp(opt, "--reps") ||
+                              !strcmp(opt, "--op") || !strcmp(opt, "--dir")))
+            return ug_bench_check_usage("needs a value", opt);
+        if (!strcmp(opt, "--n")) {
+            /* at most 2^34 terms (64 GiB of binary32): n * sizeof(float) cannot wrap */
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (*end || end == argv[i] || argv[i][0] == '-' || v == 0 || v > (1ull << 34))
+                return ug_bench_check_usage("--n: a count of terms from 1 to 2^34", argv[i]);
+            n = (size_t)v;
+        } else if (!strcmp(opt, "--reps")) {
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || v < 1 || v > 100)
+                return ug_bench_check_usage("--reps: a count from 1 to 100", argv[i]);
+            reps = (int)v;
+        } else if (!strcmp(opt, "--op")) {
             /* a sum of its index-aligned terms: sum (one input) or dot (two) */
             const ug_op_desc *d = ug_op_find(argv[++i]);
-            if (!d || !d->exact_is_sum || !d->term_attribution) goto usage;
+            if (!d || !d->exact_is_sum || !d->term_attribution)
+                return ug_bench_check_usage("--op: sum or dot", argv[i]);
             dot = d->shape->arity == 2;
-        } else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+        } else if (!strcmp(opt, "--dir")) {
             dir = argv[++i];
         } else {
-            goto usage;
+            return ug_bench_check_usage("unknown option", opt);
         }
     }
     float *x = ug_xmalloc(n * sizeof *x), *y = dot ? ug_xmalloc(n * sizeof *y) : NULL;
@@ -110,7 +131,4 @@ out:
     free(x);
     free(y);
     return rc;
-usage:
-    fputs("usage: ulpgate bench check [--n N] [--op sum|dot] [--reps R] [--dir DIR]\n", stderr);
-    return 2;
 }

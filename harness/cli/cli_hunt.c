@@ -226,6 +226,23 @@ static void ug_hunt_summary(const char *phase, const ug_hunt_result *r)
 /* A breach found under several threads, checked on this thread alone: a kernel that is not
  * reentrant (a static scratch, a call counter) scores the input otherwise there, twice alike.
  * Returns true (and says so) when it is not reentrant. */
+/* A kernel that returned an error on an input of the search (or of the random sampling): the
+ * hunt ends naming it and the first such input's error, as `run` fails the point (never read as
+ * "no breach": its score would be -1, a largest error "seen" of nothing).  True when it did. */
+static bool ug_hunt_kernel_failed(const ug_hunt_problem *p, const char *phase,
+                                  const ug_hunt_result *r)
+{
+    if (!r->failed) return false;
+    ug_hunt_score s;
+    char err[700] = "";
+    if (ug_hunt_eval(p, r->fail_x, r->fail_y, &s, err, sizeof err) == 0)
+        snprintf(err, sizeof err, "%s: no error when that input was run again", p->k->id);
+    printf("kernel   failed: %s returned an error on %llu of %llu %s evaluations; the first "
+           "input's: %s; nothing written (a kernel's error fails a run's point)\n", p->k->id,
+           (unsigned long long)r->failed, (unsigned long long)r->evals, phase, err);
+    return true;
+}
+
 static bool ug_hunt_not_reentrant(const ug_hunt_problem *p, const ug_hunt_result *r)
 {
     int threads = ug_par_threads();
@@ -336,7 +353,7 @@ int ug_cmd_hunt(int argc, char **argv)
     ug_hunt_run(&o.p, o.seed, &o.budget, false, ug_hunt_progress, &o, &search);
     if (o.progress) fprintf(stderr, "\r\033[K");
     ug_hunt_summary("search", &search);
-    if (ug_hunt_not_reentrant(&o.p, &search)) {
+    if (ug_hunt_kernel_failed(&o.p, "search", &search) || ug_hunt_not_reentrant(&o.p, &search)) {
         ug_hunt_result_free(&search);
         return UG_EXIT_KERNEL;
     }
@@ -345,6 +362,11 @@ int ug_cmd_hunt(int argc, char **argv)
         ug_hunt_run(&o.p, o.seed, &o.budget, true, ug_hunt_progress, &o, &random);
         if (o.progress) fprintf(stderr, "\r\033[K");
         ug_hunt_summary("random", &random);
+        if (ug_hunt_kernel_failed(&o.p, "random", &random)) {
+            ug_hunt_result_free(&random);
+            ug_hunt_result_free(&search);
+            return UG_EXIT_KERNEL;
+        }
         double a = search.best.objective, b = random.best.objective;
         printf("search / random: %.4gx (best %s %.4g vs %.4g)\n", b > 0 ? a / b : INFINITY,
                o.p.objective == UG_HUNT_ULP ? "ulp error" : "bound ratio", a, b);
@@ -391,6 +413,15 @@ int ug_cmd_hunt(int argc, char **argv)
         free(sy);
         ug_hunt_result_free(&search);
         return 1;
+    }
+    if (!ug_hunt_breaches(&br, &final)) { /* the kernel failed, or scored otherwise, at the end */
+        printf("shrink   stopped: the shrunk input, evaluated again, no longer breaches %s "
+               "(%s); nothing written\n", br.bound ? "bound ratio 1" : "the ULP check",
+               final.failed ? "the kernel returned an error on it" : "a different score");
+        free(sx);
+        free(sy);
+        ug_hunt_result_free(&search);
+        return final.failed ? UG_EXIT_KERNEL : 1;
     }
     ug_shape qs = ug_hunt_shape(&q);
     size_t before = (size_t)ug_op_work(d, &sh), after = (size_t)ug_op_work(d, &qs);

@@ -69,6 +69,7 @@ typedef struct ug_hunt_score {
     double again_ratio, again_ulp;
     size_t unscored;   /* outputs not scored: their exact value is not finite */
     bool skipped;      /* a batch's candidate not evaluated: the time budget was over */
+    bool failed;       /* the kernel returned an error on this input (ug_hunt_eval's -1) */
 } ug_hunt_score;
 
 /* Evaluate one input.  Returns 0, or -1 when the kernel failed (its message in err, which may
@@ -111,6 +112,8 @@ typedef struct ug_hunt_result {
     uint64_t found_at;         /* the evaluation that found the best */
     uint64_t accepted[UG_MOVE_COUNT]; /* children that entered the population, by move */
     size_t unscored_max;       /* the most outputs of one evaluation not scored (hunt.h) */
+    uint64_t failed;           /* evaluations on which the kernel returned an error */
+    float *fail_x, *fail_y;    /* the first such input (malloc'ed), to name the error */
 } ug_hunt_result;
 
 /* The search (random = false) or plain random sampling from the same distributions as the

@@ -100,6 +100,7 @@ static int ug_hunt_eval_heads(const ug_hunt_problem *p, const float *x, ug_hunt_
     *s = (ug_hunt_score){false, -1, -1, -1};
     if (ug_kernel_run_fenced(k, &c, UG_FENCE_END) != 0) {
         if (err) snprintf(err, errlen, "%s: %s", k->id, c.err[0] ? c.err : "failed");
+        s->failed = true;
         rc = -1;
         goto done;
     }
@@ -162,6 +163,7 @@ int ug_hunt_eval(const ug_hunt_problem *p, const float *x, const float *y, ug_hu
     *s = (ug_hunt_score){false, -1, -1, -1};
     if (ug_kernel_run_fenced(p->k, &c, UG_FENCE_END) != 0) {
         if (err) snprintf(err, errlen, "%s: %s", p->k->id, c.err[0] ? c.err : "failed");
+        s->failed = true;
         rc = -1;
         goto done;
     }

@@ -446,6 +446,7 @@ void ug_hunt_run(const ug_hunt_problem *p, uint64_t seed, const ug_hunt_budget *
             if (s->skipped) continue; /* past the time budget: not evaluated */
             uint64_t index = res->evals + ++done;
             if (s->unscored > res->unscored_max) res->unscored_max = s->unscored;
+            if (s->failed && res->failed++ == 0) ug_keep(&res->fail_x, &res->fail_y, &S, batch[b]);
             if (b < halving) {
                 double *m = b < UG_HALVE_SAMPLES ? &best_a : &best_b;
                 if (s->valid && s->objective > *m) *m = s->objective;
@@ -479,5 +480,7 @@ void ug_hunt_result_free(ug_hunt_result *res)
     free(res->y);
     free(res->ulp_x);
     free(res->ulp_y);
+    free(res->fail_x);
+    free(res->fail_y);
     memset(res, 0, sizeof *res);
 }

@@ -9,7 +9,8 @@
  * 17 (x86) sets the x87 control word's precision to 24 bits when loaded, and nothing else;
  * 14 declares itself nondeterministic and is deterministic; 15 declares it and is (every second
  * call sums backwards); 16 deterministic, its sum off by 2^-16 relative from n = 1000 (within
- * the serial bound, ~2^8 ulp worse: a regression).
+ * the serial bound, ~2^8 ulp worse: a regression); 18 returns an error (its message in c->err)
+ * from its 41st call on.
  * -DGEMM makes the kernel ab_gemm, a GEMM on TF32 operands (`probe tensor-core` runs it); with
  * it, 12 declares batch invariance and writes one element past C when M is 3 (an invariance
  * call: its batches are 1, 3, 64 and 1000 rows); 13 declares itself nondeterministic and batch
@@ -118,6 +119,12 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     ug_out_f32(c)[c->out[0].count] = s;
 #elif END == 16
     if (ug_dim(c, 0) >= 1000) s *= 1 + 0x1p-16f;
+#elif END == 18
+    static _Atomic int calls18;
+    if (++calls18 > 40) {
+        strcpy(c->err, "the device lost its context (a planted error)");
+        return 1;
+    }
 #elif END == 12
     if (ug_dim(c, 0) == 3) ug_out_f32(c)[c->out[0].count] = s;
 #elif END == 10
