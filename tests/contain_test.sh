@@ -29,7 +29,7 @@ src="$2"
 cc_plugin() { # cc_plugin OUT END [CFLAGS...]
   local out=$1 end=$2
   shift 2
-  cc -shared -fPIC -std=c11 -O0 -w -pthread -I"$src/include" -DEND=$end "$@" -o "$out" \
+  cc -shared -fPIC -std=gnu11 -O0 -w -pthread -I"$src/include" -DEND=$end "$@" -o "$out" \
     "$src/tests/plugins/abnormal.c" 2>>"$tmp/cc.err"
 }
 # trun ARGS...: run, killed after 40 s (what this test asserts must never hang it)
@@ -46,6 +46,13 @@ check "hunt, a kernel that calls exit(0): exit 3, named, no file" \
 hunt 18 --threads 2
 check "hunt, a kernel that returns an error from its 41st call: exit 3, its message and the count named, no file" \
   '[ "$(rc)" = 3 ] && grep -q "^kernel   failed: ab_sum@default returned an error on 160 of 200 search evaluations; the first input.s: ab_sum@default: the device lost its context (a planted error)" "$tmp/out" && [ ! -e "$tmp/h18.txt" ]'
+for e in 19 20 21; do
+  cc_plugin "$tmp/end$e.so" $e
+  hunt $e --threads 2
+  how=$(case $e in 19) echo "_exit(0)" ;; 20) echo "quick_exit(0)" ;; *) echo "execv" ;; esac)
+  check "hunt, a kernel that calls $how (no exit handler runs): exit 3, named, no file" \
+    '[ "$(rc)" = 3 ] && grep -q "^ulpgate hunt: kernel ab_sum@default called \(_exit(0)\|quick_exit()\|execv()\) while it ran" "$tmp/err" && [ ! -e "$tmp/h$e.txt" ]'
+done
 hunt 2 --threads 4
 check "hunt, a kernel that aborts: exit 3, SIGABRT named" \
   '[ "$(rc)" = 3 ] && grep -q "^ulpgate hunt: kernel ab_sum@default crashed (SIGABRT" "$tmp/err"'
@@ -83,6 +90,10 @@ probe() { trun probe tensor-core --plugin "$tmp/gemm$1.so" --kernel ab_gemm; }
 probe 1
 check "probe, a kernel that calls exit(0): exit 3, named" \
   '[ "$(rc)" = 3 ] && grep -q "^ulpgate probe: kernel ab_gemm@default called exit(0) while it ran: the probe ends" "$tmp/err"'
+cc_plugin "$tmp/gemm19.so" 19 -DGEMM
+probe 19
+check "probe, a kernel that calls _exit(0): exit 3, named" \
+  '[ "$(rc)" = 3 ] && grep -q "^ulpgate probe: kernel ab_gemm@default called _exit(0) while it ran: the probe ends" "$tmp/err"'
 probe 2
 check "probe, a kernel that aborts: exit 3, SIGABRT named" \
   '[ "$(rc)" = 3 ] && grep -q "^ulpgate probe: kernel ab_gemm@default crashed (SIGABRT" "$tmp/err"'

@@ -2,7 +2,8 @@
 # ends_test.sh ULPGATE SRC - abnormal ends and lost data (docs/troubleshooting.md,
 # docs/reports.md).  The kernels are tests/plugins/abnormal.c, built here with cc against the
 # source tree's public header.  TAP on stdout.
-#   - a kernel that calls exit(0), aborts, overflows its stack: its point fails, the run ends
+#   - a kernel that calls exit(0), _exit(0), quick_exit(0) or execv, aborts, overflows its
+#     stack: its point fails, the run ends
 #     with exit 1, "Bail out!" and a report marked interrupted naming the kernel;
 #   - a heap overrun by a kernel is never a silent death (the crash is named on stderr);
 #   - a report folder is marked in progress while a run writes it: `kill -9` of a second run
@@ -17,7 +18,7 @@ ug="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 src="$2"
 . "$(dirname "$0")/tap.sh"
 cc_plugin() { # cc_plugin OUT END
-  cc -shared -fPIC -std=c11 -O0 -w -I"$src/include" -DEND=$2 -o "$1" "$src/tests/plugins/abnormal.c" 2>>"$tmp/cc.err"
+  cc -shared -fPIC -std=gnu11 -O0 -w -I"$src/include" -DEND=$2 -o "$1" "$src/tests/plugins/abnormal.c" 2>>"$tmp/cc.err"
 }
 F='corpus/special_*'
 echo "TAP version 13"
@@ -33,6 +34,9 @@ abnormal() { # abnormal END LABEL WANT: the run fails (exit 1), names WANT, writ
     'json "$tmp/r$end/results.json" "m=d[\"meta\"]; assert m[\"interrupted\"] is True and \"ab_sum@default\" in m[\"stop_reason\"], m" && [ ! -e "$tmp/r$end/.ulpgate-in-progress" ]'
 }
 abnormal 1 "a kernel that calls exit(0)" "called exit(0) while it ran"
+abnormal 19 "a kernel that calls _exit(0)" "called _exit(0) while it ran"
+abnormal 20 "a kernel that calls quick_exit(0)" "called quick_exit() while it ran"
+abnormal 21 "a kernel that calls execv" "called execv() while it ran"
 abnormal 2 "a kernel that aborts" "crashed (SIGABRT"
 abnormal 3 "a kernel that overflows its stack" "crashed (SIGSEGV)"
 cc_plugin "$tmp/end4.so" 4

@@ -49,6 +49,8 @@ static const char *ug_contained;            /* a command other than run (ug_guar
 static pthread_t ug_watchdog;
 static bool ug_watchdog_started;
 static char ug_stop_text[400];              /* the reason once the watchdog finishes the run */
+static atomic_bool ug_finishing;            /* ug_watchdog_finish began: its _exit is its own */
+static atomic_bool ug_trap_armed;           /* the exit handlers are installed (a guarded command) */
 
 /* ---- signals ------------------------------------------------------------------------------- */
 
@@ -171,9 +173,8 @@ static void ug_on_crash(int sig)
 /* A kernel that calls exit() (or returns from a launcher thread's main): the run would end with
  * the kernel's status, 0 too, and no report.  The exit handler sees that a kernel is running,
  * fails its point and finishes the run as a crash does, exit status 1. */
-static void ug_on_exit(int status, void *arg)
+static void ug_exit_seen(int status, const char *how)
 {
-    (void)arg;
     const ug_kernel *k = ug_kernel_running();
     if (ug_done) return;
     if (!k && status == 0 && ug_run_info.res && !ug_contained) {
@@ -181,9 +182,9 @@ static void ug_on_exit(int status, void *arg)
          * destructor): the run would end green with no plan line */
         const ug_kernel *last = ug_kernel_last_run();
         char what[400];
-        snprintf(what, sizeof what, "exit(0) was called while the run went on, outside any "
+        snprintf(what, sizeof what, "%s(0) was called while the run went on, outside any "
                  "kernel call (the last kernel run: %s; a thread it left running?): the run ends "
-                 "failed", last ? last->id : "none");
+                 "failed", how, last ? last->id : "none");
         ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
     }
     if (!k) return;
@@ -195,9 +196,27 @@ static void ug_on_exit(int status, void *arg)
         for (;;) pause();
     char what[400], ends[64];
     ug_ends(ends, sizeof ends);
-    snprintf(what, sizeof what, "kernel %s called exit(%d) while it ran: %s (a kernel returns, "
-             "it never exits)", k->id, status, ends);
+    char st[16] = "";
+    if (status >= 0) snprintf(st, sizeof st, "%d", status);
+    snprintf(what, sizeof what, "kernel %s called %s(%s) while it ran: %s (a kernel returns, "
+             "it never exits)", k->id, how, st, ends);
     ug_watchdog_finish(ug_unit_now, UG_ST_FAIL, what, 1);
+}
+
+static void ug_on_exit(int status, void *arg)
+{
+    (void)arg;
+    ug_exit_seen(status, "exit");
+}
+
+/* quick_exit() runs these, not on_exit's: its status is not given to them (-1: not said) */
+static void ug_on_quick_exit(void) { ug_exit_seen(-1, "quick_exit"); }
+
+void ug_guard_exit_trap(int status, const char *how)
+{
+    /* the guard's own _exit (a run finished), or nothing guarded: the process just ends */
+    if (atomic_load(&ug_finishing) || !atomic_load(&ug_trap_armed)) return;
+    ug_exit_seen(status, how);
 }
 
 static void ug_install_crash_handlers(void)
@@ -209,6 +228,8 @@ static void ug_install_crash_handlers(void)
         /* one entry a thread that may call exit() at once: glibc runs each entry once, and a
          * thread that finds none left ends the process with its status */
         for (int i = 0; i < UG_PAR_MAX + 8; i++) on_exit(ug_on_exit, NULL);
+        for (int i = 0; i < UG_PAR_MAX + 8; i++) at_quick_exit(ug_on_quick_exit);
+        atomic_store(&ug_trap_armed, true);
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -277,6 +298,7 @@ void ug_guard_unit(const ug_unit *u)
  * write), it says so and exits without them. */
 static void ug_watchdog_finish(const ug_unit *u, ug_status st, const char *what, int status)
 {
+    atomic_store(&ug_finishing, true); /* its own _exit is not a kernel's (ug_guard_exit_trap) */
     const ug_guard_run *run = &ug_run_info;
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);

@@ -65,6 +65,12 @@ double ug_guard_call_limit(void);
  * with "ulpgate COMMAND: kernel K ..." on stderr and exit status UG_EXIT_KERNEL (UG_EXIT_TIMEOUT
  * for the time limit).  command is kept by pointer.  0, or -1 (the watchdog cannot start). */
 int ug_guard_contain(const char *command, double call_limit_s);
+/* A kernel that ends the process by a way exit()'s handlers never see: _exit, _Exit or an exec
+ * (harness/cli/exit_trap.c, in the ulpgate executable alone, interposes them; quick_exit is
+ * seen by at_quick_exit).  how: the function's name; status < 0: none.  Finishes the run or the
+ * command as a kernel's exit() does (a failed point, the report, exit 1; 3 for hunt and probe)
+ * when a kernel is running under a guarded command, else returns and the caller goes on. */
+void ug_guard_exit_trap(int status, const char *how);
 /* The run is over: stop the watchdog and block the four signals for the rest of the process
  * (the report is written after this).  Harmless without ug_guard_begin. */
 void ug_guard_end(void);

@@ -10,7 +10,8 @@
  * 14 declares itself nondeterministic and is deterministic; 15 declares it and is (every second
  * call sums backwards); 16 deterministic, its sum off by 2^-16 relative from n = 1000 (within
  * the serial bound, ~2^8 ulp worse: a regression); 18 returns an error (its message in c->err)
- * from its 41st call on.
+ * from its 41st call on; 19 _exit(0), 20 quick_exit(0), 21 execv("/bin/true") inside the kernel
+ * (what exit()'s handlers never see: the executable's own _exit and exec* are told).
  * -DGEMM makes the kernel ab_gemm, a GEMM on TF32 operands (`probe tensor-core` runs it); with
  * it, 12 declares batch invariance and writes one element past C when M is 3 (an invariance
  * call: its batches are 1, 3, 64 and 1000 rows); 13 declares itself nondeterministic and batch
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <ulpgate/ulpgate.h>
 
 static volatile int depth_sink;
@@ -119,6 +121,13 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
     ug_out_f32(c)[c->out[0].count] = s;
 #elif END == 16
     if (ug_dim(c, 0) >= 1000) s *= 1 + 0x1p-16f;
+#elif END == 19
+    _exit(0);
+#elif END == 20
+    quick_exit(0);
+#elif END == 21
+    char *argv[] = {"true", NULL};
+    execv("/bin/true", argv);
 #elif END == 18
     static _Atomic int calls18;
     if (++calls18 > 40) {
