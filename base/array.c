@@ -49,6 +49,24 @@ int ug_array_require_c_order(const ug_array *a, char *err, size_t errlen)
     return 2;
 }
 
+int ug_array_check_codes(const ug_array *a, char *err, size_t errlen)
+{
+    const ug_format *F = ug_format_of(a->fmt);
+    size_t w = ug_fmt_bytes(a->fmt);
+    if (!F || F->bits <= 0 || (size_t)F->bits >= 8 * w || w > 8) return 0;
+    uint64_t high = ~0ull << F->bits;
+    size_t n = ug_array_count(a);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = ug_array_bits(a, i);
+        if (!(b & high)) continue;
+        snprintf(err, errlen, "%s: element %zu holds 0x%llx, not a code of %s (%d bits, one code "
+                 "a byte in its low bits: two packed in a byte are not read)", a->name, i,
+                 (unsigned long long)b, F->name, F->bits);
+        return 2;
+    }
+    return 0;
+}
+
 double ug_array_load(const ug_array *a, size_t i)
 {
     const unsigned char *data = a->data;

@@ -49,6 +49,11 @@ bool ug_array_contiguous(const ug_array *a);
  * contiguous; else 2 with err naming the array: "x: 9 dimensions (at most 8)", "x: strides
  * (1, 3) (elements) of shape (3, 4): not C-contiguous (copy it into C order first)".  O(ndim). */
 int ug_array_require_c_order(const ug_array *a, char *err, size_t errlen);
+/* 0, or 2 with "NAME: element I holds 0x.., not a code of F ..." in err when an element of a
+ * format narrower than its storage (e2m1 in a byte, e3m2, e2m3) has a bit set above the
+ * format's width (a packed pair of FP4 codes, a byte of something else): such a code decodes to
+ * nothing the format has.  O(elements). */
+int ug_array_check_codes(const ug_array *a, char *err, size_t errlen);
 
 /* Element i (storage order) as a double: exact (every format here is a subset of binary64).
  * O(1). */

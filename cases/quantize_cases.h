@@ -130,6 +130,7 @@ static void q_each(ug_t *t, bool canary, bool cuda, q_data d, const char *name_p
         const ug_quantizer *q = ug_quantizer_at(i);
         if (q->should_fail != canary || q->cuda != cuda) continue;
         if (name_part && !strstr(q->name, name_part)) continue;
+        if (!ug_builtin_selected(t, q->name)) continue; /* --kernel, --no-builtin */
         if (!q_grade(t, q, d)) return; /* no device: said once */
     }
 }

@@ -223,6 +223,16 @@ run baseline update --from "$tmp/less.json" --dir "$tmp/bl" --prune --reason "th
 run compare "$tmp/bl/$("$ug" baseline key --from "$tmp/less.json")" "$tmp/less.json" --fail-on-regression
 check "... with a reason the baseline drops it, and the gate passes" \
   '[ "$(rc)" = 0 ] && ! grep -q "gone" "$tmp/out"'
+# the quantizers (kernels/quantize.h, graded by name, not in the kernel registry) follow --kernel
+# and --no-builtin as the registry's kernels do, and --kernel may name them
+run run --filter 'quantize/*' --kernel 'mxfp4_ocp*' --tap
+check "--kernel naming a quantizer: its points alone run (3 data sets)" \
+  '[ "$(rc)" = 0 ] && [ "$(grep -c "^ok .* mxfp4_ocp_cpu on " "$tmp/out")" = 3 ] && ! grep -q "^ok .*nvfp4_cpu on" "$tmp/out"'
+run run --filter 'quantize/*' --kernel 'serial_f32@default' --tap
+check "... --kernel naming another kernel: no quantizer measured, the cases skipped naming the selection" \
+  '! grep -q "_cpu on " "$tmp/out" && grep -q "^ok .* quantize/normal # SKIP the run.s selection (--kernel .serial_f32@default.)" "$tmp/out"'
+run run --plugin "$p" --no-builtin --filter 'quantize/*' --tap
+check "... --no-builtin: no built-in quantizer measured" '! grep -q "_cpu on " "$tmp/out"'
 # a part of a run is no baseline: interrupted, truncated (fewer rows than its summary counts) or
 # without a summary, refused by baseline update as the gate refuses it, whatever --reason says
 for part in interrupted truncated nosummary; do

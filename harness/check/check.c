@@ -167,7 +167,7 @@ int ug_check_prepare(const ug_check_opts *o, const ug_op_desc **opp, int *inputs
     if (o->depth >= 0 && (o->depth != floor(o->depth) || o->depth > 1e15)) {
         char v[32];
         snprintf(v, sizeof v, "%g", o->depth);
-        return fail(err, errlen, "--depth: '%s' is not a whole number%s", v, "");
+        return fail(err, errlen, "--depth: '%s' is not a whole number from 0 to 10^15%s", v, "");
     }
     if (o->eps != 0 && (!op->fill_params || (float)o->eps != UG_NORM_EPS)) {
         char v[32];
@@ -517,7 +517,8 @@ int ug_check_run(const ug_check_opts *o, const ug_array *a, int nin,
         }
         if (over) return fail(err, errlen, "%s: %s", v->name, "a shape of more than 8 dimensions "
                               "or more elements than memory holds");
-        if (ug_array_require_c_order(v, err, errlen)) return 2;
+        if (ug_array_require_c_order(v, err, errlen) || ug_array_check_codes(v, err, errlen))
+            return 2;
     }
     if (ug_check_row_op(r->op) && in.wide)
         return fail(err, errlen, "--op %s: binary64 inputs are not supported (binary32, "

@@ -101,8 +101,11 @@ static int parse_limit(FILE *err, const char *name, const char *val, double *out
     char *end;
     if (!val) return check_usage_error(err, "%s needs a value", name);
     *out = strtod(val, &end);
-    if (end == val || *end || !(*out >= 0))
-        return check_usage_error(err, "'%s' is not a nonnegative number", val);
+    if (end == val || *end || !(*out >= 0)) {
+        char what[200];
+        snprintf(what, sizeof what, "%s: '%.100s' is not a nonnegative number", name, val);
+        return check_usage_error(err, "%s", what);
+    }
     return 0;
 }
 
@@ -148,7 +151,8 @@ int ug_cmd_check_io(int argc, char **argv, FILE *out, FILE *err)
             if ((rc = parse_limit(err, a, opt_value(argc, argv, &i, "--depth"), &o.depth)))
                 return rc;
             if (o.depth != floor(o.depth) || o.depth > 1e15)
-                return check_usage_error(err, "--depth: '%s' is not a whole number", argv[i]);
+                return check_usage_error(err, "--depth: '%s' is not a whole number from 0 to "
+                                              "10^15", argv[i]);
         } else if (is_opt(a, "--bound")) {
             if (!(o.bound = opt_value(argc, argv, &i, "--bound")))
                 return check_usage_error(err, "%s needs a class", a); /* checked with --op */

@@ -11,6 +11,7 @@
 
 #include "kernels/device.h"
 #include "kernels/plugin.h"
+#include "kernels/quantize.h"
 #include "kernels/registry_testing.h"
 #include "base/buf.h"
 #include "base/escape.h"
@@ -48,6 +49,16 @@ void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
              ug_fmt_name(k->out_fmt));
     if (k->op_fmt != k->in_store[0])
         snprintf(buf + strlen(buf), len - strlen(buf), " op %s", ug_fmt_name(k->op_fmt));
+}
+
+bool ug_builtin_selected(const ug_t *t, const char *name)
+{
+    if (!ug_registry_has_builtin()) return false;
+    const char *glob = t->opt->kernel;
+    if (!glob) return true;
+    char id[200];
+    snprintf(id, sizeof id, "%.150s@default", name);
+    return fnmatch(glob, strchr(glob, '@') ? id : name, 0) == 0; /* as ug_kernel_matches */
 }
 
 const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
@@ -407,6 +418,13 @@ int ug_run(const ug_options *opt, ug_results *res, FILE *out)
         bool any = false;
         for (size_t i = 0; i < ug_kernel_count() && !any; i++)
             any = ug_kernel_matches(ug_kernel_at(i), opt->kernel);
+        /* the quantizers are kernels a case grades by name (ug_builtin_selected) */
+        for (size_t i = 0; ug_quantizer_at(i) && !any; i++) {
+            char id[200];
+            snprintf(id, sizeof id, "%.150s@default", ug_quantizer_at(i)->name);
+            any = fnmatch(opt->kernel, strchr(opt->kernel, '@') ? id : ug_quantizer_at(i)->name,
+                          0) == 0;
+        }
         if (!any) return ug_no_kernel_error(opt);
     }
     char comment[256];

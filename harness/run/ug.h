@@ -198,6 +198,10 @@ void ug_skip(ug_t *t, const char *reason);
  * loaded (--no-builtin: a plugin's kernels alone) the case is skipped, saying so; else the
  * kernel, or NULL when there is no such kernel (the caller asserts). */
 const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name);
+/* Whether the run's selection takes a built-in kernel that is not in the kernel registry, by
+ * its name (the quantizers of kernels/quantize.h): the built-in kernels are loaded (not
+ * --no-builtin) and --kernel, when given, matches the name (name@default with an '@'). */
+bool ug_builtin_selected(const ug_t *t, const char *name);
 
 /* ---- assertions ----------------------------------------------------------------------------- */
 

@@ -153,6 +153,14 @@ def test_fp6_fp4_bits_and_names():
     assert r.ok and r.ulp_max == 0 and r.in_fmt == ["e3m2"]
     with pytest.raises(ValueError, match="'e2m3' or 'e2m1'"):
         ulpgate.check("sum", x, got=np.array([0x6], np.uint8), dtype="f16")
+    # a byte with bits above the format's width (two packed FP4 codes, a byte of something
+    # else) is no code of it: refused naming the array and the element, never decoded to NaN
+    # and graded "ok" with an inf ULP error
+    with pytest.raises(ValueError, match=r"input 1: element 0 holds 0xf2, not a code of e2m1"):
+        ulpgate.check("sum", np.array([0xf2, 0x2], np.uint8), got=np.array([0x4], np.uint8),
+                      dtype="e2m1")
+    with pytest.raises(ValueError, match=r"got: element 0 holds 0x40, not a code of e3m2"):
+        ulpgate.check("sum", e3m2, got=np.array([0x40], np.uint8), dtype="e3m2")
 
     class Named:  # an ml_dtypes array of float4_e2m1fn: one code a byte behind it
         dtype = "float4_e2m1fn"
