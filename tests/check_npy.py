@@ -7,6 +7,7 @@ import math
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 from fractions import Fraction
 
@@ -78,6 +79,9 @@ def same_as_oracle(name, j, o):
 
 
 def finish():
-    """The plan line and the exit status: 1 when a check failed."""
+    """The plan line and the exit status: 1 when a check failed.  The scratch folder is
+    removed (kept when a check failed: its files are what the failure was about)."""
     print(f"1..{count}")
+    if not failed:
+        shutil.rmtree(TMP, ignore_errors=True)
     sys.exit(1 if failed else 0)

@@ -39,6 +39,13 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op
     if unknown:
         raise TypeError("unknown option(s) %s (op options: depth, dtype, oracle, eps, acc, "
                         "op_fmt, tc_model; attention: causal, scale)" % ", ".join(sorted(unknown)))
+    if "\0" in op:
+        raise ValueError("op: %r holds a NUL byte: not an operation's name" % op)
+    for name, value in (("ulp_max", ulp_max), ("rel_max", rel_max), ("depth", opts.get("depth")),
+                        ("eps", opts.get("eps")), ("scale", opts.get("scale"))):
+        if value is not None and (isinstance(value, (str, bytes, bool)) or
+                                  not hasattr(value, "__float__")):
+            raise TypeError("%s: a number, not %r" % (name, value))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max,
                                  correctly_rounded=correctly_rounded, **opts))

@@ -323,3 +323,26 @@ def test_correctly_rounded_limit_and_no_bound_for_rows():
         ulpgate.assert_exact(bad, "dot", x, y, correctly_rounded=True)
     r = ulpgate.check("softmax", x, got=x)
     assert r.bound is None and r.ratio_max is None and r.rtol is None
+
+
+def test_argument_errors_name_the_argument():
+    """A limit or option of the wrong type, or an op name with a NUL byte, is refused naming the
+    argument (not "must be real number, not str", not "embedded null character")."""
+    x = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match=r"^ulp_max: a number, not '1'$"):
+        ulpgate.check("sum", x, got=np.float32(4), ulp_max="1")
+    with pytest.raises(TypeError, match=r"^depth: a number, not '3'$"):
+        ulpgate.check("sum", x, got=np.float32(4), depth="3")
+    with pytest.raises(ValueError, match=r"^op: 'su\\x00m' holds a NUL byte"):
+        ulpgate.check("su\0m", x, got=np.float32(4))
+    assert ulpgate.check("sum", x, got=np.float32(4), ulp_max=np.float32(0), depth=np.int64(3)).ok
+
+    class NotACapsule:  # a __dlpack__ that returns something else
+        def __dlpack__(self, **kw):
+            return 5
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(TypeError, match=r"^input 1: its __dlpack__\(\) returned int, not an "):
+        ulpgate.check("sum", NotACapsule(), got=np.float32(4))

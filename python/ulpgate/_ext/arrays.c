@@ -156,7 +156,8 @@ static int from_buffer(PyObject *obj, ug_fmt bits, ug_py_array *a)
     }
     a->copy = PyMem_Malloc(a->view.len ? (size_t)a->view.len : 1);
     if (!a->copy) {
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "%s: its C-order copy (%zd bytes, the array is strided) "
+                     "cannot be allocated", a->array.name, a->view.len);
         return -1;
     }
     if (PyBuffer_ToContiguous(a->copy, &a->view, a->view.len, 'C') != 0) return -1;
@@ -183,6 +184,11 @@ static int from_dlpack(PyObject *obj, ug_fmt bits, ug_py_array *a)
     }
     if (!cap) return -1;
     a->keep = cap; /* the producer's capsule frees the tensor when released unconsumed */
+    if (!PyCapsule_IsValid(cap, "dltensor")) {
+        PyErr_Format(PyExc_TypeError, "%s: its __dlpack__() returned %s, not an unconsumed "
+                     "\"dltensor\" capsule", a->array.name, Py_TYPE(cap)->tp_name);
+        return -1;
+    }
     ug_dl_managed *m = PyCapsule_GetPointer(cap, "dltensor");
     if (!m) return -1;
     const ug_dl_tensor *t = &m->t;
