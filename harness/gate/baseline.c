@@ -176,10 +176,12 @@ static int ug_load_baseline(const char *path, const ug_json *root, ug_baseline *
     return 0;
 }
 
-int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
-                     size_t errlen)
+static int ug_baseline_load_as(const char *path, double nondet_slack, const char *const *groups,
+                               size_t n_groups, ug_baseline *bl, char *err, size_t errlen)
 {
     memset(bl, 0, sizeof *bl);
+    bl->groups = groups;
+    bl->n_groups = n_groups;
     snprintf(bl->path, sizeof bl->path, "%s", path);
     char index[1100];
     if (ug_is_dir(path)) { /* a baseline folder: its index names the rest */
@@ -201,9 +203,37 @@ int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, cha
         rc = ug_load_results(path, nondet_slack, bl, err, errlen);
     }
     ug_json_free(root);
+    bl->groups = NULL; /* the caller's: read, not kept */
+    bl->n_groups = 0;
     if (rc != 0) {
         ug_baseline_free(bl);
         snprintf(bl->path, sizeof bl->path, "%.1023s", path);
     }
+    return rc;
+}
+
+int ug_baseline_load(const char *path, double nondet_slack, ug_baseline *bl, char *err,
+                     size_t errlen)
+{
+    return ug_baseline_load_as(path, nondet_slack, NULL, 0, bl, err, errlen);
+}
+
+int ug_baseline_load_groups(const char *path, double nondet_slack, const char *const *case_names,
+                            size_t n, ug_baseline *bl, char *err, size_t errlen)
+{
+    /* the groups, as the row files name them (baseline_dir.c: ug_bl_group_name) */
+    char **groups = ug_xcalloc(n + 1, sizeof *groups);
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *g = ug_bl_group_name(case_names[i]);
+        bool seen = false;
+        for (size_t k = 0; k < ng && !seen; k++) seen = strcmp(groups[k], g) == 0;
+        if (seen) free(g);
+        else groups[ng++] = g;
+    }
+    int rc = ug_baseline_load_as(path, nondet_slack, (const char *const *)groups, ng, bl, err,
+                                 errlen);
+    for (size_t k = 0; k < ng; k++) free(groups[k]);
+    free(groups);
     return rc;
 }

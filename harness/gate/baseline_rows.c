@@ -15,6 +15,20 @@
 #include "base/sys.h"
 #include "harness/results/results_json.h"
 
+void ug_baseline_reserve(ug_baseline *bl, size_t rows)
+{
+    /* geometric, as adding grows: a folder reserves once a file, and each reallocation of tens
+     * of MB faults its pages in again */
+    if (rows > bl->res.cap) {
+        bl->res.cap = rows > 2 * bl->res.cap ? rows : 2 * bl->res.cap;
+        bl->res.rows = ug_xrealloc(bl->res.rows, bl->res.cap * sizeof *bl->res.rows);
+    }
+    if (rows > bl->x_cap) {
+        bl->x_cap = rows > 2 * bl->x_cap ? rows : 2 * bl->x_cap;
+        bl->x = ug_xrealloc(bl->x, bl->x_cap * sizeof *bl->x);
+    }
+}
+
 void ug_baseline_add(ug_baseline *bl, const ug_row *row, const ug_bl_extra *x)
 {
     ug_results_add(&bl->res, row);

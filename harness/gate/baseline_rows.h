@@ -31,5 +31,8 @@ void ug_baseline_files_max(const ug_baseline *bl, size_t max, ug_bl_files *out);
  * (baseline_dir.c).  0, or -1 with "FILE: what is wrong" in err. */
 int ug_baseline_read_parts(const char *index, const struct ug_json *root, ug_baseline *bl,
                            char *err, size_t errlen);
+/* The case group of case_name as row files name it ("reduce/normal": "reduce", other bytes than
+ * [A-Za-z0-9_@-] as %XX), malloc'ed (baseline_dir.c). */
+char *ug_bl_group_name(const char *case_name);
 
 #endif
