@@ -211,6 +211,9 @@ check "the reason is stored with the loosened row" \
 run baseline show --dir "$bl" "$bl/$key"
 check "baseline show lists the loosened row with its reason" \
   '[ "$(rc)" = 0 ] && grep -q "rows ever loosened (1):" "$tmp/out" && grep -q "$row: .*\"accepted on purpose: test\": ulp_max" "$tmp/out"'
+run baseline show --dir "$bl"
+check "... and without a path, the baseline of this machine's key (the same here: no GPU in use)" \
+  '[ "$(rc)" = 0 ] && grep -q "^baseline $bl/$key: device $key" "$tmp/out" || [ "$key" != "$("$ug" baseline key)" ]'
 run compare "$bl/$key" "$tmp/worse.json" --fail-on-regression
 check "after the accepted loosening the gate passes" '[ "$(rc)" = 0 ]'
 run baseline update --from "$tmp/a/results.json" --dir "$bl"

@@ -7,8 +7,9 @@
 #     against the prefix alone (pkg-config), run with --no-builtin --report, its rows in the
 #     report; the broken build fails (exit 1) with the assertion and a rerun line; the gate;
 #   - examples/cmake_pkgconfig configured and built by CMake through pkg-config, and run;
-#   - plugins that must be refused (no entry point, another API version, a name taken twice)
-#     and one that crashes, each with its message.
+#   - two installed plugins declaring one kernel (refused) and one that crashes, each with its
+#     message (the loader's other refusals and a plugin's own corpus: tests/plugin_test.sh,
+#     which the sanitizer tree of CI runs; this test it leaves out).
 # ulpgate as a Meson subproject is tests/install_subproject_test.sh (a test of its own: it
 # compiles the library again, and beside this one it runs at the same time).
 # TAP on stdout.
@@ -170,29 +171,9 @@ else
   ok "# SKIP cmake not found (CI installs it)"
 fi
 
-# --- plugins that must be refused, and one that crashes ----------------------------------------
+# --- plugins that must be refused (the loader's refusals: tests/plugin_test.sh), and one that
+# --- crashes
 cc_plugin() { cc -shared -fPIC -std=c11 -I"$prefix/include" -o "$tmp/$1.so" -x c - 2>>"$tmp/err"; }
-printf 'int nothing(void) { return 0; }\n' | cc_plugin noentry
-run --plugin "$tmp/noentry.so" list
-check "a library without an entry point: exit 2, naming the file and UG_PLUGIN" \
-  '[ "$(rc)" = 2 ] && grep -q "noentry.so: no entry point ulpgate_plugin_entry .*UG_PLUGIN" "$tmp/err"'
-printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 99\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v99", .run = f},)\n' | cc_plugin v99
-run --plugin "$tmp/v99.so" list
-check "another API version: exit 2, naming the file and both versions" \
-  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 3" "$tmp/err"'
-# a plugin of the version before (its ug_call had n, gemm_n, gemm_k and one output): the entry
-# point reports 1, and the loader refuses it before reading a row
-printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 1\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v1", .run = f},)\n' | cc_plugin v1
-run --plugin "$tmp/v1.so" list
-check "a plugin built against API version 1 (one shape, one output): exit 2, naming both" \
-  '[ "$(rc)" = 2 ] && grep -q "v1.so: built for ulpgate API version 1, this ulpgate has API version 3: rebuild" "$tmp/err"'
-# API 2: ug_kernel before .batch_invariant (the row's layout changed): refused the same way
-printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 2\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v2", .run = f},)\n' | cc_plugin v2
-run --plugin "$tmp/v2.so" list
-check "a plugin built against API version 2 (ug_kernel without .batch_invariant): exit 2, naming both" \
-  '[ "$(rc)" = 2 ] && grep -q "v2.so: built for ulpgate API version 2, this ulpgate has API version 3: rebuild" "$tmp/err"'
-run --plugin "$tmp/missing.so" list
-check "a file that is not there: exit 2, naming it" '[ "$(rc)" = 2 ] && grep -q "missing.so: no such file" "$tmp/err"'
 cp "$mk/build/libmykernels.so" "$tmp/again.so"
 run --plugin "$mk/build/libmykernels.so" --plugin "$tmp/again.so" --no-builtin list
 check "two plugins declaring the same kernel: exit 2, naming the kernel and both" \
@@ -205,12 +186,5 @@ run run --plugin "$tmp/crash.so" --no-builtin --filter 'reduce/normal' --report 
 check "a kernel that crashes: its point fails naming it and the signal, exit 1, a report" \
   '[ "$(rc)" = 1 ] && grep -q "^not ok 1 - reduce/normal" "$tmp/out" &&
    grep -q "kernel my_crash@default crashed (SIGSEGV)" "$tmp/out" && [ -f "$tmp/crash-report/results.json" ]'
-
-mkdir -p "$tmp/own/corpus"
-printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < ug_dim(c, 0); i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_plugin own/libown
-printf '# op: sum\n# why: three terms whose partial sums are exact\n# source: hand-made\n# kernels: my_serial\n# check: ulp_max 0 every partial sum is exact\n1\n2\n4\n' >"$tmp/own/corpus/exact_small.txt"
-run run --tap --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
-check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \
-  '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/exact_small my_serial@default n=3$" "$tmp/out"'
 
 tap_end

@@ -6,6 +6,9 @@
 #     crtfastmath.o) and one whose kernel leaves the rounding mode upward change no other
 #     kernel's figures and no exact value (bit for bit against a run without them, every row
 #     of `run --detail` on the corpus), and their own points fail, saying why;
+#   - a library without an entry point, one built for another API version (99, 1, 2), a file
+#     that is not there: exit 2 naming the file (and both versions); a plugin's own corpus
+#     (UG_PLUGIN_CORPUS) runs on its kernel;
 #   - forged tables (the entry point is data, a NULL table, a count that lies, a kernel_size
 #     that differs, an unknown operation, format, backend or bound class, .run in data, NULL
 #     from the entry point) are refused with exit 2, naming the plugin and the row, no crash;
@@ -22,6 +25,37 @@ cc_plugin() { # cc_plugin OUT SRC FLAGS...
   cc -shared -fPIC -std=c11 -I"$src/include" "$@" -o "$out" "$src/tests/plugins/$file" 2>>"$tmp/cc.err"
 }
 echo "TAP version 13"
+
+# --- libraries the loader refuses (kernels/plugin.c), each naming the file -----------------------
+cc_src() { cc -shared -fPIC -std=c11 -I"$src/include" -o "$tmp/$1.so" -x c - 2>>"$tmp/cc.err"; }
+printf 'int nothing(void) { return 0; }\n' | cc_src noentry
+run --plugin "$tmp/noentry.so" list
+check "a library without an entry point: exit 2, naming the file and UG_PLUGIN" \
+  '[ "$(rc)" = 2 ] && grep -q "noentry.so: no entry point ulpgate_plugin_entry .*UG_PLUGIN" "$tmp/err"'
+printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 99\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v99", .run = f},)\n' | cc_src v99
+run --plugin "$tmp/v99.so" list
+check "another API version: exit 2, naming the file and both versions" \
+  '[ "$(rc)" = 2 ] && grep -q "v99.so: built for ulpgate API version 99, this ulpgate has API version 3" "$tmp/err"'
+# a plugin of the version before (its ug_call had n, gemm_n, gemm_k and one output): the entry
+# point reports 1, and the loader refuses it before reading a row
+printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 1\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v1", .run = f},)\n' | cc_src v1
+run --plugin "$tmp/v1.so" list
+check "a plugin built against API version 1 (one shape, one output): exit 2, naming both" \
+  '[ "$(rc)" = 2 ] && grep -q "v1.so: built for ulpgate API version 1, this ulpgate has API version 3: rebuild" "$tmp/err"'
+# API 2: ug_kernel before .batch_invariant (the row's layout changed): refused the same way
+printf '#undef ULPGATE_API_VERSION\n#include <ulpgate/ulpgate.h>\n#undef ULPGATE_API_VERSION\n#define ULPGATE_API_VERSION 2\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; (void)c; return 0; }\nUG_PLUGIN({.name = "v2", .run = f},)\n' | cc_src v2
+run --plugin "$tmp/v2.so" list
+check "a plugin built against API version 2 (ug_kernel without .batch_invariant): exit 2, naming both" \
+  '[ "$(rc)" = 2 ] && grep -q "v2.so: built for ulpgate API version 2, this ulpgate has API version 3: rebuild" "$tmp/err"'
+run --plugin "$tmp/missing.so" list
+check "a file that is not there: exit 2, naming it" '[ "$(rc)" = 2 ] && grep -q "missing.so: no such file" "$tmp/err"'
+
+mkdir -p "$tmp/own/corpus"
+printf '#define UG_PLUGIN_CORPUS "corpus"\n#include <ulpgate/ulpgate.h>\nstatic int f(const ug_kernel *k, ug_call *c) { (void)k; const float *x = ug_in_f32(c, 0); float s = x[0]; for (size_t i = 1; i < ug_dim(c, 0); i++) s += x[i]; ug_out_f32(c)[0] = s; return 0; }\nUG_PLUGIN({.name = "my_serial", .op = UG_OP_SUM, .bound = UG_BOUND_TREE, .run = f},)\n' | cc_src own/libown
+printf '# op: sum\n# why: three terms whose partial sums are exact\n# source: hand-made\n# kernels: my_serial\n# check: ulp_max 0 every partial sum is exact\n1\n2\n4\n' >"$tmp/own/corpus/exact_small.txt"
+run run --tap --plugin "$tmp/own/libown.so" --no-builtin --filter 'corpus/exact_small'
+check "a plugin's own cases (UG_PLUGIN_CORPUS: corpus files beside the library) run on its kernel" \
+  '[ "$(rc)" = 0 ] && grep -q "^ok 1 - corpus/exact_small my_serial@default n=3$" "$tmp/out"'
 
 # --- the floating-point environment ----------------------------------------------------------
 cc_plugin "$tmp/fastmath.so" fastmath.c -O2 -ffast-math

@@ -60,6 +60,12 @@ if mknod "$tmp/fulldev" c 1 7 2>/dev/null; then
 else
   ok "merge into a full device # SKIP mknod not permitted here"
 fi
+# merge --parts's rules on small parts (the whole default run is mode parts' work): a part
+# narrowed by --trials, units in no part, a unit in two parts; each named, exit 2
+$ug run --filter 'dot/normal' --report "$tmp/pp-dot" >/dev/null 2>&1
+$ug merge --parts "$tmp/pp.json" "$tmp/pp-dot/results.json" "$tmp/full/results.json" "$tmp/pp-dot/results.json" >"$tmp/out" 2>"$tmp/err"
+check "merge --parts of parts that are not the default run: exit 2, each fault named" \
+  '[ $? = 2 ] && grep -q "full/results.json is not a part of the default run: its selection is narrowed" "$tmp/err" && grep -q "^ulpgate merge: unit dot/normal of the default run is in 2 parts" "$tmp/err" && grep -q "^ulpgate merge: unit gemm/normal of the default run is in 0 parts" "$tmp/err" && [ ! -e "$tmp/pp.json" ]'
 $ug merge "$tmp/m3.json" "$tmp"/s0/results.json "$tmp"/s1/results.json "$tmp"/s3/results.json >"$tmp/out" 2>"$tmp/err"
 check "a missing shard: exit 2 naming the shard and its units" \
   '[ $? = 2 ] && grep -q "shard 2/4 is missing; its units: reduce/" "$tmp/err"'
