@@ -101,6 +101,7 @@ static bool q_grade(ug_t *t, const ug_quantizer *q, q_data d)
         UG_EXPECT_MSG(rc == 0, "%s: %s", q->name, c.err);
     }
     if (rc == 0) {
+        ug_case_ran_kernel(t); /* measured: a run narrowed to q is not "nothing measured" */
         ug_qgrade g;
         char err[256], what[512];
         UG_EXPECT_MSG(ug_quantize_grade(B, q->rule, &c, &g, err, sizeof err) == 0, "%s", err);

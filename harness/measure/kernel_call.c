@@ -14,6 +14,7 @@
 
 static size_t ug_direct_runs; /* successful ug_run_kernel calls (the cases run serially) */
 size_t ug_direct_kernel_runs(void) { return ug_direct_runs; }
+void ug_direct_kernel_ran(void) { ug_direct_runs++; }
 
 /* Per kernel that ran: calls that ran and calls it declined as unsupported (with its first
  * reason), for the run's check that a kernel it selected was measured somewhere. */

@@ -92,6 +92,8 @@ void ug_result_free(ug_result *r);
 /* kernel_call.c: the kernel runs a case made itself (ug_run_kernel: bit-for-bit and invariance
  * cases, which record no measured row) in this process; the selection check counts them. */
 size_t ug_direct_kernel_runs(void);
+/* One such run that a case made through its own call (a quantizer: kernels/quantize.h). */
+void ug_direct_kernel_ran(void);
 /* The kernels that declined every call of this process as unsupported (ran on none): up to cap
  * of them into k[], with the first reason and the calls declined; returns how many
  * (kernel_call.c). */

@@ -61,6 +61,12 @@ bool ug_builtin_selected(const ug_t *t, const char *name)
     return fnmatch(glob, strchr(glob, '@') ? id : name, 0) == 0; /* as ug_kernel_matches */
 }
 
+void ug_case_ran_kernel(ug_t *t)
+{
+    (void)t;
+    ug_direct_kernel_ran();
+}
+
 const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name)
 {
     const ug_kernel *k = ug_kernel_find(name);

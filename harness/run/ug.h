@@ -202,6 +202,9 @@ const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name);
  * its name (the quantizers of kernels/quantize.h): the built-in kernels are loaded (not
  * --no-builtin) and --kernel, when given, matches the name (name@default with an '@'). */
 bool ug_builtin_selected(const ug_t *t, const char *name);
+/* A kernel that a case ran through its own call and graded (not ug_run_kernel's: a quantizer),
+ * counted as measured: a run narrowed to it (--kernel) is not "nothing was measured". */
+void ug_case_ran_kernel(ug_t *t);
 
 /* ---- assertions ----------------------------------------------------------------------------- */
 

@@ -207,9 +207,14 @@ SURFACES = [
          tests=["check_api", "check", "check_attention", "python"], what="the C-order strides written out are all "
          "1: every .npy file and Python array of 2 or more axes is refused as strided"),
     dict(id="check.strides_ignored", file="harness/check/check.c",
-         find="        if (ug_array_require_c_order(v, err, errlen)) return 2;\n",
-         replace="", tests=["check_api"], what="check grades a transposed array as if it were "
-         "C order"),
+         find="        if (ug_array_require_c_order(v, err, errlen) || ug_array_check_codes(v, err, errlen))\n",
+         replace="        if (ug_array_check_codes(v, err, errlen))\n",
+         tests=["check_api"], what="check grades a transposed array as if it were C order"),
+    dict(id="check.codes_unchecked", file="harness/check/check.c",
+         find="        if (ug_array_require_c_order(v, err, errlen) || ug_array_check_codes(v, err, errlen))\n",
+         replace="        if (ug_array_require_c_order(v, err, errlen))\n",
+         tests=["python"], what="a uint8 with bits above e2m1's 4 (two packed FP4 codes) decoded "
+         "as NaN and graded ok, inf ulp"),
     dict(id="check_attn.strides_ignored", file="harness/check/check_attn.c",
          find="if (arr[i] && ug_array_require_c_order(arr[i], err, errlen)) return 2;",
          replace="if (0) return 2;",
@@ -346,9 +351,34 @@ SURFACES = [
          tests=["contain"], what="one output with a non-finite exact value voids the evaluation "
                                  "(causal attention, L > S: no breach can be found)"),
     dict(id="contain.reentrancy_unchecked", file="harness/cli/cli_hunt.c",
-         find="    if (ug_hunt_not_reentrant(&o.p, &search)) {",
-         replace="    if (0) {",
+         find=" || ug_hunt_not_reentrant(&o.p, &search)) {",
+         replace=") {",
          tests=["contain"], what="a kernel that is not reentrant gives a false breach under --threads"),
+    dict(id="contain.kernel_error_unnamed", file="harness/cli/cli_hunt.c",
+         find="    if (ug_hunt_kernel_failed(&o.p, \"search\", &search) || ",
+         replace="    if (",
+         tests=["contain"], what="a kernel that returns an error is scored as nothing: 'largest "
+         "ULP error seen: -1', or a shrunk input scored 0 written as a breach"),
+    dict(id="contain.raw_exit_unseen", file="harness/run/guard.c",
+         find="    if (atomic_load(&ug_finishing) || !atomic_load(&ug_trap_armed)) return;",
+         replace="    return;",
+         tests=["ends", "contain"], what="a kernel that calls _exit(0) or execv ends run green, "
+         "no report, no plan line"),
+    dict(id="gate.partial_run_taken", file="harness/cli/cli_baseline.c",
+         find="    if (partial[0]) {",
+         replace="    if (0) {",
+         tests=["measured"], what="baseline update writes an interrupted or truncated run's "
+         "rows as the whole run's (with --prune: the rows it never reached removed)"),
+    dict(id="gate.narrowed_checks_taken", file="harness/gate/baseline_update.c",
+         find="    return !r->measured && (run->sel_kernel[0] || run->sel_n || run->sel_kernels_narrowed);",
+         replace="    return false;",
+         tests=["measured"], what="a --kernel run's check points (a table over its kernels, "
+         "the point of a case it left out) added to the baseline, then gone from every default run"),
+    dict(id="quantize.selection_ignored", file="cases/quantize_cases.h",
+         find="        if (!ug_builtin_selected(t, q->name)) continue; /* --kernel, --no-builtin */\n",
+         replace="",
+         tests=["measured"], what="a run narrowed to another kernel measures and passes every "
+         "quantizer"),
     dict(id="contain.exit_outside_kernel", file="harness/run/guard.c",
          find="    if (!k && status == 0 && ug_run_info.res && !ug_contained) {",
          replace="    if (0) {",
