@@ -128,7 +128,7 @@ SURFACES = [
          tests=["python"], what="the extension computes under the caller's rounding mode and "
          "FTZ/DAZ (a -ffast-math library loaded earlier changes the exact values)"),
     dict(id="python.fenv_not_restored", file="python/ulpgate/_ext/module.c",
-         find="        ug_fenv_set(&caller);", replace="        (void)0;",
+         find="        fesetenv(&caller);", replace="        (void)0;",
          tests=["python"], what="a call leaves the known environment behind, not the caller's"),
     dict(id="python.report_folder_unprepared", file="python/ulpgate/_ext/report.c",
          find="    if (ug_report_prepare(dir, 1, argv, &r->lock, err, sizeof err) != 0) {",
@@ -364,6 +364,11 @@ SURFACES = [
          replace="    return;",
          tests=["ends", "contain"], what="a kernel that calls _exit(0) or execv ends run green, "
          "no report, no plan line"),
+    dict(id="python.fenv_flags_kept", file="python/ulpgate/_ext/module.c",
+         find="        fesetenv(&caller);",
+         replace="        feupdateenv(&caller);",
+         tests=["python"], what="the call's exception flags are left raised in the caller's "
+         "environment: under an exception it unmasked, its next x87 instruction traps (SIGFPE)"),
     dict(id="gate.partial_run_taken", file="harness/cli/cli_baseline.c",
          find="    if (partial[0]) {",
          replace="    if (0) {",

@@ -95,3 +95,30 @@ def test_every_entry_point_restores(known_after):
     assert _ulpgate._fenv() == before
     _ulpgate._set_fenv()
     assert [a.tobytes() for a in arrays] == [a.tobytes() for a in known]
+
+
+@pytest.mark.skipif(not X86, reason="the x87 unit's pending exceptions are x86's")
+def test_unmasked_exception_not_left_pending():
+    """A caller that unmasked the inexact exception (feenableexcept(FE_INEXACT)) with its flags
+    clear gets them back clear: the call's own flags (the fast attention reference sums in long
+    double, on the x87 unit) are not the caller's.  Left raised under the caller's unmasked
+    control word, they trapped at the caller's next x87 instruction (SIGFPE: here the
+    fedisableexcept after the call).  In a child process: the failure is a signal."""
+    import subprocess
+    import sys
+    code = r'''
+import ctypes, numpy as np, ulpgate
+libm = ctypes.CDLL("libm.so.6")
+rng = np.random.default_rng(1)
+q, k, v = (rng.standard_normal((8, 64)).astype(np.float32) for _ in range(3))
+s = (q.astype(np.float64) @ k.T.astype(np.float64)) / 8.0
+p = np.exp(s - s.max(1, keepdims=True))
+o = ((p / p.sum(1, keepdims=True)) @ v.astype(np.float64)).astype(np.float32)  # binary64, rounded
+libm.feclearexcept(0x3d)
+libm.feenableexcept(0x20)  # FE_INEXACT
+r = ulpgate.check("attention", q, k, v, got=o)
+libm.fedisableexcept(0x20)  # an x87 fldcw: traps if an unmasked flag is pending
+print("ok", r.ok)
+'''
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok True", (p.returncode, p.stdout, p.stderr)

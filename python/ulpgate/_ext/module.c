@@ -108,9 +108,12 @@ static PyObject *py_describe(PyObject *self, PyObject *args, PyObject *kw)
 // --- the floating-point environment ----------------------------------------------------------
 
 /* Every entry point computes under the known environment (base/fenv.h: round to nearest, no
- * FTZ/DAZ, the x87 word's default), whatever the caller's process has set (a -ffast-math
- * extension loaded earlier sets FTZ and DAZ; a test may change the rounding mode), and leaves
- * the caller's environment as it was: the exact values and the grades cannot depend on it, as
+ * FTZ/DAZ, the x87 word's default, every exception masked), whatever the caller's process has
+ * set (a -ffast-math extension loaded earlier sets FTZ and DAZ; a test may change the rounding
+ * mode or unmask an exception, feenableexcept), and leaves the caller's environment as it was,
+ * its exception flags included: the flags the call raised are not the caller's, and left pending
+ * under an unmasked exception they trapped (SIGFPE) at the caller's next x87 instruction, inside
+ * the restore itself.  The exact values and the grades cannot depend on it, as
  * `ulpgate run` computes around its kernels.  The library's worker threads set it themselves
  * (base/par.c).  Memory refused in the call is MemoryError (trapped_call). */
 typedef PyObject *(*ug_py_entry)(PyObject *self, PyObject *args, PyObject *kw);
@@ -137,11 +140,11 @@ static PyObject *trapped_call(ug_py_entry fn, PyObject *self, PyObject *args, Py
 #define UG_PY_FENV_KW(name, fn)                                                                   \
     static PyObject *name(PyObject *self, PyObject *args, PyObject *kw)                           \
     {                                                                                             \
-        ug_fenv caller;                                                                           \
-        ug_fenv_get(&caller);                                                                     \
+        fenv_t caller; /* all of it, the exception flags and the traps too (fesetenv) */      \
+        fegetenv(&caller);                                                                        \
         ug_fenv_set_known();                                                                      \
         PyObject *res = trapped_call(fn, self, args, kw);                                         \
-        ug_fenv_set(&caller);                                                                     \
+        fesetenv(&caller);                                                                        \
         return res;                                                                               \
     }
 #define UG_PY_FENV(name, fn)                                                                      \
