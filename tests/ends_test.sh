@@ -38,6 +38,10 @@ abnormal 19 "a kernel that calls _exit(0)" "called _exit(0) while it ran"
 abnormal 20 "a kernel that calls quick_exit(0)" "called quick_exit() while it ran"
 abnormal 21 "a kernel that calls execv" "called execv() while it ran"
 abnormal 2 "a kernel that aborts" "crashed (SIGABRT"
+cc_plugin "$tmp/end22.so" 22
+run run --tap --plugin "$tmp/end22.so" --no-builtin --filter "reduce/normal" --report "$tmp/r22"
+check "a kernel that forks children ending in _exit(0) and execv: the run goes on and passes (the children are not the run)" \
+  '[ "$(rc)" = 0 ] && ! grep -q "Bail out" "$tmp/out" && [ "$(grep -c "^1\.\." "$tmp/out")" = 1 ] && json "$tmp/r22/results.json" "assert d[\"meta\"].get(\"interrupted\") is not True"'
 abnormal 3 "a kernel that overflows its stack" "crashed (SIGSEGV)"
 cc_plugin "$tmp/end4.so" 4
 run run --plugin "$tmp/end4.so" --no-builtin --filter "$F" --report "$tmp/r4"

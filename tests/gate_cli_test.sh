@@ -211,6 +211,15 @@ check "the reason is stored with the loosened row" \
 run baseline show --dir "$bl" "$bl/$key"
 check "baseline show lists the loosened row with its reason" \
   '[ "$(rc)" = 0 ] && grep -q "rows ever loosened (1):" "$tmp/out" && grep -q "$row: .*\"accepted on purpose: test\": ulp_max" "$tmp/out"'
+# a case group named "index" (pytest tests in an index/ folder): its row file is not index.json,
+# which would overwrite the folder's own index (every reader then refused the baseline)
+python3 -c "import sys; open(sys.argv[2], 'w').write(open(sys.argv[1]).read().replace('reduce/normal', 'index/normal'))" \
+  "$tmp/a/results.json" "$tmp/index.json"
+mkdir -p "$tmp/blx"
+run baseline update --from "$tmp/index.json" --dir "$tmp/blx"
+run compare "$tmp/blx/$key" "$tmp/index.json" --fail-on-regression
+check "a case group named index: its own row file (%69ndex.json), the baseline read back whole" \
+  '[ "$(rc)" = 0 ] && [ -f "$tmp/blx/$key/%69ndex.json" ] && grep -q "rows compared: 0 regressed" "$tmp/out"'
 run baseline show --dir "$bl"
 check "... and without a path, the baseline of this machine's key (the same here: no GPU in use)" \
   '[ "$(rc)" = 0 ] && grep -q "^baseline $bl/$key: device $key" "$tmp/out" || [ "$key" != "$("$ug" baseline key)" ]'

@@ -235,6 +235,17 @@ check "... --kernel naming another kernel: no quantizer measured, the cases skip
   '! grep -q "_cpu on " "$tmp/out" && grep -q "^ok .* quantize/normal # SKIP the run.s selection (--kernel .serial_f32@default.)" "$tmp/out"'
 run run --plugin "$p" --no-builtin --filter 'quantize/*' --tap
 check "... --no-builtin: no built-in quantizer measured" '! grep -q "_cpu on " "$tmp/out"'
+# a run narrowed to a kernel whose case also needs another one (tf32_canary/cpu compares
+# gemm_tf32_cpu with gemm_naive_cpu): the case skips saying so, and the gate does not call the
+# selected kernel's rows of it "gone"
+run run --filter '[gt][ef]*' --kernel 'gemm_tf32_cpu@default' --report "$tmp/tf32k"
+run compare "$src/reports/baselines/cpu-x86_64" "$tmp/tf32k/results.json" --fail-on-regression
+check "--kernel leaving out a kernel its case needs: the case's rows only in base, not gone (exit 0)" \
+  '[ "$(rc)" = 0 ] && grep -q " 0 regressed" "$tmp/out" && ! grep -q "REGRESSION (gone" "$tmp/out"'
+# --format: no whole-run coverage check (every registered kernel measured) on a narrowed run
+run run --format tf32 --trials 1
+check "--format over every case: the run passes, no 'registered but no case measures it' point" \
+  '[ "$(rc)" = 0 ] && ! grep -q "no case measures it" "$tmp/out"'
 # a part of a run is no baseline: interrupted, truncated (fewer rows than its summary counts) or
 # without a summary, refused by baseline update as the gate refuses it, whatever --reason says
 for part in interrupted truncated nosummary; do

@@ -53,11 +53,16 @@
 
 /* ---- the files of a baseline ------------------------------------------------------------------ */
 
-/* name as a file name component: [A-Za-z0-9_@-] kept, any other byte %XX, "" as "=", and a
+/* name as a file name component: [A-Za-z0-9_@-] kept, any other byte %XX, "" as "=", "index"
+ * as "%69ndex" (a group named index would write index.json over the folder's index), and a
  * long one cut to 160 bytes + "=" + its FNV-1a hash (file systems take 255 bytes). */
 static void ug_enc(const char *name, size_t len, ug_buf *out)
 {
     size_t at = out->len;
+    if (len == 5 && memcmp(name, "index", 5) == 0) {
+        ug_buf_printf(out, "%%69ndex");
+        return;
+    }
     if (len == 0) ug_buf_printf(out, "=");
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)name[i];

@@ -358,12 +358,31 @@ static bool ug_in_sorted(const char *const *sorted, size_t n, const char *name)
     return n && bsearch(&name, sorted, n, sizeof *sorted, ug_cmp_str) != NULL;
 }
 
+/* Whether NEW's selection left out a kernel the case itself needs (a comparison with another
+ * kernel: tf32_canary/cpu runs gemm_naive_cpu beside gemm_tf32_cpu): the case skipped saying
+ * so (ug_builtin_kernel's reasons), its rows of the selected kernel are not expected either. */
+static bool ug_case_left_out(const ug_baseline *now, const char *case_name)
+{
+    for (size_t i = 0; i < now->ran.count; i++) {
+        const ug_row *s = &now->ran.rows[i];
+        if (s->status == UG_ST_SKIP && strcmp(s->case_name, case_name) == 0 &&
+            (strstr(s->note, ", which --kernel ") || strstr(s->note, ", which --format ") ||
+             strstr(s->note, ": not loaded (--no-builtin)") ||
+             strstr(s->note, "the run's selection (")))
+            return true;
+    }
+    return false;
+}
+
 bool ug_expected_in(const ug_baseline *now, const ug_row *r)
 {
     bool ran = false;
     for (size_t u = 0; u < now->ran.n_units && !ran; u++)
         ran = strcmp(now->ran.units[u].name, r->case_name) == 0;
     if (!ran) return false;
+    /* only a narrowed run leaves out a kernel a case needs (O(skipped rows) then) */
+    if ((now->sel_kernel[0] || now->sel_kernels_narrowed) && ug_case_left_out(now, r->case_name))
+        return false;
     /* a check point of a unit that ran: unless the run narrowed the unit's kernels or sizes,
      * which may leave the point out (a table over kernels that were not measured) */
     if (!r->measured) return !now->sel_kernel[0] && !now->sel_n && !now->sel_kernels_narrowed;

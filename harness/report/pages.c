@@ -35,11 +35,15 @@ static int ug_pages_base(ug_pages_in *in, const char *baseline)
     }
     /* the row files of the case groups the run ran: the rows it can be compared with (a run of
      * reduce/normal reads reduce.json, not the 20 other files: ~0.5 s less a --report) */
-    const ug_results *ran = &in->now.ran;
-    const char **units = ug_xcalloc(ran->n_units + 1, sizeof *units);
-    for (size_t u = 0; u < ran->n_units; u++) units[u] = ran->units[u].name;
-    int rc = ug_baseline_load_groups(path, UG_DEFAULT_NONDET_SLACK, units, ran->n_units,
-                                     &in->base, err, sizeof err);
+    /* (the units, and the case of every row: a run's own points, "coverage ...", have no unit) */
+    const ug_results *ran = &in->now.ran, *res = &in->now.res;
+    const char **units = ug_xcalloc(ran->n_units + ran->count + res->count + 1, sizeof *units);
+    size_t nu = 0;
+    for (size_t u = 0; u < ran->n_units; u++) units[nu++] = ran->units[u].name;
+    for (size_t i = 0; i < ran->count; i++) units[nu++] = ran->rows[i].case_name;
+    for (size_t i = 0; i < res->count; i++) units[nu++] = res->rows[i].case_name;
+    int rc = ug_baseline_load_groups(path, UG_DEFAULT_NONDET_SLACK, units, nu, &in->base, err,
+                                     sizeof err);
     free(units);
     if (rc != 0) {
         fprintf(stderr, "ulpgate: report: %s\n", err);

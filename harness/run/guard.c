@@ -51,6 +51,7 @@ static bool ug_watchdog_started;
 static char ug_stop_text[400];              /* the reason once the watchdog finishes the run */
 static atomic_bool ug_finishing;            /* ug_watchdog_finish began: its _exit is its own */
 static atomic_bool ug_trap_armed;           /* the exit handlers are installed (a guarded command) */
+static _Atomic pid_t ug_guarded_pid;        /* ... by this process (not a child a kernel forked) */
 
 /* ---- signals ------------------------------------------------------------------------------- */
 
@@ -176,7 +177,9 @@ static void ug_on_crash(int sig)
 static void ug_exit_seen(int status, const char *how)
 {
     const ug_kernel *k = ug_kernel_running();
-    if (ug_done) return;
+    /* a child a kernel forked ends as it likes (its _exit, its exec): the guarded process is
+     * the one that installed the handlers */
+    if (ug_done || getpid() != atomic_load(&ug_guarded_pid)) return;
     if (!k && status == 0 && ug_run_info.res && !ug_contained) {
         /* exit(0) in the middle of a run, outside any call (a thread a kernel left running, a
          * destructor): the run would end green with no plan line */
@@ -229,6 +232,7 @@ static void ug_install_crash_handlers(void)
          * thread that finds none left ends the process with its status */
         for (int i = 0; i < UG_PAR_MAX + 8; i++) on_exit(ug_on_exit, NULL);
         for (int i = 0; i < UG_PAR_MAX + 8; i++) at_quick_exit(ug_on_quick_exit);
+        atomic_store(&ug_guarded_pid, getpid());
         atomic_store(&ug_trap_armed, true);
     }
     struct sigaction sa;

@@ -53,7 +53,9 @@ void ug_kernel_formats(const ug_kernel *k, char *buf, size_t len)
 
 bool ug_builtin_selected(const ug_t *t, const char *name)
 {
-    if (!ug_registry_has_builtin()) return false;
+    /* --format narrows the registry's kernels by their operand formats; a quantizer has none
+     * (binary32 in, elements and scales out): a run narrowed by format runs none */
+    if (!ug_registry_has_builtin() || t->opt->format_set) return false;
     const char *glob = t->opt->kernel;
     if (!glob) return true;
     char id[200];
@@ -232,7 +234,8 @@ size_t ug_unmeasured_kernels(const ug_results *res, bool gpu, const char **missi
  * say so.  One test point, "coverage every_kernel_measured". */
 static void ug_check_coverage(const ug_options *opt, ug_collector *col)
 {
-    if (opt->filter || opt->kernel || opt->n || opt->trial >= 0 || opt->slow_only || opt->shard_n)
+    if (opt->filter || opt->kernel || opt->format_set || opt->n || opt->trial >= 0 ||
+        opt->slow_only || opt->shard_n)
         return; /* a sharded run: `ulpgate merge` checks coverage over every shard */
     const char *missing[256];
     size_t count = ug_unmeasured_kernels(col->res, ug_gpu_available(), missing, 256);

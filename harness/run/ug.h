@@ -200,7 +200,8 @@ void ug_skip(ug_t *t, const char *reason);
 const ug_kernel *ug_builtin_kernel(ug_t *t, const char *name);
 /* Whether the run's selection takes a built-in kernel that is not in the kernel registry, by
  * its name (the quantizers of kernels/quantize.h): the built-in kernels are loaded (not
- * --no-builtin) and --kernel, when given, matches the name (name@default with an '@'). */
+ * --no-builtin), no --format narrows the run, and --kernel, when given, matches the name
+ * (name@default with an '@'). */
 bool ug_builtin_selected(const ug_t *t, const char *name);
 /* A kernel that a case ran through its own call and graded (not ug_run_kernel's: a quantizer),
  * counted as measured: a run narrowed to it (--kernel) is not "nothing was measured". */

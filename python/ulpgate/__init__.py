@@ -46,6 +46,15 @@ def _grade(op, inputs, got, axis, bound, ulp_max, rel_max, correctly_rounded, op
         if value is not None and (isinstance(value, (str, bytes, bool)) or
                                   not hasattr(value, "__float__")):
             raise TypeError("%s: a number, not %r" % (name, value))
+        if value is not None:
+            try:
+                float(value)
+            except OverflowError:
+                raise ValueError("%s: %r is beyond binary64's range" % (name, value)) from None
+    if bound is not None and not isinstance(bound, str):
+        raise TypeError("bound: a class's name (a str) or None, not %r" % (bound,))
+    if axis is not None and (isinstance(axis, bool) or not hasattr(axis, "__index__")):
+        raise TypeError("axis: an int or None, not %r" % (axis,))
     return Result(_ulpgate.check(op, tuple(inputs), got, axis=axis, bound=bound,
                                  ulp_max=ulp_max, rel_max=rel_max,
                                  correctly_rounded=correctly_rounded, **opts))

@@ -11,7 +11,9 @@
  * call sums backwards); 16 deterministic, its sum off by 2^-16 relative from n = 1000 (within
  * the serial bound, ~2^8 ulp worse: a regression); 18 returns an error (its message in c->err)
  * from its 41st call on; 19 _exit(0), 20 quick_exit(0), 21 execv("/bin/true") inside the kernel
- * (what exit()'s handlers never see: the executable's own _exit and exec* are told).
+ * (what exit()'s handlers never see: the executable's own _exit and exec* are told); 22 forks a
+ * child that ends with _exit(0) and one that execs /bin/true, and waits for both (right: the
+ * run goes on, the children are not the run).
  * -DGEMM makes the kernel ab_gemm, a GEMM on TF32 operands (`probe tensor-core` runs it); with
  * it, 12 declares batch invariance and writes one element past C when M is 3 (an invariance
  * call: its batches are 1, 3, 64 and 1000 rows); 13 declares itself nondeterministic and batch
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <ulpgate/ulpgate.h>
 
 static volatile int depth_sink;
@@ -128,6 +131,17 @@ static int ab_sum(const ug_kernel *k, ug_call *c)
 #elif END == 21
     char *argv[] = {"true", NULL};
     execv("/bin/true", argv);
+#elif END == 22
+    pid_t a = fork();
+    if (a == 0) _exit(0);
+    pid_t b = fork();
+    if (b == 0) {
+        char *argv[] = {"true", NULL};
+        execv("/bin/true", argv);
+        _exit(127);
+    }
+    if (a > 0) waitpid(a, NULL, 0);
+    if (b > 0) waitpid(b, NULL, 0);
 #elif END == 18
     static _Atomic int calls18;
     if (++calls18 > 40) {

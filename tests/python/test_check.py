@@ -336,6 +336,12 @@ def test_argument_errors_name_the_argument():
     with pytest.raises(ValueError, match=r"^op: 'su\\x00m' holds a NUL byte"):
         ulpgate.check("su\0m", x, got=np.float32(4))
     assert ulpgate.check("sum", x, got=np.float32(4), ulp_max=np.float32(0), depth=np.int64(3)).ok
+    with pytest.raises(ValueError, match=r"^ulp_max: 1000000000000000000000\d* is beyond binary64's range$"):
+        ulpgate.check("sum", x, got=np.float32(4), ulp_max=10 ** 400)
+    with pytest.raises(TypeError, match=r"^bound: a class's name \(a str\) or None, not 1$"):
+        ulpgate.check("sum", x, got=np.float32(4), bound=1)
+    with pytest.raises(TypeError, match=r"^axis: an int or None, not 'x'$"):
+        ulpgate.check("sum", x, got=np.float32(4), axis="x")
 
     class NotACapsule:  # a __dlpack__ that returns something else
         def __dlpack__(self, **kw):
