@@ -57,24 +57,27 @@ int execv(const char *path, char *const argv[])
     return (int)syscall(SYS_execve, path, argv, environ);
 }
 
-/* The PATH search is libc's (the next definition of the name after this executable). */
+/* The PATH search is libc's (the next definition of the name after this executable): its
+ * execvpe, which execvp, execvpe and execlp all end in. */
 typedef int (*ug_execvpe_fn)(const char *, char *const[], char *const[]);
-int execvpe(const char *file, char *const argv[], char *const envp[])
+static int ug_libc_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    ug_guard_exit_trap(-1, "execvpe");
     ug_execvpe_fn next;
     *(void **)&next = dlsym(RTLD_NEXT, "execvpe");
     if (!next) return errno = ENOSYS, -1;
     return next(file, argv, envp);
 }
 
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    ug_guard_exit_trap(-1, "execvpe");
+    return ug_libc_execvpe(file, argv, envp);
+}
+
 int execvp(const char *file, char *const argv[])
 {
     ug_guard_exit_trap(-1, "execvp");
-    ug_execvpe_fn next;
-    *(void **)&next = dlsym(RTLD_NEXT, "execvpe");
-    if (!next) return errno = ENOSYS, -1;
-    return next(file, argv, environ);
+    return ug_libc_execvpe(file, argv, environ);
 }
 
 /* execl, execlp, execle: their arguments gathered (at most UG_EXECL_MAX, as E2BIG beyond). */
@@ -122,8 +125,5 @@ int execlp(const char *file, const char *arg, ...)
     UG_GATHER(arg, ap, argv, n);
     va_end(ap);
     if (argv[n - 1]) return errno = E2BIG, -1;
-    ug_execvpe_fn next;
-    *(void **)&next = dlsym(RTLD_NEXT, "execvpe");
-    if (!next) return errno = ENOSYS, -1;
-    return next(file, argv, environ);
+    return ug_libc_execvpe(file, argv, environ);
 }
